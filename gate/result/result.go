@@ -1,0 +1,149 @@
+// Package result owns what a run measured: the results contract
+// ("loadgate/result/v1"), its JSON encoding and decoding, percentiles over
+// HdrHistogram values, and exact merging.
+//
+// A *Result is a plain value: not safe for concurrent mutation; concurrent
+// reads are fine.
+package result
+
+import "time"
+
+// Schema is the version of the results contract written by this package.
+const Schema = "loadgate/result/v1"
+
+// Result is result.json.
+type Result struct {
+	Schema       string    `json:"schema"`
+	Scenario     Scenario  `json:"scenario"`
+	StartedAt    time.Time `json:"started_at"`
+	FinishedAt   time.Time `json:"finished_at"`
+	Machine      Machine   `json:"machine"`
+	Topology     Topology  `json:"topology"`
+	Target       string    `json:"target"`                // URL or service:port the load went to (no secrets)
+	Commit       string    `json:"commit,omitempty"`      // git commit of the side, when known
+	Side         string    `json:"side,omitempty"`        // "base" / "head" in a gate
+	Interrupted  bool      `json:"interrupted,omitempty"` // stopped before the schedule ended
+	Offered      int64     `json:"offered"`               // measured phases (warm-up excluded)
+	Recorded     int64     `json:"recorded"`              // succeeded + failed + abandoned over measured phases
+	Usable       bool      `json:"usable"`
+	Unusable     []string  `json:"unusable,omitempty"` // why not usable, in words
+	Late         int64     `json:"late"`               // requests sent more than late_after after their due time
+	LateAfterMS  float64   `json:"late_after_ms"`
+	Stalled      float64   `json:"stalled_seconds"` // dispatcher time spent waiting for an in-flight permit
+	LatenessMS   Summary   `json:"lateness_ms"`     // send time minus due time, every measured request that was sent
+	Precision    string    `json:"precision"`       // e.g. "HdrHistogram, 3 significant digits, values in µs"
+	Warmup       Warmup    `json:"warmup"`
+	Phases       []Phase   `json:"phases"`
+	Stack        *Stack    `json:"stack,omitempty"`
+	NotMeasured  []string  `json:"not_measured"`
+	Synthetic    []string  `json:"synthetic,omitempty"` // what in this run is synthetic (e.g. the demo stack)
+	LatenessHist string    `json:"lateness_histogram,omitempty"`
+}
+
+// Scenario identifies the named load.
+type Scenario struct {
+	Name        string         `json:"name"`
+	Hash        string         `json:"hash"`
+	File        string         `json:"file,omitempty"`
+	Scale       float64        `json:"scale"`
+	MaxInFlight int            `json:"max_in_flight"`
+	TimeoutMS   float64        `json:"timeout_ms"`
+	Thresholds  map[string]Thr `json:"thresholds,omitempty"` // per workload, as judged
+}
+
+// Thr is one workload's thresholds as written in the scenario (ms and fraction).
+type Thr struct {
+	P50MS     float64  `json:"p50_ms,omitempty"`
+	P90MS     float64  `json:"p90_ms,omitempty"`
+	P95MS     float64  `json:"p95_ms,omitempty"`
+	P99MS     float64  `json:"p99_ms,omitempty"`
+	P999MS    float64  `json:"p999_ms,omitempty"`
+	ErrorRate *float64 `json:"error_rate,omitempty"`
+}
+
+// Machine is where the generator ran.
+type Machine struct {
+	Host   string `json:"host"`
+	CPUs   int    `json:"cpus"`
+	Kernel string `json:"kernel"`
+	Go     string `json:"go"`
+	OS     string `json:"os"`
+	Arch   string `json:"arch"`
+}
+
+// Topology says which cores the stack and the generator had.
+type Topology struct {
+	StackCPUs        string `json:"stack_cpus"` // cpuset list, "" when no stack
+	LoadCPUs         string `json:"load_cpus"`  // the generator's affinity as read back
+	GOMAXPROCS       int    `json:"gomaxprocs"`
+	Pinned           bool   `json:"pinned"`
+	PinnedReason     string `json:"pinned_reason,omitempty"` // why not pinned, or what was overridden
+	TargetPath       string `json:"target_path"`             // "loopback", "container-network", "published-port"
+	CPUsetOverridden bool   `json:"cpuset_overridden,omitempty"`
+}
+
+// Warmup accounts for warm-up requests; no latency number is kept.
+type Warmup struct {
+	DurationS float64 `json:"duration_s"`
+	Offered   int64   `json:"offered"`
+	Recorded  int64   `json:"recorded"`
+}
+
+// Phase is one phase of the schedule.
+type Phase struct {
+	Name      string     `json:"name"`
+	Pattern   string     `json:"pattern"`
+	Judged    bool       `json:"judged"`
+	Recover   bool       `json:"recover,omitempty"` // the phase named "recover", judged separately
+	DurationS float64    `json:"duration_s"`
+	Workloads []Workload `json:"workloads"`
+}
+
+// Workload is what one workload measured in one phase.
+type Workload struct {
+	Name       string           `json:"name"`
+	Offered    int64            `json:"offered"`
+	Succeeded  int64            `json:"succeeded"`
+	Failed     int64            `json:"failed"`
+	Abandoned  int64            `json:"abandoned"`
+	Late       int64            `json:"late"`
+	Failures   map[string]int64 `json:"failures"`
+	LatencyMS  Summary          `json:"latency_ms"` // from the due time, successes only
+	ServiceMS  Summary          `json:"service_ms"` // from the send time, successes only
+	Throughput Throughput       `json:"throughput"`
+	Histogram  string           `json:"histogram"`         // due-time latency, HdrHistogram V2 compressed, base64, µs
+	ServiceH   string           `json:"service_histogram"` // service time, same encoding
+	Completed  int64            `json:"completed"`         // completions (any outcome) that landed inside the phase window
+}
+
+// Summary is a nearest-rank percentile summary; Count is the sample count
+// every percentile stands beside.
+type Summary struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	Max   float64 `json:"max"`
+}
+
+// Throughput is counted twice: completions inside the window, and offered.
+type Throughput struct {
+	CompletedPerS float64 `json:"completed_per_s"`
+	OfferedPerS   float64 `json:"offered_per_s"`
+}
+
+// Stack is the stack's resource use, when a stack ran.
+type Stack struct {
+	Services []Service `json:"services"`
+}
+
+// Service is one service's CPU and memory over the measured phases.
+type Service struct {
+	Name         string  `json:"name"`
+	CPUAvgPct    float64 `json:"cpu_avg_pct"`  // percent of one core, from cumulative CPU deltas
+	CPUPeakPct   float64 `json:"cpu_peak_pct"` // highest one-interval delta
+	MemPeakBytes int64   `json:"mem_peak_bytes"`
+	Samples      int     `json:"samples"`
+}

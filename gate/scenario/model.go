@@ -1,0 +1,115 @@
+// Package scenario owns the named load: the YAML model users write, its
+// validation (errors name file, line and field), its normalized hash and
+// --scale.
+//
+// A *Scenario is immutable once Load returns it; it is safe for concurrent
+// reads.
+package scenario
+
+import "time"
+
+// Scenario is a validated, defaulted named load.
+type Scenario struct {
+	Name        string
+	Stack       *Stack        // nil when the file has no stack: section
+	Warmup      time.Duration // same pattern as the first phase; excluded from every number
+	Timeout     time.Duration // per request (default 5s)
+	MaxInFlight int           // concurrency bound (default 512)
+	LateAfter   time.Duration // a request sent later than this after its due time is late (default 1ms)
+	Drain       time.Duration // how long in-flight requests may finish after the last due time (default: Timeout)
+	HTTPVersion string        // "1.1" (default) or "2" (TLS ALPN for https targets, h2c for http)
+	Ceilings    Ceilings
+	Phases      []Phase
+	Workloads   []Workload
+
+	// File is the path the scenario was loaded from ("" for in-memory).
+	File string
+	// Hash is the normalized hash of the load (hex sha256, "sha256:" prefix).
+	// Two scenarios with equal Hash issue the same requests on the same schedule.
+	Hash string
+	// Scale is the --scale factor applied (1 when none).
+	Scale float64
+}
+
+// Stack names the compose files and the service:port that receives the load.
+type Stack struct {
+	Compose []string // paths relative to the scenario file, made absolute by Load
+	Target  string   // service:port
+}
+
+// Ceilings refuse (never clamp) a run that asks for more.
+type Ceilings struct {
+	Rate     float64       // requests per second, the highest instantaneous rate of any phase
+	Duration time.Duration // warmup + all phases
+	InFlight int           // max_in_flight
+}
+
+// Pattern names.
+const (
+	Constant = "constant"
+	Ramp     = "ramp"
+	Step     = "step"
+	Burst    = "burst"
+)
+
+// Phase is one stretch of the schedule.
+type Phase struct {
+	Name     string
+	Pattern  string        // Constant, Ramp, Step or Burst
+	Duration time.Duration // total length of the phase
+	Judged   bool          // the verdict is computed on this phase
+
+	Rate     float64       // constant: the rate; burst: the base rate
+	From, To float64       // ramp: linear rate from From to To over Duration
+	Rates    []float64     // step: rates held in turn, each for Hold
+	Hold     time.Duration // step
+	Peak     float64       // burst: rate during a spike
+	Every    time.Duration // burst: a spike starts every Every (first at Every-For... see schedule)
+	For      time.Duration // burst: spike length
+
+	Line int // line of the phase in the scenario file (0 in memory)
+}
+
+// Workload is one named kind of request with its share of the mix.
+type Workload struct {
+	Name       string
+	Share      float64 // relative weight (> 0); the mix normalizes shares
+	HTTP       *HTTP
+	Expect     Expect
+	Thresholds Thresholds
+
+	Line int
+}
+
+// HTTP is an HTTP operation template.
+type HTTP struct {
+	Method  string            // default GET
+	Path    string            // template: {n} is the workload's sequence number, {name} a value of Vars[name] in turn
+	Headers map[string]string // values may hold ${ENV} references
+	Body    string            // template like Path; may hold ${ENV}
+	Vars    map[string][]string
+}
+
+// Expect lists what counts as success.
+type Expect struct {
+	Status []int // default [200]
+}
+
+// Thresholds are absolute limits judged on head for the judged phase.
+// A zero Duration means "no threshold"; ErrorRate < 0 means none.
+type Thresholds struct {
+	P50, P90, P95, P99, P999 time.Duration
+	ErrorRate                float64 // fraction in [0,1]; -1 when unset
+}
+
+// HasErrorRate reports whether an error-rate threshold is set.
+func (t Thresholds) HasErrorRate() bool { return t.ErrorRate >= 0 }
+
+// TotalDuration is warmup plus all phases.
+func (s *Scenario) TotalDuration() time.Duration {
+	d := s.Warmup
+	for _, p := range s.Phases {
+		d += p.Duration
+	}
+	return d
+}
