@@ -29,6 +29,10 @@ type Scenario struct {
 	Hash string
 	// Scale is the --scale factor applied (1 when none).
 	Scale float64
+
+	// lines maps field paths ("workloads[0].http.headers.Authorization") to
+	// the line of their value in File, for errors raised after Parse.
+	lines map[string]int
 }
 
 // Stack names the compose files and the service:port that receives the load.
@@ -64,8 +68,8 @@ type Phase struct {
 	Rates    []float64     // step: rates held in turn, each for Hold
 	Hold     time.Duration // step
 	Peak     float64       // burst: rate during a spike
-	Every    time.Duration // burst: a spike starts every Every (first at Every-For... see schedule)
-	For      time.Duration // burst: spike length
+	Every    time.Duration // burst: period; each period starts with For at Peak, then runs at Rate
+	For      time.Duration // burst: spike length (0 < For < Every)
 
 	Line int // line of the phase in the scenario file (0 in memory)
 }
@@ -104,6 +108,35 @@ type Thresholds struct {
 
 // HasErrorRate reports whether an error-rate threshold is set.
 func (t Thresholds) HasErrorRate() bool { return t.ErrorRate >= 0 }
+
+// PeakRate is the highest instantaneous rate the phase asks for: constant
+// rate, ramp max(from, to), step max(rates), burst max(rate, peak).
+func (p Phase) PeakRate() float64 {
+	switch p.Pattern {
+	case Ramp:
+		return max(p.From, p.To)
+	case Step:
+		peak := 0.0
+		for _, r := range p.Rates {
+			peak = max(peak, r)
+		}
+		return peak
+	case Burst:
+		return max(p.Rate, p.Peak)
+	}
+	return p.Rate
+}
+
+// JudgedPhase returns the phase the verdict is computed on. Parse
+// guarantees exactly one; ok is false for a scenario built without one.
+func (s *Scenario) JudgedPhase() (p Phase, ok bool) {
+	for _, p := range s.Phases {
+		if p.Judged {
+			return p, true
+		}
+	}
+	return Phase{}, false
+}
 
 // TotalDuration is warmup plus all phases.
 func (s *Scenario) TotalDuration() time.Duration {

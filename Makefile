@@ -1,0 +1,36 @@
+# loadgate — see README.md. Two commands set everything up: `make demo`, `make test`.
+GO      ?= go
+BIN     := bin/loadgate
+PKGS    := ./...
+
+.PHONY: build test bench demo lint fuzz clean
+
+build:
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/loadgate
+
+# vet, then every test (the Docker-backed ones skip loudly without an engine,
+# and fail under LOADGATE_REQUIRE_DOCKER=1, as .ci/run sets). One package at a
+# time: the engine tests measure latency against loopback servers, and a
+# parallel docker build would put noise into them.
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -p 1 -count=1 -timeout 25m $(PKGS)
+
+# Throughput and CPU against vegeta, side by side in one run (not a test).
+bench: build
+	bash bench/run.sh
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# Short fuzzing of every decoder.
+fuzz:
+	$(GO) test -run=^$$ -fuzz=FuzzParse -fuzztime=30s ./gate/scenario
+	$(GO) test -run=^$$ -fuzz=FuzzDecode -fuzztime=30s ./gate/result
+
+demo: build
+	bash examples/demo/run.sh
+
+clean:
+	rm -rf bin loadgate-out .bench

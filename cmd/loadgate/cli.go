@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit codes (design.md).
+const (
+	exitPass     = 0
+	exitFail     = 1
+	exitUsage    = 2
+	exitUnusable = 3
+)
+
+// exitError carries an exit code; quiet means the message was already shown.
+type exitError struct {
+	code  int
+	err   error
+	quiet bool
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+const usage = `loadgate gates a change on honest load-test results.
+
+Usage:
+  loadgate <command> [flags]
+
+Commands:
+  run      run a named load against a target and judge its thresholds
+  report   render report.md / a terminal report again from a result.json
+  version  print the version
+
+Examples:
+  loadgate run --scenario examples/demo/scenario.yaml --target http://127.0.0.1:8080 --out out/demo
+  loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --scale 0.1   # a 10x shorter rehearsal
+  loadgate report out/demo/result.json
+
+Exit codes: 0 pass · 1 the verdict failed · 2 usage error or refused · 3 the run is unusable.
+Run 'loadgate <command> -h' for a command's flags.
+`
+
+var version = "dev"
+
+// run is the whole program but for the process: args without the program name.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return &exitError{code: exitUsage}
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return runCmd(ctx, rest, stdout, stderr)
+	case "report":
+		return reportCmd(ctx, rest, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "loadgate", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "gate", "compare", "baseline", "up", "down":
+		return usageErr("%s: not available in this build yet (see the open issues); available: run, report", cmd)
+	default:
+		return usageErr("unknown command %q\n\n%s", cmd, strings.TrimRight(usage, "\n"))
+	}
+}
+
+// parseFlags parses a command's flags; -h prints help and returns errHelp.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &exitError{code: exitPass, quiet: true}
+		}
+		return &exitError{code: exitUsage, err: err, quiet: true}
+	}
+	if fs.NArg() > 0 && fs.Name() != "report" {
+		return usageErr("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}

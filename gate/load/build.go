@@ -1,0 +1,126 @@
+package load
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// result turns the recorder's cells into the results contract. Machine and
+// topology are the caller's to fill.
+func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
+	sc := e.cfg.Scenario
+	r := e.rec
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	res := &result.Result{
+		Schema:      result.Schema,
+		Scenario:    scenarioInfo(sc),
+		StartedAt:   startedAt.UTC(),
+		FinishedAt:  finishedAt.UTC(),
+		Target:      describe(e.cfg.Target.URL),
+		Late:        r.late,
+		LateAfterMS: ms(sc.LateAfter),
+		Stalled:     r.stalled.Seconds(),
+		LatenessMS:  result.Summarize(r.lateness),
+		Precision:   result.Precision,
+		NotMeasured: []string{},
+	}
+	if h, err := result.EncodeHistogram(r.lateness); err == nil {
+		res.LatenessHist = h
+	}
+	for s, seg := range e.sched.Segments {
+		cells := r.cells[s*r.workloads : (s+1)*r.workloads]
+		if seg.Warmup {
+			res.Warmup.DurationS = seg.Duration.Seconds()
+			for _, c := range cells {
+				res.Warmup.Offered += c.offered
+				res.Warmup.Recorded += c.succeeded + c.failed + c.abandoned
+			}
+			continue
+		}
+		ph := sc.Phases[seg.Phase]
+		p := result.Phase{
+			Name: ph.Name, Pattern: ph.Pattern, Judged: ph.Judged, Recover: ph.Name == "recover",
+			DurationS: seg.Duration.Seconds(),
+		}
+		for w, c := range cells {
+			wr := result.Workload{
+				Name: sc.Workloads[w].Name, Offered: c.offered, Succeeded: c.succeeded,
+				Failed: c.failed, Abandoned: c.abandoned, Late: c.late, Completed: c.completed,
+				Failures:  copyCounts(c.failures),
+				LatencyMS: result.Summarize(c.lat),
+				ServiceMS: result.Summarize(c.svc),
+				Throughput: result.Throughput{
+					CompletedPerS: perS(c.completed, seg.Duration),
+					OfferedPerS:   perS(c.offered, seg.Duration),
+				},
+			}
+			wr.Histogram, _ = result.EncodeHistogram(c.lat)
+			wr.ServiceH, _ = result.EncodeHistogram(c.svc)
+			res.Offered += c.offered
+			res.Recorded += c.succeeded + c.failed + c.abandoned
+			p.Workloads = append(p.Workloads, wr)
+		}
+		res.Phases = append(res.Phases, p)
+	}
+	res.Usable = true
+	if res.Offered != res.Recorded {
+		res.Usable = false
+		res.Unusable = append(res.Unusable, fmt.Sprintf("offered %d requests but recorded %d", res.Offered, res.Recorded))
+	}
+	if res.Warmup.Offered != res.Warmup.Recorded {
+		res.Usable = false
+		res.Unusable = append(res.Unusable, fmt.Sprintf("warm-up offered %d requests but recorded %d", res.Warmup.Offered, res.Warmup.Recorded))
+	}
+	res.NotMeasured = append(res.NotMeasured,
+		"latency of failed requests (failures are counted by class, not timed)",
+		"response bodies (drained and dropped, not checked)",
+	)
+	return res
+}
+
+func copyCounts(m map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func perS(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func scenarioInfo(sc *scenario.Scenario) result.Scenario {
+	info := result.Scenario{
+		Name: sc.Name, Hash: sc.Hash, File: sc.File, Scale: sc.Scale,
+		MaxInFlight: sc.MaxInFlight, TimeoutMS: ms(sc.Timeout),
+	}
+	if info.Scale == 0 {
+		info.Scale = 1
+	}
+	for _, w := range sc.Workloads {
+		t := w.Thresholds
+		thr := result.Thr{P50MS: ms(t.P50), P90MS: ms(t.P90), P95MS: ms(t.P95), P99MS: ms(t.P99), P999MS: ms(t.P999)}
+		if t.HasErrorRate() {
+			v := t.ErrorRate
+			thr.ErrorRate = &v
+		}
+		if thr != (result.Thr{}) {
+			if info.Thresholds == nil {
+				info.Thresholds = map[string]result.Thr{}
+			}
+			info.Thresholds[w.Name] = thr
+		}
+	}
+	return info
+}

@@ -1,0 +1,261 @@
+package load
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// Config is one run of a named load against one target.
+type Config struct {
+	Scenario *scenario.Scenario
+	Target   Target
+	// Env holds the resolved values of the scenario's ${NAME} references.
+	Env map[string]string
+	// Snapshots receives one JSON line per second (nil: none).
+	Snapshots io.Writer
+	// Progress is called once per second from a single goroutine (nil: none).
+	Progress func(Progress)
+	// SnapshotEvery is the snapshot interval (default 1s).
+	SnapshotEvery time.Duration
+}
+
+// Progress is the state of a run at one moment, for a progress line.
+type Progress struct {
+	Elapsed       time.Duration
+	Phase         string
+	PhaseElapsed  time.Duration
+	PhaseDuration time.Duration
+	Interval      time.Duration // the snapshot interval
+	Snapshot      Snapshot      // the last interval
+}
+
+// Run sends the named load and returns what it measured. Cancelling ctx
+// stops the run early: requests in flight are recorded as abandoned and the
+// result says Interrupted. Run returns an error only when the run could not
+// start; a run that started always returns its result.
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	sc := cfg.Scenario
+	sched, err := NewSchedule(sc)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	shares := make([]float64, len(sc.Workloads))
+	for i, w := range sc.Workloads {
+		shares[i] = w.Share
+	}
+	mix, err := NewMix(shares)
+	if err != nil {
+		return nil, fmt.Errorf("mix: %w", err)
+	}
+	tr := newTransport(sc, cfg.Target)
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse // a redirect is a response like any other; never follow it elsewhere
+	}}
+	ops := make([]*httpOp, len(sc.Workloads))
+	for i, w := range sc.Workloads {
+		if w.HTTP == nil {
+			return nil, fmt.Errorf("workload %s: no operation", w.Name)
+		}
+		ops[i] = newHTTPOp(client, cfg.Target, w, cfg.Env)
+	}
+	every := cfg.SnapshotEvery
+	if every <= 0 {
+		every = time.Second
+	}
+
+	rec := newRecorder(sched, len(sc.Workloads), sc.LateAfter)
+	e := &engine{cfg: cfg, sched: sched, mix: mix, ops: ops, rec: rec,
+		sem: make(chan struct{}, sc.MaxInFlight), seq: make([]int64, len(ops))}
+	// reqCtx outlives ctx by the drain: requests in flight when the schedule
+	// ends may finish; it is cancelled when the run is finalized.
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	e.reqCtx = reqCtx
+
+	startedAt := time.Now()
+	e.start = startedAt
+	snapDone := make(chan struct{})
+	stopSnaps := make(chan struct{})
+	go func() {
+		defer close(snapDone)
+		e.snapshots(every, stopSnaps)
+	}()
+
+	interrupted := e.dispatch(ctx)
+	drained := e.drain(ctx, interrupted)
+	abandoned := rec.abandonAll()
+	cancelReqs()
+	finishedAt := time.Now()
+	close(stopSnaps)
+	<-snapDone
+	e.wg.Wait() // goroutines return promptly once reqCtx is cancelled
+
+	res := e.result(startedAt, finishedAt)
+	res.Interrupted = interrupted
+	if interrupted {
+		res.Usable = false
+		res.Unusable = append(res.Unusable, "interrupted before the schedule ended")
+	}
+	if !drained && abandoned > 0 {
+		res.NotMeasured = append(res.NotMeasured,
+			fmt.Sprintf("%d requests still in flight after the %s drain were recorded as abandoned", abandoned, sc.Drain))
+	}
+	return res, nil
+}
+
+type engine struct {
+	cfg    Config
+	sched  *Schedule
+	mix    *Mix
+	ops    []*httpOp
+	rec    *recorder
+	sem    chan struct{}
+	seq    []int64 // per-workload sequence number, {n}
+	start  time.Time
+	reqCtx context.Context
+	wg     sync.WaitGroup
+	done   time.Duration // due time of the last request dispatched
+}
+
+func (e *engine) clock() time.Duration { return time.Since(e.start) }
+
+// dispatch sends every request of the schedule at its due time. It returns
+// true when ctx was cancelled before the schedule ended.
+func (e *engine) dispatch(ctx context.Context) (interrupted bool) {
+	sc := e.cfg.Scenario
+	timeout := sc.Timeout
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	n := e.sched.Len()
+	for i := int64(0); i < n; i++ {
+		due, seg := e.sched.Due(i)
+		if err := waitUntil(ctx, e.clock, due, timer); err != nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return true
+		}
+		w := e.mix.Next()
+		k := e.seq[w]
+		e.seq[w]++
+		// A permit bounds concurrency; the request keeps its due time while it
+		// waits, and the wait is stalled time.
+		select {
+		case e.sem <- struct{}{}:
+		default:
+			t0 := e.clock()
+			select {
+			case e.sem <- struct{}{}:
+				e.rec.addStall(e.clock() - t0)
+			case <-ctx.Done():
+				e.rec.addStall(e.clock() - t0)
+				e.rec.dispatched(seg, w, e.clock()-due)
+				e.rec.abandonOne(seg, w)
+				return true
+			}
+		}
+		sent := e.clock()
+		e.rec.dispatched(seg, w, sent-due)
+		e.done = due
+		e.wg.Add(1)
+		go e.send(seg, w, k, due, sent, timeout)
+	}
+	return false
+}
+
+func (e *engine) send(seg, w int, k int64, due, sent, timeout time.Duration) {
+	defer e.wg.Done()
+	ctx, cancel := context.WithTimeout(e.reqCtx, timeout)
+	class := e.ops[w].do(ctx, k)
+	cancel()
+	done := e.clock()
+	e.rec.completed(seg, w, class, due, sent, done, e.sched.SegmentAt(done))
+	<-e.sem
+}
+
+// drain waits for requests in flight, up to the scenario's drain timeout
+// after the schedule's end (none when interrupted). It reports whether every
+// request finished.
+func (e *engine) drain(ctx context.Context, interrupted bool) bool {
+	all := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		close(all)
+	}()
+	if interrupted {
+		select {
+		case <-all:
+			return true
+		default:
+			return false
+		}
+	}
+	end := e.sched.Duration()
+	if end < e.done {
+		end = e.done
+	}
+	wait := end + e.cfg.Scenario.Drain - e.clock()
+	if wait < 0 {
+		wait = 0
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-all:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// snapshots writes one snapshot per interval until stop is closed, then a
+// last one for the partial interval.
+func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var enc *json.Encoder
+	if e.cfg.Snapshots != nil {
+		enc = json.NewEncoder(e.cfg.Snapshots)
+	}
+	var last time.Duration
+	emit := func() {
+		now := e.clock()
+		span := now - last
+		last = now
+		// The snapshot covers the interval that just ended: name it by the
+		// segment at the interval's middle.
+		seg := e.sched.SegmentAt(now - every/2)
+		name, pe, pd := "drain", time.Duration(0), time.Duration(0)
+		if seg >= 0 {
+			s := e.sched.Segments[seg]
+			name, pe, pd = s.Name, min(now-s.Start, s.Duration), s.Duration
+		}
+		snap := e.rec.snapshot(now, span, name)
+		if enc != nil {
+			_ = enc.Encode(snap) // a failing snapshot file must not stop the load; the result is the record
+		}
+		if e.cfg.Progress != nil {
+			e.cfg.Progress(Progress{Elapsed: now, Phase: name, PhaseElapsed: pe, PhaseDuration: pd, Interval: span, Snapshot: snap})
+		}
+	}
+	for {
+		select {
+		case <-t.C:
+			emit()
+		case <-stop:
+			emit()
+			return
+		}
+	}
+}

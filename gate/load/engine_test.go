@@ -1,0 +1,369 @@
+package load_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/load"
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+func mustScenario(t *testing.T, yaml string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse([]byte(yaml), "test.yaml", scenario.Options{})
+	if err != nil {
+		t.Fatalf("scenario: %v", err)
+	}
+	return sc
+}
+
+func runAgainst(t *testing.T, ctx context.Context, sc *scenario.Scenario, base string) *result.Result {
+	t.Helper()
+	u, err := urlParse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := load.Run(ctx, load.Config{Scenario: sc, Target: load.Target{URL: u}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res
+}
+
+// assertEveryRequestRecorded checks rule 3 at every level of the result.
+func assertEveryRequestRecorded(t *testing.T, res *result.Result) {
+	t.Helper()
+	if res.Offered == 0 {
+		t.Fatalf("offered 0: the test sent nothing")
+	}
+	if res.Offered != res.Recorded {
+		t.Errorf("offered %d != recorded %d", res.Offered, res.Recorded)
+	}
+	if res.Warmup.Offered != res.Warmup.Recorded {
+		t.Errorf("warm-up offered %d != recorded %d", res.Warmup.Offered, res.Warmup.Recorded)
+	}
+	for _, p := range res.Phases {
+		for _, w := range p.Workloads {
+			if got := w.Succeeded + w.Failed + w.Abandoned; got != w.Offered {
+				t.Errorf("%s/%s: offered %d, succeeded+failed+abandoned %d", p.Name, w.Name, w.Offered, got)
+			}
+			var f int64
+			for _, n := range w.Failures {
+				f += n
+			}
+			if f != w.Failed {
+				t.Errorf("%s/%s: failed %d, failure classes sum to %d", p.Name, w.Name, w.Failed, f)
+			}
+		}
+	}
+	if problems := res.Check(); len(problems) > 0 {
+		t.Errorf("result.Check: %v", problems)
+	}
+}
+
+func failures(res *result.Result) map[string]int64 {
+	m := map[string]int64{}
+	for _, p := range res.Phases {
+		for _, w := range p.Workloads {
+			for k, v := range w.Failures {
+				m[k] += v
+			}
+		}
+	}
+	return m
+}
+
+func totals(res *result.Result) (ok, failed, abandoned int64) {
+	for _, p := range res.Phases {
+		for _, w := range p.Workloads {
+			ok += w.Succeeded
+			failed += w.Failed
+			abandoned += w.Abandoned
+		}
+	}
+	return
+}
+
+// stallServer answers at once, except that every response waiting inside the
+// first stall of each period is held until the stall ends.
+func stallServer(t *testing.T, period, stall time.Duration) *httptest.Server {
+	t0 := time.Now()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in := time.Since(t0) % period
+		if in < stall {
+			time.Sleep(stall - in)
+		}
+		w.WriteHeader(200)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// The coordinated-omission test: a server stalls every response for S out of
+// every P seconds. Sent on time, a request due at offset x inside the stall
+// waits S-x, so a fraction S/P of requests is spread evenly over (0, S] and
+// the due-time p99 is S - 0.01·P. A small max_in_flight blocks the
+// dispatcher during the stall: the queued requests go out late, their
+// due-time latency still counts the wait, and their service time does not.
+func TestCoordinatedOmissionSmallInFlight(t *testing.T) {
+	// 4 permits: the 4 requests caught in each stall are 4/800 = 0.5% of a
+	// period's requests, so the service-time p99 is not one of them; the
+	// queue behind them (200 requests) drains through 4 connections in a few
+	// tens of ms, a few percent of S.
+	const period, stall = 4 * time.Second, time.Second
+	srv := stallServer(t, period, stall)
+	sc := mustScenario(t, `
+name: co
+max_in_flight: 4
+phases:
+  - {name: sustain, rate: 200, duration: 8s}
+workloads:
+  - {name: get, share: 1, http: {path: /}}
+`)
+	res := runAgainst(t, context.Background(), sc, srv.URL)
+	assertEveryRequestRecorded(t, res)
+	w := res.Phases[0].Workloads[0]
+	want := (stall - period/100).Seconds() * 1000 // 240 ms
+	if got := w.LatencyMS.P99; got < want*0.9 || got > want*1.1 {
+		t.Errorf("due-time p99 = %.1f ms (n=%d), want %.0f ms ±10%%", got, w.LatencyMS.Count, want)
+	}
+	if got := w.ServiceMS.P99; got > want/4 {
+		t.Errorf("service-time p99 = %.1f ms, want far below the due-time p99 %.0f ms", got, want)
+	}
+	if res.Late == 0 || w.Late == 0 {
+		t.Errorf("late = %d (workload %d), want > 0: requests waited for a permit", res.Late, w.Late)
+	}
+	if res.Stalled < 1 { // ~1 s per period × 2
+		t.Errorf("stalled_seconds = %.3f, want about 2", res.Stalled)
+	}
+	if res.LatenessMS.P99 < 100 {
+		t.Errorf("lateness p99 = %.1f ms, want the stall to show", res.LatenessMS.P99)
+	}
+}
+
+// With room in flight, every request goes out on time and waits in the
+// server: due-time and service-time latency agree, and nothing is late.
+func TestCoordinatedOmissionOpenArrival(t *testing.T) {
+	const period, stall = time.Second, 250 * time.Millisecond
+	srv := stallServer(t, period, stall)
+	sc := mustScenario(t, `
+name: co
+max_in_flight: 1000
+late_after: 20ms
+phases:
+  - {name: sustain, rate: 400, duration: 4s}
+workloads:
+  - {name: get, share: 1, http: {path: /}}
+`)
+	res := runAgainst(t, context.Background(), sc, srv.URL)
+	assertEveryRequestRecorded(t, res)
+	w := res.Phases[0].Workloads[0]
+	want := (stall - period/100).Seconds() * 1000
+	if got := w.LatencyMS.P99; got < want*0.9 || got > want*1.1 {
+		t.Errorf("due-time p99 = %.1f ms (n=%d), want %.0f ms ±10%%", got, w.LatencyMS.Count, want)
+	}
+	if res.Stalled != 0 {
+		t.Errorf("stalled_seconds = %v, want 0 with 1000 permits", res.Stalled)
+	}
+	// Offered rate is the schedule's, whatever the server does (open arrival).
+	if got := w.Throughput.OfferedPerS; got < 399 || got > 401 {
+		t.Errorf("offered/s = %.1f, want 400", got)
+	}
+}
+
+func TestEveryRequestRecordedUnderFaults(t *testing.T) {
+	// A server that times out every 5th request, resets every 7th and stops
+	// half-way through the run.
+	var n atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := n.Add(1)
+		switch {
+		case i%5 == 0:
+			time.Sleep(300 * time.Millisecond) // past the 100 ms timeout
+		case i%7 == 0:
+			hj, _ := w.(http.Hijacker)
+			c, _, _ := hj.Hijack()
+			c.(*net.TCPConn).SetLinger(0) // RST, not FIN
+			c.Close()
+			return
+		case i%11 == 0:
+			w.WriteHeader(503)
+			return
+		}
+		w.WriteHeader(200)
+	}))
+	srv.Start()
+	defer srv.Close()
+	sc := mustScenario(t, `
+name: faults
+timeout: 100ms
+warmup: 200ms
+phases:
+  - {name: sustain, rate: 200, duration: 2s}
+workloads:
+  - {name: a, share: 3, http: {path: /a}}
+  - {name: b, share: 1, http: {method: POST, path: /b, body: "x={n}"}}
+`)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		srv.CloseClientConnections()
+		srv.Listener.Close() // refused from now on
+	}()
+	res := runAgainst(t, context.Background(), sc, srv.URL)
+	assertEveryRequestRecorded(t, res)
+	f := failures(res)
+	for _, class := range []string{"timeout", "reset", "status 503", "refused"} {
+		if f[class] == 0 {
+			t.Errorf("no failure of class %q recorded; classes: %v", class, f)
+		}
+	}
+	if f["other"] > 0 {
+		t.Errorf("%d failures classified as other: %v", f["other"], f)
+	}
+}
+
+func TestRefusedTarget(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	sc := mustScenario(t, `
+name: refused
+phases: [{name: sustain, rate: 100, duration: 500ms}]
+workloads: [{name: a, share: 1, http: {path: /}}]
+`)
+	res := runAgainst(t, context.Background(), sc, "http://"+addr)
+	assertEveryRequestRecorded(t, res)
+	ok, failed, _ := totals(res)
+	if ok != 0 || failed != res.Offered || failures(res)["refused"] != res.Offered {
+		t.Errorf("ok %d failed %d of %d; classes %v: want every request refused", ok, failed, res.Offered, failures(res))
+	}
+	if w := res.Phases[0].Workloads[0]; w.LatencyMS.Count != 0 {
+		t.Errorf("latency count %d: a refused request is not fast, it is not a latency sample (rule 4)", w.LatencyMS.Count)
+	}
+}
+
+// A server that never answers: at the end, what is still in flight after the
+// drain is recorded as abandoned, and the sums still hold.
+func TestAbandonedAfterDrain(t *testing.T) {
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-block:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(block)
+	sc := mustScenario(t, `
+name: hang
+timeout: 10s
+drain: 200ms
+phases: [{name: sustain, rate: 50, duration: 500ms}]
+workloads: [{name: a, share: 1, http: {path: /}}]
+`)
+	res := runAgainst(t, context.Background(), sc, srv.URL)
+	assertEveryRequestRecorded(t, res)
+	if _, _, ab := totals(res); ab != res.Offered {
+		t.Errorf("abandoned %d of %d, want all", ab, res.Offered)
+	}
+	if !res.Usable {
+		t.Errorf("unusable (%v): abandoned requests are recorded, the run stays usable", res.Unusable)
+	}
+}
+
+func TestInterruptedRunRecordsEverything(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(50 * time.Millisecond)
+	}))
+	defer srv.Close()
+	sc := mustScenario(t, `
+name: int
+max_in_flight: 4
+phases: [{name: sustain, rate: 200, duration: 30s}]
+workloads: [{name: a, share: 1, http: {path: /}}]
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	res := runAgainst(t, ctx, sc, srv.URL)
+	if !res.Interrupted || res.Usable {
+		t.Errorf("interrupted=%v usable=%v, want an interrupted, unusable result", res.Interrupted, res.Usable)
+	}
+	if res.Offered != res.Recorded {
+		t.Errorf("offered %d != recorded %d", res.Offered, res.Recorded)
+	}
+	if res.Offered >= 200*30 {
+		t.Errorf("offered %d: the run did not stop", res.Offered)
+	}
+}
+
+func TestHeadersBodyAndEnvReachServer(t *testing.T) {
+	var got atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		buf := make([]byte, 64)
+		n, _ := r.Body.Read(buf)
+		b.Write(buf[:n])
+		got.Store(r.Method + " " + r.URL.RequestURI() + " " + r.Header.Get("Authorization") + " " + b.String())
+		w.WriteHeader(202)
+	}))
+	defer srv.Close()
+	sc := mustScenario(t, `
+name: env
+phases: [{name: sustain, rate: 10, duration: 100ms}]
+workloads:
+  - name: ingest
+    share: 1
+    http:
+      method: POST
+      path: "/docs/{id}?n={n}"
+      headers: {Authorization: "Bearer ${TOKEN}"}
+      body: '{"title":"load-{n}"}'
+      vars: {id: [a, b]}
+    expect: {status: [202]}
+`)
+	u, _ := urlParse(srv.URL)
+	res, err := load.Run(context.Background(), load.Config{Scenario: sc, Target: load.Target{URL: u}, Env: map[string]string{"TOKEN": "s3cret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertEveryRequestRecorded(t, res)
+	if ok, _, _ := totals(res); ok != res.Offered {
+		t.Errorf("ok %d of %d; failures %v", ok, res.Offered, failures(res))
+	}
+	if g, want := got.Load(), `POST /docs/a?n=0 Bearer s3cret {"title":"load-0"}`; g != want {
+		t.Errorf("first request = %q, want %q", g, want)
+	}
+}
+
+// Secrets resolved from the environment reach the server and never the result.
+func TestSecretNotInResult(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	sc := mustScenario(t, `
+name: redact
+phases: [{name: sustain, rate: 10, duration: 100ms}]
+workloads: [{name: a, share: 1, http: {path: "/?token=${T}"}}]
+`)
+	u, _ := urlParse(srv.URL + "/base")
+	res, err := load.Run(context.Background(), load.Config{Scenario: sc, Target: load.Target{URL: u}, Env: map[string]string{"T": "zzsecretzz"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := res.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "zzsecretzz") {
+		t.Errorf("result.json holds the secret value")
+	}
+}

@@ -1,0 +1,296 @@
+package load
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// template is a path or body with {n} and {var} placeholders, compiled once.
+// ${ENV} references are already substituted when it is compiled.
+type template struct {
+	parts []part
+	size  int // length of the literal parts, a hint for the builder
+}
+
+type part struct {
+	lit  string
+	kind int // 0 literal, 1 {n}, 2 a var
+	vals []string
+}
+
+func compileTemplate(s string, vars map[string][]string) template {
+	var t template
+	lit := 0 // start of the pending literal
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isIdent(s[j]) {
+			j++
+		}
+		if j == i+1 || j == len(s) || s[j] != '}' {
+			continue // not a placeholder: "{" stays literal (JSON bodies)
+		}
+		name := s[i+1 : j]
+		var p part
+		switch vals, ok := vars[name]; {
+		case name == "n":
+			p = part{kind: 1}
+		case ok && len(vals) > 0:
+			p = part{kind: 2, vals: vals}
+		default:
+			continue // an unknown name stays literal; the scenario validator refuses it
+		}
+		if i > lit {
+			t.parts = append(t.parts, part{lit: s[lit:i]})
+			t.size += i - lit
+		}
+		t.parts = append(t.parts, p)
+		lit = j + 1
+		i = j
+	}
+	if lit < len(s) {
+		t.parts = append(t.parts, part{lit: s[lit:]})
+		t.size += len(s) - lit
+	}
+	return t
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// render writes the template for the k-th request of its workload (k from 0):
+// {n} is k, {var} is vars[var][k mod len].
+func (t *template) render(b *strings.Builder, k int64) {
+	b.Grow(t.size + 20)
+	for i := range t.parts {
+		p := &t.parts[i]
+		switch p.kind {
+		case 0:
+			b.WriteString(p.lit)
+		case 1:
+			var buf [20]byte
+			b.Write(strconv.AppendInt(buf[:0], k, 10))
+		case 2:
+			b.WriteString(p.vals[k%int64(len(p.vals))])
+		}
+	}
+}
+
+// httpOp is one workload's HTTP operation. Safe for concurrent use.
+type httpOp struct {
+	client  *http.Client
+	method  string
+	base    string // scheme://host[:port][/prefix] without a trailing slash
+	path    template
+	body    template
+	hasBody bool
+	header  http.Header // shared, never written after construction
+	host    string
+	expect  [600]bool
+}
+
+// Target is where the load goes.
+type Target struct {
+	URL      *url.URL
+	Insecure bool // skip TLS verification (self-signed loopback servers)
+}
+
+func newTransport(sc *scenario.Scenario, t Target) *http.Transport {
+	tr := &http.Transport{
+		Proxy:                 nil, // never through a proxy: the load goes only to its own target
+		DialContext:           (&net.Dialer{Timeout: sc.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          0,
+		MaxIdleConnsPerHost:   sc.MaxInFlight,
+		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    true,
+		ResponseHeaderTimeout: 0, // the per-request context deadline bounds the whole exchange
+		TLSClientConfig:       &tls.Config{InsecureSkipVerify: t.Insecure},
+	}
+	var p http.Protocols
+	if sc.HTTPVersion == "2" {
+		if t.URL.Scheme == "https" {
+			p.SetHTTP2(true)
+		} else {
+			p.SetUnencryptedHTTP2(true) // h2c with prior knowledge
+		}
+	} else {
+		p.SetHTTP1(true)
+	}
+	tr.Protocols = &p
+	return tr
+}
+
+func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[string]string) *httpOp {
+	h := w.HTTP
+	op := &httpOp{
+		client: client,
+		method: h.Method,
+		base:   strings.TrimSuffix(t.URL.Scheme+"://"+t.URL.Host+t.URL.Path, "/"),
+		header: make(http.Header, len(h.Headers)),
+	}
+	expand := func(s string) string {
+		return os.Expand(s, func(k string) string { return env[k] })
+	}
+	op.path = compileTemplate(expandEnvRefs(h.Path, expand), h.Vars)
+	if h.Body != "" {
+		op.body = compileTemplate(expandEnvRefs(h.Body, expand), h.Vars)
+		op.hasBody = true
+	}
+	for k, v := range h.Headers {
+		v = expandEnvRefs(v, expand)
+		if strings.EqualFold(k, "Host") {
+			op.host = v
+			continue
+		}
+		op.header.Set(k, v)
+	}
+	for _, s := range w.Expect.Status {
+		if s >= 0 && s < len(op.expect) {
+			op.expect[s] = true
+		}
+	}
+	return op
+}
+
+// expandEnvRefs replaces ${NAME} references only (a bare $ is kept: paths and
+// bodies may contain dollar signs).
+func expandEnvRefs(s string, expand func(string) string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(expand("${" + s[i+2:i+j] + "}"))
+		s = s[i+j+1:]
+	}
+}
+
+// do sends the k-th request of the workload and classifies the outcome:
+// class "" is a success.
+func (op *httpOp) do(ctx context.Context, k int64) string {
+	var b strings.Builder
+	b.WriteString(op.base)
+	op.path.render(&b, k)
+	var body io.Reader
+	var n int64
+	if op.hasBody {
+		var bb strings.Builder
+		op.body.render(&bb, k)
+		s := bb.String()
+		body, n = strings.NewReader(s), int64(len(s))
+	}
+	req, err := http.NewRequestWithContext(ctx, op.method, b.String(), body)
+	if err != nil {
+		return "request"
+	}
+	req.ContentLength = n
+	req.Header = op.header
+	if op.host != "" {
+		req.Host = op.host
+	}
+	resp, err := op.client.Do(req)
+	if err != nil {
+		return classify(ctx, err)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return classify(ctx, err)
+	}
+	if resp.StatusCode < 0 || resp.StatusCode >= len(op.expect) || !op.expect[resp.StatusCode] {
+		return statusClass(resp.StatusCode)
+	}
+	return ""
+}
+
+var statusClasses [600]string
+
+func init() {
+	for i := range statusClasses {
+		statusClasses[i] = "status " + strconv.Itoa(i)
+	}
+}
+
+func statusClass(code int) string {
+	if code >= 0 && code < len(statusClasses) {
+		return statusClasses[code]
+	}
+	return "status " + strconv.Itoa(code)
+}
+
+// Failure classes.
+const (
+	ClassTimeout  = "timeout"
+	ClassRefused  = "refused"
+	ClassReset    = "reset"
+	ClassEOF      = "eof"
+	ClassTLS      = "tls"
+	ClassDNS      = "dns"
+	ClassCanceled = "canceled"
+	ClassOther    = "other"
+)
+
+// classify names a transport error. It never returns the error text: errors
+// carry URLs, and URLs may carry secrets.
+func classify(ctx context.Context, err error) string {
+	var ne net.Error
+	var dnsErr *net.DNSError
+	var tlsErr tls.RecordHeaderError
+	var certErr *tls.CertificateVerificationError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return ClassTimeout
+	case errors.Is(err, context.Canceled):
+		return ClassCanceled
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return ClassRefused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
+		return ClassReset
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return ClassEOF
+	case errors.As(err, &dnsErr):
+		return ClassDNS
+	case errors.As(err, &tlsErr), errors.As(err, &certErr):
+		return ClassTLS
+	case errors.As(err, &ne) && ne.Timeout():
+		return ClassTimeout
+	}
+	if strings.Contains(err.Error(), "server closed idle connection") {
+		return ClassEOF
+	}
+	return ClassOther
+}
+
+// describe is for a user-facing message about a target that cannot be used.
+func describe(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return fmt.Sprintf("%s://%s%s", c.Scheme, c.Host, c.Path)
+}

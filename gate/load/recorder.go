@@ -1,0 +1,203 @@
+package load
+
+import (
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+// cell is what one workload measured in one segment (warm-up or phase).
+type cell struct {
+	offered, succeeded, failed, abandoned, late int64
+	completed                                   int64 // completions (any outcome) that landed inside this segment's window
+	inFlight                                    int64
+	failures                                    map[string]int64
+	lat, svc                                    *hdrhistogram.Histogram // µs; nil for the warm-up
+}
+
+// interval is what a snapshot reports: the last second.
+type interval struct {
+	offered, succeeded, failed, abandoned, late int64
+	failures                                    map[string]int64
+	lat                                         *hdrhistogram.Histogram
+}
+
+// recorder is the one place records land. Every offered request is counted
+// once by dispatched and once, exactly, by completed or abandonAll; a
+// completion that arrives after abandonAll is dropped, so the sum stays exact.
+// Safe for concurrent use: every method takes mu.
+type recorder struct {
+	mu        sync.Mutex
+	workloads int
+	cells     []cell // segment*workloads + workload
+	warmup    []bool // per segment
+	inFlight  int64
+	late      int64 // measured segments only
+	stalled   time.Duration
+	lateness  *hdrhistogram.Histogram // measured segments only, µs
+	lateAfter time.Duration
+	closed    bool
+	iv        interval
+}
+
+func newRecorder(sched *Schedule, workloads int, lateAfter time.Duration) *recorder {
+	r := &recorder{
+		workloads: workloads,
+		cells:     make([]cell, len(sched.Segments)*workloads),
+		warmup:    make([]bool, len(sched.Segments)),
+		lateness:  result.NewHistogram(),
+		lateAfter: lateAfter,
+		iv:        interval{failures: map[string]int64{}, lat: result.NewHistogram()},
+	}
+	for s, seg := range sched.Segments {
+		r.warmup[s] = seg.Warmup
+		for w := 0; w < workloads; w++ {
+			c := &r.cells[s*workloads+w]
+			c.failures = map[string]int64{}
+			if !seg.Warmup {
+				c.lat, c.svc = result.NewHistogram(), result.NewHistogram()
+			}
+		}
+	}
+	return r
+}
+
+func us(d time.Duration) int64 {
+	if d < 0 {
+		return 0
+	}
+	v := int64(d / time.Microsecond)
+	if v > result.HighestUS {
+		v = result.HighestUS
+	}
+	return v
+}
+
+// dispatched counts an offered request as it is sent (or given up on while
+// waiting for a permit), with how late it went out.
+func (r *recorder) dispatched(seg, w int, lateness time.Duration) {
+	r.mu.Lock()
+	c := &r.cells[seg*r.workloads+w]
+	c.offered++
+	c.inFlight++
+	r.inFlight++
+	r.iv.offered++
+	if lateness > r.lateAfter {
+		c.late++
+		r.iv.late++
+		if !r.warmup[seg] {
+			r.late++
+		}
+	}
+	if !r.warmup[seg] {
+		r.lateness.RecordValue(us(lateness))
+	}
+	r.mu.Unlock()
+}
+
+// completed records the one outcome of a dispatched request. class "" is a
+// success. doneSeg is the segment whose window the completion landed in (-1:
+// after the schedule).
+func (r *recorder) completed(seg, w int, class string, due, sent, done time.Duration, doneSeg int) {
+	r.mu.Lock()
+	if r.closed { // already counted as abandoned
+		r.mu.Unlock()
+		return
+	}
+	c := &r.cells[seg*r.workloads+w]
+	c.inFlight--
+	r.inFlight--
+	if doneSeg >= 0 {
+		r.cells[doneSeg*r.workloads+w].completed++
+	}
+	if class == "" {
+		c.succeeded++
+		r.iv.succeeded++
+		lat := us(done - due)
+		r.iv.lat.RecordValue(lat)
+		if c.lat != nil {
+			c.lat.RecordValue(lat)
+			c.svc.RecordValue(us(done - sent))
+		}
+	} else {
+		c.failed++
+		c.failures[class]++
+		r.iv.failed++
+		r.iv.failures[class]++
+	}
+	r.mu.Unlock()
+}
+
+// abandonOne records a request that was offered but never sent (the run was
+// stopped while it waited for a permit).
+func (r *recorder) abandonOne(seg, w int) {
+	r.mu.Lock()
+	c := &r.cells[seg*r.workloads+w]
+	c.inFlight--
+	r.inFlight--
+	c.abandoned++
+	r.iv.abandoned++
+	r.mu.Unlock()
+}
+
+func (r *recorder) addStall(d time.Duration) {
+	r.mu.Lock()
+	r.stalled += d
+	r.mu.Unlock()
+}
+
+// abandonAll records every request still in flight as abandoned and closes
+// the recorder: later completions are dropped.
+func (r *recorder) abandonAll() (abandoned int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.cells {
+		c := &r.cells[i]
+		c.abandoned += c.inFlight
+		r.iv.abandoned += c.inFlight
+		abandoned += c.inFlight
+		c.inFlight = 0
+	}
+	r.inFlight = 0
+	r.closed = true
+	return abandoned
+}
+
+// Snapshot is one line of snapshots.jsonl: the last interval of the run.
+type Snapshot struct {
+	TS        float64          `json:"t_s"`        // end of the interval, seconds since the run started
+	IntervalS float64          `json:"interval_s"` // the interval's length (the last one may be short)
+	Phase     string           `json:"phase"`
+	Offered   int64            `json:"offered"`
+	Succeeded int64            `json:"succeeded"`
+	Failed    int64            `json:"failed"`
+	Abandoned int64            `json:"abandoned"`
+	Failures  map[string]int64 `json:"failures"`
+	InFlight  int64            `json:"in_flight"`
+	Late      int64            `json:"late"`
+	StalledS  float64          `json:"stalled_s"` // cumulative
+	Count     int64            `json:"count"`     // successes the percentiles stand on
+	P50MS     float64          `json:"p50_ms"`
+	P99MS     float64          `json:"p99_ms"`
+}
+
+// snapshot takes and resets the interval counters.
+func (r *recorder) snapshot(ts, span time.Duration, phase string) Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := Snapshot{
+		TS: ts.Seconds(), IntervalS: span.Seconds(), Phase: phase,
+		Offered: r.iv.offered, Succeeded: r.iv.succeeded, Failed: r.iv.failed, Abandoned: r.iv.abandoned,
+		Failures: r.iv.failures, InFlight: r.inFlight, Late: r.iv.late, StalledS: r.stalled.Seconds(),
+		Count: r.iv.lat.TotalCount(),
+		P50MS: float64(result.Quantile(r.iv.lat, 0.50)) / 1000,
+		P99MS: float64(result.Quantile(r.iv.lat, 0.99)) / 1000,
+	}
+	r.iv.offered, r.iv.succeeded, r.iv.failed, r.iv.abandoned, r.iv.late = 0, 0, 0, 0, 0
+	r.iv.failures = map[string]int64{}
+	r.iv.lat.Reset()
+	return s
+}

@@ -1,0 +1,5 @@
+package load_test
+
+import "net/url"
+
+func urlParse(s string) (*url.URL, error) { return url.Parse(s) }

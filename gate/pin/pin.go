@@ -1,0 +1,200 @@
+// Package pin owns CPU sets: parsing and formatting Linux cpu lists
+// ("0-1,3"), this process's allowed CPUs, splitting them between the stack
+// and the load generator, and pinning this process.
+//
+// A Set is an immutable value (a sorted, duplicate-free list of CPU ids);
+// it is safe to share between goroutines.
+package pin
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// maxCPU bounds CPU ids accepted by Parse (Linux's CONFIG_NR_CPUS ceiling).
+const maxCPU = 8192
+
+// Set is a set of CPU ids, kept sorted and without duplicates.
+// The zero value is the empty set.
+type Set struct {
+	cpus []int
+}
+
+// Of returns the set of the given CPU ids (negative ids are an error).
+func Of(ids ...int) (Set, error) {
+	m := map[int]bool{}
+	for _, id := range ids {
+		if id < 0 || id >= maxCPU {
+			return Set{}, fmt.Errorf("cpu id %d out of range [0,%d)", id, maxCPU)
+		}
+		m[id] = true
+	}
+	out := make([]int, 0, len(m))
+	for id := range m {
+		out = append(out, id)
+	}
+	sort.Ints(out)
+	return Set{cpus: out}, nil
+}
+
+// MustParse is Parse that panics; for tests and constants.
+func MustParse(s string) Set {
+	set, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return set
+}
+
+// Parse reads a Linux cpu list such as "0-1,3" (the stride syntax
+// "0-7:2" is refused). Whitespace around items is ignored; the empty
+// string is the empty set.
+func Parse(s string) (Set, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Set{}, nil
+	}
+	var ids []int
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return Set{}, fmt.Errorf("cpu list %q: empty item", s)
+		}
+		lo, hi, isRange := strings.Cut(item, "-")
+		a, err := atoi(lo)
+		if err != nil {
+			return Set{}, fmt.Errorf("cpu list %q: %w", s, err)
+		}
+		b := a
+		if isRange {
+			if b, err = atoi(hi); err != nil {
+				return Set{}, fmt.Errorf("cpu list %q: %w", s, err)
+			}
+			if b < a {
+				return Set{}, fmt.Errorf("cpu list %q: range %q is reversed", s, item)
+			}
+		}
+		for i := a; i <= b; i++ {
+			ids = append(ids, i)
+		}
+	}
+	return Of(ids...)
+}
+
+func atoi(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a cpu id", s)
+	}
+	if n >= maxCPU {
+		return 0, fmt.Errorf("cpu id %d out of range [0,%d)", n, maxCPU)
+	}
+	return n, nil
+}
+
+// String formats the set as a Linux cpu list with ranges: "0-1,3".
+// The empty set formats as "".
+func (s Set) String() string {
+	var b strings.Builder
+	for i := 0; i < len(s.cpus); {
+		j := i
+		for j+1 < len(s.cpus) && s.cpus[j+1] == s.cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(s.cpus[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(s.cpus[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// Len is the number of CPUs in the set.
+func (s Set) Len() int { return len(s.cpus) }
+
+// Empty reports whether the set has no CPU.
+func (s Set) Empty() bool { return len(s.cpus) == 0 }
+
+// CPUs returns a copy of the sorted CPU ids.
+func (s Set) CPUs() []int { return append([]int(nil), s.cpus...) }
+
+// Contains reports whether cpu is in the set.
+func (s Set) Contains(cpu int) bool {
+	i := sort.SearchInts(s.cpus, cpu)
+	return i < len(s.cpus) && s.cpus[i] == cpu
+}
+
+// Equal reports whether both sets hold the same CPUs.
+func (s Set) Equal(o Set) bool {
+	if len(s.cpus) != len(o.cpus) {
+		return false
+	}
+	for i := range s.cpus {
+		if s.cpus[i] != o.cpus[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// SubsetOf reports whether every CPU of s is in o.
+func (s Set) SubsetOf(o Set) bool {
+	for _, c := range s.cpus {
+		if !o.Contains(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// MarshalText formats the set as a cpu list (so it encodes as a JSON string).
+func (s Set) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a cpu list.
+func (s *Set) UnmarshalText(b []byte) error {
+	v, err := Parse(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Overlaps reports whether a and b share at least one CPU.
+func Overlaps(a, b Set) bool {
+	for _, c := range a.cpus {
+		if b.Contains(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Split divides all into the stack's CPUs and the load generator's: the
+// stack gets the first half (rounded down, at least one CPU), the load the
+// rest. With a single CPU both get that CPU and Overlaps(stack, load) is
+// true: the caller must report the overlap. With no CPU both are empty.
+func Split(all Set) (stack, load Set) {
+	n := len(all.cpus)
+	switch n {
+	case 0:
+		return Set{}, Set{}
+	case 1:
+		return all, all
+	}
+	h := n / 2
+	return Set{cpus: append([]int(nil), all.cpus[:h]...)}, Set{cpus: append([]int(nil), all.cpus[h:]...)}
+}
+
+// ErrUnsupported is returned where CPU affinity cannot be read or set on
+// this platform.
+var ErrUnsupported = errors.New("cpu affinity is not supported on this platform")

@@ -1,0 +1,341 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// dash stands in for a number that does not exist (no samples, no duration).
+const dash = "—"
+
+// group inserts a space every three digits in the integer part of a
+// formatted decimal number: "1520.5" → "1 520.5".
+func group(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	if len(intPart) <= 3 {
+		return sign + s
+	}
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String() + frac
+}
+
+// sig3 formats v with 3 significant digits, digits grouped:
+// 0.412, 12.3, 312, 1 520.
+func sig3(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return dash
+	}
+	if v == 0 {
+		return "0"
+	}
+	e := strconv.FormatFloat(v, 'e', 2, 64) // "-1.52e+03"
+	i := strings.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(e[i+1:])
+	rounded, _ := strconv.ParseFloat(e, 64)
+	dec := max(2-exp, 0)
+	return group(strconv.FormatFloat(rounded, 'f', dec, 64))
+}
+
+// ms formats a latency in milliseconds (3 significant digits, no unit).
+func ms(v float64) string { return sig3(v) }
+
+// count formats an integer count with grouped digits: 2 811.
+func count(n int64) string { return group(strconv.FormatInt(n, 10)) }
+
+// rate formats a rate per second with one decimal.
+func rate(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return dash
+	}
+	return group(strconv.FormatFloat(v, 'f', 1, 64))
+}
+
+// exact formats a limit as written (shortest form), digits grouped.
+func exact(v float64) string { return group(strconv.FormatFloat(v, 'f', -1, 64)) }
+
+// pct formats a fraction as a percentage, 3 significant digits at most,
+// trailing zeros dropped: 0.001 → "0.1%", 0.000355 → "0.0355%", 0 → "0%".
+func pct(frac float64) string {
+	s := sig3(frac * 100)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s + "%"
+}
+
+// seconds formats a duration in seconds: "60 s", "1.5 s", "0.25 s".
+func seconds(s float64) string {
+	if s == 0 {
+		return "0 s"
+	}
+	if s >= 100 {
+		return group(strconv.FormatFloat(math.Round(s), 'f', -1, 64)) + " s"
+	}
+	v := sig3(s)
+	if strings.Contains(v, ".") {
+		v = strings.TrimRight(strings.TrimRight(v, "0"), ".")
+	}
+	return v + " s"
+}
+
+// shortHash shortens "sha256:<hex>" to "sha256:" and 12 hex digits.
+func shortHash(h string) string {
+	if h == "" {
+		return "(no hash)"
+	}
+	algo, hex, ok := strings.Cut(h, ":")
+	if !ok {
+		algo, hex = "", h
+	}
+	if len(hex) > 12 {
+		hex = hex[:12]
+	}
+	if algo == "" {
+		return hex
+	}
+	return algo + ":" + hex
+}
+
+// date formats t in UTC.
+func date(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// classes lists failure classes by count descending, then name:
+// "timeout 3, status 503 2".
+func classes(m map[string]int64) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var kvs []kv
+	for k, v := range m {
+		if v != 0 {
+			kvs = append(kvs, kv{k, v})
+		}
+	}
+	sort.Slice(kvs, func(i, j int) bool {
+		if kvs[i].v != kvs[j].v {
+			return kvs[i].v > kvs[j].v
+		}
+		return kvs[i].k < kvs[j].k
+	})
+	parts := make([]string, len(kvs))
+	for i, x := range kvs {
+		parts[i] = x.k + " " + count(x.v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// failed formats a failure count with its classes: "5 (timeout 3, status 503 2)".
+func failed(w result.Workload) string {
+	s := count(w.Failed)
+	if c := classes(w.Failures); c != "" {
+		s += " (" + c + ")"
+	}
+	return s
+}
+
+// title capitalizes the first letter of a phase name.
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// phaseTotals sums a phase's workloads.
+type totals struct {
+	offered, completed   int64
+	offeredPS, complPS   float64
+	succeeded, failedN   int64
+	abandoned, lateCount int64
+}
+
+func phaseTotals(p result.Phase) totals {
+	var t totals
+	for _, w := range p.Workloads {
+		t.offered += w.Offered
+		t.completed += w.Completed
+		t.offeredPS += w.Throughput.OfferedPerS
+		t.complPS += w.Throughput.CompletedPerS
+		t.succeeded += w.Succeeded
+		t.failedN += w.Failed
+		t.abandoned += w.Abandoned
+		t.lateCount += w.Late
+	}
+	return t
+}
+
+// judgedMark is the "judged" column of the phases table.
+func judgedMark(p result.Phase) string {
+	switch {
+	case p.Judged && p.Recover:
+		return "judged (recovery)"
+	case p.Judged:
+		return "judged"
+	case p.Recover:
+		return "judged (recovery)"
+	}
+	return ""
+}
+
+// sectionTitle is a judged phase's heading: "Sustain (judged)".
+func sectionTitle(p result.Phase) string {
+	if p.Recover && !p.Judged {
+		return title(p.Name) + " (judged, recovery)"
+	}
+	return title(p.Name) + " (judged)"
+}
+
+// unusableBanner returns the reasons a run is unusable, or nil when it is
+// usable. The first reason accounts for offered != recorded.
+func unusableReasons(r *result.Result, v verdict.Verdict) []string {
+	if r.Usable && r.Offered == r.Recorded && v.Value != verdict.Unusable {
+		return nil
+	}
+	var rs []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			rs = append(rs, s)
+		}
+	}
+	switch d := r.Offered - r.Recorded; {
+	case d > 0:
+		add(fmt.Sprintf("%s offered request(s) left no record", count(d)))
+	case d < 0:
+		add(fmt.Sprintf("%s more record(s) than offered requests", count(-d)))
+	}
+	// The first reason already says it; result.Check words it so.
+	mismatch := fmt.Sprintf("offered %d != recorded %d", r.Offered, r.Recorded)
+	for _, s := range r.Unusable {
+		add(s)
+	}
+	if v.Value == verdict.Unusable {
+		for _, s := range v.Reasons {
+			if !strings.HasPrefix(s, mismatch) {
+				add(s)
+			}
+		}
+	}
+	if len(rs) == 0 {
+		add("the result is marked unusable")
+	}
+	return rs
+}
+
+// measuredSentence says what a run measures, for an empty not-measured list.
+func measuredSentence(r *result.Result) string {
+	s := "due-time and service-time latency of successful requests, failures by class, abandoned requests, offered and completed throughput per workload and phase, schedule lateness and stalls"
+	if r.Stack != nil {
+		s += ", and the stack's CPU and memory"
+	}
+	return s
+}
+
+// syntheticLoad is always synthetic, whatever else is.
+func syntheticLoad(r *result.Result) string {
+	return fmt.Sprintf("the load: requests generated by loadgate from the scenario %q on a fixed schedule, not production traffic", r.Scenario.Name)
+}
+
+// valueWhy explains an overall verdict value in a few words.
+func valueWhy(v verdict.Value) string {
+	switch v {
+	case verdict.Pass:
+		return "every judged workload is within its thresholds"
+	case verdict.Fail:
+		return "an absolute threshold is broken"
+	case verdict.NotMeasured:
+		return "something judged was not measured, and not measured is never a pass"
+	case verdict.Regression:
+		return "head is slower than base beyond the noise"
+	case verdict.Improvement:
+		return "head is faster than base beyond the noise"
+	case verdict.Inconclusive:
+		return "the difference is within the noise (warning, not a failure)"
+	case verdict.Unusable:
+		return "the run cannot be judged"
+	}
+	return "unknown verdict value"
+}
+
+// checkText renders one check: "p95 312 ms > 300 ms (n=2 811)".
+func checkText(c verdict.Check) string {
+	unit := func(x float64) string { return ms(x) + " ms" }
+	limit := exact(c.Limit) + " ms"
+	if c.Metric == verdict.MetricErrorRate {
+		unit = pct
+		limit = pct(c.Limit)
+	}
+	var s string
+	switch c.Value {
+	case verdict.NotMeasured:
+		s = fmt.Sprintf("%s not measured (limit %s, n=%s)", c.Metric, limit, count(c.Count))
+	case verdict.Fail:
+		s = fmt.Sprintf("%s %s > %s (n=%s)", c.Metric, unit(c.Observed), limit, count(c.Count))
+	case verdict.Pass:
+		s = fmt.Sprintf("%s %s ≤ %s (n=%s)", c.Metric, unit(c.Observed), limit, count(c.Count))
+	default:
+		s = fmt.Sprintf("%s %s, limit %s (n=%s): %s", c.Metric, unit(c.Observed), limit, count(c.Count), c.Value)
+	}
+	if c.Why != "" && c.Value != verdict.NotMeasured {
+		s += ", " + c.Why
+	}
+	return s
+}
+
+// checksText renders a workload verdict's checks, led by its why when it is
+// not measured or has no checks.
+func checksText(wv verdict.WorkloadVerdict, sep string) string {
+	var parts []string
+	if wv.Why != "" && (wv.Value == verdict.NotMeasured || len(wv.Checks) == 0) {
+		why := wv.Why
+		if wv.Value == verdict.NotMeasured {
+			why = "not measured: " + why
+		}
+		parts = append(parts, why)
+	}
+	for _, c := range wv.Checks {
+		parts = append(parts, checkText(c))
+	}
+	return strings.Join(parts, sep)
+}

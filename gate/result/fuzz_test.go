@@ -1,0 +1,71 @@
+package result_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"reflect"
+	"testing"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+// FuzzDecode: Decode never panics, and whatever it accepts survives
+// Encode → Decode deeply equal, with a byte-identical second encoding.
+func FuzzDecode(f *testing.F) {
+	f.Add(encodeResult(f, sample(f)))
+	f.Add(encodeResult(f, &result.Result{Schema: result.Schema}))
+	f.Add([]byte(`{"schema":"loadgate/result/v1","phases":[{"name":"p","workloads":[{"name":"w","failures":null}]}],"unusable":[],"scenario":{"thresholds":{}},"started_at":"2025-01-02T03:04:05.123+05:30"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := result.Decode(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var first bytes.Buffer
+		if err := r.Encode(&first); err != nil {
+			t.Fatalf("Encode of a decoded result: %v", err)
+		}
+		r2, err := result.Decode(bytes.NewReader(first.Bytes()))
+		if err != nil {
+			t.Fatalf("Decode of an encoded result: %v\n%s", err, first.Bytes())
+		}
+		if !reflect.DeepEqual(r, r2) {
+			t.Fatalf("Decode(Encode(r)) != r\n%s", first.Bytes())
+		}
+		var second bytes.Buffer
+		if err := r2.Encode(&second); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first.Bytes(), second.Bytes()) {
+			t.Fatalf("encodings differ:\n%s\n%s", first.Bytes(), second.Bytes())
+		}
+	})
+}
+
+// FuzzDecodeHistogram: DecodeHistogram never panics on any bytes, and what
+// it accepts re-encodes to an equal histogram.
+func FuzzDecodeHistogram(f *testing.F) {
+	h := result.NewHistogram()
+	for v := int64(1); v < 100_000; v = v*3 + 1 {
+		record(f, h, v)
+	}
+	for _, h := range []*hdrhistogram.Histogram{h, result.NewHistogram()} {
+		raw, err := base64.StdEncoding.DecodeString(encode(f, h))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		h, err := result.DecodeHistogram(base64.StdEncoding.EncodeToString(raw))
+		if err != nil {
+			return
+		}
+		h2, err := result.DecodeHistogram(encode(t, h))
+		if err != nil || !h2.Equals(h) {
+			t.Fatalf("re-encoding: %v", err)
+		}
+		_ = result.Summarize(h)
+	})
+}

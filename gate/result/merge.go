@@ -1,0 +1,220 @@
+package result
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// Merge combines two rounds of the same side into one result, exactly: the
+// histograms are merged bucket by bucket and every summary is recomputed
+// from the merged histogram, so merging the results of two halves of a
+// sample set gives what recording all of it at once would have.
+//
+// a and b must have the same scenario hash and the same phases and
+// workloads, by name and in order. Summed: offered, recorded, late,
+// stalled_seconds, warm-up counts and duration, each phase's duration_s and
+// each workload's counts, failures by class and completed. Throughput is
+// recomputed as the summed counts over the summed duration. usable is
+// a.usable && b.usable, with the reasons of both (a's first); not_measured and
+// synthetic are the union (a's order, then b's new entries); interrupted is
+// either's. started_at is the earlier, finished_at the later (a zero time
+// counts as unknown). Stack services (matched by name) are merged: average
+// CPU weighted by samples, peaks the maximum.
+//
+// Everything else is a's: schema, scenario (name, hash, scale, thresholds),
+// machine, topology, target, commit, side, late_after_ms, precision, and each
+// phase's pattern, judged and recover flags.
+//
+// Merge does not modify a or b, and the result shares no memory with them.
+func Merge(a, b *Result) (*Result, error) {
+	if a == nil || b == nil {
+		return nil, fmt.Errorf("result: merge: nil result")
+	}
+	if a.Scenario.Hash != b.Scenario.Hash {
+		return nil, fmt.Errorf("result: merge: different scenarios: hash %q (%s) and %q (%s)",
+			a.Scenario.Hash, a.Scenario.Name, b.Scenario.Hash, b.Scenario.Name)
+	}
+	if pa, pb := phaseNames(a), phaseNames(b); !slices.Equal(pa, pb) {
+		return nil, fmt.Errorf("result: merge: different phases: %q and %q", pa, pb)
+	}
+	for i := range a.Phases {
+		if wa, wb := workloadNames(&a.Phases[i]), workloadNames(&b.Phases[i]); !slices.Equal(wa, wb) {
+			return nil, fmt.Errorf("result: merge: phases[%d] (%s): different workloads: %q and %q",
+				i, a.Phases[i].Name, wa, wb)
+		}
+	}
+
+	m := a.clone()
+	m.Offered += b.Offered
+	m.Recorded += b.Recorded
+	m.Late += b.Late
+	m.Stalled += b.Stalled
+	m.Interrupted = a.Interrupted || b.Interrupted
+	m.Usable = a.Usable && b.Usable
+	m.Unusable = append(m.Unusable, b.Unusable...)
+	m.NotMeasured = union(m.NotMeasured, b.NotMeasured)
+	m.Synthetic = union(m.Synthetic, b.Synthetic)
+	m.Warmup.DurationS += b.Warmup.DurationS
+	m.Warmup.Offered += b.Warmup.Offered
+	m.Warmup.Recorded += b.Warmup.Recorded
+	if !b.StartedAt.IsZero() && (m.StartedAt.IsZero() || b.StartedAt.Before(m.StartedAt)) {
+		m.StartedAt = b.StartedAt
+	}
+	if b.FinishedAt.After(m.FinishedAt) {
+		m.FinishedAt = b.FinishedAt
+	}
+	m.Stack = mergeStack(m.Stack, b.Stack)
+
+	var err error
+	if m.LatenessHist, m.LatenessMS, err = mergeHist("lateness_histogram",
+		a.LatenessHist, a.LatenessMS.Count, b.LatenessHist, b.LatenessMS.Count); err != nil {
+		return nil, err
+	}
+	for i := range m.Phases {
+		p, pb := &m.Phases[i], &b.Phases[i]
+		p.DurationS += pb.DurationS
+		for j := range p.Workloads {
+			w, wb := &p.Workloads[j], &pb.Workloads[j]
+			at := fmt.Sprintf("phases[%d].workloads[%d].", i, j)
+			w.Offered += wb.Offered
+			w.Succeeded += wb.Succeeded
+			w.Failed += wb.Failed
+			w.Abandoned += wb.Abandoned
+			w.Late += wb.Late
+			w.Completed += wb.Completed
+			if w.Failures == nil && len(wb.Failures) > 0 {
+				w.Failures = make(map[string]int64, len(wb.Failures))
+			}
+			for class, c := range wb.Failures {
+				w.Failures[class] += c
+			}
+			if w.Histogram, w.LatencyMS, err = mergeHist(at+"histogram",
+				w.Histogram, w.LatencyMS.Count, wb.Histogram, wb.LatencyMS.Count); err != nil {
+				return nil, err
+			}
+			if w.ServiceH, w.ServiceMS, err = mergeHist(at+"service_histogram",
+				w.ServiceH, w.ServiceMS.Count, wb.ServiceH, wb.ServiceMS.Count); err != nil {
+				return nil, err
+			}
+			w.Throughput = Throughput{}
+			if p.DurationS > 0 {
+				w.Throughput.CompletedPerS = float64(w.Completed) / p.DurationS
+				w.Throughput.OfferedPerS = float64(w.Offered) / p.DurationS
+			}
+		}
+	}
+	return m, nil
+}
+
+// mergeHist merges two encoded histograms, checking each against the count
+// of the summary it travels with (a summary without its histogram cannot be
+// merged exactly).
+func mergeHist(path, a string, countA int64, b string, countB int64) (string, Summary, error) {
+	ha, err := DecodeHistogram(a)
+	if err != nil {
+		return "", Summary{}, fmt.Errorf("result: merge: a: %s: %w", path, err)
+	}
+	hb, err := DecodeHistogram(b)
+	if err != nil {
+		return "", Summary{}, fmt.Errorf("result: merge: b: %s: %w", path, err)
+	}
+	if n := ha.TotalCount(); n != countA {
+		return "", Summary{}, fmt.Errorf("result: merge: a: %s holds %d samples, its summary counts %d", path, n, countA)
+	}
+	if n := hb.TotalCount(); n != countB {
+		return "", Summary{}, fmt.Errorf("result: merge: b: %s holds %d samples, its summary counts %d", path, n, countB)
+	}
+	if a == "" && b == "" {
+		return "", Summary{}, nil
+	}
+	if dropped := ha.Merge(hb); dropped > 0 {
+		return "", Summary{}, fmt.Errorf("result: merge: %s: %d values dropped", path, dropped)
+	}
+	s, err := EncodeHistogram(ha)
+	if err != nil {
+		return "", Summary{}, fmt.Errorf("result: merge: %s: %w", path, err)
+	}
+	return s, Summarize(ha), nil
+}
+
+func mergeStack(a, b *Stack) *Stack {
+	if b == nil {
+		return a // already a copy
+	}
+	if a == nil {
+		a = &Stack{}
+	}
+	for _, sb := range b.Services {
+		i := slices.IndexFunc(a.Services, func(s Service) bool { return s.Name == sb.Name })
+		if i < 0 {
+			a.Services = append(a.Services, sb)
+			continue
+		}
+		s := &a.Services[i]
+		if n := s.Samples + sb.Samples; n > 0 {
+			s.CPUAvgPct = (s.CPUAvgPct*float64(s.Samples) + sb.CPUAvgPct*float64(sb.Samples)) / float64(n)
+		}
+		s.Samples += sb.Samples
+		s.CPUPeakPct = max(s.CPUPeakPct, sb.CPUPeakPct)
+		s.MemPeakBytes = max(s.MemPeakBytes, sb.MemPeakBytes)
+	}
+	return a
+}
+
+func union(a, b []string) []string {
+	for _, s := range b {
+		if !slices.Contains(a, s) {
+			a = append(a, s)
+		}
+	}
+	return a
+}
+
+func phaseNames(r *Result) []string {
+	names := make([]string, len(r.Phases))
+	for i, p := range r.Phases {
+		names[i] = p.Name
+	}
+	return names
+}
+
+func workloadNames(p *Phase) []string {
+	names := make([]string, len(p.Workloads))
+	for i, w := range p.Workloads {
+		names[i] = w.Name
+	}
+	return names
+}
+
+// clone returns a deep copy of r.
+func (r *Result) clone() *Result {
+	c := *r
+	c.Unusable = slices.Clone(r.Unusable)
+	c.NotMeasured = slices.Clone(r.NotMeasured)
+	c.Synthetic = slices.Clone(r.Synthetic)
+	if r.Scenario.Thresholds != nil {
+		c.Scenario.Thresholds = make(map[string]Thr, len(r.Scenario.Thresholds))
+		for k, t := range r.Scenario.Thresholds {
+			if t.ErrorRate != nil {
+				e := *t.ErrorRate
+				t.ErrorRate = &e
+			}
+			c.Scenario.Thresholds[k] = t
+		}
+	}
+	c.Phases = slices.Clone(r.Phases)
+	for i := range c.Phases {
+		p := &c.Phases[i]
+		p.Workloads = slices.Clone(p.Workloads)
+		for j := range p.Workloads {
+			p.Workloads[j].Failures = maps.Clone(p.Workloads[j].Failures)
+		}
+	}
+	if r.Stack != nil {
+		s := *r.Stack
+		s.Services = slices.Clone(s.Services)
+		c.Stack = &s
+	}
+	return &c
+}

@@ -1,0 +1,60 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// CheckCeilings refuses a scenario that asks for more than its ceilings
+// (measurement rule 13: refuse, never clamp). It checks the peak rate of
+// every phase against ceilings.rate, warmup plus all phases against
+// ceilings.duration and max_in_flight against ceilings.in_flight. The error
+// names the limit broken, is an *Error and wraps ErrCeiling.
+//
+// Parse calls it after --scale, so a scaled run is judged by what it will
+// actually ask for. Zero ceilings refuse everything: a Scenario built in
+// memory should start from DefaultCeilings.
+func (s *Scenario) CheckCeilings() error {
+	c := s.Ceilings
+	for _, p := range s.Phases {
+		if r := p.PeakRate(); r > c.Rate {
+			return s.ceilingError(p.Line, "phase %s asks for %s req/s, above ceilings.rate %s", p.Name, formatRate(r), formatRate(c.Rate))
+		}
+	}
+	if total, ok := s.totalDuration(); !ok || total > c.Duration {
+		what := total.String()
+		if !ok {
+			what = "longer than " + what
+		}
+		return s.ceilingError(s.lines["phases"], "warmup and phases last %s%s, above ceilings.duration %v", what, s.scaleNote(), c.Duration)
+	}
+	if s.MaxInFlight > c.InFlight {
+		return s.ceilingError(s.lines["max_in_flight"], "max_in_flight %d is above ceilings.in_flight %d", s.MaxInFlight, c.InFlight)
+	}
+	return nil
+}
+
+func (s *Scenario) ceilingError(line int, format string, args ...any) error {
+	return &Error{File: s.File, Line: line, Msg: fmt.Sprintf(format, args...), Err: ErrCeiling}
+}
+
+func (s *Scenario) scaleNote() string {
+	if s.Scale == 0 || s.Scale == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (after --scale %v)", s.Scale)
+}
+
+// totalDuration is TotalDuration without overflow: ok is false (and the
+// sum saturated) when it does not fit in a time.Duration.
+func (s *Scenario) totalDuration() (time.Duration, bool) {
+	total := s.Warmup
+	for _, p := range s.Phases {
+		if p.Duration > math.MaxInt64-total {
+			return math.MaxInt64, false
+		}
+		total += p.Duration
+	}
+	return total, true
+}

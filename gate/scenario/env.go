@@ -1,0 +1,87 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// ResolveEnv looks up every ${NAME} referenced in the workloads' paths,
+// header values and bodies and returns name -> value. It does not change
+// the Scenario: the templates (and so Hash) keep the references, and the
+// engine substitutes the values with ExpandEnv when the run starts.
+//
+// Every missing variable is reported, each as an *Error naming file, line
+// and field, joined with errors.Join:
+//
+//	scenario.yaml:20: workloads[0].http.headers.Authorization: environment variable API_TOKEN is not set
+//
+// A variable set to the empty string counts as set. All resolved values are
+// treated as secrets: pass the map to Secrets to get the strings to mask.
+func (s *Scenario) ResolveEnv(lookup func(string) (string, bool)) (map[string]string, error) {
+	env := map[string]string{}
+	var errs []error
+	missing := map[string]bool{}
+	for _, ref := range s.envRefs() {
+		if _, done := env[ref.name]; done {
+			continue
+		}
+		if v, ok := lookup(ref.name); ok {
+			env[ref.name] = v
+			continue
+		}
+		if !missing[ref.name] {
+			missing[ref.name] = true
+			errs = append(errs, &Error{File: s.File, Line: s.lines[ref.field], Field: ref.field,
+				Msg: fmt.Sprintf("environment variable %s is not set", ref.name)})
+		}
+	}
+	return env, errors.Join(errs...)
+}
+
+// Secrets returns the non-empty values of env for the variables this
+// scenario references, longest first, without duplicates, so a masker that
+// replaces them in order never leaves part of a longer secret behind.
+// Every ${NAME} value is treated as a secret; none may be written to a
+// result, a report or a log.
+func (s *Scenario) Secrets(env map[string]string) []string {
+	var out []string
+	for _, ref := range s.envRefs() {
+		if v := env[ref.name]; v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+type envRef struct{ name, field string }
+
+// envRefs lists the ${NAME} references in a stable order: workloads in
+// order; within one, path, then headers by name, then body.
+func (s *Scenario) envRefs() []envRef {
+	var out []envRef
+	add := func(field, text string) {
+		for _, name := range envRefs(text) {
+			out = append(out, envRef{name: name, field: field})
+		}
+	}
+	for i, w := range s.Workloads {
+		if w.HTTP == nil {
+			continue
+		}
+		base := fmt.Sprintf("workloads[%d].http", i)
+		add(base+".path", w.HTTP.Path)
+		names := make([]string, 0, len(w.HTTP.Headers))
+		for name := range w.HTTP.Headers {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			add(base+".headers."+name, w.HTTP.Headers[name])
+		}
+		add(base+".body", w.HTTP.Body)
+	}
+	return out
+}

@@ -1,0 +1,268 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Options change how a scenario is loaded.
+type Options struct {
+	// Scale shortens the run (--scale): every phase duration, the warmup,
+	// step holds and burst periods are multiplied by Scale; rates are kept.
+	// 0 or 1 means no scaling; otherwise 0 < Scale <= 1.
+	Scale float64
+}
+
+// Defaults applied to keys the file leaves out.
+const (
+	DefaultTimeout     = 5 * time.Second
+	DefaultMaxInFlight = 512
+	DefaultLateAfter   = time.Millisecond
+	DefaultHTTPVersion = "1.1"
+	DefaultMethod      = "GET"
+	DefaultStatus      = 200
+	DefaultShare       = 1.0
+)
+
+// DefaultCeilings returns the ceilings of a file without a ceilings: key;
+// each key left out of ceilings: also takes its value from here.
+func DefaultCeilings() Ceilings {
+	return Ceilings{Rate: 10000, Duration: time.Hour, InFlight: 10000}
+}
+
+// Load reads and parses the scenario file at path. See Parse.
+func Load(path string, opts Options) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	return Parse(data, path, opts)
+}
+
+// Parse decodes, validates and normalizes a scenario. file names the source
+// in errors (as given) and anchors relative stack.compose paths.
+//
+// In order: the YAML is decoded and checked field by field, defaults are
+// filled in, --scale is applied, the hash is computed, and the ceilings are
+// checked. Errors are *Error ("file:line: field: msg"); ceiling refusals
+// also wrap ErrCeiling.
+func Parse(data []byte, file string, opts Options) (*Scenario, error) {
+	scale, err := checkScale(opts.Scale, file)
+	if err != nil {
+		return nil, err
+	}
+	root, err := parseYAML(data, file)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{file: file, lines: map[string]int{}}
+	s := d.scenario(root)
+	if !d.ok() {
+		return nil, d.err
+	}
+	s.File, s.lines = file, d.lines
+	if err := s.resolveComposePaths(); err != nil {
+		return nil, err
+	}
+	if err := s.applyScale(scale); err != nil {
+		return nil, err
+	}
+	s.Hash = s.ComputeHash()
+	if err := s.CheckCeilings(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkScale(f float64, file string) (float64, error) {
+	if f == 0 {
+		return 1, nil
+	}
+	if !(f > 0 && f <= 1) {
+		return 0, &Error{File: file, Field: "--scale", Msg: fmt.Sprintf("must be > 0 and <= 1, not %v", f)}
+	}
+	return f, nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseYAML returns the root node of the single YAML document in data.
+func parseYAML(data []byte, file string) (root *yaml.Node, err error) {
+	defer func() { // yaml.v3 is not our code; never let it panic through Parse
+		if r := recover(); r != nil {
+			root, err = nil, &Error{File: file, Msg: fmt.Sprintf("invalid YAML: %v", r)}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: file, Msg: "empty scenario file"}
+		}
+		return nil, yamlError(err, file)
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		return nil, &Error{File: file, Line: next.Line, Msg: "more than one YAML document; a scenario is one document"}
+	}
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		return nil, &Error{File: file, Msg: "empty scenario file"}
+	}
+	return doc.Content[0], nil
+}
+
+// yamlError turns a yaml.v3 syntax error into an *Error with its line.
+func yamlError(err error, file string) *Error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: file, Line: line, Msg: "invalid YAML: " + m[2], Err: err}
+	}
+	return &Error{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Err: err}
+}
+
+var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "ceilings", "phases", "workloads"}
+
+// scenario decodes the top-level mapping and fills in defaults.
+func (d *decoder) scenario(root *yaml.Node) *Scenario {
+	if root = deref(root); root.Kind != yaml.MappingNode {
+		d.failf(root.Line, "", "a scenario must be a mapping with keys such as name, phases and workloads, not %s", describe(root))
+	}
+	f := d.mapping(root, "", topKeys)
+	s := &Scenario{
+		Timeout:     DefaultTimeout,
+		MaxInFlight: DefaultMaxInFlight,
+		LateAfter:   DefaultLateAfter,
+		HTTPVersion: DefaultHTTPVersion,
+		Ceilings:    DefaultCeilings(),
+		Scale:       1,
+	}
+	s.Name = d.name(f, "name")
+	if n := f.get("stack"); n != nil {
+		s.Stack = d.stack(n, "stack")
+	}
+	d.settings(f, s)
+	if n := f.get("ceilings"); n != nil {
+		d.ceilings(n, "ceilings", &s.Ceilings)
+	}
+	s.Phases = d.phases(f)
+	s.Workloads = d.workloads(f)
+	return s
+}
+
+// settings decodes the scalar run settings at the top level.
+func (d *decoder) settings(f *fields, s *Scenario) {
+	if n := f.get("warmup"); n != nil {
+		s.Warmup = d.duration(n, "warmup")
+		d.check(s.Warmup >= 0, n, "warmup", "must be >= 0")
+	}
+	if n := f.get("timeout"); n != nil {
+		s.Timeout = d.positiveDuration(n, "timeout")
+	}
+	s.Drain = s.Timeout
+	if n := f.get("drain"); n != nil {
+		s.Drain = d.duration(n, "drain")
+		d.check(s.Drain >= 0, n, "drain", "must be >= 0")
+	}
+	if n := f.get("late_after"); n != nil {
+		s.LateAfter = d.positiveDuration(n, "late_after")
+	}
+	if n := f.get("max_in_flight"); n != nil {
+		s.MaxInFlight = d.integer(n, "max_in_flight")
+		d.check(s.MaxInFlight > 0, n, "max_in_flight", "must be > 0")
+	}
+	if n := f.get("http_version"); n != nil {
+		s.HTTPVersion = d.str(n, "http_version")
+		d.check(s.HTTPVersion == "1.1" || s.HTTPVersion == "2", n, "http_version", `must be "1.1" or "2", not %q`, clip(s.HTTPVersion))
+	}
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// name decodes a required name: letters, digits, '_', '-' and '.'.
+func (d *decoder) name(f *fields, key string) string {
+	n := d.require(f, key)
+	v := d.str(n, f.sub(key))
+	if n != nil && d.ok() {
+		d.check(nameRE.MatchString(v), n, f.sub(key),
+			"invalid name %q: use up to 64 letters, digits, '_', '-' or '.', starting with a letter or digit", clip(v))
+	}
+	return v
+}
+
+var stackKeys = []string{"compose", "target"}
+
+func (d *decoder) stack(n *yaml.Node, path string) *Stack {
+	f := d.mapping(n, path, stackKeys)
+	st := &Stack{}
+	items := d.list(d.require(f, "compose"), f.sub("compose"))
+	if d.ok() && len(items) == 0 {
+		d.failf(f.vals["compose"].Line, f.sub("compose"), "must list at least one compose file")
+	}
+	for i, item := range items {
+		p := d.str(item, index(f.sub("compose"), i))
+		d.check(p != "", item, index(f.sub("compose"), i), "must not be empty")
+		st.Compose = append(st.Compose, p)
+	}
+	tn := d.require(f, "target")
+	st.Target = d.str(tn, f.sub("target"))
+	if tn != nil && d.ok() {
+		d.check(validTarget(st.Target), tn, f.sub("target"), "must be service:port, such as api:8080, not %q", clip(st.Target))
+	}
+	return st
+}
+
+func validTarget(t string) bool {
+	host, port, err := net.SplitHostPort(t)
+	if err != nil || host == "" {
+		return false
+	}
+	p, err := strconv.Atoi(port)
+	return err == nil && p > 0 && p < 65536
+}
+
+var ceilingKeys = []string{"rate", "duration", "in_flight"}
+
+func (d *decoder) ceilings(n *yaml.Node, path string, c *Ceilings) {
+	f := d.mapping(n, path, ceilingKeys)
+	if v := f.get("rate"); v != nil {
+		c.Rate = d.number(v, f.sub("rate"))
+		d.check(c.Rate > 0, v, f.sub("rate"), "must be > 0")
+	}
+	if v := f.get("duration"); v != nil {
+		c.Duration = d.positiveDuration(v, f.sub("duration"))
+	}
+	if v := f.get("in_flight"); v != nil {
+		c.InFlight = d.integer(v, f.sub("in_flight"))
+		d.check(c.InFlight > 0, v, f.sub("in_flight"), "must be > 0")
+	}
+}
+
+// resolveComposePaths makes stack.compose paths absolute, relative to the
+// directory of the scenario file.
+func (s *Scenario) resolveComposePaths() error {
+	if s.Stack == nil {
+		return nil
+	}
+	dir, err := filepath.Abs(filepath.Dir(s.File))
+	if err != nil {
+		return &Error{File: s.File, Field: "stack.compose", Msg: "cannot resolve the scenario directory", Err: err}
+	}
+	for i, p := range s.Stack.Compose {
+		if !filepath.IsAbs(p) {
+			s.Stack.Compose[i] = filepath.Join(dir, p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,247 @@
+package verdict
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+// Metric names of the checks.
+const (
+	MetricP50       = "p50"
+	MetricP90       = "p90"
+	MetricP95       = "p95"
+	MetricP99       = "p99"
+	MetricP999      = "p99.9"
+	MetricErrorRate = "error_rate"
+)
+
+// Thresholds judges r against its scenario's absolute thresholds
+// (r.Scenario.Thresholds), per workload, on every judged phase and on the
+// recover phase, each phase giving its own WorkloadVerdicts.
+//
+//   - An unusable result (r.Usable false, any problem r.Check reports such
+//     as offered != recorded, latency not counting the successes, no judged
+//     phase) gives Unusable with the reasons
+//     and no workload verdicts: its numbers cannot be trusted for a verdict.
+//   - A workload with no successful request in a judged phase is not
+//     measured, with or without thresholds; so is a workload that has
+//     thresholds but is absent from the phase (rule 6).
+//   - A latency threshold is broken when the nearest-rank due-time
+//     percentile (result.Workload.LatencyMS) exceeds the limit.
+//   - error_rate is failed / (succeeded + failed); abandoned requests are
+//     excluded and noted.
+//   - A workload without thresholds that has successes passes.
+//   - An interrupted run is not measured at best: the phases it did not
+//     reach are missing from the result (the workloads that ran are still
+//     judged and listed).
+//
+// The overall value is the worst of the workload values (see Worst); a
+// judged phase in which no workload ran makes it not measured.
+func Thresholds(r *result.Result) Verdict {
+	if reasons := unusable(r); len(reasons) > 0 {
+		return Verdict{Value: Unusable, Workloads: []WorkloadVerdict{}, Reasons: reasons}
+	}
+	v := Verdict{Workloads: []WorkloadVerdict{}, Reasons: []string{}}
+	values := []Value{}
+	if r.Interrupted {
+		// The phases it did not reach are not measured, and the result cannot
+		// say which they were: an interrupted run is never a pass.
+		v.Reasons = append(v.Reasons, "the run was interrupted before its schedule ended: the phases it did not reach are not measured")
+		values = append(values, NotMeasured)
+	}
+	for _, p := range r.Phases {
+		if !p.Judged && !p.Recover {
+			continue
+		}
+		wvs, notes := judgePhase(p, r.Scenario.Thresholds)
+		v.Reasons = append(v.Reasons, notes...)
+		if len(wvs) == 0 {
+			v.Reasons = append(v.Reasons, fmt.Sprintf("phase %s: no workload ran and none has thresholds", p.Name))
+			values = append(values, NotMeasured)
+		}
+		for _, wv := range wvs {
+			values = append(values, wv.Value)
+		}
+		v.Workloads = append(v.Workloads, wvs...)
+	}
+	v.Value = Worst(values...)
+	return v
+}
+
+// judgePhase judges one phase: the workloads that ran, in result order, then
+// the workloads with thresholds that are absent, by name.
+func judgePhase(p result.Phase, thr map[string]result.Thr) ([]WorkloadVerdict, []string) {
+	var out []WorkloadVerdict
+	var notes []string
+	seen := map[string]bool{}
+	for _, w := range p.Workloads {
+		if seen[w.Name] {
+			continue
+		}
+		seen[w.Name] = true
+		t, has := thr[w.Name]
+		wv := judgeWorkload(p.Name, w, t, has)
+		if w.Abandoned > 0 {
+			notes = append(notes, fmt.Sprintf("%s/%s: %d request(s) abandoned at the end, excluded from error_rate", p.Name, w.Name, w.Abandoned))
+		}
+		out = append(out, wv)
+	}
+	var missing []string
+	for name := range thr {
+		if !seen[name] {
+			missing = append(missing, name)
+		}
+	}
+	sort.Strings(missing)
+	for _, name := range missing {
+		why := "absent from phase " + p.Name
+		wv := WorkloadVerdict{Phase: p.Name, Workload: name, Value: NotMeasured, Why: why, Checks: []Check{}}
+		for _, c := range thresholdChecks(thr[name]) {
+			c.Phase, c.Workload, c.Value, c.Why = p.Name, name, NotMeasured, why
+			wv.Checks = append(wv.Checks, c)
+		}
+		out = append(out, wv)
+	}
+	return out, notes
+}
+
+func judgeWorkload(phase string, w result.Workload, t result.Thr, hasThr bool) WorkloadVerdict {
+	wv := WorkloadVerdict{Phase: phase, Workload: w.Name, Checks: []Check{}}
+	measured := w.Succeeded > 0
+	switch {
+	case w.Offered == 0:
+		wv.Why = "no request offered in phase " + phase
+	case !measured:
+		wv.Why = fmt.Sprintf("no successful request: 0 of %d offered succeeded (%d failed, %d abandoned)", w.Offered, w.Failed, w.Abandoned)
+	case !hasThr:
+		wv.Why = "no thresholds"
+	}
+	values := []Value{}
+	if !measured {
+		values = append(values, NotMeasured)
+	}
+	if hasThr {
+		for _, c := range thresholdChecks(t) {
+			c.Phase, c.Workload = phase, w.Name
+			if c.Metric == MetricErrorRate {
+				judgeErrorRate(&c, w)
+			} else {
+				judgeLatency(&c, w)
+			}
+			values = append(values, c.Value)
+			wv.Checks = append(wv.Checks, c)
+		}
+	}
+	if len(values) == 0 {
+		values = append(values, Pass)
+	}
+	wv.Value = Worst(values...)
+	return wv
+}
+
+// thresholdChecks lists the set thresholds of t, in a fixed order, with
+// Metric and Limit filled.
+func thresholdChecks(t result.Thr) []Check {
+	var cs []Check
+	for _, l := range []struct {
+		metric string
+		limit  float64
+	}{
+		{MetricP50, t.P50MS}, {MetricP90, t.P90MS}, {MetricP95, t.P95MS},
+		{MetricP99, t.P99MS}, {MetricP999, t.P999MS},
+	} {
+		if l.limit > 0 {
+			cs = append(cs, Check{Metric: l.metric, Limit: l.limit})
+		}
+	}
+	if t.ErrorRate != nil {
+		cs = append(cs, Check{Metric: MetricErrorRate, Limit: *t.ErrorRate})
+	}
+	return cs
+}
+
+func judgeLatency(c *Check, w result.Workload) {
+	s := w.LatencyMS
+	c.Count = s.Count
+	if s.Count == 0 {
+		c.Value, c.Why = NotMeasured, "no successful request"
+		return
+	}
+	switch c.Metric {
+	case MetricP50:
+		c.Observed = s.P50
+	case MetricP90:
+		c.Observed = s.P90
+	case MetricP95:
+		c.Observed = s.P95
+	case MetricP99:
+		c.Observed = s.P99
+	case MetricP999:
+		c.Observed = s.P999
+	}
+	c.Value = Pass
+	if c.Observed > c.Limit {
+		c.Value = Fail
+	}
+}
+
+func judgeErrorRate(c *Check, w result.Workload) {
+	rate, n := w.ErrorRate()
+	c.Count = n
+	if w.Abandoned > 0 {
+		c.Why = fmt.Sprintf("%d abandoned excluded", w.Abandoned)
+	}
+	if n <= 0 {
+		c.Value, c.Why = NotMeasured, "no request completed"
+		return
+	}
+	c.Observed = rate
+	c.Value = Pass
+	if c.Observed > c.Limit {
+		c.Value = Fail
+	}
+}
+
+// unusable returns why r cannot be judged, or nil: what the result says of
+// itself, the record invariants of rule 3 (result.Result.Check), latency
+// summaries that do not count the successes, and a missing judged phase.
+func unusable(r *result.Result) []string {
+	if r == nil {
+		return []string{"no result"}
+	}
+	var rs []string
+	add := func(s string) {
+		for _, x := range rs {
+			if x == s {
+				return
+			}
+		}
+		rs = append(rs, s)
+	}
+	if !r.Usable {
+		if len(r.Unusable) == 0 {
+			add("the result is marked unusable")
+		}
+		for _, s := range r.Unusable {
+			add(s)
+		}
+	}
+	for _, s := range r.Check() {
+		add(s)
+	}
+	judged := false
+	for _, p := range r.Phases {
+		judged = judged || p.Judged
+		for _, w := range p.Workloads {
+			if w.LatencyMS.Count != w.Succeeded {
+				add(fmt.Sprintf("%s/%s: latency summary counts %d samples for %d successes", p.Name, w.Name, w.LatencyMS.Count, w.Succeeded))
+			}
+		}
+	}
+	if !judged {
+		add("no judged phase in the result")
+	}
+	return rs
+}
