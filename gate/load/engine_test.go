@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -365,5 +366,49 @@ workloads: [{name: a, share: 1, http: {path: "/?token=${T}"}}]
 	}
 	if strings.Contains(b.String(), "zzsecretzz") {
 		t.Errorf("result.json holds the secret value")
+	}
+}
+
+// http_version: "2" speaks HTTP/2: h2c with prior knowledge to an http
+// target, ALPN h2 to an https one.
+func TestHTTP2(t *testing.T) {
+	var protos sync.Map
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protos.Store(r.Proto, true)
+	})
+	h2c := httptest.NewUnstartedServer(h)
+	h2c.Config.Protocols = new(http.Protocols)
+	h2c.Config.Protocols.SetHTTP1(true)
+	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
+	h2c.Start()
+	defer h2c.Close()
+	tlsSrv := httptest.NewUnstartedServer(h)
+	tlsSrv.EnableHTTP2 = true
+	tlsSrv.StartTLS()
+	defer tlsSrv.Close()
+
+	sc := mustScenario(t, `
+name: h2
+http_version: "2"
+phases: [{name: sustain, rate: 50, duration: 200ms}]
+workloads: [{name: a, share: 1, http: {path: /}}]
+`)
+	for _, base := range []string{h2c.URL, tlsSrv.URL} {
+		protos.Clear()
+		u, _ := urlParse(base)
+		res, err := load.Run(context.Background(), load.Config{Scenario: sc, Target: load.Target{URL: u, Insecure: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertEveryRequestRecorded(t, res)
+		if ok, _, _ := totals(res); ok != res.Offered {
+			t.Errorf("%s: ok %d of %d; failures %v", base, ok, res.Offered, failures(res))
+		}
+		protos.Range(func(k, _ any) bool {
+			if k != "HTTP/2.0" {
+				t.Errorf("%s: server saw %v, want only HTTP/2.0", base, k)
+			}
+			return true
+		})
 	}
 }

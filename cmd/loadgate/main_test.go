@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+func code(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 2
+}
+
+func writeScenario(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "load.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const okScenario = `
+name: cli
+phases: [{name: sustain, rate: 50, duration: 300ms}]
+workloads:
+  - {name: a, share: 1, http: {path: /}, thresholds: {p99: %s}}
+`
+
+func TestRunExitCodes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(2 * time.Millisecond)
+	}))
+	defer srv.Close()
+	cases := []struct {
+		name     string
+		scenario string
+		args     []string
+		want     int
+		stderr   string // a fragment the error must hold
+	}{
+		{"pass", strings.Replace(okScenario, "%s", "5s", 1), nil, 0, ""},
+		{"threshold broken", strings.Replace(okScenario, "%s", "1ms", 1), nil, 1, "verdict: fail"},
+		{"not loopback", strings.Replace(okScenario, "%s", "5s", 1), []string{"--target", "http://10.1.2.3:80"}, 2, "not a loopback address"},
+		{"bad scheme", strings.Replace(okScenario, "%s", "5s", 1), []string{"--target", "ftp://127.0.0.1/"}, 2, "scheme must be http or https"},
+		{"unknown key", "name: x\nphases: [{name: sustain, rate: 1, duration: 1s}]\nworkloads: [{name: a, htpp: {path: /}}]\n", nil, 2, "load.yaml:3: workloads[0].htpp: unknown field"},
+		{"ceiling", "name: x\nceilings: {rate: 10}\nphases: [{name: sustain, rate: 11, duration: 1s}]\nworkloads: [{name: a, http: {path: /}}]\n", nil, 2, "above ceilings.rate 10"},
+		{"missing env", "name: x\nphases: [{name: sustain, rate: 1, duration: 1s}]\nworkloads: [{name: a, http: {path: /, headers: {X: '${LOADGATE_TEST_UNSET_VAR}'}}}]\n", nil, 2, "LOADGATE_TEST_UNSET_VAR is not set"},
+		{"bad scale", strings.Replace(okScenario, "%s", "5s", 1), []string{"--scale", "2"}, 2, "scale"},
+		{"unknown flag", strings.Replace(okScenario, "%s", "5s", 1), []string{"--nope"}, 2, "flag provided but not defined"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--scenario", writeScenario(t, c.scenario), "--target", srv.URL, "--out", out}, c.args...)
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), args, &stdout, &stderr)
+			if got := code(err); got != c.want {
+				t.Fatalf("exit %d, want %d; err %v; stderr %s", got, c.want, err, stderr.String())
+			}
+			msg := stderr.String()
+			if err != nil {
+				msg += err.Error()
+			}
+			if !strings.Contains(msg, c.stderr) {
+				t.Errorf("message %q does not say %q", msg, c.stderr)
+			}
+			if c.want <= 1 {
+				for _, f := range []string{"result.json", "report.md", "verdict.json", "snapshots.jsonl"} {
+					if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+						t.Errorf("%s not written: %v", f, err)
+					}
+				}
+				if !strings.Contains(stdout.String(), "verdict") {
+					t.Errorf("no verdict printed:\n%s", stdout.String())
+				}
+			}
+		})
+	}
+}
+
+// A run interrupted by a signal (the context) still writes a result that
+// balances, says it is interrupted, and exits 3.
+func TestRunInterrupted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "out")
+	sc := writeScenario(t, "name: x\nphases: [{name: sustain, rate: 100, duration: 60s}]\nworkloads: [{name: a, http: {path: /}}]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"run", "--scenario", sc, "--target", srv.URL, "--out", out}, &stdout, &stderr)
+	if got := code(err); got != 3 {
+		t.Fatalf("exit %d, want 3 (unusable); err %v", got, err)
+	}
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Usable || res.Offered != res.Recorded || res.Offered == 0 {
+		t.Errorf("interrupted %v usable %v offered %d recorded %d", res.Interrupted, res.Usable, res.Offered, res.Recorded)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), "INTERRUPTED") {
+		t.Errorf("report.md does not say the run was interrupted")
+	}
+}
+
+func TestUsage(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if got := code(run(context.Background(), nil, &stdout, &stderr)); got != 2 {
+		t.Errorf("no arguments: exit %d, want 2", got)
+	}
+	if !strings.Contains(stderr.String(), "Examples:") {
+		t.Errorf("usage has no examples")
+	}
+	if got := code(run(context.Background(), []string{"frobnicate"}, &stdout, &stderr)); got != 2 {
+		t.Errorf("unknown command: exit %d, want 2", got)
+	}
+	stderr.Reset()
+	if got := code(run(context.Background(), []string{"run", "-h"}, &stdout, &stderr)); got != 0 {
+		t.Errorf("run -h: exit %d, want 0", got)
+	}
+	if !strings.Contains(stderr.String(), "--target") && !strings.Contains(stderr.String(), "-target") {
+		t.Errorf("run -h does not list its flags:\n%s", stderr.String())
+	}
+}
+
+func TestReportCommand(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "out")
+	sc := writeScenario(t, strings.Replace(okScenario, "%s", "5s", 1))
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"run", "--scenario", sc, "--target", srv.URL, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	stdout.Reset()
+	if err := run(context.Background(), []string{"report", "--format", "markdown", filepath.Join(out, "result.json")}, &stdout, &stderr); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if stdout.String() != string(md) {
+		t.Errorf("report --format markdown differs from report.md")
+	}
+	if got := code(run(context.Background(), []string{"report", filepath.Join(out, "missing.json")}, &stdout, &stderr)); got != 2 {
+		t.Errorf("report of a missing file: exit %d, want 2", got)
+	}
+}
