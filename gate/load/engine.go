@@ -55,18 +55,11 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mix: %w", err)
 	}
-	tr := newTransport(sc, cfg.Target)
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse // a redirect is a response like any other; never follow it elsewhere
-	}}
-	ops := make([]*httpOp, len(sc.Workloads))
-	for i, w := range sc.Workloads {
-		if w.HTTP == nil {
-			return nil, fmt.Errorf("workload %s: no operation", w.Name)
-		}
-		ops[i] = newHTTPOp(client, cfg.Target, w, cfg.Env)
+	ops, closeOps, err := newOperations(sc, cfg)
+	if err != nil {
+		return nil, err
 	}
+	defer closeOps()
 	every := cfg.SnapshotEvery
 	if every <= 0 {
 		every = time.Second
@@ -97,7 +90,9 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	finishedAt := time.Now()
 	close(stopSnaps)
 	<-snapDone
-	e.wg.Wait() // goroutines return promptly once reqCtx is cancelled
+	// Requests still in flight were recorded as abandoned; their goroutines
+	// end at their deadline (or at once on net/http, whose requests see
+	// reqCtx cancelled) and their completions are dropped by the recorder.
 
 	res := e.result(startedAt, finishedAt)
 	res.Interrupted = interrupted
@@ -112,11 +107,37 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	return res, nil
 }
 
+// newOperations builds one operation per workload: fasthttp for HTTP/1.1,
+// net/http for HTTP/2. closeOps releases idle connections.
+func newOperations(sc *scenario.Scenario, cfg Config) (ops []operation, closeOps func(), err error) {
+	ops = make([]operation, len(sc.Workloads))
+	for _, w := range sc.Workloads {
+		if w.HTTP == nil {
+			return nil, nil, fmt.Errorf("workload %s: no operation", w.Name)
+		}
+	}
+	if sc.HTTPVersion != "2" {
+		hc := newFastClient(sc, cfg.Target)
+		for i, w := range sc.Workloads {
+			ops[i] = newFastOp(hc, cfg.Target, w, cfg.Env, sc.Timeout)
+		}
+		return ops, hc.CloseIdleConnections, nil
+	}
+	tr := newTransport(sc, cfg.Target)
+	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse // a redirect is a response like any other; never follow it elsewhere
+	}}
+	for i, w := range sc.Workloads {
+		ops[i] = newHTTPOp(client, cfg.Target, w, cfg.Env, sc.Timeout)
+	}
+	return ops, tr.CloseIdleConnections, nil
+}
+
 type engine struct {
 	cfg    Config
 	sched  *Schedule
 	mix    *Mix
-	ops    []*httpOp
+	ops    []operation
 	rec    *recorder
 	sem    chan struct{}
 	seq    []int64 // per-workload sequence number, {n}
@@ -131,14 +152,12 @@ func (e *engine) clock() time.Duration { return time.Since(e.start) }
 // dispatch sends every request of the schedule at its due time. It returns
 // true when ctx was cancelled before the schedule ended.
 func (e *engine) dispatch(ctx context.Context) (interrupted bool) {
-	sc := e.cfg.Scenario
-	timeout := sc.Timeout
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	wait := newWaiter(e.clock)
+	defer wait.close()
 	n := e.sched.Len()
 	for i := int64(0); i < n; i++ {
 		due, seg := e.sched.Due(i)
-		if err := waitUntil(ctx, e.clock, due, timer); err != nil {
+		if err := wait.until(ctx, due); err != nil {
 			return true
 		}
 		if ctx.Err() != nil {
@@ -167,16 +186,14 @@ func (e *engine) dispatch(ctx context.Context) (interrupted bool) {
 		e.rec.dispatched(seg, w, sent-due)
 		e.done = due
 		e.wg.Add(1)
-		go e.send(seg, w, k, due, sent, timeout)
+		go e.send(seg, w, k, due, sent)
 	}
 	return false
 }
 
-func (e *engine) send(seg, w int, k int64, due, sent, timeout time.Duration) {
+func (e *engine) send(seg, w int, k int64, due, sent time.Duration) {
 	defer e.wg.Done()
-	ctx, cancel := context.WithTimeout(e.reqCtx, timeout)
-	class := e.ops[w].do(ctx, k)
-	cancel()
+	class := e.ops[w].do(e.reqCtx, k)
 	done := e.clock()
 	e.rec.completed(seg, w, class, due, sent, done, e.sched.SegmentAt(done))
 	<-e.sem

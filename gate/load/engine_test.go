@@ -188,10 +188,18 @@ func TestEveryRequestRecordedUnderFaults(t *testing.T) {
 		switch {
 		case i%5 == 0:
 			time.Sleep(300 * time.Millisecond) // past the 100 ms timeout
-		case i%7 == 0:
+		case i%7 == 0: // RST before any byte of the response
 			hj, _ := w.(http.Hijacker)
 			c, _, _ := hj.Hijack()
-			c.(*net.TCPConn).SetLinger(0) // RST, not FIN
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close()
+			return
+		case i%13 == 0: // RST in the middle of the response headers
+			hj, _ := w.(http.Hijacker)
+			c, _, _ := hj.Hijack()
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Le"))
+			time.Sleep(time.Millisecond)
+			c.(*net.TCPConn).SetLinger(0)
 			c.Close()
 			return
 		case i%11 == 0:
@@ -220,7 +228,7 @@ workloads:
 	res := runAgainst(t, context.Background(), sc, srv.URL)
 	assertEveryRequestRecorded(t, res)
 	f := failures(res)
-	for _, class := range []string{"timeout", "reset", "status 503", "refused"} {
+	for _, class := range []string{"timeout", "closed", "reset", "status 503", "refused"} {
 		if f[class] == 0 {
 			t.Errorf("no failure of class %q recorded; classes: %v", class, f)
 		}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -102,6 +101,7 @@ type httpOp struct {
 	hasBody bool
 	header  http.Header // shared, never written after construction
 	host    string
+	timeout time.Duration
 	expect  [600]bool
 }
 
@@ -136,24 +136,22 @@ func newTransport(sc *scenario.Scenario, t Target) *http.Transport {
 	return tr
 }
 
-func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[string]string) *httpOp {
+func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[string]string, timeout time.Duration) *httpOp {
 	h := w.HTTP
 	op := &httpOp{
-		client: client,
+		client:  client,
+		timeout: timeout,
 		method: h.Method,
 		base:   strings.TrimSuffix(t.URL.Scheme+"://"+t.URL.Host+t.URL.Path, "/"),
 		header: make(http.Header, len(h.Headers)),
 	}
-	expand := func(s string) string {
-		return os.Expand(s, func(k string) string { return env[k] })
-	}
-	op.path = compileTemplate(expandEnvRefs(h.Path, expand), h.Vars)
+	op.path = compileTemplate(scenario.ExpandEnv(h.Path, env), h.Vars)
 	if h.Body != "" {
-		op.body = compileTemplate(expandEnvRefs(h.Body, expand), h.Vars)
+		op.body = compileTemplate(scenario.ExpandEnv(h.Body, env), h.Vars)
 		op.hasBody = true
 	}
 	for k, v := range h.Headers {
-		v = expandEnvRefs(v, expand)
+		v = scenario.ExpandEnv(v, env)
 		if strings.EqualFold(k, "Host") {
 			op.host = v
 			continue
@@ -168,33 +166,11 @@ func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[strin
 	return op
 }
 
-// expandEnvRefs replaces ${NAME} references only (a bare $ is kept: paths and
-// bodies may contain dollar signs).
-func expandEnvRefs(s string, expand func(string) string) string {
-	if !strings.Contains(s, "${") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(expand("${" + s[i+2:i+j] + "}"))
-		s = s[i+j+1:]
-	}
-}
-
 // do sends the k-th request of the workload and classifies the outcome:
-// class "" is a success.
+// class "" is a success. ctx is the run's; the timeout runs from now.
 func (op *httpOp) do(ctx context.Context, k int64) string {
+	ctx, cancel := context.WithTimeout(ctx, op.timeout)
+	defer cancel()
 	var b strings.Builder
 	b.WriteString(op.base)
 	op.path.render(&b, k)
@@ -251,6 +227,7 @@ const (
 	ClassRefused  = "refused"
 	ClassReset    = "reset"
 	ClassEOF      = "eof"
+	ClassClosed   = "closed" // closed or reset before the first response byte
 	ClassTLS      = "tls"
 	ClassDNS      = "dns"
 	ClassCanceled = "canceled"

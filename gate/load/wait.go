@@ -2,40 +2,88 @@ package load
 
 import (
 	"context"
+	"os"
+	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // The Go runtime's timers wake about 1 ms late on an idle Linux machine
-// (netpoll waits in whole milliseconds), which would make every request at
-// rates above 1 000 req/s late by up to 1 ms. Long waits therefore sleep on a
-// runtime timer until coarseSlack before the due time, and the remainder is
-// slept with nanosleep(2), which overshoots by tens of microseconds.
+// (netpoll waits in whole milliseconds), which would make most requests at
+// rates above 1 000 req/s late by up to 1 ms. nanosleep(2) is precise but
+// holds the dispatcher's P in a syscall, so completions could not be
+// processed while it sleeps.
+//
+// waiter therefore sleeps on a runtime timer until coarseSlack before the
+// due time (cancellable), and the rest on a timerfd read through the runtime
+// poller: the dispatcher parks, its P runs other goroutines (the requests),
+// and the poller wakes it when the timerfd fires, tens of microseconds after
+// the due time. A wait shorter than spinFloor yields instead of sleeping.
+//
+// A waiter belongs to the dispatcher goroutine: not safe for concurrent use.
+type waiter struct {
+	clock func() time.Duration
+	timer *time.Timer
+	tfd   *os.File // nil where timerfd is unavailable: nanosleep then
+	fd    int
+	buf   [8]byte
+}
+
 const (
 	coarseSlack = 2 * time.Millisecond
-	// spinFloor: a wait shorter than this is not slept at all; the request
-	// goes out at once (still far inside late_after).
-	spinFloor = 20 * time.Microsecond
+	spinFloor   = 30 * time.Microsecond
 )
 
-// waitUntil blocks until clock() >= due or ctx is done. It returns ctx.Err()
-// when cancelled during the coarse part of the wait.
-func waitUntil(ctx context.Context, clock func() time.Duration, due time.Duration, timer *time.Timer) error {
-	d := due - clock()
+func newWaiter(clock func() time.Duration) *waiter {
+	w := &waiter{clock: clock, timer: time.NewTimer(time.Hour), fd: -1}
+	w.timer.Stop()
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err == nil {
+		w.fd = fd
+		w.tfd = os.NewFile(uintptr(fd), "timerfd") // non-blocking: read through the poller
+	}
+	return w
+}
+
+func (w *waiter) close() {
+	w.timer.Stop()
+	if w.tfd != nil {
+		w.tfd.Close()
+	}
+}
+
+// until blocks until clock() >= due or ctx is done; it returns ctx.Err() when
+// cancelled during the coarse part of the wait.
+func (w *waiter) until(ctx context.Context, due time.Duration) error {
+	d := due - w.clock()
 	if d > coarseSlack {
-		timer.Reset(d - coarseSlack)
+		w.timer.Reset(d - coarseSlack)
 		select {
 		case <-ctx.Done():
-			timer.Stop() // Go ≥ 1.23: no stale value is left in timer.C
+			w.timer.Stop() // Go ≥ 1.23: no stale value is left in timer.C
 			return ctx.Err()
-		case <-timer.C:
+		case <-w.timer.C:
 		}
-		d = due - clock()
+		d = due - w.clock()
 	}
-	if d > spinFloor {
-		ts := unix.NsecToTimespec(int64(d))
-		for {
+	switch {
+	case d <= 0:
+	case d <= spinFloor:
+		for w.clock() < due {
+			runtime.Gosched()
+		}
+	case w.tfd != nil:
+		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+		if unix.TimerfdSettime(w.fd, 0, &spec, nil) == nil {
+			if _, err := w.tfd.Read(w.buf[:]); err == nil {
+				return nil
+			}
+		}
+		fallthrough
+	default:
+		ts := unix.NsecToTimespec(int64(due - w.clock()))
+		for ts.Nano() > 0 {
 			if err := unix.Nanosleep(&ts, &ts); err != unix.EINTR {
 				break
 			}
