@@ -24,14 +24,25 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-const runHelp = `Usage: loadgate run --scenario FILE --target URL [--out DIR] [flags]
+const runHelp = `Usage: loadgate run --scenario FILE [--target URL | --target SERVICE:PORT] [--out DIR] [flags]
 
-Runs the named load in FILE against URL (a loopback address: 127.0.0.0/8 or
-::1), writes DIR/result.json, DIR/snapshots.jsonl, DIR/report.md and
-DIR/verdict.json, prints a report and judges the scenario's thresholds.
+Runs the named load in FILE and judges the scenario's thresholds. Writes
+DIR/result.json, DIR/report.md, DIR/verdict.json and DIR/snapshots.jsonl,
+and prints a report.
+
+Two modes:
+  plain   --target is a loopback URL (127.0.0.0/8 or ::1): the load goes there.
+  stack   the scenario has a stack: section (or --compose is given): loadgate
+          brings the Compose stack up on its own cores (--stack-cpus), pins
+          itself to the others (--load-cpus), sends the load to the target
+          service's container address, samples its CPU and memory
+          (DIR/stats.jsonl), saves its logs (DIR/logs/) and tears it down, also
+          on failure, SIGINT and SIGTERM.
 
 Examples:
   loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --out out/api
+  loadgate run --scenario examples/demo/scenario.yaml --out out/demo
+  loadgate run --scenario load.yaml --compose compose.yaml --target api:8080 --stack-cpus 0 --load-cpus 1
   loadgate run --scenario load.yaml --target http://localhost:8080 --scale 0.1
 
 Flags:
@@ -42,21 +53,30 @@ type runFlags struct {
 	scale                 float64
 	insecure              bool
 	progress              string
-	loadCPUs              string
 	cpuProfile            string
+	stack                 stackFlags
+}
+
+func addStackFlags(fs *flag.FlagSet, f *stackFlags) {
+	fs.Var(&f.compose, "compose", "compose `file` (repeatable; default: the scenario's stack.compose)")
+	fs.StringVar(&f.stackCPUs, "stack-cpus", "", "cpu `list` for every service of the stack (default: the first half of this machine's)")
+	fs.StringVar(&f.loadCPUs, "load-cpus", "", "cpu `list` the generator is pinned to (default with a stack: the other half); GOMAXPROCS follows")
+	fs.BoolVar(&f.allowOverlap, "allow-overlap", false, "allow the stack's and the generator's cpus to overlap (the report says so)")
+	fs.DurationVar(&f.readyTimeout, "ready-timeout", 2*time.Minute, "how long the stack may take to be healthy")
+	fs.DurationVar(&f.statsEvery, "stats-interval", time.Second, "stack stats sampling `interval`")
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.scenario, "scenario", "", "the scenario `file` (YAML)")
-	fs.StringVar(&f.target, "target", "", "base `URL` of the service under load (loopback only)")
+	fs.StringVar(&f.target, "target", "", "loopback base `URL`, or service:port of the stack (default: the scenario's stack.target)")
 	fs.StringVar(&f.out, "out", "", "results `dir` (default loadgate-out/<scenario>-<time>)")
 	fs.Float64Var(&f.scale, "scale", 1, "shorten every phase and the warm-up by this `factor` in (0,1]; nothing else changes")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification (self-signed loopback servers)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), always, never")
-	fs.StringVar(&f.loadCPUs, "load-cpus", "", "pin the generator to this cpu `list` (e.g. 1 or 2-3); GOMAXPROCS follows")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to `file` (for make bench)")
+	addStackFlags(fs, &f.stack)
 	fs.Usage = func() { fmt.Fprint(stderr, runHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -64,34 +84,51 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if f.scenario == "" {
 		return usageErr("run: --scenario is required (see loadgate run -h)")
 	}
-	if f.target == "" {
-		return usageErr("run: --target is required: a loopback URL such as http://127.0.0.1:8080")
-	}
 	switch f.progress {
 	case "auto", "always", "never":
 	default:
 		return usageErr("run: --progress must be auto, always or never, not %q", f.progress)
 	}
-
 	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale})
 	if err != nil {
 		return usageErr("%w", err)
-	}
-	target, err := loopbackTarget(ctx, f.target)
-	if err != nil {
-		return usageErr("run: %w", err)
 	}
 	env, err := sc.ResolveEnv(os.LookupEnv)
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	var loadSet pin.Set
-	if f.loadCPUs != "" {
-		if loadSet, err = pin.Parse(f.loadCPUs); err != nil {
-			return usageErr("run: --load-cpus %q: %w", f.loadCPUs, err)
+	files := composeFiles(sc, f.stack)
+	plain := strings.Contains(f.target, "://")
+	switch {
+	case plain && len(f.stack.compose) > 0:
+		return usageErr("run: --target %s is a URL, but --compose asks for a stack: give the stack's service:port as --target", f.target)
+	case plain:
+		files = nil // the scenario's stack is not started when a URL is given
+	case len(files) == 0 && f.target == "":
+		return usageErr("run: --target is required: a loopback URL such as http://127.0.0.1:8080 (the scenario has no stack: section)")
+	case len(files) == 0:
+		return usageErr("run: --target %q is not a URL, and there is no stack (no stack: section, no --compose) it could be a service of", f.target)
+	}
+	target := f.target
+	if !plain && target == "" {
+		if sc.Stack == nil || sc.Stack.Target == "" {
+			return usageErr("run: --target service:port is required: the scenario's stack: names no target")
 		}
-		if err := pin.PinProcess(loadSet); err != nil {
-			return usageErr("run: --load-cpus: %w", err)
+		target = sc.Stack.Target
+	}
+	var loadSet pin.Set
+	var targetURL *url.URL
+	if plain {
+		if targetURL, err = loopbackTarget(ctx, target); err != nil {
+			return usageErr("run: %w", err)
+		}
+		if f.stack.loadCPUs != "" {
+			if loadSet, err = pin.Parse(f.stack.loadCPUs); err != nil {
+				return usageErr("run: --load-cpus %q: %w", f.stack.loadCPUs, err)
+			}
+			if err := pin.PinProcess(loadSet); err != nil {
+				return usageErr("run: --load-cpus: %w", err)
+			}
 		}
 	}
 	out := f.out
@@ -101,12 +138,59 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return usageErr("run: results dir: %w", err)
 	}
+
+	started := time.Now()
+	var sr *stackRun
+	if !plain {
+		if sr, err = upStack(ctx, files, target, out, "run", f.stack, stderr); err != nil {
+			return err
+		}
+		targetURL = &url.URL{Scheme: "http", Host: sr.addr}
+		defer func() {
+			if sr != nil { // not torn down yet: an early return
+				sr.down(stderr)
+			}
+		}()
+		if err := sr.sample(ctx, out, f.stack.statsEvery); err != nil {
+			return &exitError{code: exitUnusable, err: fmt.Errorf("run: stats: %w", err)}
+		}
+	}
+	res, err := runLoad(ctx, sc, env, targetURL, out, f, stderr)
+	if err != nil {
+		return err
+	}
+	fillMachine(res)
+	if sr != nil {
+		res.Target = target + " (" + targetURL.Host + ")"
+		if ferr := sr.finish(res); ferr != nil {
+			fmt.Fprintf(stderr, "loadgate: warning: stats.jsonl: %v\n", ferr)
+		}
+		firstRequest := res.StartedAt.Sub(started)
+		_, derr := sr.down(stderr)
+		sr = nil
+		teardown := time.Since(res.FinishedAt)
+		res.Stack.UpS = firstRequest.Seconds()
+		res.Stack.TeardownS = teardown.Seconds()
+		fmt.Fprintf(stderr, "loadgate: start to first request %s; last request to clean teardown %s\n",
+			firstRequest.Round(time.Millisecond), teardown.Round(time.Millisecond))
+		if derr != nil {
+			res.Usable = false
+			res.Unusable = append(res.Unusable, fmt.Sprintf("the stack was not torn down cleanly: %v", derr))
+		}
+	} else {
+		res.Topology.TargetPath = "loopback"
+		res.Topology.Pinned, res.Topology.PinnedReason = generatorPinning(loadSet)
+	}
+	return finish(out, res, stdout, stderr)
+}
+
+// runLoad sends the load and writes snapshots.jsonl.
+func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, target *url.URL, out string, f runFlags, stderr io.Writer) (*result.Result, error) {
 	snapF, err := os.Create(filepath.Join(out, "snapshots.jsonl"))
 	if err != nil {
-		return usageErr("run: %w", err)
+		return nil, usageErr("run: %w", err)
 	}
 	snapW := bufio.NewWriter(snapF)
-
 	cfg := load.Config{
 		Scenario:  sc,
 		Target:    load.Target{URL: target, Insecure: f.insecure},
@@ -117,10 +201,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cfg.Progress = pl.update
 	fmt.Fprintf(stderr, "loadgate: %s (%s) → %s for %s, results in %s\n",
 		sc.Name, shortHash(sc.Hash), target.Redacted(), sc.TotalDuration().Round(time.Millisecond), out)
-
 	stopProfile, err := startCPUProfile(f.cpuProfile)
 	if err != nil {
-		return usageErr("run: --cpuprofile: %w", err)
+		return nil, usageErr("run: --cpuprofile: %w", err)
 	}
 	res, err := load.Run(ctx, cfg)
 	stopProfile()
@@ -129,12 +212,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stderr, "loadgate: warning: snapshots.jsonl: %v\n", ferr)
 	}
 	if err != nil {
-		return &exitError{code: exitUnusable, err: fmt.Errorf("run: %w", err)}
+		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("run: %w", err)}
 	}
-	fillMachine(res)
-	res.Topology.TargetPath = "loopback"
-	res.Topology.Pinned, res.Topology.PinnedReason = generatorPinning(loadSet)
-	return finish(out, res, stdout, stderr)
+	return res, nil
 }
 
 func startCPUProfile(path string) (stop func(), err error) {

@@ -141,9 +141,9 @@ func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[strin
 	op := &httpOp{
 		client:  client,
 		timeout: timeout,
-		method: h.Method,
-		base:   strings.TrimSuffix(t.URL.Scheme+"://"+t.URL.Host+t.URL.Path, "/"),
-		header: make(http.Header, len(h.Headers)),
+		method:  h.Method,
+		base:    strings.TrimSuffix(t.URL.Scheme+"://"+t.URL.Host+t.URL.Path, "/"),
+		header:  make(http.Header, len(h.Headers)),
 	}
 	op.path = compileTemplate(scenario.ExpandEnv(h.Path, env), h.Vars)
 	if h.Body != "" {

@@ -136,7 +136,9 @@ type Throughput struct {
 
 // Stack is the stack's resource use, when a stack ran.
 type Stack struct {
-	Services []Service `json:"services"`
+	Services  []Service `json:"services"`
+	UpS       float64   `json:"up_s,omitempty"`       // from the command's start to the first request (sweep, build, up, ready)
+	TeardownS float64   `json:"teardown_s,omitempty"` // from the end of the run to a clean teardown (logs saved, everything removed)
 }
 
 // Service is one service's CPU and memory over the measured phases.

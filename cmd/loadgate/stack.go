@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// stackFlags are the flags of every command that brings a stack up.
+type stackFlags struct {
+	compose      multiFlag
+	stackCPUs    string
+	loadCPUs     string
+	allowOverlap bool
+	readyTimeout time.Duration
+	statsEvery   time.Duration
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// cpuPlan is the stack's and the generator's cpusets.
+type cpuPlan struct {
+	stack, load pin.Set
+	overlap     bool
+}
+
+// planCPUs applies the defaults (stack on the first half of this process's
+// CPUs, load on the rest) and refuses overlapping sets unless allowed.
+func planCPUs(f stackFlags) (cpuPlan, error) {
+	all, err := pin.Available()
+	if err != nil {
+		return cpuPlan{}, fmt.Errorf("reading this process's CPUs: %w", err)
+	}
+	stack, load := pin.Split(all)
+	if f.stackCPUs != "" {
+		if stack, err = pin.Parse(f.stackCPUs); err != nil {
+			return cpuPlan{}, fmt.Errorf("--stack-cpus %q: %w", f.stackCPUs, err)
+		}
+	}
+	if f.loadCPUs != "" {
+		if load, err = pin.Parse(f.loadCPUs); err != nil {
+			return cpuPlan{}, fmt.Errorf("--load-cpus %q: %w", f.loadCPUs, err)
+		}
+	}
+	if !load.SubsetOf(all) {
+		return cpuPlan{}, fmt.Errorf("--load-cpus %s: not all of them are available to this process (%s)", load, all)
+	}
+	p := cpuPlan{stack: stack, load: load, overlap: pin.Overlaps(stack, load)}
+	if p.overlap && !f.allowOverlap {
+		return p, fmt.Errorf("the stack's cpus %s and the generator's %s overlap: they would compete and the numbers would describe neither; choose disjoint sets or pass --allow-overlap", stack, load)
+	}
+	return p, nil
+}
+
+// composeFiles are --compose files when given, else the scenario's.
+func composeFiles(sc *scenario.Scenario, f stackFlags) []string {
+	if len(f.compose) > 0 {
+		return f.compose
+	}
+	if sc.Stack != nil {
+		return sc.Stack.Compose
+	}
+	return nil
+}
+
+// stackRun is a stack brought up for one run: up, target, sampler, down.
+type stackRun struct {
+	stack    *compose.Stack
+	plan     cpuPlan
+	addr     string
+	path     string
+	stopStat func() []result.Service
+	statsF   *os.File
+	statsW   *bufio.Writer
+	upTook   time.Duration
+}
+
+// upStack sweeps leftovers of earlier runs, pins the generator, brings the
+// stack up on its cpuset and resolves the target service:port.
+func upStack(ctx context.Context, files []string, target, out, side string, f stackFlags, stderr io.Writer) (*stackRun, error) {
+	plan, err := planCPUs(f)
+	if err != nil {
+		return nil, usageErr("%w", err)
+	}
+	if err := compose.Available(ctx); err != nil {
+		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("no Docker engine: %w", err)}
+	}
+	if n, err := compose.Sweep(ctx); err != nil {
+		fmt.Fprintf(stderr, "loadgate: warning: sweeping leftovers of earlier runs: %v\n", err)
+	} else if n > 0 {
+		fmt.Fprintf(stderr, "loadgate: removed %d leftover resource(s) of earlier runs\n", n)
+	}
+	if err := pin.PinProcess(plan.load); err != nil {
+		fmt.Fprintf(stderr, "loadgate: warning: the generator could not be pinned to %s: %v\n", plan.load, err)
+	}
+	t0 := time.Now()
+	st, err := compose.Up(ctx, compose.Options{
+		Files: files, Side: side, StackCPUs: plan.stack, OutDir: out,
+		ReadyTimeout: f.readyTimeout, Log: stderr,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &exitError{code: exitUnusable, err: fmt.Errorf("interrupted while the stack came up (torn down): %w", err)}
+		}
+		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("stack did not come up: %w", err)}
+	}
+	sr := &stackRun{stack: st, plan: plan, upTook: time.Since(t0)}
+	sr.addr, sr.path, err = st.Target(ctx, target)
+	if err != nil {
+		sr.down(stderr)
+		if errors.Is(err, compose.ErrTargetRefused) {
+			return nil, usageErr("%w", err)
+		}
+		return nil, &exitError{code: exitUnusable, err: err}
+	}
+	return sr, nil
+}
+
+// sample starts the stats sampler, writing OUT/stats.jsonl.
+func (sr *stackRun) sample(ctx context.Context, out string, every time.Duration) error {
+	f, err := os.Create(filepath.Join(out, "stats.jsonl"))
+	if err != nil {
+		return err
+	}
+	sr.statsF, sr.statsW = f, bufio.NewWriter(f)
+	sr.stopStat = sr.stack.Sample(context.WithoutCancel(ctx), every, sr.statsW)
+	return nil
+}
+
+// finish stops the sampler and fills the result's stack and topology.
+func (sr *stackRun) finish(res *result.Result) error {
+	var services []result.Service
+	if sr.stopStat != nil {
+		services = sr.stopStat()
+	}
+	var err error
+	if sr.statsF != nil {
+		err = errors.Join(sr.statsW.Flush(), sr.statsF.Close())
+	}
+	res.Stack = &result.Stack{Services: services}
+	stackCPUs, pinned, reason, overridden := sr.stack.Topology()
+	genPinned, genReason := generatorPinning(sr.plan.load)
+	res.Topology.StackCPUs = stackCPUs
+	res.Topology.CPUsetOverridden = overridden
+	res.Topology.TargetPath = sr.path
+	res.Topology.Pinned = pinned && genPinned && !sr.plan.overlap
+	var why []string
+	if reason != "" {
+		why = append(why, "stack: "+reason)
+	}
+	if !genPinned {
+		why = append(why, genReason)
+	}
+	if sr.plan.overlap {
+		why = append(why, fmt.Sprintf("stack cpus %s and load cpus %s overlap (--allow-overlap)", sr.plan.stack, sr.plan.load))
+	}
+	res.Topology.PinnedReason = strings.Join(why, "; ")
+	return err
+}
+
+// down tears the stack down with a fresh context (the run's may be
+// cancelled by a signal) and says how long it took.
+func (sr *stackRun) down(stderr io.Writer) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	err := sr.stack.Down(ctx)
+	sr.stack.Close()
+	return time.Since(t0), err
+}

@@ -1,0 +1,400 @@
+// Package compose owns loadgate's throwaway stack: it loads Compose files
+// with compose-go, pins every service to the stack's cpuset, builds, creates
+// and starts the project through the Docker Compose SDK
+// (github.com/docker/compose/v5), waits until it is ready, resolves the load
+// target on the project network, samples container stats, saves logs and
+// tears everything down.
+//
+// Concurrency contract: a *Stack's methods are safe for concurrent use.
+// Down may run while a sampler started by Sample is still running (samples
+// of removed containers are dropped; call the sampler's stop function to
+// collect its summary). Down is idempotent: once it succeeded, later calls
+// return nil at once; after a failed Down, calling it again retries.
+package compose
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/compose-spec/compose-go/v2/types"
+	"github.com/docker/cli/cli/command"
+	"github.com/docker/cli/cli/flags"
+	"github.com/docker/compose/v5/pkg/api"
+	composesdk "github.com/docker/compose/v5/pkg/compose"
+	"github.com/docker/docker/client"
+
+	"github.com/loadgate/loadgate/gate/pin"
+)
+
+// Labels put on every container, network, volume and built image.
+const (
+	LabelRun     = "io.loadgate.run"     // run id
+	LabelProject = "io.loadgate.project" // compose project name
+	LabelSide    = "io.loadgate.side"    // side ("base", "head", …), may be empty
+	LabelOwner   = "io.loadgate.owner"   // "<hostname>:<pid>" of the process that started the stack
+)
+
+// PathContainerNetwork is the target path when the load reaches the
+// container's IP on the project network (no docker-proxy).
+const (
+	PathContainerNetwork = "container-network"
+	PathPublishedPort    = "published-port"
+)
+
+// DefaultReadyTimeout applies when Options.ReadyTimeout is zero.
+const DefaultReadyTimeout = 2 * time.Minute
+
+// downTimeout bounds a teardown that Up performs itself after a failure.
+const downTimeout = 2 * time.Minute
+
+// ErrTargetRefused is wrapped by Target when the target is not a service
+// port of this stack.
+var ErrTargetRefused = errors.New("target refused")
+
+// Options says which stack to bring up and how.
+type Options struct {
+	Files        []string      // compose files, in override order; relative paths are relative to ProjectDir when set, else to the current directory
+	ProjectDir   string        // the project directory (relative paths, .env); default: the first file's directory
+	RunID        string        // default: random
+	Side         string        // e.g. "base" / "head"; may be empty
+	StackCPUs    pin.Set       // cpuset for every service; empty: no pinning (pinned=false)
+	Profiles     []string      // compose profiles to enable
+	EnvFiles     []string      // env files for interpolation (default: ProjectDir/.env when present)
+	OutDir       string        // logs go to OutDir/logs/<service>.log at Down; empty: logs are not saved
+	ReadyTimeout time.Duration // how long start + health may take; default DefaultReadyTimeout
+	Log          io.Writer     // progress lines (build output, lifecycle); nil: discarded
+}
+
+// Stack is a running throwaway project. See the package comment for its
+// concurrency contract.
+type Stack struct {
+	name    string
+	runID   string
+	opt     Options
+	project *types.Project
+	cli     command.Cli
+	svc     api.Compose
+	api     client.APIClient
+	log     io.Writer
+
+	stackCPUs  pin.Set
+	pinned     bool
+	reason     string
+	overridden bool
+	overrides  []string
+
+	mu   sync.Mutex // serializes Down and guards downed
+	down bool
+}
+
+// ProjectName is the throwaway project's name for a run id and side:
+// "loadgate-<run id>-<side>", normalized to what Compose accepts.
+func ProjectName(runID, side string) string {
+	n := "loadgate-" + runID
+	if side != "" {
+		n += "-" + side
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(n) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// NewRunID returns a short random run id.
+func NewRunID() string {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Name is the compose project name.
+func (s *Stack) Name() string { return s.name }
+
+// RunID is the run id the stack is labelled with.
+func (s *Stack) RunID() string { return s.runID }
+
+// Project is the loaded (and transformed) compose project. Do not mutate.
+func (s *Stack) Project() *types.Project { return s.project }
+
+// Services are the project's service names, sorted.
+func (s *Stack) Services() []string { return s.project.ServiceNames() }
+
+// Topology reports the stack's cpuset, whether pinning held on every
+// container (read back after start), why not (or what was overridden), and
+// whether a compose file's own cpuset was replaced.
+func (s *Stack) Topology() (stackCPUs string, pinned bool, reason string, overridden bool) {
+	reason = s.reason
+	if s.pinned && s.overridden {
+		reason = "overrode: " + strings.Join(s.overrides, "; ")
+	}
+	return s.stackCPUs.String(), s.pinned, reason, s.overridden
+}
+
+// Overrides lists, in words, what loadgate changed in the compose model
+// (cpusets replaced, published host ports made ephemeral).
+func (s *Stack) Overrides() []string { return append([]string(nil), s.overrides...) }
+
+func (s *Stack) logf(format string, args ...any) {
+	fmt.Fprintf(s.log, "compose: "+format+"\n", args...)
+}
+
+// newCLI makes a Docker CLI (honouring DOCKER_HOST, contexts and
+// ~/.docker/config.json) whose output goes to w.
+func newCLI(w io.Writer) (command.Cli, error) {
+	cli, err := command.NewDockerCli(command.WithCombinedStreams(w), command.WithInputStream(io.NopCloser(strings.NewReader(""))))
+	if err != nil {
+		return nil, fmt.Errorf("docker cli: %w", err)
+	}
+	if err := cli.Initialize(flags.NewClientOptions()); err != nil {
+		return nil, fmt.Errorf("docker cli: %w", err)
+	}
+	return cli, nil
+}
+
+// Available reports whether a Docker engine is reachable (nil) or why not.
+func Available(ctx context.Context) error {
+	cli, err := newCLI(io.Discard)
+	if err != nil {
+		return err
+	}
+	defer cli.Client().Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := cli.Client().Ping(ctx); err != nil {
+		return fmt.Errorf("docker engine not reachable: %w", err)
+	}
+	return nil
+}
+
+// Up loads the compose files, pins every service to opt.StackCPUs, builds
+// the images, creates and starts the project, waits until every service is
+// healthy (or running, without a healthcheck) and reads the pinning back.
+// On any failure after the engine was touched it saves the logs and tears
+// the project down (with a fresh context) before returning the error.
+func Up(ctx context.Context, opt Options) (*Stack, error) {
+	if opt.RunID == "" {
+		opt.RunID = NewRunID()
+	}
+	if opt.ReadyTimeout <= 0 {
+		opt.ReadyTimeout = DefaultReadyTimeout
+	}
+	logw := opt.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	if len(opt.Files) == 0 {
+		return nil, errors.New("compose: no compose file given")
+	}
+	files := make([]string, len(opt.Files))
+	for i, f := range opt.Files {
+		if !filepath.IsAbs(f) && opt.ProjectDir != "" {
+			f = filepath.Join(opt.ProjectDir, f)
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		files[i] = abs
+	}
+	opt.Files = files
+	if opt.ProjectDir == "" {
+		opt.ProjectDir = filepath.Dir(files[0])
+	}
+	dir, err := filepath.Abs(opt.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	opt.ProjectDir = dir
+	cli, err := newCLI(logw)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{
+		name:      ProjectName(opt.RunID, opt.Side),
+		runID:     opt.RunID,
+		opt:       opt,
+		cli:       cli,
+		api:       cli.Client(),
+		log:       logw,
+		stackCPUs: opt.StackCPUs,
+	}
+	s.svc, err = composesdk.NewComposeService(cli,
+		composesdk.WithEventProcessor(&progress{w: logw}),
+		composesdk.WithPrompt(composesdk.AlwaysOkPrompt()))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.load(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.preflightPinning(ctx); err != nil {
+		return nil, err
+	}
+	register(s.name)
+	if err := s.up(ctx); err != nil {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downTimeout)
+		defer cancel()
+		if derr := s.Down(dctx); derr != nil {
+			err = fmt.Errorf("%w (and teardown failed: %v)", err, derr)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Stack) up(ctx context.Context) error {
+	s.logf("project %s: building and creating %s", s.name, strings.Join(s.Services(), ", "))
+	if err := s.svc.Create(ctx, s.project, api.CreateOptions{
+		Build:         &api.BuildOptions{Out: s.log},
+		RemoveOrphans: true,
+		Recreate:      api.RecreateForce,
+	}); err != nil {
+		return fmt.Errorf("compose: create %s: %w", s.name, err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.opt.ReadyTimeout)
+	defer cancel()
+	start := time.Now()
+	if err := s.svc.Start(rctx, s.name, api.StartOptions{Project: s.project}); err != nil {
+		return s.explainStartFailure(ctx, rctx, err)
+	}
+	if err := s.waitReady(rctx); err != nil {
+		return err
+	}
+	s.logf("project %s ready in %s", s.name, time.Since(start).Round(time.Millisecond))
+	return s.verifyPinning(ctx)
+}
+
+// Down saves each service's logs to OutDir/logs/<service>.log, then removes
+// the project's containers, networks, volumes and built images, and finally
+// anything else still carrying this project's label. Pass a fresh context
+// (not one already cancelled by a signal).
+func (s *Stack) Down(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return nil
+	}
+	var errs []error
+	if err := s.saveLogs(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	timeout := 5 * time.Second
+	if err := s.svc.Down(ctx, s.name, api.DownOptions{
+		Project:       s.project,
+		RemoveOrphans: true,
+		Volumes:       true,
+		Images:        "local",
+		Timeout:       &timeout,
+	}); err != nil {
+		errs = append(errs, fmt.Errorf("compose down %s: %w", s.name, err))
+	}
+	// Whatever compose down missed (e.g. a half-created project).
+	n, err := removeLabelled(ctx, s.api, LabelProject+"="+s.name, func(map[string]string, time.Time) bool { return true })
+	if err != nil {
+		errs = append(errs, err)
+	} else if n > 0 {
+		s.logf("project %s: removed %d leftover resource(s) by label", s.name, n)
+	}
+	if len(errs) == 0 {
+		s.down = true
+		unregister(s.name)
+		s.logf("project %s down", s.name)
+	}
+	return errors.Join(errs...)
+}
+
+// Pause freezes every running container of the stack (cgroup freezer): it
+// takes no CPU until Unpause. (Done with the engine client: the SDK's
+// UnPause has a data race on its error variable in v5.0.2.)
+func (s *Stack) Pause(ctx context.Context) error {
+	return s.eachContainer(ctx, func(ctx context.Context, c ctr) error {
+		if c.state != "running" {
+			return nil
+		}
+		return s.api.ContainerPause(ctx, c.ID)
+	})
+}
+
+// Unpause resumes a paused stack.
+func (s *Stack) Unpause(ctx context.Context) error {
+	return s.eachContainer(ctx, func(ctx context.Context, c ctr) error {
+		if c.state != "paused" {
+			return nil
+		}
+		return s.api.ContainerUnpause(ctx, c.ID)
+	})
+}
+
+func (s *Stack) eachContainer(ctx context.Context, fn func(context.Context, ctr) error) error {
+	cs, err := s.containers(ctx, false)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(cs))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(ctx, c); err != nil {
+				errs[i] = fmt.Errorf("compose: %s: %w", c.name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Close releases the engine connection (after Down).
+func (s *Stack) Close() error { return s.api.Close() }
+
+// progress turns Compose SDK events into terse progress lines.
+type progress struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *progress) Start(context.Context, string) {}
+func (p *progress) Done(string, bool)             {}
+func (p *progress) On(events ...api.Resource) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range events {
+		if e.Status == api.Working {
+			continue
+		}
+		line := strings.TrimSpace(e.ID + " " + e.Text + " " + e.Details)
+		fmt.Fprintf(p.w, "compose: %s\n", line)
+	}
+}
+
+// live stacks of this process, which Sweep never removes.
+var (
+	liveMu sync.Mutex
+	live   = map[string]bool{}
+)
+
+func register(name string)   { liveMu.Lock(); live[name] = true; liveMu.Unlock() }
+func unregister(name string) { liveMu.Lock(); delete(live, name); liveMu.Unlock() }
+func isLive(name string) bool {
+	liveMu.Lock()
+	defer liveMu.Unlock()
+	return live[name]
+}
+
+func owner() string {
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", h, os.Getpid())
+}

@@ -1,0 +1,453 @@
+package compose_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/docker/docker/client"
+
+	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/pin"
+)
+
+// requireEngine skips (loudly) without a Docker engine, or fails under
+// LOADGATE_REQUIRE_DOCKER=1.
+func requireEngine(t *testing.T) {
+	t.Helper()
+	if err := compose.Available(context.Background()); err != nil {
+		msg := fmt.Sprintf("!!! NO DOCKER ENGINE: %v — stack tests NOT RUN (set LOADGATE_REQUIRE_DOCKER=1 to fail instead)", err)
+		if os.Getenv("LOADGATE_REQUIRE_DOCKER") == "1" {
+			t.Fatal(msg)
+		}
+		fmt.Fprintln(os.Stderr, msg)
+		t.Skip(msg)
+	}
+}
+
+var (
+	appOnce sync.Once
+	appBin  string
+	appErr  error
+)
+
+// stage copies testdata/<name> with the Dockerfile and a freshly built
+// static app binary into a temp dir: the build context.
+func stage(t *testing.T, name string) string {
+	t.Helper()
+	appOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "loadgate-app-")
+		if err != nil {
+			appErr = err
+			return
+		}
+		appBin = filepath.Join(dir, "app")
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", appBin, "./testdata/app")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			appErr = fmt.Errorf("build test app: %v\n%s", err, out)
+		}
+	})
+	if appErr != nil {
+		t.Fatal(appErr)
+	}
+	dst := t.TempDir()
+	copyFile(t, appBin, filepath.Join(dst, "app"), 0o755)
+	copyFile(t, "testdata/Dockerfile", filepath.Join(dst, "Dockerfile"), 0o644)
+	ents, err := os.ReadDir(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		copyFile(t, filepath.Join("testdata", name, e.Name()), filepath.Join(dst, e.Name()), 0o644)
+	}
+	return dst
+}
+
+func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// up brings a stack up and registers its teardown.
+func up(t *testing.T, opt compose.Options) (*compose.Stack, error) {
+	t.Helper()
+	if opt.Log == nil {
+		opt.Log = logWriter{t}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := compose.Up(ctx, opt)
+	if s != nil {
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := s.Down(ctx); err != nil {
+				t.Errorf("cleanup Down: %v", err)
+			}
+		})
+	}
+	return s, err
+}
+
+func engine(t *testing.T) client.APIClient {
+	t.Helper()
+	c, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// leftovers counts containers, networks and volumes carrying label.
+func leftovers(t *testing.T, c client.APIClient, label string) int {
+	t.Helper()
+	ctx := context.Background()
+	f := filters.NewArgs(filters.Arg("label", label))
+	cs, err := c.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := c.NetworkList(ctx, network.ListOptions{Filters: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := c.VolumeList(ctx, volume.ListOptions{Filters: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(cs) + len(ns) + len(vs.Volumes)
+}
+
+func stackCPUs(t *testing.T) pin.Set {
+	all, err := pin.Available()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := pin.Split(all)
+	return s
+}
+
+func TestStackLifecycle(t *testing.T) {
+	requireEngine(t)
+	dir := stage(t, "ok")
+	out := t.TempDir()
+	cpus := stackCPUs(t)
+	t.Setenv("FILE_CPUSET", "0-1") // the file's own cpuset, to be overridden
+	if cpus.String() == "0-1" {
+		t.Setenv("FILE_CPUSET", "0")
+	}
+	runID := compose.NewRunID()
+	s, err := up(t, compose.Options{
+		Files: []string{"compose.yaml", "more.yaml"}, ProjectDir: dir, RunID: runID, Side: "head",
+		StackCPUs: cpus, OutDir: out, ReadyTimeout: 60 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := engine(t)
+	if got, want := s.Name(), "loadgate-"+runID+"-head"; got != want {
+		t.Errorf("project name %q, want %q", got, want)
+	}
+	if got := strings.Join(s.Services(), ","); got != "web,worker" {
+		t.Errorf("services %q (profile extra must stay off)", got)
+	}
+
+	// Every container carries the labels and the stack cpuset.
+	cs, err := c.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", compose.LabelRun+"="+runID))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 {
+		t.Fatalf("%d labelled containers, want 2", len(cs))
+	}
+	for _, ct := range cs {
+		ins, err := c.ContainerInspect(context.Background(), ct.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ins.HostConfig.CpusetCpus != cpus.String() {
+			t.Errorf("%s: cpuset %q, want %q", ct.Names, ins.HostConfig.CpusetCpus, cpus)
+		}
+		if ins.Config.Labels[compose.LabelProject] != s.Name() {
+			t.Errorf("%s: labels %v", ct.Names, ins.Config.Labels)
+		}
+		if ct.Labels["com.docker.compose.service"] == "worker" {
+			env := strings.Join(ins.Config.Env, " ")
+			if !strings.Contains(env, "EXTENDED=yes") || !strings.Contains(env, "SECOND_FILE=yes") {
+				t.Errorf("worker env %v: extends or second file missing", ins.Config.Env)
+			}
+		}
+		if strings.Contains(ct.Labels["com.docker.compose.service"], "web") {
+			if !strings.Contains(strings.Join(ins.Config.Env, " "), "GREETING=hello-from-dotenv") {
+				t.Errorf("web env %v: .env interpolation missing", ins.Config.Env)
+			}
+		}
+	}
+	if n := leftovers(t, c, compose.LabelProject+"="+s.Name()); n < 4 { // 2 containers, network, volume
+		t.Errorf("only %d labelled resources", n)
+	}
+	gotCPUs, pinned, reason, overridden := s.Topology()
+	if gotCPUs != cpus.String() || !pinned || !overridden {
+		t.Errorf("Topology() = %q, %v, %q, %v", gotCPUs, pinned, reason, overridden)
+	}
+	t.Logf("overrides: %v", s.Overrides())
+
+	// Target: the container IP on the project network answers from the host.
+	addr, path, err := s.Target(context.Background(), "web:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != compose.PathContainerNetwork {
+		t.Errorf("path %q", path)
+	}
+	resp, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "hello from web") {
+		t.Errorf("GET %s: %d %q", addr, resp.StatusCode, body)
+	}
+	for _, bad := range []string{"db:5432", "web", "web:x", "example.com:80"} {
+		if _, _, err := s.Target(context.Background(), bad); !errors.Is(err, compose.ErrTargetRefused) {
+			t.Errorf("Target(%q) = %v, want ErrTargetRefused", bad, err)
+		}
+	}
+
+	// Sampler: lines for every service, a summary for every service.
+	var buf syncBuffer
+	stop := s.Sample(context.Background(), 300*time.Millisecond, &buf)
+	for i := 0; i < 40; i++ {
+		http.Get("http://" + addr + "/")
+		time.Sleep(60 * time.Millisecond)
+	}
+	sum := stop()
+	seen := map[string]int{}
+	sc := bufio.NewScanner(strings.NewReader(buf.String()))
+	for sc.Scan() {
+		var smp compose.Sample
+		if err := json.Unmarshal(sc.Bytes(), &smp); err != nil {
+			t.Fatalf("bad line %q: %v", sc.Text(), err)
+		}
+		if smp.MemBytes <= 0 || smp.CPUPct < 0 || smp.IntervalS <= 0 {
+			t.Errorf("implausible sample %+v", smp)
+		}
+		seen[smp.Service]++
+	}
+	if seen["web"] == 0 || seen["worker"] == 0 {
+		t.Errorf("samples per service %v", seen)
+	}
+	if len(sum) != 2 || sum[0].Name != "web" || sum[0].Samples == 0 || sum[0].MemPeakBytes == 0 || sum[1].Samples == 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	t.Logf("summary %+v", sum)
+
+	if err := s.Pause(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if ins, err := c.ContainerInspect(context.Background(), cs[0].ID); err != nil || !ins.State.Paused {
+		t.Errorf("after Pause: paused=%v %v", ins.State != nil && ins.State.Paused, err)
+	}
+	if err := s.Unpause(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	// Down: nothing labelled left, logs saved, idempotent.
+	if err := s.Down(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Down(context.Background()); err != nil {
+		t.Fatalf("second Down: %v", err)
+	}
+	if n := leftovers(t, c, compose.LabelRun+"="+runID); n != 0 {
+		t.Errorf("%d labelled resources left after Down", n)
+	}
+	logs, err := os.ReadFile(filepath.Join(out, "logs", "web.log"))
+	if err != nil || !strings.Contains(string(logs), "app web starting") {
+		t.Errorf("web.log: %q %v", logs, err)
+	}
+}
+
+func TestUnhealthyFailsFast(t *testing.T) {
+	requireEngine(t)
+	dir := stage(t, "unhealthy")
+	runID := compose.NewRunID()
+	start := time.Now()
+	s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, Side: "base", ReadyTimeout: 60 * time.Second, OutDir: t.TempDir()})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatalf("Up of an unhealthy stack succeeded (%s)", s.Name())
+	}
+	t.Logf("Up failed after %s: %v", took, err)
+	if took > 30*time.Second {
+		t.Errorf("took %s: not fast", took)
+	}
+	var re *compose.ReadyError
+	if !errors.As(err, &re) {
+		t.Fatalf("error %T is not a *ReadyError", err)
+	}
+	if re.Service != "sick" || !strings.Contains(re.State, "unhealthy") {
+		t.Errorf("ReadyError service %q state %q", re.Service, re.State)
+	}
+	if !strings.Contains(err.Error(), "refusing health check on purpose") {
+		t.Errorf("error lacks the service's logs: %v", err)
+	}
+	if n := leftovers(t, engine(t), compose.LabelRun+"="+runID); n != 0 {
+		t.Errorf("%d labelled resources left after a failed Up", n)
+	}
+}
+
+func TestSweep(t *testing.T) {
+	requireEngine(t)
+	c := engine(t)
+	ctx := context.Background()
+	host, _ := os.Hostname()
+	// A leftover of a dead process, and one of a live process (pid 1).
+	dead := map[string]string{compose.LabelRun: "sweepdead", compose.LabelProject: "loadgate-sweepdead", compose.LabelOwner: host + ":4194399"}
+	alive := map[string]string{compose.LabelRun: "sweepalive", compose.LabelProject: "loadgate-sweepalive", compose.LabelOwner: host + ":1"}
+	for _, l := range []map[string]string{dead, alive} {
+		if _, err := c.NetworkCreate(ctx, l[compose.LabelProject]+"_default", network.CreateOptions{Labels: l}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.VolumeCreate(ctx, volume.CreateOptions{Name: l[compose.LabelProject] + "_data", Labels: l}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		c.NetworkRemove(ctx, "loadgate-sweepalive_default")
+		c.VolumeRemove(ctx, "loadgate-sweepalive_data", true)
+		c.NetworkRemove(ctx, "loadgate-sweepdead_default")
+		c.VolumeRemove(ctx, "loadgate-sweepdead_data", true)
+	})
+	// A whole stack of this process that was never taken down.
+	dir := stage(t, "ok")
+	s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, Side: "leftover", ReadyTimeout: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While the stack is live, Sweep leaves it alone.
+	if _, err := compose.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := leftovers(t, c, compose.LabelProject+"="+s.Name()); n == 0 {
+		t.Fatal("Sweep removed a live stack")
+	}
+	compose.Forget(s.Name())
+	n, err := compose.Sweep(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 6 {
+		t.Errorf("Sweep removed %d resources, want at least 6", n)
+	}
+	if n := leftovers(t, c, compose.LabelProject+"="+s.Name()); n != 0 {
+		t.Errorf("%d resources of the forgotten stack left", n)
+	}
+	if n := leftovers(t, c, compose.LabelRun+"=sweepdead"); n != 0 {
+		t.Errorf("%d resources of the dead owner left", n)
+	}
+	if n := leftovers(t, c, compose.LabelRun+"=sweepalive"); n != 2 {
+		t.Errorf("%d resources of the live owner left, want 2", n)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	ctx := context.Background()
+	_, err := compose.Up(ctx, compose.Options{Files: []string{"testdata/bad/compose.yaml"}})
+	if err == nil || !strings.Contains(err.Error(), "compose.yaml") || !strings.Contains(err.Error(), "colour") {
+		t.Errorf("bad key: %v", err)
+	}
+	t.Logf("bad key: %v", err)
+	_, err = compose.Up(ctx, compose.Options{Files: []string{"testdata/none.yaml"}})
+	if err == nil || !strings.Contains(err.Error(), "none.yaml") {
+		t.Errorf("missing file: %v", err)
+	}
+	if got := compose.ProjectName("AB.c", "Head"); got != "loadgate-abc-head" {
+		t.Errorf("ProjectName = %q", got)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestCancelledUpTearsDown(t *testing.T) {
+	requireEngine(t)
+	dir := stage(t, "ok")
+	runID := compose.NewRunID()
+	ctx, cancel := context.WithCancel(context.Background())
+	created := make(chan struct{})
+	var once sync.Once
+	// Cancel as soon as the project's network exists (mid-create).
+	lw := writerFunc(func(p []byte) (int, error) {
+		if strings.Contains(string(p), "Network") && strings.Contains(string(p), "Created") {
+			once.Do(func() { close(created) })
+		}
+		return len(p), nil
+	})
+	go func() {
+		select {
+		case <-created:
+		case <-time.After(20 * time.Second):
+		}
+		cancel()
+	}()
+	s, err := compose.Up(ctx, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 60 * time.Second, Log: lw})
+	if err == nil {
+		s.Down(context.Background())
+		t.Fatal("Up succeeded despite cancellation")
+	}
+	t.Logf("cancelled Up: %v", err)
+	if n := leftovers(t, engine(t), compose.LabelRun+"="+runID); n != 0 {
+		t.Errorf("%d labelled resources left after a cancelled Up", n)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

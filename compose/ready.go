@@ -1,0 +1,286 @@
+package compose
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+)
+
+// logTail is how many log lines a ReadyError carries.
+const logTail = 50
+
+// ReadyError says which service kept the stack from becoming ready, in
+// which state, with its last log lines.
+type ReadyError struct {
+	Project   string
+	Service   string
+	Container string
+	State     string   // e.g. "running, unhealthy", "exited (code 1)", "starting (timed out)"
+	Health    string   // the last healthcheck output, when there is a healthcheck
+	Logs      []string // the last 50 log lines of the container
+	Err       error    // the underlying error (e.g. from compose start), may be nil
+}
+
+func (e *ReadyError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "compose: project %s: service %s (%s) not ready: %s", e.Project, e.Service, e.Container, e.State)
+	if e.Err != nil {
+		fmt.Fprintf(&b, " [%v]", e.Err)
+	}
+	if e.Health != "" {
+		fmt.Fprintf(&b, "\nlast healthcheck output: %s", strings.TrimSpace(e.Health))
+	}
+	fmt.Fprintf(&b, "\n--- last %d log lines of %s ---", len(e.Logs), e.Service)
+	for _, l := range e.Logs {
+		b.WriteString("\n")
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+func (e *ReadyError) Unwrap() error { return e.Err }
+
+// verdict of one container's readiness.
+type readiness int
+
+const (
+	notYet readiness = iota
+	ready
+	failed
+)
+
+// judge classifies an inspected container.
+func judge(ins container.InspectResponse) (readiness, string, string) {
+	st := ins.State
+	if st == nil {
+		return notYet, "unknown", ""
+	}
+	health := ""
+	if st.Health != nil && len(st.Health.Log) > 0 {
+		health = st.Health.Log[len(st.Health.Log)-1].Output
+	}
+	policy := ""
+	if ins.HostConfig != nil {
+		policy = string(ins.HostConfig.RestartPolicy.Name)
+	}
+	switch {
+	case st.Restarting:
+		if ins.RestartCount >= 2 {
+			return failed, fmt.Sprintf("restarting (restarted %d times, last exit code %d)", ins.RestartCount, st.ExitCode), health
+		}
+		return notYet, "restarting", health
+	case st.Running && st.Paused:
+		return notYet, "paused", health
+	case st.Running:
+		if st.Health == nil || st.Health.Status == "" || st.Health.Status == "none" {
+			return ready, "running", health
+		}
+		switch st.Health.Status {
+		case "healthy":
+			return ready, "running, healthy", health
+		case "unhealthy":
+			return failed, fmt.Sprintf("running, unhealthy (failing streak %d)", st.Health.FailingStreak), health
+		}
+		return notYet, "running, " + st.Health.Status, health
+	case st.Status == "exited":
+		if st.ExitCode == 0 && (policy == "" || policy == "no" || policy == "on-failure") {
+			return ready, "exited (code 0, completed)", health
+		}
+		return failed, fmt.Sprintf("exited (code %d%s)", st.ExitCode, oomNote(st.OOMKilled)), health
+	case st.Status == "dead" || st.Status == "removing":
+		return failed, st.Status, health
+	}
+	return notYet, st.Status, health
+}
+
+func oomNote(oom bool) string {
+	if oom {
+		return ", OOM-killed"
+	}
+	return ""
+}
+
+// waitReady polls until every container is ready, one fails, or ctx ends.
+func (s *Stack) waitReady(ctx context.Context) error {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		pending, fail, err := s.readyPass(ctx)
+		if err == nil && fail != nil {
+			return fail
+		}
+		if err == nil && pending == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if pending != nil {
+				pending.State += fmt.Sprintf(" (not ready within %s)", s.opt.ReadyTimeout)
+				pending.Err = ctx.Err()
+				s.attachLogs(pending)
+				return pending
+			}
+			return fmt.Errorf("compose: project %s not ready within %s: %w", s.name, s.opt.ReadyTimeout, errors.Join(ctx.Err(), err))
+		case <-tick.C:
+		}
+	}
+}
+
+// readyPass inspects every container once: the first failed one, or the
+// first one not ready yet (nil, nil when all are ready).
+func (s *Stack) readyPass(ctx context.Context) (pending, fail *ReadyError, err error) {
+	cs, err := s.containers(ctx, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := map[string]bool{}
+	for _, c := range cs {
+		seen[c.service] = true
+		ins, err := s.api.ContainerInspect(ctx, c.ID)
+		if err != nil {
+			return nil, nil, fmt.Errorf("compose: inspect %s: %w", c.name, err)
+		}
+		verdict, state, health := judge(ins)
+		re := &ReadyError{Project: s.name, Service: c.service, Container: c.name, State: state, Health: health}
+		switch verdict {
+		case failed:
+			s.attachLogs(re)
+			return nil, re, nil
+		case notYet:
+			if pending == nil {
+				pending = re
+			}
+		}
+	}
+	for _, name := range s.Services() {
+		if !seen[name] && replicas(s, name) > 0 && pending == nil {
+			pending = &ReadyError{Project: s.name, Service: name, Container: "-", State: "no container"}
+		}
+	}
+	return pending, nil, nil
+}
+
+func replicas(s *Stack, service string) int {
+	sc := s.project.Services[service]
+	if sc.Scale != nil {
+		return *sc.Scale
+	}
+	if sc.Deploy != nil && sc.Deploy.Replicas != nil {
+		return *sc.Deploy.Replicas
+	}
+	return 1
+}
+
+// explainStartFailure turns a compose start error into a ReadyError naming
+// the failing service, with its state and logs, when one can be found.
+func (s *Stack) explainStartFailure(ctx, rctx context.Context, startErr error) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	defer cancel()
+	pending, fail, err := s.readyPass(dctx)
+	if err == nil && fail != nil {
+		fail.Err = startErr
+		return fail
+	}
+	if err == nil && pending != nil && rctx.Err() != nil {
+		pending.State += fmt.Sprintf(" (not ready within %s)", s.opt.ReadyTimeout)
+		pending.Err = startErr
+		s.attachLogs(pending)
+		return pending
+	}
+	return fmt.Errorf("compose: start %s: %w", s.name, startErr)
+}
+
+func (s *Stack) attachLogs(re *ReadyError) {
+	if re.Container == "" || re.Container == "-" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var buf bytes.Buffer
+	if err := s.containerLogs(ctx, re.Container, fmt.Sprint(logTail), &buf); err != nil {
+		re.Logs = []string{"(logs unavailable: " + err.Error() + ")"}
+		return
+	}
+	text := strings.TrimRight(buf.String(), "\n")
+	if text == "" {
+		re.Logs = nil
+		return
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > logTail {
+		lines = lines[len(lines)-logTail:]
+	}
+	re.Logs = lines
+}
+
+// containerLogs copies a container's stdout and stderr (interleaved as
+// the engine framed them) to w; tail is "all" or a line count.
+func (s *Stack) containerLogs(ctx context.Context, id, tail string, w io.Writer) error {
+	ins, err := s.api.ContainerInspect(ctx, id)
+	if err != nil {
+		return err
+	}
+	rc, err := s.api.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: tail})
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if ins.Config != nil && ins.Config.Tty {
+		_, err = io.Copy(w, rc)
+	} else {
+		_, err = stdcopy.StdCopy(w, w, rc)
+	}
+	return err
+}
+
+// saveLogs writes OutDir/logs/<service>.log for every service (containers
+// of a scaled service one after the other, each under a header).
+func (s *Stack) saveLogs(ctx context.Context) error {
+	if s.opt.OutDir == "" || s.project == nil {
+		return nil
+	}
+	cs, err := s.containers(ctx, true)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(s.opt.OutDir, "logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("compose: save logs: %w", err)
+	}
+	byService := map[string][]ctr{}
+	for _, c := range cs {
+		byService[c.service] = append(byService[c.service], c)
+	}
+	var errs []error
+	for svc, list := range byService {
+		f, err := os.Create(filepath.Join(dir, svc+".log"))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, c := range list {
+			if len(list) > 1 {
+				fmt.Fprintf(f, "===== %s =====\n", c.name)
+			}
+			if err := s.containerLogs(ctx, c.ID, "all", f); err != nil {
+				errs = append(errs, fmt.Errorf("logs of %s: %w", c.name, err))
+			}
+		}
+		if err := f.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("compose: save logs: %w", errors.Join(errs...))
+	}
+	return nil
+}

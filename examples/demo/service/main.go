@@ -1,0 +1,206 @@
+// Command service is the demo stack's service. One static binary plays
+// both roles (FROM scratch images have nothing else):
+//
+//	service -role api      GET /items?page=N, GET /items/{id}, GET /search?q=,
+//	                       POST /documents, GET /profile/{id} (calls the backend), GET /healthz
+//	service -role backend  GET /profile/{id} after DELAY_MS, GET /healthz
+//	service -healthcheck URL   exit 0 when URL answers 200 (for compose healthchecks)
+//
+// Environment: ROLE, LISTEN (default :8080), BACKEND_URL (api; default
+// http://backend:8081), DELAY_MS (backend; default 20), SEARCH_ITERATIONS
+// (api; sha256 rounds per /search, default 3000).
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+func main() {
+	role := flag.String("role", env("ROLE", "api"), "api or backend")
+	listen := flag.String("listen", env("LISTEN", ":8080"), "address to serve on")
+	health := flag.String("healthcheck", "", "GET this URL, exit 0 on 200 (healthcheck mode)")
+	flag.Parse()
+	if *health != "" {
+		os.Exit(healthcheck(*health))
+	}
+	var h http.Handler
+	switch *role {
+	case "api":
+		h = apiHandler(env("BACKEND_URL", "http://backend:8081"), envInt("SEARCH_ITERATIONS", 3000))
+	case "backend":
+		h = backendHandler(time.Duration(envInt("DELAY_MS", 20)) * time.Millisecond)
+	default:
+		log.Fatalf("unknown role %q (api or backend)", *role)
+	}
+	srv := &http.Server{Addr: *listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	log.Printf("%s listening on %s", *role, *listen)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+	log.Printf("%s stopped", *role)
+}
+
+func healthcheck(url string) int {
+	c := http.Client{Timeout: 2 * time.Second}
+	r, err := c.Get(url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "healthcheck:", err)
+		return 1
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		fmt.Fprintln(os.Stderr, "healthcheck: status", r.StatusCode)
+		return 1
+	}
+	return 0
+}
+
+type item struct {
+	ID    int    `json:"id"`
+	Name  string `json:"name"`
+	Price int    `json:"price_cents"`
+}
+
+const maxItems = 100000
+
+func mkItem(id int) item {
+	return item{ID: id, Name: fmt.Sprintf("item-%d", id), Price: (id * 7919) % 10000}
+}
+
+func apiHandler(backendURL string, iterations int) http.Handler {
+	mux := http.NewServeMux()
+	var docs atomic.Int64
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /items", func(w http.ResponseWriter, r *http.Request) {
+		page, err := strconv.Atoi(r.URL.Query().Get("page"))
+		if r.URL.Query().Get("page") == "" {
+			page, err = 1, nil
+		}
+		if err != nil || page < 1 {
+			http.Error(w, "page must be a positive integer", http.StatusBadRequest)
+			return
+		}
+		const per = 20
+		page = (page-1)%(maxItems/per) + 1
+		items := make([]item, 0, per)
+		for i := 0; i < per; i++ {
+			items = append(items, mkItem((page-1)*per+i+1))
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"page": page, "items": items})
+	})
+	mux.HandleFunc("GET /items/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, err := strconv.Atoi(r.PathValue("id"))
+		if err != nil || id < 1 || id > maxItems {
+			http.Error(w, "no such item", http.StatusNotFound)
+			return
+		}
+		writeJSON(w, http.StatusOK, mkItem(id))
+	})
+	mux.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query().Get("q")
+		if q == "" {
+			http.Error(w, "q is required", http.StatusBadRequest)
+			return
+		}
+		// Real CPU work: chained sha256 rounds over the query.
+		sum := sha256.Sum256([]byte(q))
+		for i := 1; i < iterations; i++ {
+			sum = sha256.Sum256(sum[:])
+		}
+		hits := make([]item, 0, 5)
+		for i := 0; i < 5; i++ {
+			hits = append(hits, mkItem(int(sum[i])<<8|int(sum[i+5])+1))
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"q": q, "digest": hex.EncodeToString(sum[:8]), "hits": hits})
+	})
+	mux.HandleFunc("POST /documents", func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
+			return
+		}
+		id := docs.Add(1)
+		writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "bytes": n})
+	})
+	mux.HandleFunc("GET /profile/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, err := strconv.Atoi(r.PathValue("id"))
+		if err != nil || id < 1 {
+			http.Error(w, "no such profile", http.StatusNotFound)
+			return
+		}
+		req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, fmt.Sprintf("%s/profile/%d", backendURL, id), nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			http.Error(w, "backend: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		var prof map[string]any
+		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&prof) != nil {
+			http.Error(w, fmt.Sprintf("backend answered %d", resp.StatusCode), http.StatusBadGateway)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"profile": prof, "recent": []item{mkItem(id), mkItem(id + 1)}})
+	})
+	return mux
+}
+
+func backendHandler(delay time.Duration) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /profile/{id}", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"id": r.PathValue("id"), "name": "user-" + r.PathValue("id"), "delay_ms": delay.Milliseconds()})
+	})
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func env(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(k string, def int) int {
+	v, err := strconv.Atoi(os.Getenv(k))
+	if err != nil {
+		return def
+	}
+	return v
+}
