@@ -1,0 +1,90 @@
+package github
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// GitHub's limits.
+const (
+	// SummaryLimit is the step summary's limit: GitHub refuses a step's
+	// summary over 1 024 KiB ("upload aborted, supports content up to a
+	// size of 1024k") and shows none of it.
+	SummaryLimit = 1 << 20
+	// CommentLimit is an issue comment body's limit, 65 536 characters;
+	// counted here in bytes, which are never fewer than characters.
+	CommentLimit = 65536
+)
+
+// Cut returns md if it fits in limit bytes; else md with lines cut out and
+// note, on a line of its own, where they were, the whole within limit bytes.
+// The last "## " section (the verdict, last in every report) is kept when
+// it fits in half the limit; the cut falls on line boundaries, never inside
+// a UTF-8 sequence, and an open code fence is closed before the note.
+// ok is false when it cut.
+func Cut(md, note string, limit int) (out string, ok bool) {
+	if len(md) <= limit {
+		return md, true
+	}
+	note = strings.TrimSpace(note)
+	if len(note)+4 > limit {
+		return truncUTF8(note, limit), false
+	}
+	head, tail := md, ""
+	if i := strings.LastIndex(md, "\n## "); i >= 0 && len(md)-i-1 <= limit/2 {
+		head, tail = md[:i+1], md[i+1:]
+	}
+	// head + "\n" + note + "\n\n" + tail, and maybe a fence "```\n".
+	budget := limit - len(tail) - len(note) - 3
+	if budget < 0 {
+		budget = 0
+	}
+	head = cutLines(head, budget-4)
+	if fences(head)%2 == 1 {
+		head += "```\n"
+	}
+	out = head + "\n" + note + "\n"
+	if tail != "" {
+		out += "\n" + tail
+	}
+	if len(out) > limit { // cannot happen; never exceed the limit
+		out = truncUTF8(out, limit)
+	}
+	return out, false
+}
+
+// fences counts the lines of s that open or close a code fence.
+func fences(s string) int {
+	n := strings.Count(s, "\n```")
+	if strings.HasPrefix(s, "```") {
+		n++
+	}
+	return n
+}
+
+// cutLines returns the longest prefix of s that ends at a line end and is
+// at most n bytes; if no whole line fits, the longest valid UTF-8 prefix.
+func cutLines(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], '\n'); i >= 0 {
+		return s[:i+1]
+	}
+	return truncUTF8(s, n) + "\n"
+}
+
+// truncUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence.
+func truncUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

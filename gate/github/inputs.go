@@ -1,0 +1,278 @@
+package github
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/loadgate/loadgate/gate/pin"
+)
+
+// Input names, as in action.yml.
+const (
+	InScenario   = "scenario"
+	InCompose    = "compose"
+	InBase       = "base"
+	InAgainst    = "against"
+	InStackCPUs  = "stack-cpus"
+	InLoadCPUs   = "load-cpus"
+	InRounds     = "rounds"
+	InTolerance  = "tolerance"
+	InScale      = "scale"
+	InFailOn     = "fail-on"
+	InComment    = "comment"
+	InToken      = "github-token"
+	InResultsDir = "results-dir"
+)
+
+// InputNames are the inputs ReadInputs reads: exactly action.yml's inputs
+// (a test checks it).
+var InputNames = []string{
+	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs,
+	InRounds, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir,
+}
+
+// InputEnv is the environment variable the runner (or action.yml's env
+// passthrough) sets for an input, as go-githubactions' GetInput reads it:
+// "INPUT_" + the name upper-cased, spaces turned into underscores, hyphens
+// kept.
+func InputEnv(name string) string {
+	return "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+}
+
+// FailOn says which verdicts fail the step (see ExitCode).
+type FailOn string
+
+const (
+	FailOnRegression FailOn = "regression" // the default: any worse workload, threshold or relative
+	FailOnThreshold  FailOn = "threshold"  // absolute thresholds only; a regression is a warning
+	FailOnNever      FailOn = "never"      // report only
+)
+
+// AgainstBase compares the head with the base checkout; the other form is
+// "baseline:<name>" (a stored baseline).
+const AgainstBase = "base"
+
+// DefaultResultsDir is results-dir's default.
+const DefaultResultsDir = "loadgate-results"
+
+// Inputs are the action's inputs, validated. Zero values mean "the
+// command's default" where the input is optional.
+type Inputs struct {
+	Scenario   string   // path of the scenario file; required
+	Compose    []string // compose files, one per line or comma-separated; empty: the scenario's stack.compose
+	Base       string   // git ref of the base side; empty: the pull request's base commit (Resolve)
+	Against    string   // "base" or "baseline:<name>"
+	Baseline   string   // <name> of against: baseline:<name>, else ""
+	StackCPUs  string   // cpu list ("0-1"), "" for the command's split
+	LoadCPUs   string   // cpu list, "" for the command's split
+	Rounds     int      // 0: the command's default
+	Tolerance  float64  // fraction (0.05 for "5%"), 0: the command's default
+	Scale      float64  // 0 < scale <= 1, 0: unscaled
+	FailOn     FailOn
+	Comment    bool
+	Token      string // masked as soon as read
+	ResultsDir string
+}
+
+// InputError is a bad input: the command refuses (exit 2). Its message names
+// the input.
+type InputError struct {
+	Input string
+	Value string
+	Err   error
+}
+
+func (e *InputError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("input %s: %v", e.Input, e.Err)
+	}
+	return fmt.Sprintf("input %s: %q: %v", e.Input, e.Value, e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErr(name, value, format string, a ...any) error {
+	return &InputError{Input: name, Value: value, Err: fmt.Errorf(format, a...)}
+}
+
+// ReadInputs reads and validates the inputs through a.GetInput (INPUT_*
+// variables). The token, when set, is masked before anything else is
+// printed. The first bad input gives an *InputError.
+func ReadInputs(a *githubactions.Action) (Inputs, error) {
+	in := Inputs{
+		Against:    AgainstBase,
+		FailOn:     FailOnRegression,
+		Comment:    true,
+		ResultsDir: DefaultResultsDir,
+	}
+	get := a.GetInput
+	if tok := get(InToken); tok != "" {
+		MaskSecrets(a, tok)
+		in.Token = tok
+	}
+
+	in.Scenario = get(InScenario)
+	if in.Scenario == "" {
+		return in, inputErr(InScenario, "", "required: the scenario file, e.g. examples/demo/scenario.yaml")
+	}
+	in.Compose = splitList(get(InCompose))
+	in.Base = get(InBase)
+	if strings.HasPrefix(in.Base, "-") {
+		return in, inputErr(InBase, in.Base, "not a git ref")
+	}
+
+	if s := get(InAgainst); s != "" {
+		switch name, isBaseline := strings.CutPrefix(s, "baseline:"); {
+		case s == AgainstBase:
+		case isBaseline && validName(name):
+			in.Baseline = name
+		default:
+			return in, inputErr(InAgainst, s, "want %q or \"baseline:<name>\" (letters, digits, . _ -)", AgainstBase)
+		}
+		in.Against = s
+	}
+
+	var sets [2]pin.Set
+	for i, name := range []string{InStackCPUs, InLoadCPUs} {
+		s := get(name)
+		set, err := pin.Parse(s)
+		if err != nil {
+			return in, &InputError{Input: name, Value: s, Err: err}
+		}
+		sets[i] = set
+		if i == 0 {
+			in.StackCPUs = s
+		} else {
+			in.LoadCPUs = s
+		}
+	}
+	if in.StackCPUs != "" && in.LoadCPUs != "" && pin.Overlaps(sets[0], sets[1]) {
+		return in, inputErr(InLoadCPUs, in.LoadCPUs, "overlaps stack-cpus %q: the stack and the load generator need disjoint cores", in.StackCPUs)
+	}
+
+	if s := get(InRounds); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1000 {
+			return in, inputErr(InRounds, s, "want a whole number from 1 to 1000")
+		}
+		in.Rounds = n
+	}
+	if s := get(InTolerance); s != "" {
+		f, err := parseTolerance(s)
+		if err != nil {
+			return in, &InputError{Input: InTolerance, Value: s, Err: err}
+		}
+		in.Tolerance = f
+	}
+	if s := get(InScale); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || f <= 0 || f > 1 {
+			return in, inputErr(InScale, s, "want a number with 0 < scale <= 1")
+		}
+		in.Scale = f
+	}
+	if s := get(InFailOn); s != "" {
+		switch f := FailOn(s); f {
+		case FailOnRegression, FailOnThreshold, FailOnNever:
+			in.FailOn = f
+		default:
+			return in, inputErr(InFailOn, s, "want regression, threshold or never")
+		}
+	}
+	if s := get(InComment); s != "" {
+		switch s {
+		case "true", "True", "TRUE":
+			in.Comment = true
+		case "false", "False", "FALSE":
+			in.Comment = false
+		default:
+			return in, inputErr(InComment, s, "want true or false")
+		}
+	}
+	if s := get(InResultsDir); s != "" {
+		in.ResultsDir = s
+	}
+	return in, nil
+}
+
+// Resolve fills what the inputs leave to the event: the base defaults to
+// the pull request's base commit. Comparing against the base with no base
+// at all (not a pull request, no base input) is an *InputError.
+func (in *Inputs) Resolve(ev Event) error {
+	if in.Base == "" {
+		in.Base = ev.BaseSHA
+	}
+	if in.Against == AgainstBase && in.Base == "" {
+		return inputErr(InBase, "", "required when against is %q and the event (%s) is not a pull request", AgainstBase, orNone(ev.Name))
+	}
+	return nil
+}
+
+// splitList splits a list input: one item per line, or comma-separated;
+// blank items are dropped.
+func splitList(s string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		for _, item := range strings.Split(line, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
+			}
+		}
+	}
+	return out
+}
+
+// parseTolerance reads "5%" or "0.05" as 0.05. A bare number of 1 or more
+// is refused as ambiguous.
+func parseTolerance(s string) (float64, error) {
+	num, pct := strings.CutSuffix(s, "%")
+	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return 0, fmt.Errorf("want a percentage such as 5%% or a fraction such as 0.05")
+	}
+	if pct {
+		f /= 100
+	} else if f >= 1 {
+		return 0, fmt.Errorf("a bare number must be a fraction below 1: write %s%% for a percentage", num)
+	}
+	if f >= 1 {
+		return 0, fmt.Errorf("must be below 100%%")
+	}
+	return f, nil
+}
+
+// validName reports whether s is a baseline or scenario name that can be
+// used as is in a path, a marker and a log line.
+func validName(s string) bool {
+	if s == "" || len(s) > 100 || s[0] == '.' || s[0] == '-' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// MaskSecrets asks the runner to mask each value in the log. A multi-line
+// value is masked line by line (the runner matches masks within a line).
+// Empty values are skipped. Outside GitHub Actions (GITHUB_ACTIONS is not
+// "true") nothing is printed: add-mask echoes the secret, and only the
+// runner hides it.
+func MaskSecrets(a *githubactions.Action, values ...string) {
+	if a.Getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	for _, v := range values {
+		for _, line := range strings.Split(v, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				a.AddMask(line)
+			}
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package github_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sethvargo/go-githubactions"
+	"gopkg.in/yaml.v3"
+
+	lggh "github.com/loadgate/loadgate/gate/github"
+)
+
+func actionWith(env map[string]string) (*githubactions.Action, *bytes.Buffer) {
+	var out bytes.Buffer
+	return githubactions.New(githubactions.WithWriter(&out), githubactions.WithGetenv(func(k string) string { return env[k] })), &out
+}
+
+func TestReadInputs(t *testing.T) {
+	env := map[string]string{
+		"GITHUB_ACTIONS":     "true",
+		"INPUT_SCENARIO":     " examples/demo/scenario.yaml ",
+		"INPUT_COMPOSE":      "examples/demo/compose.yaml\n  more.yaml, third.yaml\n",
+		"INPUT_AGAINST":      "baseline:main-2024",
+		"INPUT_STACK-CPUS":   "0-1",
+		"INPUT_LOAD-CPUS":    "2,3",
+		"INPUT_ROUNDS":       "4",
+		"INPUT_TOLERANCE":    "5%",
+		"INPUT_SCALE":        "0.25",
+		"INPUT_FAIL-ON":      "threshold",
+		"INPUT_COMMENT":      "false",
+		"INPUT_GITHUB-TOKEN": "tok-secret",
+		"INPUT_RESULTS-DIR":  "out/lg",
+	}
+	a, out := actionWith(env)
+	in, err := lggh.ReadInputs(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lggh.Inputs{
+		Scenario: "examples/demo/scenario.yaml", Compose: []string{"examples/demo/compose.yaml", "more.yaml", "third.yaml"},
+		Against: "baseline:main-2024", Baseline: "main-2024", StackCPUs: "0-1", LoadCPUs: "2,3", Rounds: 4,
+		Tolerance: 0.05, Scale: 0.25, FailOn: lggh.FailOnThreshold, Comment: false, Token: "tok-secret", ResultsDir: "out/lg",
+	}
+	if !equalInputs(in, want) {
+		t.Errorf("ReadInputs =\n%+v\nwant\n%+v", in, want)
+	}
+	if out.String() != "::add-mask::tok-secret\n" {
+		t.Errorf("stdout %q: the token is not masked", out.String())
+	}
+
+	// Defaults, and the base from the pull request.
+	a, _ = actionWith(map[string]string{"INPUT_SCENARIO": "s.yaml"})
+	in, err = lggh.ReadInputs(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Against != "base" || in.FailOn != lggh.FailOnRegression || !in.Comment || in.ResultsDir != lggh.DefaultResultsDir || in.Rounds != 0 || in.Base != "" {
+		t.Errorf("defaults %+v", in)
+	}
+	if err := in.Resolve(lggh.Event{Name: "pull_request", BaseSHA: "f95f852b"}); err != nil || in.Base != "f95f852b" {
+		t.Errorf("Resolve: %v, base %q", err, in.Base)
+	}
+	in.Base = ""
+	var ie *lggh.InputError
+	if err := in.Resolve(lggh.Event{Name: "workflow_dispatch"}); !errors.As(err, &ie) || ie.Input != "base" {
+		t.Errorf("Resolve without a base: %v", err)
+	}
+}
+
+func equalInputs(a, b lggh.Inputs) bool {
+	return reflect.DeepEqual(a, b)
+}
+
+func TestReadInputsErrorsNameTheInput(t *testing.T) {
+	cases := []struct {
+		input, value, want string
+	}{
+		{"scenario", "", "input scenario: required"},
+		{"against", "main", `input against: "main": want "base" or "baseline:<name>"`},
+		{"against", "baseline:", "input against"},
+		{"against", "baseline:../x", "input against"},
+		{"stack-cpus", "0-", "input stack-cpus"},
+		{"load-cpus", "1-2", "input load-cpus: \"1-2\": overlaps stack-cpus"},
+		{"rounds", "0", "input rounds: \"0\": want a whole number"},
+		{"rounds", "two", "input rounds"},
+		{"tolerance", "5", "input tolerance: \"5\": a bare number must be a fraction below 1: write 5% for a percentage"},
+		{"tolerance", "-1%", "input tolerance"},
+		{"tolerance", "150%", "input tolerance"},
+		{"scale", "2", "input scale"},
+		{"scale", "0", "input scale"},
+		{"fail-on", "always", "input fail-on: \"always\": want regression, threshold or never"},
+		{"comment", "yes", "input comment: \"yes\": want true or false"},
+		{"base", "--upload-pack=x", "input base"},
+	}
+	for _, c := range cases {
+		env := map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_STACK-CPUS": "0-1"}
+		env[lggh.InputEnv(c.input)] = c.value
+		a, _ := actionWith(env)
+		_, err := lggh.ReadInputs(a)
+		var ie *lggh.InputError
+		if !errors.As(err, &ie) || ie.Input != c.input || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s=%q: %v, want an InputError containing %q", c.input, c.value, err, c.want)
+		}
+	}
+}
+
+// InputEnv is what go-githubactions' GetInput reads: hyphens kept.
+func TestInputEnvMatchesGetInput(t *testing.T) {
+	for _, name := range lggh.InputNames {
+		key := lggh.InputEnv(name)
+		if strings.Contains(name, "-") && !strings.Contains(key, "-") {
+			t.Errorf("InputEnv(%q) = %q: the runner keeps hyphens", name, key)
+		}
+		a, _ := actionWith(map[string]string{key: "v"})
+		if got := a.GetInput(name); got != "v" {
+			t.Errorf("GetInput(%q) with %s set = %q", name, key, got)
+		}
+	}
+	if got := lggh.InputEnv("stack-cpus"); got != "INPUT_STACK-CPUS" {
+		t.Errorf("InputEnv(stack-cpus) = %q", got)
+	}
+}
+
+// action.yml's inputs and outputs are exactly the ones the code reads and
+// writes, every ${{ inputs.X }} is an input, and the run step passes every
+// input through env as INPUT_<NAME>.
+func TestActionYAML(t *testing.T) {
+	data, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Name   string
+		Inputs map[string]struct {
+			Description, Default string
+			Required             bool
+		}
+		Outputs map[string]struct{ Description, Value string }
+		Runs    struct {
+			Using string
+			Steps []struct {
+				ID   string
+				Uses string
+				Run  string
+				If   string
+				Env  map[string]string
+				With map[string]string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatal(err)
+	}
+	if action.Runs.Using != "composite" {
+		t.Errorf("runs.using %q", action.Runs.Using)
+	}
+	if got, want := keys(action.Inputs), sorted(lggh.InputNames); !slices.Equal(got, want) {
+		t.Errorf("action.yml inputs %v\nthe code reads   %v", got, want)
+	}
+	if got, want := keys(action.Outputs), sorted(lggh.OutputNames); !slices.Equal(got, want) {
+		t.Errorf("action.yml outputs %v\nthe code writes   %v", got, want)
+	}
+	for name, o := range action.Outputs {
+		if want := "${{ steps.gate.outputs." + name + " }}"; o.Value != want {
+			t.Errorf("output %s: value %q, want %q", name, o.Value, want)
+		}
+	}
+	for name, in := range action.Inputs {
+		if in.Description == "" {
+			t.Errorf("input %s has no description", name)
+		}
+	}
+	if !action.Inputs["scenario"].Required {
+		t.Error("scenario is not required")
+	}
+
+	// Every ${{ inputs.X }} anywhere is an input.
+	ref := regexp.MustCompile(`inputs\.([A-Za-z0-9_-]+)`)
+	for _, m := range ref.FindAllStringSubmatch(string(data), -1) {
+		if _, ok := action.Inputs[m[1]]; !ok {
+			t.Errorf("action.yml uses inputs.%s, which is not an input", m[1])
+		}
+	}
+
+	// The gate step: env passthrough, exactly one INPUT_ per input.
+	var gate *struct {
+		ID   string
+		Uses string
+		Run  string
+		If   string
+		Env  map[string]string
+		With map[string]string
+	}
+	for i := range action.Runs.Steps {
+		if action.Runs.Steps[i].ID == "gate" {
+			gate = &action.Runs.Steps[i]
+		}
+	}
+	if gate == nil {
+		t.Fatal("no step with id gate")
+	}
+	if !strings.Contains(gate.Run, "gate --github") {
+		t.Errorf("the gate step runs %q", gate.Run)
+	}
+	passed := map[string]bool{}
+	for k, v := range gate.Env {
+		if !strings.HasPrefix(k, "INPUT_") {
+			continue
+		}
+		m := regexp.MustCompile(`^\$\{\{ inputs\.([A-Za-z0-9_-]+) \}\}$`).FindStringSubmatch(v)
+		if m == nil {
+			t.Errorf("env %s = %q, want ${{ inputs.<name> }}", k, v)
+			continue
+		}
+		if want := lggh.InputEnv(m[1]); k != want {
+			t.Errorf("env %s carries inputs.%s, but GetInput(%q) reads %s", k, m[1], m[1], want)
+		}
+		passed[m[1]] = true
+	}
+	for _, name := range lggh.InputNames {
+		if !passed[name] {
+			t.Errorf("input %s is not passed to the binary (env %s)", name, lggh.InputEnv(name))
+		}
+	}
+	// Expressions are never pasted into scripts (template injection).
+	for _, s := range action.Runs.Steps {
+		if strings.Contains(s.Run, "${{") {
+			t.Errorf("step %q: ${{ }} inside run: pass it through env", s.ID)
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	sort.Strings(out)
+	return out
+}

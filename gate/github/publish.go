@@ -1,0 +1,451 @@
+package github
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// Publication is what a gate run publishes.
+type Publication struct {
+	Scenario     string          // the scenario's name: one comment per scenario
+	ScenarioFile string          // the scenario file, relative to the repository: annotations point at it
+	Verdict      verdict.Verdict // the verdict; its value and workloads give outputs and annotations
+	Markdown     string          // the Markdown report (report.Markdown): summary and comment
+	ReportPath   string          // the report file: the report output
+	ResultsDir   string          // the results directory: the results-dir output; the manifest goes there
+}
+
+// Outcome is what Publish did. Notices and Warnings were also printed as
+// workflow commands.
+type Outcome struct {
+	ExitCode       int      // ExitCode(p.Verdict, in.FailOn): the step's exit code
+	Regressions    []string // Regressions(p.Verdict)
+	SummaryCut     bool     // the step summary was cut to SummaryLimit
+	CommentID      int64    // the pull request comment, 0 when none
+	CommentCreated bool     // created (else edited, or unchanged)
+	CommentCut     bool     // the comment was cut to CommentLimit
+	Notices        []string // why something was skipped: no token, not a pull request, 403, …
+	Warnings       []string // what failed without failing the step (a 5xx while commenting)
+}
+
+func (o *Outcome) notice(a *githubactions.Action, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	o.Notices = append(o.Notices, msg)
+	a.Noticef("%s", msg)
+}
+
+func (o *Outcome) warning(a *githubactions.Action, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	o.Warnings = append(o.Warnings, msg)
+	a.Warningf("%s", msg)
+}
+
+// Publish publishes a gate run: the manifest in p.ResultsDir (for the fork
+// comment workflow), the step summary (p.Markdown, cut to SummaryLimit with
+// a note), the outputs (OutputNames), one annotation per workload that got
+// worse or was not measured (an error when it fails the step under fail-on,
+// else a warning; at most 10 of each, GitHub's per-step display limit), and
+// the pull request comment.
+//
+// Nothing about the comment is an error: no token, no pull request, or 401,
+// 403, 404 (a fork's read-only token, a token without pull-requests: write)
+// give a notice; any other failure a warning. The returned error is only
+// for what the step cannot do without (an unwritable summary, outputs or
+// manifest file); the command should report it and still exit with
+// Outcome.ExitCode, or 2 when that is 0. Outcome is never nil.
+func Publish(ctx context.Context, a *githubactions.Action, env *Env, ev Event, in Inputs, p Publication, hc *http.Client) (*Outcome, error) {
+	out := &Outcome{ExitCode: ExitCode(p.Verdict, in.FailOn), Regressions: Regressions(p.Verdict)}
+	MaskSecrets(a, in.Token)
+	var errs []error
+
+	if p.ResultsDir != "" {
+		if err := writeManifest(p, ev, env, out); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := writeSummary(a, p.Markdown, out); err != nil {
+		errs = append(errs, err)
+	}
+	if err := setOutputs(a, out, [][2]string{
+		{OutVerdict, string(p.Verdict.Value)},
+		{OutRegressions, regressionsJSON(out.Regressions)},
+		{OutReport, p.ReportPath},
+		{OutResultsDir, p.ResultsDir},
+	}); err != nil {
+		errs = append(errs, err)
+	}
+	annotate(a, p, in.FailOn)
+
+	switch {
+	case !in.Comment:
+		a.Infof("loadgate: comment is false: no pull request comment")
+	case ev.PR == 0:
+		a.Infof("loadgate: %s is not a pull request event: no comment", orNone(ev.Name))
+	default:
+		footer := commentFooter(env, ev.HeadSHA, env.RunURL(), "")
+		comment(ctx, a, env, in.Token, ev.PR, p.Scenario, p.Markdown, footer, hc, ev.Fork, out)
+	}
+	return out, errors.Join(errs...)
+}
+
+// comment creates or edits the scenario's comment, recording what happened
+// in out; it never fails the step.
+func comment(ctx context.Context, a *githubactions.Action, env *Env, token string, pr int, scenario, markdown, footer string, hc *http.Client, fork bool, out *Outcome) {
+	if token == "" {
+		out.notice(a, "loadgate: no github-token: no comment on #%d; the report is in the job summary", pr)
+		return
+	}
+	if env == nil || env.Owner == "" {
+		out.notice(a, "loadgate: GITHUB_REPOSITORY is not set: no comment on #%d", pr)
+		return
+	}
+	c, err := NewClient(env, token, hc)
+	if err != nil {
+		out.warning(a, "loadgate: no comment on #%d: %v", pr, err)
+		return
+	}
+	body, cut := CommentBody(scenario, markdown, footer)
+	out.CommentCut = cut
+	id, created, err := UpsertComment(ctx, c, env.Owner, env.Repo, pr, scenario, body)
+	if err != nil {
+		switch st := StatusOf(err); st {
+		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+			why := "the token may not comment (it needs pull-requests: write)"
+			if fork {
+				why = "a pull request from a fork gets a read-only token; the workflow_run workflow (loadgate comment --from DIR) comments from the results artifact"
+			}
+			out.notice(a, "loadgate: no comment on #%d (HTTP %d): %s. The verdict still decides this step.", pr, st, why)
+		default:
+			out.warning(a, "loadgate: no comment on #%d: %v", pr, err)
+		}
+		return
+	}
+	out.CommentID, out.CommentCreated = id, created
+	verb := "edited"
+	if created {
+		verb = "created"
+	}
+	a.Infof("loadgate: %s comment %d on #%d", verb, id, pr)
+}
+
+func commentFooter(env *Env, head, runURL, extra string) string {
+	var parts []string
+	parts = append(parts, "loadgate")
+	if head != "" {
+		if len(head) > 12 {
+			head = head[:12]
+		}
+		parts = append(parts, "head `"+head+"`")
+	}
+	if runURL != "" {
+		parts = append(parts, "[workflow run]("+runURL+")")
+	}
+	if extra != "" {
+		parts = append(parts, extra)
+	}
+	return "<sub>" + strings.Join(parts, " · ") + "</sub>"
+}
+
+// writeSummary appends md to the step summary, cut so that the step's whole
+// summary stays within SummaryLimit.
+func writeSummary(a *githubactions.Action, md string, out *Outcome) error {
+	path := a.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		out.notice(a, "loadgate: GITHUB_STEP_SUMMARY is not set: no step summary")
+		return nil
+	}
+	used := int64(0)
+	if fi, err := os.Stat(path); err == nil {
+		used = fi.Size()
+	}
+	room := SummaryLimit - int(used) - len(githubactions.EOF)
+	note := fmt.Sprintf("> ✂️ **Cut:** GitHub shows at most 1 MiB of a step summary; part of this report (%s bytes in all) is left out here. The full report is in the results artifact.",
+		group(len(md)))
+	if room < len(note)+16 {
+		out.notice(a, "loadgate: the step summary is already at GitHub's 1 MiB limit: the report is not added")
+		return nil
+	}
+	md = strings.TrimRight(md, "\n")
+	md, ok := Cut(md, note, room)
+	out.SummaryCut = !ok
+	return protect("writing the step summary", func() { a.AddStepSummary(md) })
+}
+
+// fileDelimiter is go-githubactions' fixed delimiter of multi-line values
+// in GITHUB_OUTPUT: a value containing it would end its value early.
+const fileDelimiter = "_GitHubActionsFileCommandDelimeter_"
+
+func setOutputs(a *githubactions.Action, out *Outcome, kv [][2]string) error {
+	if a.Getenv("GITHUB_OUTPUT") == "" {
+		out.notice(a, "loadgate: GITHUB_OUTPUT is not set: no step outputs")
+		return nil
+	}
+	var errs []error
+	for _, p := range kv {
+		if strings.Contains(p[1], fileDelimiter) {
+			errs = append(errs, fmt.Errorf("output %s: the value contains the file command delimiter", p[0]))
+			continue
+		}
+		k, v := p[0], p[1]
+		if err := protect("setting output "+k, func() { a.SetOutput(k, v) }); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// protect runs f, turning a go-githubactions panic into an error.
+func protect(what string, f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: %v", what, r)
+		}
+	}()
+	f()
+	return nil
+}
+
+const maxAnnotations = 10 // GitHub shows 10 error and 10 warning annotations per step
+
+func annotate(a *githubactions.Action, p Publication, failOn FailOn) {
+	fields := func(title string) map[string]string {
+		m := map[string]string{"title": title}
+		if p.ScenarioFile != "" {
+			m["file"] = filepath.ToSlash(p.ScenarioFile)
+		}
+		return m
+	}
+	if p.Verdict.Value == verdict.Unusable {
+		why := strings.Join(p.Verdict.Reasons, "; ")
+		if why == "" {
+			why = "the result is marked unusable"
+		}
+		a.WithFieldsMap(fields("loadgate "+p.Scenario+": unusable run")).Errorf("%s", "No number of this run can be trusted for a verdict: "+why)
+		return
+	}
+	anns := annotations(p.Verdict)
+	var errs, warns []annotation
+	for _, an := range anns {
+		if failsGate(an.value, failOn) {
+			errs = append(errs, an)
+		} else {
+			warns = append(warns, an)
+		}
+	}
+	emit := func(list []annotation, issue func(*githubactions.Action, string)) {
+		for i, an := range list {
+			if i == maxAnnotations-1 && len(list) > maxAnnotations {
+				var names []string
+				for _, rest := range list[i:] {
+					names = append(names, rest.workload)
+				}
+				issue(a.WithFieldsMap(fields(fmt.Sprintf("loadgate %s: %d more workloads", p.Scenario, len(names)))),
+					"Also worse or not measured: "+strings.Join(names, ", ")+". See the job summary.")
+				return
+			}
+			title := fmt.Sprintf("loadgate %s: %s %s", p.Scenario, an.workload, an.value)
+			issue(a.WithFieldsMap(fields(title)), an.workload+": "+strings.Join(an.lines, "\n"))
+		}
+	}
+	emit(errs, func(x *githubactions.Action, s string) { x.Errorf("%s", s) })
+	emit(warns, func(x *githubactions.Action, s string) { x.Warningf("%s", s) })
+}
+
+// ManifestFile is the file Publish writes into the results directory for
+// PublishFromDir.
+const ManifestFile = "loadgate-github.json"
+
+// ManifestSchema versions ManifestFile.
+const ManifestSchema = "loadgate/github/v1"
+
+// fallbackReport is where Publish copies the Markdown when the report file
+// is not inside the results directory.
+const fallbackReport = "loadgate-comment.md"
+
+// Manifest is what the fork comment workflow needs from a gate run's
+// results artifact. It is untrusted input there (the pull request's code
+// ran in that job): PublishFromDir checks it.
+type Manifest struct {
+	Schema      string        `json:"schema"`
+	Scenario    string        `json:"scenario"`
+	PR          int           `json:"pr"`
+	HeadSHA     string        `json:"head_sha"`
+	Verdict     verdict.Value `json:"verdict"`
+	ExitCode    int           `json:"exit_code"`
+	Regressions []string      `json:"regressions"`
+	Report      string        `json:"report"` // the Markdown report, relative to the results directory
+	RunID       int64         `json:"run_id"`
+}
+
+func writeManifest(p Publication, ev Event, env *Env, out *Outcome) error {
+	if err := os.MkdirAll(p.ResultsDir, 0o755); err != nil {
+		return fmt.Errorf("results-dir: %w", err)
+	}
+	rel := ""
+	if p.ReportPath != "" {
+		if r, err := filepath.Rel(p.ResultsDir, p.ReportPath); err == nil && filepath.IsLocal(r) {
+			rel = filepath.ToSlash(r)
+		}
+	}
+	if rel == "" {
+		rel = fallbackReport
+		if err := os.WriteFile(filepath.Join(p.ResultsDir, rel), []byte(p.Markdown), 0o644); err != nil {
+			return fmt.Errorf("results-dir: %w", err)
+		}
+	}
+	m := Manifest{
+		Schema: ManifestSchema, Scenario: p.Scenario, PR: ev.PR, HeadSHA: ev.HeadSHA,
+		Verdict: p.Verdict.Value, ExitCode: out.ExitCode, Regressions: out.Regressions, Report: rel,
+	}
+	if env != nil {
+		m.RunID = env.RunID
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(p.ResultsDir, ManifestFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("results-dir: %w", err)
+	}
+	return nil
+}
+
+// ReadManifest reads and checks dir's ManifestFile and the report it names.
+func ReadManifest(dir string) (Manifest, string, error) {
+	var m Manifest
+	b, err := readCapped(filepath.Join(dir, ManifestFile), 1<<20)
+	if err != nil {
+		return m, "", err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, "", fmt.Errorf("%s: %w", ManifestFile, err)
+	}
+	switch {
+	case m.Schema != ManifestSchema:
+		return m, "", fmt.Errorf("%s: schema %q, want %q", ManifestFile, m.Schema, ManifestSchema)
+	case m.Scenario == "" || len(m.Scenario) > 200:
+		return m, "", fmt.Errorf("%s: bad scenario name", ManifestFile)
+	case m.PR < 0:
+		return m, "", fmt.Errorf("%s: bad pull request number %d", ManifestFile, m.PR)
+	case !filepath.IsLocal(filepath.FromSlash(m.Report)):
+		return m, "", fmt.Errorf("%s: report %q is not inside the results directory", ManifestFile, m.Report)
+	}
+	md, err := readCapped(filepath.Join(dir, filepath.FromSlash(m.Report)), 16<<20)
+	if err != nil {
+		return m, "", err
+	}
+	return m, string(md), nil
+}
+
+func readCapped(path string, limit int64) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	return b, nil
+}
+
+// PublishFromDir comments on a pull request from a gate run's results
+// directory (the downloaded artifact): what `loadgate comment --from DIR
+// --pr N` does in the workflow_run workflow, where the token may write but
+// the artifact came from the pull request's own run and is untrusted.
+//
+// pr 0 takes the event's pull request, else the manifest's. The pull
+// request's current head commit (GET /repos/{o}/{r}/pulls/{n}) must be the
+// triggering run's head commit (ev.HeadSHA, for workflow_run) and the
+// manifest's: otherwise the artifact does not belong to that pull request,
+// or the pull request moved on, and there is no comment (a notice). A
+// malformed artifact is an error; a comment that cannot be posted a notice
+// or warning, as in Publish. Outcome.ExitCode is 0: this workflow gates
+// nothing.
+func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev Event, dir string, pr int, token string, hc *http.Client) (*Outcome, error) {
+	out := &Outcome{}
+	MaskSecrets(a, token)
+	m, md, err := ReadManifest(dir)
+	if err != nil {
+		return out, err
+	}
+	out.Regressions = m.Regressions
+	if pr == 0 {
+		pr = ev.PR
+	}
+	if pr == 0 {
+		pr = m.PR
+	}
+	if pr <= 0 {
+		out.notice(a, "loadgate: no pull request number (not in the event nor in %s): no comment", ManifestFile)
+		return out, nil
+	}
+	want := ev.HeadSHA
+	if ev.Name != "workflow_run" || want == "" {
+		want = m.HeadSHA
+	}
+	if want == "" {
+		return out, fmt.Errorf("no head commit to check #%d against (neither the event nor %s has one)", pr, ManifestFile)
+	}
+	if m.HeadSHA != "" && !strings.EqualFold(m.HeadSHA, want) {
+		out.notice(a, "loadgate: the artifact is of commit %s, the run of %s: no comment on #%d", short(m.HeadSHA), short(want), pr)
+		return out, nil
+	}
+	if token == "" {
+		out.notice(a, "loadgate: no github-token: no comment on #%d", pr)
+		return out, nil
+	}
+	if env == nil || env.Owner == "" {
+		out.notice(a, "loadgate: GITHUB_REPOSITORY is not set: no comment on #%d", pr)
+		return out, nil
+	}
+	c, err := NewClient(env, token, hc)
+	if err != nil {
+		return out, err
+	}
+	got, _, err := c.PullRequests.Get(ctx, env.Owner, env.Repo, pr)
+	if err != nil {
+		out.warning(a, "loadgate: reading #%d: %v", pr, err)
+		return out, nil
+	}
+	if !strings.EqualFold(got.GetHead().GetSHA(), want) {
+		out.notice(a, "loadgate: #%d's head is %s, the results are of %s: no comment (a newer run will comment)", pr, short(got.GetHead().GetSHA()), short(want))
+		return out, nil
+	}
+	runURL := ""
+	if ev.RunID != 0 && env.Repository != "" {
+		runURL = fmt.Sprintf("%s/%s/actions/runs/%d", env.ServerURL, env.Repository, ev.RunID)
+	}
+	footer := commentFooter(env, want, runURL, "from the pull request's results artifact")
+	comment(ctx, a, env, token, pr, m.Scenario, md, footer, hc, false, out)
+	return out, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
