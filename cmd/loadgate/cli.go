@@ -42,12 +42,15 @@ Usage:
   loadgate <command> [flags]
 
 Commands:
-  run      run a named load against a target and judge its thresholds
+  run      run a named load against a loopback target or the scenario's stack, judge its thresholds
+  up       bring the scenario's stack up (pinned) until Ctrl-C, for scenario development
+  down     remove the leftovers of earlier runs (--all)
   report   render report.md / a terminal report again from a result.json
   version  print the version
 
 Examples:
-  loadgate run --scenario examples/demo/scenario.yaml --target http://127.0.0.1:8080 --out out/demo
+  loadgate run --scenario examples/demo/scenario.yaml --out out/demo          # the demo stack
+  loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --out out/api
   loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --scale 0.1   # a 10x shorter rehearsal
   loadgate report out/demo/result.json
 
@@ -75,8 +78,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
-	case "gate", "compare", "baseline", "up", "down":
-		return usageErr("%s: not available in this build yet (see the open issues); available: run, report", cmd)
+	case "up":
+		return upCmd(ctx, rest, stdout, stderr)
+	case "down":
+		return downCmd(ctx, rest, stdout, stderr)
+	case "gate", "compare", "baseline":
+		return usageErr("%s: not available in this build yet (see the open issues); available: run, up, down, report", cmd)
 	default:
 		return usageErr("unknown command %q\n\n%s", cmd, strings.TrimRight(usage, "\n"))
 	}

@@ -1,6 +1,7 @@
 // Package verdict compares results: absolute thresholds from the scenario
-// now, relative base/head regression with confidence later. It owns the
-// verdict values and the exit code a verdict maps to.
+// (Thresholds) and relative base/head regression with confidence (Compare,
+// Gate; the method is in METHOD.md). It owns the verdict values and the exit
+// code a verdict maps to.
 //
 // A Verdict is a plain value; it holds no reference into the Result it was
 // computed from.
@@ -80,6 +81,9 @@ type WorkloadVerdict struct {
 	Value    Value   `json:"value"`
 	Why      string  `json:"why,omitempty"` // why not measured, or "no thresholds"
 	Checks   []Check `json:"checks"`
+	// Comparisons are the base/head comparisons of this workload in this
+	// phase (a gate: Compare, Gate); none in a plain run.
+	Comparisons []Comparison `json:"comparisons,omitempty"`
 }
 
 // Verdict is the verdict of a run (or, later, of a base/head comparison).
@@ -87,6 +91,14 @@ type Verdict struct {
 	Value     Value             `json:"value"`
 	Workloads []WorkloadVerdict `json:"workloads"`
 	Reasons   []string          `json:"reasons"` // why unusable, and notes (abandoned requests, interruption)
+
+	// A gate's comparison settings (zero in a plain run): the paired rounds
+	// compared, the tolerance and confidence used, and the judged
+	// percentile option ("" = each workload's threshold percentiles, else p95).
+	Rounds     int     `json:"rounds,omitempty"`
+	Tolerance  float64 `json:"tolerance,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+	Percentile string  `json:"percentile,omitempty"`
 }
 
 // ExitCode maps the verdict to the process exit code of the design:

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+const upHelp = `Usage: loadgate up --scenario FILE [--compose FILE]... [flags]
+
+Brings the scenario's stack up exactly as a run would (pinned, labelled,
+target resolved), prints the target's address, and stays in the foreground
+until interrupted (Ctrl-C), then tears everything down. For developing a
+scenario against a live stack.
+
+Examples:
+  loadgate up --scenario examples/demo/scenario.yaml
+  loadgate up --scenario load.yaml --compose compose.yaml --compose compose.dev.yaml --stack-cpus 0
+
+Flags:
+`
+
+func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var sf stackFlags
+	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	scen := fs.String("scenario", "", "the scenario `file` (its stack: section)")
+	target := fs.String("target", "", "service:port (default: the scenario's stack.target)")
+	out := fs.String("out", "", "save the services' logs here at teardown (`dir`)")
+	addStackFlags(fs, &sf)
+	fs.Usage = func() { fmt.Fprint(stderr, upHelp); fs.PrintDefaults() }
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *scen == "" {
+		return usageErr("up: --scenario is required")
+	}
+	sc, err := scenario.Load(*scen, scenario.Options{})
+	if err != nil {
+		return usageErr("%w", err)
+	}
+	files := composeFiles(sc, sf)
+	if len(files) == 0 {
+		return usageErr("up: the scenario has no stack: section and no --compose was given")
+	}
+	t := *target
+	if t == "" && sc.Stack != nil {
+		t = sc.Stack.Target
+	}
+	if t == "" {
+		return usageErr("up: --target service:port is required (the scenario's stack: names none)")
+	}
+	sr, err := upStack(ctx, files, t, *out, "up", sf, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.stack.Name(), sr.plan.stack, t, sr.addr, sr.path)
+	fmt.Fprintln(stdout, "press Ctrl-C to tear it down")
+	<-ctx.Done()
+	took, err := sr.down(stderr)
+	if err != nil {
+		return &exitError{code: exitUnusable, err: fmt.Errorf("up: teardown: %w", err)}
+	}
+	fmt.Fprintf(stdout, "stack %s torn down in %s\n", sr.stack.Name(), took.Round(1e6))
+	return nil
+}
+
+const downHelp = `Usage: loadgate down --all
+
+Removes every container, network, volume and image that carries loadgate's
+labels and whose owning process is gone (leftovers of runs that were killed).
+Every run does the same sweep when it starts.
+
+Examples:
+  loadgate down --all
+`
+
+func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("down", flag.ContinueOnError)
+	all := fs.Bool("all", false, "remove the leftovers of every earlier run")
+	fs.Usage = func() { fmt.Fprint(stderr, downHelp); fs.PrintDefaults() }
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if !*all {
+		return usageErr("down: pass --all (stacks of a live run are torn down by that run)")
+	}
+	if err := compose.Available(ctx); err != nil {
+		return &exitError{code: exitUnusable, err: fmt.Errorf("no Docker engine: %w", err)}
+	}
+	n, err := compose.Sweep(ctx)
+	if err != nil {
+		return &exitError{code: exitUnusable, err: fmt.Errorf("down: %w", err)}
+	}
+	fmt.Fprintf(stdout, "removed %d resource(s) left by earlier runs\n", n)
+	return nil
+}
