@@ -43,6 +43,9 @@ Usage:
 
 Commands:
   run      run a named load against a loopback target or the scenario's stack, judge its thresholds
+  gate     run the same load on base and head (ABBA rounds) and judge the difference with confidence
+  compare  compare result files (paired rounds) per workload
+  baseline store a result as a named baseline (baseline save)
   up       bring the scenario's stack up (pinned) until Ctrl-C, for scenario development
   down     remove the leftovers of earlier runs (--all)
   report   render report.md / a terminal report again from a result.json
@@ -52,6 +55,7 @@ Examples:
   loadgate run --scenario examples/demo/scenario.yaml --out out/demo          # the demo stack
   loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --out out/api
   loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --scale 0.1   # a 10x shorter rehearsal
+  loadgate gate --scenario examples/demo/scenario.yaml --base main --rounds 3
   loadgate report out/demo/result.json
 
 Exit codes: 0 pass · 1 the verdict failed · 2 usage error or refused · 3 the run is unusable.
@@ -82,8 +86,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return upCmd(ctx, rest, stdout, stderr)
 	case "down":
 		return downCmd(ctx, rest, stdout, stderr)
-	case "gate", "compare", "baseline":
-		return usageErr("%s: not available in this build yet (see the open issues); available: run, up, down, report", cmd)
+	case "gate":
+		return gateCmd(ctx, rest, stdout, stderr)
+	case "compare":
+		return compareCmd(ctx, rest, stdout, stderr)
+	case "baseline":
+		return baselineCmd(ctx, rest, stdout, stderr)
 	default:
 		return usageErr("unknown command %q\n\n%s", cmd, strings.TrimRight(usage, "\n"))
 	}

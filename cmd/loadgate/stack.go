@@ -91,7 +91,7 @@ type stackRun struct {
 
 // upStack sweeps leftovers of earlier runs, pins the generator, brings the
 // stack up on its cpuset and resolves the target service:port.
-func upStack(ctx context.Context, files []string, target, out, side string, f stackFlags, stderr io.Writer) (*stackRun, error) {
+func upStack(ctx context.Context, files []string, target, out, runID, side string, f stackFlags, stderr io.Writer) (*stackRun, error) {
 	plan, err := planCPUs(f)
 	if err != nil {
 		return nil, usageErr("%w", err)
@@ -109,7 +109,7 @@ func upStack(ctx context.Context, files []string, target, out, side string, f st
 	}
 	t0 := time.Now()
 	st, err := compose.Up(ctx, compose.Options{
-		Files: files, Side: side, StackCPUs: plan.stack, OutDir: out,
+		Files: files, RunID: runID, Side: side, StackCPUs: plan.stack, OutDir: out,
 		ReadyTimeout: f.readyTimeout, Log: stderr,
 	})
 	if err != nil {

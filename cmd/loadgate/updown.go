@@ -53,7 +53,7 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if t == "" {
 		return usageErr("up: --target service:port is required (the scenario's stack: names none)")
 	}
-	sr, err := upStack(ctx, files, t, *out, "up", sf, stderr)
+	sr, err := upStack(ctx, files, t, *out, "", "up", sf, stderr)
 	if err != nil {
 		return err
 	}

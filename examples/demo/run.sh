@@ -4,7 +4,7 @@
 # stack, pinned, and prints where the results are.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-examples/demo/build.sh
+# the scenario's stack.prepare builds the service binary
 out=${LOADGATE_DEMO_OUT:-loadgate-out/demo-$(date +%Y%m%d-%H%M%S)}
 set +e
 bin/loadgate run --scenario examples/demo/scenario.yaml --out "$out" ${LOADGATE_DEMO_ARGS:-}

@@ -39,6 +39,11 @@ type Scenario struct {
 type Stack struct {
 	Compose []string // paths relative to the scenario file, made absolute by Load
 	Target  string   // service:port
+	// Prepare is a command (argv) run in Dir before the stack is built, e.g.
+	// a script that builds the static binaries a FROM scratch image copies.
+	// In a gate each side runs its own copy, in its own checkout.
+	Prepare []string
+	Dir     string // the scenario file's directory, absolute
 }
 
 // Ceilings refuse (never clamp) a run that asks for more.

@@ -201,7 +201,7 @@ func (d *decoder) name(f *fields, key string) string {
 	return v
 }
 
-var stackKeys = []string{"compose", "target"}
+var stackKeys = []string{"compose", "prepare", "target"}
 
 func (d *decoder) stack(n *yaml.Node, path string) *Stack {
 	f := d.mapping(n, path, stackKeys)
@@ -214,6 +214,16 @@ func (d *decoder) stack(n *yaml.Node, path string) *Stack {
 		p := d.str(item, index(f.sub("compose"), i))
 		d.check(p != "", item, index(f.sub("compose"), i), "must not be empty")
 		st.Compose = append(st.Compose, p)
+	}
+	if pn := f.get("prepare"); pn != nil {
+		for i, item := range d.list(pn, f.sub("prepare")) {
+			a := d.str(item, index(f.sub("prepare"), i))
+			d.check(a != "", item, index(f.sub("prepare"), i), "must not be empty")
+			st.Prepare = append(st.Prepare, a)
+		}
+		if d.ok() && len(st.Prepare) == 0 {
+			d.failf(pn.Line, f.sub("prepare"), "must name a command, such as [./build.sh]")
+		}
 	}
 	tn := d.require(f, "target")
 	st.Target = d.str(tn, f.sub("target"))
@@ -264,5 +274,6 @@ func (s *Scenario) resolveComposePaths() error {
 			s.Stack.Compose[i] = filepath.Join(dir, p)
 		}
 	}
+	s.Stack.Dir = dir
 	return nil
 }
