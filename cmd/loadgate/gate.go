@@ -104,6 +104,7 @@ type gate struct {
 	runID       string
 	notes       []string
 	worktreeDir string
+	plan        cpuPlan
 }
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {
@@ -165,6 +166,9 @@ func newGate(ctx context.Context, f gateFlags, stderr io.Writer) (*gate, error) 
 	}
 	if err := os.MkdirAll(g.out, 0o755); err != nil {
 		return nil, usageErr("gate: results dir: %w", err)
+	}
+	if g.plan, err = planCPUs(f.stack); err != nil {
+		return nil, usageErr("gate: %w", err)
 	}
 	g.worktreeDir, err = os.MkdirTemp("", "loadgate-worktrees-")
 	if err != nil {
@@ -287,7 +291,7 @@ func (g *gate) up(ctx context.Context, s *side) error {
 		}
 	}
 	target := g.sc.Stack.Target
-	sr, err := upStack(ctx, mapped, target, filepath.Join(g.out, s.name), g.runID, s.name, g.f.stack, g.stderr)
+	sr, err := upStack(ctx, mapped, target, filepath.Join(g.out, s.name), g.runID, s.name, g.plan, g.f.stack, g.stderr)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) && ee.code == exitUnusable {

@@ -141,13 +141,19 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 	started := time.Now()
 	var sr *stackRun
+	var plan cpuPlan
+	if !plain {
+		if plan, err = planCPUs(f.stack); err != nil {
+			return usageErr("run: %w", err)
+		}
+	}
 	if !plain {
 		if sc.Stack != nil && len(sc.Stack.Prepare) > 0 && len(f.stack.compose) == 0 {
 			if err := prepare(ctx, sc.Stack.Prepare, sc.Stack.Dir, stderr); err != nil {
 				return &exitError{code: exitUnusable, err: fmt.Errorf("run: stack.prepare: %w", err)}
 			}
 		}
-		if sr, err = upStack(ctx, files, target, out, "", "run", f.stack, stderr); err != nil {
+		if sr, err = upStack(ctx, files, target, out, "", "run", plan, f.stack, stderr); err != nil {
 			return err
 		}
 		targetURL = &url.URL{Scheme: "http", Host: sr.addr}

@@ -91,11 +91,10 @@ type stackRun struct {
 
 // upStack sweeps leftovers of earlier runs, pins the generator, brings the
 // stack up on its cpuset and resolves the target service:port.
-func upStack(ctx context.Context, files []string, target, out, runID, side string, f stackFlags, stderr io.Writer) (*stackRun, error) {
-	plan, err := planCPUs(f)
-	if err != nil {
-		return nil, usageErr("%w", err)
-	}
+//
+// plan comes from planCPUs, called once per process: after the generator is
+// pinned, this process's CPUs are the load set only.
+func upStack(ctx context.Context, files []string, target, out, runID, side string, plan cpuPlan, f stackFlags, stderr io.Writer) (*stackRun, error) {
 	if err := compose.Available(ctx); err != nil {
 		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("no Docker engine: %w", err)}
 	}

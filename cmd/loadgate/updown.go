@@ -53,7 +53,11 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if t == "" {
 		return usageErr("up: --target service:port is required (the scenario's stack: names none)")
 	}
-	sr, err := upStack(ctx, files, t, *out, "", "up", sf, stderr)
+	plan, err := planCPUs(sf)
+	if err != nil {
+		return usageErr("up: %w", err)
+	}
+	sr, err := upStack(ctx, files, t, *out, "", "up", plan, sf, stderr)
 	if err != nil {
 		return err
 	}

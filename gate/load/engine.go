@@ -67,7 +67,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 
 	rec := newRecorder(sched, len(sc.Workloads), sc.LateAfter)
 	e := &engine{cfg: cfg, sched: sched, mix: mix, ops: ops, rec: rec,
-		sem: make(chan struct{}, sc.MaxInFlight), seq: make([]int64, len(ops))}
+		jobs: make(chan job), seq: make([]int64, len(ops))}
 	// reqCtx outlives ctx by the drain: requests in flight when the schedule
 	// ends may finish; it is cancelled when the run is finalized.
 	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
@@ -139,8 +139,9 @@ type engine struct {
 	mix    *Mix
 	ops    []operation
 	rec    *recorder
-	sem    chan struct{}
-	seq    []int64 // per-workload sequence number, {n}
+	jobs    chan job
+	workers int     // started so far (dispatcher only)
+	seq     []int64 // per-workload sequence number, {n}
 	start  time.Time
 	reqCtx context.Context
 	wg     sync.WaitGroup
@@ -149,11 +150,27 @@ type engine struct {
 
 func (e *engine) clock() time.Duration { return time.Since(e.start) }
 
+// job is one due request handed to a worker.
+type job struct {
+	seg, w int
+	k      int64 // the workload's sequence number, {n}
+	due    time.Duration
+}
+
 // dispatch sends every request of the schedule at its due time. It returns
 // true when ctx was cancelled before the schedule ended.
+//
+// Requests are handed to workers over an unbuffered channel: an idle worker
+// takes the job at once; with none idle a new worker starts, up to
+// max_in_flight; beyond that the dispatcher waits (stalled time) and the
+// request keeps its due time, so the wait shows in its latency and
+// lateness. Workers live for the run, keep their scratch memory and end
+// when the channel is closed.
 func (e *engine) dispatch(ctx context.Context) (interrupted bool) {
+	defer close(e.jobs)
 	wait := newWaiter(e.clock)
 	defer wait.close()
+	maxWorkers := e.cfg.Scenario.MaxInFlight
 	n := e.sched.Len()
 	for i := int64(0); i < n; i++ {
 		due, seg := e.sched.Due(i)
@@ -164,39 +181,45 @@ func (e *engine) dispatch(ctx context.Context) (interrupted bool) {
 			return true
 		}
 		w := e.mix.Next()
-		k := e.seq[w]
+		j := job{seg: seg, w: w, k: e.seq[w], due: due}
 		e.seq[w]++
-		// A permit bounds concurrency; the request keeps its due time while it
-		// waits, and the wait is stalled time.
-		select {
-		case e.sem <- struct{}{}:
-		default:
-			t0 := e.clock()
-			select {
-			case e.sem <- struct{}{}:
-				e.rec.addStall(e.clock() - t0)
-			case <-ctx.Done():
-				e.rec.addStall(e.clock() - t0)
-				e.rec.dispatched(seg, w, e.clock()-due)
-				e.rec.abandonOne(seg, w)
-				return true
-			}
-		}
-		sent := e.clock()
-		e.rec.dispatched(seg, w, sent-due)
+		e.rec.offered(seg, w)
 		e.done = due
-		e.wg.Add(1)
-		go e.send(seg, w, k, due, sent)
+		select {
+		case e.jobs <- j:
+			continue
+		default:
+		}
+		if e.workers < maxWorkers {
+			e.workers++
+			e.wg.Add(1)
+			go e.worker(j)
+			continue
+		}
+		t0 := e.clock()
+		select {
+		case e.jobs <- j:
+			e.rec.addStall(e.clock() - t0)
+		case <-ctx.Done():
+			e.rec.addStall(e.clock() - t0)
+			e.rec.abandonOne(seg, w)
+			return true
+		}
 	}
 	return false
 }
 
-func (e *engine) send(seg, w int, k int64, due, sent time.Duration) {
+// worker sends j, then every job it receives, until the channel closes.
+func (e *engine) worker(j job) {
 	defer e.wg.Done()
-	class := e.ops[w].do(e.reqCtx, k)
-	done := e.clock()
-	e.rec.completed(seg, w, class, due, sent, done, e.sched.SegmentAt(done))
-	<-e.sem
+	var s scratch
+	for ok := true; ok; j, ok = <-e.jobs {
+		sent := e.clock()
+		e.rec.sent(j.seg, j.w, sent-j.due)
+		class := e.ops[j.w].do(e.reqCtx, j.k, &s)
+		done := e.clock()
+		e.rec.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done))
+	}
 }
 
 // drain waits for requests in flight, up to the scenario's drain timeout

@@ -16,7 +16,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-func mustScenario(t *testing.T, yaml string) *scenario.Scenario {
+func mustScenario(t testing.TB, yaml string) *scenario.Scenario {
 	t.Helper()
 	sc, err := scenario.Parse([]byte(yaml), "test.yaml", scenario.Options{})
 	if err != nil {

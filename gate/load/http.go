@@ -21,7 +21,6 @@ import (
 // ${ENV} references are already substituted when it is compiled.
 type template struct {
 	parts []part
-	size  int // length of the literal parts, a hint for the builder
 }
 
 type part struct {
@@ -56,7 +55,6 @@ func compileTemplate(s string, vars map[string][]string) template {
 		}
 		if i > lit {
 			t.parts = append(t.parts, part{lit: s[lit:i]})
-			t.size += i - lit
 		}
 		t.parts = append(t.parts, p)
 		lit = j + 1
@@ -64,7 +62,6 @@ func compileTemplate(s string, vars map[string][]string) template {
 	}
 	if lit < len(s) {
 		t.parts = append(t.parts, part{lit: s[lit:]})
-		t.size += len(s) - lit
 	}
 	return t
 }
@@ -73,22 +70,22 @@ func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// render writes the template for the k-th request of its workload (k from 0):
-// {n} is k, {var} is vars[var][k mod len].
-func (t *template) render(b *strings.Builder, k int64) {
-	b.Grow(t.size + 20)
+// appendTo appends the template for the k-th request of its workload (k
+// from 0): {n} is k, {var} is vars[var][k mod len]. It does not allocate
+// when b has room.
+func (t *template) appendTo(b []byte, k int64) []byte {
 	for i := range t.parts {
 		p := &t.parts[i]
 		switch p.kind {
 		case 0:
-			b.WriteString(p.lit)
+			b = append(b, p.lit...)
 		case 1:
-			var buf [20]byte
-			b.Write(strconv.AppendInt(buf[:0], k, 10))
+			b = strconv.AppendInt(b, k, 10)
 		case 2:
-			b.WriteString(p.vals[k%int64(len(p.vals))])
+			b = append(b, p.vals[k%int64(len(p.vals))]...)
 		}
 	}
+	return b
 }
 
 // httpOp is one workload's HTTP operation. Safe for concurrent use.
@@ -168,21 +165,18 @@ func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[strin
 
 // do sends the k-th request of the workload and classifies the outcome:
 // class "" is a success. ctx is the run's; the timeout runs from now.
-func (op *httpOp) do(ctx context.Context, k int64) string {
+func (op *httpOp) do(ctx context.Context, k int64, s *scratch) string {
 	ctx, cancel := context.WithTimeout(ctx, op.timeout)
 	defer cancel()
-	var b strings.Builder
-	b.WriteString(op.base)
-	op.path.render(&b, k)
+	s.uri = op.path.appendTo(append(s.uri[:0], op.base...), k)
 	var body io.Reader
 	var n int64
 	if op.hasBody {
-		var bb strings.Builder
-		op.body.render(&bb, k)
-		s := bb.String()
-		body, n = strings.NewReader(s), int64(len(s))
+		s.body = op.body.appendTo(s.body[:0], k)
+		b := string(s.body)
+		body, n = strings.NewReader(b), int64(len(b))
 	}
-	req, err := http.NewRequestWithContext(ctx, op.method, b.String(), body)
+	req, err := http.NewRequestWithContext(ctx, op.method, string(s.uri), body)
 	if err != nil {
 		return "request"
 	}

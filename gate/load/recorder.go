@@ -26,8 +26,9 @@ type interval struct {
 }
 
 // recorder is the one place records land. Every offered request is counted
-// once by dispatched and once, exactly, by completed or abandonAll; a
-// completion that arrives after abandonAll is dropped, so the sum stays exact.
+// once by offered and once, exactly, by completed, abandonOne or abandonAll;
+// a completion that arrives after abandonAll is dropped, so the sum stays
+// exact.
 // Safe for concurrent use: every method takes mu.
 type recorder struct {
 	mu        sync.Mutex
@@ -76,17 +77,28 @@ func us(d time.Duration) int64 {
 	return v
 }
 
-// dispatched counts an offered request as it is sent (or given up on while
-// waiting for a permit), with how late it went out.
-func (r *recorder) dispatched(seg, w int, lateness time.Duration) {
+// offered counts a request the dispatcher is handing to a worker: from now
+// on it is in flight until completed or abandoned.
+func (r *recorder) offered(seg, w int) {
 	r.mu.Lock()
 	c := &r.cells[seg*r.workloads+w]
 	c.offered++
 	c.inFlight++
 	r.inFlight++
 	r.iv.offered++
+	r.mu.Unlock()
+}
+
+// sent records how late an offered request went out (send time minus due
+// time). After abandonAll it records nothing.
+func (r *recorder) sent(seg, w int, lateness time.Duration) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
 	if lateness > r.lateAfter {
-		c.late++
+		r.cells[seg*r.workloads+w].late++
 		r.iv.late++
 		if !r.warmup[seg] {
 			r.late++
@@ -132,9 +144,13 @@ func (r *recorder) completed(seg, w int, class string, due, sent, done time.Dura
 }
 
 // abandonOne records a request that was offered but never sent (the run was
-// stopped while it waited for a permit).
+// stopped while it waited for a worker).
 func (r *recorder) abandonOne(seg, w int) {
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
 	c := &r.cells[seg*r.workloads+w]
 	c.inFlight--
 	r.inFlight--

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,8 +27,10 @@ type waiter struct {
 	clock func() time.Duration
 	timer *time.Timer
 	tfd   *os.File // nil where timerfd is unavailable: nanosleep then
+	rc    syscall.RawConn
 	fd    int
-	buf   [8]byte
+	armed bool // the next call of park's callback is the first since arming
+	park  func(uintptr) bool
 }
 
 const (
@@ -41,7 +44,22 @@ func newWaiter(clock func() time.Duration) *waiter {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err == nil {
 		w.fd = fd
-		w.tfd = os.NewFile(uintptr(fd), "timerfd") // non-blocking: read through the poller
+		w.tfd = os.NewFile(uintptr(fd), "timerfd") // non-blocking: registered with the poller
+		if w.rc, err = w.tfd.SyscallConn(); err != nil {
+			w.tfd.Close()
+			w.tfd = nil
+		}
+	}
+	// park's first call after arming returns false, so RawConn.Read parks the
+	// goroutine on the poller without a read(2) that would only say EAGAIN;
+	// the poller calls it again once the timer fired. timerfd_settime resets
+	// the expiration count, so the timerfd is never read: one syscall a wait.
+	w.park = func(uintptr) bool {
+		if w.armed {
+			w.armed = false
+			return false
+		}
+		return true
 	}
 	return w
 }
@@ -74,11 +92,27 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 			runtime.Gosched()
 		}
 	case w.tfd != nil:
-		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-		if unix.TimerfdSettime(w.fd, 0, &spec, nil) == nil {
-			if _, err := w.tfd.Read(w.buf[:]); err == nil {
-				return nil
+		// A wake-up may be stale (an expiration nobody waited for): wait
+		// again until the due time has really come.
+		for tries := 0; w.clock() < due; tries++ {
+			left := due - w.clock()
+			if left <= spinFloor || tries == 8 {
+				for w.clock() < due {
+					runtime.Gosched()
+				}
+				break
 			}
+			spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(left))}
+			if unix.TimerfdSettime(w.fd, 0, &spec, nil) != nil {
+				break
+			}
+			w.armed = true
+			if w.rc.Read(w.park) != nil {
+				break
+			}
+		}
+		if w.clock() >= due {
+			return nil
 		}
 		fallthrough
 	default:

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// usage is what the kernel says one generator process used.
+type usage struct {
+	CPU       time.Duration // ru_utime + ru_stime
+	MaxRSS    int64         // ru_maxrss, bytes
+	Wall      time.Duration
+	ExitCode  int
+	ServerCPU time.Duration // the server's CPU over the same interval
+	Pinned    string        // Cpus_allowed_list read back while it ran
+	CoresBusy time.Duration // busy time of the server's and generator's cores over the same interval
+	Conns     int64         // connections the server accepted meanwhile (-1: unknown)
+	Reqs      int64         // requests the server answered meanwhile (-1: unknown)
+}
+
+// server is the target, a child process pinned to its own core.
+type server struct {
+	cmd  *exec.Cmd
+	cpu  string // the core asked for
+	Addr string
+	CPUs string // affinity read back from /proc
+}
+
+func startServer(bin, cpu, mode string) (*server, error) {
+	cmd := exec.Command("taskset", "-c", cpu, bin, "-addr", "127.0.0.1:0", "-mode", mode)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start server: %w", err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening ") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("server did not report its address (got %q): %v", line, err)
+	}
+	s := &server{cmd: cmd, cpu: cpu, Addr: strings.TrimSpace(strings.TrimPrefix(line, "listening "))}
+	s.CPUs = cpusAllowed(cmd.Process.Pid)
+	return s, nil
+}
+
+func (s *server) Stop() {
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Stats asks the server for its counters (GET /__bench/stats, which it does
+// not count): connections accepted and requests answered so far.
+func (s *server) Stats() (conns, reqs int64, err error) {
+	c, err := net.DialTimeout("tcp", s.Addr, 2*time.Second)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.WriteString(c, "GET /__bench/stats HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"); err != nil {
+		return 0, 0, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, 0, err
+	}
+	if _, err := fmt.Sscanf(string(b), "conns %d reqs %d", &conns, &reqs); err != nil {
+		return 0, 0, fmt.Errorf("server stats %q: %w", b, err)
+	}
+	return conns - 1, reqs, nil // not this connection
+}
+
+// CPU is the server's cumulative user+system CPU from /proc/PID/stat.
+func (s *server) CPU() time.Duration { return procCPU(s.cmd.Process.Pid) }
+
+// clockTick is USER_HZ, 100 on every Linux this runs on.
+const clockTick = 10 * time.Millisecond
+
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state); utime is field 14, stime field 15.
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * clockTick
+}
+
+// coresBusy is the busy (non-idle, non-iowait) time of the given cores, from
+// /proc/stat, so that CPU used by anything else on the benchmark's cores
+// during a run can be reported.
+func coresBusy(cores ...string) time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	want := map[string]bool{}
+	for _, c := range cores {
+		want["cpu"+c] = true
+	}
+	var ticks int64
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 9 || !want[f[0]] {
+			continue
+		}
+		// user nice system idle iowait irq softirq steal
+		for i, v := range f[1:9] {
+			if i == 3 || i == 4 {
+				continue
+			}
+			n, _ := strconv.ParseInt(v, 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * clockTick
+}
+
+func cpusAllowed(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
+// runPinned runs bin with args on the generator core via taskset (which
+// execs, so the process and its rusage are the generator's own), waits for
+// it, and reports its rusage and the server's CPU over the same interval.
+// A non-zero exit is reported in usage.ExitCode, not as an error.
+func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration, stdout io.Writer, bin string, args ...string) (usage, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "taskset", append([]string{"-c", cpu, bin}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stdout = stdout
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	var u usage
+	srv0 := srv.CPU()
+	busy0 := coresBusy(srv.cpu, cpu)
+	conns0, reqs0, serr0 := srv.Stats()
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return u, "", err
+	}
+	pinned := make(chan string, 1)
+	go func() {
+		// taskset sets the affinity and execs at once; read it back a little later.
+		time.Sleep(200 * time.Millisecond)
+		pinned <- cpusAllowed(cmd.Process.Pid)
+	}()
+	err := cmd.Wait()
+	u.Wall = time.Since(t0)
+	u.ServerCPU = srv.CPU() - srv0
+	u.CoresBusy = coresBusy(srv.cpu, cpu) - busy0
+	u.Conns, u.Reqs = -1, -1
+	if conns1, reqs1, serr1 := srv.Stats(); serr0 == nil && serr1 == nil {
+		u.Conns, u.Reqs = conns1-conns0, reqs1-reqs0
+	}
+	select {
+	case u.Pinned = <-pinned:
+	default:
+		u.Pinned = "?"
+	}
+	if ctx.Err() != nil {
+		return u, stderr.String(), fmt.Errorf("%s did not finish within %s", bin, limit)
+	}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return u, stderr.String(), err
+	}
+	st := cmd.ProcessState
+	u.ExitCode = st.ExitCode()
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+		u.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		u.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
+	}
+	return u, stderr.String(), nil
+}
+
+// tail returns the last few lines of s on one line, for error messages.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNearestRank(t *testing.T) {
+	v := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for _, c := range []struct {
+		p    float64
+		want int64
+	}{{50, 5}, {99, 10}, {10, 1}, {10.1, 2}, {100, 10}, {0.0001, 1}} {
+		if got := nearestRank(v, c.p); got != c.want {
+			t.Errorf("p%g = %d, want %d", c.p, got, c.want)
+		}
+	}
+	if nearestRank(nil, 50) != 0 {
+		t.Error("empty")
+	}
+}
+
+func TestSummarizeVegeta(t *testing.T) {
+	// rate 1000/s: interval 1 ms. vegeta's first hit is due one interval
+	// after began; the start estimate absorbs that offset.
+	const began = int64(1_700_000_000_000_000_000)
+	ms := int64(time.Millisecond)
+	var hits []vegetaHit
+	for i := int64(0); i < 100; i++ {
+		ts := began + (i+1)*ms
+		if i == 50 {
+			ts += 3 * ms // one hit 3 ms late
+		}
+		hits = append(hits, vegetaHit{Seq: uint64(i), TS: ts, Latency: ms / 2, OK: i != 7})
+	}
+	s := summarizeVegeta(hits, 1000)
+	if s.Start != began+ms {
+		t.Fatalf("start %d, want %d", s.Start, began+ms)
+	}
+	if s.P50 != 0 || s.P99 != 0 || s.Max != 3 {
+		t.Errorf("lateness p50 %g p99 %g max %g, want 0 0 3", s.P50, s.P99, s.Max)
+	}
+	if s.OK != 99 || s.Hits != 100 {
+		t.Errorf("ok %d hits %d", s.OK, s.Hits)
+	}
+	// span: from start (began+1ms) to the last completion (began+100ms+0.5ms).
+	if want := 99.0 / 0.0995; abs(s.HeldRate-want) > 1e-6 {
+		t.Errorf("held %g, want %g", s.HeldRate, want)
+	}
+
+	// A pacer that fell behind: every hit 2 ms later than the one before
+	// wants at rate 1000/s → lateness grows by 1 ms per hit.
+	hits = hits[:0]
+	for i := int64(0); i < 100; i++ {
+		hits = append(hits, vegetaHit{Seq: uint64(i), TS: began + 2*i*ms, OK: true})
+	}
+	s = summarizeVegeta(hits, 1000)
+	if s.P50 != 49 || s.P99 != 98 || s.Max != 99 {
+		t.Errorf("behind: p50 %g p99 %g max %g, want 49 98 99", s.P50, s.P99, s.Max)
+	}
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+func TestParseVegetaCSV(t *testing.T) {
+	in := "1700000000000100000,200,150000,0,2,,b2s=,,0,GET,http://127.0.0.1:1/,\n" +
+		"1700000000000300000,0,5000000000,0,0,\"Get \"\"http://127.0.0.1:1/\"\": context deadline exceeded\",,,1,GET,http://127.0.0.1:1/,\n" +
+		"1700000000000500000,503,1000,0,0,,,,2,GET,http://127.0.0.1:1/,\n"
+	hits, errs, err := parseVegetaCSV(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 3 || !hits[0].OK || hits[1].OK || hits[2].OK || hits[1].Seq != 1 || hits[0].Latency != 150000 {
+		t.Fatalf("hits %+v", hits)
+	}
+	if errs["context deadline exceeded"] != 1 || errs["status 503"] != 1 {
+		t.Fatalf("errs %v", errs)
+	}
+}
+
+func TestJudge(t *testing.T) {
+	c := criterion{MinSuccess: 0.99, MaxLatenessMS: 10}
+	r := run{Offered: 1000, Succeeded: 990, LatenessN: 1000, LatenessP99: 10}
+	if c.judge(&r); !r.Held {
+		t.Errorf("should hold: %s", r.Why)
+	}
+	r.Succeeded = 989
+	if c.judge(&r); r.Held {
+		t.Error("989/1000 should not hold")
+	}
+	r.Succeeded, r.LatenessP99 = 1000, 10.01
+	if c.judge(&r); r.Held {
+		t.Error("p99 10.01 ms should not hold")
+	}
+	r.LatenessP99, r.LatenessN = 1, 0
+	if c.judge(&r); r.Held {
+		t.Error("no lateness samples: not measured, not held")
+	}
+	r.LatenessN, r.Unusable = 1000, "offered != recorded"
+	if c.judge(&r); r.Held {
+		t.Error("unusable should not hold")
+	}
+}
+
+func TestLoadgateResult(t *testing.T) {
+	raw := `{"schema":"loadgate/result/v1","offered":50000,"recorded":50000,"usable":true,"late":3,
+	 "stalled_seconds":0,"lateness_ms":{"count":50000,"p50":0.021,"p90":0.05,"p95":0.07,"p99":0.31,"p999":1.2,"max":4.5},
+	 "phases":[{"name":"sustain","judged":true,"duration_s":10,"workloads":[{"name":"get","offered":50000,"succeeded":49990,
+	 "failed":7,"abandoned":3,"failures":{"timeout":7},"latency_ms":{"count":49990,"p50":0.1},
+	 "throughput":{"completed_per_s":4999.7,"offered_per_s":5000}}]}]}`
+	var res lgResult
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		t.Fatal(err)
+	}
+	r := run{Offered: 50000}
+	fillFromResult(&r, &res)
+	if r.Succeeded != 49990 || r.Sent != 49997 || r.Errors != 10 || r.HeldRate != 4999 {
+		t.Errorf("counts %+v", r)
+	}
+	if r.LatenessN != 50000 || r.LatenessP50 != 0.021 || r.LatenessP99 != 0.31 || r.Unusable != "" {
+		t.Errorf("lateness %+v", r)
+	}
+	res.Usable, res.Unusable = false, []string{"offered 50000 != recorded 49999"}
+	r = run{Offered: 50000}
+	fillFromResult(&r, &res)
+	if r.Unusable == "" {
+		t.Error("unusable not carried")
+	}
+}
+
+func TestScenarioYAML(t *testing.T) {
+	got := scenarioYAML(5000, 10*time.Second, 5*time.Second, 4096)
+	want := `name: bench-5000
+timeout: 5s
+max_in_flight: 4096
+ceilings: {rate: 200000, duration: 10m, in_flight: 10000}
+phases:
+  - {name: sustain, rate: 5000, duration: 10s}
+workloads:
+  - {name: get, share: 1, http: {method: GET, path: /}}
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestBetterAttempt(t *testing.T) {
+	quiet := run{Wall: time.Second, OtherCPU: 10 * time.Millisecond}
+	busy := run{Wall: time.Second, OtherCPU: 500 * time.Millisecond, Held: true}
+	if better("fixed", &busy, &quiet) {
+		t.Error("fixed: the least contended attempt should be kept")
+	}
+	if !better("search", &busy, &quiet) {
+		t.Error("search: a held attempt should be kept over a not-held one")
+	}
+	skipped := run{Skipped: "crashed"}
+	if better("fixed", &skipped, &quiet) || !better("fixed", &quiet, &skipped) {
+		t.Error("a measured attempt beats one that was not measured")
+	}
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// lgResult is the part of loadgate's result.json (schema loadgate/result/v1)
+// the benchmark reads. It is a local copy on purpose: the benchmark reads the
+// public contract, not the package that writes it.
+type lgResult struct {
+	Schema     string    `json:"schema"`
+	Offered    int64     `json:"offered"`
+	Recorded   int64     `json:"recorded"`
+	Usable     bool      `json:"usable"`
+	Unusable   []string  `json:"unusable"`
+	Late       int64     `json:"late"`
+	Stalled    float64   `json:"stalled_seconds"`
+	LatenessMS lgSummary `json:"lateness_ms"`
+	Phases     []struct {
+		Name      string  `json:"name"`
+		DurationS float64 `json:"duration_s"`
+		Workloads []struct {
+			Name       string           `json:"name"`
+			Offered    int64            `json:"offered"`
+			Succeeded  int64            `json:"succeeded"`
+			Failed     int64            `json:"failed"`
+			Abandoned  int64            `json:"abandoned"`
+			Failures   map[string]int64 `json:"failures"`
+			LatencyMS  lgSummary        `json:"latency_ms"`
+			Throughput struct {
+				CompletedPerS float64 `json:"completed_per_s"`
+				OfferedPerS   float64 `json:"offered_per_s"`
+			} `json:"throughput"`
+		} `json:"workloads"`
+	} `json:"phases"`
+}
+
+type lgSummary struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	Max   float64 `json:"max"`
+}
+
+// scenarioYAML is the named load loadgate runs at one rate: one constant
+// phase, one GET workload, no warm-up (vegeta has none either).
+func scenarioYAML(rate int, dur, timeout time.Duration, maxInFlight int) string {
+	return fmt.Sprintf(`name: bench-%d
+timeout: %s
+max_in_flight: %d
+ceilings: {rate: %d, duration: 10m, in_flight: %d}
+phases:
+  - {name: sustain, rate: %d, duration: %s}
+workloads:
+  - {name: get, share: 1, http: {method: GET, path: /}}
+`, rate, timeout, maxInFlight, max(200000, rate), max(10000, maxInFlight), rate, dur)
+}
+
+// runLoadgate is loadgate's half: `loadgate run` at rate for dur on the
+// generator core, then its result.json read into the row.
+func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) run {
+	r := run{Tool: "loadgate", Rate: rate, Duration: dur, Offered: offered(rate, dur)}
+	if b.loadgate == "" {
+		r.Skipped = "loadgate binary not given"
+		return r
+	}
+	name := fmt.Sprintf("loadgate-%d-%s", rate, dur)
+	scen := filepath.Join(b.work, name+".yaml")
+	outDir := filepath.Join(b.work, name)
+	os.RemoveAll(outDir)
+	if err := os.WriteFile(scen, []byte(scenarioYAML(rate, dur, b.timeout, b.maxInFlight)), 0o644); err != nil {
+		r.Skipped = err.Error()
+		return r
+	}
+	u, stderr, err := runPinned(ctx, b.genCPU, b.srv, dur+time.Minute, io.Discard, b.loadgate,
+		"run", "--scenario", scen, "--target", "http://"+b.srv.Addr+"/", "--out", outDir,
+		"--load-cpus", b.genCPU, "--progress", "never")
+	b.fillUsage(&r, u)
+	if err != nil {
+		r.Skipped = fmt.Sprintf("loadgate run: %v: %s", err, tail(stderr, 3))
+		return r
+	}
+	raw, rerr := os.ReadFile(filepath.Join(outDir, "result.json"))
+	if rerr != nil {
+		r.Skipped = fmt.Sprintf("loadgate run exited %d without result.json: %s", u.ExitCode, tail(stderr, 3))
+		return r
+	}
+	var res lgResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		r.Skipped = "result.json: " + err.Error()
+		return r
+	}
+	fillFromResult(&r, &res)
+	if u.ExitCode != 0 {
+		r.Note = append(r.Note, fmt.Sprintf("exit code %d", u.ExitCode))
+	}
+	return r
+}
+
+// fillFromResult copies result.json's figures into the row: counts summed
+// over phases and workloads (the bench scenario has one of each); held rate =
+// completions that landed inside the phase window per second
+// (throughput.completed_per_s), capped at successes / the phase's scheduled
+// seconds so that failures never count; lateness from the run-wide
+// lateness_ms summary (send time − due time, HdrHistogram, 3 significant
+// digits).
+func fillFromResult(r *run, res *lgResult) {
+	var secs float64
+	failures := map[string]int64{}
+	var abandoned int64
+	var completed float64 // completions inside the phase windows
+	for _, p := range res.Phases {
+		secs += p.DurationS
+		for _, w := range p.Workloads {
+			completed += w.Throughput.CompletedPerS * p.DurationS
+			r.Succeeded += w.Succeeded
+			r.Sent += w.Succeeded + w.Failed
+			r.Errors += w.Failed + w.Abandoned
+			abandoned += w.Abandoned
+			for k, v := range w.Failures {
+				failures[k] += v
+			}
+		}
+	}
+	if secs > 0 {
+		r.HeldRate = float64(r.Succeeded) / secs
+		if completed > 0 {
+			r.HeldRate = min(r.HeldRate, completed/secs)
+		}
+	}
+	r.LatenessN = res.LatenessMS.Count
+	r.LatenessP50, r.LatenessP99, r.LatenessMax = res.LatenessMS.P50, res.LatenessMS.P99, res.LatenessMS.Max
+	if len(failures) > 0 {
+		r.Note = append(r.Note, "errors: "+topErrors(failures, 3))
+	}
+	if abandoned > 0 {
+		r.Note = append(r.Note, fmt.Sprintf("%d abandoned", abandoned))
+	}
+	if res.Offered != r.Offered {
+		r.Note = append(r.Note, fmt.Sprintf("loadgate offered %d (schedule %d)", res.Offered, r.Offered))
+	}
+	if !res.Usable {
+		r.Unusable = strings.Join(res.Unusable, "; ")
+		if r.Unusable == "" {
+			r.Unusable = "usable: false"
+		}
+	}
+	if res.Stalled > 0 {
+		r.Note = append(r.Note, fmt.Sprintf("stalled %.3f s", res.Stalled))
+	}
+}

@@ -1,0 +1,378 @@
+// Command compare is the orchestrator of `make bench`: it starts the
+// loopback server pinned to one core, runs loadgate and vegeta one at a time
+// as child processes pinned to another core at fixed open-loop rates, then
+// searches for the highest rate each one holds, and prints a markdown report
+// (also written to -out).
+//
+// CPU time and peak RSS come from each generator's own rusage (wait4);
+// schedule lateness from each tool's own records. See bench/README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type bench struct {
+	vegeta, loadgate string
+	genCPU           string
+	workers          int
+	timeout          time.Duration
+	maxInFlight      int
+	work             string
+	srv              *server
+	crit             criterion
+	deadline         time.Time
+	quietWait        time.Duration
+	retries          int
+}
+
+type generator struct {
+	name string
+	run  func(ctx context.Context, rate int, dur time.Duration) run
+}
+
+func main() {
+	var (
+		vegeta      = flag.String("vegeta", ".bench/bin/vegeta", "vegeta binary")
+		loadgate    = flag.String("loadgate", "bin/loadgate", `loadgate binary ("" to leave loadgate not measured)`)
+		serverBin   = flag.String("server", ".bench/bin/server", "bench/server binary")
+		serverMode  = flag.String("server-mode", "raw", "bench/server -mode")
+		serverCPU   = flag.String("server-cpu", "0", "core the server is pinned to")
+		genCPU      = flag.String("gen-cpu", "1", "core each generator is pinned to")
+		rates       = flag.String("rates", "5000,10000,20000", "fixed open-loop rates, requests/s")
+		judgeRate   = flag.Int("judge-rate", 20000, "rate the lateness and CPU targets are judged at")
+		dur         = flag.Duration("duration", 10*time.Second, "duration of each fixed-rate run")
+		searchDur   = flag.Duration("search-duration", 5*time.Second, "duration of each search run")
+		searchStep  = flag.Int("search-step", 10000, "search step above the highest fixed rate, requests/s")
+		searchMax   = flag.Int("search-max", 150000, "highest rate the search tries")
+		bisect      = flag.Int("bisect", 2, "bisection steps after the step search")
+		workers     = flag.Int("workers", 64, "vegeta -workers and -max-workers")
+		timeout     = flag.Duration("timeout", 5*time.Second, "per-request timeout (both tools)")
+		maxInFlight = flag.Int("max-in-flight", 64, "loadgate max_in_flight (default: vegeta's 64 workers, the same bound on concurrency)")
+		minSuccess  = flag.Float64("held-success", 0.99, "held: successes ≥ this × rate × duration")
+		maxLate     = flag.Float64("held-lateness-ms", 10, "held: lateness p99 ≤ this, ms")
+		budget      = flag.Duration("budget", 6*time.Minute, "stop searching when the whole run would pass this")
+		retries     = flag.Int("retries", 1, "run a contended run again up to this many times")
+		quietWait   = flag.Duration("quiet-wait", 10*time.Second, "before each run, wait up to this long for the two cores to be idle")
+		tools       = flag.String("tools", "vegeta,loadgate", "generators to run")
+		work        = flag.String("work", ".bench/run", "scratch directory")
+		out         = flag.String("out", ".bench/results.md", "where the markdown report is written")
+		lgVersion   = flag.String("loadgate-version", "", "loadgate commit, for the report")
+	)
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fixed, err := parseRates(*rates)
+	if err != nil {
+		fatal(err)
+	}
+	if err := os.MkdirAll(*work, 0o755); err != nil {
+		fatal(err)
+	}
+	// Leftovers of an earlier run (loadgate's result dirs are kept for inspection until then).
+	for _, pat := range []string{"loadgate-*", "vegeta-*"} {
+		old, _ := filepath.Glob(filepath.Join(*work, pat))
+		for _, f := range old {
+			os.RemoveAll(f)
+		}
+	}
+	b := &bench{
+		vegeta: *vegeta, loadgate: *loadgate, genCPU: *genCPU,
+		workers: *workers, timeout: *timeout, maxInFlight: *maxInFlight,
+		work:     *work,
+		crit:     criterion{MinSuccess: *minSuccess, MaxLatenessMS: *maxLate},
+		deadline: time.Now().Add(*budget), quietWait: *quietWait, retries: *retries,
+	}
+	var gens []generator
+	for _, t := range strings.Split(*tools, ",") {
+		switch strings.TrimSpace(t) {
+		case "vegeta":
+			gens = append(gens, generator{"vegeta", b.runVegeta})
+		case "loadgate":
+			gens = append(gens, generator{"loadgate", b.runLoadgate})
+		case "":
+		default:
+			fatal(fmt.Errorf("unknown tool %q", t))
+		}
+	}
+
+	srv, err := startServer(*serverBin, *serverCPU, *serverMode)
+	if err != nil {
+		fatal(err)
+	}
+	defer srv.Stop()
+	b.srv = srv
+	logf("server %s (%s mode), affinity %s", srv.Addr, *serverMode, srv.CPUs)
+
+	rep := &report{
+		Start: time.Now(), Server: srv, ServerMode: *serverMode, ServerCPU: *serverCPU, GenCPU: *genCPU,
+		Crit: b.crit, JudgeRate: *judgeRate, Workers: *workers, Timeout: *timeout, MaxInFlight: *maxInFlight,
+		Dur: *dur, SearchDur: *searchDur, VegetaVersion: moduleVersion(*vegeta, "github.com/tsenart/vegeta/v12"),
+		LoadgateVersion: *lgVersion, Tools: gens, MaxHeld: map[string]int{}, SearchNote: map[string]string{},
+	}
+
+	// Fixed rates, the tools alternating who goes first.
+	for i, rate := range fixed {
+		for j := range gens {
+			g := gens[(i+j)%len(gens)]
+			if ctx.Err() != nil {
+				break
+			}
+			rep.Runs = append(rep.Runs, b.measure(ctx, g, "fixed", rate, *dur))
+		}
+	}
+	// Highest held rate, one tool at a time.
+	for _, g := range gens {
+		if ctx.Err() != nil {
+			break
+		}
+		best, note := b.search(ctx, g, rep, *searchStep, *searchMax, *bisect, *searchDur)
+		rep.MaxHeld[g.name] = best
+		rep.SearchNote[g.name] = note
+		logf("%s: highest held rate %d/s %s", g.name, best, note)
+	}
+	rep.End = time.Now()
+	if ctx.Err() != nil {
+		rep.Interrupted = true
+	}
+
+	md := rep.markdown()
+	fmt.Print(md)
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err == nil {
+		err = os.WriteFile(*out, []byte(md), 0o644)
+		if err != nil {
+			logf("write %s: %v", *out, err)
+		}
+	}
+	if rep.Interrupted {
+		srv.Stop()
+		os.Exit(130)
+	}
+}
+
+// search finds the highest rate g holds: from the fixed runs' verdicts, it
+// steps up by step until a rate is not held (or max is reached), then
+// bisects between the highest held and the lowest not-held rate.
+func (b *bench) search(ctx context.Context, g generator, rep *report, step, maxRate, bisect int, dur time.Duration) (int, string) {
+	lo, hi := 0, 0 // highest held, lowest not held above it
+	measured := false
+	for _, r := range rep.Runs {
+		measured = measured || (r.Tool == g.name && r.Skipped == "")
+	}
+	if !measured {
+		return 0, "(not searched: no fixed-rate run was measured)"
+	}
+	for _, r := range rep.Runs {
+		if r.Tool == g.name && r.Held {
+			lo = max(lo, r.Rate)
+		}
+	}
+	for _, r := range rep.Runs {
+		if r.Tool == g.name && !r.Held && r.Rate > lo && (hi == 0 || r.Rate < hi) {
+			hi = r.Rate
+		}
+	}
+	var note string
+	try := func(rate int) (held, ok bool) {
+		if ctx.Err() != nil {
+			note = "(interrupted)"
+			return false, false
+		}
+		if time.Until(b.deadline) < dur+15*time.Second {
+			note = "(search cut short by the time budget)"
+			return false, false
+		}
+		r := b.measure(ctx, g, "search", rate, dur)
+		rep.Runs = append(rep.Runs, r)
+		if r.Skipped != "" {
+			note = "(search stopped: a run was not measured)"
+			return false, false
+		}
+		return r.Held, true
+	}
+	if hi == 0 {
+		for rate := lo + step; ; rate += step {
+			if rate > maxRate {
+				return lo, fmt.Sprintf("(held every rate tried, up to the search maximum %d/s)", maxRate)
+			}
+			held, ok := try(rate)
+			if !ok {
+				return lo, note
+			}
+			if !held {
+				hi = rate
+				break
+			}
+			lo = rate
+		}
+	}
+	for i := 0; i < bisect; i++ {
+		mid := (lo + hi) / 2 / 500 * 500
+		if mid <= lo || mid >= hi {
+			break
+		}
+		held, ok := try(mid)
+		if !ok {
+			return lo, note
+		}
+		if held {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, fmt.Sprintf("(lowest rate not held: %d/s)", hi)
+}
+
+func (b *bench) fillUsage(r *run, u usage) {
+	r.CPU, r.MaxRSS, r.Wall, r.ServerCPU, r.Pinned = u.CPU, u.MaxRSS, u.Wall, u.ServerCPU, u.Pinned
+	r.OtherCPU = u.CoresBusy - u.CPU - u.ServerCPU
+	r.Conns, r.SrvReqs = u.Conns, u.Reqs
+	if pct := r.OtherCPUPct(); pct > contendedPct {
+		r.Note = append(r.Note, fmt.Sprintf("contended: other processes used %.0f%% of a core on the benchmark's cores", pct))
+	}
+	if r.Pinned != b.genCPU {
+		r.Note = append(r.Note, "generator affinity read back as "+r.Pinned)
+	}
+}
+
+// contendedPct is the share of a core used by other processes on the
+// benchmark's cores above which a run is flagged as contended.
+const contendedPct = 5
+
+func offered(rate int, dur time.Duration) int64 {
+	return int64(float64(rate) * dur.Seconds())
+}
+
+func parseRates(s string) ([]int, error) {
+	var rates []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad rate %q", f)
+		}
+		rates = append(rates, n)
+	}
+	return rates, nil
+}
+
+// better reports whether attempt r is to be kept over best: in the search a
+// held attempt wins (contention only makes a tool look worse, so a held run
+// is held); otherwise the least contended measured attempt.
+func better(stage string, r, best *run) bool {
+	if r.Skipped != "" {
+		return false
+	}
+	if best.Skipped != "" {
+		return true
+	}
+	if stage == "search" && r.Held != best.Held {
+		return r.Held
+	}
+	return r.OtherCPUPct() < best.OtherCPUPct()
+}
+
+// pause lets the loopback connections of the previous run wind down.
+func pause(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(500 * time.Millisecond):
+	}
+}
+
+// waitQuiet waits, up to b.quietWait, until the benchmark's two cores have
+// been (nearly) idle for half a second — on a shared machine other work on
+// them would be measured as the generator's lateness. It reports how long it
+// waited and whether the cores were quiet in the end.
+func (b *bench) waitQuiet(ctx context.Context) (time.Duration, bool) {
+	const window = 500 * time.Millisecond
+	t0 := time.Now()
+	for {
+		busy0, srv0 := coresBusy(b.srv.cpu, b.genCPU), b.srv.CPU()
+		select {
+		case <-ctx.Done():
+			return time.Since(t0), false
+		case <-time.After(window):
+		}
+		other := coresBusy(b.srv.cpu, b.genCPU) - busy0 - (b.srv.CPU() - srv0)
+		if 100*other.Seconds()/window.Seconds() <= contendedPct {
+			return time.Since(t0), true
+		}
+		if time.Since(t0) >= b.quietWait {
+			return time.Since(t0), false
+		}
+	}
+}
+
+// measure runs g at rate for dur, after waiting for quiet cores. A run that
+// other processes contended is run again, up to b.retries times, when it
+// matters: always for a fixed rate (its figures are judged), for a search
+// run only when it was not held (contention only makes a tool look worse).
+// Which attempt is kept: see better.
+func (b *bench) measure(ctx context.Context, g generator, stage string, rate int, dur time.Duration) run {
+	var best run
+	var others []string // other CPU % of each attempt
+	for try := 0; ; try++ {
+		waited, quiet := b.waitQuiet(ctx)
+		if waited > time.Second {
+			logf("waited %s for the cores to be quiet", waited.Round(100*time.Millisecond))
+		}
+		r := g.run(ctx, rate, dur)
+		r.Stage = stage
+		if !quiet {
+			r.Note = append(r.Note, fmt.Sprintf("started on busy cores after waiting %s for them to be quiet", waited.Round(time.Second)))
+		}
+		if r.Skipped == "" && r.SrvReqs >= 0 && r.SrvReqs != r.Sent {
+			r.Note = append(r.Note, fmt.Sprintf("the server answered %d requests, the tool reports %d answered", r.SrvReqs, r.Sent))
+		}
+		b.crit.judge(&r)
+		logRun(&r)
+		pause(ctx)
+		others = append(others, fmt.Sprintf("%.0f%%", r.OtherCPUPct()))
+		if try == 0 || better(stage, &r, &best) {
+			best = r
+		}
+		contended := best.Skipped == "" && best.OtherCPUPct() > contendedPct
+		if !contended || try >= b.retries || ctx.Err() != nil || (stage == "search" && best.Held) ||
+			time.Until(b.deadline) < dur+15*time.Second {
+			if try > 0 {
+				best.Note = append(best.Note, fmt.Sprintf("kept 1 of %d attempts (other CPU %s)", try+1, strings.Join(others, ", ")))
+			}
+			return best
+		}
+		logf("contended run, running it again")
+	}
+}
+
+func logRun(r *run) {
+	if r.Skipped != "" {
+		logf("%-8s %6d/s %-4s not measured: %s", r.Tool, r.Rate, r.Duration, r.Skipped)
+		return
+	}
+	held := "held"
+	if !r.Held {
+		held = "NOT held: " + r.Why
+	}
+	logf("%-8s %6d/s %-4s held %8.1f/s  cpu %6.2f µs/req  late p50 %s p99 %s ms  rss %5.1f MiB  err %d  server %3.0f%%  other %3.0f%%  conns %d  %s",
+		r.Tool, r.Rate, r.Duration, r.HeldRate, r.CPUPerReq(), ms(r.LatenessP50), ms(r.LatenessP99),
+		float64(r.MaxRSS)/(1<<20), r.Errors, r.ServerCPUPct(), r.OtherCPUPct(), r.Conns, held)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "bench:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// run is what one generator did at one rate: the row of the table.
+type run struct {
+	Tool     string
+	Stage    string // "fixed" or "search"
+	Rate     int    // target rate, requests per second
+	Duration time.Duration
+
+	Skipped string // non-empty: not measured, and why
+
+	Offered   int64   // Rate × Duration: what an exact open-loop schedule sends
+	Sent      int64   // requests the tool reports as sent and completed (successes + failures)
+	Succeeded int64   // 2xx answers
+	Errors    int64   // failures (+ abandoned, for loadgate)
+	HeldRate  float64 // successes per second (see README for each tool's window)
+
+	CPU    time.Duration // user + system CPU of the generator process (wait4 rusage)
+	MaxRSS int64         // peak resident set, bytes (wait4 rusage)
+
+	LatenessN   int64   // sample count the lateness percentiles stand beside
+	LatenessP50 float64 // ms
+	LatenessP99 float64 // ms
+	LatenessMax float64 // ms
+
+	ServerCPU time.Duration // CPU the server used while this generator ran
+	OtherCPU  time.Duration // CPU anything else used on the two cores meanwhile
+	Conns     int64         // connections the server accepted during the run (-1: unknown)
+	SrvReqs   int64         // requests the server answered during the run (-1: unknown)
+	Wall      time.Duration // wall time of the generator process
+	Pinned    string        // the generator's CPU affinity as read back from /proc
+
+	Unusable string // the tool itself says the run is unusable, and why
+
+	Held bool
+	Why  string   // why not held
+	Note []string // anything else a reader needs
+}
+
+// CPUPerReq is CPU µs per sent request; NaN when nothing was sent.
+func (r *run) CPUPerReq() float64 {
+	if r.Sent == 0 {
+		return math.NaN()
+	}
+	return float64(r.CPU.Microseconds()) / float64(r.Sent)
+}
+
+// ServerCPUPct is the server's CPU over the generator's wall time, percent of one core.
+func (r *run) ServerCPUPct() float64 {
+	if r.Wall <= 0 {
+		return math.NaN()
+	}
+	return 100 * r.ServerCPU.Seconds() / r.Wall.Seconds()
+}
+
+// OtherCPUPct is CPU used on the benchmark's two cores by anything but the
+// generator and the server, over the generator's wall time, percent of one
+// core.
+func (r *run) OtherCPUPct() float64 {
+	if r.Wall <= 0 {
+		return math.NaN()
+	}
+	return max(0, 100*r.OtherCPU.Seconds()/r.Wall.Seconds())
+}
+
+// criterion is what "held" means.
+type criterion struct {
+	MinSuccess    float64 // successes ≥ MinSuccess × offered
+	MaxLatenessMS float64 // lateness p99 ≤ this
+}
+
+// judge sets r.Held and r.Why.
+func (c criterion) judge(r *run) {
+	r.Held, r.Why = false, ""
+	switch {
+	case r.Skipped != "":
+		r.Why = "not measured"
+	case r.Unusable != "":
+		r.Why = "unusable: " + r.Unusable
+	case r.LatenessN == 0:
+		r.Why = "lateness not measured"
+	case float64(r.Succeeded) < c.MinSuccess*float64(r.Offered):
+		r.Why = "successes " + pct(float64(r.Succeeded)/float64(r.Offered)) + " of offered"
+	case r.LatenessP99 > c.MaxLatenessMS:
+		r.Why = "lateness p99 " + ms(r.LatenessP99) + " ms"
+	default:
+		r.Held = true
+	}
+}
+
+// nearestRank returns the p-th percentile (0 < p ≤ 100) of sorted values by
+// the nearest-rank method: the smallest value with at least p% of the values
+// at or below it.
+func nearestRank(sorted []int64, p float64) int64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(n)))
+	rank = min(max(rank, 1), n)
+	return sorted[rank-1]
+}
+
+// vegetaHit is what the lateness and held-rate computation needs of one
+// vegeta result.
+type vegetaHit struct {
+	Seq     uint64
+	TS      int64 // send timestamp, ns since the epoch (vegeta: began + monotonic elapsed)
+	Latency int64 // ns
+	OK      bool
+}
+
+// vegetaSummary holds the figures computed from vegeta's own results.
+type vegetaSummary struct {
+	Hits, OK        int64
+	Start           int64   // estimated attack start, ns since the epoch
+	Span            float64 // seconds from Start to the last completion
+	HeldRate        float64 // OK / Span
+	P50, P99, Max   float64 // lateness, ms
+	LatenessSamples int64
+}
+
+// summarizeVegeta computes lateness and held rate from vegeta's results.
+//
+// vegeta's constant pacer sends hit number n (0-based, in the order workers
+// take the ticks, which is also the Seq order) at began + (n+1)·interval,
+// interval = 1s/rate in integer nanoseconds, and stamps it with the time a
+// worker picks it up. The attack start is estimated as
+// min over hits of (Timestamp − Seq·interval): the least-late hit then has
+// lateness 0, no hit is early, and no estimate consistent with "a pacer never
+// fires early" could make the lateness smaller — so if anything this
+// understates vegeta's lateness (by that one least-late hit's lateness).
+func summarizeVegeta(hits []vegetaHit, rate int) vegetaSummary {
+	var s vegetaSummary
+	if len(hits) == 0 || rate <= 0 {
+		return s
+	}
+	interval := int64(time.Second) / int64(rate)
+	s.Start = math.MaxInt64
+	for _, h := range hits {
+		s.Start = min(s.Start, h.TS-int64(h.Seq)*interval)
+	}
+	late := make([]int64, len(hits))
+	var lastEnd int64
+	for i, h := range hits {
+		late[i] = h.TS - int64(h.Seq)*interval - s.Start
+		lastEnd = max(lastEnd, h.TS+h.Latency)
+		if h.OK {
+			s.OK++
+		}
+	}
+	slices.Sort(late)
+	s.Hits = int64(len(hits))
+	s.LatenessSamples = s.Hits
+	s.P50 = float64(nearestRank(late, 50)) / 1e6
+	s.P99 = float64(nearestRank(late, 99)) / 1e6
+	s.Max = float64(late[len(late)-1]) / 1e6
+	s.Span = float64(lastEnd-s.Start) / 1e9
+	if s.Span > 0 {
+		s.HeldRate = float64(s.OK) / s.Span
+	}
+	return s
+}

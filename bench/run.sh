@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# `make bench`: loadgate vs vegeta v12.13.0 against a loopback server, each
+# pinned to its own core; then the project's Go micro-benchmarks.
+# Report: stdout and .bench/results.md (see bench/README.md).
+#
+# Environment:
+#   BENCH_TOOLS=vegeta          run only vegeta (e.g. before bin/loadgate builds)
+#   BENCH_ARGS="-duration 5s"   extra flags for bench/compare (go run ./bench/compare -h)
+#   BENCH_GO_BENCH=0            skip the Go micro-benchmarks
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BIN=$ROOT/.bench/bin
+TOOLS=${BENCH_TOOLS:-vegeta,loadgate}
+VEGETA_VERSION=v12.13.0
+mkdir -p "$BIN"
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+
+command -v taskset >/dev/null || { say "taskset not found (util-linux)"; exit 1; }
+if [ "$(nproc --all)" -lt 2 ]; then
+	say "needs 2 cores (server on core 0, generator on core 1); this machine has $(nproc --all)"
+	exit 1
+fi
+
+# vegeta, built from the Go module proxy into the git-ignored .bench/bin.
+if ! go version -m "$BIN/vegeta" 2>/dev/null | grep -q "github.com/tsenart/vegeta/v12[[:space:]]*$VEGETA_VERSION"; then
+	say "building vegeta $VEGETA_VERSION"
+	(cd "$ROOT/.bench" && GOWORK=off GOFLAGS= GOBIN="$BIN" go install "github.com/tsenart/vegeta/v12@$VEGETA_VERSION")
+fi
+
+say "building bench/server, bench/compare"
+go build -o "$BIN/server" ./bench/server
+go build -o "$BIN/compare" ./bench/compare
+
+LOADGATE=""
+LOADGATE_VERSION=""
+if [[ ",$TOOLS," == *",loadgate,"* ]]; then
+	say "building bin/loadgate"
+	mkdir -p bin
+	go build -o bin/loadgate ./cmd/loadgate
+	LOADGATE=$ROOT/bin/loadgate
+	LOADGATE_VERSION=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	if [ -n "$(git status --porcelain 2>/dev/null)" ]; then LOADGATE_VERSION+="+dirty"; fi
+fi
+
+# The orchestrator shares core 0 with the server; it sleeps in wait4 while a
+# generator runs, so core 1 is the generator's alone.
+# shellcheck disable=SC2086
+taskset -c 0 "$BIN/compare" \
+	-vegeta "$BIN/vegeta" -loadgate "$LOADGATE" -server "$BIN/server" \
+	-loadgate-version "$LOADGATE_VERSION" -tools "$TOOLS" \
+	-work "$ROOT/.bench/run" -out "$ROOT/.bench/results.md" ${BENCH_ARGS:-}
+say "report written to .bench/results.md"
+
+if [ "${BENCH_GO_BENCH:-1}" != 0 ]; then
+	say "Go micro-benchmarks"
+	# Packages that do not compile yet are reported and skipped, not fatal.
+	go test -run='^$' -bench=. -benchmem -timeout=5m ./... >"$ROOT/.bench/gobench.txt" 2>&1 || true
+	{
+		echo
+		echo "## Go micro-benchmarks (go test -run='^\$' -bench=. -benchmem ./...)"
+		echo
+		echo '```'
+		cat "$ROOT/.bench/gobench.txt"
+		echo '```'
+	} | tee -a "$ROOT/.bench/results.md"
+fi
