@@ -46,6 +46,7 @@ Commands:
   gate     run the same load on base and head (ABBA rounds) and judge the difference with confidence
   compare  compare result files (paired rounds) per workload
   baseline store a result as a named baseline (baseline save)
+  comment  post the pull request comment from an uploaded results dir (fork pull requests)
   up       bring the scenario's stack up (pinned) until Ctrl-C, for scenario development
   down     remove the leftovers of earlier runs (--all)
   report   render report.md / a terminal report again from a result.json
@@ -92,6 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return compareCmd(ctx, rest, stdout, stderr)
 	case "baseline":
 		return baselineCmd(ctx, rest, stdout, stderr)
+	case "comment":
+		return commentCmd(ctx, rest, stdout, stderr)
 	default:
 		return usageErr("unknown command %q\n\n%s", cmd, strings.TrimRight(usage, "\n"))
 	}

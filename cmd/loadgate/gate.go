@@ -52,6 +52,7 @@ type gateFlags struct {
 	rounds                                           int
 	tolerance, confidence, scale                     float64
 	percentile, progress                             string
+	github                                           bool
 	stack                                            stackFlags
 }
 
@@ -70,17 +71,38 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Float64Var(&f.scale, "scale", 1, "shorten every phase by this `factor` (both sides)")
 	fs.StringVar(&f.out, "out", "", "results `dir` (default loadgate-out/gate-<time>)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line: auto, always, never")
+	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
 	addStackFlags(fs, &f.stack)
 	fs.Usage = func() { fmt.Fprint(stderr, gateHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	g, err := newGate(ctx, f, stderr)
+	if f.github {
+		return gateGitHub(ctx, f, stdout, stderr)
+	}
+	gr, err := runGate(ctx, f, stderr)
 	if err != nil {
 		return err
 	}
+	return writeGateReports(gr.out, gr.GateReport, stdout, stderr)
+}
+
+// gateOutcome is a gate that reached a verdict, and where its files are.
+type gateOutcome struct {
+	report.GateReport
+	out string
+}
+
+// runGate materializes the sides, runs the rounds and judges. An error is
+// returned only when no verdict could be reached (exit 2 or 3).
+func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gateOutcome, error) {
+	g, err := newGate(ctx, f, stderr)
+	if err != nil {
+		return gateOutcome{}, err
+	}
 	defer g.cleanup()
-	return g.run(ctx, stdout)
+	gr, err := g.run(ctx)
+	return gateOutcome{GateReport: gr, out: g.out}, err
 }
 
 // side is one checkout of a gate.
@@ -321,7 +343,7 @@ func order(i int, a, b *side) [2]*side {
 	return [2]*side{b, a}
 }
 
-func (g *gate) run(ctx context.Context, stdout io.Writer) error {
+func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 	sides := []*side{g.head}
 	if g.base != nil {
 		sides = []*side{g.base, g.head}
@@ -329,7 +351,7 @@ func (g *gate) run(ctx context.Context, stdout io.Writer) error {
 	fmt.Fprintf(g.stderr, "loadgate: gate %s (%s): %s; %d round(s); results in %s\n", g.sc.Name, shortHash(g.sc.Hash), g.describeSides(), g.f.rounds, g.out)
 	for _, s := range sides {
 		if err := g.up(ctx, s); err != nil {
-			return err
+			return report.GateReport{}, err
 		}
 	}
 	for i := 0; i < g.f.rounds; i++ {
@@ -344,15 +366,15 @@ func (g *gate) run(ctx context.Context, stdout io.Writer) error {
 			fmt.Fprintf(g.stderr, "loadgate: round %d/%d: %s (%s)\n", i+1, g.f.rounds, s.name, short(s.commit))
 			res, err := g.runRound(ctx, s, i)
 			if err != nil {
-				return err
+				return report.GateReport{}, err
 			}
 			s.results = append(s.results, res)
 			if res.Interrupted {
-				return g.finish(stdout, true)
+				return g.finish(true)
 			}
 		}
 	}
-	return g.finish(stdout, false)
+	return g.finish(false)
 }
 
 // runRound unpauses the side, runs the load once (warm-up and phases),
@@ -398,8 +420,8 @@ func (g *gate) describeSides() string {
 	return fmt.Sprintf("baseline %s vs %s", g.f.against, h)
 }
 
-// finish tears the stacks down, judges and writes the reports.
-func (g *gate) finish(stdout io.Writer, interrupted bool) error {
+// finish tears the stacks down and judges.
+func (g *gate) finish(interrupted bool) (report.GateReport, error) {
 	for _, s := range []*side{g.base, g.head} {
 		if s == nil || s.sr == nil {
 			continue
@@ -437,15 +459,12 @@ func (g *gate) finish(stdout io.Writer, interrupted bool) error {
 		v = verdict.Verdict{Value: verdict.Unusable, Workloads: []verdict.WorkloadVerdict{}, Reasons: []string{"the rounds did not complete on both sides"}}
 	default:
 		v, err = verdict.Gate(base, g.head.results, verdict.CompareOptions{Tolerance: g.f.tolerance, Confidence: g.f.confidence, Percentile: g.f.percentile})
-		if errors.Is(err, verdict.ErrHashMismatch) {
-			return usageErr("gate: %w", err)
-		}
-		if err != nil {
-			return usageErr("gate: %w", err)
+		if err != nil { // a hash mismatch (same load or no comparison) or bad options
+			return gr, usageErr("gate: %w", err)
 		}
 	}
 	gr.Verdict = v
-	return writeGateReports(g.out, gr, stdout, g.stderr)
+	return gr, nil
 }
 
 // writeGateReports writes report.md, verdict.json and latency.svg, prints
