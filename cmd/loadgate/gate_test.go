@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+func TestOrderIsABBA(t *testing.T) {
+	a, b := &side{name: "A"}, &side{name: "B"}
+	var got []string
+	for i := 0; i < 4; i++ {
+		p := order(i, a, b)
+		got = append(got, p[0].name, p[1].name)
+	}
+	if s := strings.Join(got, " "); s != "A B B A A B B A" {
+		t.Errorf("rounds run %s, want A B B A A B B A", s)
+	}
+}
+
+// runResult runs scenario body against a loopback server that answers after
+// delay and returns the result file's path.
+func runResult(t *testing.T, body string, delay time.Duration) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"run", "--scenario", writeScenario(t, body), "--target", srv.URL, "--out", out, "--progress", "never"}, &stdout, &stderr)
+	if code(err) > 1 {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	return filepath.Join(out, "result.json")
+}
+
+const cmpScenario = `
+name: cmp
+phases:
+  - {name: sustain, rate: 200, duration: 1s}
+  - {name: recover, rate: 100, duration: 500ms}
+workloads:
+  - {name: a, http: {path: /}}
+`
+
+func TestCompareRefusesDifferentLoads(t *testing.T) {
+	a := runResult(t, cmpScenario, 0)
+	b := runResult(t, strings.Replace(cmpScenario, "rate: 200", "rate: 201", 1), 0)
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"compare", a, b}, &stdout, &stderr)
+	if code(err) != 2 {
+		t.Fatalf("exit %d (%v), want 2: results of different loads are never compared", code(err), err)
+	}
+	ra, _ := result.ReadFile(a)
+	rb, _ := result.ReadFile(b)
+	for _, h := range []string{ra.Scenario.Hash, rb.Scenario.Hash} {
+		if !strings.Contains(err.Error(), h) {
+			t.Errorf("error %q does not name hash %s", err, h)
+		}
+	}
+}
+
+func TestCompareRounds(t *testing.T) {
+	var bases, heads []string
+	for i := 0; i < 3; i++ {
+		bases = append(bases, runResult(t, cmpScenario, 2*time.Millisecond))
+		heads = append(heads, runResult(t, cmpScenario, 2*time.Millisecond))
+	}
+	args := []string{"compare", "--format", "markdown"}
+	for i := range bases {
+		args = append(args, "--base", bases[i], "--head", heads[i])
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), args, &stdout, &stderr)
+	if c := code(err); c != 0 {
+		t.Fatalf("A/A compare exit %d (%v), want 0 (pass or inconclusive)\n%s", c, err, stdout.String())
+	}
+	md := stdout.String()
+	if i := strings.LastIndex(md, "## "); i < 0 || !strings.HasPrefix(md[i:], "## Verdict") {
+		t.Errorf("the verdict is not the last section:\n%s", md)
+	}
+	if !strings.Contains(md, "n=") && !strings.Contains(md, "| n") {
+		t.Errorf("no sample counts in the comparison:\n%s", md)
+	}
+}
+
+func TestBaselineSaveAndGateAgainstIt(t *testing.T) {
+	res := runResult(t, cmpScenario, 0)
+	root := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"baseline", "save", "--result", res, "--name", "main", "--dir", root, "--commit", "abc123"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("baseline save: %v\n%s", err, stderr.String())
+	}
+	b, err := loadBaseline(root, "main", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Commit != "abc123" || b.Scenario.Name != "cmp" {
+		t.Errorf("baseline commit %q scenario %q", b.Commit, b.Scenario.Name)
+	}
+	if _, err := os.Stat(filepath.Join(root, "baselines", "cmp", "main.json")); err != nil {
+		t.Errorf("not stored as baselines/<scenario>/<name>.json: %v", err)
+	}
+	if _, err := loadBaseline(root, "nope", ""); err == nil || !strings.Contains(err.Error(), "baseline save") {
+		t.Errorf("a missing baseline should say how to save one, got %v", err)
+	}
+	if got := code(run(context.Background(), []string{"baseline", "save", "--result", res, "--name", "../x", "--dir", root}, &stdout, &stderr)); got != 2 {
+		t.Errorf("a baseline name with a path: exit %d, want 2", got)
+	}
+}
+
+func TestBaselineNotesWarnOnOtherMachine(t *testing.T) {
+	b := &result.Result{Machine: result.Machine{Host: "ci-1", CPUs: 2}, Topology: result.Topology{StackCPUs: "0", LoadCPUs: "1", Pinned: true}}
+	h := &result.Result{Machine: result.Machine{Host: "laptop", CPUs: 8}, Topology: result.Topology{StackCPUs: "0-3", LoadCPUs: "4-7", Pinned: true}}
+	notes := strings.Join(baselineNotes(b, []*result.Result{h}), "\n")
+	if !strings.Contains(notes, "another machine") || !strings.Contains(notes, "topology differs") {
+		t.Errorf("no warning about machine and topology:\n%s", notes)
+	}
+}
+
+func TestGateRefusals(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gate"}, "--scenario is required"},
+		{[]string{"gate", "--scenario", "x.yaml"}, "--base REF is required"},
+		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--rounds", "0"}, "--rounds must be at least 1"},
+		{[]string{"gate", "--scenario", "x.yaml", "--against", "nonsense"}, "--against must be base or baseline:NAME"},
+		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--against", "baseline:x"}, "exclude each other"},
+	} {
+		err := run(context.Background(), c.args, &stdout, &stderr)
+		if code(err) != 2 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d %v, want 2 saying %q", c.args, code(err), err, c.want)
+		}
+	}
+}
