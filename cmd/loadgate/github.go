@@ -144,4 +144,3 @@ func commentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	return nil
 }
-
