@@ -132,7 +132,7 @@ type Comparison struct {
 // and on the recover phase: the latency percentile(s) (see
 // CompareOptions.Percentile) as a head/base ratio with a confidence interval,
 // and the error rate as a difference of proportions. The method is in
-// METHOD.md; in short:
+// the README ("How a gate decides"); in short:
 //
 //   - per round, r_i = ln(head_i / base_i) of the nearest-rank percentile;
 //   - the interval is mean(r) ± max(t_{R−1}·s/√R, z·√(Σ v_i)/R), where s is

@@ -1,6 +1,6 @@
 // Package verdict compares results: absolute thresholds from the scenario
 // (Thresholds) and relative base/head regression with confidence (Compare,
-// Gate; the method is in METHOD.md). It owns the verdict values and the exit
+// Gate; the method is in the README, "How a gate decides"). It owns the verdict values and the exit
 // code a verdict maps to.
 //
 // A Verdict is a plain value; it holds no reference into the Result it was
