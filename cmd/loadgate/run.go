@@ -67,6 +67,7 @@ func addStackFlags(fs *flag.FlagSet, f *stackFlags) {
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	started := time.Now()
 	var f runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.scenario, "scenario", "", "the scenario `file` (YAML)")
@@ -139,15 +140,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageErr("run: results dir: %w", err)
 	}
 
-	started := time.Now()
 	var sr *stackRun
-	var plan cpuPlan
 	if !plain {
-		if plan, err = planCPUs(f.stack); err != nil {
+		plan, err := planCPUs(f.stack)
+		if err != nil {
 			return usageErr("run: %w", err)
 		}
-	}
-	if !plain {
 		if sc.Stack != nil && len(sc.Stack.Prepare) > 0 && len(f.stack.compose) == 0 {
 			if err := prepare(ctx, sc.Stack.Prepare, sc.Stack.Dir, stderr); err != nil {
 				return &exitError{code: exitUnusable, err: fmt.Errorf("run: stack.prepare: %w", err)}
