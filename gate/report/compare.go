@@ -406,26 +406,7 @@ func CompareMarkdown(w io.Writer, g GateReport) error {
 	}
 	mdCompareNotMeasured(&b, &g)
 
-	b.line("## Verdict")
-	b.line("")
-	b.line("**%s** (exit %d): %s.", strings.ToUpper(string(v.Value)), v.ExitCode(), valueWhy(v.Value))
-	b.line("")
-	if len(v.Workloads) > 0 {
-		b.header("llll", "phase", "workload", "verdict", "checks and comparisons")
-		for _, wv := range v.Workloads {
-			b.row(wv.Phase, wv.Workload, "**"+string(wv.Value)+"**", gateWhy(wv, "; "))
-		}
-		b.line("")
-	} else if v.Value == verdict.Unusable {
-		b.line("No workload is judged: the gate is unusable.")
-		b.line("")
-		b.line("Why:")
-		b.line("")
-		for _, s := range g.unusableGate() {
-			b.line("- %s", s)
-		}
-		b.line("")
-	}
+	mdVerdictSection(&b, v, "gate", "checks and comparisons", gateWhy, "Why:", g.unusableGate())
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
 }

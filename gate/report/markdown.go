@@ -337,28 +337,35 @@ func mdNotMeasured(b *md, r *result.Result) {
 }
 
 func mdVerdict(b *md, v verdict.Verdict) {
+	why, label := v.Reasons, "Notes:"
+	if v.Value == verdict.Unusable {
+		label = "Why:"
+	}
+	mdVerdictSection(b, v, "run", "checks", checksText, label, why)
+}
+
+// mdVerdictSection is the last section of a run's or a gate's report: the
+// value, the per-workload table (describe renders a workload's checks), and
+// the reasons under label.
+func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe func(verdict.WorkloadVerdict, string) string, label string, reasons []string) {
 	b.line("## Verdict")
 	b.line("")
 	b.line("**%s** (exit %d): %s.", strings.ToUpper(string(v.Value)), v.ExitCode(), valueWhy(v.Value))
 	b.line("")
 	if len(v.Workloads) > 0 {
-		b.header("llll", "phase", "workload", "verdict", "checks")
+		b.header("llll", "phase", "workload", "verdict", column)
 		for _, wv := range v.Workloads {
-			b.row(wv.Phase, wv.Workload, "**"+string(wv.Value)+"**", checksText(wv, "; "))
+			b.row(wv.Phase, wv.Workload, "**"+string(wv.Value)+"**", describe(wv, "; "))
 		}
 		b.line("")
 	} else if v.Value == verdict.Unusable {
-		b.line("No workload is judged: the run is unusable.")
+		b.line("No workload is judged: the %s is unusable.", what)
 		b.line("")
 	}
-	if len(v.Reasons) > 0 {
-		label := "Notes:"
-		if v.Value == verdict.Unusable {
-			label = "Why:"
-		}
+	if len(reasons) > 0 {
 		b.line("%s", label)
 		b.line("")
-		for _, s := range v.Reasons {
+		for _, s := range reasons {
 			b.line("- %s", s)
 		}
 		b.line("")
