@@ -9,6 +9,7 @@ require (
 	github.com/docker/compose/v5 v5.0.2
 	github.com/docker/docker v28.5.2+incompatible
 	github.com/docker/go-connections v0.6.0
+	github.com/google/go-github/v62 v62.0.0
 	github.com/sethvargo/go-githubactions v1.3.0
 	github.com/valyala/fasthttp v1.78.0
 	golang.org/x/sys v0.50.0
@@ -55,7 +56,6 @@ require (
 	github.com/golang-jwt/jwt/v5 v5.3.0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/google/go-github/v62 v62.0.0 // indirect
 	github.com/google/go-querystring v1.1.0 // indirect
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
 	github.com/google/uuid v1.6.0 // indirect

@@ -72,6 +72,12 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 		}
 		_ = os.MkdirAll(gr.out, 0o755)
 	}
+	if code := lggh.ExitCode(gr.Verdict, in.FailOn); code != gr.Verdict.ExitCode() {
+		gr.Notes = append(gr.Notes, fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", in.FailOn, code, gr.Verdict.ExitCode()))
+	}
+	if gr.Verdict.Value == verdict.Inconclusive {
+		a.Warningf("loadgate %s: inconclusive: the difference is within the noise; the report says what would decide it (more rounds, a longer sustain)", gr.Scenario.Name)
+	}
 	if werr := writeGateReports(gr.out, gr.GateReport, stdout, stderr); werr != nil {
 		var ee *exitError
 		if !errors.As(werr, &ee) || ee.code == exitUnusable && gr.Verdict.Value != verdict.Unusable {
