@@ -72,11 +72,18 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 		}
 		_ = os.MkdirAll(gr.out, 0o755)
 	}
+	name := gr.Scenario.Name
+	if name == "" && len(gr.Head.Results) > 0 {
+		name = gr.Head.Results[0].Scenario.Name
+	}
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(in.Scenario), filepath.Ext(in.Scenario))
+	}
 	if code := lggh.ExitCode(gr.Verdict, in.FailOn); code != gr.Verdict.ExitCode() {
 		gr.Notes = append(gr.Notes, fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", in.FailOn, code, gr.Verdict.ExitCode()))
 	}
 	if gr.Verdict.Value == verdict.Inconclusive {
-		a.Warningf("loadgate %s: inconclusive: the difference is within the noise; the report says what would decide it (more rounds, a longer sustain)", gr.Scenario.Name)
+		a.Warningf("loadgate %s: inconclusive: the difference is within the noise; the report says what would decide it (more rounds, a longer sustain)", name)
 	}
 	if werr := writeGateReports(gr.out, gr.GateReport, stdout, stderr); werr != nil {
 		var ee *exitError
@@ -87,13 +94,6 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 	md, err := os.ReadFile(filepath.Join(gr.out, "report.md"))
 	if err != nil {
 		return &exitError{code: exitUnusable, err: err}
-	}
-	name := gr.Scenario.Name
-	if name == "" && len(gr.Head.Results) > 0 {
-		name = gr.Head.Results[0].Scenario.Name
-	}
-	if name == "" {
-		name = strings.TrimSuffix(filepath.Base(in.Scenario), filepath.Ext(in.Scenario))
 	}
 	outcome, err := lggh.Publish(ctx, a, env, ev, in, lggh.Publication{
 		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Markdown: string(md),
