@@ -387,7 +387,7 @@ func (g *gate) runRound(ctx context.Context, s *side, i int) (*result.Result, er
 	if err := s.sr.stack.Unpause(ctx); err != nil {
 		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("gate: %s side: unpause: %w", s.name, err)}
 	}
-	if err := s.sr.sample(ctx, dir, g.f.stack.statsEvery); err != nil {
+	if err := s.sr.sample(ctx, dir, g.f.stack.statsEvery, g.sc.Warmup); err != nil {
 		return nil, &exitError{code: exitUnusable, err: err}
 	}
 	rf := runFlags{progress: g.f.progress}

@@ -160,7 +160,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 				sr.down(stderr)
 			}
 		}()
-		if err := sr.sample(ctx, out, f.stack.statsEvery); err != nil {
+		if err := sr.sample(ctx, out, f.stack.statsEvery, sc.Warmup); err != nil {
 			return &exitError{code: exitUnusable, err: fmt.Errorf("run: stats: %w", err)}
 		}
 	}

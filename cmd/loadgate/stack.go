@@ -3,13 +3,19 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/pin"
@@ -83,7 +89,7 @@ type stackRun struct {
 	plan     cpuPlan
 	addr     string
 	path     string
-	stopStat func() []result.Service
+	stopStat func() ([]result.Service, *result.Service)
 	statsF   *os.File
 	statsW   *bufio.Writer
 	upTook   time.Duration
@@ -129,28 +135,132 @@ func upStack(ctx context.Context, files []string, target, out, runID, side strin
 	return sr, nil
 }
 
-// sample starts the stats sampler, writing OUT/stats.jsonl.
-func (sr *stackRun) sample(ctx context.Context, out string, every time.Duration) error {
+// sample starts, once the warm-up is over (rule 7: warm-up is excluded from
+// every number), the stack's stats sampler and the generator's own, both
+// writing OUT/stats.jsonl.
+func (sr *stackRun) sample(ctx context.Context, out string, every, warmup time.Duration) error {
 	f, err := os.Create(filepath.Join(out, "stats.jsonl"))
 	if err != nil {
 		return err
 	}
 	sr.statsF, sr.statsW = f, bufio.NewWriter(f)
-	sr.stopStat = sr.stack.Sample(context.WithoutCancel(ctx), every, sr.statsW)
+	w := &lockedWriter{w: sr.statsW}
+	var mu sync.Mutex
+	var stopStack func() []result.Service
+	var stopSelf func() result.Service
+	timer := time.AfterFunc(warmup, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		sctx := context.WithoutCancel(ctx)
+		stopStack = sr.stack.Sample(sctx, every, w)
+		stopSelf = sampleSelf(sctx, every, sr.plan.load.Len(), w)
+	})
+	sr.stopStat = func() ([]result.Service, *result.Service) {
+		timer.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		if stopStack == nil {
+			return nil, nil
+		}
+		gen := stopSelf()
+		return stopStack(), &gen
+	}
 	return nil
+}
+
+// lockedWriter serializes the samplers' lines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// sampleSelf samples the generator's own CPU (getrusage deltas, percent of
+// one core and of its cpus) and resident memory every interval, writing
+// stats.jsonl lines of service "loadgate".
+func sampleSelf(ctx context.Context, every time.Duration, cpus int, w io.Writer) (stop func() result.Service) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan result.Service, 1)
+	go func() {
+		enc := json.NewEncoder(w)
+		sum := result.Service{Name: "loadgate (generator)"}
+		var cpuSum float64
+		prevCPU, prevAt := selfCPU(), time.Now()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				if sum.Samples > 0 {
+					sum.CPUAvgPct = math.Round(cpuSum/float64(sum.Samples)*1000) / 1000
+				}
+				done <- sum
+				return
+			case now := <-t.C:
+				c := selfCPU()
+				dt := now.Sub(prevAt)
+				pct := float64(c-prevCPU) / float64(dt) * 100
+				prevCPU, prevAt = c, now
+				rss := selfRSS()
+				smp := compose.Sample{Time: now.UTC(), Service: "loadgate", Container: fmt.Sprintf("pid %d", os.Getpid()),
+					IntervalS: dt.Seconds(), CPUPct: math.Round(pct*1000) / 1000, MemBytes: rss, CPUUsageNS: uint64(c)}
+				if cpus > 0 {
+					smp.CPUPctOfSet = math.Round(pct/float64(cpus)*1000) / 1000
+				}
+				_ = enc.Encode(smp)
+				sum.Samples++
+				cpuSum += pct
+				sum.CPUPeakPct = math.Max(sum.CPUPeakPct, math.Round(pct*1000)/1000)
+				sum.MemPeakBytes = max(sum.MemPeakBytes, rss)
+			}
+		}
+	}()
+	return func() result.Service {
+		cancel()
+		return <-done
+	}
+}
+
+// selfCPU is this process's user+system CPU time.
+func selfCPU() time.Duration {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// selfRSS is this process's resident set size (/proc/self/statm).
+func selfRSS() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
 }
 
 // finish stops the sampler and fills the result's stack and topology.
 func (sr *stackRun) finish(res *result.Result) error {
 	var services []result.Service
+	var gen *result.Service
 	if sr.stopStat != nil {
-		services = sr.stopStat()
+		services, gen = sr.stopStat()
 	}
 	var err error
 	if sr.statsF != nil {
 		err = errors.Join(sr.statsW.Flush(), sr.statsF.Close())
 	}
-	res.Stack = &result.Stack{Services: services}
+	res.Stack = &result.Stack{Services: services, Generator: gen}
 	stackCPUs, pinned, reason, overridden := sr.stack.Topology()
 	genPinned, genReason := generatorPinning(sr.plan.load)
 	res.Topology.StackCPUs = stackCPUs

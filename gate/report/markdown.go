@@ -308,10 +308,10 @@ func mdStack(b *md, r *result.Result) {
 		b.line("")
 		return
 	}
-	b.line("CPU in percent of one core, from cumulative CPU-time deltas per sampling interval, over the measured phases.")
+	b.line("CPU in percent of one core, from cumulative CPU-time deltas per sampling interval, over the measured phases (sampling starts when the warm-up ends).")
 	b.line("")
 	b.header("lrrrr", "service", "CPU avg %", "CPU peak %", "mem peak MiB", "samples")
-	for _, s := range r.Stack.Services {
+	for _, s := range stackRows(r.Stack) {
 		b.row(s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), count(int64(s.Samples)))
 	}
 	b.line("")
@@ -370,4 +370,13 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 		}
 		b.line("")
 	}
+}
+
+// stackRows are the stack's services, then the generator's own row.
+func stackRows(st *result.Stack) []result.Service {
+	rows := append([]result.Service(nil), st.Services...)
+	if st.Generator != nil {
+		rows = append(rows, *st.Generator)
+	}
+	return rows
 }

@@ -239,7 +239,7 @@ var cases = []golden{
 			r.Stack = &result.Stack{Services: []result.Service{
 				{Name: "api", CPUAvgPct: 41.27, CPUPeakPct: 187.5, MemPeakBytes: 48 << 20, Samples: 356},
 				{Name: "db", CPUAvgPct: 12.04, CPUPeakPct: 63.9, MemPeakBytes: 312<<20 + 1<<19, Samples: 356},
-			}}
+			}, Generator: &result.Service{Name: "loadgate (generator)", CPUAvgPct: 23.5, CPUPeakPct: 31.0, MemPeakBytes: 30 << 20, Samples: 356}}
 			r.NotMeasured = nil
 			r.Synthetic = []string{"the demo stack: a small Go service with an in-memory store, built FROM scratch"}
 			return r
@@ -251,7 +251,7 @@ var cases = []golden{
 			"Nothing is listed as not measured. This run measured", "and the stack's CPU and memory.",
 			"- the demo stack: a small Go service",
 		},
-		text: []string{"stack (CPU % of one core", "api      41.3"},
+		text: []string{"stack (CPU % of one core", "loadgate (generator)  23.5"},
 	},
 }
 
