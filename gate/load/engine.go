@@ -134,18 +134,18 @@ func newOperations(sc *scenario.Scenario, cfg Config) (ops []operation, closeOps
 }
 
 type engine struct {
-	cfg    Config
-	sched  *Schedule
-	mix    *Mix
-	ops    []operation
-	rec    *recorder
+	cfg     Config
+	sched   *Schedule
+	mix     *Mix
+	ops     []operation
+	rec     *recorder
 	jobs    chan job
 	workers int     // started so far (dispatcher only)
 	seq     []int64 // per-workload sequence number, {n}
-	start  time.Time
-	reqCtx context.Context
-	wg     sync.WaitGroup
-	done   time.Duration // due time of the last request dispatched
+	start   time.Time
+	reqCtx  context.Context
+	wg      sync.WaitGroup
+	done    time.Duration // due time of the last request dispatched
 }
 
 func (e *engine) clock() time.Duration { return time.Since(e.start) }

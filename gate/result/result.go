@@ -137,7 +137,7 @@ type Throughput struct {
 // Stack is the stack's resource use, when a stack ran.
 type Stack struct {
 	Services  []Service `json:"services"`
-	Generator *Service  `json:"generator,omitempty"` // loadgate's own CPU (getrusage deltas) and RSS over the same intervals
+	Generator *Service  `json:"generator,omitempty"`  // loadgate's own CPU (getrusage deltas) and RSS over the same intervals
 	UpS       float64   `json:"up_s,omitempty"`       // from the command's start to the first request (sweep, build, up, ready)
 	TeardownS float64   `json:"teardown_s,omitempty"` // from the end of the run to a clean teardown (logs saved, everything removed)
 }
