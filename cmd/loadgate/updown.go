@@ -57,6 +57,11 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr("up: %w", err)
 	}
+	if sc.Stack != nil && len(sc.Stack.Prepare) > 0 && len(sf.compose) == 0 {
+		if err := prepare(ctx, sc.Stack.Prepare, sc.Stack.Dir, stderr); err != nil {
+			return &exitError{code: exitUnusable, err: fmt.Errorf("up: stack.prepare: %w", err)}
+		}
+	}
 	sr, err := upStack(ctx, files, t, *out, "", "up", plan, sf, stderr)
 	if err != nil {
 		return err
