@@ -446,7 +446,9 @@ func (g *gate) finish(interrupted bool) (report.GateReport, error) {
 		for range g.head.results {
 			base = append(base, g.baseline)
 		}
-		gr.Base = report.GateSide{Name: "baseline", Ref: g.f.against, Commit: g.baseline.Commit, Results: base}
+		// The report shows the baseline once: its sample counts are its own,
+		// not multiplied by the rounds it is paired with.
+		gr.Base = report.GateSide{Name: "baseline", Ref: g.f.against, Commit: g.baseline.Commit, Results: []*result.Result{g.baseline}}
 		gr.Order = "head rounds against a stored baseline"
 		gr.Notes = append(gr.Notes, baselineNotes(g.baseline, g.head.results)...)
 	}
