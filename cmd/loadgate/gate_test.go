@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
 )
 
 func TestOrderIsABBA(t *testing.T) {
@@ -144,5 +147,42 @@ func TestGateRefusals(t *testing.T) {
 		if code(err) != 2 || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: exit %d %v, want 2 saying %q", c.args, code(err), err, c.want)
 		}
+	}
+}
+
+// Against a stored baseline the report shows the baseline once, with its own
+// sample counts, however many head rounds it is paired with.
+func TestBaselineReportCounts(t *testing.T) {
+	b, err := result.ReadFile(runResult(t, cmpScenario, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heads, base []*result.Result
+	for i := 0; i < 3; i++ {
+		h, err := result.ReadFile(runResult(t, cmpScenario, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		heads, base = append(heads, h), append(base, b)
+	}
+	v, err := verdict.Gate(base, heads, verdict.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr := report.GateReport{
+		Base: report.GateSide{Name: "baseline", Ref: "baseline:main", Results: []*result.Result{b}},
+		Head: report.GateSide{Name: "head", Ref: "HEAD", Results: heads}, Rounds: 3, Verdict: v,
+	}
+	var md bytes.Buffer
+	if err := report.CompareMarkdown(&md, gr); err != nil {
+		t.Fatal(err)
+	}
+	n := b.JudgedPhase().Workload("a").LatencyMS.Count
+	// The row's "n base | n head": the baseline once, head over its 3 rounds.
+	if want := fmt.Sprintf("| %d | %d |", n, 3*n); !strings.Contains(md.String(), want) {
+		t.Errorf("no row with n base %d and n head %d (%q):\n%s", n, 3*n, want, md.String())
+	}
+	if strings.Contains(md.String(), fmt.Sprintf("| %d | %d |", 3*n, 3*n)) {
+		t.Errorf("the baseline's samples are counted once per round (n=%d)", 3*n)
 	}
 }

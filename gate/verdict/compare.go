@@ -506,23 +506,40 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 
 	// Per round: the log ratio of the percentile and its sampling variance.
 	logs := make([]float64, R)
-	var vsum float64
 	var open []string // rounds whose percentile has no order-statistics bound
 	needN := int64(0)
+	// The same result in several rounds (a stored baseline paired with every
+	// head round) is one sample, not k independent ones: its error enters
+	// the sum of the log ratios k times over, so it adds (k·se)², not k·se².
+	type source struct {
+		se float64
+		k  int
+	}
+	sources := map[*result.Workload]*source{}
+	var order []*result.Workload
 	for i := range R {
 		b := max(result.Quantile(bs[i].h, q), 1)
 		h := max(result.Quantile(hs[i].h, q), 1)
 		logs[i] = math.Log(float64(h) / float64(b))
 		cmp.RoundRatios = append(cmp.RoundRatios, round6(float64(h)/float64(b)))
 		for _, sr := range []sideRound{bs[i], hs[i]} {
+			if src := sources[sr.w]; src != nil {
+				src.k++
+				continue
+			}
 			se, ok, need := logSE(sr.h, q, c.z)
 			if !ok {
 				open = append(open, fmt.Sprintf("%s (n=%d)", sr.name, sr.h.TotalCount()))
 				needN = max(needN, need)
-				continue
 			}
-			vsum += se * se
+			sources[sr.w] = &source{se: se, k: 1}
+			order = append(order, sr.w)
 		}
+	}
+	var vsum float64
+	for _, w := range order {
+		src := sources[w]
+		vsum += float64(src.k*src.k) * src.se * src.se
 	}
 	m := mean(logs)
 	cmp.Ratio = math.Exp(m)
@@ -659,7 +676,12 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 	cmp := Comparison{Phase: phase, Workload: workload, Metric: MetricErrorRate, Rounds: len(c.base)}
 	side := func(rs []*result.Result) *ErrorRates {
 		e := &ErrorRates{}
+		seen := map[*result.Result]bool{} // a result repeated over rounds counts once
 		for _, r := range rs {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
 			if w := r.PhaseNamed(phase).Workload(workload); w != nil {
 				e.Failed += w.Failed
 				e.N += w.Succeeded + w.Failed
@@ -708,10 +730,12 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 // nearest-rank q-quantile in ms and the sample count.
 func pooled(srs []sideRound, q float64) (float64, int64) {
 	var acc *hdrhistogram.Histogram
+	seen := map[*result.Workload]bool{} // a result repeated over rounds counts once
 	for _, sr := range srs {
-		if sr.h == nil || sr.h.TotalCount() == 0 {
+		if sr.h == nil || sr.h.TotalCount() == 0 || seen[sr.w] {
 			continue
 		}
+		seen[sr.w] = true
 		if acc == nil {
 			acc = result.NewHistogram()
 		}
