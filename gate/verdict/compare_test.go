@@ -182,3 +182,46 @@ func TestSimPower(t *testing.T) {
 		t.Errorf("a +20%% change passed: %v", vals)
 	}
 }
+
+// A stored baseline is one measurement paired with every head round: it
+// counts once in the pooled counts and error rates, and its sampling error,
+// shared by every round, does not shrink with the number of rounds.
+func TestRepeatedBaselineCountsOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	base := mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, 400, 20000, 0.5, 1), failed: 4}}, nil)
+	var fixed, heads []*result.Result
+	for range 5 {
+		heads = append(heads, mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, 400, 20000, 0.5, 1), failed: 4}}, nil))
+		fixed = append(fixed, base)
+	}
+	get := func(bs []*result.Result) (lat, errRate verdict.Comparison) {
+		v, err := verdict.Compare(bs, heads, verdict.CompareOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := v.Workloads[0].Comparisons
+		return c[0], c[1]
+	}
+	lat, er := get(fixed)
+	if lat.BaseN != 400 || lat.HeadN != 2000 {
+		t.Errorf("latency n base %d head %d, want 400 (the baseline once) and 2000", lat.BaseN, lat.HeadN)
+	}
+	if er.BaseN != 404 || er.ErrBase.Failed != 4 {
+		t.Errorf("error rate base n %d failed %d, want 404 and 4", er.BaseN, er.ErrBase.Failed)
+	}
+	// Five copies of one pair of results carry the information of one pair:
+	// the interval must be the one-round interval, not √5 narrower.
+	h := heads[0]
+	one, err := verdict.Compare([]*result.Result{base}, []*result.Result{h}, verdict.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	five, err := verdict.Compare(fixed, []*result.Result{h, h, h, h, h}, verdict.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, c5 := one.Workloads[0].Comparisons[0], five.Workloads[0].Comparisons[0]
+	if math.Abs(c1.CILow-c5.CILow) > 1e-9 || math.Abs(c1.CIHigh-c5.CIHigh) > 1e-9 {
+		t.Errorf("5 copies of one pair give CI %.4f…%.4f, one pair %.4f…%.4f: copies are not information", c5.CILow, c5.CIHigh, c1.CILow, c1.CIHigh)
+	}
+}
