@@ -295,7 +295,10 @@ func (s *Stack) Down(ctx context.Context) error {
 		Project:       s.project,
 		RemoveOrphans: true,
 		Volumes:       true,
-		Images:        "local",
+		// Built images are removed by the label sweep below, one at a time:
+		// compose removes them concurrently, and two services built from one
+		// context share an image ID, so one removal can fail with
+		// "unrecognized image ID" while the other succeeds.
 		Timeout:       &timeout,
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("compose down %s: %w", s.name, err))

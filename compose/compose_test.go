@@ -25,21 +25,10 @@ import (
 
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/internal/enginetest"
 )
 
-// requireEngine skips (loudly) without a Docker engine, or fails under
-// LOADGATE_REQUIRE_DOCKER=1.
-func requireEngine(t *testing.T) {
-	t.Helper()
-	if err := compose.Available(context.Background()); err != nil {
-		msg := fmt.Sprintf("!!! NO DOCKER ENGINE: %v — stack tests NOT RUN (set LOADGATE_REQUIRE_DOCKER=1 to fail instead)", err)
-		if os.Getenv("LOADGATE_REQUIRE_DOCKER") == "1" {
-			t.Fatal(msg)
-		}
-		fmt.Fprintln(os.Stderr, msg)
-		t.Skip(msg)
-	}
-}
+func requireEngine(t *testing.T) { t.Helper(); enginetest.Require(t, "stack tests") }
 
 var (
 	appOnce sync.Once
@@ -129,24 +118,10 @@ func engine(t *testing.T) client.APIClient {
 	return c
 }
 
-// leftovers counts containers, networks and volumes carrying label.
-func leftovers(t *testing.T, c client.APIClient, label string) int {
+// leftovers counts what carries label.
+func leftovers(t *testing.T, _ client.APIClient, label string) int {
 	t.Helper()
-	ctx := context.Background()
-	f := filters.NewArgs(filters.Arg("label", label))
-	cs, err := c.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns, err := c.NetworkList(ctx, network.ListOptions{Filters: f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := c.VolumeList(ctx, volume.ListOptions{Filters: f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(cs) + len(ns) + len(vs.Volumes)
+	return len(enginetest.Leftovers(t, label))
 }
 
 func stackCPUs(t *testing.T) pin.Set {

@@ -132,3 +132,45 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 	}
 	return n, nil
 }
+
+// Labelled lists the containers, networks, volumes and images carrying the
+// label selector ("key" or "key=value"), as "kind name" lines.
+func Labelled(ctx context.Context, label string) ([]string, error) {
+	cli, err := newCLI(io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	c := cli.Client()
+	defer c.Close()
+	f := filters.NewArgs(filters.Arg("label", label))
+	var left []string
+	cs, err := c.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("compose: list containers: %w", err)
+	}
+	for _, ct := range cs {
+		left = append(left, "container "+strings.Join(ct.Names, ","))
+	}
+	ns, err := c.NetworkList(ctx, network.ListOptions{Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("compose: list networks: %w", err)
+	}
+	for _, nw := range ns {
+		left = append(left, "network "+nw.Name)
+	}
+	vs, err := c.VolumeList(ctx, volume.ListOptions{Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("compose: list volumes: %w", err)
+	}
+	for _, v := range vs.Volumes {
+		left = append(left, "volume "+v.Name)
+	}
+	is, err := c.ImageList(ctx, image.ListOptions{All: true, Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("compose: list images: %w", err)
+	}
+	for _, im := range is {
+		left = append(left, "image "+im.ID)
+	}
+	return left, nil
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,31 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/api/types/volume"
-	"github.com/docker/docker/client"
-
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/internal/enginetest"
 )
-
-// requireDocker skips loudly without an engine, except under
-// LOADGATE_REQUIRE_DOCKER=1 (CI), where it fails.
-func requireDocker(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: stack tests not run")
-	}
-	if err := compose.Available(context.Background()); err != nil {
-		msg := fmt.Sprintf("!!! NO DOCKER ENGINE: %v — stack tests NOT RUN (set LOADGATE_REQUIRE_DOCKER=1 to fail instead)", err)
-		if os.Getenv("LOADGATE_REQUIRE_DOCKER") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-}
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -50,45 +28,18 @@ func repoRoot(t *testing.T) string {
 
 // leftovers lists what carries io.loadgate.owner=<host>:<pid>.
 func leftovers(t *testing.T, pid int) []string {
-	t.Helper()
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
 	host, _ := os.Hostname()
-	f := filters.NewArgs(filters.Arg("label", fmt.Sprintf("%s=%s:%d", compose.LabelOwner, host, pid)))
-	ctx := context.Background()
-	var left []string
-	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cs {
-		left = append(left, "container "+strings.Join(c.Names, ","))
-	}
-	ns, err := cli.NetworkList(ctx, network.ListOptions{Filters: f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range ns {
-		left = append(left, "network "+n.Name)
-	}
-	vs, err := cli.VolumeList(ctx, volume.ListOptions{Filters: f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range vs.Volumes {
-		left = append(left, "volume "+v.Name)
-	}
-	return left
+	return enginetest.Leftovers(t, fmt.Sprintf("%s=%s:%d", compose.LabelOwner, host, pid))
 }
 
 // A run of the demo stack interrupted with SIGINT (then, separately,
 // SIGTERM) in the middle of its load leaves no container, network or volume
 // behind, and writes a result that balances and says it was interrupted.
 func TestSignalMidLoadLeavesNothing(t *testing.T) {
-	requireDocker(t)
+	if testing.Short() {
+		t.Skip("-short: stack tests not run")
+	}
+	enginetest.Require(t, "signal tests")
 	root := repoRoot(t)
 	bin := filepath.Join(t.TempDir(), "loadgate")
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "loadgate")).CombinedOutput(); err != nil {

@@ -2,10 +2,8 @@ package demo_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,19 +12,13 @@ import (
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/examples/demo"
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/internal/enginetest"
 )
 
 // TestDemoStack builds the demo service, brings the demo stack up pinned
 // like a real run, and exercises every endpoint through the target.
 func TestDemoStack(t *testing.T) {
-	if err := compose.Available(context.Background()); err != nil {
-		msg := fmt.Sprintf("!!! NO DOCKER ENGINE: %v — demo stack test NOT RUN", err)
-		if os.Getenv("LOADGATE_REQUIRE_DOCKER") == "1" {
-			t.Fatal(msg)
-		}
-		fmt.Fprintln(os.Stderr, msg)
-		t.Skip(msg)
-	}
+	enginetest.Require(t, "demo stack test")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir, _ := filepath.Abs(".")

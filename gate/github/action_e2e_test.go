@@ -22,17 +22,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/api/types/volume"
-	"github.com/docker/docker/client"
 	"gopkg.in/yaml.v3"
 
 	"github.com/loadgate/loadgate/compose"
 	lggh "github.com/loadgate/loadgate/gate/github"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/enginetest"
 )
 
 // TestActionEndToEnd runs action.yml's steps on this machine the way a
@@ -738,42 +733,8 @@ func (h *e2eHarness) checkNoLeftovers(ctx context.Context) {
 	if len(ids) < gates {
 		t.Errorf("%d gate runs, %d distinct run ids %v", gates, len(ids), ids)
 	}
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
 	for id := range ids {
-		f := filters.NewArgs(filters.Arg("label", compose.LabelRun+"="+id))
-		var left []string
-		cs, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cs {
-			left = append(left, "container "+strings.Join(c.Names, ","))
-		}
-		ns, err := cli.NetworkList(ctx, network.ListOptions{Filters: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range ns {
-			left = append(left, "network "+n.Name)
-		}
-		vs, err := cli.VolumeList(ctx, volume.ListOptions{Filters: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range vs.Volumes {
-			left = append(left, "volume "+v.Name)
-		}
-		is, err := cli.ImageList(ctx, image.ListOptions{All: true, Filters: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, im := range is {
-			left = append(left, "image "+im.ID)
-		}
+		left := enginetest.Leftovers(t, compose.LabelRun+"="+id)
 		if len(left) > 0 {
 			t.Errorf("run %s left %s", id, strings.Join(left, "; "))
 		}
@@ -815,17 +776,7 @@ func (h *e2eHarness) cleanup() {
 	}
 }
 
-func e2eRequireEngine(t *testing.T) {
-	t.Helper()
-	if err := compose.Available(context.Background()); err != nil {
-		msg := fmt.Sprintf("!!! NO DOCKER ENGINE: %v — TestActionEndToEnd NOT RUN (set LOADGATE_REQUIRE_DOCKER=1 to fail instead)", err)
-		if os.Getenv("LOADGATE_REQUIRE_DOCKER") == "1" {
-			t.Fatal(msg)
-		}
-		fmt.Fprintln(os.Stderr, msg)
-		t.Skip(msg)
-	}
-}
+func e2eRequireEngine(t *testing.T) { t.Helper(); enginetest.Require(t, "TestActionEndToEnd") }
 
 // e2eRepoRoot is this repository's root: the action's own checkout.
 func e2eRepoRoot(t *testing.T) string {
