@@ -299,7 +299,7 @@ func (s *Stack) Down(ctx context.Context) error {
 		// compose removes them concurrently, and two services built from one
 		// context share an image ID, so one removal can fail with
 		// "unrecognized image ID" while the other succeeds.
-		Timeout:       &timeout,
+		Timeout: &timeout,
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("compose down %s: %w", s.name, err))
 	}
