@@ -1,10 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
 )
 
 func TestNearestRank(t *testing.T) {
@@ -110,15 +111,13 @@ func TestJudge(t *testing.T) {
 }
 
 func TestLoadgateResult(t *testing.T) {
-	raw := `{"schema":"loadgate/result/v1","offered":50000,"recorded":50000,"usable":true,"late":3,
-	 "stalled_seconds":0,"lateness_ms":{"count":50000,"p50":0.021,"p90":0.05,"p95":0.07,"p99":0.31,"p999":1.2,"max":4.5},
-	 "phases":[{"name":"sustain","judged":true,"duration_s":10,"workloads":[{"name":"get","offered":50000,"succeeded":49990,
-	 "failed":7,"abandoned":3,"failures":{"timeout":7},"latency_ms":{"count":49990,"p50":0.1},
-	 "throughput":{"completed_per_s":4999.7,"offered_per_s":5000}}]}]}`
-	var res lgResult
-	if err := json.Unmarshal([]byte(raw), &res); err != nil {
-		t.Fatal(err)
-	}
+	res := result.Result{Schema: result.Schema, Offered: 50000, Recorded: 50000, Usable: true, Late: 3,
+		LatenessMS: result.Summary{Count: 50000, P50: 0.021, P90: 0.05, P95: 0.07, P99: 0.31, P999: 1.2, Max: 4.5},
+		Phases: []result.Phase{{Name: "sustain", Judged: true, DurationS: 10, Workloads: []result.Workload{{
+			Name: "get", Offered: 50000, Succeeded: 49990, Failed: 7, Abandoned: 3, Failures: map[string]int64{"timeout": 7},
+			LatencyMS:  result.Summary{Count: 49990, P50: 0.1},
+			Throughput: result.Throughput{CompletedPerS: 4999.7, OfferedPerS: 5000},
+		}}}}}
 	r := run{Offered: 50000}
 	fillFromResult(&r, &res)
 	if r.Succeeded != 49990 || r.Sent != 49997 || r.Errors != 10 || r.HeldRate != 4999 {

@@ -2,55 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
 )
-
-// lgResult is the part of loadgate's result.json (schema loadgate/result/v1)
-// the benchmark reads. It is a local copy on purpose: the benchmark reads the
-// public contract, not the package that writes it.
-type lgResult struct {
-	Schema     string    `json:"schema"`
-	Offered    int64     `json:"offered"`
-	Recorded   int64     `json:"recorded"`
-	Usable     bool      `json:"usable"`
-	Unusable   []string  `json:"unusable"`
-	Late       int64     `json:"late"`
-	Stalled    float64   `json:"stalled_seconds"`
-	LatenessMS lgSummary `json:"lateness_ms"`
-	Phases     []struct {
-		Name      string  `json:"name"`
-		DurationS float64 `json:"duration_s"`
-		Workloads []struct {
-			Name       string           `json:"name"`
-			Offered    int64            `json:"offered"`
-			Succeeded  int64            `json:"succeeded"`
-			Failed     int64            `json:"failed"`
-			Abandoned  int64            `json:"abandoned"`
-			Failures   map[string]int64 `json:"failures"`
-			LatencyMS  lgSummary        `json:"latency_ms"`
-			Throughput struct {
-				CompletedPerS float64 `json:"completed_per_s"`
-				OfferedPerS   float64 `json:"offered_per_s"`
-			} `json:"throughput"`
-		} `json:"workloads"`
-	} `json:"phases"`
-}
-
-type lgSummary struct {
-	Count int64   `json:"count"`
-	P50   float64 `json:"p50"`
-	P90   float64 `json:"p90"`
-	P95   float64 `json:"p95"`
-	P99   float64 `json:"p99"`
-	P999  float64 `json:"p999"`
-	Max   float64 `json:"max"`
-}
 
 // scenarioYAML is the named load loadgate runs at one rate: one constant
 // phase, one GET workload, no warm-up (vegeta has none either).
@@ -90,17 +50,19 @@ func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) ru
 		r.Skipped = fmt.Sprintf("loadgate run: %v: %s", err, tail(stderr, 3))
 		return r
 	}
-	raw, rerr := os.ReadFile(filepath.Join(outDir, "result.json"))
-	if rerr != nil {
+	path := filepath.Join(outDir, "result.json")
+	if _, err := os.Stat(path); err != nil {
 		r.Skipped = fmt.Sprintf("loadgate run exited %d without result.json: %s", u.ExitCode, tail(stderr, 3))
 		return r
 	}
-	var res lgResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		r.Skipped = "result.json: " + err.Error()
+	// Read through the results contract's own decoder: it checks the schema
+	// and that every summary matches its histogram.
+	res, err := result.ReadFile(path)
+	if err != nil {
+		r.Skipped = err.Error()
 		return r
 	}
-	fillFromResult(&r, &res)
+	fillFromResult(&r, res)
 	if u.ExitCode != 0 {
 		r.Note = append(r.Note, fmt.Sprintf("exit code %d", u.ExitCode))
 	}
@@ -114,7 +76,7 @@ func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) ru
 // seconds so that failures never count; lateness from the run-wide
 // lateness_ms summary (send time − due time, HdrHistogram, 3 significant
 // digits).
-func fillFromResult(r *run, res *lgResult) {
+func fillFromResult(r *run, res *result.Result) {
 	var secs float64
 	failures := map[string]int64{}
 	var abandoned int64
