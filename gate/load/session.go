@@ -1,0 +1,227 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// sessionStats is what a session operation (a WebSocket session) tells
+// the recorder beyond its class. Times are from the session's start (its
+// send time); zero when the step was not reached.
+type sessionStats struct {
+	start     time.Time
+	connect   time.Duration // handshake done
+	first     time.Duration // first message received
+	end       time.Duration // last step done (before the close handshake); 0: when do returned
+	messages  int64         // messages received
+	cancelled bool          // closed part-way on purpose: a success without a latency sample
+}
+
+// sessionOperation is an operation whose requests are sessions: the
+// engine records their connect and first-message times, and a cancelled
+// session as a success without its full latency.
+type sessionOperation interface {
+	operation
+	session(ctx context.Context, k int64, s *scratch, st *sessionStats) string
+}
+
+// serve runs job j on the worker's scratch and records its one outcome in
+// e.rec, or in sr for a session. It replaces the worker's do-and-record
+// (engine.go: serve(e, e.sess, j, &s, sent)).
+func serve(e *engine, sr *sessionRecorder, j job, s *scratch, sent time.Duration) {
+	op := e.ops[j.w]
+	so, isSession := op.(sessionOperation)
+	if !isSession {
+		class := op.do(e.reqCtx, j.k, s)
+		done := e.clock()
+		e.rec.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done))
+		return
+	}
+	var st sessionStats
+	class := so.session(e.reqCtx, j.k, s, &st)
+	done := e.clock()
+	if class == "" && st.end > 0 {
+		done = min(done, sent+st.end) // the close handshake is not the service's answer
+	}
+	sr.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done), &st)
+}
+
+// sessCell is what one session workload measured in one segment beyond a
+// plain request's numbers.
+type sessCell struct {
+	cancelled, messages int64
+	first, connect      *hdrhistogram.Histogram // µs from the due time; nil until a sample
+}
+
+// sessionRecorder keeps the session numbers beside the recorder's cells,
+// under the recorder's lock, so a session's record is one event: after
+// abandonAll nothing lands.
+type sessionRecorder struct {
+	r     *recorder
+	cells []sessCell // segment*workloads + workload, like r.cells
+	kinds []bool     // per workload: a session workload
+}
+
+func newSessionRecorder(r *recorder, sc *scenario.Scenario) *sessionRecorder {
+	sr := &sessionRecorder{r: r, cells: make([]sessCell, len(r.cells)), kinds: make([]bool, len(sc.Workloads))}
+	for i, w := range sc.Workloads {
+		sr.kinds[i] = w.WS != nil
+	}
+	return sr
+}
+
+// completed is recorder.completed for a session: a success records its
+// latency unless it was cancelled, and its connect and first-message times
+// (from the due time) when it reached them.
+func (sr *sessionRecorder) completed(seg, w int, class string, due, sent, done time.Duration, doneSeg int, st *sessionStats) {
+	r := sr.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	i := seg*r.workloads + w
+	c := &r.cells[i]
+	c.inFlight--
+	r.inFlight--
+	if doneSeg >= 0 {
+		r.cells[doneSeg*r.workloads+w].completed++
+	}
+	warm := r.warmup[seg]
+	if class != "" {
+		c.failed++
+		c.fail(class)
+		r.iv.failed++
+		r.iv.failures[class]++
+		if !warm {
+			sr.cells[i].messages += st.messages
+		}
+		return
+	}
+	c.succeeded++
+	r.iv.succeeded++
+	lat := us(done - due)
+	if !st.cancelled {
+		r.iv.lat.RecordValue(lat)
+		c.record(warm, lat, us(done-sent))
+	}
+	if warm {
+		return
+	}
+	sc := &sr.cells[i]
+	sc.messages += st.messages
+	if st.cancelled {
+		sc.cancelled++
+	}
+	if sc.first == nil {
+		sc.first, sc.connect = result.NewHistogram(), result.NewHistogram()
+	}
+	off := sent - due
+	if st.connect > 0 {
+		sc.connect.RecordValue(us(off + st.connect))
+	}
+	if st.first > 0 {
+		sc.first.RecordValue(us(off + st.first))
+	}
+}
+
+// fill writes cell i's session numbers into wr (build.go, r.mu held).
+// Only session workloads get them.
+func (sr *sessionRecorder) fill(i int, wr *result.Workload) {
+	if sr == nil || !sr.kinds[i%sr.r.workloads] {
+		return
+	}
+	c := &sr.cells[i]
+	wr.Cancelled, wr.MessagesReceived = c.cancelled, c.messages
+	first, connect := c.first, c.connect
+	if first == nil {
+		first, connect = result.NewHistogram(), result.NewHistogram()
+	}
+	fs, cs := result.Summarize(first), result.Summarize(connect)
+	wr.FirstMessageMS, wr.ConnectMS = &fs, &cs
+	wr.FirstMessageH, _ = result.EncodeHistogram(first)
+	wr.ConnectH, _ = result.EncodeHistogram(connect)
+}
+
+// ErrOperation is in the chain of every error about a workload's
+// operation that cannot be resolved before the load starts (a gRPC method
+// the server or the descriptors do not have, a request that does not fit
+// its message): a refusal (exit 2), not an unusable run.
+var ErrOperation = fmt.Errorf("operation refused")
+
+// newOperationsByKind builds one operation per workload when not all are
+// plain HTTP: HTTP (and openapi, resolved to HTTP) workloads as
+// newOperations would, ws and grpc by their kind. closeOps releases what
+// they hold.
+func newOperationsByKind(ctx context.Context, sc *scenario.Scenario, cfg Config) (ops []operation, closeOps func(), err error) {
+	ops = make([]operation, len(sc.Workloads))
+	var closers []func()
+	closeAll := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
+	var wsClient *http.Client
+	var grpcConn *grpcClient
+	var httpOps func(w scenario.Workload) operation
+	for i, w := range sc.Workloads {
+		switch {
+		case w.WS != nil:
+			if wsClient == nil {
+				var tr *http.Transport
+				wsClient, tr = newWSClient(sc, cfg.Target)
+				closers = append(closers, tr.CloseIdleConnections)
+			}
+			ops[i] = newWSOp(wsClient, cfg.Target, w, cfg.Env, sc.Timeout, maxBody(sc))
+		case w.GRPC != nil:
+			if grpcConn == nil {
+				if grpcConn, err = newGRPCClient(sc, cfg.Target); err != nil {
+					return nil, nil, err
+				}
+				closers = append(closers, grpcConn.close)
+			}
+			if ops[i], err = newGRPCOp(ctx, grpcConn, w, cfg.Env, sc); err != nil {
+				return nil, nil, fmt.Errorf("workload %s: %w", w.Name, err)
+			}
+		case w.HTTP != nil:
+			if httpOps == nil {
+				var closeHTTP func()
+				httpOps, closeHTTP = newHTTPOperations(sc, cfg)
+				closers = append(closers, closeHTTP)
+			}
+			ops[i] = httpOps(w)
+		default:
+			return nil, nil, fmt.Errorf("workload %s: no operation", w.Name)
+		}
+	}
+	return ops, closeAll, nil
+}
+
+// newHTTPOperations is newOperations' HTTP half, per workload.
+func newHTTPOperations(sc *scenario.Scenario, cfg Config) (func(scenario.Workload) operation, func()) {
+	if sc.HTTPVersion != "2" {
+		hc := newFastClient(sc, cfg.Target)
+		return func(w scenario.Workload) operation {
+			return newFastOp(hc, cfg.Target, w, cfg.Env, sc.Timeout)
+		}, hc.CloseIdleConnections
+	}
+	tr := newTransport(sc, cfg.Target)
+	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+	return func(w scenario.Workload) operation {
+		return newHTTPOp(client, cfg.Target, w, cfg.Env, sc.Timeout)
+	}, tr.CloseIdleConnections
+}

@@ -1,0 +1,62 @@
+package report
+
+import "github.com/loadgate/loadgate/gate/result"
+
+// WebSocket session numbers (result.Workload's connect_ms, first_message_ms,
+// cancelled, messages_received): shown under a phase's latency table for
+// the workloads that have them, and nothing otherwise.
+
+func sessionWorkloads(p result.Phase) []result.Workload {
+	var out []result.Workload
+	for _, w := range p.Workloads {
+		if w.IsSession() {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func sessionCells(s *result.Summary) []string {
+	if s == nil || s.Count == 0 {
+		return []string{dash, dash, dash, "n=0"}
+	}
+	return []string{MS(s.P50), MS(s.P95), MS(s.P99), "n=" + Count(s.Count)}
+}
+
+func sessionRow(w result.Workload) []string {
+	row := []string{w.Name}
+	row = append(row, sessionCells(w.ConnectMS)...)
+	row = append(row, sessionCells(w.FirstMessageMS)...)
+	return append(row, Count(w.Cancelled), Count(w.MessagesReceived))
+}
+
+var sessionHeader = []string{"session", "connect p50", "p95", "p99", "n", "first message p50", "p95", "p99", "n", "cancelled", "messages"}
+
+// textSessions is textPhase's session table.
+func textSessions(b *txt, p result.Phase) {
+	ws := sessionWorkloads(p)
+	if len(ws) == 0 {
+		return
+	}
+	rows := [][]string{sessionHeader}
+	for _, w := range ws {
+		rows = append(rows, sessionRow(w))
+	}
+	b.line("  WebSocket sessions, ms from the due time (successes; cancelled ones have no latency sample):")
+	b.table("  ", rows)
+}
+
+// mdSessions is mdPhase's session table.
+func mdSessions(b *md, p result.Phase) {
+	ws := sessionWorkloads(p)
+	if len(ws) == 0 {
+		return
+	}
+	b.line("WebSocket sessions: connect and first message in ms from the due time, successes only; a cancelled session is a success without a latency sample.")
+	b.line("")
+	b.header("lrrrrrrrrrr", sessionHeader...)
+	for _, w := range ws {
+		b.row(sessionRow(w)...)
+	}
+	b.line("")
+}
