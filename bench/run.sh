@@ -7,6 +7,10 @@
 #   BENCH_TOOLS=vegeta          run only vegeta (e.g. before bin/loadgate builds)
 #   BENCH_ARGS="-duration 5s"   extra flags for bench/compare (go run ./bench/compare -h)
 #   BENCH_GO_BENCH=0            skip the Go micro-benchmarks
+#   LOADGATE_BIN=/path/loadgate measure this prebuilt loadgate binary instead of
+#                               building bin/loadgate from the working tree
+#   LOADGATE_VERSION=label      what the report calls it (default: the commit,
+#                               or "prebuilt PATH" with LOADGATE_BIN)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -35,14 +39,23 @@ go build -o "$BIN/server" ./bench/server
 go build -o "$BIN/compare" ./bench/compare
 
 LOADGATE=""
-LOADGATE_VERSION=""
+LOADGATE_VERSION=${LOADGATE_VERSION:-}
 if [[ ",$TOOLS," == *",loadgate,"* ]]; then
-	say "building bin/loadgate"
-	mkdir -p bin
-	go build -o bin/loadgate ./cmd/loadgate
-	LOADGATE=$ROOT/bin/loadgate
-	LOADGATE_VERSION=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-	if [ -n "$(git status --porcelain 2>/dev/null)" ]; then LOADGATE_VERSION+="+dirty"; fi
+	if [ -n "${LOADGATE_BIN:-}" ]; then
+		[ -x "$LOADGATE_BIN" ] || { say "LOADGATE_BIN=$LOADGATE_BIN is not an executable"; exit 1; }
+		LOADGATE=$(cd "$(dirname "$LOADGATE_BIN")" && pwd)/$(basename "$LOADGATE_BIN")
+		LOADGATE_VERSION=${LOADGATE_VERSION:-"prebuilt $LOADGATE_BIN"}
+		say "using prebuilt $LOADGATE ($LOADGATE_VERSION)"
+	else
+		say "building bin/loadgate"
+		mkdir -p bin
+		CGO_ENABLED=0 go build -o bin/loadgate ./cmd/loadgate
+		LOADGATE=$ROOT/bin/loadgate
+		if [ -z "${LOADGATE_VERSION:-}" ]; then
+			LOADGATE_VERSION=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+			if [ -n "$(git status --porcelain 2>/dev/null)" ]; then LOADGATE_VERSION+="+dirty"; fi
+		fi
+	fi
 fi
 
 # The orchestrator shares core 0 with the server; it sleeps in wait4 while a

@@ -17,17 +17,55 @@ import (
 	"time"
 )
 
-// usage is what the kernel says one generator process used.
+// usage is what the kernel says one generator process used (all its
+// threads: wait4's rusage of the child).
 type usage struct {
 	CPU       time.Duration // ru_utime + ru_stime
+	User, Sys time.Duration // ru_utime, ru_stime
+	Nvcsw     int64         // ru_nvcsw: voluntary context switches (the process slept)
+	Nivcsw    int64         // ru_nivcsw: involuntary context switches (it was preempted)
 	MaxRSS    int64         // ru_maxrss, bytes
 	Wall      time.Duration
 	ExitCode  int
-	ServerCPU time.Duration // the server's CPU over the same interval
+	Server    srvUsage      // the server over the same interval
 	Pinned    string        // Cpus_allowed_list read back while it ran
 	CoresBusy time.Duration // busy time of the server's and generator's cores over the same interval
 	Conns     int64         // connections the server accepted meanwhile (-1: unknown)
 	Reqs      int64         // requests the server answered meanwhile (-1: unknown)
+}
+
+// srvUsage is what the server used over one run: from its own getrusage
+// (reported on GET /__bench/stats, µs resolution) when it answered, else
+// CPU only, from /proc/PID/stat (10 ms ticks) and Rusage false.
+type srvUsage struct {
+	CPU, User, Sys time.Duration
+	Nvcsw, Nivcsw  int64
+	Rusage         bool
+}
+
+// srvStats is one answer of GET /__bench/stats.
+type srvStats struct {
+	Conns, Reqs   int64
+	User, Sys     time.Duration
+	Nvcsw, Nivcsw int64
+	Rusage        bool // the four fields above were reported
+}
+
+// parseSrvStats reads "conns N reqs M [utime_us U stime_us S nvcsw V nivcsw I]".
+func parseSrvStats(b string) (srvStats, error) {
+	var s srvStats
+	var ut, st int64
+	n, err := fmt.Sscanf(b, "conns %d reqs %d utime_us %d stime_us %d nvcsw %d nivcsw %d",
+		&s.Conns, &s.Reqs, &ut, &st, &s.Nvcsw, &s.Nivcsw)
+	switch {
+	case n == 6:
+		s.User, s.Sys, s.Rusage = time.Duration(ut)*time.Microsecond, time.Duration(st)*time.Microsecond, true
+	case n >= 2: // an older server: counters only
+		s.Nvcsw, s.Nivcsw = 0, 0
+	default:
+		return s, fmt.Errorf("server stats %q: %w", b, err)
+	}
+	return s, nil
 }
 
 // server is the target, a child process pinned to its own core.
@@ -72,30 +110,30 @@ func (s *server) Stop() {
 }
 
 // Stats asks the server for its counters (GET /__bench/stats, which it does
-// not count): connections accepted and requests answered so far.
-func (s *server) Stats() (conns, reqs int64, err error) {
+// not count): connections accepted and requests answered so far, and its own
+// rusage.
+func (s *server) Stats() (srvStats, error) {
 	c, err := net.DialTimeout("tcp", s.Addr, 2*time.Second)
 	if err != nil {
-		return 0, 0, err
+		return srvStats{}, err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(2 * time.Second))
 	if _, err := io.WriteString(c, "GET /__bench/stats HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"); err != nil {
-		return 0, 0, err
+		return srvStats{}, err
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
-		return 0, 0, err
+		return srvStats{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return 0, 0, err
+		return srvStats{}, err
 	}
-	if _, err := fmt.Sscanf(string(b), "conns %d reqs %d", &conns, &reqs); err != nil {
-		return 0, 0, fmt.Errorf("server stats %q: %w", b, err)
-	}
-	return conns - 1, reqs, nil // not this connection
+	st, err := parseSrvStats(string(b))
+	st.Conns-- // not this connection
+	return st, err
 }
 
 // CPU is the server's cumulative user+system CPU from /proc/PID/stat.
@@ -182,7 +220,7 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	var u usage
 	srv0 := srv.CPU()
 	busy0 := coresBusy(srv.cpu, cpu)
-	conns0, reqs0, serr0 := srv.Stats()
+	st0, serr0 := srv.Stats()
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		return u, "", err
@@ -195,11 +233,20 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	}()
 	err := cmd.Wait()
 	u.Wall = time.Since(t0)
-	u.ServerCPU = srv.CPU() - srv0
+	st1, serr1 := srv.Stats()
+	u.Server.CPU = srv.CPU() - srv0
 	u.CoresBusy = coresBusy(srv.cpu, cpu) - busy0
 	u.Conns, u.Reqs = -1, -1
-	if conns1, reqs1, serr1 := srv.Stats(); serr0 == nil && serr1 == nil {
-		u.Conns, u.Reqs = conns1-conns0, reqs1-reqs0
+	if serr0 == nil && serr1 == nil {
+		u.Conns, u.Reqs = st1.Conns-st0.Conns, st1.Reqs-st0.Reqs
+		if st0.Rusage && st1.Rusage {
+			// The server's own rusage: µs resolution, and its context
+			// switches. It includes answering the second stats request
+			// (a few µs).
+			u.Server = srvUsage{User: st1.User - st0.User, Sys: st1.Sys - st0.Sys,
+				Nvcsw: st1.Nvcsw - st0.Nvcsw, Nivcsw: st1.Nivcsw - st0.Nivcsw, Rusage: true}
+			u.Server.CPU = u.Server.User + u.Server.Sys
+		}
 	}
 	select {
 	case u.Pinned = <-pinned:
@@ -216,7 +263,10 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	st := cmd.ProcessState
 	u.ExitCode = st.ExitCode()
 	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-		u.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		// wait4's rusage of the child: every thread of the generator.
+		u.User, u.Sys = time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+		u.CPU = u.User + u.Sys
+		u.Nvcsw, u.Nivcsw = ru.Nvcsw, ru.Nivcsw
 		u.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
 	}
 	return u, stderr.String(), nil

@@ -164,3 +164,76 @@ func TestBetterAttempt(t *testing.T) {
 		t.Error("a measured attempt beats one that was not measured")
 	}
 }
+
+func TestParseSrvStats(t *testing.T) {
+	s, err := parseSrvStats("conns 3 reqs 1000 utime_us 1500 stime_us 2500 nvcsw 990 nivcsw 7")
+	if err != nil || s.Conns != 3 || s.Reqs != 1000 || !s.Rusage || s.User != 1500*time.Microsecond ||
+		s.Sys != 2500*time.Microsecond || s.Nvcsw != 990 || s.Nivcsw != 7 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	s, err = parseSrvStats("conns 3 reqs 1000") // a server without rusage
+	if err != nil || s.Rusage || s.Reqs != 1000 {
+		t.Fatalf("counters only: %+v %v", s, err)
+	}
+	if _, err := parseSrvStats("nonsense"); err == nil {
+		t.Fatal("nonsense parsed")
+	}
+}
+
+func TestTargets(t *testing.T) {
+	row := func(tool string, rate int, cpu time.Duration, sent, nvcsw int64, p99 float64) run {
+		return run{Tool: tool, Stage: "fixed", Rate: rate, CPU: cpu, Sent: sent, Nvcsw: nvcsw, LatenessN: sent, LatenessP99: p99}
+	}
+	rep := &report{JudgeRate: 20000, LowRate: 5000, LatenessRates: []int{5000, 10000, 20000},
+		MaxHeld: map[string]int{"loadgate": 80000, "vegeta": 40000},
+		Runs: []run{
+			row("vegeta", 5000, 1000*time.Millisecond, 50000, 13000, 1),
+			row("loadgate", 5000, 1000*time.Millisecond, 50000, 50000, 0.05), // ratio 1.0, 1 cs/req: met, met
+			row("vegeta", 20000, 4000*time.Millisecond, 200000, 20000, 1),
+			row("loadgate", 20000, 3300*time.Millisecond, 200000, 120000, 0.2), // ratio 0.825, 0.6 cs/req: not, not
+		}}
+	got := map[string]bool{}
+	for _, tg := range rep.targets() {
+		got[tg.What] = tg.Met
+	}
+	want := map[string]bool{
+		"loadgate lateness p99 at 5000/s ≤ 0.1 ms":                                        true,
+		"loadgate lateness p99 at 10000/s ≤ 0.1 ms":                                       false, // not measured
+		"loadgate lateness p99 at 20000/s ≤ 0.1 ms":                                       false,
+		"CPU per request at 5000/s, loadgate ÷ vegeta ≤ 1":                                true,
+		"CPU per request at 20000/s, loadgate ÷ vegeta ≤ 0.8":                             false,
+		"highest held rate, loadgate ÷ vegeta ≥ 2":                                        true, // 80000 ÷ 40000
+		"loadgate voluntary context switches per request at 5000/s ≤ 1":                   true,
+		"loadgate voluntary context switches per request at 20000/s well under 1 (≤ 0.5)": false,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("targets %v", got)
+	}
+	for k, v := range want {
+		if m, ok := got[k]; !ok || m != v {
+			t.Errorf("%s: met %v (present %v), want %v", k, m, ok, v)
+		}
+	}
+}
+
+func TestMarkdownHasTheNewColumns(t *testing.T) {
+	r := run{Tool: "loadgate", Stage: "fixed", Rate: 5000, Sent: 50000, Succeeded: 50000, CPU: 3 * time.Second,
+		User: time.Second, Sys: 2 * time.Second, Nvcsw: 180000, Nivcsw: 10000, LatenessN: 50000, LatenessP99: 0.05,
+		ServerCPU: 2 * time.Second, ServerNvcsw: 125000, ServerNivcsw: 5000, Wall: 10 * time.Second}
+	v := r
+	v.Tool, v.CPU, v.Nvcsw, v.ServerCPU, v.ServerNvcsw = "vegeta", 4*time.Second, 9000, time.Second, -1
+	rep := &report{Server: &server{Addr: "127.0.0.1:1", CPUs: "0"}, JudgeRate: 20000, LowRate: 5000,
+		LatenessRates: []int{5000}, MaxHeld: map[string]int{}, SearchNote: map[string]string{}, Runs: []run{v, r},
+		Tools: []generator{{name: "vegeta"}, {name: "loadgate"}}}
+	md := rep.markdown()
+	for _, want := range []string{
+		"| loadgate | 5000 | 0 | 60.00 | 20.00 | 40.00 | 3.60 | 0.20 |",        // CPU, user, sys µs/req; vol., invol. cs/req
+		"| loadgate | 5000 | 40.00 | 20 | 2.50 | 0.10 | 2.00 |",                // server: µs/req, %, cs/req, ÷ vegeta's
+		"| vegeta | 5000 | 20.00 | 10 | – |",                                   // server switches unknown
+		"loadgate voluntary context switches per request at 5000/s ≤ 1 | 3.60", // judged, not met
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -49,7 +49,9 @@ func main() {
 		serverCPU   = flag.String("server-cpu", "0", "core the server is pinned to")
 		genCPU      = flag.String("gen-cpu", "1", "core each generator is pinned to")
 		rates       = flag.String("rates", "5000,10000,20000", "fixed open-loop rates, requests/s")
-		judgeRate   = flag.Int("judge-rate", 20000, "rate the lateness and CPU targets are judged at")
+		judgeRate   = flag.Int("judge-rate", 20000, "high rate the targets are judged at: CPU ≤ 0.8× vegeta's, context switches well under 1 per request")
+		lowRate     = flag.Int("low-rate", 5000, "low rate the targets are judged at: CPU ≤ 1.0× vegeta's, context switches ≤ 1 per request")
+		lateRates   = flag.String("lateness-rates", "5000,10000,20000", "fixed rates at which loadgate's lateness p99 must be ≤ 0.1 ms")
 		dur         = flag.Duration("duration", 10*time.Second, "duration of each fixed-rate run")
 		searchDur   = flag.Duration("search-duration", 5*time.Second, "duration of each search run")
 		searchStep  = flag.Int("search-step", 10000, "search step above the highest fixed rate, requests/s")
@@ -73,6 +75,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fixed, err := parseRates(*rates)
+	if err != nil {
+		fatal(err)
+	}
+	lateAt, err := parseRates(*lateRates)
 	if err != nil {
 		fatal(err)
 	}
@@ -116,7 +122,7 @@ func main() {
 
 	rep := &report{
 		Start: time.Now(), Server: srv, ServerMode: *serverMode, ServerCPU: *serverCPU, GenCPU: *genCPU,
-		Crit: b.crit, JudgeRate: *judgeRate, Workers: *workers, Timeout: *timeout, MaxInFlight: *maxInFlight,
+		Crit: b.crit, JudgeRate: *judgeRate, LowRate: *lowRate, LatenessRates: lateAt, Workers: *workers, Timeout: *timeout, MaxInFlight: *maxInFlight,
 		Dur: *dur, SearchDur: *searchDur, VegetaVersion: moduleVersion(*vegeta, "github.com/tsenart/vegeta/v12"),
 		LoadgateVersion: *lgVersion, Tools: gens, MaxHeld: map[string]int{}, SearchNote: map[string]string{},
 	}
@@ -235,8 +241,13 @@ func (b *bench) search(ctx context.Context, g generator, rep *report, step, maxR
 }
 
 func (b *bench) fillUsage(r *run, u usage) {
-	r.CPU, r.MaxRSS, r.Wall, r.ServerCPU, r.Pinned = u.CPU, u.MaxRSS, u.Wall, u.ServerCPU, u.Pinned
-	r.OtherCPU = u.CoresBusy - u.CPU - u.ServerCPU
+	r.CPU, r.User, r.Sys, r.MaxRSS, r.Wall, r.Pinned = u.CPU, u.User, u.Sys, u.MaxRSS, u.Wall, u.Pinned
+	r.Nvcsw, r.Nivcsw = u.Nvcsw, u.Nivcsw
+	r.ServerCPU, r.ServerNvcsw, r.ServerNivcsw = u.Server.CPU, -1, -1
+	if u.Server.Rusage {
+		r.ServerNvcsw, r.ServerNivcsw = u.Server.Nvcsw, u.Server.Nivcsw
+	}
+	r.OtherCPU = u.CoresBusy - u.CPU - u.Server.CPU
 	r.Conns, r.SrvReqs = u.Conns, u.Reqs
 	if pct := r.OtherCPUPct(); pct > contendedPct {
 		r.Note = append(r.Note, fmt.Sprintf("contended: other processes used %.0f%% of a core on the benchmark's cores", pct))
@@ -363,9 +374,10 @@ func logRun(r *run) {
 	if !r.Held {
 		held = "NOT held: " + r.Why
 	}
-	logf("%-8s %6d/s %-4s held %8.1f/s  cpu %6.2f µs/req  late p50 %s p99 %s ms  rss %5.1f MiB  err %d  server %3.0f%%  other %3.0f%%  conns %d  %s",
-		r.Tool, r.Rate, r.Duration, r.HeldRate, r.CPUPerReq(), ms(r.LatenessP50), ms(r.LatenessP99),
-		float64(r.MaxRSS)/(1<<20), r.Errors, r.ServerCPUPct(), r.OtherCPUPct(), r.Conns, held)
+	logf("%-8s %6d/s %-4s held %8.1f/s  cpu %6.2f µs/req (user %.2f sys %.2f)  vcs %.2f/req ivcs %.2f/req  late p50 %s p99 %s ms  rss %5.1f MiB  err %d  server %3.0f%% %.2f µs/req  other %3.0f%%  conns %d  %s",
+		r.Tool, r.Rate, r.Duration, r.HeldRate, r.CPUPerReq(), r.UserPerReq(), r.SysPerReq(), r.VcsPerReq(), r.IvcsPerReq(),
+		ms(r.LatenessP50), ms(r.LatenessP99),
+		float64(r.MaxRSS)/(1<<20), r.Errors, r.ServerCPUPct(), r.ServerCPUPerReq(), r.OtherCPUPct(), r.Conns, held)
 }
 
 func logf(format string, args ...any) {

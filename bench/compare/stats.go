@@ -21,20 +21,25 @@ type run struct {
 	Errors    int64   // failures (+ abandoned, for loadgate)
 	HeldRate  float64 // successes per second (see README for each tool's window)
 
-	CPU    time.Duration // user + system CPU of the generator process (wait4 rusage)
-	MaxRSS int64         // peak resident set, bytes (wait4 rusage)
+	CPU       time.Duration // user + system CPU of the generator process (wait4 rusage, all threads)
+	User, Sys time.Duration // the two parts of CPU: ru_utime, ru_stime
+	Nvcsw     int64         // voluntary context switches of the generator process (ru_nvcsw)
+	Nivcsw    int64         // involuntary context switches (ru_nivcsw)
+	MaxRSS    int64         // peak resident set, bytes (wait4 rusage)
 
 	LatenessN   int64   // sample count the lateness percentiles stand beside
 	LatenessP50 float64 // ms
 	LatenessP99 float64 // ms
 	LatenessMax float64 // ms
 
-	ServerCPU time.Duration // CPU the server used while this generator ran
-	OtherCPU  time.Duration // CPU anything else used on the two cores meanwhile
-	Conns     int64         // connections the server accepted during the run (-1: unknown)
-	SrvReqs   int64         // requests the server answered during the run (-1: unknown)
-	Wall      time.Duration // wall time of the generator process
-	Pinned    string        // the generator's CPU affinity as read back from /proc
+	ServerCPU    time.Duration // CPU the server used while this generator ran
+	ServerNvcsw  int64         // the server's voluntary context switches meanwhile (-1: unknown)
+	ServerNivcsw int64         // and involuntary ones (-1: unknown)
+	OtherCPU     time.Duration // CPU anything else used on the two cores meanwhile
+	Conns        int64         // connections the server accepted during the run (-1: unknown)
+	SrvReqs      int64         // requests the server answered during the run (-1: unknown)
+	Wall         time.Duration // wall time of the generator process
+	Pinned       string        // the generator's CPU affinity as read back from /proc
 
 	Unusable string // the tool itself says the run is unusable, and why
 
@@ -48,7 +53,38 @@ func (r *run) CPUPerReq() float64 {
 	if r.Sent == 0 {
 		return math.NaN()
 	}
-	return float64(r.CPU.Microseconds()) / float64(r.Sent)
+	return float64(r.CPU.Nanoseconds()) / 1e3 / float64(r.Sent)
+}
+
+// perReq divides v by the requests sent; NaN when nothing was sent.
+func (r *run) perReq(v float64) float64 {
+	if r.Sent == 0 {
+		return math.NaN()
+	}
+	return v / float64(r.Sent)
+}
+
+// UserPerReq and SysPerReq are the two parts of CPUPerReq, µs.
+func (r *run) UserPerReq() float64 { return r.perReq(float64(r.User.Nanoseconds()) / 1e3) }
+func (r *run) SysPerReq() float64  { return r.perReq(float64(r.Sys.Nanoseconds()) / 1e3) }
+
+// VcsPerReq and IvcsPerReq are the generator's voluntary and involuntary
+// context switches per sent request.
+func (r *run) VcsPerReq() float64  { return r.perReq(float64(r.Nvcsw)) }
+func (r *run) IvcsPerReq() float64 { return r.perReq(float64(r.Nivcsw)) }
+
+// ServerCPUPerReq is the server's CPU µs per request the tool sent.
+func (r *run) ServerCPUPerReq() float64 {
+	return r.perReq(float64(r.ServerCPU.Nanoseconds()) / 1e3)
+}
+
+// ServerVcsPerReq is the server's voluntary context switches per request;
+// NaN when unknown.
+func (r *run) ServerVcsPerReq() float64 {
+	if r.ServerNvcsw < 0 {
+		return math.NaN()
+	}
+	return r.perReq(float64(r.ServerNvcsw))
 }
 
 // ServerCPUPct is the server's CPU over the generator's wall time, percent of one core.

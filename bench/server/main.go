@@ -10,8 +10,11 @@
 // answer through net/http instead, for comparison.
 //
 // It counts the connections it accepted and the requests it answered;
-// GET /__bench/stats answers "conns N reqs M" (that request not counted), so
-// the orchestrator can check each tool's own count against the server's.
+// GET /__bench/stats answers "conns N reqs M utime_us U stime_us S nvcsw V
+// nivcsw I" (that request not counted; the last four are the server's own
+// getrusage(RUSAGE_SELF): user and system CPU in µs, voluntary and
+// involuntary context switches), so the orchestrator can check each tool's
+// own count against the server's and charge the server's CPU to each run.
 //
 // It prints "listening ADDR" on stdout once the socket is bound, and serves
 // until SIGINT or SIGTERM. It refuses to bind anything but a loopback address.
@@ -40,7 +43,12 @@ const statsPath = "/__bench/stats"
 
 var conns, reqs atomic.Int64
 
-func stats() string { return fmt.Sprintf("conns %d reqs %d", conns.Load(), reqs.Load()) }
+func stats() string {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail with valid arguments
+	return fmt.Sprintf("conns %d reqs %d utime_us %d stime_us %d nvcsw %d nivcsw %d", conns.Load(), reqs.Load(),
+		ru.Utime.Nano()/1000, ru.Stime.Nano()/1000, ru.Nvcsw, ru.Nivcsw)
+}
 
 func statsResponse(keepAlive bool) []byte {
 	s := stats()

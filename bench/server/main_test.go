@@ -108,10 +108,15 @@ func TestStats(t *testing.T) {
 	get("/")
 	get("/x")
 	after := get(statsPath)
-	var c0, r0, c1, r1 int64
+	var c0, r0, c1, r1, u, s, v, i int64
 	fmt.Sscanf(before, "conns %d reqs %d", &c0, &r0)
-	fmt.Sscanf(after, "conns %d reqs %d", &c1, &r1)
+	if n, err := fmt.Sscanf(after, "conns %d reqs %d utime_us %d stime_us %d nvcsw %d nivcsw %d", &c1, &r1, &u, &s, &v, &i); n != 6 {
+		t.Fatalf("stats %q: %v", after, err)
+	}
 	if r1-r0 != 2 {
 		t.Fatalf("stats %q → %q: want 2 more requests", before, after)
+	}
+	if u+s <= 0 {
+		t.Errorf("stats %q: no CPU time reported", after)
 	}
 }

@@ -32,6 +32,8 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 	if h, err := result.EncodeHistogram(r.lateness); err == nil {
 		res.LatenessHist = h
 	}
+	// A measured cell without a success still carries (empty) histograms.
+	empty, _ := result.EncodeHistogram(result.NewHistogram())
 	for s, seg := range e.sched.Segments {
 		cells := r.cells[s*r.workloads : (s+1)*r.workloads]
 		if seg.Warmup {
@@ -39,6 +41,7 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 			for _, c := range cells {
 				res.Warmup.Offered += c.offered
 				res.Warmup.Recorded += c.succeeded + c.failed + c.abandoned
+				res.Warmup.AddFailures(c.failures)
 			}
 			continue
 		}
@@ -59,8 +62,12 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 					OfferedPerS:   perS(c.offered, seg.Duration),
 				},
 			}
-			wr.Histogram, _ = result.EncodeHistogram(c.lat)
-			wr.ServiceH, _ = result.EncodeHistogram(c.svc)
+			wr.Histogram, wr.ServiceH = empty, empty
+			if c.lat != nil { // made at the cell's first success
+				wr.Histogram, _ = result.EncodeHistogram(c.lat)
+				wr.ServiceH, _ = result.EncodeHistogram(c.svc)
+			}
+			e.sess.fill(s*r.workloads+w, &wr) // ws sessions: session.go
 			res.Offered += c.offered
 			res.Recorded += c.succeeded + c.failed + c.abandoned
 			p.Workloads = append(p.Workloads, wr)
@@ -76,11 +83,21 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 		res.Usable = false
 		res.Unusable = append(res.Unusable, fmt.Sprintf("warm-up offered %d requests but recorded %d", res.Warmup.Offered, res.Warmup.Recorded))
 	}
+	res.WallBoundS = (e.sched.Duration() + sc.Drain + WallSlack).Seconds()
+	res.Generator = res.GeneratorBehind() // as a decoded result has it
 	res.NotMeasured = append(res.NotMeasured,
 		"latency of failed requests (failures are counted by class, not timed)",
 		"response bodies (drained and dropped, not checked)",
 	)
 	return res
+}
+
+// pctThr is a session threshold in the results contract (nil: none set).
+func pctThr(t scenario.SessionThresholds) *result.PctThr {
+	if !t.Set() {
+		return nil
+	}
+	return &result.PctThr{P50MS: ms(t.P50), P90MS: ms(t.P90), P95MS: ms(t.P95), P99MS: ms(t.P99), P999MS: ms(t.P999)}
 }
 
 func copyCounts(m map[string]int64) map[string]int64 {
@@ -114,7 +131,9 @@ func scenarioInfo(sc *scenario.Scenario) result.Scenario {
 		if t.HasErrorRate() {
 			v := t.ErrorRate
 			thr.ErrorRate = &v
+			thr.ErrorRateDefault = t.ErrorRateDefault
 		}
+		thr.FirstMessage, thr.Connect = pctThr(t.FirstMessage), pctThr(t.Connect)
 		if thr != (result.Thr{}) {
 			if info.Thresholds == nil {
 				info.Thresholds = map[string]result.Thr{}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -41,8 +42,13 @@ type Progress struct {
 // stops the run early: requests in flight are recorded as abandoned and the
 // result says Interrupted. Run returns an error only when the run could not
 // start; a run that started always returns its result.
-func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	sc := cfg.Scenario
+	// The target's addresses are checked once, here; every connection of
+	// the run goes only to them (dial.go).
+	if cfg.Target, err = cfg.Target.Resolve(ctx); err != nil {
+		return nil, fmt.Errorf("target: %w", err)
+	}
 	sched, err := NewSchedule(sc)
 	if err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
@@ -55,19 +61,22 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mix: %w", err)
 	}
-	ops, closeOps, err := newOperations(sc, cfg)
+	rec := newRecorder(sched, len(sc.Workloads), sc.LateAfter)
+	e := &engine{cfg: cfg, sched: sched, mix: mix, rec: rec,
+		jobs: make(chan job), seq: make([]int64, len(sc.Workloads))}
+	e.waitDue.Store(-1)
+	e.sess = newSessionRecorder(rec, sc) // session.go
+	ops, closeOps, err := newOperations(ctx, sc, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer closeOps()
+	e.ops = ops
 	every := cfg.SnapshotEvery
 	if every <= 0 {
 		every = time.Second
 	}
 
-	rec := newRecorder(sched, len(sc.Workloads), sc.LateAfter)
-	e := &engine{cfg: cfg, sched: sched, mix: mix, ops: ops, rec: rec,
-		jobs: make(chan job), seq: make([]int64, len(ops))}
 	// reqCtx outlives ctx by the drain: requests in flight when the schedule
 	// ends may finish; it is cancelled when the run is finalized.
 	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
@@ -76,15 +85,21 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 
 	startedAt := time.Now()
 	e.start = startedAt
+	e.wait = newWaiter(e.clock)
+	defer e.wait.close()
+	if h := testWaitHook; h != nil {
+		w := e.wait
+		w.beforePark = func() { h(func() { w.due += 24 * time.Hour }) }
+	}
 	snapDone := make(chan struct{})
 	stopSnaps := make(chan struct{})
 	go func() {
 		defer close(snapDone)
-		e.snapshots(every, stopSnaps)
+		e.snapshots(ctx, every, stopSnaps)
 	}()
 
-	interrupted := e.dispatch(ctx)
-	drained := e.drain(ctx, interrupted)
+	stop := e.dispatch(ctx)
+	drained := e.drain(ctx, stop != stopDone)
 	abandoned := rec.abandonAll()
 	cancelReqs()
 	finishedAt := time.Now()
@@ -94,11 +109,19 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	// end at their deadline (or at once on net/http, whose requests see
 	// reqCtx cancelled) and their completions are dropped by the recorder.
 
-	res := e.result(startedAt, finishedAt)
-	res.Interrupted = interrupted
-	if interrupted {
+	res = e.result(startedAt, finishedAt)
+	res.Interrupted = stop == stopInterrupted
+	switch stop {
+	case stopInterrupted:
 		res.Usable = false
 		res.Unusable = append(res.Unusable, "interrupted before the schedule ended")
+	case stopHung:
+		res.Usable = false
+		res.Unusable = append(res.Unusable, e.hung)
+	case stopWallBound:
+		res.NotMeasured = append(res.NotMeasured, fmt.Sprintf(
+			"%d requests were never sent: all %d workers (max_in_flight) stayed busy until the run's wall-time bound (schedule %s + drain %s); they are recorded as abandoned",
+			e.unsent, sc.MaxInFlight, sched.Duration(), sc.Drain))
 	}
 	if !drained && abandoned > 0 {
 		res.NotMeasured = append(res.NotMeasured,
@@ -107,13 +130,40 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	return res, nil
 }
 
+// WallBound is how long a run of sc may take at most, from its first due
+// time to Run's return: the schedule (warm-up included), the drain and
+// WallSlack. Run never outlives it (but for the fine part of one wait and
+// the bookkeeping after it, a few milliseconds).
+func WallBound(sc *scenario.Scenario) (time.Duration, error) {
+	sched, err := NewSchedule(sc)
+	if err != nil {
+		return 0, err
+	}
+	return sched.Duration() + sc.Drain + WallSlack, nil
+}
+
+// testWaitHook (tests only, export_test.go) runs in every timer wait between
+// arming and parking; postpone moves the wait's due time a day away, which
+// makes the park last until something aborts it — a stuck dispatcher.
+var testWaitHook func(postpone func())
+
+// WallSlack is what a run may take beyond its schedule and drain: the
+// dispatcher's watchdog interval and the bookkeeping at the end.
+const WallSlack = 2 * time.Second
+
+// HangAfter is how long the dispatcher may make no progress past a due time
+// before the run is ended as unusable. No legitimate wait lasts longer than
+// the fine part of a timer wait (2 ms); this catches a lost wake-up or any
+// other stuck stage, whatever its cause.
+const HangAfter = time.Second
+
 // newOperations builds one operation per workload: fasthttp for HTTP/1.1,
 // net/http for HTTP/2. closeOps releases idle connections.
-func newOperations(sc *scenario.Scenario, cfg Config) (ops []operation, closeOps func(), err error) {
+func newOperations(ctx context.Context, sc *scenario.Scenario, cfg Config) (ops []operation, closeOps func(), err error) {
 	ops = make([]operation, len(sc.Workloads))
 	for _, w := range sc.Workloads {
 		if w.HTTP == nil {
-			return nil, nil, fmt.Errorf("workload %s: no operation", w.Name)
+			return newOperationsByKind(ctx, sc, cfg) // ws, grpc: session.go
 		}
 	}
 	if sc.HTTPVersion != "2" {
@@ -139,6 +189,7 @@ type engine struct {
 	mix     *Mix
 	ops     []operation
 	rec     *recorder
+	sess    *sessionRecorder // session numbers beside rec's cells (session.go)
 	jobs    chan job
 	workers int     // started so far (dispatcher only)
 	seq     []int64 // per-workload sequence number, {n}
@@ -146,6 +197,16 @@ type engine struct {
 	reqCtx  context.Context
 	wg      sync.WaitGroup
 	done    time.Duration // due time of the last request dispatched
+	wait    *waiter
+
+	// waitDue is the due time (ns since start) the dispatcher is waiting
+	// for on its timer, -1 when it is not waiting on it: the watchdog's view
+	// of the dispatcher's progress.
+	waitDue atomic.Int64
+	hungMu  sync.Mutex
+	hung    string       // why the watchdog ended the run ("" while it has not)
+	unsent  int64        // requests recorded as never sent (dispatcher only)
+	busy    atomic.Int32 // requests inside an operation (workers)
 }
 
 func (e *engine) clock() time.Duration { return time.Since(e.start) }
@@ -157,28 +218,56 @@ type job struct {
 	due    time.Duration
 }
 
-// dispatch sends every request of the schedule at its due time. It returns
-// true when ctx was cancelled before the schedule ended.
+// Why dispatch stopped.
+type stopReason int
+
+const (
+	stopDone        stopReason = iota // every request of the schedule was dispatched
+	stopInterrupted                   // ctx was cancelled
+	stopHung                          // the watchdog found no progress past a due time
+	stopWallBound                     // the in-flight bound stayed full until the wall-time bound
+)
+
+// dispatch sends every request of the schedule at its due time and says
+// why it stopped. When the wall-time bound stopped it, the requests it never
+// sent are recorded as offered and abandoned, so the result still holds the
+// whole schedule; an interrupted or hung run (unusable) counts what it
+// offered.
 //
 // Requests are handed to workers over an unbuffered channel: an idle worker
 // takes the job at once; with none idle a new worker starts, up to
 // max_in_flight; beyond that the dispatcher waits (stalled time) and the
 // request keeps its due time, so the wait shows in its latency and
-// lateness. Workers live for the run, keep their scratch memory and end
-// when the channel is closed.
-func (e *engine) dispatch(ctx context.Context) (interrupted bool) {
+// lateness — but never past the schedule's end plus the drain, the run's
+// wall-time bound. Workers live for the run, keep their scratch memory and
+// end when the channel is closed.
+func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 	defer close(e.jobs)
-	wait := newWaiter(e.clock)
-	defer wait.close()
 	maxWorkers := e.cfg.Scenario.MaxInFlight
 	n := e.sched.Len()
-	for i := int64(0); i < n; i++ {
-		due, seg := e.sched.Due(i)
-		if err := wait.until(ctx, due); err != nil {
-			return true
+	bound := e.sched.Duration() + e.cfg.Scenario.Drain
+	var boundTimer *time.Timer
+	defer func() {
+		if boundTimer != nil {
+			boundTimer.Stop()
 		}
-		if ctx.Err() != nil {
-			return true
+	}()
+	i := int64(0)
+	defer func() {
+		if stop == stopWallBound {
+			e.unsent = e.recordUnsent(i, n)
+		}
+	}()
+	for ; i < n; i++ {
+		due, seg := e.sched.Due(i)
+		e.waitDue.Store(int64(due))
+		err := e.wait.until(ctx, due)
+		e.waitDue.Store(-1)
+		if err != nil || ctx.Err() != nil {
+			if e.hungReason() != "" {
+				return stopHung
+			}
+			return stopInterrupted
 		}
 		w := e.mix.Next()
 		j := job{seg: seg, w: w, k: e.seq[w], due: due}
@@ -197,16 +286,69 @@ func (e *engine) dispatch(ctx context.Context) (interrupted bool) {
 			continue
 		}
 		t0 := e.clock()
+		if boundTimer == nil {
+			boundTimer = time.NewTimer(bound - t0)
+		}
 		select {
 		case e.jobs <- j:
 			e.rec.addStall(e.clock() - t0)
 		case <-ctx.Done():
 			e.rec.addStall(e.clock() - t0)
 			e.rec.abandonOne(seg, w)
-			return true
+			i++
+			return stopInterrupted
+		case <-boundTimer.C:
+			e.rec.addStall(e.clock() - t0)
+			e.rec.abandonOne(seg, w)
+			e.unsent++
+			i++
+			return stopWallBound
 		}
 	}
-	return false
+	return stopDone
+}
+
+// recordUnsent records requests from..n-1 (never offered to a worker) as
+// offered and abandoned, keeping the mix's assignment, and returns how many
+// there were.
+func (e *engine) recordUnsent(from, n int64) int64 {
+	for i := from; i < n; i++ {
+		_, seg := e.sched.Due(i)
+		w := e.mix.Next()
+		e.seq[w]++
+		e.rec.unsent(seg, w)
+	}
+	return e.unsent + n - from
+}
+
+func (e *engine) hungReason() string {
+	e.hungMu.Lock()
+	defer e.hungMu.Unlock()
+	return e.hung
+}
+
+// watch is the watchdog, called once per snapshot interval and when ctx is
+// done: a cancelled run, or a dispatcher parked on its timer HangAfter past
+// the due time it waits for, has its wait aborted (a run never hangs,
+// whatever stuck it).
+func (e *engine) watch(ctx context.Context) {
+	if ctx.Err() != nil {
+		e.wait.abort()
+		return
+	}
+	due := e.waitDue.Load()
+	if due < 0 {
+		return
+	}
+	if late := e.clock() - time.Duration(due); late > HangAfter {
+		e.hungMu.Lock()
+		if e.hung == "" {
+			e.hung = fmt.Sprintf("the dispatcher made no progress for %s past the due time %s (stage: waiting on its timer); the run was ended",
+				late.Round(time.Millisecond), time.Duration(due).Round(time.Millisecond))
+		}
+		e.hungMu.Unlock()
+		e.wait.abort()
+	}
 }
 
 // worker sends j, then every job it receives, until the channel closes.
@@ -216,9 +358,7 @@ func (e *engine) worker(j job) {
 	for ok := true; ok; j, ok = <-e.jobs {
 		sent := e.clock()
 		e.rec.sent(j.seg, j.w, sent-j.due)
-		class := e.ops[j.w].do(e.reqCtx, j.k, &s)
-		done := e.clock()
-		e.rec.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done))
+		serve(e, e.sess, j, &s, sent) // session.go
 	}
 }
 
@@ -260,8 +400,8 @@ func (e *engine) drain(ctx context.Context, interrupted bool) bool {
 }
 
 // snapshots writes one snapshot per interval until stop is closed, then a
-// last one for the partial interval.
-func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
+// last one for the partial interval; it runs the watchdog (watch) too.
+func (e *engine) snapshots(ctx context.Context, every time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var enc *json.Encoder
@@ -289,10 +429,15 @@ func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
 			e.cfg.Progress(Progress{Elapsed: now, Phase: name, PhaseElapsed: pe, PhaseDuration: pd, Interval: span, Snapshot: snap})
 		}
 	}
+	done := ctx.Done()
 	for {
 		select {
 		case <-t.C:
+			e.watch(ctx)
 			emit()
+		case <-done:
+			e.watch(ctx) // cancelled: end a wait in its fine part at once
+			done = nil
 		case <-stop:
 			emit()
 			return

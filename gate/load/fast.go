@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"net"
+	"math"
 	"strings"
 	"time"
 
@@ -25,8 +25,17 @@ type operation interface {
 // one core) rarely runs.
 type scratch struct {
 	uri, body []byte
+	buf       []byte // response bodies are read into it and dropped (bodyChunk)
 	req       fasthttp.Request
 	resp      fasthttp.Response
+}
+
+// buffer is the worker's body buffer, made on its first body.
+func (s *scratch) buffer() []byte {
+	if s.buf == nil {
+		s.buf = make([]byte, bodyChunk)
+	}
+	return s.buf
 }
 
 // fastOp is an HTTP/1.1 operation on fasthttp's client, which costs a third
@@ -41,6 +50,17 @@ type scratch struct {
 //
 // fasthttp retries idempotent requests on connection errors by default;
 // that is switched off: an offered request is exactly one attempt.
+//
+// Response bodies are streamed (HostClient.StreamResponseBody): the worker
+// reads them in bodyChunk pieces into its scratch buffer and drops them, so
+// a body of any length, or an endless chunked one, costs bodyChunk bytes. A
+// body longer than max_body is "body too large": reading stops there, and
+// closing a stream that was not read to its end closes its connection
+// (fasthttp's clientStreamBody.CloseWithError), so the rest of that body is
+// never read as the next response.
+//
+// A Host header from the scenario is sent as given (Request.UseHostHeader);
+// without it fasthttp would send the URI's host.
 type fastOp struct {
 	hc      *fasthttp.HostClient
 	method  string
@@ -51,24 +71,26 @@ type fastOp struct {
 	headers [][2]string
 	host    string
 	timeout time.Duration
+	maxBody int64
 	expect  [600]bool
 }
 
 func newFastClient(sc *scenario.Scenario, t Target) *fasthttp.HostClient {
-	addr := t.URL.Host
-	isTLS := t.URL.Scheme == "https"
-	if t.URL.Port() == "" {
-		if isTLS {
-			addr = net.JoinHostPort(t.URL.Hostname(), "443")
-		} else {
-			addr = net.JoinHostPort(t.URL.Hostname(), "80")
-		}
+	limit := maxBody(sc)
+	if limit > math.MaxInt {
+		limit = math.MaxInt
 	}
-	dialTimeout := sc.Timeout
 	return &fasthttp.HostClient{
-		Addr:                          addr,
-		IsTLS:                         isTLS,
-		TLSConfig:                     &tls.Config{InsecureSkipVerify: t.Insecure},
+		// Addr is the URL's host name and port: TLS verifies (and sends as
+		// SNI) that name; the dialer connects to the checked addresses only.
+		Addr:               t.hostPort(),
+		IsTLS:              t.URL.Scheme == "https",
+		TLSConfig:          &tls.Config{InsecureSkipVerify: t.Insecure, ServerName: t.URL.Hostname()},
+		DialTimeout:        t.dialer(sc.Timeout).dialTimeout,
+		StreamResponseBody: true,
+		// Ignored by fasthttp on streamed bodies: it carries max_body to
+		// newFastOp, which enforces it while draining.
+		MaxResponseBodySize:           int(limit),
 		MaxConns:                      sc.MaxInFlight,
 		MaxIdleConnDuration:           90 * time.Second,
 		MaxIdemponentCallAttempts:     1,
@@ -76,9 +98,6 @@ func newFastClient(sc *scenario.Scenario, t Target) *fasthttp.HostClient {
 		DisableHeaderNamesNormalizing: true,
 		DisablePathNormalizing:        true,
 		NoDefaultUserAgentHeader:      true,
-		Dial: func(addr string) (net.Conn, error) {
-			return (&net.Dialer{Timeout: dialTimeout}).Dial("tcp", addr)
-		},
 	}
 }
 
@@ -89,6 +108,10 @@ func newFastOp(hc *fasthttp.HostClient, t Target, w scenario.Workload, env map[s
 		method:  h.Method,
 		prefix:  strings.TrimSuffix(t.URL.Scheme+"://"+t.URL.Host+t.URL.Path, "/"),
 		timeout: timeout,
+		maxBody: scenario.DefaultMaxBody,
+	}
+	if hc.MaxResponseBodySize > 0 {
+		op.maxBody = int64(hc.MaxResponseBodySize)
 	}
 	op.path = compileTemplate(scenario.ExpandEnv(h.Path, env), h.Vars)
 	if h.Body != "" {
@@ -128,20 +151,66 @@ func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 		req.Header.Set(h[0], h[1])
 	}
 	if op.host != "" {
+		// The URI is a full URL (fasthttp checks its scheme against the
+		// client's); without UseHostHeader its host would replace this one.
 		req.Header.SetHost(op.host)
+		req.UseHostHeader = true
 	}
 	if op.hasBody {
 		s.body = op.body.appendTo(s.body[:0], k)
 		req.SetBodyRaw(s.body)
 	}
-	if err := op.hc.DoDeadline(req, resp, time.Now().Add(op.timeout)); err != nil {
+	deadline := time.Now().Add(op.timeout)
+	if err := op.hc.DoDeadline(req, resp, deadline); err != nil {
 		return classifyFast(err)
+	}
+	if class := op.drain(resp, s, deadline); class != "" {
+		return class
 	}
 	code := resp.StatusCode()
 	if code < 0 || code >= len(op.expect) || !op.expect[code] {
 		return statusClass(code)
 	}
 	return ""
+}
+
+// drain reads the streamed body to its end into the worker's buffer and
+// closes the stream. The request deadline set on the connection bounds the
+// reading (an endless body ends at max_body or the timeout).
+func (op *fastOp) drain(resp *fasthttp.Response, s *scratch, deadline time.Time) string {
+	bs := resp.BodyStream()
+	if bs == nil {
+		return "" // no body (HEAD, 204, 304)
+	}
+	var err error
+	if cl := resp.Header.ContentLength(); cl > 0 && int64(cl) > op.maxBody {
+		err = errBodyTooLarge // announced: not read at all
+	} else {
+		err = discardBody(bs, op.maxBody, s.buffer())
+	}
+	if err != nil {
+		// Stopped before the end: the connection is closed, not reused.
+		if c, ok := bs.(fasthttp.ReadCloserWithError); ok {
+			_ = c.CloseWithError(err)
+		}
+	}
+	_ = resp.CloseBodyStream()
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, errBodyTooLarge):
+		return ClassBodyTooLarge
+	case !time.Now().Before(deadline):
+		// The body was still arriving at the deadline. fasthttp wraps a
+		// read timeout inside a chunk header in ErrBrokenChunk, which
+		// hides it from errors.Is.
+		return ClassTimeout
+	}
+	var broken fasthttp.ErrBrokenChunk
+	if errors.As(err, &broken) && strings.Contains(err.Error(), "EOF") {
+		return ClassEOF // the connection ended inside a chunked body
+	}
+	return classifyFast(err)
 }
 
 func classifyFast(err error) string {

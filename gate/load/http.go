@@ -99,25 +99,45 @@ type httpOp struct {
 	header  http.Header // shared, never written after construction
 	host    string
 	timeout time.Duration
+	maxBody int64
 	expect  [600]bool
 }
 
-// Target is where the load goes.
-type Target struct {
-	URL      *url.URL
-	Insecure bool // skip TLS verification (self-signed loopback servers)
+// transport is net/http's transport with the scenario's body limit, which
+// newHTTPOp reads back.
+type transport struct {
+	*http.Transport
+	maxBody int64
 }
 
-func newTransport(sc *scenario.Scenario, t Target) *http.Transport {
+// HTTP/2 receive windows: what the transport buffers for a response the
+// worker has not read yet, per stream and per connection (Go's defaults are
+// 4 MiB and 1 GiB). Small windows bound the generator's memory whatever the
+// server sends; on loopback or a container network they do not limit
+// throughput.
+const (
+	h2StreamWindow = 256 << 10
+	h2ConnWindow   = 1 << 20
+	h2MaxFrame     = 64 << 10
+	maxHeaderBytes = 64 << 10 // response header block, HTTP/2 (fasthttp: its 4 KiB read buffer)
+)
+
+func newTransport(sc *scenario.Scenario, t Target) *transport {
 	tr := &http.Transport{
-		Proxy:                 nil, // never through a proxy: the load goes only to its own target
-		DialContext:           (&net.Dialer{Timeout: sc.Timeout, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:          0,
-		MaxIdleConnsPerHost:   sc.MaxInFlight,
-		IdleConnTimeout:       90 * time.Second,
-		DisableCompression:    true,
-		ResponseHeaderTimeout: 0, // the per-request context deadline bounds the whole exchange
-		TLSClientConfig:       &tls.Config{InsecureSkipVerify: t.Insecure},
+		Proxy:                  nil, // never through a proxy: the load goes only to its own target
+		DialContext:            t.dialer(sc.Timeout).DialContext,
+		MaxIdleConns:           0,
+		MaxIdleConnsPerHost:    sc.MaxInFlight,
+		IdleConnTimeout:        90 * time.Second,
+		DisableCompression:     true,
+		ResponseHeaderTimeout:  0, // the per-request context deadline bounds the whole exchange
+		MaxResponseHeaderBytes: maxHeaderBytes,
+		TLSClientConfig:        &tls.Config{InsecureSkipVerify: t.Insecure, ServerName: t.URL.Hostname()},
+		HTTP2: &http.HTTP2Config{
+			MaxReceiveBufferPerStream:     h2StreamWindow,
+			MaxReceiveBufferPerConnection: h2ConnWindow,
+			MaxReadFrameSize:              h2MaxFrame,
+		},
 	}
 	var p http.Protocols
 	if sc.HTTPVersion == "2" {
@@ -130,7 +150,16 @@ func newTransport(sc *scenario.Scenario, t Target) *http.Transport {
 		p.SetHTTP1(true)
 	}
 	tr.Protocols = &p
-	return tr
+	return &transport{Transport: tr, maxBody: maxBody(sc)}
+}
+
+// maxBody is the scenario's max_body (its default for a scenario not made
+// by the parser).
+func maxBody(sc *scenario.Scenario) int64 {
+	if sc.MaxBody > 0 {
+		return sc.MaxBody
+	}
+	return scenario.DefaultMaxBody
 }
 
 func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[string]string, timeout time.Duration) *httpOp {
@@ -141,6 +170,10 @@ func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[strin
 		method:  h.Method,
 		base:    strings.TrimSuffix(t.URL.Scheme+"://"+t.URL.Host+t.URL.Path, "/"),
 		header:  make(http.Header, len(h.Headers)),
+		maxBody: scenario.DefaultMaxBody,
+	}
+	if tr, ok := client.Transport.(*transport); ok {
+		op.maxBody = tr.maxBody
 	}
 	op.path = compileTemplate(scenario.ExpandEnv(h.Path, env), h.Vars)
 	if h.Body != "" {
@@ -189,9 +222,19 @@ func (op *httpOp) do(ctx context.Context, k int64, s *scratch) string {
 	if err != nil {
 		return classify(ctx, err)
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
+	// Closing a body that was not read to its end resets the stream
+	// (HTTP/2) or closes the connection (HTTP/1.1): nothing of it is
+	// read later by another request.
+	if resp.ContentLength > op.maxBody {
+		resp.Body.Close()
+		return ClassBodyTooLarge
+	}
+	err = discardBody(resp.Body, op.maxBody, s.buffer())
 	resp.Body.Close()
 	if err != nil {
+		if errors.Is(err, errBodyTooLarge) {
+			return ClassBodyTooLarge
+		}
 		return classify(ctx, err)
 	}
 	if resp.StatusCode < 0 || resp.StatusCode >= len(op.expect) || !op.expect[resp.StatusCode] {
@@ -226,7 +269,38 @@ const (
 	ClassDNS      = "dns"
 	ClassCanceled = "canceled"
 	ClassOther    = "other"
+	// ClassBodyTooLarge: the response body was longer than max_body; it was
+	// read (and dropped) up to the limit, and its connection closed.
+	ClassBodyTooLarge = "body too large"
+	// ClassTargetNotAllowed: the dialer refused an address that did not
+	// pass the target check (it never connects there).
+	ClassTargetNotAllowed = "target not allowed"
 )
+
+// bodyChunk is the size of a worker's body buffer: response bodies are read
+// into it and dropped, so a body costs this much memory whatever its length.
+const bodyChunk = 16 << 10
+
+var errBodyTooLarge = errors.New("response body above max_body")
+
+// discardBody reads r to its end in chunks of buf, keeping nothing. More
+// than limit bytes is errBodyTooLarge (noticed within one chunk of the limit).
+func discardBody(r io.Reader, limit int64, buf []byte) error {
+	var n int64
+	for {
+		m, err := r.Read(buf)
+		n += int64(m)
+		if n > limit {
+			return errBodyTooLarge
+		}
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return err
+		}
+	}
+}
 
 // classify names a transport error. It never returns the error text: errors
 // carry URLs, and URLs may carry secrets.
@@ -236,6 +310,10 @@ func classify(ctx context.Context, err error) string {
 	var tlsErr tls.RecordHeaderError
 	var certErr *tls.CertificateVerificationError
 	switch {
+	case errors.Is(err, ErrTargetRefused):
+		return ClassTargetNotAllowed
+	case errors.Is(err, errBodyTooLarge):
+		return ClassBodyTooLarge
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return ClassTimeout
 	case errors.Is(err, context.Canceled):

@@ -55,15 +55,30 @@ func newRecorder(sched *Schedule, workloads int, lateAfter time.Duration) *recor
 	}
 	for s, seg := range sched.Segments {
 		r.warmup[s] = seg.Warmup
-		for w := 0; w < workloads; w++ {
-			c := &r.cells[s*workloads+w]
-			c.failures = map[string]int64{}
-			if !seg.Warmup {
-				c.lat, c.svc = result.NewHistogram(), result.NewHistogram()
-			}
-		}
 	}
 	return r
+}
+
+// A cell's histograms and failure map are made when its first success or
+// failure lands: memory grows with the cells that receive samples, not with
+// phases × workloads (an HdrHistogram of loadgate's range and precision
+// takes 184 KiB, two per measured cell that received a success).
+func (c *cell) record(warmup bool, lat, svc int64) {
+	if warmup {
+		return
+	}
+	if c.lat == nil {
+		c.lat, c.svc = result.NewHistogram(), result.NewHistogram()
+	}
+	c.lat.RecordValue(lat)
+	c.svc.RecordValue(svc)
+}
+
+func (c *cell) fail(class string) {
+	if c.failures == nil {
+		c.failures = map[string]int64{}
+	}
+	c.failures[class]++
 }
 
 func us(d time.Duration) int64 {
@@ -130,13 +145,10 @@ func (r *recorder) completed(seg, w int, class string, due, sent, done time.Dura
 		r.iv.succeeded++
 		lat := us(done - due)
 		r.iv.lat.RecordValue(lat)
-		if c.lat != nil {
-			c.lat.RecordValue(lat)
-			c.svc.RecordValue(us(done - sent))
-		}
+		c.record(r.warmup[seg], lat, us(done-sent))
 	} else {
 		c.failed++
-		c.failures[class]++
+		c.fail(class)
 		r.iv.failed++
 		r.iv.failures[class]++
 	}
@@ -155,6 +167,18 @@ func (r *recorder) abandonOne(seg, w int) {
 	c.inFlight--
 	r.inFlight--
 	c.abandoned++
+	r.iv.abandoned++
+	r.mu.Unlock()
+}
+
+// unsent records a request that was due but never offered to a worker (the
+// wall-time bound ended the dispatch): offered and abandoned at once.
+func (r *recorder) unsent(seg, w int) {
+	r.mu.Lock()
+	c := &r.cells[seg*r.workloads+w]
+	c.offered++
+	c.abandoned++
+	r.iv.offered++
 	r.iv.abandoned++
 	r.mu.Unlock()
 }

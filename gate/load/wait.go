@@ -2,10 +2,13 @@ package load
 
 import (
 	"context"
+	"errors"
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,15 +25,49 @@ import (
 // and the poller wakes it when the timerfd fires, tens of microseconds after
 // the due time. A wait shorter than spinFloor yields instead of sleeping.
 //
-// A waiter belongs to the dispatcher goroutine: not safe for concurrent use.
+// # The lost wake-up, and why it cannot happen here
+//
+// The poller is edge-triggered and the timerfd is never read (each
+// timerfd_settime resets its expiration count: one syscall a wait). The
+// first version armed the timer, then called RawConn.Read with a callback
+// that returned false once ("not ready yet: park"). RawConn.Read begins by
+// resetting the descriptor's ready flag (internal/poll prepareRead), so a
+// timer that fired between timerfd_settime and that reset — the dispatcher
+// preempted for longer than the wait, on a loaded core — left its one edge
+// in the flag the reset then cleared: the callback said "park", and the
+// goroutine parked on a descriptor that would never signal again (fdinfo:
+// ticks 1, it_value 0). The run hung for good.
+//
+// The callback now decides from the clock, not from a flag: it runs after
+// the reset, and returns true ("done") when the due time has passed. A
+// timer armed at t₀ with the value due−t₀ can only have fired at or after
+// due on CLOCK_MONOTONIC (the clock loadgate reads), so either it fired
+// before the callback — and the callback sees clock ≥ due — or after it,
+// when the goroutine is parked or about to park with the flag clear, and its
+// edge wakes it. TestRegression_LostWakeupBetweenArmAndPark forces the first
+// interleaving deterministically (beforePark sleeps past the due time).
+//
+// Independently of that argument, a park is bounded: abort (the engine's
+// watchdog, cancellation) sets a read deadline in the past, which wakes a
+// parked read at once.
+//
+// A waiter belongs to the dispatcher goroutine: not safe for concurrent
+// use, except abort, which any goroutine may call at any time.
 type waiter struct {
 	clock func() time.Duration
 	timer *time.Timer
 	tfd   *os.File // nil where timerfd is unavailable: nanosleep then
 	rc    syscall.RawConn
 	fd    int
-	armed bool // the next call of park's callback is the first since arming
+	due   time.Duration // the current wait's due time, read by park
 	park  func(uintptr) bool
+
+	abortOnce sync.Once
+	aborted   chan struct{} // closed by abort
+
+	// beforePark, when set (tests only), runs between arming the timerfd
+	// and parking on it.
+	beforePark func()
 }
 
 const (
@@ -38,8 +75,11 @@ const (
 	spinFloor   = 30 * time.Microsecond
 )
 
+// errAborted is returned by until after abort.
+var errAborted = errors.New("wait aborted")
+
 func newWaiter(clock func() time.Duration) *waiter {
-	w := &waiter{clock: clock, timer: time.NewTimer(time.Hour), fd: -1}
+	w := &waiter{clock: clock, timer: time.NewTimer(time.Hour), fd: -1, aborted: make(chan struct{})}
 	w.timer.Stop()
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err == nil {
@@ -50,18 +90,46 @@ func newWaiter(clock func() time.Duration) *waiter {
 			w.tfd = nil
 		}
 	}
-	// park's first call after arming returns false, so RawConn.Read parks the
-	// goroutine on the poller without a read(2) that would only say EAGAIN;
-	// the poller calls it again once the timer fired. timerfd_settime resets
-	// the expiration count, so the timerfd is never read: one syscall a wait.
+	// park runs inside RawConn.Read after the poller's ready flag was reset
+	// (see the type's comment): "done" exactly when the due time has come,
+	// whatever woke us, so neither an early edge nor a stale one matters.
 	w.park = func(uintptr) bool {
-		if w.armed {
-			w.armed = false
-			return false
-		}
-		return true
+		return w.clock() >= w.due || w.isAborted()
 	}
 	return w
+}
+
+func (w *waiter) isAborted() bool {
+	select {
+	case <-w.aborted:
+		return true
+	default:
+		return false
+	}
+}
+
+// abort ends the current wait and every later one with errAborted. Safe for
+// concurrent use with until; idempotent.
+func (w *waiter) abort() {
+	w.abortOnce.Do(func() {
+		close(w.aborted)
+		if w.tfd != nil {
+			// Wakes a read parked on the poller (ErrDeadlineExceeded).
+			_ = w.tfd.SetReadDeadline(time.Unix(1, 0))
+		}
+	})
+}
+
+// arm sets the timerfd to expire after d. It is a raw system call: it never
+// blocks, and unix.TimerfdSettime (syscall.Syscall) would wake sysmon from
+// its deep sleep at every wait (see rawConn).
+func (w *waiter) arm(d time.Duration) error {
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	_, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(w.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
 }
 
 func (w *waiter) close() {
@@ -71,8 +139,9 @@ func (w *waiter) close() {
 	}
 }
 
-// until blocks until clock() >= due or ctx is done; it returns ctx.Err() when
-// cancelled during the coarse part of the wait.
+// until blocks until clock() >= due, ctx is done or the waiter is aborted;
+// it returns ctx.Err() or errAborted in the last two cases. The fine part of
+// a wait (at most coarseSlack) is not interrupted by ctx, only by abort.
 func (w *waiter) until(ctx context.Context, due time.Duration) error {
 	d := due - w.clock()
 	if d > coarseSlack {
@@ -81,6 +150,9 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 		case <-ctx.Done():
 			w.timer.Stop() // Go ≥ 1.23: no stale value is left in timer.C
 			return ctx.Err()
+		case <-w.aborted:
+			w.timer.Stop()
+			return errAborted
 		case <-w.timer.C:
 		}
 		d = due - w.clock()
@@ -92,29 +164,19 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 			runtime.Gosched()
 		}
 	case w.tfd != nil:
-		// A wake-up may be stale (an expiration nobody waited for): wait
-		// again until the due time has really come.
-		for tries := 0; w.clock() < due; tries++ {
-			left := due - w.clock()
-			if left <= spinFloor || tries == 8 {
-				for w.clock() < due {
-					runtime.Gosched()
-				}
-				break
+		w.due = due
+		if w.arm(d) == nil {
+			if w.beforePark != nil {
+				w.beforePark()
 			}
-			spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(left))}
-			if unix.TimerfdSettime(w.fd, 0, &spec, nil) != nil {
-				break
-			}
-			w.armed = true
-			if w.rc.Read(w.park) != nil {
-				break
+			if err := w.rc.Read(w.park); err != nil && w.isAborted() {
+				return errAborted
 			}
 		}
 		if w.clock() >= due {
 			return nil
 		}
-		fallthrough
+		fallthrough // settime or the poller failed: sleep the rest
 	default:
 		ts := unix.NsecToTimespec(int64(due - w.clock()))
 		for ts.Nano() > 0 {
@@ -122,6 +184,9 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 				break
 			}
 		}
+	}
+	if w.isAborted() {
+		return errAborted
 	}
 	return nil
 }

@@ -1,0 +1,334 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Target is where the load goes, and the only addresses it may go to.
+//
+// The target is the address that was checked: its host is resolved once
+// (Resolve, CheckLoopback or, failing that, the first connection of a run),
+// and every connection of every protocol dials only those addresses through
+// one dialer (Target.dialer), which checks the remote address again in
+// net.Dialer.Control before the connect system call and once more on the
+// connected socket. A name that answers differently later (DNS rebinding)
+// changes nothing: it is never resolved again. TLS still verifies, and sends
+// as SNI, the host name of the URL.
+type Target struct {
+	URL      *url.URL
+	Insecure bool // skip TLS verification (self-signed loopback servers)
+
+	// Addrs are the addresses that passed the check: connections go only
+	// there. Empty: the host is resolved once, at the first connection,
+	// with the rule of Resolve.
+	Addrs []netip.Addr
+
+	// LookupIP resolves the URL's host when it is a name (nil:
+	// net.DefaultResolver). A seam for tests.
+	LookupIP func(ctx context.Context, host string) ([]net.IP, error)
+}
+
+// ErrTargetRefused is in the chain of every error about an address that is
+// not allowed as a target: refused by the check, or by the dialer.
+var ErrTargetRefused = errors.New("not an allowed target")
+
+// resolveTimeout bounds one resolution of the target's name.
+const resolveTimeout = 5 * time.Second
+
+// ParseTarget parses raw as a target URL: http or https, a host, no
+// credentials (they would be written into results), no query or fragment.
+// It does not resolve the host.
+func ParseTarget(raw string) (Target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Target{}, fmt.Errorf("target %q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return Target{}, fmt.Errorf("target %q: scheme must be http or https", raw)
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return Target{}, fmt.Errorf("target %q: no host", raw)
+	}
+	if u.User != nil {
+		return Target{}, fmt.Errorf("target: credentials in the URL are not accepted (they would be written into results); use a header with ${ENV}")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return Target{}, fmt.Errorf("target %q: a query or fragment belongs in the workload's path, not the target", raw)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return Target{}, fmt.Errorf("target %q: port %q is not a TCP port (1-65535)", raw, p)
+		}
+	}
+	return Target{URL: u}, nil
+}
+
+// LoopbackTarget is plain mode's target (rule 14): ParseTarget, then
+// CheckLoopback with the default resolver. The returned Target carries the
+// checked addresses; run the load with it, and nothing resolves the name
+// again.
+func LoopbackTarget(ctx context.Context, raw string) (Target, error) {
+	t, err := ParseTarget(raw)
+	if err != nil {
+		return Target{}, err
+	}
+	return t.CheckLoopback(ctx)
+}
+
+// CheckLoopback resolves t (Resolve) and refuses it unless every address is
+// a loopback address (127.0.0.0/8 or ::1).
+func (t Target) CheckLoopback(ctx context.Context) (Target, error) {
+	if t.URL == nil {
+		return Target{}, fmt.Errorf("target: no URL")
+	}
+	if len(t.Addrs) == 0 {
+		if ip, ok := literal(t.URL.Hostname()); ok {
+			t.Addrs = []netip.Addr{ip}
+		} else {
+			addrs, err := t.lookup(ctx)
+			if err != nil {
+				return Target{}, err
+			}
+			t.Addrs = addrs
+		}
+	}
+	if err := allLoopback(t.URL.Host, t.Addrs); err != nil {
+		return Target{}, err
+	}
+	return t, nil
+}
+
+// Resolve returns t with Addrs filled. Addrs already set are kept. A host
+// given as an IP address is its own allowed set (the caller vouches for it:
+// plain mode checked it is loopback, stack mode got it from the engine as
+// the container's address on loadgate's own network). A name is resolved
+// once, and every address it resolves to must be loopback: a name is never
+// trusted to point at anything else.
+func (t Target) Resolve(ctx context.Context) (Target, error) {
+	if t.URL == nil {
+		return Target{}, fmt.Errorf("target: no URL")
+	}
+	if len(t.Addrs) > 0 {
+		return t, nil
+	}
+	if ip, ok := literal(t.URL.Hostname()); ok {
+		t.Addrs = []netip.Addr{ip}
+		return t, nil
+	}
+	return t.CheckLoopback(ctx)
+}
+
+// lookup resolves the URL's host name once.
+func (t Target) lookup(ctx context.Context) ([]netip.Addr, error) {
+	host := t.URL.Hostname()
+	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	var ips []net.IP
+	var err error
+	if t.LookupIP != nil {
+		ips, err = t.LookupIP(ctx, host)
+	} else {
+		ips, err = net.DefaultResolver.LookupIP(ctx, "ip", host)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.URL.Host, err)
+	}
+	var addrs []netip.Addr
+	for _, ip := range ips {
+		a, ok := netip.AddrFromSlice(ip)
+		if !ok {
+			return nil, fmt.Errorf("target %s: resolver answered %q, which is not an IP address", t.URL.Host, ip)
+		}
+		addrs = append(addrs, a.Unmap())
+	}
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("target %s: host resolves to no address", t.URL.Host)
+	}
+	return addrs, nil
+}
+
+func allLoopback(host string, addrs []netip.Addr) error {
+	if len(addrs) == 0 {
+		return fmt.Errorf("target %s: host resolves to no address", host)
+	}
+	for _, a := range addrs {
+		if !a.IsLoopback() {
+			return fmt.Errorf("%w: target %s resolves to %s, which is not a loopback address: loadgate run sends load only to 127.0.0.0/8 or ::1, or to a stack it started itself", ErrTargetRefused, host, a)
+		}
+	}
+	return nil
+}
+
+// literal parses host as an IP address (an IPv6 zone is dropped).
+func literal(host string) (netip.Addr, bool) {
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.WithZone("").Unmap(), true
+}
+
+// port is the URL's port, or the scheme's.
+func (t Target) port() uint16 {
+	if p := t.URL.Port(); p != "" {
+		n, _ := strconv.ParseUint(p, 10, 16)
+		return uint16(n)
+	}
+	if t.URL.Scheme == "https" {
+		return 443
+	}
+	return 80
+}
+
+// hostPort is the address the HTTP clients are told to connect to: the
+// URL's host name (for TLS) and port. The dialer maps it to Addrs.
+func (t Target) hostPort() string {
+	return net.JoinHostPort(t.URL.Hostname(), strconv.Itoa(int(t.port())))
+}
+
+// dialer is the one way out of the generator: every protocol's connections
+// are made by it. Safe for concurrent use.
+type dialer struct {
+	t       Target
+	host    string // the URL's host name, lowercased
+	port    uint16
+	timeout time.Duration
+
+	mu    sync.Mutex
+	addrs []netip.Addr // set once, by the first successful resolution
+	bad   error        // a resolution that failed the check: every dial fails with it
+	next  atomic.Uint32
+}
+
+// dialer returns the target's dialer; timeout bounds one connect.
+func (t Target) dialer(timeout time.Duration) *dialer {
+	d := &dialer{t: t, host: strings.ToLower(t.URL.Hostname()), port: t.port(), timeout: timeout}
+	if len(t.Addrs) > 0 {
+		d.addrs = append([]netip.Addr(nil), t.Addrs...)
+		for i, a := range d.addrs {
+			d.addrs[i] = a.WithZone("").Unmap()
+		}
+	}
+	return d
+}
+
+// allowed returns the checked addresses, resolving the name the first time
+// when the Target came without them. Once an answer is had it is kept for
+// the dialer's life: the name is not resolved again.
+func (d *dialer) allowed(ctx context.Context) ([]netip.Addr, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.addrs != nil {
+		return d.addrs, nil
+	}
+	if d.bad != nil {
+		return nil, d.bad
+	}
+	t, err := d.t.Resolve(ctx)
+	if err != nil {
+		if errors.Is(err, ErrTargetRefused) {
+			d.bad = err // a checked answer that failed: for good
+		}
+		return nil, err // a resolver error: the next connection tries again
+	}
+	d.addrs = t.Addrs
+	return d.addrs, nil
+}
+
+func (d *dialer) isAllowed(a netip.Addr, port uint16) bool {
+	if port != d.port {
+		return false
+	}
+	a = a.WithZone("").Unmap()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, b := range d.addrs {
+		if a == b {
+			return true
+		}
+	}
+	return false
+}
+
+// DialContext connects to addr, which must be the target's host:port, by
+// dialing one of the checked addresses (in turn across connections; the
+// next one when a connect fails).
+func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	switch network {
+	case "tcp", "tcp4", "tcp6":
+	default:
+		return nil, fmt.Errorf("%w: network %q", ErrTargetRefused, network)
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || !strings.EqualFold(host, d.host) || port != strconv.Itoa(int(d.port)) {
+		return nil, fmt.Errorf("%w: %s is not the target %s", ErrTargetRefused, addr, net.JoinHostPort(d.host, strconv.Itoa(int(d.port))))
+	}
+	addrs, err := d.allowed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nd := net.Dialer{Timeout: d.timeout, KeepAlive: 30 * time.Second, Control: d.control}
+	start := int(d.next.Add(1) - 1)
+	for i := range addrs {
+		a := addrs[(start+i)%len(addrs)]
+		var conn net.Conn
+		conn, err = nd.DialContext(ctx, "tcp", netip.AddrPortFrom(a, d.port).String())
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, ErrTargetRefused) {
+				return nil, err
+			}
+			continue
+		}
+		if err = d.checkConn(conn); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return wrapRaw(conn), nil // raw reads and writes: rawconn.go
+	}
+	return nil, err
+}
+
+// control runs after the socket is made and before connect(2): the address
+// about to be connected must be one that passed the check.
+func (d *dialer) control(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || !d.isAllowed(ap.Addr(), ap.Port()) {
+		return fmt.Errorf("%w: refusing to connect to %s: the checked addresses of %s are %v", ErrTargetRefused, address, d.host, d.addrs)
+	}
+	return nil
+}
+
+// checkConn checks the connected socket's remote address once more.
+func (d *dialer) checkConn(c net.Conn) error {
+	ta, ok := c.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		return fmt.Errorf("%w: connection to %v is not TCP", ErrTargetRefused, c.RemoteAddr())
+	}
+	ap := ta.AddrPort()
+	if !d.isAllowed(ap.Addr(), ap.Port()) {
+		return fmt.Errorf("%w: connected to %s, which is not a checked address of %s", ErrTargetRefused, ap, d.host)
+	}
+	return nil
+}
+
+// dialTimeout adapts DialContext to fasthttp's DialFuncWithTimeout.
+func (d *dialer) dialTimeout(addr string, timeout time.Duration) (net.Conn, error) {
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	return d.DialContext(ctx, "tcp", addr)
+}
