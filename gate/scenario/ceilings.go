@@ -9,7 +9,10 @@ import (
 // CheckCeilings refuses a scenario that asks for more than its ceilings
 // (measurement rule 13: refuse, never clamp). It checks the peak rate of
 // every phase against ceilings.rate, warmup plus all phases against
-// ceilings.duration and max_in_flight against ceilings.in_flight. The error
+// ceilings.duration, max_in_flight against ceilings.in_flight, timeout and
+// drain against ceilings.timeout and ceilings.drain (they bound the wall
+// time: a run lasts at most warmup + phases + drain) and max_body against
+// ceilings.max_body. The error
 // names the limit broken, is an *Error and wraps ErrCeiling.
 //
 // Parse calls it after --scale, so a scaled run is judged by what it will
@@ -31,6 +34,18 @@ func (s *Scenario) CheckCeilings() error {
 	}
 	if s.MaxInFlight > c.InFlight {
 		return s.ceilingError(s.lines["max_in_flight"], "max_in_flight %d is above ceilings.in_flight %d", s.MaxInFlight, c.InFlight)
+	}
+	if s.Timeout > c.Timeout {
+		return s.ceilingError(s.lines["timeout"], "timeout %v is above ceilings.timeout %v", s.Timeout, c.Timeout)
+	}
+	if s.Drain > c.Drain {
+		if line, ok := s.lines["drain"]; ok {
+			return s.ceilingError(line, "drain %v is above ceilings.drain %v", s.Drain, c.Drain)
+		}
+		return s.ceilingError(s.lines["timeout"], "drain %v (drain follows timeout when it is not set) is above ceilings.drain %v: set drain, or raise ceilings.drain", s.Drain, c.Drain)
+	}
+	if s.MaxBody > c.MaxBody {
+		return s.ceilingError(s.lines["max_body"], "max_body %s is above ceilings.max_body %s", FormatBytes(s.MaxBody), FormatBytes(c.MaxBody))
 	}
 	return nil
 }

@@ -68,6 +68,7 @@ func (s *Scenario) envRefs() []envRef {
 		}
 	}
 	for i, w := range s.Workloads {
+		out = append(out, opEnvRefs(i, w)...) // ws, grpc: protocols_hash.go
 		if w.HTTP == nil {
 			continue
 		}

@@ -10,7 +10,9 @@ import (
 
 // FuzzParse checks that Parse never panics and that what it accepts is sane:
 // the hash is stable across a second Parse of the same bytes, every phase
-// has a positive duration and every workload a positive share.
+// has a positive duration, every workload a share within the bounds, the
+// cells within MaxCells, and timeout, drain and max_body within their
+// ceilings.
 func FuzzParse(f *testing.F) {
 	for _, pattern := range []string{"testdata/*.yaml", "testdata/errors/*.yaml"} {
 		files, err := filepath.Glob(pattern)
@@ -40,9 +42,15 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		for _, w := range s.Workloads {
-			if w.Share <= 0 {
+			if !(w.Share >= scenario.MinShare && w.Share <= scenario.MaxShare) {
 				t.Errorf("workload %s: share %v", w.Name, w.Share)
 			}
+		}
+		if cells := (len(s.Phases) + 1) * len(s.Workloads); cells > scenario.MaxCells+len(s.Workloads) {
+			t.Errorf("%d phases × %d workloads accepted", len(s.Phases), len(s.Workloads))
+		}
+		if c := s.Ceilings; s.Timeout <= 0 || s.Timeout > c.Timeout || s.Drain < 0 || s.Drain > c.Drain || s.MaxBody <= 0 || s.MaxBody > c.MaxBody {
+			t.Errorf("timeout %v drain %v max_body %d beyond ceilings %+v", s.Timeout, s.Drain, s.MaxBody, c)
 		}
 		if _, ok := s.JudgedPhase(); !ok {
 			t.Error("no judged phase")

@@ -16,7 +16,8 @@ const hashVersion = "loadgate/scenario/v1"
 //
 // The hash covers exactly what decides which requests are sent and when,
 // after defaults and --scale: name, warmup, timeout, max_in_flight,
-// late_after, drain, http_version, every phase (pattern, duration, its
+// late_after, drain, http_version, max_body (a body limit changes what
+// counts as a failure), every phase (pattern, duration, its
 // pattern's fields, judged) and every workload (name, share, the HTTP
 // method, path, headers, body and vars as templates, expect). Two results
 // are compared only when their hashes match (measurement rule 15).
@@ -50,6 +51,7 @@ type canonScenario struct {
 	LateAfter   int64           `json:"late_after"`
 	Drain       int64           `json:"drain"`
 	HTTPVersion string          `json:"http_version"`
+	MaxBody     int64           `json:"max_body"`
 	Phases      []canonPhase    `json:"phases"`
 	Workloads   []canonWorkload `json:"workloads"`
 }
@@ -78,13 +80,14 @@ type canonWorkload struct {
 	Body    string              `json:"body,omitempty"`
 	Vars    map[string][]string `json:"vars,omitempty"`
 	Status  []int               `json:"status"`
+	Op      *canonOp            `json:"op,omitempty"` // ws, grpc, openapi (protocols_hash.go); nil for http
 }
 
 func (s *Scenario) canonical() canonScenario {
 	c := canonScenario{
 		Version: hashVersion, Name: s.Name,
 		Warmup: int64(s.Warmup), Timeout: int64(s.Timeout), MaxInFlight: s.MaxInFlight,
-		LateAfter: int64(s.LateAfter), Drain: int64(s.Drain), HTTPVersion: s.HTTPVersion,
+		LateAfter: int64(s.LateAfter), Drain: int64(s.Drain), HTTPVersion: s.HTTPVersion, MaxBody: s.MaxBody,
 	}
 	for _, p := range s.Phases {
 		c.Phases = append(c.Phases, canonPhase{
@@ -98,6 +101,7 @@ func (s *Scenario) canonical() canonScenario {
 		if h := w.HTTP; h != nil {
 			cw.Method, cw.Path, cw.Headers, cw.Body, cw.Vars = h.Method, h.Path, h.Headers, h.Body, h.Vars
 		}
+		cw.Op = canonicalOp(w)
 		c.Workloads = append(c.Workloads, cw)
 	}
 	return c

@@ -18,9 +18,13 @@ type Scenario struct {
 	LateAfter   time.Duration // a request sent later than this after its due time is late (default 1ms)
 	Drain       time.Duration // how long in-flight requests may finish after the last due time (default: Timeout)
 	HTTPVersion string        // "1.1" (default) or "2" (TLS ALPN for https targets, h2c for http)
-	Ceilings    Ceilings
-	Phases      []Phase
-	Workloads   []Workload
+	// MaxBody is the largest response body, in bytes, a request may receive
+	// (default DefaultMaxBody, always > 0). Bodies are read and discarded in
+	// bounded chunks; one above MaxBody is a failure of its own class.
+	MaxBody   int64
+	Ceilings  Ceilings
+	Phases    []Phase
+	Workloads []Workload
 
 	// File is the path the scenario was loaded from ("" for in-memory).
 	File string
@@ -51,6 +55,9 @@ type Ceilings struct {
 	Rate     float64       // requests per second, the highest instantaneous rate of any phase
 	Duration time.Duration // warmup + all phases
 	InFlight int           // max_in_flight
+	MaxBody  int64         // max_body, bytes
+	Timeout  time.Duration // timeout (per request)
+	Drain    time.Duration // drain (after the last due time)
 }
 
 // Pattern names.
@@ -82,8 +89,11 @@ type Phase struct {
 // Workload is one named kind of request with its share of the mix.
 type Workload struct {
 	Name       string
-	Share      float64 // relative weight (> 0); the mix normalizes shares
-	HTTP       *HTTP
+	Share      float64     // relative weight (> 0); the mix normalizes shares
+	HTTP       *HTTP       // exactly one of HTTP, WS and GRPC is set (protocols.go) ...
+	WS         *WS         // ... a WebSocket session
+	GRPC       *GRPC       // ... a gRPC unary call
+	OpenAPI    *OpenAPIRef // openapi: the operation as named; HTTP holds it resolved from the document
 	Expect     Expect
 	Thresholds Thresholds
 
@@ -102,13 +112,24 @@ type HTTP struct {
 // Expect lists what counts as success.
 type Expect struct {
 	Status []int // default [200]
+	// Codes are the gRPC status codes that count as success (grpc
+	// workloads only; default [OK]), as canonical names ("OK", "NotFound").
+	Codes []string
 }
 
 // Thresholds are absolute limits judged on head for the judged phase.
 // A zero Duration means "no threshold"; ErrorRate < 0 means none.
+//
+// A workload whose thresholds leave error_rate out gets DefaultErrorRate
+// (1%) with ErrorRateDefault set; error_rate: none removes the threshold
+// (ErrorRate -1).
 type Thresholds struct {
 	P50, P90, P95, P99, P999 time.Duration
-	ErrorRate                float64 // fraction in [0,1]; -1 when unset
+	ErrorRate                float64 // fraction in [0,1]; -1 when none
+	ErrorRateDefault         bool    // ErrorRate is DefaultErrorRate because the file left error_rate out
+	// FirstMessage and Connect are WebSocket session thresholds
+	// (first_message_p95, connect_p99, ...).
+	FirstMessage, Connect SessionThresholds
 }
 
 // HasErrorRate reports whether an error-rate threshold is set.

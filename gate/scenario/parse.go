@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,8 +19,12 @@ import (
 type Options struct {
 	// Scale shortens the run (--scale): every phase duration, the warmup,
 	// step holds and burst periods are multiplied by Scale; rates are kept.
-	// 0 or 1 means no scaling; otherwise 0 < Scale <= 1.
-	Scale float64
+	// It must satisfy 0 < Scale <= 1. When ScaleSet is false, a zero Scale
+	// means "no scaling" (so Options{} loads the file as written); when
+	// ScaleSet is true, Scale is the user's value as given and 0 is refused.
+	// Callers passing a --scale flag set ScaleSet.
+	Scale    float64
+	ScaleSet bool
 }
 
 // Defaults applied to keys the file leaves out.
@@ -33,19 +36,41 @@ const (
 	DefaultMethod      = "GET"
 	DefaultStatus      = 200
 	DefaultShare       = 1.0
+	// DefaultMaxBody is max_body when the file leaves it out: 16 MiB.
+	DefaultMaxBody int64 = 16 << 20
+	// DefaultErrorRate is a workload's error_rate threshold when its
+	// thresholds leave error_rate out: 1%. error_rate: none removes it.
+	DefaultErrorRate = 0.01
 )
 
 // DefaultCeilings returns the ceilings of a file without a ceilings: key;
-// each key left out of ceilings: also takes its value from here.
+// each key left out of ceilings: also takes its value from here, except
+// ceilings.drain, which follows ceilings.timeout when only that is given
+// (as drain follows timeout).
 func DefaultCeilings() Ceilings {
-	return Ceilings{Rate: 10000, Duration: time.Hour, InFlight: 10000}
+	return Ceilings{
+		Rate: 10000, Duration: time.Hour, InFlight: 10000, MaxBody: 1 << 30,
+		Timeout: time.Minute, Drain: time.Minute,
+	}
 }
 
 // Load reads and parses the scenario file at path. See Parse.
+// A file above MaxFileBytes is refused before it is read whole.
 func Load(path string, opts Options) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileBytes {
+		return nil, fileTooLarge(path, fi.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fileTooLarge(path, -1)
 	}
 	return Parse(data, path, opts)
 }
@@ -53,12 +78,16 @@ func Load(path string, opts Options) (*Scenario, error) {
 // Parse decodes, validates and normalizes a scenario. file names the source
 // in errors (as given) and anchors relative stack.compose paths.
 //
-// In order: the YAML is decoded and checked field by field, defaults are
-// filled in, --scale is applied, the hash is computed, and the ceilings are
-// checked. Errors are *Error ("file:line: field: msg"); ceiling refusals
-// also wrap ErrCeiling.
+// In order: the size is checked (MaxFileBytes), the YAML is decoded and
+// checked field by field, defaults are filled in, the cells (MaxCells) and
+// the shares are bounded, --scale is applied, the hash is computed, and the
+// ceilings are checked. Errors are *Error ("file:line: field: msg");
+// ceiling refusals also wrap ErrCeiling, fixed limits ErrLimit.
 func Parse(data []byte, file string, opts Options) (*Scenario, error) {
-	scale, err := checkScale(opts.Scale, file)
+	if len(data) > MaxFileBytes {
+		return nil, fileTooLarge(file, int64(len(data)))
+	}
+	scale, err := checkScale(opts, file)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +101,12 @@ func Parse(data []byte, file string, opts Options) (*Scenario, error) {
 		return nil, d.err
 	}
 	s.File, s.lines = file, d.lines
+	if err := s.checkCells(); err != nil {
+		return nil, err
+	}
+	if err := s.checkShares(); err != nil {
+		return nil, err
+	}
 	if err := s.resolveComposePaths(); err != nil {
 		return nil, err
 	}
@@ -85,8 +120,9 @@ func Parse(data []byte, file string, opts Options) (*Scenario, error) {
 	return s, nil
 }
 
-func checkScale(f float64, file string) (float64, error) {
-	if f == 0 {
+func checkScale(opts Options, file string) (float64, error) {
+	f := opts.Scale
+	if f == 0 && !opts.ScaleSet {
 		return 1, nil
 	}
 	if !(f > 0 && f <= 1) {
@@ -132,7 +168,7 @@ func yamlError(err error, file string) *Error {
 	return &Error{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Err: err}
 }
 
-var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "ceilings", "phases", "workloads"}
+var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "max_body", "ceilings", "phases", "workloads", "openapi"}
 
 // scenario decodes the top-level mapping and fills in defaults.
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
@@ -145,6 +181,7 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 		MaxInFlight: DefaultMaxInFlight,
 		LateAfter:   DefaultLateAfter,
 		HTTPVersion: DefaultHTTPVersion,
+		MaxBody:     DefaultMaxBody,
 		Ceilings:    DefaultCeilings(),
 		Scale:       1,
 	}
@@ -158,6 +195,7 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	}
 	s.Phases = d.phases(f)
 	s.Workloads = d.workloads(f)
+	d.openapi(f, s) // openapi workloads resolved against the document: openapi.go
 	return s
 }
 
@@ -186,17 +224,33 @@ func (d *decoder) settings(f *fields, s *Scenario) {
 		s.HTTPVersion = d.str(n, "http_version")
 		d.check(s.HTTPVersion == "1.1" || s.HTTPVersion == "2", n, "http_version", `must be "1.1" or "2", not %q`, clip(s.HTTPVersion))
 	}
+	if n := f.get("max_body"); n != nil {
+		s.MaxBody = d.byteSize(n, "max_body")
+	}
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-// name decodes a required name: letters, digits, '_', '-' and '.'.
+// NameRule is the rule ValidName applies, in words, for error messages.
+const NameRule = "up to 64 letters, digits, '_', '-' or '.', starting with a letter or digit, without '..'"
+
+// ValidName reports whether s is a valid scenario, phase or workload name:
+// it matches ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$ and holds no "..". Such a
+// name is safe as one path element (baselines/<scenario>/), in a comment
+// marker, a log line and Markdown, as is: it has no separator, no parent
+// reference, no space, newline, quote, pipe or markup character. Every
+// name read back from a result file must be checked with it again before
+// such use (the file may not come from this parser).
+func ValidName(s string) bool {
+	return nameRE.MatchString(s) && !strings.Contains(s, "..")
+}
+
+// name decodes a required name (ValidName).
 func (d *decoder) name(f *fields, key string) string {
 	n := d.require(f, key)
 	v := d.str(n, f.sub(key))
 	if n != nil && d.ok() {
-		d.check(nameRE.MatchString(v), n, f.sub(key),
-			"invalid name %q: use up to 64 letters, digits, '_', '-' or '.', starting with a letter or digit", clip(v))
+		d.check(ValidName(v), n, f.sub(key), "invalid name %q: use %s", clip(v), NameRule)
 	}
 	return v
 }
@@ -228,21 +282,14 @@ func (d *decoder) stack(n *yaml.Node, path string) *Stack {
 	tn := d.require(f, "target")
 	st.Target = d.str(tn, f.sub("target"))
 	if tn != nil && d.ok() {
-		d.check(validTarget(st.Target), tn, f.sub("target"), "must be service:port, such as api:8080, not %q", clip(st.Target))
+		if err := CheckServiceTarget(st.Target); err != nil {
+			d.failf(tn.Line, f.sub("target"), "%v", err)
+		}
 	}
 	return st
 }
 
-func validTarget(t string) bool {
-	host, port, err := net.SplitHostPort(t)
-	if err != nil || host == "" {
-		return false
-	}
-	p, err := strconv.Atoi(port)
-	return err == nil && p > 0 && p < 65536
-}
-
-var ceilingKeys = []string{"rate", "duration", "in_flight"}
+var ceilingKeys = []string{"rate", "duration", "in_flight", "max_body", "timeout", "drain"}
 
 func (d *decoder) ceilings(n *yaml.Node, path string, c *Ceilings) {
 	f := d.mapping(n, path, ceilingKeys)
@@ -256,6 +303,16 @@ func (d *decoder) ceilings(n *yaml.Node, path string, c *Ceilings) {
 	if v := f.get("in_flight"); v != nil {
 		c.InFlight = d.integer(v, f.sub("in_flight"))
 		d.check(c.InFlight > 0, v, f.sub("in_flight"), "must be > 0")
+	}
+	if v := f.get("max_body"); v != nil {
+		c.MaxBody = d.byteSize(v, f.sub("max_body"))
+	}
+	if v := f.get("timeout"); v != nil {
+		c.Timeout = d.positiveDuration(v, f.sub("timeout"))
+		c.Drain = c.Timeout // ceilings.drain follows ceilings.timeout unless given
+	}
+	if v := f.get("drain"); v != nil {
+		c.Drain = d.positiveDuration(v, f.sub("drain"))
 	}
 }
 

@@ -39,14 +39,17 @@ name: api
 phases: [{name: only, rate: 10, duration: 10s}]
 workloads: [{name: read, http: {path: /}}]
 `, func(t *testing.T, s *scenario.Scenario) {
-			want := scenario.Ceilings{Rate: 10000, Duration: time.Hour, InFlight: 10000}
+			want := scenario.DefaultCeilings()
+			if s.MaxBody != 16<<20 || scenario.DefaultMaxBody != 16<<20 || want.MaxBody != 1<<30 {
+				t.Errorf("MaxBody = %d (ceiling %d), want 16MiB (ceiling 1GiB)", s.MaxBody, want.MaxBody)
+			}
 			if s.Timeout != 5*time.Second || s.MaxInFlight != 512 || s.LateAfter != time.Millisecond ||
 				s.Drain != 5*time.Second || s.HTTPVersion != "1.1" || s.Ceilings != want || s.Scale != 1 || s.Stack != nil || s.Warmup != 0 {
 				t.Errorf("defaults not applied: %+v", s)
 			}
 			w := s.Workloads[0]
 			if w.HTTP.Method != "GET" || !slices.Equal(w.Expect.Status, []int{200}) || w.Share != 1 ||
-				w.Thresholds.HasErrorRate() || w.Thresholds.ErrorRate != -1 {
+				!w.Thresholds.HasErrorRate() || w.Thresholds.ErrorRate != 0.01 || !w.Thresholds.ErrorRateDefault {
 				t.Errorf("workload defaults not applied: %+v", w)
 			}
 			if p := s.Phases[0]; p.Pattern != scenario.Constant || !p.Judged || p.Line != 3 {

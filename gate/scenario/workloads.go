@@ -11,10 +11,10 @@ import (
 )
 
 var (
-	workloadKeys  = []string{"name", "share", "http", "expect", "thresholds"}
+	workloadKeys  = []string{"name", "share", "http", "ws", "grpc", "openapi", "expect", "thresholds"}
 	httpKeys      = []string{"method", "path", "headers", "body", "vars"}
-	expectKeys    = []string{"status"}
-	thresholdKeys = []string{"p50", "p90", "p95", "p99", "p999", "error_rate"}
+	expectKeys    = []string{"status", "code"}
+	thresholdKeys = append([]string{"p50", "p90", "p95", "p99", "p999", "error_rate"}, sessionThresholdKeys()...)
 	methods       = []string{"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"}
 )
 
@@ -44,15 +44,17 @@ func (d *decoder) workload(n *yaml.Node, path string) Workload {
 	if v := f.get("share"); v != nil {
 		w.Share = d.number(v, f.sub("share"))
 		d.check(w.Share > 0, v, f.sub("share"), "must be > 0")
+		d.check(w.Share >= MinShare && w.Share <= MaxShare, v, f.sub("share"), "must be between %g and %g, not %v", MinShare, MaxShare, w.Share)
 	}
-	w.HTTP = d.http(d.require(f, "http"), f.sub("http"))
+	d.operation(f, &w) // http, ws, grpc or openapi: exactly one (protocols.go)
 	if v := f.get("expect"); v != nil {
 		w.Expect = d.expect(v, f.sub("expect"))
 	}
-	w.Thresholds = Thresholds{ErrorRate: -1}
+	w.Thresholds = Thresholds{ErrorRate: DefaultErrorRate, ErrorRateDefault: true}
 	if v := f.get("thresholds"); v != nil {
 		w.Thresholds = d.thresholds(v, f.sub("thresholds"))
 	}
+	d.checkExpectKind(f, &w) // protocols.go
 	return w
 }
 
@@ -194,6 +196,7 @@ func (d *decoder) checkEnvRefs(n *yaml.Node, field, text string) {
 func (d *decoder) expect(n *yaml.Node, path string) Expect {
 	f := d.mapping(n, path, expectKeys)
 	e := Expect{Status: []int{DefaultStatus}}
+	e.Codes = d.grpcCodes(f) // protocols.go
 	v := f.get("status")
 	if v == nil {
 		return e
@@ -215,7 +218,7 @@ func (d *decoder) expect(n *yaml.Node, path string) Expect {
 
 func (d *decoder) thresholds(n *yaml.Node, path string) Thresholds {
 	f := d.mapping(n, path, thresholdKeys)
-	t := Thresholds{ErrorRate: -1}
+	t := Thresholds{ErrorRate: DefaultErrorRate, ErrorRateDefault: true}
 	percentiles := []struct {
 		key string
 		dst *time.Duration
@@ -226,16 +229,21 @@ func (d *decoder) thresholds(n *yaml.Node, path string) Thresholds {
 		}
 	}
 	if v := f.get("error_rate"); v != nil {
-		t.ErrorRate = d.errorRate(v, f.sub("error_rate"))
+		t.ErrorRate, t.ErrorRateDefault = d.errorRate(v, f.sub("error_rate")), false
 	}
+	d.sessionThresholds(f, &t)
 	return t
 }
 
-// errorRate accepts a percent string ("0.1%") or a bare fraction in [0,1].
+// errorRate accepts a percent string ("0.1%"), a bare fraction in [0,1],
+// or none (no error-rate threshold: -1).
 func (d *decoder) errorRate(n *yaml.Node, field string) float64 {
-	const want = `must be a percent such as "0.1%" or a fraction in [0,1]`
+	const want = `must be a percent such as "0.1%", a fraction in [0,1], or none`
 	s := d.scalar(n, field, "a percent")
 	if s == nil {
+		return -1
+	}
+	if s.ShortTag() == "!!str" && strings.TrimSpace(s.Value) == "none" {
 		return -1
 	}
 	if pct, ok := strings.CutSuffix(strings.TrimSpace(s.Value), "%"); ok && s.ShortTag() == "!!str" {

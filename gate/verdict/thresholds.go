@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/loadgate/loadgate/gate/result"
 )
@@ -32,7 +33,11 @@ const (
 //     percentile (result.Workload.LatencyMS) exceeds the limit.
 //   - error_rate is failed / (succeeded + failed); abandoned requests are
 //     excluded and noted.
-//   - A workload without thresholds that has successes passes.
+//   - A workload without thresholds that has successes passes. Since issue
+//     8 this is rare: the scenario gives every workload an error_rate
+//     threshold of 1% (scenario.DefaultErrorRate) unless it sets its own or
+//     writes error_rate: none, and result.json carries it like any other
+//     threshold, so a half-failing run fails on error_rate.
 //   - An interrupted run is not measured at best: the phases it did not
 //     reach are missing from the result (the workloads that ran are still
 //     judged and listed).
@@ -156,20 +161,61 @@ func thresholdChecks(t result.Thr) []Check {
 			cs = append(cs, Check{Metric: l.metric, Limit: l.limit})
 		}
 	}
+	for _, st := range []struct {
+		prefix string
+		t      *result.PctThr
+	}{{MetricFirstMessagePrefix, t.FirstMessage}, {MetricConnectPrefix, t.Connect}} {
+		if st.t == nil {
+			continue
+		}
+		for _, l := range []struct {
+			metric string
+			limit  float64
+		}{
+			{MetricP50, st.t.P50MS}, {MetricP90, st.t.P90MS}, {MetricP95, st.t.P95MS},
+			{MetricP99, st.t.P99MS}, {MetricP999, st.t.P999MS},
+		} {
+			if l.limit > 0 {
+				cs = append(cs, Check{Metric: st.prefix + l.metric, Limit: l.limit})
+			}
+		}
+	}
 	if t.ErrorRate != nil {
 		cs = append(cs, Check{Metric: MetricErrorRate, Limit: *t.ErrorRate})
 	}
 	return cs
 }
 
+// Session threshold metrics are these prefixes and a percentile
+// ("first_message_p95", "connect_p99"), judged on first_message_ms and
+// connect_ms.
+const (
+	MetricFirstMessagePrefix = "first_message_"
+	MetricConnectPrefix      = "connect_"
+)
+
 func judgeLatency(c *Check, w result.Workload) {
-	s := w.LatencyMS
+	s, pct := w.LatencyMS, c.Metric
+	for _, m := range []struct {
+		prefix string
+		s      *result.Summary
+		what   string
+	}{{MetricFirstMessagePrefix, w.FirstMessageMS, "no session received a message"}, {MetricConnectPrefix, w.ConnectMS, "no session completed its handshake"}} {
+		if rest, ok := strings.CutPrefix(c.Metric, m.prefix); ok {
+			pct = rest
+			if m.s == nil || m.s.Count == 0 {
+				c.Value, c.Why = NotMeasured, m.what
+				return
+			}
+			s = *m.s
+		}
+	}
 	c.Count = s.Count
 	if s.Count == 0 {
 		c.Value, c.Why = NotMeasured, "no successful request"
 		return
 	}
-	switch c.Metric {
+	switch pct {
 	case MetricP50:
 		c.Observed = s.P50
 	case MetricP90:

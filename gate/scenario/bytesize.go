@@ -1,0 +1,81 @@
+package scenario
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// byteUnits are the suffixes a byte size may carry: binary (KiB, MiB, GiB)
+// and decimal (KB, MB, GB) multiples, and B. Matching is case-sensitive
+// except for the final "b"/"B", so "16MiB", "1MB", "512KiB" and "100B" read
+// as expected; longest suffixes first.
+var byteUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+	{"kB", 1e3}, {"B", 1},
+}
+
+// ParseBytes reads a byte size: an integer number of bytes ("1048576"), or
+// a number with a unit ("16MiB", "1.5GiB", "1MB", "512KiB", "100B").
+// A fraction needs a unit larger than a byte. The result must be > 0 and
+// fit in an int64.
+func ParseBytes(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range byteUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	if s == "" || strings.ContainsAny(s, "+eExX_") {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n <= 0 || n > math.MaxInt64/mult {
+			return 0, false
+		}
+		return n * mult, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f > 0) || mult == 1 { // a fraction needs a unit: 1.5MiB, not 1.5 bytes
+		return 0, false
+	}
+	v := f * float64(mult)
+	if !(v >= 1 && v < math.MaxInt64) {
+		return 0, false
+	}
+	return int64(math.Round(v)), true
+}
+
+// FormatBytes writes n in the largest binary unit that divides it evenly
+// ("16MiB", "1GiB"), else in bytes ("1000000B").
+func FormatBytes(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.mult && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
+
+// byteSize decodes a byte size (see ParseBytes); it must be > 0.
+func (d *decoder) byteSize(n *yaml.Node, field string) int64 {
+	if n = d.scalar(n, field, "a byte size"); n == nil {
+		return 0
+	}
+	v, ok := ParseBytes(n.Value)
+	if !ok {
+		d.failf(n.Line, field, "invalid byte size %q: use a positive size such as 16MiB, 1MB, 512KiB or a number of bytes", clip(n.Value))
+	}
+	return v
+}

@@ -1,0 +1,122 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+)
+
+// Fixed limits. Unlike the ceilings, a scenario cannot raise them: they
+// bound what the generator allocates for any input.
+const (
+	// MaxFileBytes bounds the scenario file (1 MiB). Load and Parse refuse
+	// a larger file before any YAML is parsed, so a huge file costs its
+	// first MaxFileBytes+1 bytes of memory and nothing else. A realistic
+	// scenario is a few KiB; one at MaxCells with long templates stays well
+	// under 1 MiB.
+	MaxFileBytes = 1 << 20
+
+	// MaxCells bounds segments × workloads: the engine keeps one cell (its
+	// counters and, for a phase, a latency and a service-time histogram of
+	// about 184 KiB each) per segment and workload, where the segments are
+	// the warm-up (when warmup > 0) and each phase (a step phase is one
+	// segment, however many rates it lists). 1024 cells is at most about
+	// 370 MiB of histograms if every cell receives samples, and covers
+	// e.g. 8 phases × 128 workloads or 64 phases × 16 workloads.
+	MaxCells = 1024
+
+	// MinShare and MaxShare bound each workload's share, and MaxShareRatio
+	// the largest share over the smallest: a workload with less than a
+	// millionth of another's share would practically never be sent, and
+	// shares this far apart lose precision when the mix normalizes them.
+	MinShare      = 1e-6
+	MaxShare      = 1e6
+	MaxShareRatio = 1e6
+)
+
+// ErrLimit is wrapped by every error that refuses a scenario for breaking
+// a fixed limit (MaxFileBytes, MaxCells). Test for it with errors.Is.
+var ErrLimit = errors.New("limit")
+
+func fileTooLarge(file string, size int64) error {
+	what := "larger than " + FormatBytes(MaxFileBytes)
+	if size > MaxFileBytes {
+		what = fmt.Sprintf("%d bytes, above the limit of %s (%d bytes)", size, FormatBytes(MaxFileBytes), MaxFileBytes)
+	}
+	return &Error{File: file, Msg: "the scenario file is " + what + "; a scenario is a few KiB", Err: ErrLimit}
+}
+
+// checkCells refuses a scenario whose segments × workloads exceed MaxCells.
+func (s *Scenario) checkCells() error {
+	phases, workloads := len(s.Phases), len(s.Workloads)
+	segments := phases
+	what := fmt.Sprintf("%d phases", phases)
+	if s.Warmup > 0 {
+		segments++
+		what = fmt.Sprintf("%d segments (%d phases + the warm-up)", segments, phases)
+	}
+	if cells := segments * workloads; cells > MaxCells {
+		return &Error{File: s.File, Line: s.lines["phases"], Field: "phases", Err: ErrLimit,
+			Msg: fmt.Sprintf("%s × %d workloads = %d cells exceeds the limit of %d (the engine keeps histograms per segment and workload)",
+				what, workloads, cells, MaxCells)}
+	}
+	return nil
+}
+
+// checkShares bounds the shares (see MinShare, MaxShare, MaxShareRatio);
+// each share was already checked to be finite and in [MinShare, MaxShare].
+func (s *Scenario) checkShares() error {
+	lo, hi := 0, 0
+	for i, w := range s.Workloads {
+		if w.Share < s.Workloads[lo].Share {
+			lo = i
+		}
+		if w.Share > s.Workloads[hi].Share {
+			hi = i
+		}
+	}
+	if len(s.Workloads) == 0 || s.Workloads[hi].Share <= MaxShareRatio*s.Workloads[lo].Share {
+		return nil
+	}
+	field := index("workloads", lo) + ".share"
+	line := s.lines[field]
+	if line == 0 {
+		line = s.Workloads[lo].Line
+	}
+	return &Error{File: s.File, Line: line, Field: field,
+		Msg: fmt.Sprintf("share %v of workload %s is less than 1/%g of the largest share (%v, workload %s): keep the largest share at most %g × the smallest",
+			s.Workloads[lo].Share, s.Workloads[lo].Name, MaxShareRatio, s.Workloads[hi].Share, s.Workloads[hi].Name, MaxShareRatio)}
+}
+
+// ParsePort parses a TCP port: decimal digits only, 1..65535. Use it for
+// any port a user gives (a stack target, the port of a --target URL).
+func ParsePort(s string) (int, error) {
+	if s == "" {
+		return 0, errors.New("no port")
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("port %q is not a number", clip(s))
+		}
+	}
+	p, err := strconv.Atoi(s)
+	if err != nil || p < 1 || p > 65535 {
+		return 0, fmt.Errorf("port %s is outside 1-65535", clip(s))
+	}
+	return p, nil
+}
+
+// CheckServiceTarget checks a stack target: service:port with a non-empty
+// service and a port in 1..65535 (e.g. api:8080). The scenario's
+// stack.target is checked with it; use it for a --target service:port too.
+func CheckServiceTarget(t string) error {
+	host, port, err := net.SplitHostPort(t)
+	if err != nil || host == "" {
+		return fmt.Errorf("must be service:port, such as api:8080, not %q", clip(t))
+	}
+	if _, err := ParsePort(port); err != nil {
+		return fmt.Errorf("%q: %v (want service:port, such as api:8080)", clip(t), err)
+	}
+	return nil
+}

@@ -1,0 +1,39 @@
+package scenario
+
+import "time"
+
+// OperatorLimits are the operator's ceilings (loadgate's --max-rate,
+// --max-duration and --max-in-flight flags, the Action's inputs): they
+// bound every scenario, whatever its own ceilings say. A zero field is no
+// operator limit.
+type OperatorLimits struct {
+	Rate     float64       // requests per second, the highest instantaneous rate of any phase
+	Duration time.Duration // warmup + all phases
+	InFlight int           // max_in_flight
+}
+
+// CheckOperatorLimits refuses a scenario that asks for more than the
+// operator allows. The lower of the operator's limit and the scenario's own
+// ceiling wins: CheckCeilings (called by Parse) has already held the
+// scenario to its own ceilings, so only the operator's are checked here. A
+// scenario cannot raise an operator limit by raising its ceilings. The
+// error names the flag broken and the line of the value that broke it, is
+// an *Error and wraps ErrCeiling.
+func (s *Scenario) CheckOperatorLimits(l OperatorLimits) error {
+	if l.Rate > 0 {
+		for _, p := range s.Phases {
+			if r := p.PeakRate(); r > l.Rate {
+				return s.ceilingError(p.Line, "phase %s asks for %s req/s, above the operator's --max-rate %s (the scenario's ceilings cannot raise it)", p.Name, formatRate(r), formatRate(l.Rate))
+			}
+		}
+	}
+	if l.Duration > 0 {
+		if total, ok := s.totalDuration(); !ok || total > l.Duration {
+			return s.ceilingError(s.lines["phases"], "warmup and phases last %s%s, above the operator's --max-duration %v (the scenario's ceilings cannot raise it)", total, s.scaleNote(), l.Duration)
+		}
+	}
+	if l.InFlight > 0 && s.MaxInFlight > l.InFlight {
+		return s.ceilingError(s.lines["max_in_flight"], "max_in_flight %d is above the operator's --max-in-flight %d (the scenario's ceilings cannot raise it)", s.MaxInFlight, l.InFlight)
+	}
+	return nil
+}
