@@ -56,6 +56,9 @@ const DefaultReadyTimeout = 2 * time.Minute
 // downTimeout bounds a teardown that Up performs itself after a failure.
 const downTimeout = 2 * time.Minute
 
+// pauseTimeout bounds Pause and Unpause when their context has no deadline.
+const pauseTimeout = time.Minute
+
 // ErrTargetRefused is wrapped by Target when the target is not a service
 // port of this stack.
 var ErrTargetRefused = errors.New("target refused")
@@ -91,6 +94,8 @@ type Stack struct {
 	reason     string
 	overridden bool
 	overrides  []string
+
+	readyBy time.Time // start + ReadyTimeout: how long Target waits for the target port
 
 	mu   sync.Mutex // serializes Down and guards downed
 	down bool
@@ -263,9 +268,10 @@ func (s *Stack) up(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("compose: create %s: %w", s.name, err)
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.opt.ReadyTimeout)
-	defer cancel()
 	start := time.Now()
+	s.readyBy = start.Add(s.opt.ReadyTimeout)
+	rctx, cancel := context.WithDeadline(ctx, s.readyBy)
+	defer cancel()
 	if err := s.svc.Start(rctx, s.name, api.StartOptions{Project: s.project}); err != nil {
 		return s.explainStartFailure(ctx, rctx, err)
 	}
@@ -341,6 +347,11 @@ func (s *Stack) Unpause(ctx context.Context) error {
 }
 
 func (s *Stack) eachContainer(ctx context.Context, fn func(context.Context, ctr) error) error {
+	if _, ok := ctx.Deadline(); !ok { // bounded even when nothing cancels ctx
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, pauseTimeout)
+		defer cancel()
+	}
 	cs, err := s.containers(ctx, false)
 	if err != nil {
 		return err
@@ -389,7 +400,18 @@ var (
 	live   = map[string]bool{}
 )
 
-func register(name string)   { liveMu.Lock(); live[name] = true; liveMu.Unlock() }
+// touched says whether this process ever started creating a stack.
+var touched bool
+
+// Touched reports whether this process ever began bringing a stack up (so
+// a cleanup by its owner label has something to look for).
+func Touched() bool {
+	liveMu.Lock()
+	defer liveMu.Unlock()
+	return touched
+}
+
+func register(name string)   { liveMu.Lock(); live[name] = true; touched = true; liveMu.Unlock() }
 func unregister(name string) { liveMu.Lock(); delete(live, name); liveMu.Unlock() }
 func isLive(name string) bool {
 	liveMu.Lock()

@@ -426,3 +426,122 @@ func TestCancelledUpTearsDown(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A service without a healthcheck that binds its port 2 s after start is
+// waited for (the port is polled with backoff), not failed as unreachable.
+func TestSlowStarterBecomesReady(t *testing.T) {
+	requireEngine(t)
+	dir := stage(t, "slow")
+	runID := compose.NewRunID()
+	t.Cleanup(func() {
+		if n := leftovers(t, engine(t), compose.LabelRun+"="+runID); n != 0 {
+			t.Errorf("%d labelled resources left", n)
+		}
+	})
+	s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	addr, path, err := s.Target(context.Background(), "slow:8080")
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("Target of a service that listens after 2 s: %v", err)
+	}
+	t.Logf("target %s (%s) answered after %s", addr, path, took)
+	if path != compose.PathContainerNetwork {
+		t.Errorf("path %q", path)
+	}
+	if took < 500*time.Millisecond {
+		t.Errorf("answered after %s: the service was meant to bind its port only after 2 s", took)
+	}
+	if took > 10*time.Second {
+		t.Errorf("answered after %s: the poll backs off too far (at most 1 s between attempts)", took)
+	}
+	resp, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
+// A container that exits fails at once, with its exit status, its last log
+// lines and the hint that it exited — not a network message, and long
+// before the ready timeout.
+func TestExitedServiceFailsFast(t *testing.T) {
+	requireEngine(t)
+	for _, delay := range []string{"1s", "0s"} {
+		t.Run("after "+delay, func(t *testing.T) {
+			t.Setenv("CRASH_DELAY", delay)
+			dir := stage(t, "exits")
+			runID := compose.NewRunID()
+			start := time.Now()
+			s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 60 * time.Second})
+			upTook := time.Since(start)
+			stage, took := "Up", upTook // Up includes the image build
+			if err == nil {
+				stage = "Target"
+				t0 := time.Now()
+				_, _, err = s.Target(context.Background(), "crash:8080")
+				took = time.Since(t0)
+			}
+			if err == nil {
+				t.Fatal("a stack whose target exited with status 1 came up")
+			}
+			t.Logf("%s failed after %s (Up took %s): %v", stage, took.Round(time.Millisecond), upTook.Round(time.Millisecond), err)
+			if limit := 10 * time.Second; stage == "Target" && took > limit || time.Since(start) > 50*time.Second {
+				t.Errorf("%s took %s: an exited container must fail at once, not wait for the 60 s ready timeout", stage, took)
+			}
+			var re *compose.ReadyError
+			if !errors.As(err, &re) {
+				t.Fatalf("error %T is not a *ReadyError: %v", err, err)
+			}
+			if re.Service != "crash" || !re.Exited || re.ExitCode != 1 {
+				t.Errorf("ReadyError service %q exited %v code %d, want crash, true, 1", re.Service, re.Exited, re.ExitCode)
+			}
+			msg := err.Error()
+			for _, want := range []string{"exited", "status 1", "giving up on purpose, exit status 1"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("error lacks %q:\n%s", want, msg)
+				}
+			}
+			if strings.Contains(msg, "not reachable") || strings.Contains(msg, "connection refused") {
+				t.Errorf("an exited container is blamed on the network:\n%s", msg)
+			}
+			if s != nil {
+				if err := s.Down(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}
+			if n := leftovers(t, engine(t), compose.LabelRun+"="+runID); n != 0 {
+				t.Errorf("%d labelled resources left", n)
+			}
+		})
+	}
+}
+
+// A target that keeps running but never accepts on its port fails at the
+// ready deadline with a *ReadyError that says so (not before it).
+func TestTargetNeverListening(t *testing.T) {
+	requireEngine(t)
+	dir := stage(t, "slow")
+	runID := compose.NewRunID()
+	s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = s.Target(context.Background(), "slow:9999")
+	took := time.Since(start)
+	t.Logf("Target of a port nobody listens on failed after %s: %v", took.Round(time.Millisecond), err)
+	var re *compose.ReadyError
+	if !errors.As(err, &re) {
+		t.Fatalf("error %T is not a *ReadyError: %v", err, err)
+	}
+	if re.Exited || !strings.Contains(re.State, "accepted no TCP connection") || !strings.Contains(re.Hint, "listens on that port") {
+		t.Errorf("ReadyError exited %v state %q hint %q", re.Exited, re.State, re.Hint)
+	}
+	if took > 8*time.Second {
+		t.Errorf("took %s: the wait must end at the ready deadline (4 s after start)", took)
+	}
+}

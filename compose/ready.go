@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 )
@@ -28,6 +29,9 @@ type ReadyError struct {
 	Health    string   // the last healthcheck output, when there is a healthcheck
 	Logs      []string // the last 50 log lines of the container
 	Err       error    // the underlying error (e.g. from compose start), may be nil
+	Exited    bool     // the container had exited (ExitCode is its status)
+	ExitCode  int
+	Hint      string // what the state means and where to look, in words
 }
 
 func (e *ReadyError) Error() string {
@@ -35,6 +39,9 @@ func (e *ReadyError) Error() string {
 	fmt.Fprintf(&b, "compose: project %s: service %s (%s) not ready: %s", e.Project, e.Service, e.Container, e.State)
 	if e.Err != nil {
 		fmt.Fprintf(&b, " [%v]", e.Err)
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(&b, "\nhint: %s", e.Hint)
 	}
 	if e.Health != "" {
 		fmt.Fprintf(&b, "\nlast healthcheck output: %s", strings.TrimSpace(e.Health))
@@ -102,6 +109,36 @@ func judge(ins container.InspectResponse) (readiness, string, string) {
 	return notYet, st.Status, health
 }
 
+// explain fills a failed container's exit status and a hint saying what its
+// state means: an exited or restarting container stopped by itself (its
+// logs say why), it is not a network problem.
+func explain(re *ReadyError, ins container.InspectResponse) {
+	st := ins.State
+	if st == nil {
+		return
+	}
+	switch {
+	case st.Restarting:
+		re.Exited, re.ExitCode = true, st.ExitCode
+		re.Hint = fmt.Sprintf("the container keeps exiting (last status %d) and being restarted: the service itself stops, see its log lines below", st.ExitCode)
+	case st.Status == "exited" || st.Status == "dead":
+		re.Exited, re.ExitCode = true, st.ExitCode
+		switch {
+		case st.OOMKilled:
+			re.Hint = fmt.Sprintf("the container exited with status %d because it ran out of memory (OOM-killed): raise its memory limit", st.ExitCode)
+		case st.ExitCode == 0:
+			re.Hint = "the container exited with status 0: the service ended by itself (a load target must keep running), see its log lines below"
+		default:
+			re.Hint = fmt.Sprintf("the container exited with status %d: the service itself failed (not the network), see its log lines below", st.ExitCode)
+		}
+		if st.Error != "" {
+			re.Hint += "; the engine said: " + st.Error
+		}
+	case st.Health != nil && st.Health.Status == "unhealthy":
+		re.Hint = "the container runs but its healthcheck fails: see the healthcheck's output and the log lines below"
+	}
+}
+
 func oomNote(oom bool) string {
 	if oom {
 		return ", OOM-killed"
@@ -151,6 +188,10 @@ func (s *Stack) readyPass(ctx context.Context) (pending, fail *ReadyError, err e
 		}
 		verdict, state, health := judge(ins)
 		re := &ReadyError{Project: s.name, Service: c.service, Container: c.name, State: state, Health: health}
+		switch verdict {
+		case failed:
+			explain(re, ins)
+		}
 		switch verdict {
 		case failed:
 			s.attachLogs(re)
@@ -281,6 +322,95 @@ func (s *Stack) saveLogs(ctx context.Context) error {
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("compose: save logs: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// Backoff of the target port poll: the first retry after pollFirst, each
+// wait twice the last, at most pollMax.
+const (
+	pollFirst = 50 * time.Millisecond
+	pollMax   = time.Second
+)
+
+// waitTarget polls the target until its port accepts a TCP connection on
+// the container's address (or its published port), with backoff, until the
+// stack's ready deadline (start + ReadyTimeout; at least one attempt). A
+// target container that exited fails at once with a *ReadyError carrying
+// its exit status, its last log lines and a hint; one that keeps running
+// without accepting fails at the deadline with a *ReadyError saying so.
+// Once the target answers, every other service is checked once more, so a
+// service without a healthcheck that exited after Up judged it running is
+// reported too.
+func (s *Stack) waitTarget(ctx context.Context, target string, sc types.ServiceConfig, port int) (string, string, error) {
+	deadline := s.readyBy
+	if deadline.IsZero() {
+		deadline = time.Now().Add(s.opt.ReadyTimeout)
+	}
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	start := time.Now()
+	wait := pollFirst
+	var last attempt
+	for n := 1; ; n++ {
+		actx := wctx
+		if n == 1 { // the first attempt even when the deadline has passed
+			var c context.CancelFunc
+			actx, c = context.WithTimeout(ctx, 5*time.Second)
+			defer c()
+		}
+		last = s.tryTarget(actx, target, sc, port)
+		switch {
+		case last.fatal != nil:
+			return "", "", last.fatal
+		case last.addr != "":
+			if n > 1 {
+				s.logf("target %s answered after %d attempts, %s", target, n, time.Since(start).Round(time.Millisecond))
+			}
+			if err := s.checkOthers(ctx); err != nil {
+				return "", "", err
+			}
+			return last.addr, last.path, nil
+		}
+		if ctx.Err() != nil {
+			return "", "", fmt.Errorf("compose: target %s: interrupted while waiting for its port: %w", target, ctx.Err())
+		}
+		if time.Until(deadline) < wait {
+			break
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-wctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		if ctx.Err() != nil {
+			return "", "", fmt.Errorf("compose: target %s: interrupted while waiting for its port: %w", target, ctx.Err())
+		}
+		wait = min(2*wait, pollMax)
+	}
+	re := &ReadyError{Project: s.name, Service: sc.Name, Container: last.container,
+		State: fmt.Sprintf("running, but port %d accepted no TCP connection within the ready timeout of %s (polled for %s)", port, s.opt.ReadyTimeout, time.Since(start).Round(time.Millisecond)),
+		Err:   fmt.Errorf("%w: %s", errNotAccepting, strings.Join(last.why, "; ")),
+		Hint: fmt.Sprintf("the container kept running but nothing accepted connections on port %d: check that the service listens on that port on all interfaces (0.0.0.0), not only on 127.0.0.1; "+
+			"\"connection refused\" means its address was reached and nothing listened, a timeout that the address is not reachable from this host", port)}
+	if last.container == "" {
+		re.Container = "-"
+		re.State = "no running container within " + s.opt.ReadyTimeout.String()
+		re.Hint = ""
+	}
+	s.attachLogs(re)
+	return "", "", re
+}
+
+// checkOthers inspects every container once more (bounded): the first one
+// that failed since Up judged it, as a *ReadyError.
+func (s *Stack) checkOthers(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	_, fail, err := s.readyPass(cctx)
+	if err == nil && fail != nil {
+		return fail
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,7 +31,15 @@ const foreignAge = time.Hour
 // not down yet, or one whose owner label names this host and a live pid.
 // Resources from another host (a shared engine) are removed when older
 // than an hour. It returns how many resources it removed.
+//
+// Sweep is bounded: without a deadline on ctx it gives up after
+// SweepTimeout.
 func Sweep(ctx context.Context) (removed int, err error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, SweepTimeout)
+		defer cancel()
+	}
 	cli, err := newCLI(io.Discard)
 	if err != nil {
 		return 0, err
@@ -40,6 +49,22 @@ func Sweep(ctx context.Context) (removed int, err error) {
 	return removeLabelled(ctx, cli.Client(), LabelRun, func(labels map[string]string, created time.Time) bool {
 		return !ownerAlive(labels, created, host)
 	})
+}
+
+// SweepTimeout bounds a Sweep whose context has no deadline.
+const SweepTimeout = 2 * time.Minute
+
+// RemoveOwned removes, at once and without asking whether they are live,
+// every container, network, volume and image this process created (its
+// io.loadgate.owner label): the emergency exit of a second signal. Bound
+// ctx: it is meant to be quick (containers are killed, not stopped).
+func RemoveOwned(ctx context.Context) (removed int, err error) {
+	cli, err := newCLI(io.Discard)
+	if err != nil {
+		return 0, err
+	}
+	defer cli.Client().Close()
+	return removeLabelled(ctx, cli.Client(), LabelOwner+"="+owner(), func(map[string]string, time.Time) bool { return true })
 }
 
 func ownerAlive(labels map[string]string, created time.Time, host string) bool {
@@ -55,10 +80,81 @@ func ownerAlive(labels map[string]string, created time.Time, host string) bool {
 		return !created.IsZero() && time.Since(created) < foreignAge
 	}
 	if pid == os.Getpid() {
-		return false // ours, and not registered live: a leftover
+		// Ours and not registered live: a leftover — unless it names no
+		// project: an intermediate build image (owner label only) that a
+		// live stack's images may be built on; Down prunes it with them.
+		return labels[LabelProject] == ""
 	}
 	err = syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// removeImages removes images children first: an image another one was
+// built on ("image has dependent child images") can only go after it. It
+// orders them newest first and children before their parents, then retries
+// the failures for as long as a pass removes something (a child outside the
+// list, e.g. a user's image built on a loadgate image, keeps its parent).
+// The errors that remain name each image left and why.
+func removeImages(ctx context.Context, c client.APIClient, imgs []image.Summary) (int, []error) {
+	parent := map[string]bool{}
+	for _, im := range imgs {
+		if im.ParentID != "" {
+			parent[im.ParentID] = true
+		}
+	}
+	sort.SliceStable(imgs, func(i, j int) bool {
+		if pi, pj := parent[imgs[i].ID], parent[imgs[j].ID]; pi != pj {
+			return !pi
+		}
+		return imgs[i].Created > imgs[j].Created
+	})
+	n := 0
+	left := imgs
+	var failed map[string]error
+	for pass := 0; len(left) > 0 && pass < 10; pass++ {
+		failed = map[string]error{}
+		var next []image.Summary
+		for _, im := range left {
+			_, err := c.ImageRemove(ctx, im.ID, image.RemoveOptions{Force: true, PruneChildren: true})
+			if err == nil || errdefs.IsNotFound(err) {
+				n++
+				continue
+			}
+			failed[im.ID] = err
+			next = append(next, im)
+		}
+		if len(next) == len(left) || ctx.Err() != nil {
+			left = next
+			break
+		}
+		left = next
+	}
+	var errs []error
+	for _, im := range left {
+		errs = append(errs, fmt.Errorf("image %s%s left: %w", shortID(im.ID), tags(im.RepoTags), failed[im.ID]))
+	}
+	return n, errs
+}
+
+func shortID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	if len(id) > 12 {
+		id = id[:12]
+	}
+	return id
+}
+
+func tags(t []string) string {
+	var keep []string
+	for _, s := range t {
+		if s != "<none>:<none>" {
+			keep = append(keep, s)
+		}
+	}
+	if len(keep) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(keep, ", ") + ")"
 }
 
 // removeLabelled removes containers (with their anonymous volumes), then
@@ -79,7 +175,7 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 			continue
 		}
 		if err := c.ContainerRemove(ctx, ct.ID, container.RemoveOptions{Force: true, RemoveVolumes: true}); !gone(err) {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("container %s left: %w", strings.TrimPrefix(strings.Join(ct.Names, ","), "/"), err))
 			continue
 		}
 		n++
@@ -93,7 +189,7 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 			continue
 		}
 		if err := c.NetworkRemove(ctx, nw.ID); !gone(err) {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("network %s left: %w", nw.Name, err))
 			continue
 		}
 		n++
@@ -108,25 +204,32 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 			continue
 		}
 		if err := c.VolumeRemove(ctx, v.Name, true); !gone(err) {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("volume %s left: %w", v.Name, err))
 			continue
 		}
 		n++
 	}
-	is, err := c.ImageList(ctx, image.ListOptions{All: true, Filters: f})
+	// The classic builder adds each build label in its own LABEL step, in
+	// name order: owner, project, run, side. A build killed between those
+	// steps leaves images with the owner label only, so the sweep of every
+	// run (label io.loadgate.run) looks for images by the owner label.
+	fi := f
+	if label == LabelRun {
+		fi = filters.NewArgs(filters.Arg("label", LabelOwner))
+	}
+	is, err := c.ImageList(ctx, image.ListOptions{All: true, Filters: fi})
 	if err != nil {
 		return n, fmt.Errorf("compose: list images: %w", err)
 	}
+	var imgs []image.Summary
 	for _, im := range is {
-		if !remove(im.Labels, time.Unix(im.Created, 0)) {
-			continue
+		if remove(im.Labels, time.Unix(im.Created, 0)) {
+			imgs = append(imgs, im)
 		}
-		if _, err := c.ImageRemove(ctx, im.ID, image.RemoveOptions{Force: true, PruneChildren: true}); !gone(err) {
-			errs = append(errs, err)
-			continue
-		}
-		n++
 	}
+	m, ierrs := removeImages(ctx, c, imgs)
+	n += m
+	errs = append(errs, ierrs...)
 	if len(errs) > 0 {
 		return n, fmt.Errorf("compose: remove labelled resources: %w", errors.Join(errs...))
 	}

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docker/go-connections/nat"
 )
 
@@ -18,6 +20,12 @@ import (
 // that IP does not answer from here (e.g. Docker Desktop) and the port is
 // published, the published host port is used ("published-port"). A target
 // that is not a service of this stack is refused (ErrTargetRefused).
+//
+// Target waits until the port accepts a TCP connection (see waitTarget in
+// ready.go): a service without a healthcheck that binds its port a while
+// after start is polled until the stack's ready deadline (start +
+// ReadyTimeout); a target container that exits meanwhile fails at once with
+// a *ReadyError carrying its exit status and last log lines.
 func (s *Stack) Target(ctx context.Context, serviceColonPort string) (addr string, path string, err error) {
 	svc, portStr, ok := strings.Cut(serviceColonPort, ":")
 	if !ok || svc == "" {
@@ -31,23 +39,72 @@ func (s *Stack) Target(ctx context.Context, serviceColonPort string) (addr strin
 	if !ok {
 		return "", "", fmt.Errorf("%w: %q is not a service of stack %s (services: %s)", ErrTargetRefused, svc, s.name, strings.Join(s.Services(), ", "))
 	}
-	cs, err := s.containers(ctx, false)
+	return s.waitTarget(ctx, serviceColonPort, sc, port)
+}
+
+// attempt is one try at reaching the target: done (addr, path), fatal, or
+// to be retried (why).
+type attempt struct {
+	addr, path string
+	fatal      error
+	container  string   // the container tried, for the error
+	why        []string // what was tried and how it failed
+}
+
+// tryTarget looks the target's container up and dials its addresses once.
+func (s *Stack) tryTarget(ctx context.Context, target string, sc types.ServiceConfig, port int) attempt {
+	cs, err := s.containers(ctx, true)
 	if err != nil {
-		return "", "", err
+		return attempt{why: []string{err.Error()}}
 	}
-	var id, name string
-	for _, c := range cs {
-		if c.service == svc && c.state == "running" {
-			id, name = c.ID, c.name
-			break
+	var run, stopped *ctr // the first running container, the first other one
+	var states []string
+	for i := range cs {
+		c := &cs[i]
+		if c.service != sc.Name {
+			continue
+		}
+		states = append(states, c.name+" "+c.state)
+		switch c.state {
+		case "running":
+			if run == nil {
+				run = c
+			}
+		default:
+			if stopped == nil {
+				stopped = c
+			}
 		}
 	}
-	if id == "" {
-		return "", "", fmt.Errorf("compose: target %s: no running container of service %s", serviceColonPort, svc)
+	if run == nil {
+		if stopped != nil {
+			ins, err := s.api.ContainerInspect(ctx, stopped.ID)
+			if err != nil {
+				return attempt{why: []string{fmt.Sprintf("inspect %s: %v", stopped.name, err)}}
+			}
+			verdict, state, health := judge(ins)
+			exited := ins.State != nil && (ins.State.Status == "exited" || ins.State.Status == "dead")
+			// It exited (even with 0: a target must keep running), or keeps
+			// restarting: say so, with its status and logs.
+			if exited || verdict == failed {
+				re := &ReadyError{Project: s.name, Service: sc.Name, Container: stopped.name, State: state, Health: health,
+					Err: fmt.Errorf("target %s: the container is not running", target)}
+				explain(re, ins)
+				s.attachLogs(re)
+				return attempt{fatal: re, container: stopped.name}
+			}
+		}
+		if len(states) == 0 {
+			states = []string{"none"}
+		}
+		return attempt{why: []string{fmt.Sprintf("no running container of service %s (containers: %s)", sc.Name, strings.Join(states, ", "))}}
 	}
-	ins, err := s.api.ContainerInspect(ctx, id)
+	ins, err := s.api.ContainerInspect(ctx, run.ID)
 	if err != nil {
-		return "", "", fmt.Errorf("compose: target %s: inspect %s: %w", serviceColonPort, name, err)
+		return attempt{container: run.name, why: []string{fmt.Sprintf("inspect %s: %v", run.name, err)}}
+	}
+	if ins.State != nil && (!ins.State.Running || ins.State.Restarting || ins.State.Paused) {
+		return attempt{container: run.name, why: []string{fmt.Sprintf("%s is %s", run.name, ins.State.Status)}}
 	}
 	// The service's project networks, by priority then name.
 	keys := make([]string, 0, len(sc.Networks))
@@ -67,7 +124,7 @@ func (s *Stack) Target(ctx context.Context, serviceColonPort string) (addr strin
 		}
 		return keys[i] < keys[j]
 	})
-	var tried []string
+	a := attempt{container: run.name}
 	if ins.NetworkSettings != nil {
 		for _, k := range keys {
 			netName := s.project.Networks[k].Name
@@ -75,11 +132,12 @@ func (s *Stack) Target(ctx context.Context, serviceColonPort string) (addr strin
 			if !ok || ep == nil || ep.IPAddress == "" {
 				continue
 			}
-			a := net.JoinHostPort(ep.IPAddress, strconv.Itoa(port))
-			if err := dial(ctx, a); err == nil {
-				return a, PathContainerNetwork, nil
+			addr := net.JoinHostPort(ep.IPAddress, strconv.Itoa(port))
+			if err := dial(ctx, addr); err == nil {
+				a.addr, a.path = addr, PathContainerNetwork
+				return a
 			} else {
-				tried = append(tried, fmt.Sprintf("%s on %s: %v", a, netName, err))
+				a.why = append(a.why, fmt.Sprintf("%s on %s: %v", addr, netName, err))
 			}
 		}
 		if bs := ins.NetworkSettings.Ports[nat.Port(fmt.Sprintf("%d/tcp", port))]; len(bs) > 0 {
@@ -88,26 +146,31 @@ func (s *Stack) Target(ctx context.Context, serviceColonPort string) (addr strin
 				if host == "" || host == "0.0.0.0" || host == "::" {
 					host = "127.0.0.1"
 				}
-				a := net.JoinHostPort(host, b.HostPort)
-				if err := dial(ctx, a); err == nil {
-					return a, PathPublishedPort, nil
+				addr := net.JoinHostPort(host, b.HostPort)
+				if err := dial(ctx, addr); err == nil {
+					a.addr, a.path = addr, PathPublishedPort
+					return a
 				} else {
-					tried = append(tried, fmt.Sprintf("published %s: %v", a, err))
+					a.why = append(a.why, fmt.Sprintf("published %s: %v", addr, err))
 				}
 			}
 		}
 	}
-	if len(tried) == 0 {
-		return "", "", fmt.Errorf("compose: target %s: container %s has no address on a project network", serviceColonPort, name)
+	if len(a.why) == 0 {
+		a.fatal = fmt.Errorf("compose: target %s: container %s has no address on a project network", target, run.name)
 	}
-	return "", "", fmt.Errorf("compose: target %s not reachable from this host: %s", serviceColonPort, strings.Join(tried, "; "))
+	return a
 }
 
 func dial(ctx context.Context, addr string) error {
-	d := net.Dialer{Timeout: 2 * time.Second}
+	d := net.Dialer{Timeout: time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return err
 	}
 	return c.Close()
 }
+
+// errNotAccepting is wrapped by the *ReadyError of a target that kept
+// running but never accepted a connection on its port.
+var errNotAccepting = errors.New("the target port accepted no connection")

@@ -15,6 +15,8 @@ func main() {
 	listen := flag.String("listen", ":8080", "address to serve on")
 	health := flag.String("healthcheck", "", "GET this URL and exit 0 on 200 (healthcheck mode)")
 	unhealthy := flag.Bool("unhealthy", false, "answer /healthz with 503")
+	delay := flag.Duration("delay", 0, "sleep this long before listening (a slow starter)")
+	exit := flag.Int("exit", -1, "after -delay, print a line and exit with this status instead of serving")
 	flag.Parse()
 	if *health != "" {
 		c := http.Client{Timeout: 2 * time.Second}
@@ -31,6 +33,16 @@ func main() {
 		return
 	}
 	name := os.Getenv("APP_NAME")
+	if *exit >= 0 {
+		fmt.Printf("app %s: starting, will exit with status %d\n", name, *exit)
+		time.Sleep(*delay)
+		fmt.Printf("app %s: giving up on purpose, exit status %d\n", name, *exit)
+		os.Exit(*exit)
+	}
+	if *delay > 0 {
+		fmt.Printf("app %s: waiting %s before listening\n", name, *delay)
+		time.Sleep(*delay)
+	}
 	fmt.Printf("app %s starting on %s greeting=%q\n", name, *listen, os.Getenv("GREETING"))
 	http.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if *unhealthy {
