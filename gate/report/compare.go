@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -23,12 +22,16 @@ type GateSide struct {
 
 // GateReport is what a gate report renders: both sides, the rounds, the
 // scenario and the verdict (verdict.Gate).
+//
+// How the rounds ran (which side went first, whether the idle side was
+// paused) is read from the results (result.Round, else their start
+// times), never assumed: a compare of result files claims only what they
+// record.
 type GateReport struct {
 	Scenario result.Scenario // zero: taken from the first result
 	Base     GateSide
 	Head     GateSide
-	Rounds   int    // paired rounds; 0: len(Head.Results)
-	Order    string // how rounds alternated; "" means "ABBA"
+	Rounds   int // paired rounds; 0: len(Head.Results)
 	Verdict  verdict.Verdict
 	Notes    []string // the caller's warnings, printed with the verdict's notes
 }
@@ -42,9 +45,6 @@ func (g *GateReport) normalize() {
 	}
 	if g.Rounds == 0 {
 		g.Rounds = max(len(g.Head.Results), len(g.Base.Results))
-	}
-	if g.Order == "" {
-		g.Order = "ABBA"
 	}
 	if g.Scenario.Hash == "" && g.Scenario.Name == "" {
 		if r := g.first(); r != nil {
@@ -66,18 +66,106 @@ func (g *GateReport) first() *result.Result {
 
 func (g *GateReport) sides() []GateSide { return []GateSide{g.Base, g.Head} }
 
-// roundOrder spells the order of sides in each round: ABBA alternates
-// which side runs first.
-func (g *GateReport) roundOrder() string {
-	var parts []string
-	for i := range g.Rounds {
+// roundOrder is how the rounds ran, read from the results: per round the
+// side that went first (result.Round, else the earlier start time), and
+// whether every round's idle side was paused (result.Round only).
+type roundOrder struct {
+	baseFirst []bool // per paired round; nil when any round's order is unknown
+	alternate bool   // the first side alternated (ABBA)
+	byTime    bool   // some round's order comes from start times, not result.Round
+	paused    bool   // every round says the other side's stack was paused
+	oneBase   bool   // one base result paired with every head round (a stored baseline)
+}
+
+func (g *GateReport) order() roundOrder {
+	var o roundOrder
+	if len(g.Base.Results) == 1 && len(g.Head.Results) > 1 {
+		o.oneBase = true
+		return o
+	}
+	n := min(len(g.Base.Results), len(g.Head.Results))
+	if n == 0 {
+		return o
+	}
+	o.paused = true
+	first := make([]bool, 0, n)
+	for i := range n {
+		b, h := g.Base.Results[i], g.Head.Results[i]
+		if b == nil || h == nil {
+			return roundOrder{}
+		}
+		o.paused = o.paused && b.Round != nil && h.Round != nil && b.Round.OtherPaused && h.Round.OtherPaused
+		switch {
+		case b.Round != nil && h.Round != nil && b.Round.First != h.Round.First:
+			first = append(first, b.Round.First)
+		case !b.StartedAt.IsZero() && !h.StartedAt.IsZero() && !b.StartedAt.Equal(h.StartedAt):
+			first = append(first, b.StartedAt.Before(h.StartedAt))
+			o.byTime = true
+		default:
+			return roundOrder{paused: o.paused}
+		}
+	}
+	o.baseFirst = first
+	o.alternate = n > 1
+	for i := 1; i < n; i++ {
+		o.alternate = o.alternate && first[i] != first[i-1]
+	}
+	return o
+}
+
+// label is the order in a few words: "ABBA", "base first", "head first",
+// "mixed order", "head rounds against one base result", "order not
+// recorded".
+func (o roundOrder) label() string {
+	switch {
+	case o.oneBase:
+		return "head rounds against one base result"
+	case o.baseFirst == nil:
+		return "order not recorded"
+	case o.alternate:
+		return "ABBA"
+	case !slices.Contains(o.baseFirst, false):
+		return "base first"
+	case !slices.Contains(o.baseFirst, true):
+		return "head first"
+	}
+	return "mixed order"
+}
+
+// spell spells the order of sides in each round: "1 base→head · 2 head→base".
+func (o roundOrder) spell(g *GateReport) string {
+	parts := make([]string, len(o.baseFirst))
+	for i, bf := range o.baseFirst {
 		a, b := g.Base.Name, g.Head.Name
-		if g.Order == "ABBA" && i%2 == 1 {
+		if !bf {
 			a, b = b, a
 		}
-		parts = append(parts, fmt.Sprintf("%d %s→%s", i+1, a, b))
+		parts[i] = fmt.Sprintf("%d %s→%s", i+1, a, b)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// sentence says how the rounds ran, in the report's "What ran".
+func (o roundOrder) sentence(g *GateReport) string {
+	var s string
+	switch {
+	case o.oneBase:
+		s = fmt.Sprintf("Every %s round is paired with the same %s result (a stored baseline): nothing alternated.", g.Head.Name, g.Base.Name)
+		return s
+	case o.baseFirst == nil:
+		s = "The results do not record in what order the sides ran"
+	case o.alternate:
+		s = "Each round ran both sides one after the other, alternating which went first (ABBA)"
+	default:
+		s = fmt.Sprintf("Each round ran both sides one after the other, %s", o.label())
+	}
+	if o.byTime {
+		s += " (as their start times say)"
+	}
+	if o.paused {
+		return s + "; the idle side's stack was paused."
+	}
+	return s + "; the results do not say that the idle side's stack was paused."
 }
 
 // judgedPhases are the phases the gate judges, from the first result.
@@ -86,40 +174,18 @@ func (g *GateReport) judgedPhases() []result.Phase {
 	if r == nil {
 		return nil
 	}
-	var ps []result.Phase
-	for _, p := range r.Phases {
-		if p.Judged {
-			ps = append(ps, p)
-		}
-	}
-	for _, p := range r.Phases {
-		if p.Recover && !p.Judged {
-			ps = append(ps, p)
-		}
-	}
-	return ps
+	return judgedPhases(r.Phases)
 }
 
-// pooledSummary merges a side's latency histograms of one workload in one
-// phase over all rounds and summarizes them (nearest-rank). ok is false when
-// a histogram does not decode.
+// pooledSummary is a side's latency summary of one workload in one phase
+// over all rounds (result.PoolLatency, the exact merge the verdict's
+// numbers come from). ok is false when a histogram does not decode.
 func pooledSummary(s GateSide, phase, workload string) (result.Summary, bool) {
-	acc := result.NewHistogram()
-	for _, r := range s.Results {
-		if r == nil {
-			continue
-		}
-		w := r.PhaseNamed(phase).Workload(workload)
-		if w == nil {
-			continue
-		}
-		h, err := w.LatencyHistogram()
-		if err != nil {
-			return result.Summary{}, false
-		}
-		acc.Merge(h)
+	h, err := result.PoolLatency(s.Results, phase, workload)
+	if err != nil {
+		return result.Summary{}, false
 	}
-	return result.Summarize(acc), true
+	return result.Summarize(h), true
 }
 
 // workloadNames lists a phase's workloads on either side, base's first.
@@ -176,16 +242,6 @@ func pinnedText(t result.Topology) string {
 	return "no"
 }
 
-func shortCommit(c string) string {
-	if c == "" {
-		return "unknown"
-	}
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
-}
-
 // sideCommit is the side's commit, from the side or its first result.
 func sideCommit(s GateSide) string {
 	if s.Commit != "" {
@@ -199,32 +255,6 @@ func sideCommit(s GateSide) string {
 	return ""
 }
 
-// pooledStack merges a side's stack services over its rounds: average CPU
-// weighted by samples, peaks the maximum (as result.Merge does).
-func pooledStack(s GateSide) []result.Service {
-	var out []result.Service
-	for _, r := range s.Results {
-		if r == nil || r.Stack == nil {
-			continue
-		}
-		for _, sv := range r.Stack.Services {
-			i := slices.IndexFunc(out, func(x result.Service) bool { return x.Name == sv.Name })
-			if i < 0 {
-				out = append(out, sv)
-				continue
-			}
-			o := &out[i]
-			if n := o.Samples + sv.Samples; n > 0 {
-				o.CPUAvgPct = (o.CPUAvgPct*float64(o.Samples) + sv.CPUAvgPct*float64(sv.Samples)) / float64(n)
-			}
-			o.Samples += sv.Samples
-			o.CPUPeakPct = max(o.CPUPeakPct, sv.CPUPeakPct)
-			o.MemPeakBytes = max(o.MemPeakBytes, sv.MemPeakBytes)
-		}
-	}
-	return out
-}
-
 // warnings are the report's own notes: pinning that did not hold, sides on
 // different cpusets, the caller's notes and the verdict's.
 func (g *GateReport) warnings() []string {
@@ -234,16 +264,11 @@ func (g *GateReport) warnings() []string {
 			ws = append(ws, s)
 		}
 	}
+	for _, w := range g.notPinned() {
+		add(w)
+	}
 	for _, s := range g.sides() {
-		for i, r := range s.Results {
-			if r != nil && !r.Topology.Pinned {
-				w := fmt.Sprintf("%s round %d was not pinned", s.Name, i+1)
-				if r.Topology.PinnedReason != "" {
-					w += " (" + r.Topology.PinnedReason + ")"
-				}
-				add(w + ": its numbers carry more of the machine's noise")
-			}
-		}
+		add(warmupNote(s))
 	}
 	if a, b := topo(g.Base, stackCPUs), topo(g.Head, stackCPUs); a != b {
 		add(fmt.Sprintf("the sides' stacks ran on different CPUs (base %s, head %s)", a, b))
@@ -255,15 +280,103 @@ func (g *GateReport) warnings() []string {
 		for _, s := range g.Verdict.Reasons {
 			add(s)
 		}
+		for _, u := range g.Verdict.Untrusted {
+			add(untrustedNote(u))
+		}
+		add(NoiseNote(g.Verdict))
+		add(SequentialNote(g.Verdict))
+		add(FamilyNote(g.Verdict))
 	}
 	for _, wv := range g.Verdict.Workloads {
 		for _, c := range wv.Comparisons {
-			if c.Value == verdict.Inconclusive && c.Need != "" {
-				add(fmt.Sprintf("%s/%s %s inconclusive: to decide, %s", c.Phase, c.Workload, c.Metric, c.Need))
+			// An untrusted round's need is in its note, once.
+			if c.Value == verdict.Inconclusive && c.Needs != nil && !c.Needs.TrustedRounds {
+				add(fmt.Sprintf("%s/%s %s inconclusive: to decide, %s", c.Phase, c.Workload, c.Metric, ComparisonNeed(g.Verdict, c)))
 			}
 		}
 	}
 	return ws
+}
+
+// warmupNote words a side's warm-up failures over its rounds, "" when
+// none failed: the warm-up is excluded from every number, but a warm-up
+// that fails is a finding.
+func warmupNote(s GateSide) string {
+	var failed, of int64
+	by := map[string]int64{}
+	var rounds []int
+	for i, r := range s.Results {
+		if r == nil || r.Warmup.Failed == 0 {
+			continue
+		}
+		rounds = append(rounds, i+1)
+		failed += r.Warmup.Failed
+		of += r.Warmup.Recorded
+		for k, n := range r.Warmup.Failures {
+			by[k] += n
+		}
+	}
+	if failed == 0 {
+		return ""
+	}
+	which := fmt.Sprintf("round %d", rounds[0])
+	if len(rounds) > 1 {
+		which = "rounds " + ranges(rounds)
+	}
+	return fmt.Sprintf("%s warm-up (%s): %s; excluded from every number, but the service failed requests before the measured phases", s.Name, which, warmupFailed(failed, of, by))
+}
+
+// notPinned words the rounds whose pinning did not hold, one note per
+// reason however many rounds share it: "rounds 1–12 of both sides were
+// not pinned (…)", "base round 2 was not pinned (…)".
+func (g *GateReport) notPinned() []string {
+	type group struct {
+		reason string
+		rounds [2][]int // base, head
+	}
+	var groups []*group
+	for si, s := range g.sides() {
+		for i, r := range s.Results {
+			if r == nil || r.Topology.Pinned {
+				continue
+			}
+			k := slices.IndexFunc(groups, func(x *group) bool { return x.reason == r.Topology.PinnedReason })
+			if k < 0 {
+				groups = append(groups, &group{reason: r.Topology.PinnedReason})
+				k = len(groups) - 1
+			}
+			groups[k].rounds[si] = append(groups[k].rounds[si], i+1)
+		}
+	}
+	var out []string
+	for _, gr := range groups {
+		why := ""
+		if gr.reason != "" {
+			why = " (" + gr.reason + ")"
+		}
+		b, h := gr.rounds[0], gr.rounds[1]
+		if len(b) > 1 && slices.Equal(b, h) {
+			out = append(out, fmt.Sprintf("rounds %s of both sides were not pinned%s: their numbers carry more of the machine's noise", ranges(b), why))
+			continue
+		}
+		var parts []string
+		plural := len(b)+len(h) > 1
+		for si, rs := range gr.rounds {
+			switch len(rs) {
+			case 0:
+			case 1:
+				parts = append(parts, fmt.Sprintf("%s round %d", g.sides()[si].Name, rs[0]))
+			default:
+				parts = append(parts, fmt.Sprintf("%s rounds %s", g.sides()[si].Name, ranges(rs)))
+			}
+		}
+		if plural {
+			out = append(out, fmt.Sprintf("%s were not pinned%s: their numbers carry more of the machine's noise", strings.Join(parts, " and "), why))
+		} else {
+			out = append(out, fmt.Sprintf("%s was not pinned%s: its numbers carry more of the machine's noise", parts[0], why))
+		}
+	}
+	return out
 }
 
 // unusableGate returns why the gate is unusable, or nil.
@@ -288,17 +401,20 @@ func (g *GateReport) comparisons(phase string) []verdict.Comparison {
 	return cs
 }
 
-// delta is the Δ column: the change, or "~" when not significant.
+// delta is the Δ column: the estimate, with "~" beside it when it is not
+// significant: "+31.2%", "−13.2% ~", "+0.07 pts ~".
 func delta(c verdict.Comparison) string {
-	switch {
-	case c.Interval == "":
+	if c.Interval == "" {
 		return dash
-	case !c.Significant:
-		return "~"
-	case c.Metric == verdict.MetricErrorRate:
-		return points(c.Diff) + " pts"
 	}
-	return signedRatio(c.Ratio)
+	s := SignedPercent(c.Ratio)
+	if c.Metric == verdict.MetricErrorRate {
+		s = SignedPoints(c.Diff) + " pts"
+	}
+	if !c.Significant {
+		s += " ~"
+	}
+	return s
 }
 
 // ciText is the interval column.
@@ -307,27 +423,9 @@ func ciText(c verdict.Comparison) string {
 		return dash
 	}
 	if c.Metric == verdict.MetricErrorRate {
-		return points(c.CILow) + " … " + points(c.CIHigh) + " pts"
+		return SignedPoints(c.CILow) + " … " + SignedPoints(c.CIHigh) + " pts"
 	}
-	return signedRatio(c.CILow) + " … " + signedRatio(c.CIHigh)
-}
-
-// signedRatio formats a ratio as a signed change: 1.312 → "+31.2%".
-func signedRatio(r float64) string {
-	d := (r - 1) * 100
-	if math.Abs(d) < 0.05 {
-		return "+0.0%"
-	}
-	return fmt.Sprintf("%+.1f%%", d)
-}
-
-// points formats a difference of fractions in signed percentage points.
-func points(d float64) string {
-	s := strconv.FormatFloat(d*100, 'f', 2, 64)
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	return s
+	return SignedPercent(c.CILow) + " … " + SignedPercent(c.CIHigh)
 }
 
 // sideValue formats a comparison's base or head number.
@@ -336,9 +434,9 @@ func sideValue(c verdict.Comparison, v float64, n int64) string {
 		return dash
 	}
 	if c.Metric == verdict.MetricErrorRate {
-		return pct(v)
+		return Percent(v)
 	}
-	return ms(v)
+	return MS(v)
 }
 
 func metricName(c verdict.Comparison) string {
@@ -356,21 +454,26 @@ func metricName(c verdict.Comparison) string {
 // is not measured and synthetic, and the verdict last.
 func CompareMarkdown(w io.Writer, g GateReport) error {
 	g.normalize()
+	g.Verdict = Explain(g.Verdict)
 	v := g.Verdict
 	var b md
 	if rs := g.unusableGate(); rs != nil {
 		b.line("> **UNUSABLE GATE** — %s. Nothing is compared with half a result (exit 3).", strings.Join(rs, "; "))
 		b.line("")
 	}
+	if u := untrustedText(v); u != "" {
+		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. These rounds are not trustworthy (their latency includes the generator's own delay): no regression, improvement or pass is called on them.", u)
+		b.line("")
+	}
 	b.line("# loadgate gate: %s", g.Scenario.Name)
 	b.line("")
-	scen := fmt.Sprintf("- **scenario** %s `%s`", g.Scenario.Name, shortHash(g.Scenario.Hash))
-	if g.Scenario.File != "" {
-		scen += fmt.Sprintf(" (`%s`)", g.Scenario.File)
+	b.line("%s", scenarioLine(g.Scenario))
+	b.line("- **compared** %s `%s` → %s `%s`", g.Base.Name, commitText(sideCommit(g.Base)), g.Head.Name, commitText(sideCommit(g.Head)))
+	if o := g.order(); o.baseFirst != nil {
+		b.line("- **rounds** %d paired, %s (round: first→second): %s", g.Rounds, o.label(), o.spell(&g))
+	} else {
+		b.line("- **rounds** %d paired, %s", g.Rounds, o.label())
 	}
-	b.line("%s", scen)
-	b.line("- **compared** %s `%s` → %s `%s`", g.Base.Name, shortCommit(sideCommit(g.Base)), g.Head.Name, shortCommit(sideCommit(g.Head)))
-	b.line("- **rounds** %d paired, %s order (round: first→second): %s", g.Rounds, g.Order, g.roundOrder())
 	b.line("- **method** %s", methodText(v))
 	if r := g.first(); r != nil {
 		b.line("- **date** %s", date(r.StartedAt))
@@ -383,12 +486,12 @@ func CompareMarkdown(w io.Writer, g GateReport) error {
 	b.line("")
 	b.header("llllllllr", "side", "ref", "commit", "stack CPUs", "load CPUs", "pinned", "target path", "target", "rounds")
 	for _, s := range g.sides() {
-		b.row(s.Name, orUnknown(s.Ref), "`"+shortCommit(sideCommit(s))+"`", topo(s, stackCPUs), topo(s, loadCPUs),
+		b.row(s.Name, orUnknown(s.Ref), "`"+commitText(sideCommit(s))+"`", topo(s, stackCPUs), topo(s, loadCPUs),
 			topo(s, pinnedText), topo(s, func(t result.Topology) string { return orUnknown(t.TargetPath) }),
 			targets(s), strconv.Itoa(len(s.Results)))
 	}
 	b.line("")
-	b.line("Each round ran both sides one after the other, alternating which went first (%s); the idle side's stack was paused.", g.Order)
+	b.line("%s", g.order().sentence(&g))
 	b.line("")
 
 	for _, p := range g.judgedPhases() {
@@ -420,7 +523,7 @@ func methodText(v verdict.Verdict) string {
 		perc = v.Percentile
 	}
 	return fmt.Sprintf("head/base ratio of %s, %s CI from the paired rounds (t) floored by order statistics; tolerance ±%s; error rates: Newcombe score interval",
-		perc, pct(v.Confidence), pct(v.Tolerance))
+		perc, Percent(v.Confidence), Percent(v.Tolerance))
 }
 
 func targets(s GateSide) string {
@@ -436,20 +539,15 @@ func targets(s GateSide) string {
 	return "`" + strings.Join(vals, "`, `") + "`"
 }
 
-// gateWhy renders a workload verdict's checks and comparisons.
+// gateWhy renders a workload verdict's checks and comparisons (worded:
+// the verdict has been through Explain).
 func gateWhy(wv verdict.WorkloadVerdict, sep string) string {
 	var parts []string
 	if s := checksText(wv, sep); s != "" && !(len(wv.Checks) == 0 && wv.Why == "no thresholds") {
 		parts = append(parts, s)
 	}
 	for _, c := range wv.Comparisons {
-		s := c.Metric + " " + string(c.Value) + ": " + c.Why
-		if c.Metric == verdict.MetricErrorRate && c.Value == verdict.Pass && c.ErrBase != nil && c.ErrBase.Failed == 0 && c.ErrHead.Failed == 0 {
-			s = fmt.Sprintf("error_rate pass: no failure on either side (n=%s, %s)", count(c.BaseN), count(c.HeadN))
-		} else {
-			s += fmt.Sprintf(" (n=%s, %s)", count(c.BaseN), count(c.HeadN))
-		}
-		parts = append(parts, s)
+		parts = append(parts, fmt.Sprintf("%s %s: %s (n=%s, %s)", c.Metric, c.Value, c.Why, Count(c.BaseN), Count(c.HeadN)))
 	}
 	return strings.Join(parts, sep)
 }
@@ -472,13 +570,13 @@ func mdComparePhase(b *md, g *GateReport, p result.Phase) {
 		b.line("No comparison in this phase.")
 		b.line("")
 	} else {
-		conf := pct(g.Verdict.Confidence)
-		b.line("Latency in ms from the due time, successes only, nearest-rank, pooled over %d round(s) per side. Δ is head/base, the geometric mean of the per-round ratios, with its %s CI (\"~\": not significant); the error rate's Δ is in percentage points. n is per side over all rounds.", g.Rounds, conf)
+		conf := Percent(g.Verdict.Confidence)
+		b.line("Latency in ms from the due time, successes only, nearest-rank, pooled over %d round(s) per side. Δ is head/base, the geometric mean of the per-round ratios, with its %s CI; \"~\" after Δ: not significant (the interval contains no change). The error rate's Δ is in percentage points. n is per side over all rounds.", g.Rounds, conf)
 		b.line("")
 		b.header("llrrrlrrll", "workload", "metric", g.Base.Name, g.Head.Name, "Δ", conf+" CI", "n "+g.Base.Name, "n "+g.Head.Name, "CI from", "verdict")
 		for _, c := range cs {
 			b.row(c.Workload, metricName(c), sideValue(c, c.Base, c.BaseN), sideValue(c, c.Head, c.HeadN), delta(c), ciText(c),
-				count(c.BaseN), count(c.HeadN), orDash(c.Interval), "**"+string(c.Value)+"**")
+				Count(c.BaseN), Count(c.HeadN), orDash(c.Interval), "**"+string(c.Value)+"**")
 		}
 		b.line("")
 		var per []string
@@ -505,17 +603,20 @@ func mdComparePhase(b *md, g *GateReport, p result.Phase) {
 		if !okb || !okh || sb.Count == 0 || sh.Count == 0 {
 			continue
 		}
-		hi := 0.0
+		lo, hi := math.Inf(1), 0.0
 		for _, x := range append(summaryValues(sb), summaryValues(sh)...) {
-			hi = max(hi, x)
+			lo, hi = min(lo, x), max(hi, x)
 		}
-		b.line("%s latency by percentile, ms (first line %s n=%s, second line %s n=%s):", name, g.Base.Name, count(sb.Count), g.Head.Name, count(sh.Count))
+		// mermaid's axis is linear: it spans the values (1-2-5 steps, as the
+		// SVG's log axis does), not 0 to the tail, so p50…p95 keep their room.
+		ya, yb, _ := logRange(lo, hi)
+		b.line("%s latency by percentile, ms (first line %s n=%s, second line %s n=%s):", name, g.Base.Name, Count(sb.Count), g.Head.Name, Count(sh.Count))
 		b.line("")
 		b.line("```mermaid")
 		b.line("xychart-beta")
 		b.line("    title \"%s · %s: latency by percentile (ms)\"", p.Name, name)
 		b.line("    x-axis [%s]", strings.Join(chartPercentiles, ", "))
-		b.line("    y-axis \"ms\" 0 --> %s", plain(niceCeil(hi)))
+		b.line("    y-axis \"ms\" %s --> %s", plain(ya), plain(yb))
 		b.line("    line [%s]", joinPlain(summaryValues(sb)))
 		b.line("    line [%s]", joinPlain(summaryValues(sh)))
 		b.line("```")
@@ -541,22 +642,8 @@ func joinPlain(vs []float64) string {
 	return strings.Join(s, ", ")
 }
 
-// niceCeil rounds v up to 1, 2 or 5 × a power of ten.
-func niceCeil(v float64) float64 {
-	if v <= 0 {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= v {
-			return m * p
-		}
-	}
-	return 10 * p
-}
-
 func mdCompareStack(b *md, g *GateReport) {
-	sb, sh := pooledStack(g.Base), pooledStack(g.Head)
+	sb, sh := result.PoolServices(g.Base.Results), result.PoolServices(g.Head.Results)
 	if len(sb) == 0 && len(sh) == 0 {
 		return
 	}
@@ -592,7 +679,7 @@ func mdCompareStack(b *md, g *GateReport) {
 			cell(okx, func() string { return cpuPct(x.CPUAvgPct) }), cell(oky, func() string { return cpuPct(y.CPUAvgPct) }),
 			cell(okx, func() string { return cpuPct(x.CPUPeakPct) }), cell(oky, func() string { return cpuPct(y.CPUPeakPct) }),
 			cell(okx, func() string { return mib(x.MemPeakBytes) }), cell(oky, func() string { return mib(y.MemPeakBytes) }),
-			count(int64(x.Samples))+" / "+count(int64(y.Samples)))
+			Count(int64(x.Samples))+" / "+Count(int64(y.Samples)))
 	}
 	b.line("")
 }
@@ -632,7 +719,7 @@ func mdCompareNotMeasured(b *md, g *GateReport) {
 	b.line("")
 	b.line("## Synthetic")
 	b.line("")
-	b.line("- the load: requests generated by loadgate from the scenario %q on a fixed schedule, not production traffic", g.Scenario.Name)
+	b.line("- %s", syntheticLoad(g.Scenario.Name))
 	for _, s := range syn {
 		b.line("- %s", s)
 	}
@@ -643,17 +730,21 @@ func mdCompareNotMeasured(b *md, g *GateReport) {
 // order as CompareMarkdown, the verdict last.
 func CompareText(w io.Writer, g GateReport) error {
 	g.normalize()
+	g.Verdict = Explain(g.Verdict)
 	v := g.Verdict
 	var b txt
 	if rs := g.unusableGate(); rs != nil {
 		b.line("UNUSABLE GATE — %s (exit 3)", strings.Join(rs, "; "))
 	}
-	b.line("loadgate gate %s %s · %d rounds %s · %s %s → %s %s", g.Scenario.Name, shortHash(g.Scenario.Hash), g.Rounds, g.Order,
-		g.Base.Name, shortCommit(sideCommit(g.Base)), g.Head.Name, shortCommit(sideCommit(g.Head)))
+	if u := untrustedText(v); u != "" {
+		b.line("GENERATOR BEHIND SCHEDULE — %s: not trustworthy, no regression, improvement or pass is called on these rounds", u)
+	}
+	b.line("loadgate gate %s %s · %d rounds, %s · %s %s → %s %s", g.Scenario.Name, scenarioHash(g.Scenario.Hash), g.Rounds, g.order().label(),
+		g.Base.Name, commitText(sideCommit(g.Base)), g.Head.Name, commitText(sideCommit(g.Head)))
 	b.line("method %s", methodText(v))
 	rows := [][]string{{"side", "ref", "commit", "stack CPUs", "load CPUs", "pinned", "rounds"}}
 	for _, s := range g.sides() {
-		rows = append(rows, []string{s.Name, orUnknown(s.Ref), shortCommit(sideCommit(s)), topo(s, stackCPUs), topo(s, loadCPUs), topo(s, pinnedText), strconv.Itoa(len(s.Results))})
+		rows = append(rows, []string{s.Name, orUnknown(s.Ref), commitText(sideCommit(s)), topo(s, stackCPUs), topo(s, loadCPUs), topo(s, pinnedText), strconv.Itoa(len(s.Results))})
 	}
 	b.table("", rows)
 	for _, p := range g.judgedPhases() {
@@ -667,11 +758,11 @@ func CompareText(w io.Writer, g GateReport) error {
 		rows := [][]string{{"workload", "metric", g.Base.Name, g.Head.Name, "Δ", "CI", "n " + g.Base.Name, "n " + g.Head.Name, "verdict"}}
 		for _, c := range cs {
 			rows = append(rows, []string{c.Workload, metricName(c), sideValue(c, c.Base, c.BaseN), sideValue(c, c.Head, c.HeadN),
-				delta(c), ciText(c), "n=" + count(c.BaseN), "n=" + count(c.HeadN), string(c.Value)})
+				delta(c), ciText(c), "n=" + Count(c.BaseN), "n=" + Count(c.HeadN), string(c.Value)})
 		}
 		b.table("  ", rows)
 	}
-	if sb, sh := pooledStack(g.Base), pooledStack(g.Head); len(sb)+len(sh) > 0 {
+	if sb, sh := result.PoolServices(g.Base.Results), result.PoolServices(g.Head.Results); len(sb)+len(sh) > 0 {
 		b.line("")
 		b.line("stack (CPU avg %% of one core, mem peak MiB; %s / %s)", g.Base.Name, g.Head.Name)
 		rows := [][]string{}
@@ -692,84 +783,8 @@ func CompareText(w io.Writer, g GateReport) error {
 	if len(nm) > 0 {
 		b.line("not measured: %s", strings.Join(nm, "; "))
 	}
-	b.line("synthetic: %s", strings.Join(append([]string{"the load (generated by loadgate, not production traffic)"}, syn...), "; "))
-	b.line("")
-	b.line("verdict: %s (exit %d): %s", strings.ToUpper(string(v.Value)), v.ExitCode(), valueWhy(v.Value))
-	var vrows [][]string
-	for _, wv := range v.Workloads {
-		vrows = append(vrows, []string{wv.Phase, wv.Workload, string(wv.Value), gateWhy(wv, "; ")})
-	}
-	b.table("  ", vrows)
-	for _, s := range g.unusableGate() {
-		b.line("  why: %s", s)
-	}
+	b.line("synthetic: %s", strings.Join(append([]string{syntheticLoad(g.Scenario.Name)}, syn...), "; "))
+	b.verdict(v, gateWhy, "why", g.unusableGate())
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// gateFile is a gate's verdict.json (schema loadgate/verdict/v1, the same
-// keys as a run's first, then the gate's).
-type gateFile struct {
-	Schema     string                    `json:"schema"`
-	Value      verdict.Value             `json:"value"`
-	ExitCode   int                       `json:"exit_code"`
-	Workloads  []verdict.WorkloadVerdict `json:"workloads"`
-	Reasons    []string                  `json:"reasons"`
-	Scenario   gateScenario              `json:"scenario"`
-	Rounds     int                       `json:"rounds"`
-	Order      string                    `json:"order"`
-	Tolerance  float64                   `json:"tolerance"`
-	Confidence float64                   `json:"confidence"`
-	Percentile string                    `json:"percentile"`
-	Sides      []gateSideJSON            `json:"sides"`
-	Notes      []string                  `json:"notes"`
-}
-
-type gateScenario struct {
-	Name string `json:"name"`
-	Hash string `json:"hash"`
-}
-
-type gateSideJSON struct {
-	Name      string `json:"name"`
-	Ref       string `json:"ref"`
-	Commit    string `json:"commit"`
-	Rounds    int    `json:"rounds"`
-	StackCPUs string `json:"stack_cpus"`
-	LoadCPUs  string `json:"load_cpus"`
-	Pinned    bool   `json:"pinned"` // every round pinned
-}
-
-// CompareJSON writes a gate's verdict.json: the run verdict's keys (schema
-// loadgate/verdict/v1, value, exit code, workloads with their checks and
-// comparisons, reasons), then the scenario, rounds, order, tolerance,
-// confidence, percentile option, both sides and the notes. Indented, keys in
-// a stable order, no nulls.
-func CompareJSON(w io.Writer, g GateReport) error {
-	g.normalize()
-	v := g.Verdict
-	f := gateFile{
-		Schema: VerdictSchema, Value: v.Value, ExitCode: v.ExitCode(),
-		Workloads: make([]verdict.WorkloadVerdict, 0, len(v.Workloads)),
-		Reasons:   append([]string{}, v.Reasons...),
-		Scenario:  gateScenario{Name: g.Scenario.Name, Hash: g.Scenario.Hash},
-		Rounds:    g.Rounds, Order: g.Order, Tolerance: v.Tolerance, Confidence: v.Confidence, Percentile: v.Percentile,
-		Sides: []gateSideJSON{}, Notes: append([]string{}, g.warnings()...),
-	}
-	for _, wv := range v.Workloads {
-		wv.Checks = append([]verdict.Check{}, wv.Checks...)
-		f.Workloads = append(f.Workloads, wv)
-	}
-	for _, s := range g.sides() {
-		pinned := len(s.Results) > 0
-		for _, r := range s.Results {
-			pinned = pinned && r != nil && r.Topology.Pinned
-		}
-		f.Sides = append(f.Sides, gateSideJSON{Name: s.Name, Ref: s.Ref, Commit: sideCommit(s), Rounds: len(s.Results),
-			StackCPUs: topo(s, stackCPUs), LoadCPUs: topo(s, loadCPUs), Pinned: pinned})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(f)
 }

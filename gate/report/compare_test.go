@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,9 @@ type shape struct {
 	ingestFail       int64
 }
 
+// gateRound is one side's result of a gate round; round is its place in
+// the run (0, 1, 2, …): run round/2+1, first when round is even, the other
+// side paused, as a gate records it in result.Round.
 func gateRound(t *testing.T, side, commit string, round int, s shape) *result.Result {
 	r := &result.Result{
 		Schema: result.Schema,
@@ -87,6 +91,7 @@ func gateRound(t *testing.T, side, commit string, round int, s shape) *result.Re
 		NotMeasured: []string{"latency of failed requests (counted and named, never timed)"},
 		Synthetic:   []string{"the demo stack: a small Go service with an in-memory store, built FROM scratch"},
 	}
+	r.Round = &result.Round{Number: round/2 + 1, First: round%2 == 0, OtherPaused: true}
 	total(r)
 	return r
 }
@@ -98,11 +103,16 @@ const baseCommit, headCommit = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", "3f1c
 func gateFixture(t *testing.T, head shape, jitter []float64, mutate func(base, head []*result.Result)) report.GateReport {
 	var bs, hs []*result.Result
 	for i, j := range jitter {
-		bs = append(bs, gateRound(t, "base", baseCommit, 2*i, shape{sustain: 1, recover: 1, ingestOK: 400}))
+		// ABBA: base first in odd rounds (1, 3, …), head first in even ones.
+		bAt, hAt := 2*i, 2*i+1
+		if i%2 == 1 {
+			bAt, hAt = hAt, bAt
+		}
+		bs = append(bs, gateRound(t, "base", baseCommit, bAt, shape{sustain: 1, recover: 1, ingestOK: 400}))
 		h := head
 		h.sustain *= 1 + j
 		h.recover *= 1 + j
-		hs = append(hs, gateRound(t, "head", headCommit, 2*i+1, h))
+		hs = append(hs, gateRound(t, "head", headCommit, hAt, h))
 	}
 	if mutate != nil {
 		mutate(bs, hs)
@@ -135,21 +145,33 @@ func TestCompareGolden(t *testing.T) {
 		}, verdict.Regression, []string{"+31.", "**regression**", "**REGRESSION** (exit 1)", "```mermaid", "xychart-beta"}},
 		{"improvement", func(t *testing.T) report.GateReport {
 			return gateFixture(t, shape{sustain: 0.7, recover: 0.72, ingestOK: 400}, calm, nil)
-		}, verdict.Improvement, []string{"-30.", "**IMPROVEMENT** (exit 0)"}},
+		}, verdict.Improvement, []string{"−30.", "**IMPROVEMENT** (exit 0)"}},
 		{"inconclusive", func(t *testing.T) report.GateReport {
 			return gateFixture(t, shape{sustain: 1.15, recover: 1, ingestOK: 400}, []float64{0, 0.07, -0.07}, nil)
 		}, verdict.Inconclusive, []string{"inconclusive: to decide, ≈", "rounds (now 3)", "**INCONCLUSIVE** (exit 0)"}},
 		{"not_measured", func(t *testing.T) report.GateReport {
 			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm[:3], func(_, hs []*result.Result) {
-				hs[1] = gateRound(t, "head", headCommit, 3, shape{sustain: 1, recover: 1, ingestOK: 0, ingestFail: 400})
+				hs[1] = gateRound(t, "head", headCommit, 2, shape{sustain: 1, recover: 1, ingestOK: 0, ingestFail: 400})
 			})
 		}, verdict.NotMeasured, []string{"head round 2: no successful request (0 of 400", "**NOT MEASURED** (exit 1)"}},
+		{"generator_behind", func(t *testing.T) report.GateReport {
+			// The regression fixture, with head round 2's generator far behind
+			// its schedule: the regression is not called, the round is named.
+			return gateFixture(t, shape{sustain: 1.31, recover: 1.02, apiFail: 12, ingestOK: 400}, calm, func(_, hs []*result.Result) {
+				behindSchedule(t, hs[1])
+			})
+		}, verdict.Inconclusive, []string{
+			"> **GENERATOR BEHIND SCHEDULE** — head round 2: 57% of requests late (2 122 of 3 724, limit 1%), lateness p99 833 ms (n=3 724, limit 5 ms). These rounds are not trustworthy",
+			"— not called a regression: the generator fell behind its schedule in head round 2",
+			"head round 2 is not trustworthy: generator behind schedule: 57% of requests late",
+			"**INCONCLUSIVE** (exit 0)",
+		}},
 		{"unusable", func(t *testing.T) report.GateReport {
 			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm[:3], func(bs, _ []*result.Result) {
 				bs[1].Offered += 2
 				bs[1].Topology.Pinned, bs[1].Topology.PinnedReason = false, "cpuset not available"
 			})
-		}, verdict.Unusable, []string{"> **UNUSABLE GATE** — base round 2 (0a1b2c3d4e5f): offered", "**UNUSABLE** (exit 3)", "base round 2 was not pinned (cpuset not available)"}},
+		}, verdict.Unusable, []string{"> **UNUSABLE GATE** — base round 2: offered", "**UNUSABLE** (exit 3)", "base round 2 was not pinned (cpuset not available)"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -200,7 +222,7 @@ func TestCompareGolden(t *testing.T) {
 			if err := json.Unmarshal([]byte(out["json"]), &js); err != nil {
 				t.Fatal(err)
 			}
-			if js["schema"] != report.VerdictSchema || js["value"] != string(tc.want) || strings.Contains(out["json"], "null") {
+			if js["schema"] != report.GateVerdictSchema || js["value"] != string(tc.want) || strings.Contains(out["json"], "null") {
 				t.Errorf("json: %v %v, or a null", js["schema"], js["value"])
 			}
 			if err := xml.Unmarshal([]byte(out["svg"]), new(struct{})); err != nil {
@@ -211,5 +233,87 @@ func TestCompareGolden(t *testing.T) {
 				t.Error("text: the verdict is not last")
 			}
 		})
+	}
+}
+
+// behindSchedule makes r a round whose generator fell far behind its
+// schedule: 57% of its requests late, lateness p99 833 ms (issue 8's run).
+func behindSchedule(t *testing.T, r *result.Result) {
+	t.Helper()
+	r.Late = r.Offered * 57 / 100
+	h := result.NewHistogram()
+	for i := range r.Offered {
+		v := int64(19_800) // µs
+		switch {
+		case i >= r.Offered*98/100:
+			v = 833_000
+		case i >= r.Offered/2:
+			v = 400_000
+		}
+		if err := h.RecordValue(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := result.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.LatenessHist, r.LatenessMS = enc, result.Summarize(h)
+}
+
+// Twelve unpinned rounds are one note; results that do not record how they
+// ran are not said to have alternated or paused; warm-up failures are
+// said once per side.
+func TestGateNotesFromData(t *testing.T) {
+	jitter := make([]float64, 12)
+	g := gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, jitter, func(bs, hs []*result.Result) {
+		for _, r := range append(slices.Clone(bs), hs...) {
+			r.Topology.Pinned, r.Topology.PinnedReason = false, "no cpuset controller"
+		}
+		hs[2].Warmup = result.Warmup{DurationS: 10, Offered: 120, Recorded: 120}
+		hs[5].Warmup = result.Warmup{DurationS: 10, Offered: 120, Recorded: 120}
+		hs[2].Warmup.AddFailures(map[string]int64{"status 404": 4})
+		hs[5].Warmup.AddFailures(map[string]int64{"status 404": 1, "status 400": 2})
+	})
+	var md bytes.Buffer
+	if err := report.CompareMarkdown(&md, g); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"- rounds 1–12 of both sides were not pinned (no cpuset controller): their numbers carry more of the machine's noise\n",
+		"- head warm-up (rounds 3, 6): 7 of 240 failed (status 404 5, status 400 2); excluded from every number",
+		"alternating which went first (ABBA); the idle side's stack was paused.",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	if n := strings.Count(md.String(), "not pinned"); n != 1 {
+		t.Errorf("%d not-pinned notes, want 1", n)
+	}
+
+	// Result files compared as given: no round data, base always earlier.
+	for _, r := range append(slices.Clone(g.Base.Results), g.Head.Results...) {
+		r.Round = nil
+	}
+	for i, r := range g.Head.Results {
+		r.StartedAt = g.Base.Results[i].StartedAt.Add(time.Minute)
+	}
+	md.Reset()
+	if err := report.CompareMarkdown(&md, g); err != nil {
+		t.Fatal(err)
+	}
+	if s := md.String(); strings.Contains(s, "alternating") || strings.Contains(s, "; the idle side's stack was paused.") ||
+		!strings.Contains(s, "Each round ran both sides one after the other, base first (as their start times say)") ||
+		!strings.Contains(s, "the results do not say that the idle side's stack was paused") {
+		t.Errorf("a compare of result files claims how they ran:\n%s", s[:min(len(s), 1500)])
+	}
+	var js bytes.Buffer
+	if err := report.CompareJSON(&js, g); err != nil {
+		t.Fatal(err)
+	}
+	f, err := report.DecodeGateVerdict(&js)
+	if err != nil || f.Paused || f.Order != "base first" || len(f.FirstSides) != 12 {
+		t.Errorf("gate verdict file: %v; order %q first %q paused %v", err, f.Order, f.FirstSides, f.Paused)
 	}
 }

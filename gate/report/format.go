@@ -15,12 +15,28 @@ import (
 // dash stands in for a number that does not exist (no samples, no duration).
 const dash = "—"
 
-// group inserts a space every three digits in the integer part of a
-// formatted decimal number: "1520.5" → "1 520.5".
+// Numbers have one formatter per kind, used by every rendering (text,
+// Markdown, SVG) and exported for the other surfaces (the pull-request
+// comment): Count, MS, Percent, SignedPercent, SignedPoints, ShortHash.
+// Digits are grouped by threes with a thin space (U+2009), one character
+// wide like a digit in a monospace table, so space-aligned columns stay
+// aligned and a grouped number never reads as two cells.
+
+// GroupSep separates groups of three digits.
+const GroupSep = "\u2009"
+
+// minus is the sign of a negative number (U+2212, as wide as "+").
+const minus = "−"
+
+// group inserts GroupSep every three digits in the integer part of a
+// formatted decimal number, and writes a negative sign as minus:
+// "1520.5" → "1 520.5", "-1234" → "−1 234".
 func group(s string) string {
 	sign := ""
 	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
+		sign, s = minus, s[1:]
+	} else if strings.HasPrefix(s, "+") {
+		sign, s = "+", s[1:]
 	}
 	intPart, frac := s, ""
 	if i := strings.IndexByte(s, '.'); i >= 0 {
@@ -32,7 +48,7 @@ func group(s string) string {
 	var b strings.Builder
 	for i, c := range intPart {
 		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(' ')
+			b.WriteString(GroupSep)
 		}
 		b.WriteRune(c)
 	}
@@ -56,53 +72,56 @@ func sig3(v float64) string {
 	return group(strconv.FormatFloat(rounded, 'f', dec, 64))
 }
 
-// ms formats a latency in milliseconds (3 significant digits, no unit).
-func ms(v float64) string { return sig3(v) }
-
-// count formats an integer count with grouped digits: 2 811.
-func count(n int64) string { return group(strconv.FormatInt(n, 10)) }
-
-// rate formats a rate per second with one decimal.
-func rate(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return dash
-	}
-	return group(strconv.FormatFloat(v, 'f', 1, 64))
-}
-
-// exact formats a limit as written (shortest form), digits grouped.
-func exact(v float64) string { return group(strconv.FormatFloat(v, 'f', -1, 64)) }
-
-// pct formats a fraction as a percentage, 3 significant digits at most,
-// trailing zeros dropped: 0.001 → "0.1%", 0.000355 → "0.0355%", 0 → "0%".
-func pct(frac float64) string {
-	s := sig3(frac * 100)
+// trimZeros drops trailing zeros of a decimal fraction: "0.0350" → "0.035",
+// "2.00" → "2".
+func trimZeros(s string) string {
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// MS formats a latency in milliseconds, without the unit: 3 significant
+// digits (the histograms' precision), digits grouped: 0.0412, 12.3, 1 520.
+func MS(v float64) string { return sig3(v) }
+
+// Count formats a count with grouped digits: 2 811.
+func Count(n int64) string { return group(strconv.FormatInt(n, 10)) }
+
+// Percent formats a fraction as a percentage, 3 significant digits at
+// most, trailing zeros dropped: 0.001 → "0.1%", 0.000355 → "0.0355%",
+// 0 → "0%". Every error rate, share and limit in a report is written by it.
+func Percent(frac float64) string { return trimZeros(sig3(frac*100)) + "%" }
+
+// SignedPercent formats a ratio as a signed percentage change, one decimal:
+// 1.312 → "+31.2%", 0.868 → "−13.2%", a change under 0.05% → "+0.0%".
+func SignedPercent(ratio float64) string {
+	d := (ratio - 1) * 100
+	if math.Abs(d) < 0.05 {
+		return "+0.0%"
+	}
+	s := group(strconv.FormatFloat(d, 'f', 1, 64))
+	if d > 0 {
+		s = "+" + s
 	}
 	return s + "%"
 }
 
-// seconds formats a duration in seconds: "60 s", "1.5 s", "0.25 s".
-func seconds(s float64) string {
-	if s == 0 {
-		return "0 s"
+// SignedPoints formats a difference of two fractions in signed percentage
+// points, two decimals, without the unit: 0.0007 → "+0.07", −0.0032 →
+// "−0.32".
+func SignedPoints(d float64) string {
+	s := group(strconv.FormatFloat(d*100, 'f', 2, 64))
+	if !strings.HasPrefix(s, minus) {
+		s = "+" + s
 	}
-	if s >= 100 {
-		return group(strconv.FormatFloat(math.Round(s), 'f', -1, 64)) + " s"
-	}
-	v := sig3(s)
-	if strings.Contains(v, ".") {
-		v = strings.TrimRight(strings.TrimRight(v, "0"), ".")
-	}
-	return v + " s"
+	return s
 }
 
-// shortHash shortens "sha256:<hex>" to "sha256:" and 12 hex digits.
-func shortHash(h string) string {
-	if h == "" {
-		return "(no hash)"
-	}
+// ShortHash shortens a hash to 12 hex digits, keeping an algorithm prefix:
+// "sha256:<hex>" → "sha256:9f86d081884c", a git commit → its first 12
+// digits. "" stays "" (the caller says what is unknown).
+func ShortHash(h string) string {
 	algo, hex, ok := strings.Cut(h, ":")
 	if !ok {
 		algo, hex = "", h
@@ -114,6 +133,67 @@ func shortHash(h string) string {
 		return hex
 	}
 	return algo + ":" + hex
+}
+
+// scenarioHash is a scenario's short hash, "(no hash)" when it has none.
+func scenarioHash(h string) string {
+	if h == "" {
+		return "(no hash)"
+	}
+	return ShortHash(h)
+}
+
+// commitText is a commit's short form, "unknown" when there is none.
+func commitText(c string) string { return orUnknown(ShortHash(c)) }
+
+// fixed1 formats a rate, a CPU percentage or MiB with one decimal, digits
+// grouped: 1 234.6.
+func fixed1(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return dash
+	}
+	return group(strconv.FormatFloat(v, 'f', 1, 64))
+}
+
+// rate formats a rate per second.
+func rate(v float64) string { return fixed1(v) }
+
+// exact formats a limit as written (shortest form), digits grouped.
+func exact(v float64) string { return group(strconv.FormatFloat(v, 'f', -1, 64)) }
+
+// factor formats a multiplier as verdict rounded it: 1.5, 14.
+func factor(k float64) string { return strconv.FormatFloat(k, 'f', -1, 64) }
+
+// seconds formats a duration in seconds: "60 s", "1.5 s", "0.25 s".
+func seconds(s float64) string {
+	if s == 0 {
+		return "0 s"
+	}
+	if s >= 100 {
+		return group(strconv.FormatFloat(math.Round(s), 'f', -1, 64)) + " s"
+	}
+	return trimZeros(sig3(s)) + " s"
+}
+
+// ranges writes sorted round numbers as ranges: [1 2 3 5] → "1–3, 5".
+func ranges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, strconv.Itoa(ns[i]))
+		case j == i+1:
+			parts = append(parts, strconv.Itoa(ns[i]), strconv.Itoa(ns[j]))
+		default:
+			parts = append(parts, strconv.Itoa(ns[i])+"–"+strconv.Itoa(ns[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // date formats t in UTC.
@@ -159,14 +239,14 @@ func classes(m map[string]int64) string {
 	})
 	parts := make([]string, len(kvs))
 	for i, x := range kvs {
-		parts[i] = x.k + " " + count(x.v)
+		parts[i] = x.k + " " + Count(x.v)
 	}
 	return strings.Join(parts, ", ")
 }
 
 // failed formats a failure count with its classes: "5 (timeout 3, status 503 2)".
 func failed(w result.Workload) string {
-	s := count(w.Failed)
+	s := Count(w.Failed)
 	if c := classes(w.Failures); c != "" {
 		s += " (" + c + ")"
 	}
@@ -241,9 +321,9 @@ func unusableReasons(r *result.Result, v verdict.Verdict) []string {
 	}
 	switch d := r.Offered - r.Recorded; {
 	case d > 0:
-		add(fmt.Sprintf("%s offered request(s) left no record", count(d)))
+		add(fmt.Sprintf("%s offered request(s) left no record", Count(d)))
 	case d < 0:
-		add(fmt.Sprintf("%s more record(s) than offered requests", count(-d)))
+		add(fmt.Sprintf("%s more record(s) than offered requests", Count(-d)))
 	}
 	// The first reason already says it; result.Check words it so.
 	mismatch := fmt.Sprintf("offered %d != recorded %d", r.Offered, r.Recorded)
@@ -273,8 +353,17 @@ func measuredSentence(r *result.Result) string {
 }
 
 // syntheticLoad is always synthetic, whatever else is.
-func syntheticLoad(r *result.Result) string {
-	return fmt.Sprintf("the load: requests generated by loadgate from the scenario %q on a fixed schedule, not production traffic", r.Scenario.Name)
+func syntheticLoad(scenario string) string {
+	return fmt.Sprintf("the load: requests generated by loadgate from the scenario %q on a fixed schedule, not production traffic", scenario)
+}
+
+// verdictWhy explains an overall verdict in a few words: valueWhy, except
+// for a gate left inconclusive by rounds whose generator fell behind.
+func verdictWhy(v verdict.Verdict) string {
+	if v.Value == verdict.Inconclusive && len(v.Untrusted) > 0 {
+		return "a round's generator fell behind its schedule, so no regression, improvement or pass is called (warning, not a failure)"
+	}
+	return valueWhy(v.Value)
 }
 
 // valueWhy explains an overall verdict value in a few words.
@@ -300,22 +389,22 @@ func valueWhy(v verdict.Value) string {
 
 // checkText renders one check: "p95 312 ms > 300 ms (n=2 811)".
 func checkText(c verdict.Check) string {
-	unit := func(x float64) string { return ms(x) + " ms" }
+	unit := func(x float64) string { return MS(x) + " ms" }
 	limit := exact(c.Limit) + " ms"
 	if c.Metric == verdict.MetricErrorRate {
-		unit = pct
-		limit = pct(c.Limit)
+		unit = Percent
+		limit = Percent(c.Limit)
 	}
 	var s string
 	switch c.Value {
 	case verdict.NotMeasured:
-		s = fmt.Sprintf("%s not measured (limit %s, n=%s)", c.Metric, limit, count(c.Count))
+		s = fmt.Sprintf("%s not measured (limit %s, n=%s)", c.Metric, limit, Count(c.Count))
 	case verdict.Fail:
-		s = fmt.Sprintf("%s %s > %s (n=%s)", c.Metric, unit(c.Observed), limit, count(c.Count))
+		s = fmt.Sprintf("%s %s > %s (n=%s)", c.Metric, unit(c.Observed), limit, Count(c.Count))
 	case verdict.Pass:
-		s = fmt.Sprintf("%s %s ≤ %s (n=%s)", c.Metric, unit(c.Observed), limit, count(c.Count))
+		s = fmt.Sprintf("%s %s ≤ %s (n=%s)", c.Metric, unit(c.Observed), limit, Count(c.Count))
 	default:
-		s = fmt.Sprintf("%s %s, limit %s (n=%s): %s", c.Metric, unit(c.Observed), limit, count(c.Count), c.Value)
+		s = fmt.Sprintf("%s %s, limit %s (n=%s): %s", c.Metric, unit(c.Observed), limit, Count(c.Count), c.Value)
 	}
 	if c.Why != "" && c.Value != verdict.NotMeasured {
 		s += ", " + c.Why
@@ -338,4 +427,29 @@ func checksText(wv verdict.WorkloadVerdict, sep string) string {
 		parts = append(parts, checkText(c))
 	}
 	return strings.Join(parts, sep)
+}
+
+// generatorBehind states the numbers of the result's behind-schedule
+// warning (result.GeneratorBehind decides it) beside their limits, or ""
+// when the generator kept its schedule.
+func generatorBehind(r *result.Result) string {
+	if g := r.GeneratorBehind(); g != nil {
+		return generatorText(*g)
+	}
+	return ""
+}
+
+func generatorText(g result.Generator) string {
+	return fmt.Sprintf("%s of requests late (%s of %s, limit %s), lateness p99 %s ms (n=%s, limit %s ms)",
+		Percent(g.LateShare), Count(g.Late), Count(g.Offered), Percent(g.LateShareLimit), MS(g.LatenessP99MS), Count(g.LatenessCount), exact(g.LatenessP99LimitMS))
+}
+
+// untrustedText lists a gate's rounds whose generator fell behind its
+// schedule, with their numbers, or "" when there are none.
+func untrustedText(v verdict.Verdict) string {
+	var parts []string
+	for _, u := range v.Untrusted {
+		parts = append(parts, untrustedName(u)+": "+generatorText(u.Generator))
+	}
+	return strings.Join(parts, "; ")
 }

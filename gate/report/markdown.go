@@ -64,15 +64,8 @@ func Markdown(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	mdBanners(&b, r, v)
 	mdHeader(&b, r)
 	mdWhatRan(&b, r)
-	for _, p := range r.Phases {
-		if p.Judged {
-			mdPhase(&b, p)
-		}
-	}
-	for _, p := range r.Phases {
-		if p.Recover && !p.Judged {
-			mdPhase(&b, p)
-		}
+	for _, p := range judgedPhases(r.Phases) {
+		mdPhase(&b, p)
 	}
 	mdOtherPhases(&b, r)
 	mdStack(&b, r)
@@ -85,11 +78,15 @@ func Markdown(w io.Writer, r *result.Result, v verdict.Verdict) error {
 func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
 	if rs := unusableReasons(r, v); rs != nil {
 		b.line("> **UNUSABLE RUN** — offered %s, recorded %s: %s. No number below can be trusted for a verdict (exit 3).",
-			count(r.Offered), count(r.Recorded), strings.Join(rs, "; "))
+			Count(r.Offered), Count(r.Recorded), strings.Join(rs, "; "))
 		b.line("")
 	}
 	if r.Interrupted {
 		b.line("> **INTERRUPTED** — the run stopped before its schedule ended; later phases are short or missing, and every number describes only what ran.")
+		b.line("")
+	}
+	if g := generatorBehind(r); g != "" {
+		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. The generator was part of the measurement: latency is measured from each request's due time, so it includes the generator's own delay. Give the generator its own, quiet cores (`--load-cpus`) or lower the rate; a gate calls no regression on such a round.", g)
 		b.line("")
 	}
 }
@@ -97,11 +94,7 @@ func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
 func mdHeader(b *md, r *result.Result) {
 	b.line("# loadgate: %s", r.Scenario.Name)
 	b.line("")
-	scen := fmt.Sprintf("- **scenario** %s `%s`", r.Scenario.Name, shortHash(r.Scenario.Hash))
-	if r.Scenario.File != "" {
-		scen += fmt.Sprintf(" (`%s`)", r.Scenario.File)
-	}
-	b.line("%s", scen)
+	b.line("%s", scenarioLine(r.Scenario))
 	when := "- **date** " + date(r.StartedAt)
 	if d := r.FinishedAt.Sub(r.StartedAt); !r.StartedAt.IsZero() && d > 0 {
 		when += ", ran " + seconds(d.Seconds())
@@ -113,7 +106,7 @@ func mdHeader(b *md, r *result.Result) {
 	b.line("- **target** `%s`", orUnknown(r.Target))
 	b.line("- **machine** %s", machineText(r.Machine))
 	b.line("- **topology** %s", topologyText(r.Topology, "**"))
-	b.line("- **load** max_in_flight %s · timeout %s ms", count(int64(r.Scenario.MaxInFlight)), exact(r.Scenario.TimeoutMS))
+	b.line("- **load** max_in_flight %s · timeout %s ms", Count(int64(r.Scenario.MaxInFlight)), exact(r.Scenario.TimeoutMS))
 	b.line("- **precision** %s", orUnknown(r.Precision))
 	if s := r.Scenario.Scale; s != 0 && s != 1 {
 		b.line("- **scale** %s: rates and durations scaled; compare only with runs at the same scale", exact(s))
@@ -121,14 +114,36 @@ func mdHeader(b *md, r *result.Result) {
 	b.line("")
 }
 
+// judgedPhases are the phases a report judges, in its order: the judged
+// ones, then the recover phase.
+func judgedPhases(phases []result.Phase) []result.Phase {
+	var ps []result.Phase
+	for _, p := range phases {
+		if p.Judged {
+			ps = append(ps, p)
+		}
+	}
+	for _, p := range phases {
+		if p.Recover && !p.Judged {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// scenarioLine is the header's scenario: name, short hash, file.
+func scenarioLine(sc result.Scenario) string {
+	s := fmt.Sprintf("- **scenario** %s `%s`", sc.Name, scenarioHash(sc.Hash))
+	if sc.File != "" {
+		s += fmt.Sprintf(" (`%s`)", sc.File)
+	}
+	return s
+}
+
 func sideText(r *result.Result) string {
 	s := orUnknown(r.Side)
 	if r.Commit != "" {
-		c := r.Commit
-		if len(c) > 12 {
-			c = c[:12]
-		}
-		s += " at `" + c + "`"
+		s += " at `" + ShortHash(r.Commit) + "`"
 	}
 	return s
 }
@@ -166,15 +181,28 @@ func warmupText(r *result.Result) string {
 	if wu.DurationS == 0 && wu.Offered == 0 {
 		return "no warm-up"
 	}
-	s := fmt.Sprintf("warm-up %s: %s requests, excluded from every number", seconds(wu.DurationS), count(wu.Offered))
+	s := fmt.Sprintf("warm-up %s: %s requests, excluded from every number", seconds(wu.DurationS), Count(wu.Offered))
 	if wu.Recorded != wu.Offered {
-		s += fmt.Sprintf(" (%s recorded)", count(wu.Recorded))
+		s += fmt.Sprintf(" (%s recorded)", Count(wu.Recorded))
+	}
+	if wu.Failed > 0 {
+		s += "; " + warmupFailed(wu.Failed, wu.Recorded, wu.Failures)
+	}
+	return s
+}
+
+// warmupFailed words a warm-up's failures: "3 of 120 failed (status 404 2,
+// status 400 1)".
+func warmupFailed(failed, of int64, by map[string]int64) string {
+	s := fmt.Sprintf("%s of %s failed", Count(failed), Count(of))
+	if c := classes(by); c != "" {
+		s += " (" + c + ")"
 	}
 	return s
 }
 
 func lateText(r *result.Result) string {
-	s := fmt.Sprintf("%s of %s offered", count(r.Late), count(r.Offered))
+	s := fmt.Sprintf("%s of %s offered", Count(r.Late), Count(r.Offered))
 	if r.LateAfterMS > 0 {
 		s += fmt.Sprintf(" (sent more than %s ms after their due time)", exact(r.LateAfterMS))
 	}
@@ -186,7 +214,7 @@ func latenessText(r *result.Result) string {
 	if l.Count == 0 {
 		return "no request sent (n=0)"
 	}
-	return fmt.Sprintf("p50 %s ms, p99 %s ms, max %s ms (n=%s)", ms(l.P50), ms(l.P99), ms(l.Max), count(l.Count))
+	return fmt.Sprintf("p50 %s ms, p99 %s ms, max %s ms (n=%s)", MS(l.P50), MS(l.P99), MS(l.Max), Count(l.Count))
 }
 
 func mdWhatRan(b *md, r *result.Result) {
@@ -199,7 +227,7 @@ func mdWhatRan(b *md, r *result.Result) {
 		if mark != "" {
 			mark = "**" + mark + "**"
 		}
-		b.row(p.Name, orUnknown(p.Pattern), seconds(p.DurationS), count(t.offered), rate(t.offeredPS), rate(t.complPS), mark)
+		b.row(p.Name, orUnknown(p.Pattern), seconds(p.DurationS), Count(t.offered), rate(t.offeredPS), rate(t.complPS), mark)
 	}
 	b.line("")
 	b.line("%s.", title(warmupText(r)))
@@ -207,7 +235,7 @@ func mdWhatRan(b *md, r *result.Result) {
 	b.line("Schedule health:")
 	b.line("")
 	b.line("- late: %s", lateText(r))
-	b.line("- stalled: %s waiting for an in-flight permit (max_in_flight %s)", seconds(r.Stalled), count(int64(r.Scenario.MaxInFlight)))
+	b.line("- stalled: %s waiting for an in-flight permit (max_in_flight %s)", seconds(r.Stalled), Count(int64(r.Scenario.MaxInFlight)))
 	b.line("- lateness (send time − due time): %s", latenessText(r))
 	b.line("")
 }
@@ -217,8 +245,8 @@ func mdPhase(b *md, p result.Phase) {
 	b.line("## %s", sectionTitle(p))
 	b.line("")
 	b.line("%s %s · offered %s (%s/s) · completed %s/s · %s ok, %s failed, %s abandoned",
-		seconds(p.DurationS), orUnknown(p.Pattern), count(t.offered), rate(t.offeredPS), rate(t.complPS),
-		count(t.succeeded), count(t.failedN), count(t.abandoned))
+		seconds(p.DurationS), orUnknown(p.Pattern), Count(t.offered), rate(t.offeredPS), rate(t.complPS),
+		Count(t.succeeded), Count(t.failedN), Count(t.abandoned))
 	b.line("")
 	if len(p.Workloads) == 0 {
 		b.line("No workload ran in this phase.")
@@ -227,7 +255,7 @@ func mdPhase(b *md, p result.Phase) {
 	}
 	b.header("lrrlrrrr", "workload", "offered", "ok", "failed", "abandoned", "late", "completed/s", "offered/s")
 	for _, w := range p.Workloads {
-		b.row(w.Name, count(w.Offered), count(w.Succeeded), failed(w), count(w.Abandoned), count(w.Late),
+		b.row(w.Name, Count(w.Offered), Count(w.Succeeded), failed(w), Count(w.Abandoned), Count(w.Late),
 			rate(w.Throughput.CompletedPerS), rate(w.Throughput.OfferedPerS))
 	}
 	b.line("")
@@ -242,9 +270,10 @@ func mdPhase(b *md, p result.Phase) {
 			b.row(name, "0", dash, dash, dash, dash, dash, dash, dash)
 			continue
 		}
-		b.row(name, count(l.Count), ms(l.P50), ms(l.P90), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max), serviceP99(w))
+		b.row(name, Count(l.Count), MS(l.P50), MS(l.P90), MS(l.P95), MS(l.P99), MS(l.P999), MS(l.Max), serviceP99(w))
 	}
 	b.line("")
+	mdSessions(b, p) // session.go
 }
 
 // serviceP99 is the service-time p99, with its own count when it differs
@@ -254,9 +283,9 @@ func serviceP99(w result.Workload) string {
 	if s.Count == 0 {
 		return dash + " (n=0)"
 	}
-	out := ms(s.P99)
+	out := MS(s.P99)
 	if s.Count != w.LatencyMS.Count {
-		out += " (n=" + count(s.Count) + ")"
+		out += " (n=" + Count(s.Count) + ")"
 	}
 	return out
 }
@@ -283,19 +312,19 @@ func mdOtherPhases(b *md, r *result.Result) {
 		for _, w := range p.Workloads {
 			p50, p99 := dash, dash
 			if w.LatencyMS.Count > 0 {
-				p50, p99 = ms(w.LatencyMS.P50), ms(w.LatencyMS.P99)
+				p50, p99 = MS(w.LatencyMS.P50), MS(w.LatencyMS.P99)
 			}
-			b.row(p.Name, w.Name, count(w.Offered), count(w.LatencyMS.Count), p50, p99, failed(w), count(w.Abandoned))
+			b.row(p.Name, w.Name, Count(w.Offered), Count(w.LatencyMS.Count), p50, p99, failed(w), Count(w.Abandoned))
 		}
 	}
 	b.line("")
 }
 
-func mib(bytes int64) string {
-	return group(fmt.Sprintf("%.1f", float64(bytes)/(1<<20)))
-}
+// mib formats bytes in MiB, one decimal.
+func mib(bytes int64) string { return fixed1(float64(bytes) / (1 << 20)) }
 
-func cpuPct(v float64) string { return group(fmt.Sprintf("%.1f", v)) }
+// cpuPct formats a CPU percentage, one decimal.
+func cpuPct(v float64) string { return fixed1(v) }
 
 func mdStack(b *md, r *result.Result) {
 	if r.Stack == nil {
@@ -312,7 +341,7 @@ func mdStack(b *md, r *result.Result) {
 	b.line("")
 	b.header("lrrrr", "service", "CPU avg %", "CPU peak %", "mem peak MiB", "samples")
 	for _, s := range stackRows(r.Stack) {
-		b.row(s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), count(int64(s.Samples)))
+		b.row(s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples)))
 	}
 	b.line("")
 }
@@ -329,7 +358,7 @@ func mdNotMeasured(b *md, r *result.Result) {
 	b.line("")
 	b.line("## Synthetic")
 	b.line("")
-	b.line("- %s", syntheticLoad(r))
+	b.line("- %s", syntheticLoad(r.Scenario.Name))
 	for _, s := range r.Synthetic {
 		b.line("- %s", s)
 	}
@@ -350,7 +379,7 @@ func mdVerdict(b *md, v verdict.Verdict) {
 func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe func(verdict.WorkloadVerdict, string) string, label string, reasons []string) {
 	b.line("## Verdict")
 	b.line("")
-	b.line("**%s** (exit %d): %s.", strings.ToUpper(string(v.Value)), v.ExitCode(), valueWhy(v.Value))
+	b.line("**%s** (exit %d): %s.", strings.ToUpper(string(v.Value)), v.ExitCode(), verdictWhy(v))
 	b.line("")
 	if len(v.Workloads) > 0 {
 		b.header("llll", "phase", "workload", "verdict", column)

@@ -142,13 +142,13 @@ var cases = []golden{
 		md: []string{
 			"# loadgate: demo-api", "`sha256:9f86d081884c`", "2026-03-01 12:00:00 UTC", "pinned **no** (no stack: plain run",
 			"Warm-up 10 s: 120 requests, excluded from every number.",
-			"- late: 3 of 4 980 offered (sent more than 1 ms after their due time)",
-			"p50 0.0412 ms, p99 0.412 ms, max 2.31 ms (n=4 980)",
-			"## Sustain (judged)", "## Recover (judged, recovery)", "| api_read | 1 943 | 12.3 | 22.1 | 28.3 | 50.4 | 94.7 | 159 | 45.4 |",
-			"p95 28.3 ms ≤ 300 ms (n=1 943)", "error_rate 0.0514% ≤ 0.1% (n=1 944)",
+			"- late: 3 of 4 980 offered (sent more than 1 ms after their due time)",
+			"p50 0.0412 ms, p99 0.412 ms, max 2.31 ms (n=4 980)",
+			"## Sustain (judged)", "## Recover (judged, recovery)", "| api_read | 1 943 | 12.3 | 22.1 | 28.3 | 50.4 | 94.7 | 159 | 45.4 |",
+			"p95 28.3 ms ≤ 300 ms (n=1 943)", "error_rate 0.0514% ≤ 0.1% (n=1 944)",
 			"status 503 4, timeout 4", "2 abandoned excluded", "**PASS** (exit 0)",
 		},
-		text: []string{"verdict: PASS (exit 0)", "n=1 943"},
+		text: []string{"verdict: PASS (exit 0)", "n=1 943"},
 	},
 	{
 		name: "threshold_fail",
@@ -163,7 +163,7 @@ var cases = []golden{
 		},
 		want: verdict.Fail,
 		md: []string{
-			"p95 312 ms > 300 ms (n=1 943)", "| 1 520 |", "7 (timeout 3, reset 2, status 503 2)",
+			"p95 312 ms > 300 ms (n=1 943)", "| 1 520 |", "7 (timeout 3, reset 2, status 503 2)",
 			"error_rate 3.24% > 0% (n=216)", "**FAIL** (exit 1): an absolute threshold is broken.",
 		},
 		text: []string{"verdict: FAIL (exit 1)", "sustain  api_read  fail"},
@@ -200,10 +200,10 @@ var cases = []golden{
 		},
 		want: verdict.Unusable,
 		md: []string{
-			"> **UNUSABLE RUN** — offered 4 982, recorded 4 980: 2 offered request(s) left no record; the dispatcher lost 2 requests at shutdown; phases[1].workloads[0] (sustain/api_read): offered 1946 != succeeded 1943 + failed 1 + abandoned 0 = 1944.",
+			"> **UNUSABLE RUN** — offered 4 982, recorded 4 980: 2 offered request(s) left no record; the dispatcher lost 2 requests at shutdown; phases[1].workloads[0] (sustain/api_read): offered 1946 != succeeded 1943 + failed 1 + abandoned 0 = 1944.",
 			"**UNUSABLE** (exit 3)", "No workload is judged: the run is unusable.",
 		},
-		text: []string{"UNUSABLE RUN — offered 4 982, recorded 4 980", "verdict: UNUSABLE (exit 3)"},
+		text: []string{"UNUSABLE RUN — offered 4 982, recorded 4 980", "verdict: UNUSABLE (exit 3)"},
 	},
 	{
 		name: "interrupted",
@@ -228,6 +228,39 @@ var cases = []golden{
 			"**NOT MEASURED** (exit 1)",
 		},
 		text: []string{"INTERRUPTED — ", "note: the run was interrupted"},
+	},
+	{
+		// Issue 8's run: 57% of requests late, lateness p99 833 ms, judged
+		// FAIL on latency; the header says the generator was behind.
+		name: "generator_behind",
+		r: func() *result.Result {
+			r := base()
+			w := workload(r, "sustain", "api_read")
+			w.LatencyMS.P95, w.LatencyMS.P99, w.LatencyMS.P999, w.LatencyMS.Max = 712, 988, 1520, 2210
+			r.Late = r.Offered * 57 / 100
+			r.LatenessMS = result.Summary{Count: r.Offered, P50: 19.8, P90: 401, P95: 612, P99: 833, P999: 901, Max: 912}
+			return r
+		},
+		want: verdict.Fail,
+		md: []string{
+			"> **GENERATOR BEHIND SCHEDULE** — 57% of requests late (2 838 of 4 980, limit 1%), lateness p99 833 ms (n=4 980, limit 5 ms). The generator was part of the measurement",
+			"a gate calls no regression on such a round",
+			"**FAIL** (exit 1)",
+		},
+		text: []string{"GENERATOR BEHIND SCHEDULE — 57% of requests late (2 838 of 4 980, limit 1%), lateness p99 833 ms (n=4 980, limit 5 ms): latency includes the generator's own delay"},
+	},
+	{
+		// The warm-up failed requests (a path the service does not know
+		// yet): excluded from every number, but said.
+		name: "warmup_failed",
+		r: func() *result.Result {
+			r := base()
+			r.Warmup.AddFailures(map[string]int64{"status 404": 9, "status 400": 3})
+			return r
+		},
+		want: verdict.Pass,
+		md:   []string{"Warm-up 10 s: 120 requests, excluded from every number; 12 of 120 failed (status 404 9, status 400 3)."},
+		text: []string{"warm-up 10 s: 120 requests, excluded from every number; 12 of 120 failed (status 404 9, status 400 3)"},
 	},
 	{
 		name: "stack",
@@ -291,7 +324,7 @@ func checkGolden(t *testing.T, file, got string) {
 	}
 }
 
-var valueWithMS = regexp.MustCompile(`\bp(50|90|95|99|99\.9) [0-9][0-9 .]* ms`)
+var valueWithMS = regexp.MustCompile(`\bp(50|90|95|99|99\.9) [0-9][0-9 .\x{2009}]* ms`)
 
 func TestGolden(t *testing.T) {
 	for _, tc := range cases {

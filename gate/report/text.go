@@ -41,12 +41,15 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	}
 	var b txt
 	if rs := unusableReasons(r, v); rs != nil {
-		b.line("UNUSABLE RUN — offered %s, recorded %s: %s (exit 3)", count(r.Offered), count(r.Recorded), strings.Join(rs, "; "))
+		b.line("UNUSABLE RUN — offered %s, recorded %s: %s (exit 3)", Count(r.Offered), Count(r.Recorded), strings.Join(rs, "; "))
 	}
 	if r.Interrupted {
 		b.line("INTERRUPTED — the run stopped before its schedule ended; numbers describe only what ran")
 	}
-	head := fmt.Sprintf("loadgate %s %s · %s · target %s", r.Scenario.Name, shortHash(r.Scenario.Hash), date(r.StartedAt), orUnknown(r.Target))
+	if g := generatorBehind(r); g != "" {
+		b.line("GENERATOR BEHIND SCHEDULE — %s: latency includes the generator's own delay (give it quiet cores with --load-cpus, or lower the rate)", g)
+	}
+	head := fmt.Sprintf("loadgate %s %s · %s · target %s", r.Scenario.Name, scenarioHash(r.Scenario.Hash), date(r.StartedAt), orUnknown(r.Target))
 	if r.Side != "" || r.Commit != "" {
 		head += " · side " + strings.ReplaceAll(sideText(r), "`", "")
 	}
@@ -65,19 +68,12 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	rows := [][]string{{"phase", "pattern", "duration", "offered", "offered/s", "completed/s", ""}}
 	for _, p := range r.Phases {
 		t := phaseTotals(p)
-		rows = append(rows, []string{p.Name, orUnknown(p.Pattern), seconds(p.DurationS), count(t.offered), rate(t.offeredPS), rate(t.complPS), judgedMark(p)})
+		rows = append(rows, []string{p.Name, orUnknown(p.Pattern), seconds(p.DurationS), Count(t.offered), rate(t.offeredPS), rate(t.complPS), judgedMark(p)})
 	}
 	b.table("", rows)
 
-	for _, p := range r.Phases {
-		if p.Judged {
-			textPhase(&b, p)
-		}
-	}
-	for _, p := range r.Phases {
-		if p.Recover && !p.Judged {
-			textPhase(&b, p)
-		}
+	for _, p := range judgedPhases(r.Phases) {
+		textPhase(&b, p)
 	}
 
 	var other [][]string
@@ -88,9 +84,9 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 		for _, w := range p.Workloads {
 			p50, p99 := dash, dash
 			if w.LatencyMS.Count > 0 {
-				p50, p99 = ms(w.LatencyMS.P50), ms(w.LatencyMS.P99)
+				p50, p99 = MS(w.LatencyMS.P50), MS(w.LatencyMS.P99)
 			}
-			other = append(other, []string{p.Name, w.Name, "p50 " + p50, "p99 " + p99 + " ms", "n=" + count(w.LatencyMS.Count), "failed " + failed(w), "abandoned " + count(w.Abandoned)})
+			other = append(other, []string{p.Name, w.Name, "p50 " + p50, "p99 " + p99 + " ms", "n=" + Count(w.LatencyMS.Count), "failed " + failed(w), "abandoned " + Count(w.Abandoned)})
 		}
 	}
 	if len(other) > 0 {
@@ -104,7 +100,7 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 		b.line("stack (CPU %% of one core, from CPU-time deltas)")
 		rows := [][]string{{"service", "cpu avg %", "cpu peak %", "mem peak MiB", "samples"}}
 		for _, s := range stackRows(r.Stack) {
-			rows = append(rows, []string{s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), count(int64(s.Samples))})
+			rows = append(rows, []string{s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples))})
 		}
 		b.table("  ", rows)
 	}
@@ -115,31 +111,37 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	} else {
 		b.line("not measured: %s", strings.Join(r.NotMeasured, "; "))
 	}
-	b.line("synthetic: %s", strings.Join(append([]string{syntheticLoad(r)}, r.Synthetic...), "; "))
+	b.line("synthetic: %s", strings.Join(append([]string{syntheticLoad(r.Scenario.Name)}, r.Synthetic...), "; "))
 
-	b.line("")
-	b.line("verdict: %s (exit %d): %s", strings.ToUpper(string(v.Value)), v.ExitCode(), valueWhy(v.Value))
-	var vrows [][]string
-	for _, wv := range v.Workloads {
-		vrows = append(vrows, []string{wv.Phase, wv.Workload, string(wv.Value), checksText(wv, "; ")})
-	}
-	b.table("  ", vrows)
 	label := "note"
 	if v.Value == verdict.Unusable {
 		label = "why"
 	}
-	for _, s := range v.Reasons {
-		b.line("  %s: %s", label, s)
-	}
+	b.verdict(v, checksText, label, v.Reasons)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// verdict writes the verdict, last: its value, one row per workload
+// (describe words its checks and comparisons), and the reasons under label.
+func (b *txt) verdict(v verdict.Verdict, describe func(verdict.WorkloadVerdict, string) string, label string, reasons []string) {
+	b.line("")
+	b.line("verdict: %s (exit %d): %s", strings.ToUpper(string(v.Value)), v.ExitCode(), verdictWhy(v))
+	var rows [][]string
+	for _, wv := range v.Workloads {
+		rows = append(rows, []string{wv.Phase, wv.Workload, string(wv.Value), describe(wv, "; ")})
+	}
+	b.table("  ", rows)
+	for _, s := range reasons {
+		b.line("  %s: %s", label, s)
+	}
 }
 
 func textPhase(b *txt, p result.Phase) {
 	t := phaseTotals(p)
 	b.line("")
 	b.line("%s: %s %s, offered %s (%s/s), completed %s/s", strings.ToLower(sectionTitle(p)[:1])+sectionTitle(p)[1:],
-		seconds(p.DurationS), orUnknown(p.Pattern), count(t.offered), rate(t.offeredPS), rate(t.complPS))
+		seconds(p.DurationS), orUnknown(p.Pattern), Count(t.offered), rate(t.offeredPS), rate(t.complPS))
 	if len(p.Workloads) == 0 {
 		b.line("  no workload ran in this phase")
 		return
@@ -147,14 +149,15 @@ func textPhase(b *txt, p result.Phase) {
 	rows := [][]string{{"workload", "ok", "failed", "abandoned", "p50", "p90", "p95", "p99", "p99.9", "max ms", "n", "service p99", "completed/s"}}
 	for _, w := range p.Workloads {
 		l := w.LatencyMS
-		row := []string{w.Name, count(w.Succeeded), failed(w), count(w.Abandoned)}
+		row := []string{w.Name, Count(w.Succeeded), failed(w), Count(w.Abandoned)}
 		if l.Count == 0 {
 			row = append(row, dash, dash, dash, dash, dash, dash, "n=0 (not measured)", dash)
 		} else {
-			row = append(row, ms(l.P50), ms(l.P90), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max), "n="+count(l.Count), serviceP99(w))
+			row = append(row, MS(l.P50), MS(l.P90), MS(l.P95), MS(l.P99), MS(l.P999), MS(l.Max), "n="+Count(l.Count), serviceP99(w))
 		}
 		row = append(row, rate(w.Throughput.CompletedPerS))
 		rows = append(rows, row)
 	}
 	b.table("  ", rows)
+	textSessions(b, p) // session.go
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 // Encode writes r as indented JSON with a trailing newline. Keys come in
@@ -75,16 +77,15 @@ func schemaError(found string) error {
 	return fmt.Errorf("schema %q is not supported; this loadgate reads %q", found, Schema)
 }
 
-// WriteFile encodes r to path (created or truncated, mode 0644).
+// WriteFile encodes r to path (mode 0644) through internal/outfile: a
+// temporary file in path's directory renamed over path, so a symlink at
+// path is replaced, never followed, and a reader never sees half a result.
 func (r *Result) WriteFile(path string) error {
 	var buf bytes.Buffer
 	if err := r.Encode(&buf); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return err // names path
-	}
-	return nil
+	return outfile.WriteFile(path, buf.Bytes()) // errors name path
 }
 
 // ReadFile decodes the result stored at path.
@@ -130,15 +131,20 @@ func (r *Result) validate() error {
 			if err := check(at+"service_histogram", w.ServiceH, at+"service_ms", w.ServiceMS.Count); err != nil {
 				return err
 			}
+			if err := w.validateSession(at, check); err != nil { // session.go
+				return err
+			}
 		}
 	}
 	return nil
 }
 
 // normalized returns r, copied where needed so r itself is not modified,
-// with nil contract lists and maps made empty and empty omitempty ones nil.
+// with nil contract lists and maps made empty and empty omitempty ones nil,
+// and the derived "generator" warning recomputed from the counts.
 func normalized(r *Result) *Result {
 	n := *r
+	n.Generator = r.GeneratorBehind() // derived: one owner for the fact
 	if len(n.Unusable) == 0 {
 		n.Unusable = nil
 	}
@@ -150,6 +156,9 @@ func normalized(r *Result) *Result {
 	}
 	if n.NotMeasured == nil {
 		n.NotMeasured = []string{}
+	}
+	if len(n.Warmup.Failures) == 0 {
+		n.Warmup.Failures = nil
 	}
 	n.Phases = make([]Phase, len(r.Phases))
 	for i, p := range r.Phases {
@@ -177,7 +186,7 @@ func normalized(r *Result) *Result {
 //   - no count is negative;
 //   - offered == recorded, at top level and for warm-up;
 //   - per workload, offered == succeeded + failed + abandoned;
-//   - per workload, the failures by class sum to failed;
+//   - per workload and for warm-up, the failures by class sum to failed;
 //   - top-level offered and recorded equal their sums over the phases.
 //
 // A result with problems is not usable (design rule 3); Check does not
@@ -193,6 +202,13 @@ func (r *Result) Check() []string {
 	}
 	if r.Warmup.Offered != r.Warmup.Recorded {
 		add("warmup: offered %d != recorded %d", r.Warmup.Offered, r.Warmup.Recorded)
+	}
+	var warmFailures int64
+	for _, c := range r.Warmup.Failures {
+		warmFailures += c
+	}
+	if warmFailures != r.Warmup.Failed || r.Warmup.Failed < 0 || r.Warmup.Failed > r.Warmup.Recorded {
+		add("warmup: failures by class sum to %d, failed is %d of %d recorded", warmFailures, r.Warmup.Failed, r.Warmup.Recorded)
 	}
 	var offered, recorded int64
 	for i, p := range r.Phases {

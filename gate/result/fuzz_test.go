@@ -11,11 +11,13 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// FuzzDecode: Decode never panics, and whatever it accepts survives
+// FuzzDecodeResult: Decode never panics, and whatever it accepts survives
 // Encode → Decode deeply equal, with a byte-identical second encoding.
-func FuzzDecode(f *testing.F) {
+func FuzzDecodeResult(f *testing.F) {
 	f.Add(encodeResult(f, sample(f)))
 	f.Add(encodeResult(f, &result.Result{Schema: result.Schema}))
+	f.Add([]byte(`{"schema":"loadgate/result/v1","warmup":{"duration_s":1,"offered":3,"recorded":3,"failed":2,"failures":{"status 404":2}},"round":{"number":2,"first":false,"other_paused":true}}`))
+	f.Add([]byte(`{"schema":"loadgate/result/v1","warmup":{"failures":{}}}`))
 	f.Add([]byte(`{"schema":"loadgate/result/v1","phases":[{"name":"p","workloads":[{"name":"w","failures":null}]}],"unusable":[],"scenario":{"thresholds":{}},"started_at":"2025-01-02T03:04:05.123+05:30"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := result.Decode(bytes.NewReader(data))

@@ -134,6 +134,7 @@ func build(t testing.TB, recs []rec, start time.Time, durS float64, stalled floa
 			}
 		}
 	}
+	r.Generator = r.GeneratorBehind() // as the engine's build step does
 	return r
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Merge combines two rounds of the same side into one result, exactly: the
@@ -13,16 +15,17 @@ import (
 //
 // a and b must have the same scenario hash and the same phases and
 // workloads, by name and in order. Summed: offered, recorded, late,
-// stalled_seconds, warm-up counts and duration, each phase's duration_s and
+// stalled_seconds, warm-up counts, failures by class and duration, each phase's duration_s and
 // each workload's counts, failures by class and completed. Throughput is
 // recomputed as the summed counts over the summed duration. usable is
 // a.usable && b.usable, with the reasons of both (a's first); not_measured and
 // synthetic are the union (a's order, then b's new entries); interrupted is
-// either's. started_at is the earlier, finished_at the later (a zero time
+// either's; round is nil (a merge of rounds is no one round). started_at is the earlier, finished_at the later (a zero time
 // counts as unknown). Stack services (matched by name) are merged: average
 // CPU weighted by samples, peaks the maximum.
 //
-// Everything else is a's: schema, scenario (name, hash, scale, thresholds),
+// generator (the behind-schedule warning) is recomputed from the merged
+// numbers (GeneratorBehind). Everything else is a's: schema, scenario (name, hash, scale, thresholds),
 // machine, topology, target, commit, side, late_after_ms, precision, and each
 // phase's pattern, judged and recover flags.
 //
@@ -58,6 +61,14 @@ func Merge(a, b *Result) (*Result, error) {
 	m.Warmup.DurationS += b.Warmup.DurationS
 	m.Warmup.Offered += b.Warmup.Offered
 	m.Warmup.Recorded += b.Warmup.Recorded
+	m.Warmup.Failed += b.Warmup.Failed
+	for class, c := range b.Warmup.Failures {
+		if m.Warmup.Failures == nil {
+			m.Warmup.Failures = map[string]int64{}
+		}
+		m.Warmup.Failures[class] += c
+	}
+	m.Round = nil // a merge of rounds is no one round
 	if !b.StartedAt.IsZero() && (m.StartedAt.IsZero() || b.StartedAt.Before(m.StartedAt)) {
 		m.StartedAt = b.StartedAt
 	}
@@ -97,6 +108,9 @@ func Merge(a, b *Result) (*Result, error) {
 				w.ServiceH, w.ServiceMS.Count, wb.ServiceH, wb.ServiceMS.Count); err != nil {
 				return nil, err
 			}
+			if err := w.mergeSession(wb, at); err != nil { // session.go
+				return nil, err
+			}
 			w.Throughput = Throughput{}
 			if p.DurationS > 0 {
 				w.Throughput.CompletedPerS = float64(w.Completed) / p.DurationS
@@ -104,6 +118,7 @@ func Merge(a, b *Result) (*Result, error) {
 			}
 		}
 	}
+	m.Generator = m.GeneratorBehind() // derived from the summed counts and the merged lateness
 	return m, nil
 }
 
@@ -136,6 +151,61 @@ func mergeHist(path, a string, countA int64, b string, countB int64) (string, Su
 		return "", Summary{}, fmt.Errorf("result: merge: %s: %w", path, err)
 	}
 	return s, Summarize(ha), nil
+}
+
+// PoolLatency merges, exactly, the due-time latency histograms of one
+// workload in one phase over rs (one side's rounds): the one pooled
+// distribution every report and the gate's verdict read their side's
+// percentiles from. A result given more than once (a stored baseline paired
+// with every round) counts once; a nil result, or one without the phase or
+// the workload, adds nothing. The histogram is empty when nothing was
+// pooled (Summarize it, or read a Quantile).
+func PoolLatency(rs []*Result, phase, workload string) (*hdrhistogram.Histogram, error) {
+	acc := NewHistogram()
+	seen := map[*Result]bool{}
+	for i, r := range rs {
+		if r == nil || seen[r] {
+			continue
+		}
+		seen[r] = true
+		w := r.PhaseNamed(phase).Workload(workload)
+		if w == nil {
+			continue
+		}
+		h, err := w.LatencyHistogram()
+		if err != nil {
+			return nil, fmt.Errorf("result: pool: round %d: %s/%s: histogram: %w", i+1, phase, workload, err)
+		}
+		if dropped := acc.Merge(h); dropped > 0 {
+			return nil, fmt.Errorf("result: pool: round %d: %s/%s: %d values dropped", i+1, phase, workload, dropped)
+		}
+	}
+	return acc, nil
+}
+
+// PoolServices merges the stack services of rs (one side's rounds), as
+// Merge does: matched by name in first-seen order, average CPU weighted by
+// samples, peaks the maximum. A result given more than once counts once.
+// nil when no result had a stack.
+func PoolServices(rs []*Result) []Service {
+	var acc *Stack
+	seen := map[*Result]bool{}
+	for _, r := range rs {
+		if r == nil || r.Stack == nil || seen[r] {
+			continue
+		}
+		seen[r] = true
+		b := &Stack{Services: slices.Clone(r.Stack.Services)}
+		if acc == nil {
+			acc = b
+			continue
+		}
+		acc = mergeStack(acc, b)
+	}
+	if acc == nil {
+		return nil
+	}
+	return acc.Services
 }
 
 func mergeStack(a, b *Stack) *Stack {
@@ -193,6 +263,11 @@ func (r *Result) clone() *Result {
 	c.Unusable = slices.Clone(r.Unusable)
 	c.NotMeasured = slices.Clone(r.NotMeasured)
 	c.Synthetic = slices.Clone(r.Synthetic)
+	c.Warmup.Failures = maps.Clone(r.Warmup.Failures)
+	if r.Round != nil {
+		rd := *r.Round
+		c.Round = &rd
+	}
 	if r.Scenario.Thresholds != nil {
 		c.Scenario.Thresholds = make(map[string]Thr, len(r.Scenario.Thresholds))
 		for k, t := range r.Scenario.Thresholds {

@@ -13,31 +13,39 @@ const Schema = "loadgate/result/v1"
 
 // Result is result.json.
 type Result struct {
-	Schema       string    `json:"schema"`
-	Scenario     Scenario  `json:"scenario"`
-	StartedAt    time.Time `json:"started_at"`
-	FinishedAt   time.Time `json:"finished_at"`
-	Machine      Machine   `json:"machine"`
-	Topology     Topology  `json:"topology"`
-	Target       string    `json:"target"`                // URL or service:port the load went to (no secrets)
-	Commit       string    `json:"commit,omitempty"`      // git commit of the side, when known
-	Side         string    `json:"side,omitempty"`        // "base" / "head" in a gate
-	Interrupted  bool      `json:"interrupted,omitempty"` // stopped before the schedule ended
-	Offered      int64     `json:"offered"`               // measured phases (warm-up excluded)
-	Recorded     int64     `json:"recorded"`              // succeeded + failed + abandoned over measured phases
-	Usable       bool      `json:"usable"`
-	Unusable     []string  `json:"unusable,omitempty"` // why not usable, in words
-	Late         int64     `json:"late"`               // requests sent more than late_after after their due time
-	LateAfterMS  float64   `json:"late_after_ms"`
-	Stalled      float64   `json:"stalled_seconds"` // dispatcher time spent waiting for an in-flight permit
-	LatenessMS   Summary   `json:"lateness_ms"`     // send time minus due time, every measured request that was sent
-	Precision    string    `json:"precision"`       // e.g. "HdrHistogram, 3 significant digits, values in µs"
-	Warmup       Warmup    `json:"warmup"`
-	Phases       []Phase   `json:"phases"`
-	Stack        *Stack    `json:"stack,omitempty"`
-	NotMeasured  []string  `json:"not_measured"`
-	Synthetic    []string  `json:"synthetic,omitempty"` // what in this run is synthetic (e.g. the demo stack)
-	LatenessHist string    `json:"lateness_histogram,omitempty"`
+	Schema      string    `json:"schema"`
+	Scenario    Scenario  `json:"scenario"`
+	StartedAt   time.Time `json:"started_at"`
+	FinishedAt  time.Time `json:"finished_at"`
+	Machine     Machine   `json:"machine"`
+	Topology    Topology  `json:"topology"`
+	Target      string    `json:"target"`                // URL or service:port the load went to (no secrets)
+	Commit      string    `json:"commit,omitempty"`      // git commit of the side, when known
+	Side        string    `json:"side,omitempty"`        // "base" / "head" in a gate
+	Round       *Round    `json:"round,omitempty"`       // in a gate: the round and the order it ran in
+	Interrupted bool      `json:"interrupted,omitempty"` // stopped before the schedule ended
+	Offered     int64     `json:"offered"`               // measured phases (warm-up excluded)
+	Recorded    int64     `json:"recorded"`              // succeeded + failed + abandoned over measured phases
+	Usable      bool      `json:"usable"`
+	Unusable    []string  `json:"unusable,omitempty"` // why not usable, in words
+	Late        int64     `json:"late"`               // requests sent more than late_after after their due time
+	LateAfterMS float64   `json:"late_after_ms"`
+	Stalled     float64   `json:"stalled_seconds"` // dispatcher time spent waiting for an in-flight permit
+	// WallBoundS is the longest the load may take (warm-up + phases + drain
+	// + slack): the engine ends a run that would outlive it.
+	WallBoundS float64 `json:"wall_bound_s,omitempty"`
+	LatenessMS Summary `json:"lateness_ms"` // send time minus due time, every measured request that was sent
+	// Generator is present only when the generator fell behind its own
+	// schedule (GeneratorBehind); derived from late, offered and
+	// lateness_ms.p99 by Encode and Decode.
+	Generator    *Generator `json:"generator,omitempty"`
+	Precision    string     `json:"precision"` // e.g. "HdrHistogram, 3 significant digits, values in µs"
+	Warmup       Warmup     `json:"warmup"`
+	Phases       []Phase    `json:"phases"`
+	Stack        *Stack     `json:"stack,omitempty"`
+	NotMeasured  []string   `json:"not_measured"`
+	Synthetic    []string   `json:"synthetic,omitempty"` // what in this run is synthetic (e.g. the demo stack)
+	LatenessHist string     `json:"lateness_histogram,omitempty"`
 }
 
 // Scenario identifies the named load.
@@ -59,6 +67,21 @@ type Thr struct {
 	P99MS     float64  `json:"p99_ms,omitempty"`
 	P999MS    float64  `json:"p999_ms,omitempty"`
 	ErrorRate *float64 `json:"error_rate,omitempty"`
+	// ErrorRateDefault says the error_rate is the default (the scenario set none).
+	ErrorRateDefault bool `json:"error_rate_default,omitempty"`
+	// FirstMessage and Connect are WebSocket session thresholds, judged on
+	// first_message_ms and connect_ms.
+	FirstMessage *PctThr `json:"first_message,omitempty"`
+	Connect      *PctThr `json:"connect,omitempty"`
+}
+
+// PctThr is a set of percentile limits in milliseconds (0: none).
+type PctThr struct {
+	P50MS  float64 `json:"p50_ms,omitempty"`
+	P90MS  float64 `json:"p90_ms,omitempty"`
+	P95MS  float64 `json:"p95_ms,omitempty"`
+	P99MS  float64 `json:"p99_ms,omitempty"`
+	P999MS float64 `json:"p999_ms,omitempty"`
 }
 
 // Machine is where the generator ran.
@@ -83,10 +106,43 @@ type Topology struct {
 }
 
 // Warmup accounts for warm-up requests; no latency number is kept.
+//
+// Failed and Failures (added in the same schema, absent when nothing failed)
+// name the warm-up's failures by class, as a workload's do: a warm-up that
+// fails (a 404 on a path the service does not know yet) is a finding even
+// though none of its numbers is judged.
 type Warmup struct {
-	DurationS float64 `json:"duration_s"`
-	Offered   int64   `json:"offered"`
-	Recorded  int64   `json:"recorded"`
+	DurationS float64          `json:"duration_s"`
+	Offered   int64            `json:"offered"`
+	Recorded  int64            `json:"recorded"`
+	Failed    int64            `json:"failed,omitempty"`
+	Failures  map[string]int64 `json:"failures,omitempty"` // by class; sums to Failed
+}
+
+// AddFailures counts failures (by class) into the warm-up: Failed grows by
+// their sum. The engine calls it once per warm-up cell.
+func (w *Warmup) AddFailures(failures map[string]int64) {
+	for class, n := range failures {
+		if n == 0 {
+			continue
+		}
+		if w.Failures == nil {
+			w.Failures = map[string]int64{}
+		}
+		w.Failures[class] += n
+		w.Failed += n
+	}
+}
+
+// Round says how a gate ran this result: its round, its place in the
+// round, and whether the other side's stack was paused while it ran. Only
+// a gate sets it; a result without it was not run as part of paired rounds
+// (or by a loadgate before the field existed), and a report of such
+// results claims no order and no pausing.
+type Round struct {
+	Number      int  `json:"number"`       // 1-based
+	First       bool `json:"first"`        // this side ran first in its round
+	OtherPaused bool `json:"other_paused"` // the other side's stack was paused (frozen) while this one ran
 }
 
 // Phase is one phase of the schedule.
@@ -114,6 +170,16 @@ type Workload struct {
 	Histogram  string           `json:"histogram"`         // due-time latency, HdrHistogram V2 compressed, base64, µs
 	ServiceH   string           `json:"service_histogram"` // service time, same encoding
 	Completed  int64            `json:"completed"`         // completions (any outcome) that landed inside the phase window
+
+	// WebSocket sessions only (absent for other workloads; session.go).
+	// Cancelled sessions are successes (in Succeeded) without a latency
+	// sample: latency_ms counts Succeeded - Cancelled.
+	Cancelled        int64    `json:"cancelled,omitempty"`
+	MessagesReceived int64    `json:"messages_received,omitempty"`
+	FirstMessageMS   *Summary `json:"first_message_ms,omitempty"`        // due time → first message, sessions that got one
+	ConnectMS        *Summary `json:"connect_ms,omitempty"`              // due time → handshake done
+	FirstMessageH    string   `json:"first_message_histogram,omitempty"` // same encoding as histogram
+	ConnectH         string   `json:"connect_histogram,omitempty"`
 }
 
 // Summary is a nearest-rank percentile summary; Count is the sample count

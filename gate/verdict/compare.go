@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -41,6 +40,17 @@ type CompareOptions struct {
 	// threshold percentiles from the scenario (all of them), and p95 for a
 	// workload without a latency threshold.
 	Percentile string
+	// Noise is a calibration of this machine's noise between runs
+	// (baselines/<scenario>/noise.json, DecodeNoise). It is used only when
+	// it matches every result of both sides (Noise.Match), and only where
+	// the rounds cannot measure the noise themselves (one pair, a result
+	// repeated over rounds) or measure it with fewer degrees of freedom
+	// than the calibration has. nil: DefaultNoiseSD where needed.
+	Noise *Noise
+	// MaxRounds is the most paired rounds the gate's budget allows: what
+	// an inconclusive comparison asks for is capped by it, saying so. 0
+	// means MaxNeedRounds.
+	MaxRounds int
 }
 
 // withDefaults fills zero fields and checks the rest.
@@ -53,6 +63,9 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	}
 	if !(o.Tolerance > 0 && o.Tolerance < 10) {
 		return o, fmt.Errorf("verdict: tolerance %v: must be > 0 and < 10 (a fraction: 0.1 is 10%%)", o.Tolerance)
+	}
+	if o.MaxRounds <= 0 || o.MaxRounds > MaxNeedRounds {
+		o.MaxRounds = MaxNeedRounds
 	}
 	if !(o.Confidence >= 0.5 && o.Confidence < 1) {
 		return o, fmt.Errorf("verdict: confidence %v: must be in [0.5, 1) (a fraction: 0.95 is 95%%)", o.Confidence)
@@ -81,6 +94,12 @@ const (
 	IntervalRounds   = "rounds"   // t interval over the per-round log ratios (the machine's noise)
 	IntervalSampling = "sampling" // order-statistics floor: the percentiles' own sampling noise
 	IntervalScore    = "score"    // Newcombe hybrid score interval (error rates)
+	// IntervalNoise: the default bound on the noise between runs
+	// (DefaultNoiseSD), where the rounds cannot measure it.
+	IntervalNoise = "noise"
+	// IntervalCalibration: a matching calibration's noise between runs
+	// (CompareOptions.Noise).
+	IntervalCalibration = "calibration"
 )
 
 // Comparison is one base/head comparison of one workload in one phase: a
@@ -114,17 +133,116 @@ type Comparison struct {
 	// IntervalSampling, IntervalScore, or "" when there is none.
 	Interval string `json:"interval"`
 	// Significant: the interval excludes "no change" (1 for a ratio, 0 for
-	// a difference). A report prints "~" when it is false.
+	// a difference). A report prints "~" beside the estimate when it is false.
 	Significant bool `json:"significant"`
+	// NoiseSD: the sd of a pair's log ratio the interval assumed for the
+	// noise between runs (Interval noise or calibration, or a bound that
+	// was smaller than what set the width); 0 when the rounds measured it.
+	NoiseSD float64 `json:"noise_sd,omitempty"`
+	// Detectable (latency, with an interval): the smallest ratio head/base
+	// this comparison could have called a regression at its rounds and
+	// noise, exp(ln(1+τ) + half-width): a true change of this size is
+	// called about half of the time, a smaller one less often.
+	Detectable float64 `json:"detectable,omitempty"`
+	// Family: how the gate's many comparisons were accounted for (Holm),
+	// for a comparison that was tested for a regression or improvement.
+	Family *FamilyTest `json:"family,omitempty"`
 	// RoundRatios: head_i/base_i of each round (latency).
 	RoundRatios []float64 `json:"round_ratios,omitempty"`
 	Value       Value     `json:"value"`
-	Why         string    `json:"why"`
-	// Need: for inconclusive, what it would take to decide (more rounds, a
-	// longer sustain).
+	// Reason: why the comparison has its value, as a code; package report
+	// words it from the numbers here and the Verdict's tolerance and
+	// confidence.
+	Reason Reason `json:"reason"`
+	// At: the side and round a not-measured reason names (N: what that
+	// round offered).
+	At *RoundRef `json:"at,omitempty"`
+	// Open (ReasonTooFewSamples): the rounds whose percentile has no
+	// order-statistics bound, with their sample counts.
+	Open []RoundRef `json:"open,omitempty"`
+	// Needs: for inconclusive, what would decide it (more rounds, a longer
+	// sustain), as numbers.
+	Needs *Need `json:"needs,omitempty"`
+	// Undecided: the value the numbers gave (regression, improvement or
+	// pass) when an untrusted round left the comparison inconclusive; ""
+	// otherwise.
+	Undecided Value `json:"undecided,omitempty"`
+	// Why and Need are the words for Reason and Needs. Package verdict
+	// leaves them empty; report.Explain fills them (verdict.json carries
+	// them, for tools that read words).
+	Why     string      `json:"why"`
 	Need    string      `json:"need,omitempty"`
 	ErrBase *ErrorRates `json:"err_base,omitempty"` // error_rate only
 	ErrHead *ErrorRates `json:"err_head,omitempty"`
+
+	test *test // how to test it at another level (Holm); nil when it is not tested
+}
+
+// Reason is why a comparison has its value: a code, worded by package
+// report.
+type Reason string
+
+// Reasons of a latency comparison.
+const (
+	ReasonNotOffered    Reason = "not_offered"     // not measured: At's round offered no request of the workload
+	ReasonNoSuccess     Reason = "no_success"      // not measured: At's round had no successful request (At.N offered)
+	ReasonTooFewSamples Reason = "too_few_samples" // inconclusive: the percentile of Open's rounds has no order-statistics bound
+	ReasonOneRound      Reason = "one_round"       // inconclusive: one round measures no noise between rounds
+	ReasonSlower        Reason = "slower"          // regression: the interval lies above 1+τ
+	ReasonFaster        Reason = "faster"          // improvement: the interval lies below 1/(1+τ)
+	ReasonWithin        Reason = "within"          // pass: the interval's high end is at most 1+τ
+	ReasonStraddles     Reason = "straddles"       // inconclusive: the interval contains 1+τ
+	// ReasonFamily: inconclusive: the interval alone clears the tolerance
+	// (it would be a regression), but not at the level Holm's procedure
+	// gives it among the gate's comparisons (Family).
+	ReasonFamily Reason = "family"
+)
+
+// Reasons of an error-rate comparison.
+const (
+	ReasonNoneCompleted Reason = "none_completed" // not measured: At's side completed no request in the phase
+	ReasonNoFailure     Reason = "no_failure"     // pass: no failure on either side
+	ReasonMoreErrors    Reason = "more_errors"    // regression: the interval's low end exceeds τ·base rate
+	ReasonFewerErrors   Reason = "fewer_errors"   // improvement: the interval's high end is below −τ·base rate
+	ReasonNoMoreErrors  Reason = "no_more_errors" // pass: no significant increase
+)
+
+// RoundRef names one side's round: Side "base" or "head", Round 1-based
+// (0: the side as a whole), N a count that goes with it (samples, offered).
+type RoundRef struct {
+	Side  string `json:"side"`
+	Round int    `json:"round,omitempty"`
+	N     int64  `json:"n"`
+}
+
+// Need is what would decide an inconclusive comparison, as numbers; the
+// fields that apply are set.
+type Need struct {
+	// Rounds: ≈ this many paired rounds would (ReasonOneRound: at least
+	// this many).
+	Rounds int `json:"rounds,omitempty"`
+	// MoreThanRounds: not even this many (MaxNeedRounds) would; the change
+	// is close to the tolerance.
+	MoreThanRounds int `json:"more_than_rounds,omitempty"`
+	// SustainFactor: the same rounds with a sustain this many times longer
+	// would (ReasonTooFewSamples: the sustain needed for the successes).
+	SustainFactor float64 `json:"sustain_factor,omitempty"`
+	// SuccessesPerRound (ReasonTooFewSamples): the successes per round and
+	// side the percentile needs; FewestSuccesses, the fewest now.
+	SuccessesPerRound int64 `json:"successes_per_round,omitempty"`
+	FewestSuccesses   int64 `json:"fewest_successes,omitempty"`
+	// OnTolerance: the estimate sits on the tolerance; nothing practical
+	// decides it.
+	OnTolerance bool `json:"on_tolerance,omitempty"`
+	// TrustedRounds: rounds whose generator keeps its schedule (the
+	// comparison was left undecided by untrusted rounds).
+	TrustedRounds bool `json:"trusted_rounds,omitempty"`
+	// Budget: the rounds the gate's budget allows (CompareOptions.MaxRounds)
+	// when that is what limits Rounds/MoreThanRounds: more would be needed.
+	Budget int `json:"budget,omitempty"`
+	// Calibrate: a calibration of this machine (loadgate calibrate) would
+	// replace the default noise bound that set the interval's width.
+	Calibrate bool `json:"calibrate,omitempty"`
 }
 
 // Compare compares paired rounds of base and head (round i is base[i],
@@ -139,14 +257,30 @@ type Comparison struct {
 //     the rounds' standard deviation (the machine's noise) and v_i the
 //     sampling variance of r_i from order statistics of the histograms (a
 //     floor: never narrower than the percentiles' own uncertainty);
+//   - where the rounds cannot measure the noise between runs (one pair of
+//     rounds, a result repeated over rounds) a bound of it is a part of
+//     the width too: a matching calibration (CompareOptions.Noise), else
+//     DefaultNoiseSD (noise.go); a calibration with more degrees of
+//     freedom than the rounds stands in for their t interval;
 //   - ratio interval entirely above 1+τ: regression; entirely below
-//     1/(1+τ): improvement; at most 1+τ: pass; else inconclusive with Need.
-//     One round is always inconclusive (no measure of the machine's noise);
+//     1/(1+τ): improvement; at most 1+τ: pass; else inconclusive with
+//     Need and the smallest change it could call (Detectable);
+//   - the regressions and improvements of all comparisons are tested
+//     together by Holm's procedure (family.go): one that does not hold in
+//     the family is inconclusive (ReasonFamily) or a pass;
 //   - error rates: Newcombe's hybrid score interval of head − base;
 //     regression when its low end exceeds τ·base rate, improvement when its
 //     high end is below −τ·base rate, else pass;
 //   - a workload with no success in some round on either side is not
 //     measured (it fails).
+//
+// A round whose generator fell behind its own schedule
+// (result.GeneratorBehind) is not trustworthy: its due-time latency carries
+// the generator's delay. When any round of either side is, the rounds stay
+// in the numbers, but no comparison is decided on them: every regression,
+// improvement or pass becomes inconclusive, with the value it would have
+// had in Undecided and Needs.TrustedRounds; the rounds are listed in
+// Verdict.Untrusted. Not measured stays not measured.
 //
 // Results of different scenario hashes return an error wrapping
 // ErrHashMismatch. An unusable side (no rounds, unequal round counts, a
@@ -170,13 +304,25 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		v.Value, v.Reasons = Unusable, rs
 		return v, nil
 	}
-	c := comparer{opt: opt, base: base, head: head, z: normQuantile(0.5 + opt.Confidence/2)}
+	c := comparer{opt: opt, base: base, head: head, z: normQuantile(0.5 + opt.Confidence/2),
+		untrusted: behindSchedule(base, head)}
+	var use NoiseUse
+	c.cal, use = noiseFor(opt.Noise, base, head)
 	wvs, notes, values, bad := c.all()
 	if len(bad) > 0 {
 		v.Value, v.Reasons = Unusable, bad
 		return v, nil
 	}
-	v.Workloads, v.Reasons = wvs, notes
+	v.Workloads, v.Reasons, v.Untrusted = wvs, notes, c.untrusted
+	if c.floorUsed || use.Rejected != "" {
+		v.Noise = &use
+	}
+	v.Family = holm(v.Workloads, opt.Confidence)
+	values = values[:0]
+	for _, wv := range v.Workloads {
+		values = append(values, wv.Value)
+	}
+	values = append(values, c.phaseValues...)
 	v.Value = Worst(values...)
 	return v, nil
 }
@@ -303,13 +449,6 @@ func sidesUnusable(base, head []*result.Result) []string {
 	}{{"base", base}, {"head", head}} {
 		for i, r := range side.rs {
 			at := fmt.Sprintf("%s round %d", side.name, i+1)
-			if r != nil && r.Commit != "" {
-				c := r.Commit
-				if len(c) > 12 {
-					c = c[:12]
-				}
-				at += " (" + c + ")"
-			}
 			for _, s := range unusable(r) {
 				rs = append(rs, at+": "+s)
 			}
@@ -336,7 +475,69 @@ func sidesUnusable(base, head []*result.Result) []string {
 type comparer struct {
 	opt        CompareOptions
 	base, head []*result.Result
-	z          float64 // normal quantile of the two-sided confidence
+	z          float64          // normal quantile of the two-sided confidence
+	untrusted  []UntrustedRound // rounds whose generator fell behind its schedule
+	cal        *Noise           // a matching calibration, or nil
+	floorUsed  bool             // some interval used the noise bound or the calibration
+	// phaseValues: values that belong to no workload (an interrupted round,
+	// a phase where nothing ran).
+	phaseValues []Value
+}
+
+// UntrustedRound is a round whose generator fell behind its own schedule
+// (result.GeneratorBehind: more late requests or a higher lateness p99 than
+// the documented limits). Its latency, measured from the due time, carries
+// the generator's own delay, so no comparison that uses it is decided.
+type UntrustedRound struct {
+	Side   string `json:"side"`   // "base" or "head"
+	Round  int    `json:"round"`  // 1-based, as paired
+	Rounds []int  `json:"rounds"` // every round this result is paired in (a stored baseline: all of them)
+	// Generator is the result's behind-schedule warning: its numbers, its
+	// limits and its reason in words.
+	Generator result.Generator `json:"generator"`
+}
+
+// behindSchedule lists the rounds of both sides whose generator fell behind
+// its schedule, base first, each result once.
+func behindSchedule(base, head []*result.Result) []UntrustedRound {
+	var us []UntrustedRound
+	for _, side := range []struct {
+		name string
+		rs   []*result.Result
+	}{{"base", base}, {"head", head}} {
+		at := map[*result.Result]int{} // result → index in us
+		for i, r := range side.rs {
+			g := r.GeneratorBehind()
+			if g == nil {
+				continue
+			}
+			if k, ok := at[r]; ok {
+				us[k].Rounds = append(us[k].Rounds, i+1)
+				continue
+			}
+			at[r] = len(us)
+			us = append(us, UntrustedRound{Side: side.name, Round: i + 1, Rounds: []int{i + 1}, Generator: *g})
+		}
+	}
+	return us
+}
+
+// distrust turns a decided comparison (regression, improvement or pass)
+// into inconclusive when any round of either side is untrusted, naming the
+// rounds and why: the whole comparison is marked, no round is dropped (the
+// pairing of ABBA rounds stays intact and the numbers stay what was
+// measured). Not measured stays not measured.
+func (c *comparer) distrust(cmp *Comparison) {
+	if len(c.untrusted) == 0 {
+		return
+	}
+	switch cmp.Value {
+	case Regression, Improvement, Pass:
+	default:
+		return
+	}
+	cmp.Undecided, cmp.Value = cmp.Value, Inconclusive
+	cmp.Needs = &Need{TrustedRounds: true}
 }
 
 // all compares every workload of every judged and recover phase. bad lists
@@ -352,11 +553,12 @@ func (c *comparer) all() (wvs []WorkloadVerdict, notes []string, values []Value,
 			if r.Interrupted {
 				notes = append(notes, fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", side.name, i+1))
 				values = append(values, NotMeasured)
+				c.phaseValues = append(c.phaseValues, NotMeasured)
 			}
 		}
 	}
 	if len(c.base) < 3 {
-		notes = append(notes, fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer the verdict is at best inconclusive or rests on wide intervals", len(c.base)))
+		notes = append(notes, fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", len(c.base)))
 	}
 	thr := c.head[0].Scenario.Thresholds
 	for _, p := range c.base[0].Phases {
@@ -367,6 +569,7 @@ func (c *comparer) all() (wvs []WorkloadVerdict, notes []string, values []Value,
 		if len(names) == 0 {
 			notes = append(notes, fmt.Sprintf("phase %s: no workload ran on either side", p.Name))
 			values = append(values, NotMeasured)
+			c.phaseValues = append(c.phaseValues, NotMeasured)
 		}
 		for _, name := range names {
 			wv := WorkloadVerdict{Phase: p.Name, Workload: name, Checks: []Check{}}
@@ -380,8 +583,9 @@ func (c *comparer) all() (wvs []WorkloadVerdict, notes []string, values []Value,
 			}
 			wv.Comparisons = append(wv.Comparisons, c.errorRate(p.Name, name))
 			vals := make([]Value, len(wv.Comparisons))
-			for i, cmp := range wv.Comparisons {
-				vals[i] = cmp.Value
+			for i := range wv.Comparisons {
+				c.distrust(&wv.Comparisons[i])
+				vals[i] = wv.Comparisons[i].Value
 			}
 			wv.Value = Worst(vals...)
 			values = append(values, wv.Value)
@@ -450,16 +654,23 @@ func quantileOf(metric string) float64 {
 
 // sideRound is one side's workload in one round of a phase.
 type sideRound struct {
-	w    *result.Workload // nil when absent
-	h    *hdrhistogram.Histogram
-	name string // "base round 2"
+	w     *result.Workload // nil when absent
+	h     *hdrhistogram.Histogram
+	name  string // "base round 2", for errors
+	side  string
+	round int // 1-based
+}
+
+// ref names the round, with a count.
+func (sr sideRound) ref(n int64) *RoundRef {
+	return &RoundRef{Side: sr.side, Round: sr.round, N: n}
 }
 
 // rounds decodes the latency histograms of one side's rounds.
 func (c *comparer) rounds(side string, rs []*result.Result, phase, workload string) ([]sideRound, error) {
 	out := make([]sideRound, len(rs))
 	for i, r := range rs {
-		sr := sideRound{name: fmt.Sprintf("%s round %d", side, i+1)}
+		sr := sideRound{name: fmt.Sprintf("%s round %d", side, i+1), side: side, round: i + 1}
 		sr.w = r.PhaseNamed(phase).Workload(workload)
 		if sr.w != nil {
 			h, err := sr.w.LatencyHistogram()
@@ -489,16 +700,20 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	if err != nil {
 		return cmp, err
 	}
-	cmp.Base, cmp.BaseN = pooled(bs, q)
-	cmp.Head, cmp.HeadN = pooled(hs, q)
+	if cmp.Base, cmp.BaseN, err = pooled(c.base, phase, workload, q); err != nil {
+		return cmp, err
+	}
+	if cmp.Head, cmp.HeadN, err = pooled(c.head, phase, workload, q); err != nil {
+		return cmp, err
+	}
 	for i := range R {
 		for _, sr := range []sideRound{bs[i], hs[i]} {
 			if sr.w == nil || sr.w.Offered == 0 {
-				cmp.Value, cmp.Why = NotMeasured, fmt.Sprintf("%s: no request of %s offered in phase %s", sr.name, workload, phase)
+				cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNotOffered, sr.ref(0)
 				return cmp, nil
 			}
 			if sr.w.Succeeded == 0 {
-				cmp.Value, cmp.Why = NotMeasured, fmt.Sprintf("%s: no successful request (0 of %d offered succeeded)", sr.name, sr.w.Offered)
+				cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNoSuccess, sr.ref(sr.w.Offered)
 				return cmp, nil
 			}
 		}
@@ -506,7 +721,7 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 
 	// Per round: the log ratio of the percentile and its sampling variance.
 	logs := make([]float64, R)
-	var open []string // rounds whose percentile has no order-statistics bound
+	var open []RoundRef // rounds whose percentile has no order-statistics bound
 	needN := int64(0)
 	// The same result in several rounds (a stored baseline paired with every
 	// head round) is one sample, not k independent ones: its error enters
@@ -529,114 +744,244 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 			}
 			se, ok, need := logSE(sr.h, q, c.z)
 			if !ok {
-				open = append(open, fmt.Sprintf("%s (n=%d)", sr.name, sr.h.TotalCount()))
+				open = append(open, *sr.ref(sr.h.TotalCount()))
 				needN = max(needN, need)
 			}
 			sources[sr.w] = &source{se: se, k: 1}
 			order = append(order, sr.w)
 		}
 	}
-	var vsum float64
+	var vsum, wsum float64
 	for _, w := range order {
 		src := sources[w]
 		vsum += float64(src.k*src.k) * src.se * src.se
+		wsum += float64(src.k*src.k) / float64(R*R)
 	}
 	m := mean(logs)
 	cmp.Ratio = math.Exp(m)
 	if len(open) > 0 {
-		cmp.Value = Inconclusive
-		list := strings.Join(open[:min(len(open), 2)], ", ")
-		if len(open) > 2 {
-			list += fmt.Sprintf(" and %d more", len(open)-2)
-		}
-		cmp.Why = fmt.Sprintf("the %s of too few samples has no %g%% order-statistics bound: %s", metric, 100*c.opt.Confidence, list)
 		minN := minSucceeded(bs, hs)
-		cmp.Need = fmt.Sprintf("at least %d successes per round and side for a %s (fewest now %d): a sustain ≈ %s× longer",
-			needN, metric, minN, factor(float64(needN)/float64(max(minN, 1))))
+		cmp.Value, cmp.Reason, cmp.Open = Inconclusive, ReasonTooFewSamples, open
+		cmp.Needs = &Need{SuccessesPerRound: needN, FewestSuccesses: minN,
+			SustainFactor: roundUp(float64(needN) / float64(max(minN, 1)))}
 		return cmp, nil
 	}
 	s := 0.0
 	if R >= 2 {
 		s = stddev(logs, m)
 	}
-	half, interval := c.halfWidth(R, s, vsum)
+	// own: R independent pairs, every result in one round only: the
+	// rounds measure the noise between runs themselves.
+	own := R >= 2 && len(order) == 2*R
+	mdl := c.model(phase, workload, metric, R, own, s, vsum, wsum/2)
+	half, interval := mdl.half(c.opt.Confidence)
 	cmp.Interval = interval
+	if mdl.floor != nil {
+		cmp.NoiseSD = mdl.floorSD
+		c.floorUsed = true
+	}
 	cmp.CILow, cmp.CIHigh = math.Exp(m-half), math.Exp(m+half)
 	cmp.Significant = cmp.CILow > 1 || cmp.CIHigh < 1
+	cmp.Detectable = round6(math.Exp(math.Log1p(c.opt.Tolerance) + half))
+	cmp.test = &test{m: m, up: math.Log1p(c.opt.Tolerance), parts: mdl.parts()}
 	up, down := 1+c.opt.Tolerance, 1/(1+c.opt.Tolerance)
-	desc := fmt.Sprintf("%s %s (%g%% CI %s … %s)", metric, signedPct(cmp.Ratio), 100*c.opt.Confidence, signedPct(cmp.CILow), signedPct(cmp.CIHigh))
-	tol := signedPct(up)
 	switch {
-	case R < 2:
-		cmp.Value = Inconclusive
-		cmp.Why = desc + ": one round measures the percentiles' sampling noise only, not the machine's noise between rounds"
-		cmp.Need = "at least 3 rounds"
 	case cmp.CILow > up:
-		cmp.Value = Regression
-		cmp.Why = desc + ": slower beyond the " + tol + " tolerance"
+		cmp.Value, cmp.Reason = Regression, ReasonSlower
 	case cmp.CIHigh < down:
-		cmp.Value = Improvement
-		cmp.Why = desc + ": faster beyond the " + tol + " tolerance"
+		cmp.Value, cmp.Reason = Improvement, ReasonFaster
 	case cmp.CIHigh <= up:
-		cmp.Value = Pass
-		cmp.Why = desc + ": no slowdown beyond the " + tol + " tolerance"
+		cmp.Value, cmp.Reason = Pass, ReasonWithin
 	default:
-		cmp.Value = Inconclusive
-		cmp.Why = desc + ": the interval straddles the " + tol + " tolerance"
-		cmp.Need = c.need(R, m, s, vsum)
+		cmp.Value, cmp.Reason = Inconclusive, ReasonStraddles
+		cmp.Needs = c.need(mdl, m, c.opt.Confidence)
 	}
 	return cmp, nil
 }
 
-// halfWidth is the half-width, in log ratio, of the interval of the mean of
-// R per-round log ratios with standard deviation s and summed sampling
-// variance vsum: the larger of the t interval over the rounds and the
-// normal interval of the sampling variance alone.
-func (c *comparer) halfWidth(R int, s, vsum float64) (float64, string) {
-	w := c.z * math.Sqrt(vsum) / float64(R)
-	if R < 2 {
-		return w, IntervalSampling
-	}
-	t := tQuantile(0.5+c.opt.Confidence/2, float64(R-1)) * s / math.Sqrt(float64(R))
-	if t >= w {
-		return t, IntervalRounds
-	}
-	return w, IntervalSampling
+// part is one component of a latency interval: a standard error of the
+// mean log ratio and the degrees of freedom of its quantile (+Inf: normal).
+type part struct {
+	se, df float64
+	what   string // IntervalRounds, IntervalSampling, IntervalNoise, IntervalCalibration
 }
 
-// need estimates what would decide an inconclusive comparison: the interval
-// must not contain 1+τ, so its half-width must fall below the distance d of
-// the estimate from ln(1+τ). Both parts of the width shrink as 1/√rounds;
-// the sampling part also as 1/√(samples per round), i.e. sustain length. It
-// assumes the rounds' spread s and the per-round sampling variance stay
-// what they were.
-func (c *comparer) need(R int, m, s, vsum float64) string {
-	d := math.Abs(m - math.Log1p(c.opt.Tolerance))
-	vbar := vsum / float64(R) // per-round sampling variance
-	if d < 1e-9 {
-		return fmt.Sprintf("nothing practical: the estimate sits on the %s tolerance", signedPct(1+c.opt.Tolerance))
+// quantile is the two-sided quantile of a part at confidence conf.
+func (p part) quantile(conf float64) float64 {
+	if math.IsInf(p.df, 1) {
+		return normQuantile(0.5 + conf/2)
 	}
-	rounds := 0
-	for r := max(R+1, 3); r <= MaxNeedRounds; r++ {
-		half, _ := c.halfWidth(r, s, vbar*float64(r))
-		if half < d {
-			rounds = r
+	return tQuantile(0.5+conf/2, p.df)
+}
+
+// noiseModel is how one latency comparison's interval is made: the
+// half-width is the largest of its parts' (each a valid interval on its
+// own, so their largest is too), as in the README.
+type noiseModel struct {
+	R       int
+	own     *part // the t interval over the rounds (nil: one pair, or a result repeated over rounds)
+	ownZ    *part // the rounds' spread with a normal quantile, beside a calibration with more df
+	floor   *part // the noise between runs from a calibration or the default bound
+	floorSD float64
+	samp    part    // the order-statistics floor
+	s       float64 // the rounds' spread (0 with one round)
+	vbar    float64 // sampling variance per round
+	entry   *NoiseEntry
+	stored  bool // base is one result paired with every head round (a stored baseline)
+}
+
+func (mdl noiseModel) parts() []part {
+	ps := []part{mdl.samp}
+	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor} {
+		if p != nil {
+			ps = append(ps, *p)
+		}
+	}
+	return ps
+}
+
+// half is the half-width at conf and the part that set it.
+func (mdl noiseModel) half(conf float64) (float64, string) {
+	best, what := -1.0, ""
+	for _, p := range mdl.parts() {
+		if h := p.quantile(conf) * p.se; h > best {
+			best, what = h, p.what
+		}
+	}
+	return best, what
+}
+
+// model builds the noise model of one latency comparison of R rounds:
+// spread s of the per-round log ratios, summed sampling variance vsum and
+// w = Σ(k/R)²/2 over the distinct results (k: the rounds each stands in),
+// so that the noise between runs adds σ²·w to the variance of the mean
+// log ratio for a pair sd σ (w = 1/R for R independent pairs).
+//
+//   - the rounds measure it (own) and no calibration has more degrees of
+//     freedom: the t interval over the rounds, as before;
+//   - own, and a matching calibration with more degrees of freedom (few
+//     rounds): the calibration's sd with its t quantile, beside the
+//     rounds' own spread with a normal quantile (whichever is wider: a
+//     gate noisier than its calibration is not narrowed by it);
+//   - not own (one pair; a result repeated over rounds, whose own run's
+//     noise no number of rounds averages away): the calibration's sd, else
+//     DefaultNoiseSD with a normal quantile, beside the rounds' t interval
+//     when there are two or more.
+//
+// The order-statistics floor is always a part.
+func (c *comparer) model(phase, workload, metric string, R int, own bool, s, vsum, w float64) noiseModel {
+	mdl := noiseModel{R: R, s: s, vbar: vsum / float64(R),
+		samp:   part{se: math.Sqrt(vsum) / float64(R), df: math.Inf(1), what: IntervalSampling},
+		stored: R >= 2 && c.storedBaseline()}
+	if c.cal != nil {
+		mdl.entry = c.cal.Entry(phase, workload, metric)
+	}
+	if R >= 2 {
+		mdl.own = &part{se: s / math.Sqrt(float64(R)), df: float64(R - 1), what: IntervalRounds}
+	}
+	floor := func() {
+		if e := mdl.entry; e != nil {
+			mdl.floor = &part{se: e.SD * math.Sqrt(w), df: float64(e.DF), what: IntervalCalibration}
+			mdl.floorSD = e.SD
+			return
+		}
+		mdl.floor = &part{se: DefaultNoiseSD * math.Sqrt(w), df: math.Inf(1), what: IntervalNoise}
+		mdl.floorSD = DefaultNoiseSD
+	}
+	switch {
+	case own && (mdl.entry == nil || R-1 >= mdl.entry.DF):
+	case own:
+		floor()
+		mdl.ownZ = &part{se: s / math.Sqrt(float64(R)), df: math.Inf(1), what: IntervalRounds}
+		mdl.own = nil
+	default:
+		floor()
+	}
+	return mdl
+}
+
+// storedBaseline: base is one result paired with every round.
+func (c *comparer) storedBaseline() bool {
+	for _, r := range c.base[1:] {
+		if r != c.base[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// future is the model of the same comparison after r paired rounds of a
+// gate (independent pairs; with a stored baseline, the baseline stays one
+// result), the spread and per-round sampling variance staying what they
+// were (the default bound or calibration standing for the spread where the
+// rounds could not measure it).
+func (mdl noiseModel) future(r int) noiseModel {
+	sd := mdl.s
+	if mdl.own == nil && mdl.ownZ == nil {
+		sd = mdl.floorSD
+	}
+	w := 1 / float64(r)
+	if mdl.stored {
+		w = (1 + 1/float64(r)) / 2
+	}
+	f := noiseModel{R: r, s: sd, vbar: mdl.vbar, entry: mdl.entry, stored: mdl.stored, floorSD: mdl.floorSD,
+		samp: part{se: math.Sqrt(mdl.vbar*float64(r)) / float64(r), df: math.Inf(1), what: IntervalSampling}}
+	if mdl.stored {
+		f.samp.se = math.Sqrt(mdl.vbar * w * 2)
+	}
+	tpart := &part{se: sd * math.Sqrt(w), df: float64(r - 1), what: IntervalRounds}
+	switch {
+	case mdl.stored && mdl.floor != nil:
+		f.floor = &part{se: mdl.floorSD * math.Sqrt(w), df: mdl.floor.df, what: mdl.floor.what}
+		f.own = tpart
+	case mdl.entry != nil && r-1 < mdl.entry.DF:
+		f.floor = &part{se: mdl.entry.SD * math.Sqrt(w), df: float64(mdl.entry.DF), what: IntervalCalibration}
+		f.ownZ = &part{se: tpart.se, df: math.Inf(1), what: IntervalRounds}
+	default:
+		f.own = tpart
+	}
+	return f
+}
+
+// need estimates what would decide an inconclusive comparison at
+// confidence conf: the interval must not contain 1+τ, so its half-width
+// must fall below the distance d of the estimate from ln(1+τ). Every part
+// of the width shrinks as 1/√rounds (a stored baseline's own run excepted);
+// the sampling part also as 1/√(samples per round), i.e. sustain length.
+// It assumes the spread and the per-round sampling variance stay what they
+// were. Rounds beyond the budget (CompareOptions.MaxRounds) are named with
+// Budget set: the budget is the limit.
+func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
+	d := math.Abs(m - math.Log1p(c.opt.Tolerance))
+	if d < 1e-9 {
+		return &Need{OnTolerance: true}
+	}
+	n := &Need{Calibrate: mdl.floor != nil && mdl.floor.what == IntervalNoise}
+	for r := max(mdl.R+1, 3); r <= MaxNeedRounds; r++ {
+		if half, _ := mdl.future(r).half(conf); half < d {
+			n.Rounds = r
 			break
 		}
 	}
-	var parts []string
-	if rounds == 0 {
-		parts = append(parts, fmt.Sprintf("more than %d rounds (now %d): the change is close to the %s tolerance", MaxNeedRounds, R, signedPct(1+c.opt.Tolerance)))
-	} else {
-		parts = append(parts, fmt.Sprintf("≈ %d rounds (now %d)", rounds, R))
+	if n.Rounds == 0 {
+		n.MoreThanRounds = MaxNeedRounds
 	}
-	// A longer sustain helps only when the rounds' spread is already narrow enough.
-	tPart := tQuantile(0.5+c.opt.Confidence/2, float64(R-1)) * s / math.Sqrt(float64(R))
-	if wPart := c.z * math.Sqrt(vsum) / float64(R); tPart < d && wPart >= d {
-		k := (wPart / d) * (wPart / d)
-		parts = append(parts, fmt.Sprintf("or %d rounds with a sustain ≈ %s× longer", R, factor(k)))
+	if n.MoreThanRounds > 0 || n.Rounds > c.opt.MaxRounds {
+		if c.opt.MaxRounds < MaxNeedRounds {
+			n.Budget = c.opt.MaxRounds
+		}
 	}
-	return strings.Join(parts, ", ")
+	// A longer sustain helps only when the spread between runs is already narrow enough.
+	var between float64
+	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor} {
+		if p != nil {
+			between = max(between, p.quantile(conf)*p.se)
+		}
+	}
+	if wPart := mdl.samp.quantile(conf) * mdl.samp.se; between < d && wPart >= d {
+		n.SustainFactor = roundUp((wPart / d) * (wPart / d))
+	}
+	return n
 }
 
 // logSE is the standard error of ln(q-quantile) of h from order statistics:
@@ -698,53 +1043,44 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 	cmp.Base, cmp.Head, cmp.BaseN, cmp.HeadN = eb.Rate, eh.Rate, eb.N, eh.N
 	switch {
 	case eb.N == 0:
-		cmp.Value, cmp.Why = NotMeasured, "base: no request completed in phase "+phase
+		cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNoneCompleted, &RoundRef{Side: "base"}
 		return cmp
 	case eh.N == 0:
-		cmp.Value, cmp.Why = NotMeasured, "head: no request completed in phase "+phase
+		cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNoneCompleted, &RoundRef{Side: "head"}
 		return cmp
 	}
 	cmp.Diff, cmp.CILow, cmp.CIHigh = newcombe(eb.Failed, eb.N, eh.Failed, eh.N, c.z)
 	cmp.Interval = IntervalScore
 	cmp.Significant = cmp.CILow > 0 || cmp.CIHigh < 0
 	delta := c.opt.Tolerance * eb.Rate
-	desc := fmt.Sprintf("error rate %s → %s (%s points, %g%% CI %s … %s)", ratePct(eb.Rate), ratePct(eh.Rate),
-		signedPoints(cmp.Diff), 100*c.opt.Confidence, signedPoints(cmp.CILow), signedPoints(cmp.CIHigh))
+	if eb.Failed > 0 || eh.Failed > 0 {
+		cmp.test = &test{m: cmp.Diff, up: delta, score: [4]int64{eb.Failed, eb.N, eh.Failed, eh.N}, isScore: true}
+	}
 	switch {
 	case eb.Failed == 0 && eh.Failed == 0:
-		cmp.Value, cmp.Why = Pass, "no failure on either side"
+		cmp.Value, cmp.Reason = Pass, ReasonNoFailure
 	case cmp.CILow > delta:
-		cmp.Value, cmp.Why = Regression, desc+": a significant increase"
+		cmp.Value, cmp.Reason = Regression, ReasonMoreErrors
 	case cmp.CIHigh < -delta:
-		cmp.Value, cmp.Why = Improvement, desc+": a significant decrease"
+		cmp.Value, cmp.Reason = Improvement, ReasonFewerErrors
 	default:
-		cmp.Value, cmp.Why = Pass, desc+": no significant increase"
-	}
-	if cmp.Value != Pass && delta > 0 {
-		cmp.Why += fmt.Sprintf(" beyond the tolerance (%s points)", signedPoints(delta))
+		cmp.Value, cmp.Reason = Pass, ReasonNoMoreErrors
 	}
 	return cmp
 }
 
-// pooled merges a side's histograms (an exact merge) and returns the
-// nearest-rank q-quantile in ms and the sample count.
-func pooled(srs []sideRound, q float64) (float64, int64) {
-	var acc *hdrhistogram.Histogram
-	seen := map[*result.Workload]bool{} // a result repeated over rounds counts once
-	for _, sr := range srs {
-		if sr.h == nil || sr.h.TotalCount() == 0 || seen[sr.w] {
-			continue
-		}
-		seen[sr.w] = true
-		if acc == nil {
-			acc = result.NewHistogram()
-		}
-		acc.Merge(sr.h)
+// pooled is a side's nearest-rank q-quantile in ms over all its rounds
+// (result.PoolLatency: an exact merge, a result repeated over rounds
+// counted once) and the sample count.
+func pooled(rs []*result.Result, phase, workload string, q float64) (float64, int64, error) {
+	h, err := result.PoolLatency(rs, phase, workload)
+	if err != nil {
+		return 0, 0, err
 	}
-	if acc == nil {
-		return 0, 0
+	if h.TotalCount() == 0 {
+		return 0, 0, nil
 	}
-	return float64(result.Quantile(acc, q)) / 1000, acc.TotalCount()
+	return float64(result.Quantile(h, q)) / 1000, h.TotalCount(), nil
 }
 
 func minSucceeded(sets ...[]sideRound) int64 {
@@ -776,29 +1112,11 @@ func stddev(xs []float64, m float64) float64 {
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
-// signedPct formats a ratio as a signed percentage change: 1.312 → "+31.2%".
-func signedPct(ratio float64) string {
-	d := (ratio - 1) * 100
-	if math.Abs(d) < 0.05 {
-		return "+0.0%"
-	}
-	return fmt.Sprintf("%+.1f%%", d)
-}
-
-// signedPoints formats a difference of fractions in percentage points.
-func signedPoints(d float64) string {
-	return fmt.Sprintf("%+.2f", d*100)
-}
-
-// ratePct formats a fraction as a percentage.
-func ratePct(f float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", f*100), "0"), ".") + "%"
-}
-
-// factor formats a multiplier: 2.1, 14.
-func factor(k float64) string {
+// roundUp rounds a multiplier up: to a tenth below 10, to a whole number
+// from 10 (2.1, 14), so that what it suggests is enough.
+func roundUp(k float64) float64 {
 	if k >= 10 {
-		return fmt.Sprintf("%.0f", math.Ceil(k))
+		return math.Ceil(k)
 	}
-	return fmt.Sprintf("%.1f", math.Ceil(k*10)/10)
+	return math.Ceil(k*10) / 10
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -223,5 +224,100 @@ func TestRepeatedBaselineCountsOnce(t *testing.T) {
 	c1, c5 := one.Workloads[0].Comparisons[0], five.Workloads[0].Comparisons[0]
 	if math.Abs(c1.CILow-c5.CILow) > 1e-9 || math.Abs(c1.CIHigh-c5.CIHigh) > 1e-9 {
 		t.Errorf("5 copies of one pair give CI %.4f…%.4f, one pair %.4f…%.4f: copies are not information", c5.CILow, c5.CIHigh, c1.CILow, c1.CIHigh)
+	}
+}
+
+// slowerHead builds R paired rounds where head is 1.5× slower than base
+// with little noise: a clear regression.
+func slowerHead(t *testing.T, R int) (base, head []*result.Result) {
+	rng := rand.New(rand.NewPCG(42, 42))
+	for range R {
+		base = append(base, mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, 2000, 20000, 0.5, 1)}}, nil))
+		head = append(head, mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, 2000, 20000, 0.5, 1.5)}}, nil))
+	}
+	return base, head
+}
+
+// markBehind makes r a round whose generator fell behind: 57% of its
+// requests late, lateness p99 833 ms (issue 8's run).
+func markBehind(t *testing.T, r *result.Result) {
+	r.Late = r.Offered * 57 / 100
+	h := result.NewHistogram()
+	for i := range r.Offered {
+		v := int64(19_800) // µs
+		switch {
+		case i >= r.Offered*98/100:
+			v = 833_000
+		case i >= r.Offered/2:
+			v = 400_000
+		}
+		if err := h.RecordValue(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := result.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.LatenessHist, r.LatenessMS = enc, result.Summarize(h)
+}
+
+// A round whose generator fell behind its schedule is not trustworthy: a
+// comparison that would call a regression is inconclusive instead, and the
+// verdict names the side, the round and the numbers.
+func TestGeneratorBehindIsNotARegression(t *testing.T) {
+	base, head := slowerHead(t, 3)
+	v, err := verdict.Gate(base, head, verdict.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Value != verdict.Regression || len(v.Untrusted) != 0 {
+		t.Fatalf("on schedule: %s, untrusted %v; want a regression (the premise of this test)", v.Value, v.Untrusted)
+	}
+
+	markBehind(t, head[1])
+	v, err = verdict.Gate(base, head, verdict.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Value != verdict.Inconclusive || v.ExitCode() != 0 {
+		t.Errorf("head round 2 behind schedule: %s (exit %d), want inconclusive (exit 0)", v.Value, v.ExitCode())
+	}
+	if len(v.Untrusted) != 1 || v.Untrusted[0].Side != "head" || v.Untrusted[0].Round != 2 {
+		t.Fatalf("untrusted = %+v, want head round 2", v.Untrusted)
+	}
+	if g := v.Untrusted[0].Generator; g.LateShare != 0.57 || g.LatenessP99MS < 833 || g.LatenessP99MS >= 834 || g.LatenessCount != 2000 {
+		t.Errorf("untrusted generator = %+v, want 57%% late, p99 833 ms over 2000", g)
+	}
+	for _, wv := range v.Workloads {
+		for _, c := range wv.Comparisons {
+			if c.Value == verdict.Regression || c.Value == verdict.Pass || c.Value == verdict.Improvement {
+				t.Errorf("%s %s: %s on an untrusted round", c.Workload, c.Metric, c.Value)
+			}
+			if c.Undecided == "" || c.Needs == nil || !c.Needs.TrustedRounds {
+				t.Errorf("%s undecided %q, needs %+v: want the value it would have had and what would decide", c.Metric, c.Undecided, c.Needs)
+			}
+		}
+	}
+	p95 := v.Workloads[0].Comparisons[0]
+	if p95.Undecided != verdict.Regression || p95.Reason != verdict.ReasonSlower {
+		t.Errorf("p95 undecided %q reason %q: want the measured change and that it is not called a regression", p95.Undecided, p95.Reason)
+	}
+}
+
+// A stored baseline paired with every head round is one result: named once,
+// with the rounds it stands in.
+func TestGeneratorBehindBaseline(t *testing.T) {
+	base, head := slowerHead(t, 3)
+	markBehind(t, base[0])
+	for i := range base {
+		base[i] = base[0]
+	}
+	v, err := verdict.Compare(base, head, verdict.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Value != verdict.Inconclusive || len(v.Untrusted) != 1 || !slices.Equal(v.Untrusted[0].Rounds, []int{1, 2, 3}) || v.Untrusted[0].Side != "base" {
+		t.Errorf("value %s, untrusted %+v", v.Value, v.Untrusted)
 	}
 }

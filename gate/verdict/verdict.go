@@ -99,6 +99,21 @@ type Verdict struct {
 	Tolerance  float64 `json:"tolerance,omitempty"`
 	Confidence float64 `json:"confidence,omitempty"`
 	Percentile string  `json:"percentile,omitempty"`
+
+	// Untrusted lists a comparison's rounds whose generator fell behind its
+	// own schedule (Compare): no comparison is decided on them.
+	Untrusted []UntrustedRound `json:"untrusted_rounds,omitempty"`
+
+	// Noise: where the noise between runs came from where the rounds could
+	// not measure it (the default bound or a calibration), and a
+	// calibration given but not used, with why; nil when neither arose.
+	Noise *NoiseUse `json:"noise,omitempty"`
+	// Family: how the comparisons were tested together (Holm); nil when
+	// none was tested.
+	Family *Family `json:"family,omitempty"`
+	// Sequential: a gate of sequential rounds (Sequential): the look, the
+	// error rate spent so far and why it stopped or goes on.
+	Sequential *SeqDecision `json:"sequential,omitempty"`
 }
 
 // ExitCode maps the verdict to the process exit code of the design:

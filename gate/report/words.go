@@ -1,0 +1,289 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// Words for what package verdict returns as codes and numbers. Every
+// sentence that carries a number is written here, with this package's
+// formatters, so a report, verdict.json and the pull-request comment say
+// the same number the same way.
+
+// Explain returns v with the words of every comparison filled in (Why and
+// Need; verdict leaves them empty). It does not modify v.
+func Explain(v verdict.Verdict) verdict.Verdict {
+	out := v
+	out.Workloads = make([]verdict.WorkloadVerdict, len(v.Workloads))
+	for i, wv := range v.Workloads {
+		cs := make([]verdict.Comparison, len(wv.Comparisons))
+		for j, c := range wv.Comparisons {
+			c.Why, c.Need = ComparisonWhy(v, c), ComparisonNeed(v, c)
+			cs[j] = c
+		}
+		if wv.Comparisons == nil {
+			cs = nil
+		}
+		wv.Comparisons = cs
+		out.Workloads[i] = wv
+	}
+	return out
+}
+
+// roundName is "head round 2", or "base" for a side as a whole.
+func roundName(r verdict.RoundRef) string {
+	if r.Round == 0 {
+		return r.Side
+	}
+	return fmt.Sprintf("%s round %d", r.Side, r.Round)
+}
+
+// ComparisonWhy words why a comparison of v has its value, with its numbers.
+func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
+	conf := Percent(v.Confidence)
+	tol := SignedPercent(1 + v.Tolerance)
+	var s string
+	switch c.Reason {
+	case verdict.ReasonNotOffered:
+		s = fmt.Sprintf("%s: no request of %s offered in phase %s", roundName(*c.At), c.Workload, c.Phase)
+	case verdict.ReasonNoSuccess:
+		s = fmt.Sprintf("%s: no successful request (0 of %s offered succeeded)", roundName(*c.At), Count(c.At.N))
+	case verdict.ReasonTooFewSamples:
+		list := make([]string, 0, 3)
+		for _, o := range c.Open[:min(len(c.Open), 2)] {
+			list = append(list, fmt.Sprintf("%s (n=%s)", roundName(o), Count(o.N)))
+		}
+		s = fmt.Sprintf("the %s of too few samples has no %s order-statistics bound: %s", c.Metric, conf, strings.Join(list, ", "))
+		if len(c.Open) > 2 {
+			s += fmt.Sprintf(" and %d more", len(c.Open)-2)
+		}
+	case verdict.ReasonOneRound, verdict.ReasonSlower, verdict.ReasonFaster, verdict.ReasonWithin, verdict.ReasonStraddles:
+		s = fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), SignedPercent(c.CIHigh))
+		if src := noiseSource(v, c); src != "" {
+			s += " " + src
+		}
+		switch c.Reason {
+		case verdict.ReasonOneRound:
+			s += ": one round measures the percentiles' sampling noise only, not the machine's noise between rounds"
+		case verdict.ReasonSlower:
+			s += ": slower beyond the " + tol + " tolerance"
+		case verdict.ReasonFaster:
+			s += ": faster beyond the " + tol + " tolerance"
+		case verdict.ReasonWithin:
+			s += ": no slowdown beyond the " + tol + " tolerance"
+		case verdict.ReasonStraddles:
+			s += ": the interval straddles the " + tol + " tolerance"
+		}
+		if c.Reason == verdict.ReasonStraddles && c.Detectable > 0 {
+			s += "; " + detectable(c)
+		}
+	case verdict.ReasonFamily:
+		s = fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), SignedPercent(c.CIHigh))
+		if c.Metric == verdict.MetricErrorRate {
+			s = fmt.Sprintf("error rate %s → %s (%s points, %s CI %s … %s)", Percent(c.Base), Percent(c.Head),
+				SignedPoints(c.Diff), conf, SignedPoints(c.CILow), SignedPoints(c.CIHigh))
+		}
+		s += ": beyond the tolerance on its own, not among the gate's comparisons"
+		if f := c.Family; f != nil {
+			s += fmt.Sprintf(" (Holm: p %s, rank %d of %d, needs ≤ %s)", pValue(f.P), f.Rank, f.Of, pValue(f.Level))
+		}
+	case verdict.ReasonNoneCompleted:
+		s = fmt.Sprintf("%s: no request completed in phase %s", roundName(*c.At), c.Phase)
+	case verdict.ReasonNoFailure:
+		s = "no failure on either side"
+	case verdict.ReasonMoreErrors, verdict.ReasonFewerErrors, verdict.ReasonNoMoreErrors:
+		s = fmt.Sprintf("error rate %s → %s (%s points, %s CI %s … %s)", Percent(c.Base), Percent(c.Head),
+			SignedPoints(c.Diff), conf, SignedPoints(c.CILow), SignedPoints(c.CIHigh))
+		switch c.Reason {
+		case verdict.ReasonMoreErrors:
+			s += ": a significant increase"
+		case verdict.ReasonFewerErrors:
+			s += ": a significant decrease"
+		case verdict.ReasonNoMoreErrors:
+			s += ": no significant increase"
+		}
+		if c.Reason != verdict.ReasonNoMoreErrors {
+			if d := v.Tolerance * c.Base; d > 0 {
+				s += fmt.Sprintf(" beyond the tolerance (%s points)", SignedPoints(d))
+			}
+		}
+	default:
+		s = string(c.Reason)
+	}
+	if c.Undecided != "" {
+		names := make([]string, len(v.Untrusted))
+		for i, u := range v.Untrusted {
+			names[i] = untrustedName(u)
+		}
+		s += fmt.Sprintf(" — not called %s: the generator fell behind its schedule in %s (see the notes)", withArticle(c.Undecided), strings.Join(names, " and "))
+	}
+	return s
+}
+
+// ComparisonNeed words what would decide an inconclusive comparison of v,
+// "" when nothing is needed.
+func ComparisonNeed(v verdict.Verdict, c verdict.Comparison) string {
+	n := c.Needs
+	if n == nil {
+		return ""
+	}
+	tol := SignedPercent(1 + v.Tolerance)
+	switch {
+	case n.TrustedRounds:
+		return trustedNeed()
+	case c.Reason == verdict.ReasonOneRound:
+		return fmt.Sprintf("at least %d rounds", n.Rounds)
+	case c.Reason == verdict.ReasonTooFewSamples:
+		return fmt.Sprintf("at least %s successes per round and side for a %s (fewest now %s): a sustain ≈ %s× longer",
+			Count(n.SuccessesPerRound), c.Metric, Count(n.FewestSuccesses), factor(n.SustainFactor))
+	case n.OnTolerance:
+		return fmt.Sprintf("nothing practical: the estimate sits on the %s tolerance", tol)
+	}
+	var parts []string
+	switch {
+	case n.MoreThanRounds > 0:
+		parts = append(parts, fmt.Sprintf("more than %d rounds (now %d): the change is close to the %s tolerance", n.MoreThanRounds, c.Rounds, tol))
+	case n.Rounds > 0:
+		parts = append(parts, fmt.Sprintf("≈ %d rounds (now %d)", n.Rounds, c.Rounds))
+	}
+	if n.Budget > 0 {
+		parts[len(parts)-1] += fmt.Sprintf(", more than the budget's %d: the budget is the limit", n.Budget)
+	}
+	if n.SustainFactor > 0 {
+		parts = append(parts, fmt.Sprintf("or %d rounds with a sustain ≈ %s× longer", c.Rounds, factor(n.SustainFactor)))
+	}
+	if n.Calibrate {
+		parts = append(parts, "or a calibration of this machine (loadgate calibrate) in place of the default noise bound")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// trustedNeed is what decides a comparison left undecided by rounds whose
+// generator fell behind its schedule.
+func trustedNeed() string {
+	return fmt.Sprintf("rounds whose generator keeps its schedule (at most %s of requests late, a lateness p99 of at most %s ms): give the generator its own, quiet cores (--load-cpus) or lower the rate",
+		Percent(result.LateShareLimit), exact(result.LatenessP99LimitMS))
+}
+
+// untrustedName is "head round 2", or for a result paired in several
+// rounds (a stored baseline) "base rounds 1–5 (one result)".
+func untrustedName(u verdict.UntrustedRound) string {
+	if len(u.Rounds) > 1 {
+		return fmt.Sprintf("%s rounds %s (one result)", u.Side, ranges(u.Rounds))
+	}
+	return fmt.Sprintf("%s round %d", u.Side, u.Round)
+}
+
+// untrustedNote is the note on one untrusted round.
+func untrustedNote(u verdict.UntrustedRound) string {
+	return fmt.Sprintf("%s is not trustworthy: generator behind schedule: %s; no regression, improvement or pass is called on it (its latency includes the generator's own delay); to decide, %s",
+		untrustedName(u), generatorText(u.Generator), trustedNeed())
+}
+
+// withArticle is "a regression", "an improvement", "a pass".
+func withArticle(v verdict.Value) string {
+	if v == "" {
+		return ""
+	}
+	if strings.ContainsRune("aeiou", rune(string(v)[0])) {
+		return "an " + string(v)
+	}
+	return "a " + string(v)
+}
+
+// noiseSource words where the noise between runs came from when the
+// rounds could not measure it, "" when they did.
+func noiseSource(v verdict.Verdict, c verdict.Comparison) string {
+	switch c.Interval {
+	case verdict.IntervalNoise:
+		return fmt.Sprintf("[noise between runs not measured by %s: the default bound, a pair's log-sd %s]", roundsWord(c.Rounds), exact(c.NoiseSD))
+	case verdict.IntervalCalibration:
+		s := fmt.Sprintf("[noise between runs from this machine's calibration, a pair's log-sd %s", sig3(c.NoiseSD))
+		if v.Noise != nil && !v.Noise.Date.IsZero() {
+			s += " of " + date(v.Noise.Date)
+		}
+		return s + "]"
+	}
+	return ""
+}
+
+func roundsWord(r int) string {
+	if r == 1 {
+		return "one round"
+	}
+	return fmt.Sprintf("%d rounds", r)
+}
+
+// detectable words a comparison's smallest callable change.
+func detectable(c verdict.Comparison) string {
+	return fmt.Sprintf("the smallest slowdown %s could call a regression is %s", roundsWord(c.Rounds), SignedPercent(c.Detectable))
+}
+
+// pValue formats a p-value as a percentage: 0.0042 → "0.42%".
+func pValue(p float64) string {
+	if p < 1e-6 {
+		return "< 0.0001%"
+	}
+	return Percent(p)
+}
+
+// NoiseNote words a verdict's noise bound: a calibration given but not
+// used and why, or that the default bound stood in for the noise between
+// runs; "" when neither arose.
+func NoiseNote(v verdict.Verdict) string {
+	u := v.Noise
+	if u == nil {
+		return ""
+	}
+	if u.Rejected != "" {
+		what := map[string]string{verdict.NoiseOtherScenario: "another load (scenario hash)",
+			verdict.NoiseOtherMachine: "another machine", verdict.NoiseOtherTopology: "another topology"}[u.Rejected]
+		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it was measured on %s (here %s, there %s); where the rounds cannot measure the noise between runs the default bound stands in (a pair's log-sd %s)",
+			date(u.Date), u.Pairs, what, u.Mine, u.Theirs, exact(u.SD))
+	}
+	if u.Source == verdict.NoiseDefault {
+		return fmt.Sprintf("the rounds cannot measure the noise between runs (one pair of rounds, or one result in several rounds): a conservative default stands in, a pair's log-sd %s (one run ≈ ±%s); a calibration of this machine (loadgate calibrate) replaces it",
+			exact(u.SD), Percent(math.Expm1(u.SD/math.Sqrt2)))
+	}
+	return fmt.Sprintf("the noise between runs where the rounds cannot measure it: this machine's calibration of %s (%d pairs)", date(u.Date), u.Pairs)
+}
+
+// SequentialNote words a sequential gate's look: the rounds, the error
+// rate spent and why it stopped; "" for a gate of fixed rounds.
+func SequentialNote(v verdict.Verdict) string {
+	d := v.Sequential
+	if d == nil {
+		return ""
+	}
+	s := fmt.Sprintf("sequential rounds: look %d of at most %d after %d rounds (at most %d); this look's intervals at %s, %s of the %s error rate spent so far (%s spending)",
+		d.Look, d.Looks, d.Rounds, d.MaxRounds, Percent(1-d.Level), Percent(d.Spent), Percent(1-d.Nominal), d.Spending)
+	switch d.Stop {
+	case verdict.StopDecided:
+		s += "; stopped: every judged comparison is decided"
+	case verdict.StopMaxRounds:
+		s += fmt.Sprintf("; stopped at the maximum of rounds with %d comparison(s) undecided", d.Open)
+	case verdict.StopBudget:
+		s += fmt.Sprintf("; stopped: the budget allows no further look, %d comparison(s) undecided", d.Open)
+	case verdict.StopUntrusted:
+		s += "; stopped: a round's generator fell behind its schedule, more rounds do not make it trustworthy"
+	case verdict.StopUnusable:
+		s += "; stopped: unusable"
+	default:
+		s += fmt.Sprintf("; %d comparison(s) undecided: the gate runs another pair", d.Open)
+	}
+	return s
+}
+
+// FamilyNote words how the comparisons were tested together, "" when there
+// was at most one.
+func FamilyNote(v verdict.Verdict) string {
+	f := v.Family
+	if f == nil || f.Tests < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%d comparisons tested together (Holm): the chance that any of them is a false regression is at most %s", f.Tests, Percent(f.Alpha))
+}

@@ -1,0 +1,173 @@
+package verdict_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// seqGate simulates one sequential gate: rounds as in simGate (one
+// workload, n successes, per-side per-round noise exp(N(0, noise))), a
+// look after MinRounds and then every pair, as the round loop does. It
+// returns the p95 comparison's value and the rounds run.
+func seqGate(t testing.TB, seed uint64, plan verdict.SeqPlan, n int, ratio, noise float64) (verdict.Value, int) {
+	rng := rand.New(rand.NewPCG(seed, 0x5e9))
+	var base, head []*result.Result
+	step := max(plan.Step, 2)
+	for {
+		for len(head) < max(plan.MinRounds, verdict.DefaultSeqMinRounds) || len(head)%step != 0 {
+			fb := math.Exp(noise * rng.NormFloat64())
+			fh := ratio * math.Exp(noise*rng.NormFloat64())
+			base = append(base, mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, n, 20000, 0.5, fb)}}, nil))
+			head = append(head, mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, n, 20000, 0.5, fh)}}, nil))
+		}
+		v, err := verdict.Sequential(base, head, verdict.CompareOptions{Percentile: "p95"}, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Sequential.Decided() {
+			return v.Workloads[0].Comparisons[0].Value, len(head)
+		}
+		// one more ABBA pair
+		for range step {
+			fb := math.Exp(noise * rng.NormFloat64())
+			fh := ratio * math.Exp(noise*rng.NormFloat64())
+			base = append(base, mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, n, 20000, 0.5, fb)}}, nil))
+			head = append(head, mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, n, 20000, 0.5, fh)}}, nil))
+		}
+	}
+}
+
+type seqRow struct {
+	ratio, noise           float64
+	regression, pass, inc  float64 // shares of gates
+	improvement, avgRounds float64
+}
+
+func seqTally(t *testing.T, seed uint64, gates int, plan verdict.SeqPlan, n int, ratio, noise float64) seqRow {
+	vals := make([]verdict.Value, gates)
+	rounds := make([]int, gates)
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		wg.Go(func() {
+			for g := w; g < gates; g += workers {
+				vals[g], rounds[g] = seqGate(t, seed+uint64(g), plan, n, ratio, noise)
+			}
+		})
+	}
+	wg.Wait()
+	row := seqRow{ratio: ratio, noise: noise}
+	for g := range gates {
+		switch vals[g] {
+		case verdict.Regression:
+			row.regression++
+		case verdict.Pass:
+			row.pass++
+		case verdict.Improvement:
+			row.improvement++
+		default:
+			row.inc++
+		}
+		row.avgRounds += float64(rounds[g])
+	}
+	for _, p := range []*float64{&row.regression, &row.pass, &row.inc, &row.improvement, &row.avgRounds} {
+		*p /= float64(gates)
+	}
+	return row
+}
+
+// Sequential rounds under optional stopping, over seeded gates of at most
+// 10 rounds (looks after 4, 6, 8, 10), 500 successes per round: the A/A
+// false-regression rate stays within the nominal 2.5%, and the table of
+// detection and average rounds is logged (README, "How a gate decides").
+func TestSimSequential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	gates := simGates(30)
+	// LOADGATE_SIM_SPENDING=obf,pocock compares both (the default's alone by default).
+	spendings := []string{verdict.SpendOBF}
+	if s := os.Getenv("LOADGATE_SIM_SPENDING"); s != "" {
+		spendings = strings.Split(s, ",")
+	}
+	for _, spending := range spendings {
+		plan := verdict.SeqPlan{MaxRounds: 10, Spending: spending}
+		var lines []string
+		for i, c := range []struct{ ratio, noise float64 }{
+			{1, 0.03}, {1, 0.1}, {1.2, 0.03}, {1.2, 0.1}, {1.5, 0.03}, {1.5, 0.1},
+		} {
+			r := seqTally(t, uint64(1<<24+i<<16), gates, plan, 500, c.ratio, c.noise)
+			line := fmt.Sprintf("| %s | %+.0f%% | %.2f | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f |", spending, 100*(c.ratio-1), c.noise,
+				100*r.regression, 100*r.pass, 100*r.inc, 100*r.improvement, r.avgRounds)
+			lines = append(lines, line)
+			t.Log(line)
+			if c.ratio == 1 && r.regression > 0.025+2*math.Sqrt(0.025*0.975/float64(gates)) {
+				t.Errorf("%s A/A σ=%v: %.1f%% false regressions, want ≤ 2.5%%", spending, c.noise, 100*r.regression)
+			}
+			if c.ratio > 1 && r.pass+r.improvement > 0.025+2*math.Sqrt(0.025*0.975/float64(gates)) {
+				t.Errorf("%s %+.0f%% σ=%v: %.1f%% passed", spending, 100*(c.ratio-1), c.noise, 100*(r.pass+r.improvement))
+			}
+		}
+		t.Logf("%d gates each, at most 10 rounds, 500 successes per round:\n| spending | change | σ | regression | pass | inconclusive | improvement | avg rounds |\n%s", gates, strings.Join(lines, "\n"))
+	}
+}
+
+// Sequential's looks: off a look is the caller's error; the first look
+// spends little, the last (or a Final one) all that is left; a decided
+// gate stops.
+func TestSequentialLooks(t *testing.T) {
+	base, head := slowerHead(t, 6)
+	plan := verdict.SeqPlan{MaxRounds: 10}
+	if _, err := verdict.Sequential(base[:3], head[:3], verdict.CompareOptions{}, plan); err == nil {
+		t.Error("3 rounds accepted as a look")
+	}
+	if _, err := verdict.Sequential(base[:5], head[:5], verdict.CompareOptions{}, plan); err == nil {
+		t.Error("5 rounds accepted as a look (looks at 4, 6, 8, 10)")
+	}
+	v, err := verdict.Sequential(base[:4], head[:4], verdict.CompareOptions{}, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := v.Sequential
+	if d.Look != 1 || d.Looks != 4 || d.Level >= 0.05 || math.Abs(v.Confidence-(1-d.Level)) > 1e-12 {
+		t.Errorf("look 1: %+v, confidence %v", d, v.Confidence)
+	}
+	// Pocock-type spending spends more at the first look: 1.5× stops there.
+	v, _ = verdict.Sequential(base[:4], head[:4], verdict.CompareOptions{}, verdict.SeqPlan{MaxRounds: 10, Spending: verdict.SpendPocock})
+	if d := v.Sequential; v.Value != verdict.Regression || d.Stop != verdict.StopDecided || d.Level <= 0.01 {
+		t.Errorf("1.5× slower, Pocock: %s, %+v", v.Value, d)
+	}
+	plan.Final = true
+	v, _ = verdict.Sequential(base[:6], head[:6], verdict.CompareOptions{}, plan)
+	if d := v.Sequential; math.Abs(d.Spent-0.05) > 1e-12 || d.Stop != verdict.StopDecided {
+		t.Errorf("final look: %+v", d)
+	}
+	// An A/A gate with noise runs on until its maximum.
+	rng := rand.New(rand.NewPCG(9, 9))
+	var b, h []*result.Result
+	for range 4 {
+		b = append(b, mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, 300, 20000, 0.5, math.Exp(0.2*rng.NormFloat64()))}}, nil))
+		h = append(h, mkRound(t, hashA, nil, []wlData{{name: "api", lat: lognormal(rng, 300, 20000, 0.5, math.Exp(0.2*rng.NormFloat64()))}}, nil))
+	}
+	v, _ = verdict.Sequential(b, h, verdict.CompareOptions{}, verdict.SeqPlan{MaxRounds: 10})
+	if d := v.Sequential; d.Stop != "" || d.Open == 0 {
+		t.Errorf("noisy A/A at look 1: %+v", d)
+	}
+	v, _ = verdict.Sequential(b, h, verdict.CompareOptions{}, verdict.SeqPlan{MaxRounds: 4})
+	if d := v.Sequential; d.Stop != verdict.StopMaxRounds {
+		t.Errorf("noisy A/A at its maximum: %+v", d)
+	}
+	v, _ = verdict.Sequential(b, h, verdict.CompareOptions{}, verdict.SeqPlan{MaxRounds: 10, Final: true})
+	if d := v.Sequential; d.Stop != verdict.StopBudget {
+		t.Errorf("noisy A/A out of budget: %+v", d)
+	}
+}
