@@ -7,55 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
-
-var baselineName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-
-// baselinePath is baselines/<scenario>/<name>.json under root.
-func baselinePath(root, scenarioName, name string) string {
-	return filepath.Join(root, "baselines", scenarioName, name+".json")
-}
-
-// loadBaseline reads baseline NAME of the scenario at rel (relative to
-// root); the scenario's name is read from the baseline directory listing.
-func loadBaseline(root, name, _ string) (*result.Result, error) {
-	if !baselineName.MatchString(name) {
-		return nil, fmt.Errorf("baseline name %q: use letters, digits, '.', '_' and '-'", name)
-	}
-	matches, _ := filepath.Glob(filepath.Join(root, "baselines", "*", name+".json"))
-	switch len(matches) {
-	case 0:
-		return nil, fmt.Errorf("no baseline %q under %s (save one with: loadgate baseline save --result RESULT.json --name %s)", name, filepath.Join(root, "baselines"), name)
-	case 1:
-	default:
-		return nil, fmt.Errorf("baseline %q exists for several scenarios: %s", name, strings.Join(matches, ", "))
-	}
-	return result.ReadFile(matches[0])
-}
-
-// baselineNotes warns where the baseline was measured elsewhere.
-func baselineNotes(b *result.Result, head []*result.Result) []string {
-	notes := []string{"a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"}
-	if len(head) == 0 {
-		return notes
-	}
-	h := head[0]
-	if b.Machine.Host != h.Machine.Host || b.Machine.CPUs != h.Machine.CPUs || b.Machine.Kernel != h.Machine.Kernel {
-		notes = append(notes, fmt.Sprintf("WARNING: the baseline was measured on another machine (%s, %d cpus, kernel %s) than head (%s, %d cpus, kernel %s)",
-			b.Machine.Host, b.Machine.CPUs, b.Machine.Kernel, h.Machine.Host, h.Machine.CPUs, h.Machine.Kernel))
-	}
-	if b.Topology.StackCPUs != h.Topology.StackCPUs || b.Topology.LoadCPUs != h.Topology.LoadCPUs || b.Topology.Pinned != h.Topology.Pinned {
-		notes = append(notes, fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v) from head's (%q, %q, %v)",
-			b.Topology.StackCPUs, b.Topology.LoadCPUs, b.Topology.Pinned, h.Topology.StackCPUs, h.Topology.LoadCPUs, h.Topology.Pinned))
-	}
-	return notes
-}
 
 const baselineHelp = `Usage: loadgate baseline save --result RESULT.json --name NAME [--dir DIR]
 
@@ -71,6 +30,10 @@ Flags:
 `
 
 func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprint(stderr, baselineHelp)
+		return errHelp
+	}
 	if len(args) == 0 || args[0] != "save" {
 		fmt.Fprint(stderr, baselineHelp)
 		return usageErr("baseline: the only subcommand is save")
@@ -88,8 +51,8 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(results) == 0 || *name == "" {
 		return usageErr("baseline save: --result and --name are required")
 	}
-	if !baselineName.MatchString(*name) {
-		return usageErr("baseline save: --name %q: use letters, digits, '.', '_' and '-'", *name)
+	if !scenario.ValidName(*name) {
+		return usageErr("baseline save: --name %q: use %s", clipName(*name), scenario.NameRule)
 	}
 	var merged *result.Result
 	for _, p := range results {
@@ -97,8 +60,13 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return usageErr("baseline save: %w", err)
 		}
-		if !r.Usable {
-			return usageErr("baseline save: %s is unusable (%s): it cannot be a baseline", p, strings.Join(r.Unusable, "; "))
+		// Checked exactly as compare checks it: a broken result is unusable
+		// there (exit 3), so it is never stored as a baseline.
+		if why := rounds.BrokenResult(r); why != "" {
+			return unusable(fmt.Errorf("baseline save: %s cannot be a baseline: %s", p, why))
+		}
+		if !scenario.ValidName(r.Scenario.Name) {
+			return usageErr("baseline save: %s: scenario name %q is not a valid scenario name (%s): refused", p, clipName(r.Scenario.Name), scenario.NameRule)
 		}
 		if merged == nil {
 			merged = r
@@ -106,22 +74,31 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usageErr("baseline save: %w", err)
 		}
 	}
+	if why := rounds.BrokenResult(merged); why != "" {
+		return unusable(fmt.Errorf("baseline save: the merged rounds cannot be a baseline: %s", why))
+	}
 	if *commit != "" {
 		merged.Commit = *commit
 	} else if merged.Commit == "" {
-		if c, err := git(ctx, *dir, "rev-parse", "HEAD"); err == nil {
+		if c, err := rounds.Git(ctx, *dir, "rev-parse", "HEAD"); err == nil {
 			merged.Commit = c
 		}
 	}
-	path := baselinePath(*dir, merged.Scenario.Name, *name)
+	path, err := rounds.BaselinePath(*dir, merged.Scenario.Name, *name)
+	if err != nil {
+		return usageErr("baseline save: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return usageErr("baseline save: %w", err)
+	}
+	if err := rounds.InsideDir(rounds.BaselinesDir(*dir), path); err != nil { // now that the directories exist
 		return usageErr("baseline save: %w", err)
 	}
 	if err := merged.WriteFile(path); err != nil {
 		return usageErr("baseline save: %w", err)
 	}
 	fmt.Fprintf(stdout, "saved baseline %s (scenario %s %s, commit %s, %s) to %s\n", *name, merged.Scenario.Name,
-		shortHash(merged.Scenario.Hash), short(merged.Commit), merged.Machine.Host, path)
+		shortHash(merged.Scenario.Hash), shortHash(merged.Commit), merged.Machine.Host, path)
 	return nil
 }
 
@@ -140,7 +117,7 @@ Examples:
 Flags:
 `
 
-func compareCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	var bases, heads multiFlag
 	fs.Var(&bases, "base", "a base round's result.json `file` (repeatable)")
@@ -151,9 +128,8 @@ func compareCmd(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("out", "", "also write report.md, verdict.json and latency.svg to this `dir`")
 	format := fs.String("format", "text", "stdout: text, markdown or json")
 	fs.Usage = func() { fmt.Fprint(stderr, compareHelp); fs.PrintDefaults() }
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return &exitError{code: exitUsage, err: err, quiet: true}
+	if err := parseFlags(fs, args, stderr); err != nil && !isUnexpectedArg(err) {
+		return err
 	}
 	if fs.NArg() == 2 && len(bases) == 0 && len(heads) == 0 {
 		bases, heads = multiFlag{fs.Arg(0)}, multiFlag{fs.Arg(1)}
@@ -179,20 +155,27 @@ func compareCmd(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageErr("compare: %w", err)
 	}
-	v, err := verdict.Gate(b, h, verdict.CompareOptions{Tolerance: *tol, Confidence: *conf, Percentile: *pct})
+	noise, err := noiseFor(ctx, b[0].Scenario.Name, stderr)
+	if err != nil {
+		return usageErr("compare: %w", err)
+	}
+	v, err := verdict.Gate(b, h, verdict.CompareOptions{Tolerance: *tol, Confidence: *conf, Percentile: *pct, Noise: noise})
 	if err != nil {
 		return usageErr("compare: %w", err)
 	}
 	gr := report.GateReport{
-		Base:  report.GateSide{Name: "base", Ref: strings.Join(bases, ", "), Commit: b[0].Commit, Results: b},
-		Head:  report.GateSide{Name: "head", Ref: strings.Join(heads, ", "), Commit: h[0].Commit, Results: h},
-		Order: "as given", Verdict: v,
+		Base:    report.GateSide{Name: "base", Ref: strings.Join(bases, ", "), Commit: b[0].Commit, Results: b},
+		Head:    report.GateSide{Name: "head", Ref: strings.Join(heads, ", "), Commit: h[0].Commit, Results: h},
+		Verdict: v, // the order of rounds is read from the results (report.GateReport.order)
 	}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return usageErr("compare: %w", err)
 		}
-		return writeGateReports(*out, gr, stdout, stderr)
+		if _, err := writeGateReports(*out, gr, stdout, stderr); err != nil {
+			return err
+		}
+		return verdictExit(v)
 	}
 	switch *format {
 	case "text":
@@ -207,8 +190,34 @@ func compareCmd(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if code := v.ExitCode(); code != 0 {
-		return &exitError{code: code, err: fmt.Errorf("verdict: %s", v.Value)}
+	return verdictExit(v)
+}
+
+// clipName shortens a hostile name for an error message.
+func clipName(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
 	}
-	return nil
+	return s
+}
+
+// noiseFor reads the calibration baselines/<scenario>/noise.json of the
+// repository the command runs in (the current directory outside one), nil
+// when there is none; a file that does not decode is an error naming it.
+func noiseFor(ctx context.Context, scenarioName string, stderr io.Writer) (*verdict.Noise, error) {
+	root := "."
+	if top, err := rounds.Git(ctx, ".", "rev-parse", "--show-toplevel"); err == nil && strings.TrimSpace(top) != "" {
+		root = strings.TrimSpace(top)
+	}
+	if !scenario.ValidName(scenarioName) {
+		return nil, nil // no directory of it under baselines/
+	}
+	n, p, err := rounds.LoadNoise(root, scenarioName)
+	if err != nil {
+		return nil, fmt.Errorf("noise calibration: %w", err)
+	}
+	if n != nil {
+		fmt.Fprintf(stderr, "loadgate: noise calibration %s (%d pairs)\n", p, n.Pairs)
+	}
+	return n, nil
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/loadgate/loadgate/gate/rounds"
 )
 
 // Exit codes (design.md).
@@ -17,24 +19,11 @@ const (
 	exitUnusable = 3
 )
 
-// exitError carries an exit code; quiet means the message was already shown.
-type exitError struct {
-	code  int
-	err   error
-	quiet bool
-}
+// usageErr is a refusal or a usage error (exit 2).
+func usageErr(format string, a ...any) error { return rounds.Usagef(format, a...) }
 
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErr(format string, a ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
-}
+// unusable marks err as unusable (exit 3).
+func unusable(err error) error { return rounds.Unusable(err) }
 
 const usage = `loadgate gates a change on honest load-test results.
 
@@ -45,6 +34,7 @@ Commands:
   run      run a named load against a loopback target or the scenario's stack, judge its thresholds
   gate     run the same load on base and head (ABBA rounds) and judge the difference with confidence
   compare  compare result files (paired rounds) per workload
+  calibrate measure this machine's noise (A/A rounds) into baselines/<scenario>/noise.json
   baseline store a result as a named baseline (baseline save)
   comment  post the pull request comment from an uploaded results dir (fork pull requests)
   up       bring the scenario's stack up (pinned) until Ctrl-C, for scenario development
@@ -69,7 +59,7 @@ var version = "dev"
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return &exitError{code: exitUsage}
+		return shown(rounds.Usagef("no command"))
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
@@ -91,6 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return gateCmd(ctx, rest, stdout, stderr)
 	case "compare":
 		return compareCmd(ctx, rest, stdout, stderr)
+	case "calibrate":
+		return calibrateCmd(ctx, rest, stdout, stderr)
 	case "baseline":
 		return baselineCmd(ctx, rest, stdout, stderr)
 	case "comment":
@@ -105,12 +97,23 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return &exitError{code: exitPass, quiet: true}
+			return errHelp
 		}
-		return &exitError{code: exitUsage, err: err, quiet: true}
+		return shown(rounds.Usage(err))
 	}
 	if fs.NArg() > 0 && fs.Name() != "report" {
-		return usageErr("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+		return &unexpectedArgError{rounds.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
 	return nil
+}
+
+// unexpectedArgError: parseFlags found positional arguments (compare takes
+// two).
+type unexpectedArgError struct{ error }
+
+func (e *unexpectedArgError) Unwrap() error { return e.error }
+
+func isUnexpectedArg(err error) bool {
+	var u *unexpectedArgError
+	return errors.As(err, &u)
 }

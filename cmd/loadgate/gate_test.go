@@ -14,20 +14,9 @@ import (
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
-
-func TestOrderIsABBA(t *testing.T) {
-	a, b := &side{name: "A"}, &side{name: "B"}
-	var got []string
-	for i := 0; i < 4; i++ {
-		p := order(i, a, b)
-		got = append(got, p[0].name, p[1].name)
-	}
-	if s := strings.Join(got, " "); s != "A B B A A B B A" {
-		t.Errorf("rounds run %s, want A B B A A B B A", s)
-	}
-}
 
 // runResult runs scenario body against a loopback server that answers after
 // delay and returns the result file's path.
@@ -104,7 +93,7 @@ func TestBaselineSaveAndGateAgainstIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("baseline save: %v\n%s", err, stderr.String())
 	}
-	b, err := loadBaseline(root, "main", "")
+	b, err := rounds.LoadBaseline(root, "main", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +103,7 @@ func TestBaselineSaveAndGateAgainstIt(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "baselines", "cmp", "main.json")); err != nil {
 		t.Errorf("not stored as baselines/<scenario>/<name>.json: %v", err)
 	}
-	if _, err := loadBaseline(root, "nope", ""); err == nil || !strings.Contains(err.Error(), "baseline save") {
+	if _, err := rounds.LoadBaseline(root, "nope", ""); err == nil || !strings.Contains(err.Error(), "baseline save") {
 		t.Errorf("a missing baseline should say how to save one, got %v", err)
 	}
 	if got := code(run(context.Background(), []string{"baseline", "save", "--result", res, "--name", "../x", "--dir", root}, &stdout, &stderr)); got != 2 {
@@ -125,7 +114,7 @@ func TestBaselineSaveAndGateAgainstIt(t *testing.T) {
 func TestBaselineNotesWarnOnOtherMachine(t *testing.T) {
 	b := &result.Result{Machine: result.Machine{Host: "ci-1", CPUs: 2}, Topology: result.Topology{StackCPUs: "0", LoadCPUs: "1", Pinned: true}}
 	h := &result.Result{Machine: result.Machine{Host: "laptop", CPUs: 8}, Topology: result.Topology{StackCPUs: "0-3", LoadCPUs: "4-7", Pinned: true}}
-	notes := strings.Join(baselineNotes(b, []*result.Result{h}), "\n")
+	notes := strings.Join(rounds.BaselineNotes(b, []*result.Result{h}), "\n")
 	if !strings.Contains(notes, "another machine") || !strings.Contains(notes, "topology differs") {
 		t.Errorf("no warning about machine and topology:\n%s", notes)
 	}
@@ -140,6 +129,9 @@ func TestGateRefusals(t *testing.T) {
 		{[]string{"gate"}, "--scenario is required"},
 		{[]string{"gate", "--scenario", "x.yaml"}, "--base REF is required"},
 		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--rounds", "0"}, "--rounds must be at least 1"},
+		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--rounds", "many"}, "or auto"},
+		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--rounds", "auto", "--max-rounds", "1"}, "--max-rounds must be from 2"},
+		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--rounds", "auto", "--budget", "-1m"}, "--budget must be positive"},
 		{[]string{"gate", "--scenario", "x.yaml", "--against", "nonsense"}, "--against must be base or baseline:NAME"},
 		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--against", "baseline:x"}, "exclude each other"},
 	} {
@@ -184,5 +176,50 @@ func TestBaselineReportCounts(t *testing.T) {
 	}
 	if strings.Contains(md.String(), fmt.Sprintf("| %d | %d |", 3*n, 3*n)) {
 		t.Errorf("the baseline's samples are counted once per round (n=%d)", 3*n)
+	}
+}
+
+// compare reads baselines/<scenario>/noise.json of the repository (here:
+// the directory) it runs in: a bad file is refused naming it, a good one
+// stands for the noise of one run each.
+func TestCompareReadsTheCalibration(t *testing.T) {
+	var rs []*result.Result
+	var files []string
+	for i := 0; i < 4; i++ {
+		p := runResult(t, cmpScenario, time.Millisecond)
+		r, err := result.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, files = append(rs, r), append(files, p)
+	}
+	t.Chdir(t.TempDir())
+	p := filepath.Join("baselines", "cmp", "noise.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte(`{"schema": "loadgate/noise/v1", "nope": 1}`), 0o644)
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"compare", files[0], files[1]}, &stdout, &stderr)
+	if code(err) != 2 || !strings.Contains(err.Error(), p) {
+		t.Fatalf("a bad noise.json: exit %d %v, want 2 naming %s", code(err), err, p)
+	}
+	n, err := verdict.Calibrate(rs[:2], rs[2:], time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := n.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, b.Bytes(), 0o644)
+	stdout.Reset()
+	stderr.Reset()
+	err = run(context.Background(), []string{"compare", "--format", "json", files[0], files[1]}, &stdout, &stderr)
+	if code(err) > 1 {
+		t.Fatalf("compare with a calibration: exit %d %v\n%s", code(err), err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "noise calibration "+p) || !strings.Contains(stdout.String(), `"calibration"`) {
+		t.Errorf("the calibration is not used:\n%s\n%s", stderr.String(), stdout.String())
 	}
 }

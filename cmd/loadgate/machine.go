@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"runtime"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/result"
 )
 
@@ -20,21 +19,7 @@ func fillMachine(r *result.Result) {
 		r.Machine.Kernel = unix.ByteSliceToString(u.Release[:])
 	}
 	r.Topology.GOMAXPROCS = runtime.GOMAXPROCS(0)
-	r.Topology.LoadCPUs = cpusAllowed()
-}
-
-// cpusAllowed reads this process's CPU affinity list as the kernel reports it.
-func cpusAllowed() string {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return ""
+	if set, err := pin.ReadBack(); err == nil {
+		r.Topology.LoadCPUs = set.String()
 	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "Cpus_allowed_list:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }

@@ -3,35 +3,121 @@
 // main is thin: it sets up signals and maps the error returned by run to an
 // exit code (see design.md): 0 pass, 1 the verdict failed, 2 usage error or
 // refused, 3 the run is unusable.
+//
+// Signals: the first SIGINT or SIGTERM cancels run's context — the run
+// stops its load, writes what it measured and tears its stacks down (exit
+// 3, interrupted). A second one exits at once, with 3, after removing what
+// can be removed quickly (see emergencyExit).
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
+	"time"
+
+	"github.com/loadgate/loadgate/compose"
 )
 
+// emergencyBound bounds the cleanup a second signal runs before exiting.
+const emergencyBound = 10 * time.Second
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go handleSignals(sigs, cancel, os.Stderr, os.Exit)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
+	cancel()
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-func exitCode(err error, stderr *os.File) int {
-	if err == nil {
-		return 0
+// handleSignals: the first signal cancels the run (cancel); the second
+// runs the emergency cleanups for at most emergencyBound (plus a second's
+// grace for one that ignores its context) and exits with exitUnusable; a
+// third exits at once without waiting for them.
+func handleSignals(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.Writer, exit func(int)) {
+	sig := <-sigs
+	fmt.Fprintf(stderr, "\nloadgate: %v: stopping and tearing down (send it again to exit at once)\n", sig)
+	cancel()
+	sig = <-sigs
+	fmt.Fprintf(stderr, "\nloadgate: second %v: removing what this process created (at most %s) and exiting\n", sig, emergencyBound)
+	done := make(chan struct{})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), emergencyBound)
+		defer cancel()
+		emergencyExit(ctx, stderr)
+		close(done)
+	}()
+	hard := time.NewTimer(emergencyBound + time.Second) // a cleanup stuck past its context
+	defer hard.Stop()
+	select {
+	case <-done:
+	case <-hard.C:
+		fmt.Fprintf(stderr, "loadgate: cleanup did not finish within %s: exiting (loadgate down --all removes the rest)\n", emergencyBound)
+	case sig = <-sigs:
+		fmt.Fprintf(stderr, "loadgate: third %v: exiting without cleaning up (loadgate down --all removes the rest)\n", sig)
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil && !ee.quiet {
-			fmt.Fprintln(stderr, "loadgate:", ee.err)
+	exit(exitUnusable)
+}
+
+// emergency cleanups: what a second signal removes before exiting.
+var (
+	emergencyMu  sync.Mutex
+	emergencyFns = map[int]func(context.Context) error{}
+	emergencyN   int
+)
+
+// onEmergency registers fn to run (bounded by its context) when a second
+// signal exits the process at once; remove unregisters it. Registered
+// cleanups run concurrently, after nothing else of the run.
+func onEmergency(fn func(context.Context) error) (remove func()) {
+	emergencyMu.Lock()
+	defer emergencyMu.Unlock()
+	emergencyN++
+	id := emergencyN
+	emergencyFns[id] = fn
+	return func() {
+		emergencyMu.Lock()
+		delete(emergencyFns, id)
+		emergencyMu.Unlock()
+	}
+}
+
+// emergencyExit removes every container, network, volume and image this
+// process labelled as its own, and runs the registered cleanups (a gate's
+// worktrees), all at once, until done or ctx ends. What it could not remove
+// is left to `loadgate down --all` (the owner is dead by then).
+func emergencyExit(ctx context.Context, stderr io.Writer) {
+	emergencyMu.Lock()
+	fns := []func(context.Context) error{func(ctx context.Context) error {
+		if !compose.Touched() {
+			return nil // no stack was started: nothing of ours on the engine
 		}
-		return ee.code
+		n, err := compose.RemoveOwned(ctx)
+		if n > 0 {
+			fmt.Fprintf(stderr, "loadgate: removed %d resource(s) of this process\n", n)
+		}
+		return err
+	}}
+	for _, fn := range emergencyFns {
+		fns = append(fns, fn)
 	}
-	fmt.Fprintln(stderr, "loadgate:", err)
-	return 2
+	emergencyMu.Unlock()
+	var wg sync.WaitGroup
+	for _, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(ctx); err != nil {
+				fmt.Fprintf(stderr, "loadgate: emergency cleanup: %v (loadgate down --all removes the rest)\n", err)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,14 +16,7 @@ import (
 )
 
 func code(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return 2
+	return exitCode(err, io.Discard)
 }
 
 func writeScenario(t *testing.T, body string) string {

@@ -51,8 +51,5 @@ func reportCmd(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if code := v.ExitCode(); code != 0 {
-		return &exitError{code: code, err: fmt.Errorf("verdict: %s", v.Value)}
-	}
-	return nil
+	return verdictExit(v)
 }

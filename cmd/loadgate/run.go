@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,12 +15,14 @@ import (
 	"sync"
 	"time"
 
+	lggh "github.com/loadgate/loadgate/gate/github"
 	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 const runHelp = `Usage: loadgate run --scenario FILE [--target URL | --target SERVICE:PORT] [--out DIR] [flags]
@@ -52,9 +53,19 @@ type runFlags struct {
 	scenario, target, out string
 	scale                 float64
 	insecure              bool
+	force                 bool // --force: replace a result already in --out
 	progress              string
 	cpuProfile            string
 	stack                 stackFlags
+	limits                scenario.OperatorLimits
+}
+
+// addLimitFlags adds the operator's ceilings: a scenario's own ceilings
+// cannot raise them (the lower wins).
+func addLimitFlags(fs *flag.FlagSet, l *scenario.OperatorLimits) {
+	fs.Float64Var(&l.Rate, "max-rate", 0, "operator ceiling: refuse a scenario whose peak rate is above this many req/s, whatever its ceilings say (0: none)")
+	fs.DurationVar(&l.Duration, "max-duration", 0, "operator ceiling: refuse a scenario whose warm-up and phases last longer (0: none)")
+	fs.IntVar(&l.InFlight, "max-in-flight", 0, "operator ceiling: refuse a scenario whose max_in_flight is higher (0: none)")
 }
 
 func addStackFlags(fs *flag.FlagSet, f *stackFlags) {
@@ -72,12 +83,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.scenario, "scenario", "", "the scenario `file` (YAML)")
 	fs.StringVar(&f.target, "target", "", "loopback base `URL`, or service:port of the stack (default: the scenario's stack.target)")
-	fs.StringVar(&f.out, "out", "", "results `dir` (default loadgate-out/<scenario>-<time>)")
+	fs.StringVar(&f.out, "out", "", "results `dir` (default loadgate-out/<scenario>-<time>); one that already holds a result is refused unless --force")
+	fs.BoolVar(&f.force, "force", false, "replace the result already in --out")
 	fs.Float64Var(&f.scale, "scale", 1, "shorten every phase and the warm-up by this `factor` in (0,1]; nothing else changes")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification (self-signed loopback servers)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), always, never")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to `file` (for make bench)")
 	addStackFlags(fs, &f.stack)
+	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, runHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -90,14 +103,18 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	default:
 		return usageErr("run: --progress must be auto, always or never, not %q", f.progress)
 	}
-	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale})
+	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale, ScaleSet: true})
+	if err == nil {
+		err = sc.CheckOperatorLimits(f.limits)
+	}
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	env, err := sc.ResolveEnv(os.LookupEnv)
+	env, err := sc.ResolveEnv(lggh.WithoutRunnerSecrets(os.LookupEnv))
 	if err != nil {
 		return usageErr("%w", err)
 	}
+	lggh.MaskEnv(stderr, os.Getenv, env) // before anything is logged (GitHub Actions only)
 	files := composeFiles(sc, f.stack)
 	plain := strings.Contains(f.target, "://")
 	switch {
@@ -136,8 +153,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if out == "" {
 		out = filepath.Join("loadgate-out", fmt.Sprintf("%s-%s", sc.Name, time.Now().Format("20060102-150405")))
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return usageErr("run: results dir: %w", err)
+	if err := outfile.Dir(out, f.force, "--force"); err != nil {
+		return usageErr("run: --out %w", err)
 	}
 
 	var sr *stackRun
@@ -146,13 +163,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return usageErr("run: %w", err)
 		}
-		if sc.Stack != nil && len(sc.Stack.Prepare) > 0 && len(f.stack.compose) == 0 {
-			if err := prepare(ctx, sc.Stack.Prepare, sc.Stack.Dir, stderr); err != nil {
-				return &exitError{code: exitUnusable, err: fmt.Errorf("run: stack.prepare: %w", err)}
-			}
-		}
-		if sr, err = upStack(ctx, files, target, out, "", "run", plan, f.stack, stderr); err != nil {
-			return err
+		prep, prepDir := stackPrepare(sc)
+		if sr, err = bringUp(ctx, stackSpec{files: files, target: target, prepare: prep, prepareDir: prepDir, out: out, side: "run"}, plan, f.stack, stderr); err != nil {
+			return fmt.Errorf("run: %w", err)
 		}
 		targetURL = &url.URL{Scheme: "http", Host: sr.addr}
 		defer func() {
@@ -161,7 +174,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 		}()
 		if err := sr.sample(ctx, out, f.stack.statsEvery, sc.Warmup); err != nil {
-			return &exitError{code: exitUnusable, err: fmt.Errorf("run: stats: %w", err)}
+			return unusable(fmt.Errorf("run: stats: %w", err))
 		}
 	}
 	res, err := runLoad(ctx, sc, env, targetURL, out, f, stderr)
@@ -188,14 +201,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	} else {
 		res.Topology.TargetPath = "loopback"
-		res.Topology.Pinned, res.Topology.PinnedReason = generatorPinning(loadSet)
+		res.Topology.Pinned, res.Topology.PinnedReason = pin.Generator(loadSet)
 	}
 	return finish(out, res, stdout, stderr)
 }
 
 // runLoad sends the load and writes snapshots.jsonl.
 func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, target *url.URL, out string, f runFlags, stderr io.Writer) (*result.Result, error) {
-	snapF, err := os.Create(filepath.Join(out, "snapshots.jsonl"))
+	snapF, err := outfile.Create(filepath.Join(out, "snapshots.jsonl"))
 	if err != nil {
 		return nil, usageErr("run: %w", err)
 	}
@@ -220,8 +233,11 @@ func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, 
 	if ferr := errors.Join(snapW.Flush(), snapF.Close()); ferr != nil && err == nil {
 		fmt.Fprintf(stderr, "loadgate: warning: snapshots.jsonl: %v\n", ferr)
 	}
-	if err != nil {
-		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("run: %w", err)}
+	switch {
+	case errors.Is(err, load.ErrOperation), errors.Is(err, load.ErrTargetRefused):
+		return nil, usageErr("run: %w", err) // refused before any load: exit 2
+	case err != nil:
+		return nil, unusable(fmt.Errorf("run: %w", err))
 	}
 	return res, nil
 }
@@ -230,7 +246,7 @@ func startCPUProfile(path string) (stop func(), err error) {
 	if path == "" {
 		return func() {}, nil
 	}
-	f, err := os.Create(path)
+	f, err := outfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -241,106 +257,41 @@ func startCPUProfile(path string) (stop func(), err error) {
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
-// generatorPinning reads the generator's affinity back (every thread) and
-// says whether it held.
-func generatorPinning(want pin.Set) (bool, string) {
-	if want.Empty() {
-		return false, "plain run mode without --load-cpus: the generator is not pinned and no stack was started"
-	}
-	threads, err := pin.ThreadSets()
-	if err != nil {
-		return false, fmt.Sprintf("could not read the generator's affinity back: %v", err)
-	}
-	for tid, got := range threads {
-		if !got.Equal(want) {
-			return false, fmt.Sprintf("generator thread %d runs on cpus %s, not %s", tid, got, want)
-		}
-	}
-	return true, fmt.Sprintf("generator pinned to cpus %s (all %d threads read back); no stack in plain run mode", want, len(threads))
-}
-
 // finish writes the result files, prints the report and maps the verdict to
 // the exit code.
 func finish(out string, res *result.Result, stdout, stderr io.Writer) error {
 	v := verdict.Thresholds(res)
 	if err := res.WriteFile(filepath.Join(out, "result.json")); err != nil {
-		return &exitError{code: exitUnusable, err: err}
+		return unusable(err)
 	}
 	if err := writeFile(filepath.Join(out, "report.md"), func(w io.Writer) error { return report.Markdown(w, res, v) }); err != nil {
-		return &exitError{code: exitUnusable, err: err}
+		return unusable(err)
 	}
 	if err := writeFile(filepath.Join(out, "verdict.json"), func(w io.Writer) error { return report.JSON(w, v) }); err != nil {
-		return &exitError{code: exitUnusable, err: err}
+		return unusable(err)
 	}
 	if err := report.Text(stdout, res, v); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "loadgate: results in %s (result.json, report.md, verdict.json, snapshots.jsonl)\n", out)
-	if code := v.ExitCode(); code != 0 {
-		return &exitError{code: code, err: fmt.Errorf("verdict: %s", v.Value)}
-	}
-	return nil
+	return verdictExit(v)
 }
 
+// writeFile writes a rendered file of the results (internal/outfile: a
+// temporary file renamed over path, never through a symlink).
 func writeFile(path string, render func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := render(w); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := errors.Join(w.Flush(), f.Close()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return outfile.Write(path, render)
 }
 
 // loopbackTarget parses raw and refuses anything that is not an http(s) URL
-// whose host resolves only to loopback addresses (rule 14).
+// whose host resolves only to loopback addresses (rule 14). The check is
+// gate/load's (load.LoopbackTarget), the same one the run's dialer applies.
 func loopbackTarget(ctx context.Context, raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
+	t, err := load.LoopbackTarget(ctx, raw)
 	if err != nil {
-		return nil, fmt.Errorf("--target %q: %w", raw, err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("--target %q: scheme must be http or https", raw)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("--target %q: no host", raw)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("--target: credentials in the URL are not accepted (they would be written into results); use a header with ${ENV}")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("--target %q: a query or fragment belongs in the workload's path, not the target", raw)
-	}
-	host := u.Hostname()
-	var ips []net.IP
-	if ip := net.ParseIP(host); ip != nil {
-		ips = []net.IP{ip}
-	} else {
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		addrs, err := net.DefaultResolver.LookupIPAddr(rctx, host)
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("--target %q: %w", raw, err)
-		}
-		for _, a := range addrs {
-			ips = append(ips, a.IP)
-		}
-	}
-	for _, ip := range ips {
-		if !ip.IsLoopback() {
-			return nil, fmt.Errorf("--target %s resolves to %s, which is not a loopback address: loadgate run sends load only to 127.0.0.0/8 or ::1, or to a stack it started itself", u.Host, ip)
-		}
-	}
-	if len(ips) == 0 {
-		return nil, fmt.Errorf("--target %q: host resolves to no address", raw)
-	}
-	return u, nil
+	return t.URL, nil
 }
 
 func shortHash(h string) string {

@@ -7,20 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 // stackFlags are the flags of every command that brings a stack up.
@@ -38,38 +36,9 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// cpuPlan is the stack's and the generator's cpusets.
-type cpuPlan struct {
-	stack, load pin.Set
-	overlap     bool
-}
-
-// planCPUs applies the defaults (stack on the first half of this process's
-// CPUs, load on the rest) and refuses overlapping sets unless allowed.
-func planCPUs(f stackFlags) (cpuPlan, error) {
-	all, err := pin.Available()
-	if err != nil {
-		return cpuPlan{}, fmt.Errorf("reading this process's CPUs: %w", err)
-	}
-	stack, load := pin.Split(all)
-	if f.stackCPUs != "" {
-		if stack, err = pin.Parse(f.stackCPUs); err != nil {
-			return cpuPlan{}, fmt.Errorf("--stack-cpus %q: %w", f.stackCPUs, err)
-		}
-	}
-	if f.loadCPUs != "" {
-		if load, err = pin.Parse(f.loadCPUs); err != nil {
-			return cpuPlan{}, fmt.Errorf("--load-cpus %q: %w", f.loadCPUs, err)
-		}
-	}
-	if !load.SubsetOf(all) {
-		return cpuPlan{}, fmt.Errorf("--load-cpus %s: not all of them are available to this process (%s)", load, all)
-	}
-	p := cpuPlan{stack: stack, load: load, overlap: pin.Overlaps(stack, load)}
-	if p.overlap && !f.allowOverlap {
-		return p, fmt.Errorf("the stack's cpus %s and the generator's %s overlap: they would compete and the numbers would describe neither; choose disjoint sets or pass --allow-overlap", stack, load)
-	}
-	return p, nil
+// planCPUs is pin.NewPlan of the stack flags.
+func planCPUs(f stackFlags) (pin.Plan, error) {
+	return pin.NewPlan(f.stackCPUs, f.loadCPUs, f.allowOverlap)
 }
 
 // composeFiles are --compose files when given, else the scenario's.
@@ -86,7 +55,7 @@ func composeFiles(sc *scenario.Scenario, f stackFlags) []string {
 // stackRun is a stack brought up for one run: up, target, sampler, down.
 type stackRun struct {
 	stack    *compose.Stack
-	plan     cpuPlan
+	plan     pin.Plan
 	addr     string
 	path     string
 	stopStat func() ([]result.Service, *result.Service)
@@ -95,33 +64,67 @@ type stackRun struct {
 	upTook   time.Duration
 }
 
+// stackSpec is a stack to bring up: the same for run, up and each side of
+// a gate.
+type stackSpec struct {
+	files      []string // compose files
+	target     string   // service:port
+	prepare    []string // the scenario's stack.prepare (argv); none when empty
+	prepareDir string   // where it runs: the scenario file's directory (in a gate, in the side's checkout)
+	out        string   // the services' logs go here at teardown ("" for none)
+	runID      string   // "" for a new one
+	side       string   // the project's suffix: run, up, base, head
+}
+
+// stackPrepare is the scenario's stack.prepare and where it runs. It runs
+// whenever the scenario has one — whether the compose files come from the
+// scenario or from --compose — in run, up and (in each side's checkout)
+// gate alike.
+func stackPrepare(sc *scenario.Scenario) ([]string, string) {
+	if sc.Stack == nil || len(sc.Stack.Prepare) == 0 {
+		return nil, ""
+	}
+	return sc.Stack.Prepare, sc.Stack.Dir
+}
+
+// bringUp runs the stack's prepare command, then upStack: the one way a
+// stack comes up, for every command.
+func bringUp(ctx context.Context, sp stackSpec, plan pin.Plan, f stackFlags, stderr io.Writer) (*stackRun, error) {
+	if len(sp.prepare) > 0 {
+		if err := prepare(ctx, sp.prepare, sp.prepareDir, stderr); err != nil {
+			return nil, unusable(fmt.Errorf("stack.prepare: %w", err))
+		}
+	}
+	return upStack(ctx, sp.files, sp.target, sp.out, sp.runID, sp.side, plan, f, stderr)
+}
+
 // upStack sweeps leftovers of earlier runs, pins the generator, brings the
 // stack up on its cpuset and resolves the target service:port.
 //
 // plan comes from planCPUs, called once per process: after the generator is
 // pinned, this process's CPUs are the load set only.
-func upStack(ctx context.Context, files []string, target, out, runID, side string, plan cpuPlan, f stackFlags, stderr io.Writer) (*stackRun, error) {
+func upStack(ctx context.Context, files []string, target, out, runID, side string, plan pin.Plan, f stackFlags, stderr io.Writer) (*stackRun, error) {
 	if err := compose.Available(ctx); err != nil {
-		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("no Docker engine: %w", err)}
+		return nil, unusable(fmt.Errorf("no Docker engine: %w", err))
 	}
 	if n, err := compose.Sweep(ctx); err != nil {
 		fmt.Fprintf(stderr, "loadgate: warning: sweeping leftovers of earlier runs: %v\n", err)
 	} else if n > 0 {
 		fmt.Fprintf(stderr, "loadgate: removed %d leftover resource(s) of earlier runs\n", n)
 	}
-	if err := pin.PinProcess(plan.load); err != nil {
-		fmt.Fprintf(stderr, "loadgate: warning: the generator could not be pinned to %s: %v\n", plan.load, err)
+	if err := pin.PinProcess(plan.Load); err != nil {
+		fmt.Fprintf(stderr, "loadgate: warning: the generator could not be pinned to %s: %v\n", plan.Load, err)
 	}
 	t0 := time.Now()
 	st, err := compose.Up(ctx, compose.Options{
-		Files: files, RunID: runID, Side: side, StackCPUs: plan.stack, OutDir: out,
+		Files: files, RunID: runID, Side: side, StackCPUs: plan.Stack, OutDir: out,
 		ReadyTimeout: f.readyTimeout, Log: stderr,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, &exitError{code: exitUnusable, err: fmt.Errorf("interrupted while the stack came up (torn down): %w", err)}
+			return nil, unusable(fmt.Errorf("interrupted while the stack came up (torn down): %w", err))
 		}
-		return nil, &exitError{code: exitUnusable, err: fmt.Errorf("stack did not come up: %w", err)}
+		return nil, unusable(fmt.Errorf("stack did not come up: %w", err))
 	}
 	sr := &stackRun{stack: st, plan: plan, upTook: time.Since(t0)}
 	sr.addr, sr.path, err = st.Target(ctx, target)
@@ -130,7 +133,7 @@ func upStack(ctx context.Context, files []string, target, out, runID, side strin
 		if errors.Is(err, compose.ErrTargetRefused) {
 			return nil, usageErr("%w", err)
 		}
-		return nil, &exitError{code: exitUnusable, err: err}
+		return nil, unusable(err)
 	}
 	return sr, nil
 }
@@ -139,7 +142,7 @@ func upStack(ctx context.Context, files []string, target, out, runID, side strin
 // every number), the stack's stats sampler and the generator's own, both
 // writing OUT/stats.jsonl.
 func (sr *stackRun) sample(ctx context.Context, out string, every, warmup time.Duration) error {
-	f, err := os.Create(filepath.Join(out, "stats.jsonl"))
+	f, err := outfile.Create(filepath.Join(out, "stats.jsonl"))
 	if err != nil {
 		return err
 	}
@@ -153,7 +156,7 @@ func (sr *stackRun) sample(ctx context.Context, out string, every, warmup time.D
 		defer mu.Unlock()
 		sctx := context.WithoutCancel(ctx)
 		stopStack = sr.stack.Sample(sctx, every, w)
-		stopSelf = sampleSelf(sctx, every, sr.plan.load.Len(), w)
+		stopSelf = sampleSelf(sctx, every, sr.plan.Load.Len(), w)
 	})
 	sr.stopStat = func() ([]result.Service, *result.Service) {
 		timer.Stop()
@@ -180,73 +183,19 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// sampleSelf samples the generator's own CPU (getrusage deltas, percent of
-// one core and of its cpus) and resident memory every interval, writing
-// stats.jsonl lines of service "loadgate".
+// sampleSelf samples the generator (pin.SampleSelf) into stats.jsonl
+// lines of service "loadgate".
 func sampleSelf(ctx context.Context, every time.Duration, cpus int, w io.Writer) (stop func() result.Service) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan result.Service, 1)
-	go func() {
-		enc := json.NewEncoder(w)
-		sum := result.Service{Name: "loadgate (generator)"}
-		var cpuSum float64
-		prevCPU, prevAt := selfCPU(), time.Now()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				if sum.Samples > 0 {
-					sum.CPUAvgPct = math.Round(cpuSum/float64(sum.Samples)*1000) / 1000
-				}
-				done <- sum
-				return
-			case now := <-t.C:
-				c := selfCPU()
-				dt := now.Sub(prevAt)
-				pct := float64(c-prevCPU) / float64(dt) * 100
-				prevCPU, prevAt = c, now
-				rss := selfRSS()
-				smp := compose.Sample{Time: now.UTC(), Service: "loadgate", Container: fmt.Sprintf("pid %d", os.Getpid()),
-					IntervalS: dt.Seconds(), CPUPct: math.Round(pct*1000) / 1000, MemBytes: rss, CPUUsageNS: uint64(c)}
-				if cpus > 0 {
-					smp.CPUPctOfSet = math.Round(pct/float64(cpus)*1000) / 1000
-				}
-				_ = enc.Encode(smp)
-				sum.Samples++
-				cpuSum += pct
-				sum.CPUPeakPct = math.Max(sum.CPUPeakPct, math.Round(pct*1000)/1000)
-				sum.MemPeakBytes = max(sum.MemPeakBytes, rss)
-			}
-		}
-	}()
+	enc := json.NewEncoder(w)
+	pid := fmt.Sprintf("pid %d", os.Getpid())
+	stopSelf := pin.SampleSelf(ctx, every, cpus, func(s pin.SelfSample) {
+		_ = enc.Encode(compose.Sample{Time: s.Time, Service: "loadgate", Container: pid, IntervalS: s.Interval.Seconds(),
+			CPUPct: s.CPUPct, CPUPctOfSet: s.CPUPctOfSet, MemBytes: s.MemBytes, CPUUsageNS: uint64(s.CPUTime)})
+	})
 	return func() result.Service {
-		cancel()
-		return <-done
+		sum := stopSelf()
+		return result.Service{Name: "loadgate (generator)", Samples: sum.Samples, CPUAvgPct: sum.CPUAvgPct, CPUPeakPct: sum.CPUPeakPct, MemPeakBytes: sum.MemPeakBytes}
 	}
-}
-
-// selfCPU is this process's user+system CPU time.
-func selfCPU() time.Duration {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// selfRSS is this process's resident set size (/proc/self/statm).
-func selfRSS() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseInt(f[1], 10, 64)
-	return pages * int64(os.Getpagesize())
 }
 
 // finish stops the sampler and fills the result's stack and topology.
@@ -262,22 +211,10 @@ func (sr *stackRun) finish(res *result.Result) error {
 	}
 	res.Stack = &result.Stack{Services: services, Generator: gen}
 	stackCPUs, pinned, reason, overridden := sr.stack.Topology()
-	genPinned, genReason := generatorPinning(sr.plan.load)
 	res.Topology.StackCPUs = stackCPUs
 	res.Topology.CPUsetOverridden = overridden
 	res.Topology.TargetPath = sr.path
-	res.Topology.Pinned = pinned && genPinned && !sr.plan.overlap
-	var why []string
-	if reason != "" {
-		why = append(why, "stack: "+reason)
-	}
-	if !genPinned {
-		why = append(why, genReason)
-	}
-	if sr.plan.overlap {
-		why = append(why, fmt.Sprintf("stack cpus %s and load cpus %s overlap (--allow-overlap)", sr.plan.stack, sr.plan.load))
-	}
-	res.Topology.PinnedReason = strings.Join(why, "; ")
+	res.Topology.Pinned, res.Topology.PinnedReason = sr.plan.Topology(pinned, reason)
 	return err
 }
 
@@ -290,4 +227,18 @@ func (sr *stackRun) down(stderr io.Writer) (time.Duration, error) {
 	err := sr.stack.Down(ctx)
 	sr.stack.Close()
 	return time.Since(t0), err
+}
+
+// prepare runs a stack's prepare command in dir.
+func prepare(ctx context.Context, argv []string, dir string, stderr io.Writer) error {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if strings.HasPrefix(argv[0], "./") {
+		cmd.Path = filepath.Join(dir, argv[0])
+	}
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s (in %s): %w", strings.Join(argv, " "), dir, err)
+	}
+	return nil
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
@@ -57,21 +60,17 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr("up: %w", err)
 	}
-	if sc.Stack != nil && len(sc.Stack.Prepare) > 0 && len(sf.compose) == 0 {
-		if err := prepare(ctx, sc.Stack.Prepare, sc.Stack.Dir, stderr); err != nil {
-			return &exitError{code: exitUnusable, err: fmt.Errorf("up: stack.prepare: %w", err)}
-		}
-	}
-	sr, err := upStack(ctx, files, t, *out, "", "up", plan, sf, stderr)
+	prep, prepDir := stackPrepare(sc)
+	sr, err := bringUp(ctx, stackSpec{files: files, target: t, prepare: prep, prepareDir: prepDir, out: *out, side: "up"}, plan, sf, stderr)
 	if err != nil {
-		return err
+		return fmt.Errorf("up: %w", err)
 	}
-	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.stack.Name(), sr.plan.stack, t, sr.addr, sr.path)
+	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.stack.Name(), sr.plan.Stack, t, sr.addr, sr.path)
 	fmt.Fprintln(stdout, "press Ctrl-C to tear it down")
 	<-ctx.Done()
 	took, err := sr.down(stderr)
 	if err != nil {
-		return &exitError{code: exitUnusable, err: fmt.Errorf("up: teardown: %w", err)}
+		return unusable(fmt.Errorf("up: teardown: %w", err))
 	}
 	fmt.Fprintf(stdout, "stack %s torn down in %s\n", sr.stack.Name(), took.Round(1e6))
 	return nil
@@ -80,8 +79,15 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 const downHelp = `Usage: loadgate down --all
 
 Removes every container, network, volume and image that carries loadgate's
-labels and whose owning process is gone (leftovers of runs that were killed).
-Every run does the same sweep when it starts.
+labels and whose owning process is gone (leftovers of runs that were killed),
+and the git worktrees of gates that are no longer running (git worktree
+remove --force, then git worktree prune in their repository). A live run's
+resources and worktrees are never touched. Every run does the same sweep
+when it starts (a gate its worktrees too).
+
+Exit codes: 0 everything of dead runs is gone (or there was nothing), 3 some
+of it could not be removed (each resource left is named, with why) or no
+Docker engine answered.
 
 Examples:
   loadgate down --all
@@ -97,13 +103,32 @@ func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !*all {
 		return usageErr("down: pass --all (stacks of a live run are torn down by that run)")
 	}
+	// Bounded even when nothing cancels it: a hung engine or git must not
+	// hang the cleanup step of a CI job.
+	ctx, cancel := context.WithTimeout(ctx, downAllTimeout)
+	defer cancel()
+	var errs []error
+	wts, werr := rounds.SweepWorktrees(ctx)
+	for _, w := range wts {
+		fmt.Fprintf(stdout, "removed the worktrees of %s\n", w)
+	}
+	if werr != nil {
+		errs = append(errs, werr)
+	}
 	if err := compose.Available(ctx); err != nil {
-		return &exitError{code: exitUnusable, err: fmt.Errorf("no Docker engine: %w", err)}
+		errs = append(errs, fmt.Errorf("no Docker engine: %w", err))
+	} else {
+		n, err := compose.Sweep(ctx)
+		fmt.Fprintf(stdout, "removed %d resource(s) left by earlier runs\n", n)
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
-	n, err := compose.Sweep(ctx)
-	if err != nil {
-		return &exitError{code: exitUnusable, err: fmt.Errorf("down: %w", err)}
+	if len(errs) > 0 {
+		return unusable(fmt.Errorf("down: not everything was removed:\n%w", errors.Join(errs...)))
 	}
-	fmt.Fprintf(stdout, "removed %d resource(s) left by earlier runs\n", n)
 	return nil
 }
+
+// downAllTimeout bounds `loadgate down --all`.
+const downAllTimeout = 5 * time.Minute

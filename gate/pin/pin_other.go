@@ -2,7 +2,10 @@
 
 package pin
 
-import "runtime"
+import (
+	"runtime"
+	"time"
+)
 
 // Available returns all CPUs runtime.NumCPU reports (no affinity API here).
 func Available() (Set, error) {
@@ -21,3 +24,9 @@ func ReadBack() (Set, error) { return Set{}, ErrUnsupported }
 
 // ThreadSets is not supported off Linux.
 func ThreadSets() (map[int]Set, error) { return nil, ErrUnsupported }
+
+// selfCPU is not measured off Linux.
+func selfCPU() time.Duration { return 0 }
+
+// selfRSS is not measured off Linux.
+func selfRSS() int64 { return 0 }

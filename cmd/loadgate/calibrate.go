@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+const calibrateHelp = `Usage: loadgate calibrate --scenario FILE [--pairs 10] [--out-file baselines/<scenario>/noise.json] [flags]
+
+Measures this machine's noise between runs: A/A rounds of one checkout
+(--head, default HEAD, on both sides: each side its own worktree and stack,
+ABBA, the idle side paused, exactly as a gate runs them), then per workload,
+phase and percentile the spread of the pairs' log ratios. Writes
+baselines/<scenario>/noise.json in the repository (with the machine,
+topology, scenario hash and date), which gate and compare use as the noise
+floor where their own rounds are few (one round per side included), on the
+same machine and topology only. Prints each entry's sd and the smallest
+slowdown a gate of R = 1, 4, 6, 10 rounds detects (at --tolerance,
+--confidence, power 80%).
+
+Flags:
+`
+
+func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f gateFlags
+	var outFile string
+	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	fs.StringVar(&f.scenario, "scenario", "", "the scenario `file`, relative to the repository (or absolute inside it)")
+	fs.StringVar(&f.head, "head", "HEAD", "the checkout measured, on both sides (a git `ref`)")
+	fs.IntVar(&f.rounds, "pairs", rounds.DefaultCalibrationPairs, "A/A paired rounds (10 or more make a useful calibration)")
+	fs.StringVar(&outFile, "out-file", "", "the calibration `file` (default: baselines/<scenario>/noise.json in the repository)")
+	fs.StringVar(&f.out, "out", "", "the rounds' results `dir` (default loadgate-out/calibrate-<time>)")
+	fs.BoolVar(&f.force, "force", false, "replace the result already in --out")
+	fs.Float64Var(&f.tolerance, "tolerance", verdict.DefaultTolerance, "tolerance of the detectable changes printed")
+	fs.Float64Var(&f.confidence, "confidence", verdict.DefaultConfidence, "confidence of the detectable changes printed")
+	fs.Float64Var(&f.scale, "scale", 1, "shorten every phase by this `factor` (a calibration is of one load: its hash must match the gate's)")
+	fs.StringVar(&f.progress, "progress", "auto", "progress line: auto, always, never")
+	fs.StringVar(&f.target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target)")
+	addStackFlags(fs, &f.stack)
+	addLimitFlags(fs, &f.limits)
+	fs.Usage = func() { fmt.Fprint(stderr, calibrateHelp); fs.PrintDefaults() }
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if f.rounds < 2 {
+		return usageErr("calibrate: --pairs must be at least 2 (10 or more make a useful calibration), not %d", f.rounds)
+	}
+	f.base, f.against, f.maxRounds = f.head, "base", rounds.DefaultMaxRounds
+	cfg, deps, err := prepareGate(ctx, f, "calibrate", stderr)
+	if err != nil {
+		return err
+	}
+	root := deps.Repo.Root()
+	n, _, err := rounds.Calibrate(ctx, cfg, deps, time.Now)
+	if err != nil {
+		return err
+	}
+	if outFile == "" {
+		if outFile, err = rounds.NoisePath(root, n.Scenario); err != nil {
+			return usageErr("calibrate: %w", err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
+		return unusable(err)
+	}
+	if err := writeFile(outFile, n.Encode); err != nil {
+		return unusable(err)
+	}
+	printCalibration(stdout, n, f.tolerance, f.confidence)
+	fmt.Fprintf(stderr, "loadgate: calibration written to %s (rounds in %s)\n", outFile, cfg.Out)
+	return nil
+}
+
+// printCalibration prints each entry's sd and what a gate of R rounds detects.
+func printCalibration(w io.Writer, n *verdict.Noise, tol, conf float64) {
+	if tol == 0 {
+		tol = verdict.DefaultTolerance
+	}
+	if conf == 0 {
+		conf = verdict.DefaultConfidence
+	}
+	fmt.Fprintf(w, "calibration of %s (%s), %d A/A pairs, %s\n", n.Scenario, n.Hash, n.Pairs, n.Date.Format(time.RFC3339))
+	fmt.Fprintf(w, "smallest slowdown detected with power 80%% at tolerance %s, confidence %s:\n", report.Percent(tol), report.Percent(conf))
+	fmt.Fprintf(w, "%-28s %-6s %8s %9s %9s %9s %9s\n", "phase/workload", "metric", "sd", "R=1", "R=4", "R=6", "R=10")
+	for _, e := range n.Entries {
+		fmt.Fprintf(w, "%-28s %-6s %8.4f", e.Phase+"/"+e.Workload, e.Metric, e.SD)
+		for _, R := range []int{1, 4, 6, 10} {
+			fmt.Fprintf(w, " %9s", report.SignedPercent(e.Detectable(R, tol, conf, 0.8)))
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// errHelp: -h printed the command's help (exit 0).
+var errHelp = errors.New("help shown")
+
+// shownError is an error whose message was already shown (flag's own).
+type shownError struct{ err error }
+
+func (e *shownError) Error() string { return e.err.Error() }
+func (e *shownError) Unwrap() error { return e.err }
+
+func shown(err error) error { return &shownError{err: err} }
+
+// verdictError is a verdict that is not a pass: its exit code, and the
+// verdict it came from.
+type verdictError struct {
+	value verdict.Value
+	code  int
+	why   string // e.g. "fail-on threshold"
+}
+
+func (e *verdictError) Error() string {
+	if e.why != "" {
+		return fmt.Sprintf("verdict: %s (%s)", e.value, e.why)
+	}
+	return fmt.Sprintf("verdict: %s", e.value)
+}
+
+// verdictExit is what a command returns after reporting v: nil when the
+// verdict passes (pass, improvement, inconclusive), else the verdict's exit
+// code (verdict.ExitCode: 1, or 3 for unusable).
+func verdictExit(v verdict.Verdict) error { return verdictCode(v, v.ExitCode(), "") }
+
+// verdictCode is verdictExit with the code decided elsewhere (the Action's
+// fail-on).
+func verdictCode(v verdict.Verdict, code int, why string) error {
+	if code == 0 {
+		return nil
+	}
+	return &verdictError{value: v.Value, code: code, why: why}
+}
+
+// exitCode is the one place that maps what a command returned to the
+// process's exit code (design.md): 0 pass (and -h), 1 the verdict failed,
+// 2 usage error or refused, 3 unusable. The message goes to stderr unless
+// it was shown already. An error of no kind is a usage error: whatever
+// failed, it did not measure anything.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return exitPass
+	}
+	var se *shownError
+	if !errors.As(err, &se) {
+		fmt.Fprintln(stderr, "loadgate:", err)
+	}
+	var ve *verdictError
+	if errors.As(err, &ve) {
+		return ve.code
+	}
+	switch rounds.KindOf(err) {
+	case rounds.ErrUnusable:
+		return exitUnusable
+	case rounds.ErrUsage:
+		return exitUsage
+	}
+	return exitUsage
+}

@@ -1,0 +1,83 @@
+package pin
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Plan is the stack's and the load generator's CPU sets for one process.
+type Plan struct {
+	Stack, Load Set
+	Overlap     bool // the sets share a CPU (allowed by the caller)
+}
+
+// NewPlan applies the defaults (the stack on the first half of this
+// process's CPUs, the load on the rest, see Split), parses the cpu lists
+// given instead ("" keeps the default) and refuses overlapping sets unless
+// allowOverlap. Errors name the flag (--stack-cpus, --load-cpus).
+//
+// Call it once per process: after the generator is pinned, this process's
+// CPUs are the load set only.
+func NewPlan(stackList, loadList string, allowOverlap bool) (Plan, error) {
+	all, err := Available()
+	if err != nil {
+		return Plan{}, fmt.Errorf("reading this process's CPUs: %w", err)
+	}
+	stack, load := Split(all)
+	if stackList != "" {
+		if stack, err = Parse(stackList); err != nil {
+			return Plan{}, fmt.Errorf("--stack-cpus %q: %w", stackList, err)
+		}
+	}
+	if loadList != "" {
+		if load, err = Parse(loadList); err != nil {
+			return Plan{}, fmt.Errorf("--load-cpus %q: %w", loadList, err)
+		}
+	}
+	if !load.SubsetOf(all) {
+		return Plan{}, fmt.Errorf("--load-cpus %s: not all of them are available to this process (%s)", load, all)
+	}
+	p := Plan{Stack: stack, Load: load, Overlap: Overlaps(stack, load)}
+	if p.Overlap && !allowOverlap {
+		return p, fmt.Errorf("the stack's cpus %s and the generator's %s overlap: they would compete and the numbers would describe neither; choose disjoint sets or pass --allow-overlap", stack, load)
+	}
+	return p, nil
+}
+
+// Topology says whether the run was pinned as planned: the stack's own
+// pinning as the engine reported it (stackPinned, stackReason), the
+// generator's read back from every thread, and no overlap. reason lists
+// every part that did not hold, "" when all did.
+func (p Plan) Topology(stackPinned bool, stackReason string) (pinned bool, reason string) {
+	genPinned, genReason := Generator(p.Load)
+	var why []string
+	if stackReason != "" {
+		why = append(why, "stack: "+stackReason)
+	}
+	if !genPinned {
+		why = append(why, genReason)
+	}
+	if p.Overlap {
+		why = append(why, fmt.Sprintf("stack cpus %s and load cpus %s overlap (--allow-overlap)", p.Stack, p.Load))
+	}
+	return stackPinned && genPinned && !p.Overlap, strings.Join(why, "; ")
+}
+
+// Generator reads this process's affinity back (every thread) and says
+// whether it is want. An empty want is the plain run mode without
+// --load-cpus: not pinned.
+func Generator(want Set) (bool, string) {
+	if want.Empty() {
+		return false, "plain run mode without --load-cpus: the generator is not pinned and no stack was started"
+	}
+	threads, err := ThreadSets()
+	if err != nil {
+		return false, fmt.Sprintf("could not read the generator's affinity back: %v", err)
+	}
+	for tid, got := range threads {
+		if !got.Equal(want) {
+			return false, fmt.Sprintf("generator thread %d runs on cpus %s, not %s", tid, got, want)
+		}
+	}
+	return true, fmt.Sprintf("generator pinned to cpus %s (all %d threads read back); no stack in plain run mode", want, len(threads))
+}

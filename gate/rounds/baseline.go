@@ -1,0 +1,168 @@
+package rounds
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// Baseline and scenario names are scenario.ValidName: the one rule, checked
+// again here on every name that goes into a path (the --name flag, a
+// result file's scenario.name, a directory found on disk), whatever wrote
+// it.
+
+// BaselinesDir is root/baselines.
+func BaselinesDir(root string) string { return filepath.Join(root, "baselines") }
+
+// BaselinePath is baselines/<scenario>/<name>.json under root, built only
+// from valid names, and refused unless the cleaned path is inside
+// root/baselines (a belt to the names' braces).
+func BaselinePath(root, scenarioName, name string) (string, error) {
+	if !scenario.ValidName(scenarioName) {
+		return "", fmt.Errorf("scenario name %q: not a valid scenario name (%s): it cannot name a directory under baselines/", clip(scenarioName), scenario.NameRule)
+	}
+	if !scenario.ValidName(name) {
+		return "", fmt.Errorf("baseline name %q: use %s", clip(name), scenario.NameRule)
+	}
+	dir := BaselinesDir(root)
+	p := filepath.Join(dir, scenarioName, name+".json")
+	if err := InsideDir(dir, p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// InsideDir refuses p unless, cleaned, it is below dir; where both exist (up
+// to p's parent), their real paths are compared too, so that a symlinked
+// baselines/<scenario> cannot lead out.
+func InsideDir(dir, p string) error {
+	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
+	if err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s is not inside %s: refused", p, dir)
+	}
+	realDir, err1 := filepath.EvalSymlinks(dir)
+	realParent, err2 := filepath.EvalSymlinks(filepath.Dir(p))
+	if err1 != nil || err2 != nil {
+		return nil // not there yet: nothing to follow
+	}
+	rel, err = filepath.Rel(realDir, filepath.Join(realParent, filepath.Base(p)))
+	if err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s leads out of %s (through a symbolic link): refused", p, dir)
+	}
+	return nil
+}
+
+// clip shortens a hostile string for an error message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// BrokenResult says why r cannot be compared, in the words compare and
+// report use (verdict.Thresholds' unusable reasons: offered != recorded,
+// negative counts, failure classes that do not add up, no judged phase, a
+// latency count that is not the successes, a result marked unusable), or
+// "" when it is sound.
+func BrokenResult(r *result.Result) string {
+	if v := verdict.Thresholds(r); v.Value == verdict.Unusable {
+		return strings.Join(v.Reasons, "; ")
+	}
+	return ""
+}
+
+// LoadBaseline reads baseline NAME of the scenario at rel (relative to
+// root); the scenario's name is read from the baseline directory listing.
+// The file is checked as compare checks a result.
+func LoadBaseline(root, name, _ string) (*result.Result, error) {
+	if !scenario.ValidName(name) {
+		return nil, fmt.Errorf("baseline name %q: use %s", clip(name), scenario.NameRule)
+	}
+	dir := BaselinesDir(root)
+	matches, _ := filepath.Glob(filepath.Join(dir, "*", name+".json"))
+	switch len(matches) {
+	case 0:
+		return nil, fmt.Errorf("no baseline %q under %s (save one with: loadgate baseline save --result RESULT.json --name %s)", name, dir, name)
+	case 1:
+	default:
+		return nil, fmt.Errorf("baseline %q exists for several scenarios: %s", name, strings.Join(matches, ", "))
+	}
+	p := matches[0]
+	if scen := filepath.Base(filepath.Dir(p)); !scenario.ValidName(scen) {
+		return nil, fmt.Errorf("%s: directory %q is not a valid scenario name", p, clip(scen))
+	}
+	if err := InsideDir(dir, p); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", p)
+	}
+	b, err := result.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	if why := BrokenResult(b); why != "" {
+		return nil, fmt.Errorf("%s: broken baseline: %s", p, why)
+	}
+	if want := filepath.Base(filepath.Dir(p)); b.Scenario.Name != want {
+		return nil, fmt.Errorf("%s: holds scenario %q, not %q", p, clip(b.Scenario.Name), want)
+	}
+	return b, nil
+}
+
+// BaselineNotes warns where the baseline was measured elsewhere.
+func BaselineNotes(b *result.Result, head []*result.Result) []string {
+	notes := []string{"a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"}
+	if len(head) == 0 {
+		return notes
+	}
+	h := head[0]
+	if b.Machine.Host != h.Machine.Host || b.Machine.CPUs != h.Machine.CPUs || b.Machine.Kernel != h.Machine.Kernel {
+		notes = append(notes, fmt.Sprintf("WARNING: the baseline was measured on another machine (%s, %d cpus, kernel %s) than head (%s, %d cpus, kernel %s)",
+			b.Machine.Host, b.Machine.CPUs, b.Machine.Kernel, h.Machine.Host, h.Machine.CPUs, h.Machine.Kernel))
+	}
+	if b.Topology.StackCPUs != h.Topology.StackCPUs || b.Topology.LoadCPUs != h.Topology.LoadCPUs || b.Topology.Pinned != h.Topology.Pinned {
+		notes = append(notes, fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v) from head's (%q, %q, %v)",
+			b.Topology.StackCPUs, b.Topology.LoadCPUs, b.Topology.Pinned, h.Topology.StackCPUs, h.Topology.LoadCPUs, h.Topology.Pinned))
+	}
+	return notes
+}
+
+// NoiseFile is the calibration's file name under baselines/<scenario>/.
+const NoiseFile = "noise.json"
+
+// NoisePath is root/baselines/<scenario>/noise.json.
+func NoisePath(root, scenarioName string) (string, error) {
+	return BaselinePath(root, scenarioName, strings.TrimSuffix(NoiseFile, ".json"))
+}
+
+// LoadNoise reads root/baselines/<scenario>/noise.json (loadgate
+// calibrate), nil when there is none. A file that does not decode is an
+// error naming it (the caller refuses: exit 2). Whether it matches the
+// rounds' machine and topology is verdict's (Noise.Match): a calibration
+// of another machine is reported, not used.
+func LoadNoise(root, scenarioName string) (*verdict.Noise, string, error) {
+	p, err := NoisePath(root, scenarioName)
+	if err != nil {
+		return nil, "", err
+	}
+	fh, err := os.Open(p)
+	if os.IsNotExist(err) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, p, fmt.Errorf("%s: %w", p, err)
+	}
+	defer fh.Close()
+	n, err := verdict.DecodeNoise(fh)
+	if err != nil {
+		return nil, p, fmt.Errorf("%s: %w", p, err)
+	}
+	return n, p, nil
+}

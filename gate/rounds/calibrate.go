@@ -1,0 +1,43 @@
+package rounds
+
+import (
+	"context"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// DefaultCalibrationPairs is loadgate calibrate's --pairs: 10 pairs give
+// the calibration's t quantile 9 degrees of freedom (2.26).
+const DefaultCalibrationPairs = 10
+
+// Calibrate runs an A/A gate — cfg.Rounds paired rounds of one checkout on
+// both sides (cfg.Head, "" for HEAD; each side its own worktree and stack,
+// ABBA, the idle side paused: exactly what a gate does) — and computes the
+// machine's noise from it (verdict.Calibrate, dated now). The gate's report
+// is returned whatever happened. Base, Against and Auto of cfg are ignored.
+func Calibrate(ctx context.Context, cfg Config, d Deps, now func() time.Time) (*verdict.Noise, report.GateReport, error) {
+	if cfg.Head == "" {
+		cfg.Head = "HEAD"
+	}
+	cfg.Base, cfg.Against, cfg.Auto, cfg.ScenarioFrom = cfg.Head, "base", false, ""
+	if cfg.Rounds == 0 {
+		cfg.Rounds = DefaultCalibrationPairs
+	}
+	if cfg.Rounds < 2 {
+		return nil, report.GateReport{}, Usagef("calibrate: --pairs must be at least 2 (10 or more make a useful calibration), not %d", cfg.Rounds)
+	}
+	gr, err := Run(ctx, cfg, d)
+	if err != nil {
+		return nil, gr, err
+	}
+	if gr.Verdict.Value == verdict.Unusable {
+		return nil, gr, Unusablef("calibrate: the A/A rounds are unusable: %v", gr.Verdict.Reasons)
+	}
+	n, err := verdict.Calibrate(gr.Base.Results, gr.Head.Results, now())
+	if err != nil {
+		return nil, gr, Unusablef("%w", err)
+	}
+	return n, gr, nil
+}

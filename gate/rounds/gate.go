@@ -1,0 +1,634 @@
+// Package rounds runs a gate: the same named load on two sides — base and
+// head, each a checkout with its own stack — in alternating rounds (ABBA),
+// the idle side's stack paused, and judges the difference per workload
+// (gate/verdict). Or head alone against a stored baseline.
+//
+// It owns the sides and their checkouts, the order, the rounds, pausing,
+// baseline loading and the final judgment, and talks to the world through
+// three small interfaces: Repo (git: commits and worktrees), Stacks and
+// Stack (Docker Compose: up, pause, unpause, sample, down) and Runner (one
+// round's load). cmd/loadgate wires the real ones; the tests use fakes, so
+// the gate's logic is tested without Docker or git.
+//
+// Every error it returns is ErrUsage (refused: exit 2) or ErrUnusable (no
+// verdict could be reached: exit 3); a verdict, whatever its value, is not
+// an error.
+package rounds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// Config is one gate: what to compare, how often, where the files go.
+type Config struct {
+	Scenario     string   // the scenario file, relative to the repository root
+	Base, Head   string   // git refs; Head "" is the working tree
+	Against      string   // "base" (default: a fresh base run) or "baseline:NAME"
+	ScenarioFrom string   // whose scenario file is used: "base" (default with a base side) or "head" (unsafe for a required check; the default against a baseline)
+	Rounds       int      // paired rounds (fixed); ignored when Auto
+	Scale        float64  // --scale, both sides (0: 1)
+	Compose      []string // compose files instead of the scenario's stack.compose (relative: to each side's root)
+	Target       string   // service:port instead of the scenario's stack.target
+	Out          string   // the results directory
+	Compare      verdict.CompareOptions
+	Limits       scenario.OperatorLimits // the operator's ceilings: the lower of these and the scenario's wins
+	// Auto: sequential rounds (--rounds auto): after MinRounds and every
+	// ABBA pair after, verdict.Sequential judges and the gate stops when it
+	// is decided, at MaxRounds or when Budget allows no further pair.
+	Auto      bool
+	MaxRounds int           // Auto: the most paired rounds (0: DefaultMaxRounds)
+	Budget    time.Duration // wall time of the gate, from Run (0: DefaultBudget)
+}
+
+// Validate applies the defaults and refuses what cannot be a gate
+// (ErrUsage): it needs no repository, so flags are checked before any git
+// call.
+func (c *Config) Validate() error {
+	if c.Against == "" {
+		c.Against = "base"
+	}
+	if c.Scale == 0 {
+		c.Scale = 1
+	}
+	if c.Budget == 0 {
+		c.Budget = DefaultBudget
+	}
+	if c.MaxRounds == 0 {
+		c.MaxRounds = DefaultMaxRounds
+	}
+	switch {
+	case c.Scenario == "":
+		return Usagef("gate: --scenario is required (see loadgate gate -h)")
+	case !c.Auto && c.Rounds < 1:
+		return Usagef("gate: --rounds must be at least 1 or auto, not %d", c.Rounds)
+	case c.MaxRounds < 0 || c.MaxRounds == 1 || c.MaxRounds > verdict.MaxNeedRounds:
+		return Usagef("gate: --max-rounds must be from 2 to %d, not %d", verdict.MaxNeedRounds, c.MaxRounds)
+	case c.Budget < 0:
+		return Usagef("gate: --budget must be positive, not %s", c.Budget)
+	case c.ScenarioFrom != "" && c.ScenarioFrom != "head" && c.ScenarioFrom != "base":
+		return Usagef("gate: --scenario-from must be head or base, not %q", c.ScenarioFrom)
+	}
+	name, isBaseline := c.baseline()
+	switch {
+	case c.Against == "base":
+		if c.Base == "" {
+			return Usagef("gate: --base REF is required (or --against baseline:NAME)")
+		}
+	case isBaseline:
+		if c.Base != "" {
+			return Usagef("gate: --base and --against baseline:%s exclude each other", name)
+		}
+		if c.ScenarioFrom == "base" {
+			return Usagef("gate: --scenario-from base needs --base")
+		}
+	default:
+		return Usagef("gate: --against must be base or baseline:NAME, not %q", c.Against)
+	}
+	if c.ScenarioFrom == "" { // the protected side's, where there is one
+		c.ScenarioFrom = "base"
+		if isBaseline {
+			c.ScenarioFrom = "head"
+		}
+	}
+	return nil
+}
+
+// baseline is NAME of --against baseline:NAME.
+func (c *Config) baseline() (string, bool) {
+	kind, name, ok := strings.Cut(c.Against, ":")
+	return name, ok && kind == "baseline" && name != ""
+}
+
+// StackSpec is one side's stack, as the gate asks for it.
+type StackSpec struct {
+	Side       string   // "base" or "head": the project's suffix
+	Commit     string   // for messages
+	Files      []string // compose files, in the side's checkout
+	Target     string   // service:port that receives the load
+	Prepare    []string // stack.prepare (argv), run in PrepareDir first; none when empty
+	PrepareDir string   // in the side's checkout
+	Out        string   // OUT/<side>: the services' logs go here at teardown
+}
+
+// Stacks brings a side's stack up: prepare, build, up on the stack's cpus,
+// healthy, target resolved. Its errors carry their kind (ErrUsage for a
+// target that is not allowed, else ErrUnusable).
+type Stacks interface {
+	Up(ctx context.Context, spec StackSpec) (Stack, error)
+}
+
+// Stack is one side's running stack.
+type Stack interface {
+	// Addr is the target's host:port, resolved by Up.
+	Addr() string
+	Pause(ctx context.Context) error
+	Unpause(ctx context.Context) error
+	// Sample starts sampling the stack (and the generator) into dir once
+	// warmup is over; stop ends it and fills the result's stack figures
+	// and topology.
+	Sample(ctx context.Context, dir string, warmup time.Duration) (stop func(*result.Result) error, err error)
+	// Down tears the stack down (with a context of its own: the gate's
+	// may be cancelled) and says how long it took.
+	Down() (time.Duration, error)
+}
+
+// Runner runs one round's load (warm-up and phases) against target,
+// writing what it streams (snapshots.jsonl) into dir.
+type Runner interface {
+	Run(ctx context.Context, sc *scenario.Scenario, env map[string]string, target *url.URL, dir string) (*result.Result, error)
+}
+
+// Deps are the gate's ways to the world.
+type Deps struct {
+	Repo      Repo
+	Stacks    Stacks
+	Runner    Runner
+	LookupEnv func(string) (string, bool) // for the scenario's ${ENV}; default os.LookupEnv
+	Mask      func(map[string]string)     // called with the resolved ${ENV} values before anything is logged
+	Log       io.Writer                   // progress lines; default io.Discard
+	Now       func() time.Time            // the clock of the budget; default time.Now
+}
+
+// Side is one checkout of a gate.
+type Side struct {
+	Name, Ref, Commit, Root string
+	Worktree                bool
+	Results                 []*result.Result
+	stack                   Stack
+}
+
+// Order returns the sides of round i: A B, then B A, then A B ... (ABBA).
+func Order(i int, a, b *Side) [2]*Side {
+	if i%2 == 0 {
+		return [2]*Side{a, b}
+	}
+	return [2]*Side{b, a}
+}
+
+type gate struct {
+	cfg        Config
+	d          Deps
+	sc         *scenario.Scenario
+	env        map[string]string
+	target     string
+	from       *Side // whose scenario file
+	base, head *Side
+	baseline   *result.Result
+	notes      []string
+	start      time.Time        // Run's start: the budget counts from here
+	seq        *verdict.Verdict // Auto: the look that stopped the gate
+	maxRounds  int              // what the budget allows (CompareOptions.MaxRounds)
+}
+
+// Run materializes the sides, brings their stacks up, runs the rounds and
+// judges. The report is returned whatever happened: on an error (ErrUsage
+// or ErrUnusable) it is what is known of a gate that stopped before its
+// verdict — its scenario, sides and commits, the rounds that ran — so an
+// unusable gate still names them. Everything the gate started is torn
+// down and removed before Run returns.
+func Run(ctx context.Context, cfg Config, d Deps) (report.GateReport, error) {
+	if err := cfg.Validate(); err != nil {
+		return report.GateReport{Rounds: cfg.Rounds}, err
+	}
+	if d.Log == nil {
+		d.Log = io.Discard
+	}
+	if d.LookupEnv == nil {
+		d.LookupEnv = os.LookupEnv
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	g := &gate{cfg: cfg, d: d, start: d.Now()}
+	defer g.close()
+	err := g.setup(ctx)
+	var gr report.GateReport
+	if err == nil {
+		gr, err = g.run(ctx)
+	}
+	if err != nil {
+		gr = g.partialReport() // an unusable gate still names its scenario, sides and commits
+	}
+	return gr, err
+}
+
+// setup resolves and checks out the sides, reads the scenario (and the
+// baseline) and checks that a stack can be brought up for it.
+func (g *gate) setup(ctx context.Context) error {
+	var err error
+	if g.head, err = g.materialize(ctx, "head", g.cfg.Head); err != nil {
+		return err
+	}
+	name, isBaseline := g.cfg.baseline()
+	if isBaseline {
+		if g.baseline, err = LoadBaseline(g.head.Root, name, g.cfg.Scenario); err != nil {
+			return Usagef("gate: %w", err)
+		}
+	} else if g.base, err = g.materialize(ctx, "base", g.cfg.Base); err != nil {
+		return err
+	}
+	if g.sc, err = g.loadScenario(); err != nil {
+		return err
+	}
+	// The calibration is the protected side's (base's checkout, head's
+	// against a baseline), as the scenario is: the change judged does not
+	// set its own noise floor.
+	if g.cfg.Compare.Noise == nil {
+		n, p, err := LoadNoise(g.from.Root, g.sc.Name)
+		if err != nil {
+			return Usagef("gate: noise calibration: %w", err)
+		}
+		if n != nil {
+			g.cfg.Compare.Noise = n
+			fmt.Fprintf(g.d.Log, "loadgate: noise calibration %s (%d pairs, %s)\n", p, n.Pairs, n.Date.Format(time.DateOnly))
+		}
+	}
+	if err := g.sc.CheckOperatorLimits(g.cfg.Limits); err != nil {
+		return Usagef("gate: %w", err)
+	}
+	// A gate runs each side's own stack: the files from the scenario's
+	// stack: section or --compose, the target from stack.target or
+	// --target. Either may be missing from the scenario; neither may be
+	// missing from both.
+	switch {
+	case g.sc.Stack == nil && len(g.cfg.Compose) == 0:
+		return Usagef("gate: the scenario has no stack: section and no --compose was given: a gate runs each side's own stack")
+	case g.cfg.Target != "":
+		g.target = g.cfg.Target
+	case g.sc.Stack != nil && g.sc.Stack.Target != "":
+		g.target = g.sc.Stack.Target
+	default:
+		return Usagef("gate: no target: the scenario has no stack.target (its stack: section is missing) and no --target SERVICE:PORT was given: --compose names the files, not the service that receives the load")
+	}
+	if g.env, err = g.sc.ResolveEnv(g.d.LookupEnv); err != nil {
+		return Usagef("%w", err)
+	}
+	if g.d.Mask != nil {
+		g.d.Mask(g.env)
+	}
+	if g.baseline != nil && g.baseline.Scenario.Hash != g.sc.Hash {
+		return Usagef("gate: baseline %s was measured with scenario hash %s, head's is %s: same load or no comparison", name, g.baseline.Scenario.Hash, g.sc.Hash)
+	}
+	return nil
+}
+
+// loadScenario reads the scenario the gate runs: base's file on a gate
+// with a base side (head's when base has none, or with --scenario-from
+// head), head's against a baseline. How head's file differs from base's
+// goes into the report's notes, applied or not.
+func (g *gate) loadScenario() (*scenario.Scenario, error) {
+	opts := scenario.Options{Scale: g.cfg.Scale, ScaleSet: true}
+	load := func(s *Side) (*scenario.Scenario, error) {
+		sc, err := scenario.Load(filepath.Join(s.Root, g.cfg.Scenario), opts)
+		if err != nil {
+			return nil, Usagef("gate: %s side: %w", s.Name, err)
+		}
+		return sc, nil
+	}
+	g.from = g.head
+	if g.base == nil {
+		return load(g.head)
+	}
+	if g.cfg.ScenarioFrom == "head" {
+		sc, err := load(g.head)
+		if err != nil {
+			return nil, err
+		}
+		g.notes = append(g.notes, "WARNING: the scenario is head's (--scenario-from head): the change being judged sets its own thresholds, ceilings and load; unsafe for a required check")
+		if bsc, err := load(g.base); err == nil {
+			for _, c := range PolicyChanges(bsc, sc) {
+				g.notes = append(g.notes, c+": applied (--scenario-from head)")
+			}
+		}
+		return sc, nil
+	}
+	bsc, err := load(g.base)
+	if errors.Is(err, fs.ErrNotExist) {
+		sc, err := load(g.head)
+		if err != nil {
+			return nil, err
+		}
+		g.notes = append(g.notes, fmt.Sprintf("the scenario is new in head (base %s has no %s): judged by head's file", short(g.base.Commit), g.cfg.Scenario))
+		return sc, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	g.from = g.base
+	hsc, err := load(g.head)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		g.notes = append(g.notes, fmt.Sprintf("head removes %s: base's scenario applied", g.cfg.Scenario))
+	case err != nil:
+		g.notes = append(g.notes, fmt.Sprintf("head's %s does not load (%v): base's scenario applied", g.cfg.Scenario, err))
+	default:
+		for _, c := range PolicyChanges(bsc, hsc) {
+			g.notes = append(g.notes, c+": not applied (the scenario is base's; --scenario-from head applies head's, unsafe for a required check)")
+		}
+	}
+	return bsc, nil
+}
+
+// materialize resolves ref to a commit and checks it out as a worktree
+// ("" for head: the working tree itself).
+func (g *gate) materialize(ctx context.Context, name, ref string) (*Side, error) {
+	s := &Side{Name: name, Ref: ref}
+	if ref == "" {
+		s.Ref, s.Root = "working tree", g.d.Repo.Root()
+		c, err := g.d.Repo.Commit(ctx, "")
+		if err != nil {
+			return nil, Usagef("gate: head: %w", err)
+		}
+		s.Commit = c
+		if g.d.Repo.Dirty(ctx) {
+			s.Commit += "+dirty"
+			g.notes = append(g.notes, "head is the working tree with uncommitted changes")
+		}
+		return s, nil
+	}
+	c, err := g.d.Repo.Commit(ctx, ref)
+	if err != nil {
+		return nil, Usagef("gate: %s: %q is not a commit: %w", name, ref, err)
+	}
+	s.Commit = c
+	if s.Root, err = g.d.Repo.AddWorktree(ctx, name, c); err != nil {
+		return s, Unusablef("gate: %s: %w", name, err)
+	}
+	s.Worktree = true
+	return s, nil
+}
+
+// inSide maps path p of checkout root from into side s's checkout (a path
+// outside from is left as it is).
+func inSide(s *Side, from, p string) string {
+	if rel, err := filepath.Rel(from, p); err == nil && filepath.IsLocal(rel) {
+		return filepath.Join(s.Root, rel)
+	}
+	return p
+}
+
+// spec is side s's stack: its own checkout's compose files and prepare.
+func (g *gate) spec(s *Side) StackSpec {
+	sp := StackSpec{Side: s.Name, Commit: s.Commit, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name)}
+	if len(g.cfg.Compose) > 0 {
+		for _, p := range g.cfg.Compose {
+			if filepath.IsAbs(p) {
+				sp.Files = append(sp.Files, inSide(s, g.d.Repo.Root(), p))
+			} else {
+				sp.Files = append(sp.Files, filepath.Join(s.Root, p))
+			}
+		}
+	} else {
+		for _, p := range g.sc.Stack.Compose {
+			sp.Files = append(sp.Files, inSide(s, g.from.Root, p))
+		}
+	}
+	if g.sc.Stack != nil && len(g.sc.Stack.Prepare) > 0 {
+		sp.Prepare, sp.PrepareDir = g.sc.Stack.Prepare, inSide(s, g.from.Root, g.sc.Stack.Dir)
+	}
+	return sp
+}
+
+// up brings one side's stack up and pauses it.
+func (g *gate) up(ctx context.Context, s *Side) error {
+	st, err := g.d.Stacks.Up(ctx, g.spec(s))
+	if err != nil {
+		if KindOf(err) == ErrUsage {
+			return err
+		}
+		return Unusablef("gate: %s side (%s) is unusable: %w", s.Name, short(s.Commit), err)
+	}
+	s.stack = st
+	if err := st.Pause(ctx); err != nil {
+		return Unusablef("gate: %s side: pause: %w", s.Name, err)
+	}
+	return nil
+}
+
+func (g *gate) run(ctx context.Context) (report.GateReport, error) {
+	sides := []*Side{g.head}
+	if g.base != nil {
+		sides = []*Side{g.base, g.head}
+	}
+	roundsWord := fmt.Sprintf("%d round(s)", g.cfg.Rounds)
+	if g.cfg.Auto {
+		roundsWord = fmt.Sprintf("sequential rounds, at most %d, budget %s", g.cfg.MaxRounds, g.cfg.Budget)
+	}
+	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, short(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
+	for _, s := range sides {
+		if err := g.up(ctx, s); err != nil {
+			return report.GateReport{}, err
+		}
+	}
+	// The plan is fixed before round 1, once the stacks are up (their
+	// build and start-up count against the budget).
+	planned := g.cfg.Rounds
+	var seq *seqLoop
+	if g.cfg.Auto {
+		var err error
+		if seq, err = g.planSequential(len(sides)); err != nil {
+			return report.GateReport{}, err
+		}
+		planned = seq.plan.MaxRounds
+		g.maxRounds = planned
+	} else {
+		g.maxRounds = min(max(g.cfg.Rounds, g.budgetRounds(len(sides), g.RoundEstimate(len(sides)))), verdict.MaxNeedRounds)
+	}
+	for i := 0; i < planned; i++ {
+		began := g.d.Now()
+		pair := [2]*Side{g.head, nil}
+		if g.base != nil {
+			pair = Order(i, g.base, g.head)
+		}
+		first := true
+		for _, s := range pair {
+			if s == nil {
+				continue
+			}
+			fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: %s (%s)\n", i+1, planned, s.Name, short(s.Commit))
+			res, err := g.round(ctx, s, i, first)
+			first = false
+			if err != nil {
+				return report.GateReport{}, err
+			}
+			s.Results = append(s.Results, res)
+			if res.Interrupted {
+				return g.finish(true)
+			}
+		}
+		if seq != nil {
+			seq.roundTime = max(seq.roundTime, g.d.Now().Sub(began))
+			stop, err := g.look(seq)
+			if err != nil {
+				return report.GateReport{}, err
+			}
+			if stop {
+				break
+			}
+		}
+	}
+	return g.finish(false)
+}
+
+// round unpauses the side, runs the load once (warm-up and phases) and
+// pauses it again. OUT/<side>/round-<i>/result.json is written; it records
+// the round, whether this side ran first in it and whether the other side
+// was paused (a report states order and pausing only as results record
+// them).
+func (g *gate) round(ctx context.Context, s *Side, i int, first bool) (*result.Result, error) {
+	dir := filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", i+1))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, Unusable(err)
+	}
+	if err := s.stack.Unpause(ctx); err != nil {
+		return nil, Unusablef("gate: %s side: unpause: %w", s.Name, err)
+	}
+	stop, err := s.stack.Sample(ctx, dir, g.sc.Warmup)
+	if err != nil {
+		return nil, Unusablef("gate: %s side: stats: %w", s.Name, err)
+	}
+	addr := s.stack.Addr()
+	res, err := g.d.Runner.Run(ctx, g.sc, g.env, &url.URL{Scheme: "http", Host: addr}, dir)
+	if err != nil {
+		if KindOf(err) == nil {
+			err = Unusable(err)
+		}
+		return nil, err
+	}
+	res.Side, res.Commit = s.Name, s.Commit
+	res.Target = g.target + " (" + addr + ")"
+	res.Round = &result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil}
+	if err := stop(res); err != nil {
+		fmt.Fprintf(g.d.Log, "loadgate: warning: %s stats: %v\n", s.Name, err)
+	}
+	if err := res.WriteFile(filepath.Join(dir, "result.json")); err != nil {
+		return nil, Unusable(err)
+	}
+	if !res.Interrupted {
+		if err := s.stack.Pause(ctx); err != nil {
+			return nil, Unusablef("gate: %s side: pause: %w", s.Name, err)
+		}
+	}
+	return res, nil
+}
+
+func (g *gate) describeSides() string {
+	h := fmt.Sprintf("head %s (%s)", g.head.Ref, short(g.head.Commit))
+	if g.base != nil {
+		return fmt.Sprintf("base %s (%s) vs %s", g.base.Ref, short(g.base.Commit), h)
+	}
+	return fmt.Sprintf("baseline %s vs %s", g.cfg.Against, h)
+}
+
+// down tears every stack still up down; a stack not torn down cleanly is a
+// note of the report.
+func (g *gate) down() {
+	for _, s := range []*Side{g.base, g.head} {
+		if s == nil || s.stack == nil {
+			continue
+		}
+		took, err := s.stack.Down()
+		s.stack = nil
+		if err != nil {
+			g.notes = append(g.notes, fmt.Sprintf("%s stack was not torn down cleanly: %v", s.Name, err))
+		} else {
+			fmt.Fprintf(g.d.Log, "loadgate: %s stack torn down in %s\n", s.Name, took.Round(time.Millisecond))
+		}
+	}
+}
+
+// close tears down what is still up and removes the checkouts.
+func (g *gate) close() {
+	g.down()
+	if err := g.d.Repo.Close(); err != nil {
+		fmt.Fprintf(g.d.Log, "loadgate: warning: %v\n", err)
+	}
+}
+
+// finish tears the stacks down and judges.
+func (g *gate) finish(interrupted bool) (report.GateReport, error) {
+	g.down()
+	gr := g.partialReport()
+	base := g.baseResults()
+	if g.baseline != nil {
+		gr.Notes = append(gr.Notes, BaselineNotes(g.baseline, g.head.Results)...)
+	}
+	switch {
+	case interrupted:
+		gr.Verdict = UnusableVerdict("the gate was interrupted before its rounds ended")
+	case len(base) != len(g.head.Results) || len(base) == 0:
+		gr.Verdict = UnusableVerdict("the rounds did not complete on both sides")
+	case g.seq != nil:
+		gr.Verdict = *g.seq
+	default:
+		v, err := verdict.Gate(base, g.head.Results, g.compareOptions())
+		if err != nil { // a hash mismatch (same load or no comparison) or bad options
+			return gr, Usagef("gate: %w", err)
+		}
+		gr.Verdict = v
+	}
+	return gr, nil
+}
+
+// baseResults are the results head's rounds are paired with: base's, or
+// the stored baseline once per head round.
+func (g *gate) baseResults() []*result.Result {
+	if g.base != nil {
+		return g.base.Results
+	}
+	var base []*result.Result
+	for range g.head.Results {
+		base = append(base, g.baseline)
+	}
+	return base
+}
+
+// partialReport is what is known of a gate, also one that stopped before
+// its verdict: its scenario, sides and commits, the rounds that ran.
+// Against a stored baseline the report shows the baseline once: its sample
+// counts are its own, not multiplied by the rounds it is paired with.
+func (g *gate) partialReport() report.GateReport {
+	rounds := g.cfg.Rounds
+	if g.cfg.Auto {
+		rounds = 0
+		if g.head != nil {
+			rounds = len(g.head.Results) // the rounds that ran
+		}
+	}
+	gr := report.GateReport{Rounds: rounds, Notes: append([]string(nil), g.notes...)}
+	if g.sc != nil {
+		gr.Scenario = result.Scenario{Name: g.sc.Name, Hash: g.sc.Hash, File: filepath.ToSlash(g.cfg.Scenario)}
+	}
+	if g.head != nil {
+		gr.Head = report.GateSide{Name: "head", Ref: g.head.Ref, Commit: g.head.Commit, Results: g.head.Results}
+	}
+	switch {
+	case g.base != nil:
+		gr.Base = report.GateSide{Name: "base", Ref: g.base.Ref, Commit: g.base.Commit, Results: g.base.Results}
+	case g.baseline != nil:
+		gr.Base = report.GateSide{Name: "baseline", Ref: g.cfg.Against, Commit: g.baseline.Commit, Results: []*result.Result{g.baseline}}
+	}
+	return gr
+}
+
+// short is a commit's first 12 characters.
+func short(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}

@@ -1,0 +1,264 @@
+package rounds_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// scaleLatency multiplies every latency of r (its histograms) by f.
+func scaleLatency(t *testing.T, r *result.Result, f float64) { reshape(t, r, f, 1) }
+
+// reshape multiplies every latency of r by f and every count by k.
+func reshape(t *testing.T, r *result.Result, f float64, k int64) {
+	t.Helper()
+	for i := range r.Phases {
+		for j := range r.Phases[i].Workloads {
+			w := &r.Phases[i].Workloads[j]
+			for _, hs := range []*string{&w.Histogram, &w.ServiceH} {
+				if *hs == "" {
+					continue
+				}
+				h, err := result.DecodeHistogram(*hs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := result.NewHistogram()
+				for _, b := range h.Distribution() {
+					if b.Count > 0 {
+						if err := out.RecordValues(max(1, int64(math.Round(float64(b.From)*f))), b.Count*k); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				if *hs, err = result.EncodeHistogram(out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if k != 1 {
+				w.Offered, w.Succeeded, w.Failed, w.Abandoned, w.Late, w.Completed = w.Offered*k, w.Succeeded*k, w.Failed*k, w.Abandoned*k, w.Late*k, w.Completed*k
+				w.LatencyMS.Count, w.ServiceMS.Count = w.LatencyMS.Count*k, w.ServiceMS.Count*k
+				for n, c := range w.Failures {
+					w.Failures[n] = c * k
+				}
+			}
+		}
+	}
+}
+
+// clean makes the fixture's result one a sequential gate can decide on:
+// its generator on schedule, no thresholds of its own, 40× the samples
+// (5 000 a workload: the percentiles' sampling noise small).
+func clean(t *testing.T, r *result.Result) {
+	r.Generator, r.Late, r.Scenario.Thresholds = nil, 0, nil
+	reshape(t, r, 1, 40)
+	r.Offered, r.Recorded = r.Offered*40, r.Recorded*40
+}
+
+// seqRun runs f's gate with sequential rounds; the clock advances step
+// per round of one side.
+func seqRun(t *testing.T, f *fixture, step time.Duration) (report.GateReport, string, error) {
+	t.Helper()
+	f.cfg.Auto, f.cfg.Rounds = true, 0
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var log strings.Builder
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner,
+		LookupEnv: func(string) (string, bool) { return "", false }, Log: &log,
+		Now: func() time.Time { return t0.Add(time.Duration(f.runner.n) * step) }})
+	return gr, log.String(), err
+}
+
+// A head 1.5× slower than base stops at the first look, a regression.
+func TestSequentialStopsAtFirstLookOnARegression(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.runner.editSide = func(side string, _ int, r *result.Result) {
+		clean(t, r)
+		if side == "head" {
+			scaleLatency(t, r, 1.5)
+		}
+	}
+	gr, log, err := seqRun(t, f, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := gr.Verdict.Sequential
+	if d == nil || d.Look != 1 || d.Rounds != verdict.DefaultSeqMinRounds || d.Stop != verdict.StopDecided || gr.Verdict.Value != verdict.Regression {
+		for _, wv := range report.Explain(gr.Verdict).Workloads {
+			for _, c := range wv.Comparisons {
+				t.Logf("%s/%s %s %s: %s", c.Phase, c.Workload, c.Metric, c.Value, c.Why)
+			}
+		}
+		t.Fatalf("verdict %s %q, sequential %+v, want a regression decided at look 1\n%s", gr.Verdict.Value, gr.Verdict.Reasons, d, log)
+	}
+	if gr.Rounds != 4 || len(gr.Head.Results) != 4 || len(gr.Base.Results) != 4 {
+		t.Errorf("report rounds %d (%d/%d results), want 4", gr.Rounds, len(gr.Base.Results), len(gr.Head.Results))
+	}
+	if n := report.SequentialNote(gr.Verdict); !strings.Contains(n, "after 4 rounds") || !strings.Contains(n, "every judged comparison is decided") {
+		t.Errorf("note %q", n)
+	}
+}
+
+// aaNoise makes every round of an A/A gate swing by e^N(0, sd), seeded.
+func aaNoise(t *testing.T, f *fixture, sd float64) {
+	rng := rand.New(rand.NewPCG(14, 3))
+	f.runner.editSide = func(_ string, _ int, r *result.Result) {
+		clean(t, r)
+		scaleLatency(t, r, math.Exp(sd*rng.NormFloat64()))
+	}
+}
+
+// An A/A gate whose rounds swing runs to the maximum and says so.
+func TestSequentialAARunsToTheMaximum(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.MaxRounds = 8
+	aaNoise(t, f, 0.4)
+	gr, log, err := seqRun(t, f, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := gr.Verdict.Sequential
+	if d == nil || d.Rounds != 8 || d.MaxRounds != 8 || d.Stop != verdict.StopMaxRounds || d.Looks != 3 || d.Spent != 1-d.Nominal {
+		t.Fatalf("verdict %s, sequential %+v, want stopped at the maximum of 8\n%s", gr.Verdict.Value, d, log)
+	}
+	if gr.Verdict.Value == verdict.Regression {
+		t.Errorf("an A/A gate called a regression")
+	}
+	if gr.Rounds != 8 || !strings.Contains(report.SequentialNote(gr.Verdict), "stopped at the maximum of rounds") {
+		t.Errorf("rounds %d, note %q", gr.Rounds, report.SequentialNote(gr.Verdict))
+	}
+	if !strings.Contains(strings.Join(gr.Notes, "\n"), "at most 8 paired rounds (--max-rounds 8)") {
+		t.Errorf("notes %q", gr.Notes)
+	}
+}
+
+// The budget: the plan (as scheduled, ≈21 s a round) allows the 20 of
+// --max-rounds, but the rounds take 80 s (40 s a side): after 6 rounds
+// (8 min) the next pair would overrun 10 minutes, so that look is the
+// last, spends all the error rate that is left and says the budget stopped it.
+func TestSequentialBudgetStopsTheGate(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.MaxRounds, f.cfg.Budget = 20, 10*time.Minute
+	aaNoise(t, f, 0.4)
+	gr, log, err := seqRun(t, f, 40*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := gr.Verdict.Sequential
+	if d == nil || d.Stop != verdict.StopBudget || d.Rounds != 6 || d.Spent != 1-d.Nominal {
+		t.Fatalf("verdict %s, sequential %+v, want stopped by the budget after 6 rounds\n%s", gr.Verdict.Value, d, log)
+	}
+	if n := report.SequentialNote(gr.Verdict); !strings.Contains(n, "the budget allows no further look") {
+		t.Errorf("note %q", n)
+	}
+	// A budget too small for one pair is refused before round 1.
+	f = newFixture(t, scenarioWithStack)
+	f.cfg.Budget = 20 * time.Second
+	if _, _, err := seqRun(t, f, time.Second); rounds.KindOf(err) != rounds.ErrUsage || !strings.Contains(err.Error(), "--budget") {
+		t.Errorf("budget of 20s: %v, want a usage error naming --budget", err)
+	}
+}
+
+// Fixed rounds keep verdict.Gate, with no sequential look.
+func TestFixedRoundsAreNotSequential(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Rounds = 2
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gr.Verdict.Sequential != nil || gr.Rounds != 2 {
+		t.Errorf("sequential %+v, rounds %d", gr.Verdict.Sequential, gr.Rounds)
+	}
+}
+
+// A matching calibration in base's baselines/<scenario>/noise.json moves
+// the first look to round 2 (five looks up to 10 rounds); a calibration that does not decode is
+// refused, naming the file.
+func TestSequentialWithACalibration(t *testing.T) {
+	// The calibration: an A/A gate of 4 rounds on the same fakes.
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Rounds = 4
+	aaNoise(t, f, 0.05)
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := verdict.Calibrate(gr.Base.Results, gr.Head.Results, time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := n.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+
+	f = newFixture(t, scenarioWithStack)
+	f.repo.files["b1"]["baselines/demo-api/noise.json"] = b.String()
+	f.runner.editSide = func(side string, _ int, r *result.Result) {
+		clean(t, r)
+		if side == "head" {
+			scaleLatency(t, r, 1.5)
+		}
+	}
+	gr, log, err := seqRun(t, f, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Looks after rounds 2, 4, … 10: five; the O'Brien–Fleming-type
+	// spending keeps almost nothing for the first, so it decides at the 2nd.
+	if d := gr.Verdict.Sequential; d == nil || d.Looks != 5 || d.Look > 2 || d.Stop != verdict.StopDecided || gr.Verdict.Value != verdict.Regression ||
+		!strings.Contains(log, "look 1/5 after 2 rounds") {
+		t.Fatalf("verdict %s, sequential %+v, want looks from round 2 on, a regression\n%s", gr.Verdict.Value, d, log)
+	}
+	if !strings.Contains(log, "noise calibration") {
+		t.Errorf("log does not name the calibration:\n%s", log)
+	}
+
+	f = newFixture(t, scenarioWithStack)
+	f.repo.files["b1"]["baselines/demo-api/noise.json"] = `{"schema": "loadgate/noise/v0"}`
+	if _, _, err := seqRun(t, f, time.Second); rounds.KindOf(err) != rounds.ErrUsage || !strings.Contains(err.Error(), filepath.Join("baselines", "demo-api", "noise.json")) {
+		t.Errorf("a bad noise.json: %v, want a usage error naming it", err)
+	}
+}
+
+// Calibrate: both sides the one commit, the A/A rounds' noise per
+// workload and percentile.
+func TestCalibrateRunsAARoundsOfOneCheckout(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.repo.commits["HEAD"] = "b1"
+	f.cfg.Base, f.cfg.Rounds = "", 4
+	aaNoise(t, f, 0.1)
+	at := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
+	n, gr, err := rounds.Calibrate(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner}, func() time.Time { return at })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gr.Base.Commit != "b1" || gr.Head.Commit != "b1" || len(gr.Head.Results) != 4 {
+		t.Errorf("sides %s / %s, %d rounds: want both b1, 4 rounds", gr.Base.Commit, gr.Head.Commit, len(gr.Head.Results))
+	}
+	if ev := f.ev.String(); !strings.Contains(ev, "worktree base b1") || !strings.Contains(ev, "worktree head b1") {
+		t.Errorf("events %s: want a worktree of b1 per side", ev)
+	}
+	e := n.Entry("sustain", "api_read", verdict.MetricP95)
+	if n.Pairs != 4 || !n.Date.Equal(at) || e == nil || e.DF != 3 || !(e.SD > 0.02 && e.SD < 0.5) {
+		t.Fatalf("noise %+v, p95 entry %+v", n, e)
+	}
+	if d1, d10 := e.Detectable(1, 0.1, 0.95, 0.8), e.Detectable(10, 0.1, 0.95, 0.8); !(d1 > d10 && d10 > 1.1) {
+		t.Errorf("detectable R=1 %v, R=10 %v", d1, d10)
+	}
+	f = newFixture(t, scenarioWithStack)
+	f.repo.commits["HEAD"] = "b1"
+	f.cfg.Rounds = 1
+	if _, _, err := rounds.Calibrate(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner}, time.Now); rounds.KindOf(err) != rounds.ErrUsage {
+		t.Errorf("one pair: %v, want a usage error", err)
+	}
+}

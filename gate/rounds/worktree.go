@@ -1,0 +1,266 @@
+package rounds
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A gate's git worktrees live in one directory per run,
+//
+//	$TMPDIR/loadgate-worktrees-<uid>/<run id>/{base,head}
+//
+// with two files beside them: owner.json (host, pid, repository, run id,
+// creation time: what the sweep needs to `git worktree remove` them from
+// their repository) and lock, which the gate holds an exclusive flock(2) on
+// for as long as it runs. The kernel drops that lock when the process dies
+// however it dies (SIGKILL included), so a sweeper that can take the lock
+// knows the owner is gone — no pid reuse to guess about — and a live
+// run's worktrees (this process's own included: flock locks belong to the
+// open file) are never removed.
+
+const (
+	worktreeOwnerFile = "owner.json"
+	worktreeLockFile  = "lock"
+	// worktreeYoung: a run directory without a lock file younger than this
+	// may be one being created right now; older, it is a leftover.
+	worktreeYoung = time.Minute
+	// gitTimeout bounds every git call of the worktree lifecycle.
+	gitTimeout = time.Minute
+)
+
+// worktreeRoot is the directory holding every run's worktree directory.
+func worktreeRoot() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("loadgate-worktrees-%d", os.Getuid()))
+}
+
+type worktreeOwner struct {
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
+	Repo    string    `json:"repo"`
+	Run     string    `json:"run"`
+	Created time.Time `json:"created"`
+}
+
+// worktreeSet is a gate's worktree directory, locked while the gate runs.
+type worktreeSet struct {
+	dir, repo string
+	lock      *os.File
+	mu        sync.Mutex
+	paths     []string
+	unreg     func()
+}
+
+// newWorktreeSet creates and locks the run's worktree directory and
+// registers its removal with onEmergency (the second-signal cleanup), when
+// given.
+func newWorktreeSet(repo, runID string, onEmergency func(func(context.Context) error) func()) (*worktreeSet, error) {
+	root := worktreeRoot()
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("gate: worktree directory: %w", err)
+	}
+	dir := filepath.Join(root, runID)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("gate: worktree directory: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, worktreeLockFile), os.O_CREATE|os.O_RDWR, 0o600)
+	if err == nil {
+		if err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			lock.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("gate: worktree lock: %w", err)
+	}
+	host, _ := os.Hostname()
+	b, _ := json.MarshalIndent(worktreeOwner{Host: host, PID: os.Getpid(), Repo: repo, Run: runID, Created: time.Now().UTC()}, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, worktreeOwnerFile), append(b, '\n'), 0o600); err != nil {
+		lock.Close()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("gate: worktree owner file: %w", err)
+	}
+	w := &worktreeSet{dir: dir, repo: repo, lock: lock}
+	if onEmergency != nil {
+		w.unreg = onEmergency(w.remove)
+	}
+	return w, nil
+}
+
+// add checks commit out as a detached worktree named name.
+func (w *worktreeSet) add(ctx context.Context, name, commit string) (string, error) {
+	p := filepath.Join(w.dir, name)
+	ctx, cancel := context.WithTimeout(ctx, 5*gitTimeout)
+	defer cancel()
+	w.mu.Lock()
+	w.paths = append(w.paths, p) // before add: a half-made one is removed too
+	w.mu.Unlock()
+	if _, err := Git(ctx, w.repo, "worktree", "add", "--detach", p, commit); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// remove removes the worktrees (git worktree remove --force, then prune) and
+// the run directory, then releases the lock. Safe to call more than once
+// and concurrently (the second signal's cleanup may race the normal one).
+func (w *worktreeSet) remove(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lock == nil {
+		return nil
+	}
+	err := removeWorktrees(ctx, w.repo, w.dir, w.paths)
+	if err == nil {
+		w.lock.Close()
+		w.lock = nil
+		if w.unreg != nil {
+			w.unreg()
+		}
+	}
+	return err
+}
+
+// removeWorktrees removes each worktree path from repo (bounded git calls),
+// prunes repo's worktree list and removes dir. When repo is gone only the
+// directory is removed.
+func removeWorktrees(ctx context.Context, repo, dir string, paths []string) error {
+	var errs []error
+	repoOK := repo != ""
+	if repoOK {
+		if _, err := os.Stat(repo); err != nil {
+			repoOK = false
+		}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if repoOK {
+			gctx, cancel := context.WithTimeout(ctx, gitTimeout)
+			_, err := Git(gctx, repo, "worktree", "remove", "--force", p)
+			cancel()
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
+	} else {
+		errs = nil // git's own complaint about a directory now gone is moot; prune drops its record
+	}
+	if repoOK {
+		gctx, cancel := context.WithTimeout(ctx, gitTimeout)
+		if _, err := Git(gctx, repo, "worktree", "prune"); err != nil {
+			errs = append(errs, err)
+		}
+		cancel()
+	}
+	return errors.Join(errs...)
+}
+
+// SweepWorktrees removes the worktree directories of gates that are no
+// longer running (their lock is free), with git worktree remove --force and
+// prune in their repository. It never touches a live gate's. It returns the
+// run directories it removed, each with its owner.
+func SweepWorktrees(ctx context.Context) (removed []string, err error) {
+	root := worktreeRoot()
+	ents, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("worktrees: %w", err)
+	}
+	var errs []error
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		what, rerr := sweepWorktreeDir(ctx, dir)
+		if rerr != nil {
+			errs = append(errs, fmt.Errorf("worktrees %s left: %w", dir, rerr))
+		}
+		if what != "" {
+			removed = append(removed, what)
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+// sweepWorktreeDir removes one run directory if its owner is gone and says
+// whose it was ("" when it was left alone).
+func sweepWorktreeDir(ctx context.Context, dir string) (string, error) {
+	lock, err := os.OpenFile(filepath.Join(dir, worktreeLockFile), os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		st, serr := os.Stat(dir)
+		if serr != nil || time.Since(st.ModTime()) < worktreeYoung {
+			return "", nil // perhaps a gate creating it right now
+		}
+	} else if err != nil {
+		return "", err
+	} else {
+		defer lock.Close()
+		if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return "", nil // a live gate's
+			}
+			return "", fmt.Errorf("lock: %w", err)
+		}
+	}
+	var o worktreeOwner
+	if b, err := os.ReadFile(filepath.Join(dir, worktreeOwnerFile)); err == nil {
+		_ = json.Unmarshal(b, &o)
+	} else if st, serr := os.Stat(dir); serr != nil || time.Since(st.ModTime()) < worktreeYoung {
+		return "", nil // locked a moment before its owner file is written: a gate starting
+	}
+	var paths []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.IsDir() {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	if err := removeWorktrees(ctx, o.Repo, dir, paths); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s (%s)", dir, o), nil
+}
+
+// String is "gate pid 123, repository /x" for messages.
+func (o worktreeOwner) String() string {
+	parts := []string{"a dead gate"}
+	if o.PID > 0 {
+		parts = append(parts, "pid "+strconv.Itoa(o.PID))
+	}
+	if o.Repo != "" {
+		parts = append(parts, "repository "+o.Repo)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Git runs git args in dir (bounded by ctx) and returns its trimmed
+// output; the error carries git's stderr.
+func Git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
