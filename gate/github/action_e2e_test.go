@@ -223,8 +223,14 @@ func TestActionEndToEnd(t *testing.T) {
 	fake.mu.Unlock()
 	switch {
 	case slices.Equal(edited, []int64{commentID}):
+		if !strings.Contains(second.log, fmt.Sprintf("loadgate: edited comment %d on #%d", commentID, prNum)) {
+			t.Errorf("the second run edited the comment but does not say so")
+		}
 	case len(edited) == 0 && cs[0].Body == h.firstBody:
 		t.Logf("the second run's comment body was identical: left alone (no PATCH)")
+		if !strings.Contains(second.log, fmt.Sprintf("loadgate: unchanged comment %d on #%d", commentID, prNum)) {
+			t.Errorf("the second run left the comment alone but does not say unchanged")
+		}
 	default:
 		t.Errorf("edited comments %v, want [%d]", edited, commentID)
 	}
@@ -697,7 +703,12 @@ func (h *e2eHarness) checkComment(body, scen string, v verdict.Value, headSHA st
 	if !strings.HasPrefix(body, lggh.Marker(scen)+"\n") {
 		t.Errorf("the comment does not start with the marker line: %.120q", body)
 	}
-	for _, want := range []string{"## Verdict", "**" + strings.ToUpper(string(v)) + "**", "head `" + headSHA[:12] + "`", "/" + owner + "/" + repo + "/actions/runs/4242"} {
+	for _, want := range []string{
+		"\n# loadgate gate: " + scen + " — " + lggh.VerdictWord(v) + "\n", // the verdict word in the title
+		"## Verdict", "**" + strings.ToUpper(string(v)) + "**", "head `" + headSHA[:12] + "`",
+		"[workflow run](https://github.com/" + owner + "/" + repo + "/actions/runs/4242)",
+		"[results artifact](https://github.com/" + owner + "/" + repo + "/actions/runs/4242#artifacts)",
+	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the comment lacks %q", want)
 		}

@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -53,14 +54,110 @@ func NewClient(env *Env, token string, hc *http.Client) (*gh.Client, error) {
 	return c, nil
 }
 
-// Identity returns the login of the token's user (GET /user), or "" when the
-// API does not say (GITHUB_TOKEN and other installation tokens get 403).
-func Identity(ctx context.Context, c *gh.Client) string {
+// GitHubActionsBot is the account every comment made with a workflow's
+// GITHUB_TOKEN is by.
+const GitHubActionsBot = "github-actions[bot]"
+
+// Self is the account the token comments as: only its comments are ours.
+type Self struct {
+	Login string // as REST gives a comment's user.login: "loadgate-ci", "github-actions[bot]", "my-app[bot]"
+	Bot   bool   // a bot account (user.type "Bot"): its comments must be by a Bot too
+	// How says where Login came from: "GET /user", "GraphQL viewer", or
+	// "assumed" (neither answered: the GITHUB_TOKEN's account is assumed,
+	// and the author of a comment we create corrects it, see UpsertComment).
+	How string
+}
+
+// Wrote reports whether u is this account: the same login (GitHub logins
+// are case-insensitive) and, for a bot, a Bot account.
+func (s Self) Wrote(u *gh.User) bool {
+	if s.Login == "" || u == nil || !strings.EqualFold(u.GetLogin(), s.Login) {
+		return false
+	}
+	return !s.Bot || u.GetType() == "Bot"
+}
+
+func (s Self) String() string {
+	if s.Login == "" {
+		return "nobody"
+	}
+	return s.Login + " (" + s.How + ")"
+}
+
+func selfOf(u *gh.User, how string) Self {
+	login := u.GetLogin()
+	return Self{Login: login, Bot: u.GetType() == "Bot" || strings.HasSuffix(strings.ToLower(login), "[bot]"), How: how}
+}
+
+// WhoAmI finds the account the token comments as, without ever reading it
+// from a comment (anyone can write any body):
+//
+//  1. GET /user: personal access tokens and OAuth tokens.
+//  2. When that is refused (403 or 404, "Resource not accessible by
+//     integration": GITHUB_TOKEN and every GitHub App installation token),
+//     GraphQL's viewer { login } at graphqlURL, which installation tokens
+//     may read: "github-actions[bot]" for GITHUB_TOKEN, "<app-slug>[bot]"
+//     for an app's token. A login ending in [bot] must be a Bot's.
+//  3. When both are refused, GitHubActionsBot is assumed (the action's
+//     default token is GITHUB_TOKEN), marked How "assumed": UpsertComment
+//     then learns the true account from the comment it creates (the API's
+//     answer names its author) and removes that account's older copies.
+//
+// Any other failure of GET /user (a 5xx, the network) is an error: guessing
+// then could duplicate a personal token's comment.
+func WhoAmI(ctx context.Context, c *gh.Client, graphqlURL string) (Self, error) {
 	u, _, err := c.Users.Get(ctx, "")
+	if err == nil && u.GetLogin() != "" {
+		return selfOf(u, "GET /user"), nil
+	}
+	if st := StatusOf(err); err != nil && st != http.StatusForbidden && st != http.StatusNotFound {
+		return Self{}, fmt.Errorf("GET /user: %w", err)
+	}
+	if login := viewer(ctx, c, graphqlURL); login != "" {
+		return Self{Login: login, Bot: strings.HasSuffix(strings.ToLower(login), "[bot]"), How: "GraphQL viewer"}, nil
+	}
+	return Self{Login: GitHubActionsBot, Bot: true, How: "assumed"}, nil
+}
+
+// viewer asks GraphQL for the token's login; "" when refused or unclear.
+func viewer(ctx context.Context, c *gh.Client, graphqlURL string) string {
+	if graphqlURL == "" {
+		return ""
+	}
+	req, err := c.NewRequest(http.MethodPost, graphqlURL, map[string]string{"query": "query { viewer { login } }"})
 	if err != nil {
 		return ""
 	}
-	return u.GetLogin()
+	var out struct {
+		Data struct {
+			Viewer struct {
+				Login string `json:"login"`
+			} `json:"viewer"`
+		} `json:"data"`
+		Errors []json.RawMessage `json:"errors"`
+	}
+	if _, err := c.Do(ctx, req, &out); err != nil || len(out.Errors) > 0 {
+		return ""
+	}
+	login := out.Data.Viewer.Login
+	if !validLogin(login) {
+		return ""
+	}
+	return login
+}
+
+// validLogin: a GitHub login, optionally with the [bot] suffix.
+func validLogin(s string) bool {
+	s = strings.TrimSuffix(s, "[bot]")
+	if s == "" || len(s) > 100 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // CommentBody is the scenario's comment: the marker line, the Markdown
@@ -85,24 +182,20 @@ func CommentBody(scenario, markdown, footer string) (body string, cut bool) {
 	return body, !ok
 }
 
-// ours reports whether c is this scenario's comment made by us: the marker
-// as its exact first line, and the author me when known, else a bot.
-func ours(c *gh.IssueComment, marker, me string) bool {
+// isMarked reports whether c's exact first line is marker (a comment that
+// quotes the marker further down is not marked).
+func isMarked(c *gh.IssueComment, marker string) bool {
 	first, _, _ := strings.Cut(c.GetBody(), "\n")
-	if strings.TrimRight(first, "\r") != marker {
-		return false
-	}
-	if me != "" {
-		return strings.EqualFold(c.GetUser().GetLogin(), me)
-	}
-	return c.GetUser().GetType() == "Bot"
+	return strings.TrimRight(first, "\r") == marker
 }
 
-// FindComment pages through all of the pull request's comments (100 a
-// page) for the scenario's own comment; nil when there is none. me is the
-// token's login, "" when unknown (see ours).
-func FindComment(ctx context.Context, c *gh.Client, owner, repo string, pr int, scenario, me string) (*gh.IssueComment, error) {
+// FindComments pages through all of the pull request's comments (100 a
+// page) for the scenario's comments by me, oldest first: the marker as the
+// exact first line and me as the author (Self.Wrote). A comment with the
+// marker by anyone else (an impostor, another app) is never returned.
+func FindComments(ctx context.Context, c *gh.Client, owner, repo string, pr int, scenario string, me Self) ([]*gh.IssueComment, error) {
 	marker := Marker(scenario)
+	var mine []*gh.IssueComment
 	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
 	for pages := 0; pages < 1000; pages++ {
 		cs, resp, err := c.Issues.ListComments(ctx, owner, repo, pr, opts)
@@ -110,26 +203,53 @@ func FindComment(ctx context.Context, c *gh.Client, owner, repo string, pr int, 
 			return nil, fmt.Errorf("listing the comments of #%d: %w", pr, err)
 		}
 		for _, cm := range cs {
-			if ours(cm, marker, me) {
-				return cm, nil
+			if isMarked(cm, marker) && me.Wrote(cm.GetUser()) {
+				mine = append(mine, cm)
 			}
 		}
 		if resp == nil || resp.NextPage == 0 {
-			return nil, nil
+			return mine, nil
 		}
 		opts.Page = resp.NextPage
 	}
 	return nil, fmt.Errorf("listing the comments of #%d: more than 1000 pages", pr)
 }
 
-// UpsertComment creates the scenario's comment on the pull request, or
-// edits it in place when it exists (found by FindComment, with the token's
-// identity from Identity). body should come from CommentBody; a body that
-// does not start with the marker line gets it, and one over the limit is
-// cut. An unchanged comment is left alone (id returned, created false).
-func UpsertComment(ctx context.Context, c *gh.Client, owner, repo string, pr int, scenario, body string) (id int64, created bool, err error) {
+// Comment actions, as Upserted.Action and the log line say.
+const (
+	Created   = "created"
+	Edited    = "edited"
+	Unchanged = "unchanged"
+)
+
+// Upserted is what UpsertComment did.
+type Upserted struct {
+	ID      int64
+	Action  string  // Created, Edited or Unchanged
+	Author  Self    // the account the comment is by (learned from the API when created)
+	Removed []int64 // our own older copies of the scenario's comment, deleted
+}
+
+// sameBody compares comment bodies as GitHub stores them (line ends may
+// come back as CRLF; surrounding space is not kept).
+func sameBody(a, b string) bool {
+	norm := func(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n")) }
+	return norm(a) == norm(b)
+}
+
+// UpsertComment keeps exactly one comment of the scenario by me on the
+// pull request: it edits the oldest of mine (FindComments) when its body
+// differs (Edited), leaves it alone when the same (Unchanged: no PATCH), or
+// creates one (Created); any further copies of mine are deleted. body
+// should come from CommentBody; a body that does not start with the marker
+// line gets it, and one over the limit is cut.
+//
+// When me was not verified (How "assumed") and the comment it creates turns
+// out to be by another account, that account is who we are: its older
+// copies are deleted, so that there is still one comment (Author says who).
+func UpsertComment(ctx context.Context, c *gh.Client, owner, repo string, pr int, scenario, body string, me Self) (Upserted, error) {
 	if pr <= 0 {
-		return 0, false, fmt.Errorf("no pull request number")
+		return Upserted{}, fmt.Errorf("no pull request number")
 	}
 	marker := Marker(scenario)
 	if first, _, _ := strings.Cut(body, "\n"); first != marker {
@@ -138,26 +258,57 @@ func UpsertComment(ctx context.Context, c *gh.Client, owner, repo string, pr int
 		md := strings.TrimPrefix(body, marker+"\n")
 		body, _ = CommentBody(scenario, md, "")
 	}
-	me := Identity(ctx, c)
-	old, err := FindComment(ctx, c, owner, repo, pr, scenario, me)
+	mine, err := FindComments(ctx, c, owner, repo, pr, scenario, me)
 	if err != nil {
-		return 0, false, err
+		return Upserted{}, err
 	}
-	if old != nil {
-		if old.GetBody() == body {
-			return old.GetID(), false, nil
+	if len(mine) > 0 {
+		old := mine[0]
+		up := Upserted{ID: old.GetID(), Action: Unchanged, Author: me}
+		if !sameBody(old.GetBody(), body) {
+			if _, _, err := c.Issues.EditComment(ctx, owner, repo, old.GetID(), &gh.IssueComment{Body: gh.String(body)}); err != nil {
+				return up, fmt.Errorf("editing comment %d on #%d: %w", old.GetID(), pr, err)
+			}
+			up.Action = Edited
 		}
-		cm, _, err := c.Issues.EditComment(ctx, owner, repo, old.GetID(), &gh.IssueComment{Body: gh.String(body)})
-		if err != nil {
-			return old.GetID(), false, fmt.Errorf("editing comment %d on #%d: %w", old.GetID(), pr, err)
-		}
-		return cm.GetID(), false, nil
+		up.Removed, err = removeCopies(ctx, c, owner, repo, mine[1:])
+		return up, err
 	}
 	cm, _, err := c.Issues.CreateComment(ctx, owner, repo, pr, &gh.IssueComment{Body: gh.String(body)})
 	if err != nil {
-		return 0, false, fmt.Errorf("commenting on #%d: %w", pr, err)
+		return Upserted{}, fmt.Errorf("commenting on #%d: %w", pr, err)
 	}
-	return cm.GetID(), true, nil
+	up := Upserted{ID: cm.GetID(), Action: Created, Author: me}
+	if u := cm.GetUser(); u.GetLogin() != "" && !me.Wrote(u) {
+		// The API says who we are: that account's older copies go.
+		up.Author = selfOf(u, "the created comment's author")
+		others, err := FindComments(ctx, c, owner, repo, pr, scenario, up.Author)
+		if err != nil {
+			return up, err
+		}
+		var older []*gh.IssueComment
+		for _, o := range others {
+			if o.GetID() != up.ID {
+				older = append(older, o)
+			}
+		}
+		up.Removed, err = removeCopies(ctx, c, owner, repo, older)
+		return up, err
+	}
+	return up, nil
+}
+
+// removeCopies deletes comments of ours (found by FindComments: marker and
+// author) beside the one kept.
+func removeCopies(ctx context.Context, c *gh.Client, owner, repo string, cs []*gh.IssueComment) ([]int64, error) {
+	var ids []int64
+	for _, cm := range cs {
+		if _, err := c.Issues.DeleteComment(ctx, owner, repo, cm.GetID()); err != nil {
+			return ids, fmt.Errorf("deleting our duplicate comment %d: %w", cm.GetID(), err)
+		}
+		ids = append(ids, cm.GetID())
+	}
+	return ids, nil
 }
 
 // StatusOf returns the HTTP status of a go-github error, 0 when it has none

@@ -33,15 +33,24 @@
 //
 // One comment per scenario, found among all the pull request's comments
 // (every page) by its marker line, Marker(scenario), which is the comment's
-// first line; when the token's identity is known (GET /user works for
-// personal access tokens), the author must be that identity too; when it is
-// not (GITHUB_TOKEN and other installation tokens get 403 from /user), the
-// author must be a bot, as every comment made with such a token is. A
-// comment that merely quotes the marker, or a person's comment, is never
-// edited. The body stays within GitHub's 65 536-character limit, counted in
-// bytes (never more characters than bytes in any unit GitHub may count): the
-// details are cut and a note says so; the verdict section (last in every
-// report) is kept.
+// first line, and by its author: the token's own account (WhoAmI), never
+// read from a comment. The account is GET /user's login (personal tokens);
+// when /user is refused (403: GITHUB_TOKEN and every app installation
+// token), GraphQL's viewer login ("github-actions[bot]", "<app>[bot]"; a
+// [bot] login must be a Bot's comment); when that is refused too,
+// github-actions[bot] is assumed, and the author of the comment created
+// corrects it (that account's older copies are deleted). A comment with
+// the marker by anyone else, or one that merely quotes it, is never edited
+// nor deleted. The scenario name is the same for every outcome (the
+// command derives it once, from the scenario, never from a file name):
+// one marker, one comment. The body is compared before a PATCH: "edited"
+// only when it changed, else "unchanged". The title line carries the
+// verdict word (Titled), the footer links the workflow run and the results
+// artifact. The body stays within GitHub's 65 536-character limit, counted
+// in bytes (never more characters than bytes in any unit GitHub may
+// count): the details are cut and a note says so; the verdict section
+// (last in every report) is kept. Strings from results and scenarios are
+// escaped for Markdown with EscapeMarkdown and EscapeCode.
 //
 // Without a token, without a pull request, or with a token that may not
 // comment (a fork's read-only GITHUB_TOKEN gets 403), there is no failure:

@@ -44,16 +44,23 @@ type fakeGitHub struct {
 	t  *testing.T
 	mu sync.Mutex
 
-	login    string // the token's user; "" → GET /user is 403 (an installation token)
+	login string // the token's user; "" → GET /user is 403 (an installation token)
+	// viewer is GraphQL's viewer { login }: for an installation token,
+	// "github-actions[bot]" or "<app>[bot]"; "" → GraphQL refuses (403).
+	viewer string
+	// as, when set, is whom the token's comments are by (else author()).
+	as       *fakeUser
 	comments map[int][]*fakeComment
 	nextID   int64
 	prHead   map[int]string
 
 	createStatus int // non-zero: POST comments answers this status
+	userStatus   int // non-zero: GET /user answers this status
 	listStatus   int
 
 	requests []string // "METHOD path?query"
 	edited   []int64
+	deleted  []int64
 	srv      *httptest.Server
 }
 
@@ -64,7 +71,9 @@ func newFake(t *testing.T) *fakeGitHub {
 	mux.HandleFunc("GET /repos/{o}/{r}/issues/{n}/comments", f.list)
 	mux.HandleFunc("POST /repos/{o}/{r}/issues/{n}/comments", f.create)
 	mux.HandleFunc("PATCH /repos/{o}/{r}/issues/comments/{id}", f.edit)
+	mux.HandleFunc("DELETE /repos/{o}/{r}/issues/comments/{id}", f.del)
 	mux.HandleFunc("GET /repos/{o}/{r}/pulls/{n}", f.pull)
+	mux.HandleFunc("POST /graphql", f.graphql)
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
@@ -102,6 +111,9 @@ func (f *fakeGitHub) repoOK(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (f *fakeGitHub) author() fakeUser {
+	if f.as != nil {
+		return *f.as
+	}
 	if f.login != "" {
 		return fakeUser{Login: f.login, Type: "User"}
 	}
@@ -109,11 +121,52 @@ func (f *fakeGitHub) author() fakeUser {
 }
 
 func (f *fakeGitHub) user(w http.ResponseWriter, r *http.Request) {
+	if f.userStatus != 0 {
+		f.fail(w, f.userStatus, "user refused")
+		return
+	}
 	if f.login == "" {
 		f.fail(w, http.StatusForbidden, "Resource not accessible by integration")
 		return
 	}
 	f.json(w, 200, fakeUser{Login: f.login, Type: "User"})
+}
+
+// graphql answers `query { viewer { login } }` only, as GitHub does for an
+// installation token (which may not read GET /user).
+func (f *fakeGitHub) graphql(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Query string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || !strings.Contains(in.Query, "viewer") {
+		f.fail(w, 400, "bad query")
+		return
+	}
+	if f.viewer == "" {
+		f.fail(w, http.StatusForbidden, "Resource not accessible by integration")
+		return
+	}
+	f.json(w, 200, map[string]any{"data": map[string]any{"viewer": map[string]string{"login": f.viewer}}})
+}
+
+// del deletes a comment; only the token's own (GitHub lets a token with
+// write access delete others' too: the test then sees it in deleted).
+func (f *fakeGitHub) del(w http.ResponseWriter, r *http.Request) {
+	if !f.repoOK(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for n, cs := range f.comments {
+		for i, c := range cs {
+			if c.ID == id {
+				f.comments[n] = append(cs[:i:i], cs[i+1:]...)
+				f.deleted = append(f.deleted, id)
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+	}
+	f.fail(w, 404, "Not Found")
 }
 
 func (f *fakeGitHub) list(w http.ResponseWriter, r *http.Request) {
@@ -238,12 +291,13 @@ func (f *fakeGitHub) seed(pr int, login, typ, body string) *fakeComment {
 	return c
 }
 
+// count counts the REST requests of method (GraphQL's are not counted).
 func (f *fakeGitHub) count(method string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
 	for _, r := range f.requests {
-		if strings.HasPrefix(r, method+" ") {
+		if strings.HasPrefix(r, method+" ") && !strings.HasPrefix(r, method+" /graphql") {
 			n++
 		}
 	}

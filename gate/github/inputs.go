@@ -2,13 +2,17 @@ package github
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/scenario"
 )
 
 // Input names, as in action.yml.
@@ -20,19 +24,24 @@ const (
 	InStackCPUs  = "stack-cpus"
 	InLoadCPUs   = "load-cpus"
 	InRounds     = "rounds"
+	InBudget     = "budget"
 	InTolerance  = "tolerance"
 	InScale      = "scale"
 	InFailOn     = "fail-on"
 	InComment    = "comment"
 	InToken      = "github-token"
 	InResultsDir = "results-dir"
+	// InArtifactURL is the results artifact's URL for the comment's footer
+	// (actions/upload-artifact v4's artifact-url output); empty: the run's
+	// artifacts list.
+	InArtifactURL = "artifact-url"
 )
 
 // InputNames are the inputs ReadInputs reads: exactly action.yml's inputs
 // (a test checks it).
 var InputNames = []string{
 	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs,
-	InRounds, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir,
+	InRounds, InBudget, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
 }
 
 // InputEnv is the environment variable the runner (or action.yml's env
@@ -62,20 +71,25 @@ const DefaultResultsDir = "loadgate-results"
 // Inputs are the action's inputs, validated. Zero values mean "the
 // command's default" where the input is optional.
 type Inputs struct {
-	Scenario   string   // path of the scenario file; required
-	Compose    []string // compose files, one per line or comma-separated; empty: the scenario's stack.compose
-	Base       string   // git ref of the base side; empty: the pull request's base commit (Resolve)
-	Against    string   // "base" or "baseline:<name>"
-	Baseline   string   // <name> of against: baseline:<name>, else ""
-	StackCPUs  string   // cpu list ("0-1"), "" for the command's split
-	LoadCPUs   string   // cpu list, "" for the command's split
-	Rounds     int      // 0: the command's default
-	Tolerance  float64  // fraction (0.05 for "5%"), 0: the command's default
-	Scale      float64  // 0 < scale <= 1, 0: unscaled
+	Scenario   string        // path of the scenario file; required
+	Compose    []string      // compose files, one per line or comma-separated; empty: the scenario's stack.compose
+	Base       string        // git ref of the base side; empty: the pull request's base commit (Resolve)
+	Against    string        // "base" or "baseline:<name>"
+	Baseline   string        // <name> of against: baseline:<name>, else ""
+	StackCPUs  string        // cpu list ("0-1"), "" for the command's split
+	LoadCPUs   string        // cpu list, "" for the command's split
+	Rounds     int           // 0: the command's default
+	AutoRounds bool          // rounds: auto (sequential rounds)
+	Budget     time.Duration // the gate's wall time, 0: the command's default
+	Tolerance  float64       // fraction (0.05 for "5%"), 0: the command's default
+	Scale      float64       // 0 < scale <= 1, 0: unscaled
 	FailOn     FailOn
 	Comment    bool
 	Token      string // masked as soon as read
 	ResultsDir string
+	// ArtifactURL is the results artifact's link for the comment's footer,
+	// "" for the run's artifacts list (ArtifactURL).
+	ArtifactURL string
 }
 
 // InputError is a bad input: the command refuses (exit 2). Its message names
@@ -154,12 +168,21 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 		return in, inputErr(InLoadCPUs, in.LoadCPUs, "overlaps stack-cpus %q: the stack and the load generator need disjoint cores", in.StackCPUs)
 	}
 
-	if s := get(InRounds); s != "" {
+	if s := get(InRounds); s == "auto" {
+		in.AutoRounds = true
+	} else if s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1000 {
-			return in, inputErr(InRounds, s, "want a whole number from 1 to 1000")
+			return in, inputErr(InRounds, s, "want a whole number from 1 to 1000, or auto")
 		}
 		in.Rounds = n
+	}
+	if s := get(InBudget); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 || d > 6*time.Hour {
+			return in, inputErr(InBudget, s, "want a duration such as 10m (at most 6h, a job's limit)")
+		}
+		in.Budget = d
 	}
 	if s := get(InTolerance); s != "" {
 		f, err := parseTolerance(s)
@@ -195,6 +218,12 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 	}
 	if s := get(InResultsDir); s != "" {
 		in.ResultsDir = s
+	}
+	if s := get(InArtifactURL); s != "" {
+		if linkURL(s) == "" {
+			return in, inputErr(InArtifactURL, s, "want an http(s) URL, such as actions/upload-artifact's artifact-url output")
+		}
+		in.ArtifactURL = s
 	}
 	return in, nil
 }
@@ -245,34 +274,80 @@ func parseTolerance(s string) (float64, error) {
 	return f, nil
 }
 
-// validName reports whether s is a baseline or scenario name that can be
-// used as is in a path, a marker and a log line.
-func validName(s string) bool {
-	if s == "" || len(s) > 100 || s[0] == '.' || s[0] == '-' {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
-}
+// validName is scenario.ValidName: the one rule for scenario and baseline
+// names, safe as is in a path, a marker, a log line and Markdown.
+func validName(s string) bool { return scenario.ValidName(s) }
 
-// MaskSecrets asks the runner to mask each value in the log. A multi-line
-// value is masked line by line (the runner matches masks within a line).
-// Empty values are skipped. Outside GitHub Actions (GITHUB_ACTIONS is not
-// "true") nothing is printed: add-mask echoes the secret, and only the
-// runner hides it.
+// MaskSecrets asks the runner to mask each value in the log, as
+// MaskValues does, through a (its writer and environment).
 func MaskSecrets(a *githubactions.Action, values ...string) {
 	if a.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
+	for _, l := range maskLines(values) {
+		a.AddMask(l) // escapes the data itself
+	}
+}
+
+// MinMaskLen is the shortest value MaskValues masks: a value of one or two
+// characters is no secret, and masking it would blank every such character
+// string in the log.
+const MinMaskLen = 3
+
+// MaskValues writes `::add-mask::VALUE` to w for each value, before
+// anything that may contain it is logged: the runner then shows *** for it
+// in the job log (the log only: files written to the results directory are
+// not masked by it). A multi-line value is masked line by line (the runner
+// matches masks within a line); blank lines and values shorter than
+// MinMaskLen are skipped, each distinct line once. Outside GitHub Actions
+// (getenv("GITHUB_ACTIONS") is not "true") nothing is written: add-mask
+// echoes the secret, and only the runner hides it.
+//
+// The values to mask are the token and every value a scenario's ${ENV}
+// references resolved to (scenario.ResolveEnv's map): which of them are
+// secret is not known, so all are masked.
+func MaskValues(w io.Writer, getenv func(string) string, values ...string) {
+	if getenv == nil || getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	for _, l := range maskLines(values) {
+		fmt.Fprintf(w, "::add-mask::%s\n", escapeData(l))
+	}
+}
+
+// maskLines are the distinct non-blank lines of values, trimmed, of at
+// least MinMaskLen bytes.
+func maskLines(values []string) []string {
+	var out []string
+	seen := map[string]bool{}
 	for _, v := range values {
-		for _, line := range strings.Split(v, "\n") {
-			if line = strings.TrimSpace(line); line != "" {
-				a.AddMask(line)
+		for _, line := range strings.Split(strings.ReplaceAll(v, "\r\n", "\n"), "\n") {
+			if line = strings.TrimSpace(line); len(line) < MinMaskLen || seen[line] {
+				continue
 			}
+			seen[line] = true
+			out = append(out, line)
 		}
 	}
+	return out
+}
+
+// MaskEnv masks the values of env (a scenario's resolved ${ENV}
+// references), in the order of their names (MaskValues).
+func MaskEnv(w io.Writer, getenv func(string) string, env map[string]string) {
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	vals := make([]string, 0, len(names))
+	for _, k := range names {
+		vals = append(vals, env[k])
+	}
+	MaskValues(w, getenv, vals...)
+}
+
+// escapeData escapes a workflow command's data as the runner unescapes it.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 	"gopkg.in/yaml.v3"
@@ -37,6 +38,7 @@ func TestReadInputs(t *testing.T) {
 		"INPUT_COMMENT":      "false",
 		"INPUT_GITHUB-TOKEN": "tok-secret",
 		"INPUT_RESULTS-DIR":  "out/lg",
+		"INPUT_ARTIFACT-URL": "https://github.com/o/r/actions/runs/1/artifacts/9",
 	}
 	a, out := actionWith(env)
 	in, err := lggh.ReadInputs(a)
@@ -47,6 +49,7 @@ func TestReadInputs(t *testing.T) {
 		Scenario: "examples/demo/scenario.yaml", Compose: []string{"examples/demo/compose.yaml", "more.yaml", "third.yaml"},
 		Against: "baseline:main-2024", Baseline: "main-2024", StackCPUs: "0-1", LoadCPUs: "2,3", Rounds: 4,
 		Tolerance: 0.05, Scale: 0.25, FailOn: lggh.FailOnThreshold, Comment: false, Token: "tok-secret", ResultsDir: "out/lg",
+		ArtifactURL: "https://github.com/o/r/actions/runs/1/artifacts/9",
 	}
 	if !equalInputs(in, want) {
 		t.Errorf("ReadInputs =\n%+v\nwant\n%+v", in, want)
@@ -63,6 +66,11 @@ func TestReadInputs(t *testing.T) {
 	}
 	if in.Against != "base" || in.FailOn != lggh.FailOnRegression || !in.Comment || in.ResultsDir != lggh.DefaultResultsDir || in.Rounds != 0 || in.Base != "" {
 		t.Errorf("defaults %+v", in)
+	}
+	// rounds: auto, with a budget.
+	a, _ = actionWith(map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_ROUNDS": "auto", "INPUT_BUDGET": "8m"})
+	if in2, err := lggh.ReadInputs(a); err != nil || !in2.AutoRounds || in2.Rounds != 0 || in2.Budget != 8*time.Minute {
+		t.Errorf("rounds auto, budget 8m: %+v, %v", in2, err)
 	}
 	if err := in.Resolve(lggh.Event{Name: "pull_request", BaseSHA: "f95f852b"}); err != nil || in.Base != "f95f852b" {
 		t.Errorf("Resolve: %v, base %q", err, in.Base)
@@ -90,6 +98,10 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 		{"load-cpus", "1-2", "input load-cpus: \"1-2\": overlaps stack-cpus"},
 		{"rounds", "0", "input rounds: \"0\": want a whole number"},
 		{"rounds", "two", "input rounds"},
+		{"rounds", "Auto", "input rounds"},
+		{"budget", "10", "input budget"},
+		{"budget", "-1m", "input budget"},
+		{"budget", "7h", "input budget"},
 		{"tolerance", "5", "input tolerance: \"5\": a bare number must be a fraction below 1: write 5% for a percentage"},
 		{"tolerance", "-1%", "input tolerance"},
 		{"tolerance", "150%", "input tolerance"},
@@ -98,6 +110,8 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 		{"fail-on", "always", "input fail-on: \"always\": want regression, threshold or never"},
 		{"comment", "yes", "input comment: \"yes\": want true or false"},
 		{"base", "--upload-pack=x", "input base"},
+		{"artifact-url", "javascript:alert(1)", "input artifact-url: \"javascript:alert(1)\": want an http(s) URL"},
+		{"artifact-url", "artifacts/9", "input artifact-url"},
 	}
 	for _, c := range cases {
 		env := map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_STACK-CPUS": "0-1"}

@@ -34,6 +34,9 @@ type Outcome struct {
 	SummaryCut     bool     // the step summary was cut to SummaryLimit
 	CommentID      int64    // the pull request comment, 0 when none
 	CommentCreated bool     // created (else edited, or unchanged)
+	CommentAction  string   // Created, Edited or Unchanged ("" when no comment)
+	CommentAuthor  Self     // whom the comment is by
+	CommentRemoved []int64  // our own duplicate comments deleted
 	CommentCut     bool     // the comment was cut to CommentLimit
 	Notices        []string // why something was skipped: no token, not a pull request, 403, …
 	Warnings       []string // what failed without failing the step (a 5xx while commenting)
@@ -93,15 +96,36 @@ func Publish(ctx context.Context, a *githubactions.Action, env *Env, ev Event, i
 	case ev.PR == 0:
 		a.Infof("loadgate: %s is not a pull request event: no comment", orNone(ev.Name))
 	default:
-		footer := commentFooter(env, ev.HeadSHA, env.RunURL(), "")
-		comment(ctx, a, env, in.Token, ev.PR, p.Scenario, p.Markdown, footer, hc, ev.Fork, out)
+		runURL := env.RunURL()
+		footer := commentFooter(ev.HeadSHA, runURL, ArtifactURL(in.ArtifactURL, runURL), "")
+		comment(ctx, a, env, in.Token, ev.PR, p.Scenario, p.Verdict.Value, p.Markdown, footer, hc, ev.Fork, out)
 	}
 	return out, errors.Join(errs...)
 }
 
+// ArtifactURL is the footer's link to the results artifact: the given URL
+// (actions/upload-artifact v4's artifact-url output, passed in as the
+// artifact-url input or --artifact-url), else the run's artifacts list,
+// RUN_URL#artifacts; "" without either.
+func ArtifactURL(given, runURL string) string {
+	if u := linkURL(given); u != "" {
+		return u
+	}
+	if runURL == "" {
+		return ""
+	}
+	return runURL + "#artifacts"
+}
+
 // comment creates or edits the scenario's comment, recording what happened
 // in out; it never fails the step.
-func comment(ctx context.Context, a *githubactions.Action, env *Env, token string, pr int, scenario, markdown, footer string, hc *http.Client, fork bool, out *Outcome) {
+func comment(ctx context.Context, a *githubactions.Action, env *Env, token string, pr int, scenario string, value verdict.Value, markdown, footer string, hc *http.Client, fork bool, out *Outcome) {
+	if !validName(scenario) {
+		// Never a marker from anything but the scenario's name (not a file
+		// name, not ""): another marker would be another comment.
+		out.warning(a, "loadgate: no comment on #%d: the scenario name %q is not a valid scenario name", pr, clipName(scenario))
+		return
+	}
 	if token == "" {
 		out.notice(a, "loadgate: no github-token: no comment on #%d; the report is in the job summary", pr)
 		return
@@ -115,9 +139,13 @@ func comment(ctx context.Context, a *githubactions.Action, env *Env, token strin
 		out.warning(a, "loadgate: no comment on #%d: %v", pr, err)
 		return
 	}
-	body, cut := CommentBody(scenario, markdown, footer)
+	body, cut := CommentBody(scenario, Titled(markdown, scenario, value), footer)
 	out.CommentCut = cut
-	id, created, err := UpsertComment(ctx, c, env.Owner, env.Repo, pr, scenario, body)
+	me, err := WhoAmI(ctx, c, env.GraphQL())
+	var up Upserted
+	if err == nil {
+		up, err = UpsertComment(ctx, c, env.Owner, env.Repo, pr, scenario, body, me)
+	}
 	if err != nil {
 		switch st := StatusOf(err); st {
 		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
@@ -131,30 +159,40 @@ func comment(ctx context.Context, a *githubactions.Action, env *Env, token strin
 		}
 		return
 	}
-	out.CommentID, out.CommentCreated = id, created
-	verb := "edited"
-	if created {
-		verb = "created"
+	out.CommentID, out.CommentCreated, out.CommentAction = up.ID, up.Action == Created, up.Action
+	out.CommentAuthor, out.CommentRemoved = up.Author, up.Removed
+	a.Infof("loadgate: %s comment %d on #%d (as %s)", up.Action, up.ID, pr, up.Author)
+	if len(up.Removed) > 0 {
+		a.Infof("loadgate: removed %d duplicate comment(s) of ours on #%d: %v", len(up.Removed), pr, up.Removed)
 	}
-	a.Infof("loadgate: %s comment %d on #%d", verb, id, pr)
 }
 
-func commentFooter(env *Env, head, runURL, extra string) string {
+// commentFooter is the comment's last line: the head commit, the workflow
+// run and the results artifact, and extra.
+func commentFooter(head, runURL, artifactURL, extra string) string {
 	var parts []string
 	parts = append(parts, "loadgate")
-	if head != "" {
-		if len(head) > 12 {
-			head = head[:12]
-		}
-		parts = append(parts, "head `"+head+"`")
+	if shaRE.MatchString(head) {
+		parts = append(parts, "head `"+short(head)+"`")
 	}
-	if runURL != "" {
-		parts = append(parts, "[workflow run]("+runURL+")")
+	if u := linkURL(runURL); u != "" {
+		parts = append(parts, "[workflow run]("+u+")")
+	}
+	if u := linkURL(artifactURL); u != "" {
+		parts = append(parts, "[results artifact]("+u+")")
 	}
 	if extra != "" {
 		parts = append(parts, extra)
 	}
 	return "<sub>" + strings.Join(parts, " · ") + "</sub>"
+}
+
+// clipName shortens a hostile string for a message.
+func clipName(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
 }
 
 // writeSummary appends md to the step summary, cut so that the step's whole
@@ -334,8 +372,12 @@ func ReadManifest(dir string) (Manifest, string, error) {
 	switch {
 	case m.Schema != ManifestSchema:
 		return m, "", fmt.Errorf("%s: schema %q, want %q", ManifestFile, m.Schema, ManifestSchema)
-	case m.Scenario == "" || len(m.Scenario) > 200:
-		return m, "", fmt.Errorf("%s: bad scenario name", ManifestFile)
+	case !validName(m.Scenario):
+		return m, "", fmt.Errorf("%s: scenario name %q is not a valid scenario name", ManifestFile, clipName(m.Scenario))
+	case !knownVerdict(m.Verdict):
+		return m, "", fmt.Errorf("%s: verdict %q is not a verdict", ManifestFile, clipName(string(m.Verdict)))
+	case m.HeadSHA != "" && !shaRE.MatchString(m.HeadSHA):
+		return m, "", fmt.Errorf("%s: head_sha %q is not a commit", ManifestFile, clipName(m.HeadSHA))
 	case m.PR < 0:
 		return m, "", fmt.Errorf("%s: bad pull request number %d", ManifestFile, m.PR)
 	case !filepath.IsLocal(filepath.FromSlash(m.Report)):
@@ -384,7 +426,7 @@ func readCapped(path string, limit int64) ([]byte, error) {
 // malformed artifact is an error; a comment that cannot be posted a notice
 // or warning, as in Publish. Outcome.ExitCode is 0: this workflow gates
 // nothing.
-func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev Event, dir string, pr int, token string, hc *http.Client) (*Outcome, error) {
+func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev Event, dir string, pr int, token, artifactURL string, hc *http.Client) (*Outcome, error) {
 	out := &Outcome{}
 	MaskSecrets(a, token)
 	m, md, err := ReadManifest(dir)
@@ -438,8 +480,8 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	if ev.RunID != 0 && env.Repository != "" {
 		runURL = fmt.Sprintf("%s/%s/actions/runs/%d", env.ServerURL, env.Repository, ev.RunID)
 	}
-	footer := commentFooter(env, want, runURL, "from the pull request's results artifact")
-	comment(ctx, a, env, token, pr, m.Scenario, md, footer, hc, false, out)
+	footer := commentFooter(want, runURL, ArtifactURL(artifactURL, runURL), "from the pull request's results artifact")
+	comment(ctx, a, env, token, pr, m.Scenario, m.Verdict, md, footer, hc, false, out)
 	return out, nil
 }
 

@@ -240,18 +240,18 @@ func TestPublishForkThenCommentFromArtifact(t *testing.T) {
 
 	// The pull request moved on: no comment.
 	f.prHead[prNum] = "1111111111111111111111111111111111111111"
-	o, err := lggh.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, nil)
+	o, err := lggh.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
 	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "no comment") || f.count("POST") != 1 {
 		t.Fatalf("stale head: %+v, %v", o, err)
 	}
 	// An artifact of another commit: no comment, not even a lookup.
-	o, err = lggh.PublishFromDir(context.Background(), wr.action(), env, lggh.Event{Name: "workflow_run", HeadSHA: "2222222222222222222222222222222222222222"}, p.ResultsDir, m.PR, token, nil)
+	o, err = lggh.PublishFromDir(context.Background(), wr.action(), env, lggh.Event{Name: "workflow_run", HeadSHA: "2222222222222222222222222222222222222222"}, p.ResultsDir, m.PR, token, "", nil)
 	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "artifact is of commit") {
 		t.Fatalf("foreign artifact: %+v, %v", o, err)
 	}
 
 	f.prHead[prNum] = head
-	o, err = lggh.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, nil)
+	o, err = lggh.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
 	if err != nil || !o.CommentCreated || o.ExitCode != 0 {
 		t.Fatalf("PublishFromDir: %+v, %v", o, err)
 	}
@@ -403,7 +403,7 @@ func TestCommentOverLimitIsCut(t *testing.T) {
 	if !strings.HasPrefix(body, lggh.Marker("demo-api")+"\n# loadgate: demo-api") ||
 		!strings.Contains(body, "GitHub limits a comment to 65 536 characters") ||
 		!strings.Contains(body, "## Verdict\n\n**REGRESSION** (exit 1)") ||
-		!strings.HasSuffix(body, "/actions/runs/4242)</sub>") {
+		!strings.HasSuffix(body, "/actions/runs/4242) · [results artifact](https://github.com/Codertocat/Hello-World/actions/runs/4242#artifacts)</sub>") {
 		t.Errorf("body start %q … end %q", body[:200], body[len(body)-400:])
 	}
 	// A table cut mid-way is ended by a blank line before the note.
