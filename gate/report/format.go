@@ -165,6 +165,12 @@ func exact(v float64) string { return group(strconv.FormatFloat(v, 'f', -1, 64))
 func factor(k float64) string { return strconv.FormatFloat(k, 'f', -1, 64) }
 
 // seconds formats a duration in seconds: "60 s", "1.5 s", "0.25 s".
+// wallBoundText states the run's wall-time bound: the load never outlives
+// warm-up + phases + drain + slack.
+func wallBoundText(r *result.Result) string {
+	return "wall-time bound " + seconds(r.WallBoundS) + " (warm-up + phases + drain + 2 s): the load never runs longer"
+}
+
 func seconds(s float64) string {
 	if s == 0 {
 		return "0 s"

@@ -237,6 +237,9 @@ func mdWhatRan(b *md, r *result.Result) {
 	b.line("- late: %s", lateText(r))
 	b.line("- stalled: %s waiting for an in-flight permit (max_in_flight %s)", seconds(r.Stalled), Count(int64(r.Scenario.MaxInFlight)))
 	b.line("- lateness (send time − due time): %s", latenessText(r))
+	if r.WallBoundS > 0 {
+		b.line("- %s", wallBoundText(r))
+	}
 	b.line("")
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -479,5 +480,22 @@ func TestNilResult(t *testing.T) {
 	var b bytes.Buffer
 	if report.Markdown(&b, nil, verdict.Verdict{}) == nil || report.Text(&b, nil, verdict.Verdict{}) == nil {
 		t.Error("nil result rendered without an error")
+	}
+}
+
+// Issue 8: "the report states the bound" — a run's wall-time bound is in
+// both renderings.
+func TestReportStatesWallBound(t *testing.T) {
+	r := base()
+	r.WallBoundS = 87
+	v := verdict.Thresholds(r)
+	for name, render := range map[string]func(io.Writer, *result.Result, verdict.Verdict) error{"text": report.Text, "markdown": report.Markdown} {
+		var b strings.Builder
+		if err := render(&b, r, v); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "wall-time bound 87 s") {
+			t.Errorf("%s report does not state the wall-time bound:\n%s", name, b.String())
+		}
 	}
 }

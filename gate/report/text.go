@@ -63,6 +63,9 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	b.line("%s", prec)
 	b.line("%s", warmupText(r))
 	b.line("late %s · stalled %s · lateness %s", lateText(r), seconds(r.Stalled), latenessText(r))
+	if r.WallBoundS > 0 {
+		b.line("%s", wallBoundText(r))
+	}
 	b.line("")
 
 	rows := [][]string{{"phase", "pattern", "duration", "offered", "offered/s", "completed/s", ""}}
