@@ -3,7 +3,10 @@ package load_test
 import (
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -113,5 +116,38 @@ workloads: [{name: a, share: 1, http: {path: /}}]
 	}
 	if res.Offered != res.Recorded {
 		t.Errorf("offered %d != recorded %d", res.Offered, res.Recorded)
+	}
+}
+
+// A dispatcher that is behind its schedule but making progress is not hung
+// (review of the watchdog: it measured how far behind the schedule was,
+// not how long the current wait had lasted). Two workers held for 1.5 s
+// leave the dispatcher that far behind; it then catches up, and the run is
+// usable.
+func TestRegression_BehindScheduleIsNotHung(t *testing.T) {
+	var hold atomic.Bool
+	hold.Store(true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hold.Load() {
+			time.Sleep(1500 * time.Millisecond)
+			hold.Store(false)
+		}
+	}))
+	defer srv.Close()
+	sc := mustScenario(t, `
+name: behind
+timeout: 4s
+drain: 3s
+max_in_flight: 2
+phases: [{name: sustain, rate: 200, duration: 3s}]
+workloads: [{name: a, share: 1, http: {path: /}}]
+`)
+	res := runAgainst(t, context.Background(), sc, srv.URL)
+	if !res.Usable {
+		t.Fatalf("unusable (%v): a dispatcher behind schedule but making progress is not stuck", res.Unusable)
+	}
+	assertEveryRequestRecorded(t, res)
+	if res.Stalled < 1 {
+		t.Errorf("stalled %.2f s, want the 1.5 s hold to show", res.Stalled)
 	}
 }

@@ -95,7 +95,12 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	stopSnaps := make(chan struct{})
 	go func() {
 		defer close(snapDone)
-		e.snapshots(ctx, every, stopSnaps)
+		e.snapshots(every, stopSnaps)
+	}()
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		e.watchdog(ctx, stopSnaps)
 	}()
 
 	stop := e.dispatch(ctx)
@@ -105,6 +110,7 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	finishedAt := time.Now()
 	close(stopSnaps)
 	<-snapDone
+	<-watchDone
 	// Requests still in flight were recorded as abandoned; their goroutines
 	// end at their deadline (or at once on net/http, whose requests see
 	// reqCtx cancelled) and their completions are dropped by the recorder.
@@ -120,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 		res.Unusable = append(res.Unusable, e.hung)
 	case stopWallBound:
 		res.NotMeasured = append(res.NotMeasured, fmt.Sprintf(
-			"%d requests were never sent: all %d workers (max_in_flight) stayed busy until the run's wall-time bound (schedule %s + drain %s); they are recorded as abandoned",
+			"%d requests were never sent: the dispatcher (max_in_flight %d) could not send them before the run's wall-time bound (schedule %s + drain %s); they are recorded as abandoned",
 			e.unsent, sc.MaxInFlight, sched.Duration(), sc.Drain))
 	}
 	if !drained && abandoned > 0 {
@@ -204,9 +210,8 @@ type engine struct {
 	// of the dispatcher's progress.
 	waitDue atomic.Int64
 	hungMu  sync.Mutex
-	hung    string       // why the watchdog ended the run ("" while it has not)
-	unsent  int64        // requests recorded as never sent (dispatcher only)
-	busy    atomic.Int32 // requests inside an operation (workers)
+	hung    string // why the watchdog ended the run ("" while it has not)
+	unsent  int64  // requests recorded as never sent (dispatcher only)
 }
 
 func (e *engine) clock() time.Duration { return time.Since(e.start) }
@@ -260,7 +265,10 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 	}()
 	for ; i < n; i++ {
 		due, seg := e.sched.Due(i)
-		e.waitDue.Store(int64(due))
+		if e.clock() >= bound { // behind schedule by more than the drain
+			return stopWallBound
+		}
+		e.waiting(due)
 		err := e.wait.until(ctx, due)
 		e.waitDue.Store(-1)
 		if err != nil || ctx.Err() != nil {
@@ -321,14 +329,44 @@ func (e *engine) recordUnsent(from, n int64) int64 {
 	return e.unsent + n - from
 }
 
+// waiting tells the watchdog the dispatcher starts a wait for due. It
+// stores when the wait should end — due, or now for a request already late
+// — so the watchdog measures how long a wait overran, never how far behind
+// the schedule is.
+func (e *engine) waiting(due time.Duration) {
+	e.waitDue.Store(int64(max(due, e.clock())))
+}
+
 func (e *engine) hungReason() string {
 	e.hungMu.Lock()
 	defer e.hungMu.Unlock()
 	return e.hung
 }
 
-// watch is the watchdog, called once per snapshot interval and when ctx is
-// done: a cancelled run, or a dispatcher parked on its timer HangAfter past
+// watchInterval is how often the watchdog looks: on its own goroutine, so
+// neither the snapshot interval nor a blocked snapshot writer delays it.
+const watchInterval = 100 * time.Millisecond
+
+// watchdog calls watch every watchInterval and at once when ctx is done,
+// until stop is closed.
+func (e *engine) watchdog(ctx context.Context, stop <-chan struct{}) {
+	t := time.NewTicker(watchInterval)
+	defer t.Stop()
+	done := ctx.Done()
+	for {
+		select {
+		case <-t.C:
+			e.watch(ctx)
+		case <-done:
+			e.watch(ctx) // cancelled: end a wait in its fine part at once
+			done = nil
+		case <-stop:
+			return
+		}
+	}
+}
+
+// watch is the watchdog's look: a cancelled run, or a dispatcher parked on its timer HangAfter past
 // the due time it waits for, has its wait aborted (a run never hangs,
 // whatever stuck it).
 func (e *engine) watch(ctx context.Context) {
@@ -400,8 +438,8 @@ func (e *engine) drain(ctx context.Context, interrupted bool) bool {
 }
 
 // snapshots writes one snapshot per interval until stop is closed, then a
-// last one for the partial interval; it runs the watchdog (watch) too.
-func (e *engine) snapshots(ctx context.Context, every time.Duration, stop <-chan struct{}) {
+// last one for the partial interval.
+func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var enc *json.Encoder
@@ -429,15 +467,10 @@ func (e *engine) snapshots(ctx context.Context, every time.Duration, stop <-chan
 			e.cfg.Progress(Progress{Elapsed: now, Phase: name, PhaseElapsed: pe, PhaseDuration: pd, Interval: span, Snapshot: snap})
 		}
 	}
-	done := ctx.Done()
 	for {
 		select {
 		case <-t.C:
-			e.watch(ctx)
 			emit()
-		case <-done:
-			e.watch(ctx) // cancelled: end a wait in its fine part at once
-			done = nil
 		case <-stop:
 			emit()
 			return

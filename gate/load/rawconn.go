@@ -83,11 +83,14 @@ func (c *rawConn) Write(b []byte) (int, error) {
 	err := c.rc.Write(func(fd uintptr) bool {
 		for n < len(b) {
 			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[n])), uintptr(len(b)-n))
-			switch e {
-			case 0:
+			switch {
+			case e == 0 && r == 0:
+				errno = syscall.EIO // write(2) wrote nothing without an error: never loop on it
+				return true
+			case e == 0:
 				n += int(r)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
+			case e == syscall.EINTR:
+			case e == syscall.EAGAIN:
 				return false // park on the poller until writable
 			default:
 				errno = e

@@ -15,7 +15,7 @@ type cell struct {
 	completed                                   int64 // completions (any outcome) that landed inside this segment's window
 	inFlight                                    int64
 	failures                                    map[string]int64
-	lat, svc                                    *hdrhistogram.Histogram // µs; nil for the warm-up
+	lat, svc                                    *hdrhistogram.Histogram // µs; nil until the first success, and always for the warm-up
 }
 
 // interval is what a snapshot reports: the last second.
@@ -26,7 +26,8 @@ type interval struct {
 }
 
 // recorder is the one place records land. Every offered request is counted
-// once by offered and once, exactly, by completed, abandonOne or abandonAll;
+// once by offered and once, exactly, by completed, abandonOne or abandonAll
+// (a request never offered to a worker is counted by unsent, both at once);
 // a completion that arrives after abandonAll is dropped, so the sum stays
 // exact.
 // Safe for concurrent use: every method takes mu.

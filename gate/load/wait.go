@@ -169,7 +169,8 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 			if w.beforePark != nil {
 				w.beforePark()
 			}
-			if err := w.rc.Read(w.park); err != nil && w.isAborted() {
+			_ = w.rc.Read(w.park) // an error (the abort's deadline, a closed fd) is decided below
+			if w.isAborted() {
 				return errAborted
 			}
 		}
