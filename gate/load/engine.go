@@ -265,10 +265,11 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 	}()
 	for ; i < n; i++ {
 		due, seg := e.sched.Due(i)
-		if e.clock() >= bound { // behind schedule by more than the drain
+		now := e.clock()  // once per request: it serves the bound and the watchdog
+		if now >= bound { // behind schedule by more than the drain
 			return stopWallBound
 		}
-		e.waiting(due)
+		e.waiting(due, now)
 		err := e.wait.until(ctx, due)
 		e.waitDue.Store(-1)
 		if err != nil || ctx.Err() != nil {
@@ -333,8 +334,8 @@ func (e *engine) recordUnsent(from, n int64) int64 {
 // stores when the wait should end — due, or now for a request already late
 // — so the watchdog measures how long a wait overran, never how far behind
 // the schedule is.
-func (e *engine) waiting(due time.Duration) {
-	e.waitDue.Store(int64(max(due, e.clock())))
+func (e *engine) waiting(due, now time.Duration) {
+	e.waitDue.Store(int64(max(due, now)))
 }
 
 func (e *engine) hungReason() string {

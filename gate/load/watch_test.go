@@ -13,7 +13,7 @@ import (
 func TestRegression_WatchdogCallsLateRequestHung(t *testing.T) {
 	e := &engine{start: time.Now().Add(-5 * time.Second), wait: newWaiter(func() time.Duration { return 0 })}
 	defer e.wait.close()
-	e.waiting(500 * time.Millisecond) // due 4.5 s ago: the dispatcher is behind, not stuck
+	e.waiting(500*time.Millisecond, e.clock()) // due 4.5 s ago: the dispatcher is behind, not stuck
 	e.watch(context.Background())
 	if r := e.hungReason(); r != "" {
 		t.Fatalf("a request 4.5 s late, its wait just begun, was called hung: %s", r)
