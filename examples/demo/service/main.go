@@ -24,43 +24,69 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sort"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
 func main() {
-	role := flag.String("role", env("ROLE", "api"), "api or backend")
+	role := flag.String("role", env("ROLE", "api"), "the service to play (api, backend, ...; see roles)")
 	listen := flag.String("listen", env("LISTEN", ":8080"), "address to serve on")
 	health := flag.String("healthcheck", "", "GET this URL, exit 0 on 200 (healthcheck mode)")
 	flag.Parse()
 	if *health != "" {
 		os.Exit(healthcheck(*health))
 	}
-	var h http.Handler
-	switch *role {
-	case "api":
-		h = apiHandler(env("BACKEND_URL", "http://backend:8081"), envInt("SEARCH_ITERATIONS", 3000))
-	case "backend":
-		h = backendHandler(time.Duration(envInt("DELAY_MS", 20)) * time.Millisecond)
-	default:
-		log.Fatalf("unknown role %q (api or backend)", *role)
+	serve, ok := roles[*role]
+	if !ok {
+		log.Fatalf("unknown role %q (one of %s)", *role, roleNames())
 	}
-	srv := &http.Server{Addr: *listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	log.Printf("%s listening on %s", *role, *listen)
+	if err := serve(ctx, *listen); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("%s stopped", *role)
+}
+
+// roles maps -role to what serves it. Each role lives in a file of its own
+// and registers itself here from init, so that a new service of the demo
+// stack is a new file.
+var roles = map[string]func(ctx context.Context, listen string) error{
+	"api": func(ctx context.Context, listen string) error {
+		return serveHTTP(ctx, listen, apiHandler(env("BACKEND_URL", "http://backend:8081"), envInt("SEARCH_ITERATIONS", 3000)))
+	},
+	"backend": func(ctx context.Context, listen string) error {
+		return serveHTTP(ctx, listen, backendHandler(time.Duration(envInt("DELAY_MS", 20))*time.Millisecond))
+	},
+}
+
+func roleNames() string {
+	names := make([]string, 0, len(roles))
+	for n := range roles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// serveHTTP serves h on listen until ctx ends, then shuts down within 5 s.
+func serveHTTP(ctx context.Context, listen string, h http.Handler) error {
+	srv := &http.Server{Addr: listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	log.Printf("%s listening on %s", *role, *listen)
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Fatal(err)
+		return err
 	}
-	log.Printf("%s stopped", *role)
+	return nil
 }
 
 func healthcheck(url string) int {
