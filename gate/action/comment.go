@@ -1,4 +1,4 @@
-package github
+package action
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	gh "github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v62/github"
 )
 
 const markerPrefix = "<!-- loadgate:comment scenario="
@@ -34,11 +34,11 @@ func Marker(scenario string) string {
 // NewClient returns a go-github client for env's API (GITHUB_API_URL, so
 // GitHub Enterprise Server works too) authenticated with token (none when
 // empty). hc nil is a client with a 30 s timeout.
-func NewClient(env *Env, token string, hc *http.Client) (*gh.Client, error) {
+func NewClient(env *Env, token string, hc *http.Client) (*github.Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	c := gh.NewClient(hc)
+	c := github.NewClient(hc)
 	if token != "" {
 		c = c.WithAuthToken(token)
 	}
@@ -70,7 +70,7 @@ type Self struct {
 
 // Wrote reports whether u is this account: the same login (GitHub logins
 // are case-insensitive) and, for a bot, a Bot account.
-func (s Self) Wrote(u *gh.User) bool {
+func (s Self) Wrote(u *github.User) bool {
 	if s.Login == "" || u == nil || !strings.EqualFold(u.GetLogin(), s.Login) {
 		return false
 	}
@@ -84,7 +84,7 @@ func (s Self) String() string {
 	return s.Login + " (" + s.How + ")"
 }
 
-func selfOf(u *gh.User, how string) Self {
+func selfOf(u *github.User, how string) Self {
 	login := u.GetLogin()
 	return Self{Login: login, Bot: u.GetType() == "Bot" || strings.HasSuffix(strings.ToLower(login), "[bot]"), How: how}
 }
@@ -105,7 +105,7 @@ func selfOf(u *gh.User, how string) Self {
 //
 // Any other failure of GET /user (a 5xx, the network) is an error: guessing
 // then could duplicate a personal token's comment.
-func WhoAmI(ctx context.Context, c *gh.Client, graphqlURL string) (Self, error) {
+func WhoAmI(ctx context.Context, c *github.Client, graphqlURL string) (Self, error) {
 	u, _, err := c.Users.Get(ctx, "")
 	if err == nil && u.GetLogin() != "" {
 		return selfOf(u, "GET /user"), nil
@@ -120,7 +120,7 @@ func WhoAmI(ctx context.Context, c *gh.Client, graphqlURL string) (Self, error) 
 }
 
 // viewer asks GraphQL for the token's login; "" when refused or unclear.
-func viewer(ctx context.Context, c *gh.Client, graphqlURL string) string {
+func viewer(ctx context.Context, c *github.Client, graphqlURL string) string {
 	if graphqlURL == "" {
 		return ""
 	}
@@ -184,7 +184,7 @@ func CommentBody(scenario, markdown, footer string) (body string, cut bool) {
 
 // isMarked reports whether c's exact first line is marker (a comment that
 // quotes the marker further down is not marked).
-func isMarked(c *gh.IssueComment, marker string) bool {
+func isMarked(c *github.IssueComment, marker string) bool {
 	first, _, _ := strings.Cut(c.GetBody(), "\n")
 	return strings.TrimRight(first, "\r") == marker
 }
@@ -193,10 +193,10 @@ func isMarked(c *gh.IssueComment, marker string) bool {
 // page) for the scenario's comments by me, oldest first: the marker as the
 // exact first line and me as the author (Self.Wrote). A comment with the
 // marker by anyone else (an impostor, another app) is never returned.
-func FindComments(ctx context.Context, c *gh.Client, owner, repo string, pr int, scenario string, me Self) ([]*gh.IssueComment, error) {
+func FindComments(ctx context.Context, c *github.Client, owner, repo string, pr int, scenario string, me Self) ([]*github.IssueComment, error) {
 	marker := Marker(scenario)
-	var mine []*gh.IssueComment
-	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
+	var mine []*github.IssueComment
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for pages := 0; pages < 1000; pages++ {
 		cs, resp, err := c.Issues.ListComments(ctx, owner, repo, pr, opts)
 		if err != nil {
@@ -247,7 +247,7 @@ func sameBody(a, b string) bool {
 // When me was not verified (How "assumed") and the comment it creates turns
 // out to be by another account, that account is who we are: its older
 // copies are deleted, so that there is still one comment (Author says who).
-func UpsertComment(ctx context.Context, c *gh.Client, owner, repo string, pr int, scenario, body string, me Self) (Upserted, error) {
+func UpsertComment(ctx context.Context, c *github.Client, owner, repo string, pr int, scenario, body string, me Self) (Upserted, error) {
 	if pr <= 0 {
 		return Upserted{}, fmt.Errorf("no pull request number")
 	}
@@ -266,7 +266,7 @@ func UpsertComment(ctx context.Context, c *gh.Client, owner, repo string, pr int
 		old := mine[0]
 		up := Upserted{ID: old.GetID(), Action: Unchanged, Author: me}
 		if !sameBody(old.GetBody(), body) {
-			if _, _, err := c.Issues.EditComment(ctx, owner, repo, old.GetID(), &gh.IssueComment{Body: gh.String(body)}); err != nil {
+			if _, _, err := c.Issues.EditComment(ctx, owner, repo, old.GetID(), &github.IssueComment{Body: github.String(body)}); err != nil {
 				return up, fmt.Errorf("editing comment %d on #%d: %w", old.GetID(), pr, err)
 			}
 			up.Action = Edited
@@ -274,7 +274,7 @@ func UpsertComment(ctx context.Context, c *gh.Client, owner, repo string, pr int
 		up.Removed, err = removeCopies(ctx, c, owner, repo, mine[1:])
 		return up, err
 	}
-	cm, _, err := c.Issues.CreateComment(ctx, owner, repo, pr, &gh.IssueComment{Body: gh.String(body)})
+	cm, _, err := c.Issues.CreateComment(ctx, owner, repo, pr, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
 		return Upserted{}, fmt.Errorf("commenting on #%d: %w", pr, err)
 	}
@@ -286,7 +286,7 @@ func UpsertComment(ctx context.Context, c *gh.Client, owner, repo string, pr int
 		if err != nil {
 			return up, err
 		}
-		var older []*gh.IssueComment
+		var older []*github.IssueComment
 		for _, o := range others {
 			if o.GetID() != up.ID {
 				older = append(older, o)
@@ -300,7 +300,7 @@ func UpsertComment(ctx context.Context, c *gh.Client, owner, repo string, pr int
 
 // removeCopies deletes comments of ours (found by FindComments: marker and
 // author) beside the one kept.
-func removeCopies(ctx context.Context, c *gh.Client, owner, repo string, cs []*gh.IssueComment) ([]int64, error) {
+func removeCopies(ctx context.Context, c *github.Client, owner, repo string, cs []*github.IssueComment) ([]int64, error) {
 	var ids []int64
 	for _, cm := range cs {
 		if _, err := c.Issues.DeleteComment(ctx, owner, repo, cm.GetID()); err != nil {
@@ -314,15 +314,15 @@ func removeCopies(ctx context.Context, c *gh.Client, owner, repo string, cs []*g
 // StatusOf returns the HTTP status of a go-github error, 0 when it has none
 // (a network error).
 func StatusOf(err error) int {
-	var er *gh.ErrorResponse
+	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
 		return er.Response.StatusCode
 	}
-	var rl *gh.RateLimitError
+	var rl *github.RateLimitError
 	if errors.As(err, &rl) && rl.Response != nil {
 		return rl.Response.StatusCode
 	}
-	var ab *gh.AbuseRateLimitError
+	var ab *github.AbuseRateLimitError
 	if errors.As(err, &ab) && ab.Response != nil {
 		return ab.Response.StatusCode
 	}

@@ -1,4 +1,4 @@
-package github_test
+package action_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 	"github.com/sethvargo/go-githubactions"
 	"gopkg.in/yaml.v3"
 
-	lggh "github.com/loadgate/loadgate/gate/github"
+	"github.com/loadgate/loadgate/gate/action"
+	"github.com/loadgate/loadgate/gate/scenario"
 )
 
 func actionWith(env map[string]string) (*githubactions.Action, *bytes.Buffer) {
@@ -25,31 +27,37 @@ func actionWith(env map[string]string) (*githubactions.Action, *bytes.Buffer) {
 
 func TestReadInputs(t *testing.T) {
 	env := map[string]string{
-		"GITHUB_ACTIONS":     "true",
-		"INPUT_SCENARIO":     " examples/demo/scenario.yaml ",
-		"INPUT_COMPOSE":      "examples/demo/compose.yaml\n  more.yaml, third.yaml\n",
-		"INPUT_AGAINST":      "baseline:main-2024",
-		"INPUT_STACK-CPUS":   "0-1",
-		"INPUT_LOAD-CPUS":    "2,3",
-		"INPUT_ROUNDS":       "4",
-		"INPUT_TOLERANCE":    "5%",
-		"INPUT_SCALE":        "0.25",
-		"INPUT_FAIL-ON":      "threshold",
-		"INPUT_COMMENT":      "false",
-		"INPUT_GITHUB-TOKEN": "tok-secret",
-		"INPUT_RESULTS-DIR":  "out/lg",
-		"INPUT_ARTIFACT-URL": "https://github.com/o/r/actions/runs/1/artifacts/9",
+		"GITHUB_ACTIONS":      "true",
+		"INPUT_SCENARIO":      " examples/demo/scenario.yaml ",
+		"INPUT_COMPOSE":       "examples/demo/compose.yaml\n  more.yaml, third.yaml\n",
+		"INPUT_AGAINST":       "baseline:main-2024",
+		"INPUT_STACK-CPUS":    "0-1",
+		"INPUT_LOAD-CPUS":     "2,3",
+		"INPUT_ROUNDS":        "4",
+		"INPUT_TOLERANCE":     "5%",
+		"INPUT_SCALE":         "0.25",
+		"INPUT_FAIL-ON":       "threshold",
+		"INPUT_COMMENT":       "false",
+		"INPUT_GITHUB-TOKEN":  "tok-secret",
+		"INPUT_RESULTS-DIR":   "out/lg",
+		"INPUT_ARTIFACT-URL":  "https://github.com/o/r/actions/runs/1/artifacts/9",
+		"INPUT_MAX-RATE":      "250.5",
+		"INPUT_MAX-DURATION":  "90s",
+		"INPUT_MAX-IN-FLIGHT": "64",
+		"INPUT_SCENARIO-FROM": "head",
 	}
 	a, out := actionWith(env)
-	in, err := lggh.ReadInputs(a)
+	in, err := action.ReadInputs(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := lggh.Inputs{
+	want := action.Inputs{
 		Scenario: "examples/demo/scenario.yaml", Compose: []string{"examples/demo/compose.yaml", "more.yaml", "third.yaml"},
 		Against: "baseline:main-2024", Baseline: "main-2024", StackCPUs: "0-1", LoadCPUs: "2,3", Rounds: 4,
-		Tolerance: 0.05, Scale: 0.25, FailOn: lggh.FailOnThreshold, Comment: false, Token: "tok-secret", ResultsDir: "out/lg",
-		ArtifactURL: "https://github.com/o/r/actions/runs/1/artifacts/9",
+		Tolerance: 0.05, Scale: 0.25, FailOn: action.FailOnThreshold, Comment: false, Token: "tok-secret", ResultsDir: "out/lg",
+		ArtifactURL:  "https://github.com/o/r/actions/runs/1/artifacts/9",
+		Limits:       scenario.OperatorLimits{Rate: 250.5, Duration: 90 * time.Second, InFlight: 64},
+		ScenarioFrom: "head",
 	}
 	if !equalInputs(in, want) {
 		t.Errorf("ReadInputs =\n%+v\nwant\n%+v", in, want)
@@ -60,29 +68,33 @@ func TestReadInputs(t *testing.T) {
 
 	// Defaults, and the base from the pull request.
 	a, _ = actionWith(map[string]string{"INPUT_SCENARIO": "s.yaml"})
-	in, err = lggh.ReadInputs(a)
+	in, err = action.ReadInputs(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Against != "base" || in.FailOn != lggh.FailOnRegression || !in.Comment || in.ResultsDir != lggh.DefaultResultsDir || in.Rounds != 0 || in.Base != "" {
+	if in.Against != "base" || in.FailOn != action.FailOnRegression || !in.Comment || in.ResultsDir != action.DefaultResultsDir || in.Rounds != 0 || in.Base != "" || in.ScenarioFrom != "" {
 		t.Errorf("defaults %+v", in)
+	}
+	// The operator ceilings are bounded by default: never "no limit".
+	if want := (scenario.OperatorLimits{Rate: action.DefaultMaxRate, Duration: action.DefaultMaxDuration, InFlight: action.DefaultMaxInFlight}); in.Limits != want || want.Rate <= 0 || want.Duration <= 0 || want.InFlight <= 0 {
+		t.Errorf("default ceilings %+v, want %+v", in.Limits, want)
 	}
 	// rounds: auto, with a budget.
 	a, _ = actionWith(map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_ROUNDS": "auto", "INPUT_BUDGET": "8m"})
-	if in2, err := lggh.ReadInputs(a); err != nil || !in2.AutoRounds || in2.Rounds != 0 || in2.Budget != 8*time.Minute {
+	if in2, err := action.ReadInputs(a); err != nil || !in2.AutoRounds || in2.Rounds != 0 || in2.Budget != 8*time.Minute {
 		t.Errorf("rounds auto, budget 8m: %+v, %v", in2, err)
 	}
-	if err := in.Resolve(lggh.Event{Name: "pull_request", BaseSHA: "f95f852b"}); err != nil || in.Base != "f95f852b" {
+	if err := in.Resolve(action.Event{Name: "pull_request", BaseSHA: "f95f852b"}); err != nil || in.Base != "f95f852b" {
 		t.Errorf("Resolve: %v, base %q", err, in.Base)
 	}
 	in.Base = ""
-	var ie *lggh.InputError
-	if err := in.Resolve(lggh.Event{Name: "workflow_dispatch"}); !errors.As(err, &ie) || ie.Input != "base" {
+	var ie *action.InputError
+	if err := in.Resolve(action.Event{Name: "workflow_dispatch"}); !errors.As(err, &ie) || ie.Input != "base" {
 		t.Errorf("Resolve without a base: %v", err)
 	}
 }
 
-func equalInputs(a, b lggh.Inputs) bool {
+func equalInputs(a, b action.Inputs) bool {
 	return reflect.DeepEqual(a, b)
 }
 
@@ -112,13 +124,24 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 		{"base", "--upload-pack=x", "input base"},
 		{"artifact-url", "javascript:alert(1)", "input artifact-url: \"javascript:alert(1)\": want an http(s) URL"},
 		{"artifact-url", "artifacts/9", "input artifact-url"},
+		{"max-rate", "0", "input max-rate: \"0\": want a positive number"},
+		{"max-rate", "-5", "input max-rate"},
+		{"max-rate", "NaN", "input max-rate"},
+		{"max-rate", "+Inf", "input max-rate"},
+		{"max-rate", "fast", "input max-rate"},
+		{"max-duration", "10", "input max-duration: \"10\": want a duration"},
+		{"max-duration", "0s", "input max-duration"},
+		{"max-duration", "7h", "input max-duration"},
+		{"max-in-flight", "0", "input max-in-flight: \"0\": want a whole number"},
+		{"max-in-flight", "1.5", "input max-in-flight"},
+		{"scenario-from", "pr", "input scenario-from: \"pr\": want base (the default) or head"},
 	}
 	for _, c := range cases {
 		env := map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_STACK-CPUS": "0-1"}
-		env[lggh.InputEnv(c.input)] = c.value
+		env[action.InputEnv(c.input)] = c.value
 		a, _ := actionWith(env)
-		_, err := lggh.ReadInputs(a)
-		var ie *lggh.InputError
+		_, err := action.ReadInputs(a)
+		var ie *action.InputError
 		if !errors.As(err, &ie) || ie.Input != c.input || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s=%q: %v, want an InputError containing %q", c.input, c.value, err, c.want)
 		}
@@ -127,8 +150,8 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 
 // InputEnv is what go-githubactions' GetInput reads: hyphens kept.
 func TestInputEnvMatchesGetInput(t *testing.T) {
-	for _, name := range lggh.InputNames {
-		key := lggh.InputEnv(name)
+	for _, name := range action.InputNames {
+		key := action.InputEnv(name)
 		if strings.Contains(name, "-") && !strings.Contains(key, "-") {
 			t.Errorf("InputEnv(%q) = %q: the runner keeps hyphens", name, key)
 		}
@@ -137,7 +160,7 @@ func TestInputEnvMatchesGetInput(t *testing.T) {
 			t.Errorf("GetInput(%q) with %s set = %q", name, key, got)
 		}
 	}
-	if got := lggh.InputEnv("stack-cpus"); got != "INPUT_STACK-CPUS" {
+	if got := action.InputEnv("stack-cpus"); got != "INPUT_STACK-CPUS" {
 		t.Errorf("InputEnv(stack-cpus) = %q", got)
 	}
 }
@@ -150,7 +173,7 @@ func TestActionYAML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var action struct {
+	var yml struct {
 		Name   string
 		Inputs map[string]struct {
 			Description, Default string
@@ -169,36 +192,48 @@ func TestActionYAML(t *testing.T) {
 			}
 		}
 	}
-	if err := yaml.Unmarshal(data, &action); err != nil {
+	if err := yaml.Unmarshal(data, &yml); err != nil {
 		t.Fatal(err)
 	}
-	if action.Runs.Using != "composite" {
-		t.Errorf("runs.using %q", action.Runs.Using)
+	if yml.Runs.Using != "composite" {
+		t.Errorf("runs.using %q", yml.Runs.Using)
 	}
-	if got, want := keys(action.Inputs), sorted(lggh.InputNames); !slices.Equal(got, want) {
+	if got, want := keys(yml.Inputs), sorted(action.InputNames); !slices.Equal(got, want) {
 		t.Errorf("action.yml inputs %v\nthe code reads   %v", got, want)
 	}
-	if got, want := keys(action.Outputs), sorted(lggh.OutputNames); !slices.Equal(got, want) {
+	if got, want := keys(yml.Outputs), sorted(action.OutputNames); !slices.Equal(got, want) {
 		t.Errorf("action.yml outputs %v\nthe code writes   %v", got, want)
 	}
-	for name, o := range action.Outputs {
+	for name, o := range yml.Outputs {
 		if want := "${{ steps.gate.outputs." + name + " }}"; o.Value != want {
 			t.Errorf("output %s: value %q, want %q", name, o.Value, want)
 		}
 	}
-	for name, in := range action.Inputs {
+	for name, in := range yml.Inputs {
 		if in.Description == "" {
 			t.Errorf("input %s has no description", name)
 		}
 	}
-	if !action.Inputs["scenario"].Required {
+	if !yml.Inputs["scenario"].Required {
 		t.Error("scenario is not required")
+	}
+	// The operator ceilings' defaults are the code's, and bounded.
+	for name, want := range map[string]string{
+		"max-rate":      strconv.Itoa(action.DefaultMaxRate),
+		"max-in-flight": strconv.Itoa(action.DefaultMaxInFlight),
+	} {
+		if got := yml.Inputs[name].Default; got != want {
+			t.Errorf("input %s: default %q, the code's is %q", name, got, want)
+		}
+	}
+	if d, err := time.ParseDuration(yml.Inputs["max-duration"].Default); err != nil || d != action.DefaultMaxDuration {
+		t.Errorf("input max-duration: default %q, the code's is %v", yml.Inputs["max-duration"].Default, action.DefaultMaxDuration)
 	}
 
 	// Every ${{ inputs.X }} anywhere is an input.
 	ref := regexp.MustCompile(`inputs\.([A-Za-z0-9_-]+)`)
 	for _, m := range ref.FindAllStringSubmatch(string(data), -1) {
-		if _, ok := action.Inputs[m[1]]; !ok {
+		if _, ok := yml.Inputs[m[1]]; !ok {
 			t.Errorf("action.yml uses inputs.%s, which is not an input", m[1])
 		}
 	}
@@ -212,9 +247,9 @@ func TestActionYAML(t *testing.T) {
 		Env  map[string]string
 		With map[string]string
 	}
-	for i := range action.Runs.Steps {
-		if action.Runs.Steps[i].ID == "gate" {
-			gate = &action.Runs.Steps[i]
+	for i := range yml.Runs.Steps {
+		if yml.Runs.Steps[i].ID == "gate" {
+			gate = &yml.Runs.Steps[i]
 		}
 	}
 	if gate == nil {
@@ -233,18 +268,18 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("env %s = %q, want ${{ inputs.<name> }}", k, v)
 			continue
 		}
-		if want := lggh.InputEnv(m[1]); k != want {
+		if want := action.InputEnv(m[1]); k != want {
 			t.Errorf("env %s carries inputs.%s, but GetInput(%q) reads %s", k, m[1], m[1], want)
 		}
 		passed[m[1]] = true
 	}
-	for _, name := range lggh.InputNames {
+	for _, name := range action.InputNames {
 		if !passed[name] {
-			t.Errorf("input %s is not passed to the binary (env %s)", name, lggh.InputEnv(name))
+			t.Errorf("input %s is not passed to the binary (env %s)", name, action.InputEnv(name))
 		}
 	}
 	// Expressions are never pasted into scripts (template injection).
-	for _, s := range action.Runs.Steps {
+	for _, s := range yml.Runs.Steps {
 		if strings.Contains(s.Run, "${{") {
 			t.Errorf("step %q: ${{ }} inside run: pass it through env", s.ID)
 		}

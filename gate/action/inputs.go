@@ -1,4 +1,4 @@
-package github
+package action
 
 import (
 	"fmt"
@@ -35,6 +35,30 @@ const (
 	// (actions/upload-artifact v4's artifact-url output); empty: the run's
 	// artifacts list.
 	InArtifactURL = "artifact-url"
+	// The operator's ceilings (scenario.OperatorLimits): a scenario, base's
+	// or head's, cannot raise them.
+	InMaxRate     = "max-rate"
+	InMaxDuration = "max-duration"
+	InMaxInFlight = "max-in-flight"
+	// InScenarioFrom is whose scenario file the gate applies: base (the
+	// default) or head, the unsafe opt-in (--scenario-from).
+	InScenarioFrom = "scenario-from"
+	// InAllowWorkflowChanges is the opt-in for a gate whose workflow is
+	// enforced from the protected branch (a ruleset's "require workflows
+	// to pass"): head's changes to the workflows then do not make a
+	// pull_request gate unusable.
+	InAllowWorkflowChanges = "allow-workflow-changes"
+)
+
+// The operator ceilings' defaults, action.yml's too (a test checks they
+// agree): bounded, so that no scenario file runs an unbounded load on a
+// runner by default. Sized for a hosted runner (2 to 4 cores, a 10m gate
+// budget): the demo's gate asks for 100 req/s over 38 s with 256 in
+// flight. A workflow raises them deliberately, in its own file.
+const (
+	DefaultMaxRate     = 2000             // req/s, the peak of any phase
+	DefaultMaxDuration = 10 * time.Minute // warm-up and phases of one round
+	DefaultMaxInFlight = 1024
 )
 
 // InputNames are the inputs ReadInputs reads: exactly action.yml's inputs
@@ -42,6 +66,7 @@ const (
 var InputNames = []string{
 	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs,
 	InRounds, InBudget, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
+	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges,
 }
 
 // InputEnv is the environment variable the runner (or action.yml's env
@@ -90,6 +115,18 @@ type Inputs struct {
 	// ArtifactURL is the results artifact's link for the comment's footer,
 	// "" for the run's artifacts list (ArtifactURL).
 	ArtifactURL string
+	// Limits are the operator's ceilings (max-rate, max-duration,
+	// max-in-flight): never zero, the defaults when an input is empty.
+	Limits scenario.OperatorLimits
+	// ScenarioFrom is "" (base's scenario: the protected side sets the
+	// bar) or "head": head's scenario applied, unsafe for a required check.
+	ScenarioFrom string
+	// GuardWorkflows: the event runs the pull request's own workflow file
+	// (pull_request; not pull_request_target, whose workflow is base's), so
+	// head's changes to .github/workflows or action.yml make the gate
+	// unusable unless AllowWorkflowChanges (Resolve sets it).
+	GuardWorkflows       bool
+	AllowWorkflowChanges bool
 }
 
 // InputError is a bad input: the command refuses (exit 2). Its message names
@@ -122,6 +159,7 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 		FailOn:     FailOnRegression,
 		Comment:    true,
 		ResultsDir: DefaultResultsDir,
+		Limits:     scenario.OperatorLimits{Rate: DefaultMaxRate, Duration: DefaultMaxDuration, InFlight: DefaultMaxInFlight},
 	}
 	get := a.GetInput
 	if tok := get(InToken); tok != "" {
@@ -225,6 +263,41 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 		}
 		in.ArtifactURL = s
 	}
+	if s := get(InMaxRate); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
+			return in, inputErr(InMaxRate, s, "want a positive number of requests per second, such as %d", DefaultMaxRate)
+		}
+		in.Limits.Rate = f
+	}
+	if s := get(InMaxDuration); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 || d > 6*time.Hour {
+			return in, inputErr(InMaxDuration, s, "want a duration such as %v (at most 6h, a job's limit)", DefaultMaxDuration)
+		}
+		in.Limits.Duration = d
+	}
+	if s := get(InMaxInFlight); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return in, inputErr(InMaxInFlight, s, "want a whole number of at least 1, such as %d", DefaultMaxInFlight)
+		}
+		in.Limits.InFlight = n
+	}
+	switch s := get(InAllowWorkflowChanges); s {
+	case "", "false":
+	case "true":
+		in.AllowWorkflowChanges = true
+	default:
+		return in, inputErr(InAllowWorkflowChanges, s, "want true or false (the default)")
+	}
+	switch s := get(InScenarioFrom); s {
+	case "", "base":
+	case "head":
+		in.ScenarioFrom = s
+	default:
+		return in, inputErr(InScenarioFrom, s, "want base (the default) or head (unsafe for a required check)")
+	}
 	return in, nil
 }
 
@@ -235,6 +308,7 @@ func (in *Inputs) Resolve(ev Event) error {
 	if in.Base == "" {
 		in.Base = ev.BaseSHA
 	}
+	in.GuardWorkflows = ev.Name == "pull_request"
 	if in.Against == AgainstBase && in.Base == "" {
 		return inputErr(InBase, "", "required when against is %q and the event (%s) is not a pull request", AgainstBase, orNone(ev.Name))
 	}

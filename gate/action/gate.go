@@ -1,10 +1,11 @@
-package github
+package action
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -120,10 +121,10 @@ func phaseLine(wv verdict.WorkloadVerdict) string {
 		if c.Value == verdict.Pass || c.Value == verdict.Improvement {
 			continue
 		}
-		parts = append(parts, checkLine(c))
+		parts = append(parts, report.CheckText(c)) // as the report writes it
 	}
-	if len(parts) == 0 && wv.Why != "" {
-		parts = append(parts, wv.Why)
+	if why := report.WorkloadWhy(wv); len(parts) == 0 && why != "" {
+		parts = append(parts, why)
 	}
 	s := fmt.Sprintf("%s: %s", wv.Phase, wv.Value)
 	if len(parts) > 0 {
@@ -131,25 +132,3 @@ func phaseLine(wv verdict.WorkloadVerdict) string {
 	}
 	return s
 }
-
-func checkLine(c verdict.Check) string {
-	if c.Value == verdict.NotMeasured {
-		why := c.Why
-		if why == "" {
-			why = "no sample"
-		}
-		return fmt.Sprintf("%s not measured (%s)", c.Metric, why)
-	}
-	var s string
-	if c.Metric == verdict.MetricErrorRate {
-		s = fmt.Sprintf("error_rate %s > %s", pct(c.Observed), pct(c.Limit))
-	} else {
-		s = fmt.Sprintf("%s %s ms > %s ms", c.Metric, num(c.Observed), num(c.Limit))
-	}
-	return s + fmt.Sprintf(" (%d samples)", c.Count)
-}
-
-func num(f float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", f), "0"), ".")
-}
-func pct(f float64) string { return num(f*100) + "%" }

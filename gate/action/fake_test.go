@@ -1,4 +1,4 @@
-package github_test
+package action_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
-	lggh "github.com/loadgate/loadgate/gate/github"
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -311,7 +311,7 @@ func (f *fakeGitHub) ours(pr int, scenario string) []*fakeComment {
 	defer f.mu.Unlock()
 	var out []*fakeComment
 	for _, c := range f.comments[pr] {
-		if c.User == f.author() && strings.HasPrefix(c.Body, lggh.Marker(scenario)+"\n") {
+		if c.User == f.author() && strings.HasPrefix(c.Body, action.Marker(scenario)+"\n") {
 			out = append(out, c)
 		}
 	}
@@ -361,13 +361,13 @@ func (r *runner) action() *githubactions.Action {
 	return githubactions.New(githubactions.WithWriter(&r.stdout), githubactions.WithGetenv(r.getenv))
 }
 
-func (r *runner) envAndEvent(t *testing.T) (*lggh.Env, lggh.Event) {
+func (r *runner) envAndEvent(t *testing.T) (*action.Env, action.Event) {
 	t.Helper()
-	env, err := lggh.FromEnv(r.getenv)
+	env, err := action.FromEnv(r.getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := lggh.ReadEvent(env)
+	ev, err := action.ReadEvent(env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,6 +441,6 @@ func passing() verdict.Verdict {
 	}, Reasons: []string{}}
 }
 
-func report(verdictLine string) string {
+func reportMD(verdictLine string) string {
 	return "# loadgate: demo-api\n\n- **scenario** demo-api `sha256:abcd`\n\n## Sustain (judged)\n\n| workload | p95 |\n| --- | --: |\n| api_read | 61.2 |\n\n## Verdict\n\n" + verdictLine + "\n"
 }

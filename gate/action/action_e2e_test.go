@@ -1,6 +1,6 @@
 //go:build linux
 
-package github_test
+package action_test
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/loadgate/loadgate/compose"
-	lggh "github.com/loadgate/loadgate/gate/github"
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/enginetest"
 )
@@ -188,7 +188,7 @@ func TestActionEndToEnd(t *testing.T) {
 	for name, o := range act.Outputs {
 		actOut[name] = h.expand(o.Value, "outputs."+name)
 	}
-	for _, name := range lggh.OutputNames {
+	for _, name := range action.OutputNames {
 		if actOut[name] != h.outputs["gate"][name] || actOut[name] == "" {
 			t.Errorf("action output %s = %q, the gate step's %q", name, actOut[name], h.outputs["gate"][name])
 		}
@@ -588,20 +588,20 @@ func (h *e2eHarness) checkGate(r *stepRun, resultsDir, baseSHA, headSHA string, 
 		t.Fatal("the gate step did not run")
 	}
 	out := r.outputs
-	for _, name := range lggh.OutputNames {
+	for _, name := range action.OutputNames {
 		if _, ok := out[name]; !ok {
 			t.Errorf("gate run %d: output %s not set (outputs %v)", run, name, out)
 		}
 	}
-	v := verdict.Value(out[lggh.OutVerdict])
+	v := verdict.Value(out[action.OutVerdict])
 	if !slices.Contains(documentedVerdicts, v) {
 		t.Fatalf("gate run %d: verdict output %q is not a documented value %v", run, v, documentedVerdicts)
 	}
 	if v == verdict.Unusable {
 		t.Fatalf("gate run %d: the demo gate is unusable (exit %d)", run, r.code)
 	}
-	failOn := lggh.FailOn(h.inputs["fail-on"])
-	if want := lggh.ExitCode(verdict.Verdict{Value: v}, failOn); r.code != want {
+	failOn := action.FailOn(h.inputs["fail-on"])
+	if want := action.ExitCode(verdict.Verdict{Value: v}, failOn); r.code != want {
 		t.Errorf("gate run %d: exit %d with verdict %s under fail-on %s, want %d", run, r.code, v, failOn, want)
 	}
 	if r.code != 0 && r.code != 1 {
@@ -610,13 +610,13 @@ func (h *e2eHarness) checkGate(r *stepRun, resultsDir, baseSHA, headSHA string, 
 
 	// results-dir: the input's directory, with the report, the verdict and
 	// every side's round.
-	if out[lggh.OutResultsDir] != resultsDir {
-		t.Errorf("gate run %d: results-dir output %q, want %q", run, out[lggh.OutResultsDir], resultsDir)
+	if out[action.OutResultsDir] != resultsDir {
+		t.Errorf("gate run %d: results-dir output %q, want %q", run, out[action.OutResultsDir], resultsDir)
 	}
-	if want := filepath.Join(resultsDir, "report.md"); out[lggh.OutReport] != want {
-		t.Errorf("gate run %d: report output %q, want %q", run, out[lggh.OutReport], want)
+	if want := filepath.Join(resultsDir, "report.md"); out[action.OutReport] != want {
+		t.Errorf("gate run %d: report output %q, want %q", run, out[action.OutReport], want)
 	}
-	md := e2eRead(t, out[lggh.OutReport])
+	md := e2eRead(t, out[action.OutReport])
 	if last := e2eLastHeading(md); last != "## Verdict" {
 		t.Errorf("gate run %d: the report's last section is %q, want ## Verdict", run, last)
 	}
@@ -643,10 +643,10 @@ func (h *e2eHarness) checkGate(r *stepRun, resultsDir, baseSHA, headSHA string, 
 		t.Errorf("gate run %d: sides %v, want base %s (the event's base) and head %s (the clean working tree)", run, commits, baseSHA, headSHA)
 	}
 	var regs []string
-	if err := json.Unmarshal([]byte(out[lggh.OutRegressions]), &regs); err != nil || regs == nil {
-		t.Errorf("gate run %d: regressions output %q is not a JSON array: %v", run, out[lggh.OutRegressions], err)
+	if err := json.Unmarshal([]byte(out[action.OutRegressions]), &regs); err != nil || regs == nil {
+		t.Errorf("gate run %d: regressions output %q is not a JSON array: %v", run, out[action.OutRegressions], err)
 	}
-	if want := lggh.Regressions(verdict.Verdict{Value: vj.Value, Workloads: vj.Workloads}); !slices.Equal(regs, want) {
+	if want := action.Regressions(verdict.Verdict{Value: vj.Value, Workloads: vj.Workloads}); !slices.Equal(regs, want) {
 		t.Errorf("gate run %d: regressions %q, verdict.json's workloads give %q", run, regs, want)
 	}
 	for _, side := range []string{"base", "head"} {
@@ -700,11 +700,11 @@ func (h *e2eHarness) checkComment(body, scen string, v verdict.Value, headSHA st
 	if h.firstBody == "" {
 		h.firstBody = body
 	}
-	if !strings.HasPrefix(body, lggh.Marker(scen)+"\n") {
+	if !strings.HasPrefix(body, action.Marker(scen)+"\n") {
 		t.Errorf("the comment does not start with the marker line: %.120q", body)
 	}
 	for _, want := range []string{
-		"\n# loadgate gate: " + scen + " — " + lggh.VerdictWord(v) + "\n", // the verdict word in the title
+		"\n# loadgate gate: " + scen + " — " + action.VerdictWord(v) + "\n", // the verdict word in the title
 		"## Verdict", "**" + strings.ToUpper(string(v)) + "**", "head `" + headSHA[:12] + "`",
 		"[workflow run](https://github.com/" + owner + "/" + repo + "/actions/runs/4242)",
 		"[results artifact](https://github.com/" + owner + "/" + repo + "/actions/runs/4242#artifacts)",
@@ -833,8 +833,9 @@ func e2eGit(t *testing.T, dir string, args ...string) string {
 }
 
 // e2eWorkspace makes the pull request's repository: this module's go.mod
-// and go.sum and the demo (examples/demo: compose.yaml, gate.yaml, build.sh,
-// service/ without its built bin/), committed as base, then a head commit
+// and go.sum, the demo (examples/demo: compose.yaml, gate.yaml, build.sh,
+// service/ and stub/ without their built bin/) and the module packages
+// build.sh builds, committed as base, then a head commit
 // that only adds a comment to gate.yaml (the load, and so its hash, is the
 // same).
 func e2eWorkspace(t *testing.T, root, ws string) (dir, base, head string) {
@@ -847,23 +848,49 @@ func e2eWorkspace(t *testing.T, root, ws string) (dir, base, head string) {
 	for _, f := range []string{"compose.yaml", "gate.yaml", "build.sh"} {
 		e2eCopyFile(t, filepath.Join(demo, f), filepath.Join(dst, f))
 	}
-	svc := filepath.Join(demo, "service")
-	err := filepath.WalkDir(svc, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(svc, p)
-		if d.IsDir() {
-			if rel == "bin" {
-				return filepath.SkipDir
+	for _, ctx := range []string{"service", "stub"} { // the Docker build contexts
+		from := filepath.Join(demo, ctx)
+		err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
 			}
+			rel, _ := filepath.Rel(from, p)
+			if d.IsDir() {
+				if rel == "bin" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			e2eCopyFile(t, p, filepath.Join(dst, ctx, rel))
 			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		e2eCopyFile(t, p, filepath.Join(dst, "service", rel))
-		return nil
-	})
+	}
+	// The module's own packages build.sh builds (the service, and loadgate
+	// itself for the stub): without them the base side cannot build.
+	deps := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}} {{.Dir}}{{end}}", "./examples/demo/service", "./cmd/loadgate")
+	deps.Dir = root
+	out, err := deps.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go list the packages build.sh builds: %v", err)
+	}
+	const module = "github.com/loadgate/loadgate/"
+	for line := range strings.Lines(string(out)) {
+		path, dir, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok || !strings.HasPrefix(path, module) || strings.HasPrefix(path, module+"examples/demo/") {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if !strings.HasSuffix(f, "_test.go") {
+				e2eCopyFile(t, f, filepath.Join(ws, strings.TrimPrefix(path, module), filepath.Base(f)))
+			}
+		}
 	}
 	e2eGit(t, ws, "init", "-q")
 	e2eGit(t, ws, "add", "-A")

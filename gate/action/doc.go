@@ -1,4 +1,4 @@
-// Package github is loadgate's GitHub Actions surface: the action's inputs
+// Package action is loadgate's GitHub Actions surface: the action's inputs
 // (INPUT_* variables), its outputs (GITHUB_OUTPUT), the job step summary
 // (GITHUB_STEP_SUMMARY), error annotations per regressed workload, masked
 // secrets, and one sticky pull request comment per scenario.
@@ -59,4 +59,4 @@
 // downloads the results artifact and calls PublishFromDir (the command
 // `loadgate comment --from DIR --pr N`); the artifact is untrusted, so the
 // pull request's head commit is checked against the triggering run's.
-package github
+package action

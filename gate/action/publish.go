@@ -1,4 +1,4 @@
-package github
+package action
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -173,7 +174,7 @@ func commentFooter(head, runURL, artifactURL, extra string) string {
 	var parts []string
 	parts = append(parts, "loadgate")
 	if shaRE.MatchString(head) {
-		parts = append(parts, "head `"+short(head)+"`")
+		parts = append(parts, "head `"+report.ShortHash(head)+"`")
 	}
 	if u := linkURL(runURL); u != "" {
 		parts = append(parts, "[workflow run]("+u+")")
@@ -209,7 +210,7 @@ func writeSummary(a *githubactions.Action, md string, out *Outcome) error {
 	}
 	room := SummaryLimit - int(used) - len(githubactions.EOF)
 	note := fmt.Sprintf("> ✂️ **Cut:** GitHub shows at most 1 MiB of a step summary; part of this report (%s bytes in all) is left out here. The full report is in the results artifact.",
-		group(len(md)))
+		report.Count(int64(len(md))))
 	if room < len(note)+16 {
 		out.notice(a, "loadgate: the step summary is already at GitHub's 1 MiB limit: the report is not added")
 		return nil
@@ -452,7 +453,7 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 		return out, fmt.Errorf("no head commit to check #%d against (neither the event nor %s has one)", pr, ManifestFile)
 	}
 	if m.HeadSHA != "" && !strings.EqualFold(m.HeadSHA, want) {
-		out.notice(a, "loadgate: the artifact is of commit %s, the run of %s: no comment on #%d", short(m.HeadSHA), short(want), pr)
+		out.notice(a, "loadgate: the artifact is of commit %s, the run of %s: no comment on #%d", report.ShortHash(m.HeadSHA), report.ShortHash(want), pr)
 		return out, nil
 	}
 	if token == "" {
@@ -473,7 +474,7 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 		return out, nil
 	}
 	if !strings.EqualFold(got.GetHead().GetSHA(), want) {
-		out.notice(a, "loadgate: #%d's head is %s, the results are of %s: no comment (a newer run will comment)", pr, short(got.GetHead().GetSHA()), short(want))
+		out.notice(a, "loadgate: #%d's head is %s, the results are of %s: no comment (a newer run will comment)", pr, report.ShortHash(got.GetHead().GetSHA()), report.ShortHash(want))
 		return out, nil
 	}
 	runURL := ""
@@ -483,11 +484,4 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	footer := commentFooter(want, runURL, ArtifactURL(artifactURL, runURL), "from the pull request's results artifact")
 	comment(ctx, a, env, token, pr, m.Scenario, m.Verdict, md, footer, hc, false, out)
 	return out, nil
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

@@ -1,4 +1,4 @@
-package github_test
+package action_test
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	lggh "github.com/loadgate/loadgate/gate/github"
-	lgreport "github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/action"
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -52,14 +52,14 @@ const (
 )
 
 // gateMarkdown renders the gate report of a run of verdict v, as the gate
-// does (lgreport.CompareMarkdown); an unusable one knows only the scenario,
+// does (report.CompareMarkdown); an unusable one knows only the scenario,
 // the commits and the reason.
 func gateMarkdown(t *testing.T, v verdict.Value) (verdict.Verdict, string) {
 	t.Helper()
-	gr := lgreport.GateReport{
+	gr := report.GateReport{
 		Scenario: result.Scenario{Name: "demo-api", Hash: "sha256:abcd"},
-		Base:     lgreport.GateSide{Name: "base", Ref: baseSHA, Commit: baseSHA},
-		Head:     lgreport.GateSide{Name: "head", Ref: "working tree", Commit: headSHA},
+		Base:     report.GateSide{Name: "base", Ref: baseSHA, Commit: baseSHA},
+		Head:     report.GateSide{Name: "head", Ref: "working tree", Commit: headSHA},
 		Rounds:   3,
 	}
 	switch v {
@@ -72,7 +72,7 @@ func gateMarkdown(t *testing.T, v verdict.Value) (verdict.Verdict, string) {
 		gr.Verdict = passing()
 	}
 	var b bytes.Buffer
-	if err := lgreport.CompareMarkdown(&b, gr); err != nil {
+	if err := report.CompareMarkdown(&b, gr); err != nil {
 		t.Fatal(err)
 	}
 	return gr.Verdict, b.String()
@@ -82,7 +82,7 @@ func gateMarkdown(t *testing.T, v verdict.Value) (verdict.Verdict, string) {
 // first line by a person, by another app, by a user whose login is the bot's
 // without [bot]; the token's own account quoting the marker mid-body.
 func seedImpostors(f *fakeGitHub, own fakeUser) map[int64]string {
-	m := lggh.Marker("demo-api")
+	m := action.Marker("demo-api")
 	saved := map[int64]string{}
 	for _, c := range []*fakeComment{
 		f.seed(prNum, "mallory", "User", m+"\n# loadgate gate: demo-api — PASS\ntrust me"),
@@ -90,7 +90,7 @@ func seedImpostors(f *fakeGitHub, own fakeUser) map[int64]string {
 		f.seed(prNum, "github-actions", "User", m+"\na user named like the bot"),
 		f.seed(prNum, "loadgate-app", "User", m+"\na user named like the app"),
 		f.seed(prNum, own.Login, own.Type, "Quoting:\n"+m+"\nnot a marker line"),
-		f.seed(prNum, own.Login, own.Type, lggh.Marker("other-scenario")+"\nanother scenario"),
+		f.seed(prNum, own.Login, own.Type, action.Marker("other-scenario")+"\nanother scenario"),
 	} {
 		saved[c.ID] = c.Body
 	}
@@ -104,7 +104,7 @@ func (f *fakeGitHub) loadgateComments(own fakeUser) []*fakeComment {
 	defer f.mu.Unlock()
 	var out []*fakeComment
 	for _, c := range f.comments[prNum] {
-		if c.User == own && strings.HasPrefix(c.Body, lggh.Marker("demo-api")+"\n") {
+		if c.User == own && strings.HasPrefix(c.Body, action.Marker("demo-api")+"\n") {
 			out = append(out, c)
 		}
 	}
@@ -112,7 +112,7 @@ func (f *fakeGitHub) loadgateComments(own fakeUser) []*fakeComment {
 }
 
 // runGate is one gate step on a pull_request event (Publish).
-func runGate(t *testing.T, f *fakeGitHub, runID string, v verdict.Value) *lggh.Outcome {
+func runGate(t *testing.T, f *fakeGitHub, runID string, v verdict.Value) *action.Outcome {
 	t.Helper()
 	r := newRunner(t, f, "pull_request", "pull_request-opened.json")
 	r.env["GITHUB_RUN_ID"] = runID
@@ -123,7 +123,7 @@ func runGate(t *testing.T, f *fakeGitHub, runID string, v verdict.Value) *lggh.O
 // runFork is the fork pattern: the gate step on the fork's pull request
 // writes its results (the comment refused, 403), then the workflow_run
 // workflow comments from them with its own token (PublishFromDir).
-func runFork(t *testing.T, f *fakeGitHub, runID string, v verdict.Value) *lggh.Outcome {
+func runFork(t *testing.T, f *fakeGitHub, runID string, v verdict.Value) *action.Outcome {
 	t.Helper()
 	r := newRunner(t, f, "pull_request", "")
 	r.env["GITHUB_EVENT_PATH"] = forkEvent(t, r.dir)
@@ -138,14 +138,14 @@ func runFork(t *testing.T, f *fakeGitHub, runID string, v verdict.Value) *lggh.O
 	env, ev := wr.envAndEvent(t)
 	fmt.Sscan(runID, &ev.RunID) // the triggering run
 	f.prHead[prNum] = headSHA
-	out, err := lggh.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, 0, token, "", nil)
+	out, err := action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, 0, token, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func did(o *lggh.Outcome) string {
+func did(o *action.Outcome) string {
 	s := o.CommentAction
 	if s == "" {
 		s = "no comment"
@@ -186,21 +186,21 @@ func TestCommentPaths(t *testing.T) {
 					if n2 != 1 || len(mine) != 1 {
 						t.Fatalf("loadgate comments after two runs %d, after three %d; want 1 (runs: %s / %s / %s)", n2, len(mine), did(o1), did(o2), did(o3))
 					}
-					if o1.CommentAction != lggh.Created {
+					if o1.CommentAction != action.Created {
 						t.Errorf("first run: %s, want created", did(o1))
 					}
-					assumedWrong := tk.viewer == "" && tk.login == "" && tk.as.Login != lggh.GitHubActionsBot
+					assumedWrong := tk.viewer == "" && tk.login == "" && tk.as.Login != action.GitHubActionsBot
 					if assumedWrong {
 						// The account was guessed wrong: the created comment's
 						// author corrects it, and our older copy goes.
-						if o2.CommentAction != lggh.Created || len(o2.CommentRemoved) != 1 || o2.CommentAuthor.Login != tk.as.Login {
+						if o2.CommentAction != action.Created || len(o2.CommentRemoved) != 1 || o2.CommentAuthor.Login != tk.as.Login {
 							t.Errorf("second run: %s as %s, want created with the older copy removed", did(o2), o2.CommentAuthor)
 						}
 					} else {
-						if o2.CommentAction != lggh.Edited || o2.CommentID != o1.CommentID {
+						if o2.CommentAction != action.Edited || o2.CommentID != o1.CommentID {
 							t.Errorf("second run: %s %d, want edited %d", did(o2), o2.CommentID, o1.CommentID)
 						}
-						if o3.CommentAction != lggh.Unchanged || o3.CommentID != o1.CommentID {
+						if o3.CommentAction != action.Unchanged || o3.CommentID != o1.CommentID {
 							t.Errorf("third run: %s, want unchanged", did(o3))
 						}
 					}
@@ -222,7 +222,7 @@ func TestCommentPaths(t *testing.T) {
 					// The comment: the verdict word in the title, the detailed
 					// verdict last, then the footer's links.
 					body := mine[0].Body
-					word := lggh.VerdictWord(oc.then)
+					word := action.VerdictWord(oc.then)
 					if !strings.Contains(body, "\n# loadgate gate: demo-api — "+word+"\n") {
 						t.Errorf("no title with %s:\n%s", word, body)
 					}
@@ -263,12 +263,12 @@ func TestCommentPaths(t *testing.T) {
 func TestUpsertRemovesOurDuplicates(t *testing.T) {
 	f := newFake(t)
 	f.viewer = botName
-	m := lggh.Marker("demo-api")
+	m := action.Marker("demo-api")
 	keep := f.seed(prNum, botName, "Bot", m+"\nold 1")
 	dup := f.seed(prNum, botName, "Bot", m+"\nold 2")
 	imp := f.seed(prNum, "mallory", "User", m+"\nmine")
 	out := runGate(t, f, "4242", verdict.Pass)
-	if out.CommentAction != lggh.Edited || out.CommentID != keep.ID || len(out.CommentRemoved) != 1 || out.CommentRemoved[0] != dup.ID {
+	if out.CommentAction != action.Edited || out.CommentID != keep.ID || len(out.CommentRemoved) != 1 || out.CommentRemoved[0] != dup.ID {
 		t.Fatalf("outcome %+v", out)
 	}
 	if f.count("POST") != 0 || len(f.deleted) != 1 || imp.Body != m+"\nmine" {
@@ -282,13 +282,13 @@ func TestUpsertRemovesOurDuplicates(t *testing.T) {
 func TestTokenRefusedOnUser(t *testing.T) {
 	f := newFake(t)
 	f.viewer = botName // GITHUB_TOKEN: /user 403, viewer github-actions[bot]
-	imp := f.seed(prNum, "evil-app[bot]", "Bot", lggh.Marker("demo-api")+"\nfake PASS")
+	imp := f.seed(prNum, "evil-app[bot]", "Bot", action.Marker("demo-api")+"\nfake PASS")
 	o1 := runGate(t, f, "4242", verdict.Regression)
 	o2 := runGate(t, f, "4243", verdict.Pass)
-	if o1.CommentAction != lggh.Created || o2.CommentAction != lggh.Edited || o2.CommentID != o1.CommentID || f.count("POST") != 1 {
+	if o1.CommentAction != action.Created || o2.CommentAction != action.Edited || o2.CommentID != o1.CommentID || f.count("POST") != 1 {
 		t.Fatalf("runs %s, %s; %d comments created", did(o1), did(o2), f.count("POST"))
 	}
-	if imp.Body != lggh.Marker("demo-api")+"\nfake PASS" || len(f.edited) != 1 || f.edited[0] != o1.CommentID {
+	if imp.Body != action.Marker("demo-api")+"\nfake PASS" || len(f.edited) != 1 || f.edited[0] != o1.CommentID {
 		t.Errorf("edited %v; impostor %q", f.edited, imp.Body)
 	}
 	if o2.CommentAuthor.Login != botName || o2.CommentAuthor.How != "GraphQL viewer" {
@@ -346,7 +346,7 @@ func TestFooterLinksTheArtifact(t *testing.T) {
 	r := newRunner(t, f, "pull_request", "pull_request-opened.json")
 	in := inputs(r)
 	in.ArtifactURL = "https://github.com/Codertocat/Hello-World/actions/runs/4242/artifacts/123"
-	publish(t, r, in, publication(r, passing(), report("**PASS**")))
+	publish(t, r, in, publication(r, passing(), reportMD("**PASS**")))
 	body := f.ours(prNum, "demo-api")[0].Body
 	if !strings.Contains(body, "[results artifact]("+in.ArtifactURL+")") {
 		t.Errorf("footer %q", body[len(body)-300:])
@@ -357,7 +357,7 @@ func TestFooterLinksTheArtifact(t *testing.T) {
 	wr.env["GITHUB_EVENT_PATH"] = workflowRunEvent(t, wr.dir, headSHA)
 	env, ev := wr.envAndEvent(t)
 	f.prHead[prNum] = headSHA
-	if _, err := lggh.PublishFromDir(context.Background(), wr.action(), env, ev, in.ResultsDir, prNum, token, "https://github.com/x/y/a(1)", nil); err != nil {
+	if _, err := action.PublishFromDir(context.Background(), wr.action(), env, ev, in.ResultsDir, prNum, token, "https://github.com/x/y/a(1)", nil); err != nil {
 		t.Fatal(err)
 	}
 	body = f.ours(prNum, "demo-api")[0].Body
@@ -376,11 +376,11 @@ func TestManifestIsChecked(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		m := `{"schema":"loadgate/github/v1","scenario":"demo-api","pr":2,"head_sha":"` + headSHA + `","verdict":"pass","report":"r.md",` + bad + `}`
-		if err := os.WriteFile(filepath.Join(dir, lggh.ManifestFile), []byte(m), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, action.ManifestFile), []byte(m), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(dir, "r.md"), []byte("x"), 0o644)
-		if _, _, err := lggh.ReadManifest(dir); err == nil {
+		if _, _, err := action.ReadManifest(dir); err == nil {
 			t.Errorf("manifest with %s accepted", bad)
 		}
 	}
@@ -392,31 +392,32 @@ func TestManifestIsChecked(t *testing.T) {
 func TestEscapeMarkdown(t *testing.T) {
 	cases := map[string]string{
 		"demo-api":                "demo-api",
-		"api_read":                `api\_read`,
+		"api_read":                "api_read",
+		"_x_":                     `\_x\_`,
 		"x\n# PASS":               `x \# PASS`,
 		"a|b":                     `a\|b`,
-		"[click](http://x)":       `\[click\]\(http://x\)`,
+		"[click](http://x)":       `\[click\](http://x)`,
 		"<img src=x>":             `\<img src=x\>`,
 		"@octocat #1":             `\@octocat \#1`,
 		"- item":                  `\- item`,
 		"1. first":                `1\. first`,
 		"**bold** `code` ~s~ $m$": `\*\*bold\*\* \` + "`" + `code\` + "`" + ` \~s\~ \$m\$`,
-		"<!-- loadgate:x -->":     `\<\!-- loadgate:x --\>`,
+		"<!-- loadgate:x -->":     `\<!-- loadgate:x --\>`,
 		"rtl\u202eevil":           "rtlevil",
 		"tab\there\r\nnext":       "tab here  next",
 	}
 	for in, want := range cases {
-		if got := lggh.EscapeMarkdown(in); got != want {
+		if got := action.EscapeMarkdown(in); got != want {
 			t.Errorf("EscapeMarkdown(%q) = %q, want %q", in, got, want)
 		}
-		if strings.ContainsAny(lggh.EscapeMarkdown(in), "\n\r") {
+		if strings.ContainsAny(action.EscapeMarkdown(in), "\n\r") {
 			t.Errorf("EscapeMarkdown(%q) has a line break", in)
 		}
 	}
 	for in, want := range map[string]string{
 		"demo-api": "`demo-api`", "a|b": "`a\\|b`", "a`b": "``a`b``", "`x": "`` `x ``", "x\ny": "`x y`",
 	} {
-		if got := lggh.EscapeCode(in); got != want {
+		if got := action.EscapeCode(in); got != want {
 			t.Errorf("EscapeCode(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -431,11 +432,11 @@ func TestTitled(t *testing.T) {
 		{"# loadgate: demo-api\n", "# loadgate: demo-api — REGRESSION\n"},
 		{"no title\n## Verdict\n", "# loadgate: demo-api — REGRESSION\n\nno title\n## Verdict\n"},
 	} {
-		if got := lggh.Titled(c.md, "demo-api", verdict.Regression); got != c.want {
+		if got := action.Titled(c.md, "demo-api", verdict.Regression); got != c.want {
 			t.Errorf("Titled(%q) = %q, want %q", c.md, got, c.want)
 		}
 	}
-	if got := lggh.Titled("# loadgate gate: x\n", "a\n# b", "bogus"); got != "# loadgate gate: a \\# b — UNKNOWN\n" {
+	if got := action.Titled("# loadgate gate: x\n", "a\n# b", "bogus"); got != "# loadgate gate: a \\# b — UNKNOWN\n" {
 		t.Errorf("hostile: %q", got)
 	}
 }
@@ -445,7 +446,7 @@ func TestTitled(t *testing.T) {
 func TestMaskValues(t *testing.T) {
 	var b bytes.Buffer
 	in := map[string]string{"GITHUB_ACTIONS": "true"}
-	lggh.MaskEnv(&b, func(k string) string { return in[k] }, map[string]string{
+	action.MaskEnv(&b, func(k string) string { return in[k] }, map[string]string{
 		"API_TOKEN": "s3cr3t-value", "MULTI": "line-one\nline-two\n", "PCT": "100%done", "SHORT": "ab", "EMPTY": "", "DUP": "s3cr3t-value",
 	})
 	want := "::add-mask::s3cr3t-value\n::add-mask::line-one\n::add-mask::line-two\n::add-mask::100%25done\n"
@@ -453,7 +454,7 @@ func TestMaskValues(t *testing.T) {
 		t.Errorf("masks:\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	lggh.MaskValues(&b, func(string) string { return "" }, "s3cr3t-value")
+	action.MaskValues(&b, func(string) string { return "" }, "s3cr3t-value")
 	if b.Len() != 0 {
 		t.Errorf("outside Actions: %q (add-mask echoes the secret)", b.String())
 	}
@@ -464,11 +465,11 @@ func TestWhoAmIGraphQLURL(t *testing.T) {
 		"https://api.github.com":     "https://api.github.com/graphql",
 		"https://ghe.example/api/v3": "https://ghe.example/api/graphql",
 	} {
-		if got := (&lggh.Env{APIURL: api}).GraphQL(); got != want {
+		if got := (&action.Env{APIURL: api}).GraphQL(); got != want {
 			t.Errorf("GraphQL() of %s = %s, want %s", api, got, want)
 		}
 	}
-	if got := (&lggh.Env{APIURL: "x", GraphQLURL: "https://g/graphql"}).GraphQL(); got != "https://g/graphql" {
+	if got := (&action.Env{APIURL: "x", GraphQLURL: "https://g/graphql"}).GraphQL(); got != "https://g/graphql" {
 		t.Errorf("GITHUB_GRAPHQL_URL not used: %s", got)
 	}
 }
@@ -477,10 +478,10 @@ func TestWhoAmIGraphQLURL(t *testing.T) {
 // tokens.
 func TestWithoutRunnerSecrets(t *testing.T) {
 	env := map[string]string{"GITHUB_TOKEN": "t1", "INPUT_GITHUB-TOKEN": "t2", "ACTIONS_RUNTIME_TOKEN": "t3", "API_TOKEN": "ok", "INPUT_SCENARIO": "s"}
-	look := lggh.WithoutRunnerSecrets(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	look := action.WithoutRunnerSecrets(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	for k := range env {
 		v, ok := look(k)
-		if hidden := lggh.IsRunnerSecret(k); hidden == ok || hidden && v != "" {
+		if hidden := action.IsRunnerSecret(k); hidden == ok || hidden && v != "" {
 			t.Errorf("%s: %q %v (runner secret %v)", k, v, ok, hidden)
 		}
 	}

@@ -1,9 +1,10 @@
-package github
+package action
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/sethvargo/go-githubactions"
 )
 
 // Env is what the runner tells the process through its environment.
@@ -24,51 +25,57 @@ type Env struct {
 	Workspace   string // GITHUB_WORKSPACE
 }
 
-// EnvNames are the variables FromEnv reads.
-var EnvNames = []string{
-	"GITHUB_ACTIONS", "GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY",
-	"GITHUB_API_URL", "GITHUB_GRAPHQL_URL", "GITHUB_SERVER_URL", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT",
-	"GITHUB_SHA", "GITHUB_RUN_ID", "GITHUB_WORKSPACE",
-}
+// defaultGraphQL is go-githubactions' GraphqlURL when GITHUB_GRAPHQL_URL is
+// unset: Env keeps it empty instead, so that GraphQL derives the endpoint
+// from GITHUB_API_URL (GitHub Enterprise Server).
+const defaultGraphQL = "https://api.github.com/graphql"
 
 // FromEnv reads the runner's variables through getenv (os.Getenv, or a map
-// in tests). It fails only on malformed values: a GITHUB_REPOSITORY that is
-// not owner/name, a GITHUB_RUN_ID that is not a number.
+// in tests), with go-githubactions' Action.Context (values trimmed of
+// spaces). It fails only on malformed values: a GITHUB_REPOSITORY that is
+// not owner/name, a GITHUB_RUN_ID (or another of the runner's numbers and
+// booleans) that does not parse. The event payload is not read here:
+// ReadEvent reads GITHUB_EVENT_PATH with go-github's types.
 func FromEnv(getenv func(string) string) (*Env, error) {
 	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	a := githubactions.New(githubactions.WithGetenv(func(k string) string {
+		if k == "GITHUB_EVENT_PATH" {
+			return "" // Context would decode it into a map; ReadEvent decodes it
+		}
+		return get(k)
+	}))
+	c, err := a.Context()
+	if err != nil {
+		// go-githubactions' errors name the value, not the variable.
+		return nil, fmt.Errorf("runner environment: a boolean or number (GITHUB_ACTIONS, GITHUB_REF_PROTECTED, "+
+			"GITHUB_RETENTION_DAYS, GITHUB_RUN_ATTEMPT, GITHUB_RUN_ID, GITHUB_RUN_NUMBER) does not parse: %w", err)
+	}
 	e := &Env{
-		Actions:     get("GITHUB_ACTIONS") == "true",
-		EventName:   get("GITHUB_EVENT_NAME"),
+		Actions:     c.Actions,
+		EventName:   c.EventName,
 		EventPath:   get("GITHUB_EVENT_PATH"),
-		Repository:  get("GITHUB_REPOSITORY"),
-		APIURL:      strings.TrimRight(get("GITHUB_API_URL"), "/"),
-		GraphQLURL:  strings.TrimRight(get("GITHUB_GRAPHQL_URL"), "/"),
-		ServerURL:   strings.TrimRight(get("GITHUB_SERVER_URL"), "/"),
-		StepSummary: get("GITHUB_STEP_SUMMARY"),
-		Output:      get("GITHUB_OUTPUT"),
-		SHA:         get("GITHUB_SHA"),
-		Workspace:   get("GITHUB_WORKSPACE"),
+		Repository:  c.Repository,
+		APIURL:      strings.TrimRight(c.APIURL, "/"),
+		ServerURL:   strings.TrimRight(c.ServerURL, "/"),
+		StepSummary: c.StepSummary,
+		Output:      get("GITHUB_OUTPUT"), // not in Context: go-githubactions writes it itself
+		SHA:         c.SHA,
+		Workspace:   c.Workspace,
 	}
-	if e.APIURL == "" {
-		e.APIURL = "https://api.github.com"
-	}
-	if e.ServerURL == "" {
-		e.ServerURL = "https://github.com"
+	if g := strings.TrimRight(c.GraphqlURL, "/"); g != defaultGraphQL {
+		e.GraphQLURL = g
 	}
 	if e.Repository != "" {
-		o, r, ok := strings.Cut(e.Repository, "/")
-		if !ok || o == "" || r == "" || strings.Contains(r, "/") {
+		o, r := c.Repo()
+		if o == "" || r == "" || strings.Contains(r, "/") {
 			return nil, fmt.Errorf("GITHUB_REPOSITORY %q: want owner/name", e.Repository)
 		}
 		e.Owner, e.Repo = o, r
 	}
-	if s := get("GITHUB_RUN_ID"); s != "" {
-		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || id < 0 {
-			return nil, fmt.Errorf("GITHUB_RUN_ID %q: not a run id", s)
-		}
-		e.RunID = id
+	if c.RunID < 0 {
+		return nil, fmt.Errorf("GITHUB_RUN_ID %d: not a run id", c.RunID)
 	}
+	e.RunID = c.RunID
 	return e, nil
 }
 
@@ -111,8 +118,9 @@ var runnerSecrets = []string{
 }
 
 // IsRunnerSecret reports whether the environment variable name carries a
-// GitHub credential: the runner's tokens (runnerSecrets) and the action's
-// token input, INPUT_GITHUB-TOKEN (any INPUT_* whose name holds TOKEN).
+// GitHub credential: the runner's tokens (runnerSecrets), every ACTIONS_*
+// variable (the runner's service URLs and tokens) and the action's token
+// input, INPUT_GITHUB-TOKEN (any INPUT_* whose name holds TOKEN).
 func IsRunnerSecret(name string) bool {
 	up := strings.ToUpper(name)
 	for _, s := range runnerSecrets {
@@ -120,7 +128,36 @@ func IsRunnerSecret(name string) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(up, "INPUT_") && strings.Contains(up, "TOKEN")
+	return strings.HasPrefix(up, "ACTIONS_") || strings.HasPrefix(up, "INPUT_") && strings.Contains(up, "TOKEN")
+}
+
+// EnvWithoutRunnerSecrets is environ (os.Environ's form, NAME=value) without
+// the variables IsRunnerSecret names: the environment of stack.prepare.
+func EnvWithoutRunnerSecrets(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if name, _, _ := strings.Cut(kv, "="); !IsRunnerSecret(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// UnsetRunnerSecrets unsets (through unset, os.Unsetenv) every variable of
+// environ that IsRunnerSecret names, and returns their names: a gate does
+// so once its inputs are read (the token kept in Inputs), before any stack
+// comes up, so that compose's interpolation (${GITHUB_TOKEN}, an
+// environment: entry passed through) gives the services no credential.
+func UnsetRunnerSecrets(environ []string, unset func(string) error) []string {
+	var names []string
+	for _, kv := range environ {
+		if name, _, _ := strings.Cut(kv, "="); IsRunnerSecret(name) {
+			if unset(name) == nil {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
 }
 
 // WithoutRunnerSecrets wraps lookup (os.LookupEnv) so that the variables

@@ -1,4 +1,4 @@
-package github_test
+package action_test
 
 import (
 	"context"
@@ -10,26 +10,26 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	lggh "github.com/loadgate/loadgate/gate/github"
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-func inputs(r *runner) lggh.Inputs {
-	return lggh.Inputs{
-		Scenario: "examples/demo/scenario.yaml", Against: "base", FailOn: lggh.FailOnRegression,
+func inputs(r *runner) action.Inputs {
+	return action.Inputs{
+		Scenario: "examples/demo/scenario.yaml", Against: "base", FailOn: action.FailOnRegression,
 		Comment: true, Token: token, ResultsDir: filepath.Join(r.dir, "results"),
 	}
 }
 
-func publication(r *runner, v verdict.Verdict, md string) lggh.Publication {
+func publication(r *runner, v verdict.Verdict, md string) action.Publication {
 	res := filepath.Join(r.dir, "results")
-	return lggh.Publication{
+	return action.Publication{
 		Scenario: "demo-api", ScenarioFile: "examples/demo/scenario.yaml", Verdict: v, Markdown: md,
 		ReportPath: filepath.Join(res, "report.md"), ResultsDir: res,
 	}
 }
 
-func publish(t *testing.T, r *runner, in lggh.Inputs, p lggh.Publication) *lggh.Outcome {
+func publish(t *testing.T, r *runner, in action.Inputs, p action.Publication) *action.Outcome {
 	t.Helper()
 	env, ev := r.envAndEvent(t)
 	if err := os.MkdirAll(p.ResultsDir, 0o755); err != nil {
@@ -38,7 +38,7 @@ func publish(t *testing.T, r *runner, in lggh.Inputs, p lggh.Publication) *lggh.
 	if err := os.WriteFile(p.ReportPath, []byte(p.Markdown), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := lggh.Publish(context.Background(), r.action(), env, ev, in, p, nil)
+	out, err := action.Publish(context.Background(), r.action(), env, ev, in, p, nil)
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -58,10 +58,10 @@ func TestPublishCreatesThenEdits(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFake(t)
 			f.login = login
-			marker := lggh.Marker("demo-api")
+			marker := action.Marker("demo-api")
 			quoted := f.seed(prNum, "octocat", "User", "Looks slow to me. The bot wrote:\n> "+marker+"\n> # loadgate: demo-api\n> REGRESSION")
 			human := f.seed(prNum, "mallory", "User", marker+"\n# loadgate: demo-api\nPASS, trust me")
-			other := f.seed(prNum, botName, "Bot", lggh.Marker("other-scenario")+"\n# loadgate: other-scenario")
+			other := f.seed(prNum, botName, "Bot", action.Marker("other-scenario")+"\n# loadgate: other-scenario")
 			if login != "" {
 				// A bot's comment with our marker is not ours when we know who we are.
 				f.seed(prNum, "some-app[bot]", "Bot", marker+"\nnot ours")
@@ -72,7 +72,7 @@ func TestPublishCreatesThenEdits(t *testing.T) {
 			saved := map[int64]string{quoted.ID: quoted.Body, human.ID: human.Body, other.ID: other.Body, botQuote.ID: botQuote.Body}
 
 			r := newRunner(t, f, "pull_request", "pull_request-opened.json")
-			md := report("**FAIL** (exit 1): a threshold is broken.")
+			md := reportMD("**FAIL** (exit 1): a threshold is broken.")
 			out := publish(t, r, inputs(r), publication(r, regressed(), md))
 
 			if out.ExitCode != 1 || !out.CommentCreated || out.CommentID == 0 {
@@ -93,14 +93,14 @@ func TestPublishCreatesThenEdits(t *testing.T) {
 					t.Errorf("output %s = %q, want %q", k, o[k], v)
 				}
 			}
-			if len(o) != len(lggh.OutputNames) {
-				t.Errorf("outputs %v, want exactly %v", o, lggh.OutputNames)
+			if len(o) != len(action.OutputNames) {
+				t.Errorf("outputs %v, want exactly %v", o, action.OutputNames)
 			}
 			stdout := r.stdout.String()
 			for _, s := range []string{
 				"::add-mask::" + token,
-				"::error file=examples/demo/scenario.yaml,title=loadgate demo-api%3A api_read regression::api_read: sustain: regression — p95 61.2 ms > 50 ms (2811 samples)%0Arecover: regression — p99 95 ms > 80 ms (700 samples)\n",
-				"::error file=examples/demo/scenario.yaml,title=loadgate demo-api%3A ingest fail::ingest: sustain: fail — error_rate 2%25 > 0.1%25 (900 samples)\n",
+				"::error file=examples/demo/scenario.yaml,title=loadgate demo-api%3A api_read regression::api_read: sustain: regression — p95 61.2 ms, limit 50 ms (n=2\u2009811): regression%0Arecover: regression — p99 95.0 ms, limit 80 ms (n=700): regression\n",
+				"::error file=examples/demo/scenario.yaml,title=loadgate demo-api%3A ingest fail::ingest: sustain: fail — error_rate 2%25 > 0.1%25 (n=900)\n",
 			} {
 				if !strings.Contains(stdout, s) {
 					t.Errorf("stdout lacks %q:\n%s", s, stdout)
@@ -122,7 +122,7 @@ func TestPublishCreatesThenEdits(t *testing.T) {
 
 			// The second run edits it in place.
 			r2 := newRunner(t, f, "pull_request", "pull_request-synchronize.json")
-			md2 := report("**PASS** (exit 0): every check holds.")
+			md2 := reportMD("**PASS** (exit 0): every check holds.")
 			out2 := publish(t, r2, inputs(r2), publication(r2, passing(), md2))
 			if out2.ExitCode != 0 || out2.CommentCreated || out2.CommentID != out.CommentID {
 				t.Fatalf("second outcome %+v, want an edit of %d", out2, out.CommentID)
@@ -161,12 +161,12 @@ func TestPublishPagesThroughComments(t *testing.T) {
 	for i := range 130 {
 		f.seed(prNum, "octocat", "User", fmt.Sprintf("comment %d", i))
 	}
-	mine := f.seed(prNum, botName, "Bot", lggh.Marker("demo-api")+"\nold report")
+	mine := f.seed(prNum, botName, "Bot", action.Marker("demo-api")+"\nold report")
 	for i := range 5 {
 		f.seed(prNum, "octocat", "User", fmt.Sprintf("later comment %d", i))
 	}
 	r := newRunner(t, f, "pull_request", "pull_request-opened.json")
-	out := publish(t, r, inputs(r), publication(r, passing(), report("**PASS**")))
+	out := publish(t, r, inputs(r), publication(r, passing(), reportMD("**PASS**")))
 	if out.CommentCreated || out.CommentID != mine.ID {
 		t.Fatalf("outcome %+v, want an edit of %d", out, mine.ID)
 	}
@@ -191,7 +191,7 @@ func TestPublishForbiddenIsANotice(t *testing.T) {
 		f := newFake(t)
 		f.createStatus = 403
 		r := newRunner(t, f, "pull_request", "pull_request-opened.json")
-		md := report("verdict " + string(v.Value))
+		md := reportMD("verdict " + string(v.Value))
 		out := publish(t, r, inputs(r), publication(r, v, md))
 		if want := v.ExitCode(); out.ExitCode != want {
 			t.Errorf("%s: exit %d, want %d", v.Value, out.ExitCode, want)
@@ -215,13 +215,13 @@ func TestPublishForkThenCommentFromArtifact(t *testing.T) {
 	f.createStatus = 403
 	r := newRunner(t, f, "pull_request", "")
 	r.env["GITHUB_EVENT_PATH"] = forkEvent(t, r.dir)
-	p := publication(r, regressed(), report("**FAIL**"))
+	p := publication(r, regressed(), reportMD("**FAIL**"))
 	out := publish(t, r, inputs(r), p)
 	if len(out.Notices) != 1 || !strings.Contains(out.Notices[0], "loadgate comment --from DIR") {
 		t.Fatalf("notices %q", out.Notices)
 	}
-	var m lggh.Manifest
-	if err := json.Unmarshal([]byte(r.read(t, filepath.Join(p.ResultsDir, lggh.ManifestFile))), &m); err != nil {
+	var m action.Manifest
+	if err := json.Unmarshal([]byte(r.read(t, filepath.Join(p.ResultsDir, action.ManifestFile))), &m); err != nil {
 		t.Fatal(err)
 	}
 	head := "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
@@ -240,18 +240,18 @@ func TestPublishForkThenCommentFromArtifact(t *testing.T) {
 
 	// The pull request moved on: no comment.
 	f.prHead[prNum] = "1111111111111111111111111111111111111111"
-	o, err := lggh.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
+	o, err := action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
 	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "no comment") || f.count("POST") != 1 {
 		t.Fatalf("stale head: %+v, %v", o, err)
 	}
 	// An artifact of another commit: no comment, not even a lookup.
-	o, err = lggh.PublishFromDir(context.Background(), wr.action(), env, lggh.Event{Name: "workflow_run", HeadSHA: "2222222222222222222222222222222222222222"}, p.ResultsDir, m.PR, token, "", nil)
+	o, err = action.PublishFromDir(context.Background(), wr.action(), env, action.Event{Name: "workflow_run", HeadSHA: "2222222222222222222222222222222222222222"}, p.ResultsDir, m.PR, token, "", nil)
 	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "artifact is of commit") {
 		t.Fatalf("foreign artifact: %+v, %v", o, err)
 	}
 
 	f.prHead[prNum] = head
-	o, err = lggh.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
+	o, err = action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
 	if err != nil || !o.CommentCreated || o.ExitCode != 0 {
 		t.Fatalf("PublishFromDir: %+v, %v", o, err)
 	}
@@ -315,7 +315,7 @@ func TestPublishWithoutToken(t *testing.T) {
 	r := newRunner(t, f, "pull_request", "pull_request-opened.json")
 	in := inputs(r)
 	in.Token = ""
-	md := report("**FAIL**")
+	md := reportMD("**FAIL**")
 	out := publish(t, r, in, publication(r, regressed(), md))
 	if out.ExitCode != 1 || len(out.Notices) != 1 || !strings.Contains(out.Notices[0], "no github-token") {
 		t.Fatalf("outcome %+v", out)
@@ -335,7 +335,7 @@ func TestPublishWithoutToken(t *testing.T) {
 func TestPublishDispatchDoesNotComment(t *testing.T) {
 	f := newFake(t)
 	r := newRunner(t, f, "workflow_dispatch", "workflow_dispatch.json")
-	out := publish(t, r, inputs(r), publication(r, passing(), report("**PASS**")))
+	out := publish(t, r, inputs(r), publication(r, passing(), reportMD("**PASS**")))
 	if out.CommentID != 0 || len(out.Notices) != 0 || len(f.requests) != 0 {
 		t.Fatalf("outcome %+v, requests %v", out, f.requests)
 	}
@@ -346,7 +346,7 @@ func TestPublishServerErrorIsAWarning(t *testing.T) {
 	f := newFake(t)
 	f.listStatus = 502
 	r := newRunner(t, f, "pull_request", "pull_request-opened.json")
-	out := publish(t, r, inputs(r), publication(r, passing(), report("**PASS**")))
+	out := publish(t, r, inputs(r), publication(r, passing(), reportMD("**PASS**")))
 	if out.ExitCode != 0 || len(out.Warnings) != 1 || !strings.Contains(r.stdout.String(), "::warning::") {
 		t.Fatalf("outcome %+v\n%s", out, r.stdout.String())
 	}
@@ -372,10 +372,10 @@ func TestSummaryOverLimitIsCut(t *testing.T) {
 	md := bigReport(3 << 20)
 	out := publish(t, r, inputs(r), publication(r, regressed(), md))
 	got := r.read(t, r.summary)
-	if !out.SummaryCut || len(got) > lggh.SummaryLimit {
-		t.Fatalf("cut %v, summary %d bytes (limit %d)", out.SummaryCut, len(got), lggh.SummaryLimit)
+	if !out.SummaryCut || len(got) > action.SummaryLimit {
+		t.Fatalf("cut %v, summary %d bytes (limit %d)", out.SummaryCut, len(got), action.SummaryLimit)
 	}
-	if len(got) < lggh.SummaryLimit-200 {
+	if len(got) < action.SummaryLimit-200 {
 		t.Errorf("summary %d bytes: cut far below the limit", len(got))
 	}
 	if !utf8.ValidString(got) || !strings.Contains(got, "GitHub shows at most 1 MiB") ||
@@ -397,10 +397,10 @@ func TestCommentOverLimitIsCut(t *testing.T) {
 		t.Fatalf("outcome %+v", out)
 	}
 	body := f.ours(prNum, "demo-api")[0].Body
-	if len(body) > lggh.CommentLimit || utf8.RuneCountInString(body) > 65536 || !utf8.ValidString(body) {
+	if len(body) > action.CommentLimit || utf8.RuneCountInString(body) > 65536 || !utf8.ValidString(body) {
 		t.Fatalf("body %d bytes", len(body))
 	}
-	if !strings.HasPrefix(body, lggh.Marker("demo-api")+"\n# loadgate: demo-api") ||
+	if !strings.HasPrefix(body, action.Marker("demo-api")+"\n# loadgate: demo-api") ||
 		!strings.Contains(body, "GitHub limits a comment to 65 536 characters") ||
 		!strings.Contains(body, "## Verdict\n\n**REGRESSION** (exit 1)") ||
 		!strings.HasSuffix(body, "/actions/runs/4242) · [results artifact](https://github.com/Codertocat/Hello-World/actions/runs/4242#artifacts)</sub>") {
@@ -419,7 +419,7 @@ func TestPublishOutsideActions(t *testing.T) {
 	delete(r.env, "GITHUB_STEP_SUMMARY")
 	delete(r.env, "GITHUB_ACTIONS")
 	in := inputs(r)
-	out := publish(t, r, in, publication(r, regressed(), report("x")))
+	out := publish(t, r, in, publication(r, regressed(), reportMD("x")))
 	if out.ExitCode != 1 || len(out.Notices) != 2 {
 		t.Fatalf("outcome %+v", out)
 	}
@@ -435,7 +435,7 @@ func TestPublishUnwritableOutputIsAnError(t *testing.T) {
 	r.env["GITHUB_OUTPUT"] = filepath.Join(r.dir, "missing", "output.txt")
 	env, ev := r.envAndEvent(t)
 	p := publication(r, passing(), "x")
-	out, err := lggh.Publish(context.Background(), r.action(), env, ev, inputs(r), p, nil)
+	out, err := action.Publish(context.Background(), r.action(), env, ev, inputs(r), p, nil)
 	if err == nil || !strings.Contains(err.Error(), "setting output verdict") || out == nil || out.ExitCode != 0 {
 		t.Fatalf("out %+v err %v", out, err)
 	}
@@ -457,16 +457,16 @@ func TestExitCodeAndRegressions(t *testing.T) {
 	}
 	for _, c := range cases {
 		v := verdict.Verdict{Value: c.v}
-		for failOn, want := range map[lggh.FailOn]int{lggh.FailOnRegression: c.regression, lggh.FailOnThreshold: c.threshold, lggh.FailOnNever: c.never} {
-			if got := lggh.ExitCode(v, failOn); got != want {
+		for failOn, want := range map[action.FailOn]int{action.FailOnRegression: c.regression, action.FailOnThreshold: c.threshold, action.FailOnNever: c.never} {
+			if got := action.ExitCode(v, failOn); got != want {
 				t.Errorf("ExitCode(%q, %s) = %d, want %d", c.v, failOn, got, want)
 			}
 		}
 	}
-	if got := lggh.Regressions(regressed()); strings.Join(got, ",") != "api_read,ingest" {
+	if got := action.Regressions(regressed()); strings.Join(got, ",") != "api_read,ingest" {
 		t.Errorf("Regressions = %v", got)
 	}
-	if got := lggh.Regressions(verdict.Verdict{}); got == nil || len(got) != 0 {
+	if got := action.Regressions(verdict.Verdict{}); got == nil || len(got) != 0 {
 		t.Errorf("Regressions of nothing = %#v, want empty", got)
 	}
 }
@@ -475,7 +475,7 @@ func TestExitCodeAndRegressions(t *testing.T) {
 func TestAnnotationLevelFollowsFailOn(t *testing.T) {
 	r := newRunner(t, nil, "workflow_dispatch", "workflow_dispatch.json")
 	in := inputs(r)
-	in.FailOn = lggh.FailOnThreshold
+	in.FailOn = action.FailOnThreshold
 	out := publish(t, r, in, publication(r, regressed(), "x"))
 	s := r.stdout.String()
 	if out.ExitCode != 1 || !strings.Contains(s, "::warning file=examples/demo/scenario.yaml,title=loadgate demo-api%3A api_read regression::") ||
@@ -485,14 +485,14 @@ func TestAnnotationLevelFollowsFailOn(t *testing.T) {
 }
 
 func TestMarker(t *testing.T) {
-	if got := lggh.Marker("demo-api"); got != "<!-- loadgate:comment scenario=demo-api -->" {
+	if got := action.Marker("demo-api"); got != "<!-- loadgate:comment scenario=demo-api -->" {
 		t.Errorf("Marker = %q", got)
 	}
-	if got := lggh.Marker("x --> <b>"); strings.Count(got, "-->") != 1 || strings.Contains(got, "<b>") {
+	if got := action.Marker("x --> <b>"); strings.Count(got, "-->") != 1 || strings.Contains(got, "<b>") {
 		t.Errorf("Marker of a hostile name = %q", got)
 	}
 	// A report quoting a marker does not carry a second live one.
-	body, _ := lggh.CommentBody("demo-api", "see "+lggh.Marker("demo-api"), "")
+	body, _ := action.CommentBody("demo-api", "see "+action.Marker("demo-api"), "")
 	if strings.Count(body, "<!-- loadgate:") != 1 {
 		t.Errorf("body %q", body)
 	}

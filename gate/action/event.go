@@ -1,0 +1,204 @@
+package action
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Event is what loadgate needs of the webhook payload that started the
+// workflow (the file at GITHUB_EVENT_PATH).
+type Event struct {
+	Name   string // GITHUB_EVENT_NAME: pull_request, workflow_dispatch, workflow_run, …
+	Action string // the payload's action: opened, synchronize, completed, …
+
+	// PR is the pull request number, 0 when there is none: the payload's for
+	// pull_request; for workflow_run, the listed pull request whose head is
+	// the run's head, else the first listed (GitHub leaves that list empty
+	// when the pull request comes from a fork: the number then comes from
+	// the artifact, see PublishFromDir).
+	PR int
+
+	// BaseSHA and HeadSHA are the pull request's base and head commits
+	// (pull_request), or for workflow_run the triggering run's head commit
+	// and, when it lists a pull request, that pull request's base commit.
+	// For push, HeadSHA is the commit pushed (after) and BaseSHA stays
+	// empty: a push has no protected side to compare against.
+	BaseSHA, HeadSHA string
+	BaseRef, HeadRef string // branch names
+
+	// Fork is true when the head repository is not the base repository (or
+	// is gone): its GITHUB_TOKEN is read-only and secrets are withheld.
+	Fork bool
+
+	// Inputs are workflow_dispatch's inputs, as strings.
+	Inputs map[string]string
+
+	// Of the triggering run, for workflow_run.
+	RunID         int64
+	RunEvent      string // the triggering run's event, e.g. pull_request
+	RunConclusion string // success, failure, …
+}
+
+// ReadEvent reads and parses the payload at env.EventPath. Without an event
+// path (outside Actions) it returns an Event with only Name set.
+func ReadEvent(env *Env) (Event, error) {
+	if env == nil || env.EventPath == "" {
+		ev := Event{}
+		if env != nil {
+			ev.Name = env.EventName
+		}
+		return ev, nil
+	}
+	data, err := os.ReadFile(env.EventPath)
+	if err != nil {
+		return Event{}, fmt.Errorf("GITHUB_EVENT_PATH: %w", err)
+	}
+	return ParseEvent(env.EventName, data)
+}
+
+// ParseEvent parses a webhook payload of the event named name (the
+// X-GitHub-Event header, GITHUB_EVENT_NAME in a workflow) with go-github's
+// ParseWebHook. Of an event go-github does not know (schedule, …) only the
+// action is read. A payload that is not JSON, or a pull_request or
+// workflow_run payload without its object, is an error.
+func ParseEvent(name string, data []byte) (Event, error) {
+	ev := Event{Name: name}
+	if github.EventForType(name) == nil {
+		var p struct {
+			Action string `json:"action"`
+		}
+		if err := json.Unmarshal(data, &p); err != nil {
+			return Event{}, fmt.Errorf("event payload (%s): %w", orNone(name), err)
+		}
+		ev.Action = p.Action
+		return ev, nil
+	}
+	payload, err := github.ParseWebHook(name, data)
+	if err != nil {
+		return Event{}, fmt.Errorf("event payload (%s): %w", name, err)
+	}
+	switch p := payload.(type) {
+	case *github.PullRequestEvent:
+		ev.Action = p.GetAction()
+		err = ev.pullRequest(p.PullRequest, p.GetNumber())
+	case *github.PullRequestTargetEvent:
+		ev.Action = p.GetAction()
+		err = ev.pullRequest(p.PullRequest, p.GetNumber())
+	case *github.PullRequestReviewEvent:
+		ev.Action = p.GetAction()
+		err = ev.pullRequest(p.PullRequest, 0)
+	case *github.PullRequestReviewCommentEvent:
+		ev.Action = p.GetAction()
+		err = ev.pullRequest(p.PullRequest, 0)
+	case *github.WorkflowRunEvent:
+		ev.Action = p.GetAction()
+		err = ev.workflowRun(p.WorkflowRun)
+	case *github.WorkflowDispatchEvent:
+		ev.Inputs, err = dispatchInputs(p.Inputs)
+	case *github.PushEvent:
+		ev.Action = p.GetAction()
+		ev.HeadSHA = p.GetAfter()
+		ev.HeadRef = strings.TrimPrefix(p.GetRef(), "refs/heads/")
+	default:
+		// Another event go-github knows: only its action, which every
+		// payload that has one keeps at the top level.
+		var a struct {
+			Action string `json:"action"`
+		}
+		_ = json.Unmarshal(data, &a) // valid JSON: ParseWebHook decoded it
+		ev.Action = a.Action
+	}
+	if err != nil {
+		return Event{}, fmt.Errorf("event payload (%s): %w", name, err)
+	}
+	return ev, nil
+}
+
+// pullRequest fills ev from a pull request event's pull_request; number is
+// the payload's top-level number, used when the object has none.
+func (ev *Event) pullRequest(pr *github.PullRequest, number int) error {
+	if pr == nil {
+		return errors.New("no pull_request")
+	}
+	ev.PR = pr.GetNumber()
+	if ev.PR == 0 {
+		ev.PR = number
+	}
+	ev.BaseSHA, ev.BaseRef = pr.GetBase().GetSHA(), pr.GetBase().GetRef()
+	ev.HeadSHA, ev.HeadRef = pr.GetHead().GetSHA(), pr.GetHead().GetRef()
+	ev.Fork = isFork(pr.GetHead().GetRepo(), pr.GetBase().GetRepo())
+	return nil
+}
+
+// workflowRun fills ev from a workflow_run event's run.
+func (ev *Event) workflowRun(wr *github.WorkflowRun) error {
+	if wr == nil {
+		return errors.New("no workflow_run")
+	}
+	ev.RunID, ev.RunEvent, ev.RunConclusion = wr.GetID(), wr.GetEvent(), wr.GetConclusion()
+	ev.HeadSHA, ev.HeadRef = wr.GetHeadSHA(), wr.GetHeadBranch()
+	ev.Fork = isFork(wr.GetHeadRepository(), wr.GetRepository())
+	// The list holds the open pull requests of the run's head branch, with
+	// their current heads: the one whose head is the run's head is
+	// preferred, else the first. Whoever comments checks that the pull
+	// request's head is still the run's (PublishFromDir does).
+	for i, pr := range wr.PullRequests {
+		head := pr.GetHead().GetSHA()
+		if i == 0 || head == wr.GetHeadSHA() {
+			ev.PR, ev.BaseSHA, ev.BaseRef = pr.GetNumber(), pr.GetBase().GetSHA(), pr.GetBase().GetRef()
+		}
+		if head == wr.GetHeadSHA() {
+			break
+		}
+	}
+	return nil
+}
+
+// dispatchInputs turns workflow_dispatch's inputs object into strings:
+// strings as they are, null as "", anything else (booleans and numbers of
+// typed inputs) as its JSON.
+func dispatchInputs(raw json.RawMessage) (map[string]string, error) {
+	out := map[string]string{}
+	var in map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, fmt.Errorf("inputs: %w", err)
+		}
+	}
+	for k, v := range in {
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case nil:
+			out[k] = ""
+		default:
+			b, _ := json.Marshal(v)
+			out[k] = string(b)
+		}
+	}
+	return out, nil
+}
+
+// isFork says whether head is another repository than base; a missing head
+// repository (a deleted fork) counts as a fork.
+func isFork(head, base *github.Repository) bool {
+	if head == nil || base == nil {
+		return head == nil && base != nil
+	}
+	if head.GetFullName() != "" && base.GetFullName() != "" {
+		return !strings.EqualFold(head.GetFullName(), base.GetFullName())
+	}
+	return head.GetID() != base.GetID()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no event name"
+	}
+	return s
+}
