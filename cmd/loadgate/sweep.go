@@ -1,0 +1,351 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/action"
+	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/sweep"
+	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
+)
+
+const sweepHelp = `Usage: loadgate sweep --scenario FILE [--rates R1,R2,...] [--step D] [--out DIR] [flags]
+
+Steps the rate up until the stack stops holding, and says how much it can
+take and in what manner it gives out. Each step runs the scenario's judged
+phase at one rate (same workloads and mix, after a warm-up at that rate).
+A step holds when its completions inside the window are within 10% of the
+requests offered, no latency or error threshold of the scenario fails and
+the generator kept its schedule. The sweep stops one step after the first
+step that does not hold, and names:
+
+  sustainable_rate  the highest step that held
+  degrades_at       the first step that did not
+  manner            honest refusal (fast failures, latency of successes flat),
+                    queueing (completions fall behind, latency grows),
+                    errors (failures of other classes), or collapse
+                    (throughput of successes falls below an earlier step's)
+
+The stack (the scenario's stack: section, or --compose) is brought up once
+for the whole sweep and torn down on every exit; with --target URL the load
+goes to a loopback address instead. Every rate is held to the scenario's
+ceilings and the operator's --max-* limits: one above them is refused (exit
+2), never clamped. Ctrl-C keeps the steps measured, marks the sweep
+interrupted and exits 3.
+
+Writes DIR/sweep.json, DIR/sweep.md (one row per step), DIR/sweep.svg
+(latency p50/p95/p99 and throughput against the offered rate), and each
+step's result.json, report.md, snapshots.jsonl (and stats.jsonl) under
+DIR/steps/.
+
+Examples:
+  loadgate sweep --scenario examples/demo/sweep.yaml --out out/sweep
+  loadgate sweep --scenario load.yaml --rates 50,100,200,400 --step 20s --warmup 5s
+  loadgate sweep --scenario load.yaml --target http://127.0.0.1:8080 --rates 10,20,40
+  loadgate sweep --scenario load.yaml --scale 0.5 --max-rate 1000
+
+Flags:
+`
+
+func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	started := time.Now()
+	var f runFlags
+	var rates string
+	var step, warmup time.Duration
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.StringVar(&f.scenario, "scenario", "", "the scenario `file` (YAML)")
+	fs.StringVar(&rates, "rates", "", "the stairs, req/s, comma-separated and increasing (default: the judged phase's rate × "+factorsText()+")")
+	fs.DurationVar(&step, "step", 0, "each step's measured `duration` (default: the judged phase's, after --scale)")
+	warmup = -1 // not given: the scenario's
+	fs.Func("warmup", "each step's warm-up `duration` at its rate, excluded from every number (default: the scenario's, after --scale)", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("%q is not a duration of 0 or more", v)
+		}
+		warmup = d
+		return nil
+	})
+	fs.StringVar(&f.target, "target", "", "loopback base `URL`, or service:port of the stack (default: the scenario's stack.target)")
+	fs.StringVar(&f.out, "out", "", "results `dir` (default loadgate-out/<scenario>-sweep-<time>); one that already holds a result is refused unless --force")
+	fs.BoolVar(&f.force, "force", false, "replace the results already in --out")
+	fs.Float64Var(&f.scale, "scale", 1, "shorten the judged phase and the warm-up by this `factor` in (0,1] (rates are --rates')")
+	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification (self-signed loopback servers)")
+	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), always, never")
+	addStackFlags(fs, &f.stack)
+	addLimitFlags(fs, &f.limits)
+	fs.Usage = func() { fmt.Fprint(stderr, sweepHelp); fs.PrintDefaults() }
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if f.scenario == "" {
+		return usageErr("sweep: --scenario is required (see loadgate sweep -h)")
+	}
+	switch f.progress {
+	case "auto", "always", "never":
+	default:
+		return usageErr("sweep: --progress must be auto, always or never, not %q", f.progress)
+	}
+	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale, ScaleSet: true})
+	if err != nil {
+		return usageErr("%w", err)
+	}
+	plan, err := sweepPlan(sc, rates, step, warmup, f.limits)
+	if err != nil {
+		return err
+	}
+	env, err := sc.ResolveEnv(action.WithoutRunnerSecrets(os.LookupEnv))
+	if err != nil {
+		return usageErr("%w", err)
+	}
+	action.MaskEnv(stderr, os.Getenv, env)
+	files := composeFiles(sc, f.stack)
+	plain := strings.Contains(f.target, "://")
+	target := f.target
+	switch {
+	case plain && len(f.stack.compose) > 0:
+		return usageErr("sweep: --target %s is a URL, but --compose asks for a stack: give the stack's service:port as --target", f.target)
+	case plain:
+		files = nil
+	case len(files) == 0:
+		return usageErr("sweep: --target must be a loopback URL such as http://127.0.0.1:8080 when the scenario has no stack: section (and no --compose)")
+	case target == "" && (sc.Stack == nil || sc.Stack.Target == ""):
+		return usageErr("sweep: --target service:port is required: the scenario's stack: names no target")
+	case target == "":
+		target = sc.Stack.Target
+	}
+	var loadSet pin.Set
+	var targetURL *url.URL
+	if plain {
+		if targetURL, err = loopbackTarget(ctx, target); err != nil {
+			return usageErr("sweep: %w", err)
+		}
+		if f.stack.loadCPUs != "" {
+			if loadSet, err = pin.Parse(f.stack.loadCPUs); err != nil {
+				return usageErr("sweep: --load-cpus %q: %w", f.stack.loadCPUs, err)
+			}
+			if err := pin.PinProcess(loadSet); err != nil {
+				return usageErr("sweep: --load-cpus: %w", err)
+			}
+		}
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("loadgate-out", fmt.Sprintf("%s-sweep-%s", sc.Name, time.Now().Format("20060102-150405")))
+	}
+	if err := sweepOutDir(out, f.force); err != nil {
+		return err
+	}
+
+	var sr *stackRun
+	if !plain {
+		cpus, err := planCPUs(f.stack)
+		if err != nil {
+			return usageErr("sweep: %w", err)
+		}
+		prep, prepDir := stackPrepare(sc)
+		if sr, err = bringUp(ctx, stackSpec{files: files, target: target, prepare: prep, prepareDir: prepDir, out: out, side: "sweep"}, cpus, f.stack, stderr); err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+		targetURL = &url.URL{Scheme: "http", Host: sr.addr}
+		defer func() {
+			if sr != nil {
+				sr.down(stderr)
+			}
+		}()
+	}
+
+	sw := &sweep.Sweep{
+		Schema: sweep.Schema, StartedAt: started.UTC(), Rates: plan.rates,
+		StepS: plan.step.Seconds(), WarmupS: plan.warmup.Seconds(), HoldRule: sweep.Rule,
+		Scenario: result.Scenario{Name: sc.Name, Hash: sc.Hash, File: sc.File, Scale: sc.Scale, MaxInFlight: sc.MaxInFlight,
+			TimeoutMS: float64(sc.Timeout) / float64(time.Millisecond)},
+		NotMeasured: []string{},
+	}
+	floor := min(sc.Timeout, sc.Drain)
+	for i, ssc := range plan.scenarios {
+		k, rate := i+1, plan.rates[i]
+		dir := filepath.Join("steps", fmt.Sprintf("%02d-%s", k, rateName(rate)))
+		stepDir := filepath.Join(out, dir)
+		if err := os.MkdirAll(stepDir, 0o755); err != nil {
+			return unusable(fmt.Errorf("sweep: %w", err))
+		}
+		fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s req/s for %s (warm-up %s)\n", k, len(plan.rates), report.Rate(rate), plan.step, plan.warmup)
+		if sr != nil {
+			if err := sr.sample(ctx, stepDir, f.stack.statsEvery, ssc.Warmup); err != nil {
+				return unusable(fmt.Errorf("sweep: stats: %w", err))
+			}
+		}
+		f.about = plainAbout(loadSet)
+		if sr != nil {
+			f.about = sr.about(target)
+		}
+		f.started = startHooks(sr.started()) // the step's stack samplers start at its t0 + warm-up
+		res, err := runLoad(ctx, ssc, env, targetURL, stepDir, f, stderr)
+		if err != nil {
+			if sr != nil {
+				_ = sr.finish(&result.Result{})
+			}
+			if ctx.Err() == nil || len(sw.Steps) == 0 {
+				return err
+			}
+			sw.Interrupted = true // cut short before the step could start: the steps so far are kept
+			break
+		}
+		if sr != nil {
+			if ferr := sr.finish(res); ferr != nil {
+				fmt.Fprintf(stderr, "loadgate: warning: stats.jsonl: %v\n", ferr)
+			}
+		}
+		v := verdict.Thresholds(res)
+		if err := writeStep(stepDir, res, v); err != nil {
+			return unusable(fmt.Errorf("sweep: step %d: %w", k, err))
+		}
+		st, err := sweep.NewStep(sweep.StepInput{Number: k, Rate: rate, Result: filepath.ToSlash(filepath.Join(dir, "result.json")), Res: res, Verdict: v, Floor: floor})
+		if err != nil {
+			return unusable(err)
+		}
+		sw.Steps = append(sw.Steps, st)
+		sw.Machine, sw.Topology, sw.Target = res.Machine, res.Topology, res.Target
+		sw.Scenario.Thresholds = res.Scenario.Thresholds
+		sweep.Conclude(sw)
+		fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s\n", k, len(plan.rates), report.SweepStepLine(sw.Steps[len(sw.Steps)-1]))
+		if res.Interrupted || ctx.Err() != nil {
+			sw.Interrupted = true
+			break
+		}
+		if !sweep.Next(sw.Steps) {
+			break
+		}
+	}
+	if sr != nil {
+		_, derr := sr.down(stderr)
+		sr = nil
+		if derr != nil {
+			sw.NotMeasured = append(sw.NotMeasured, fmt.Sprintf("the stack was not torn down cleanly: %v", derr))
+		}
+	}
+	sw.FinishedAt = time.Now().UTC()
+	sweep.Conclude(sw)
+	if err := sw.WriteFile(filepath.Join(out, "sweep.json")); err != nil {
+		return unusable(err)
+	}
+	if err := writeFile(filepath.Join(out, "sweep.svg"), func(w io.Writer) error { return report.SweepPlotSVG(w, sw) }); err != nil {
+		return unusable(err)
+	}
+	if err := writeFile(filepath.Join(out, "sweep.md"), func(w io.Writer) error { return report.SweepMarkdown(w, sw, "sweep.svg") }); err != nil {
+		return unusable(err)
+	}
+	if err := report.SweepText(stdout, sw); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "loadgate: sweep results in %s (sweep.json, sweep.md, sweep.svg, steps/)\n", out)
+	if sw.Interrupted {
+		return unusable(fmt.Errorf("sweep: interrupted after %d of %d step(s); what was measured is kept in %s", len(sw.Steps), len(sw.Rates), out))
+	}
+	for _, s := range sw.Steps {
+		if !s.Usable {
+			return unusable(fmt.Errorf("sweep: step %d (%s req/s) is unusable: %s", s.Number, report.Rate(s.Rate), strings.Join(s.Unusable, "; ")))
+		}
+	}
+	return nil
+}
+
+// sweepPlanned is the stairs a sweep will run: its rates and each step's
+// scenario, all checked against the ceilings before anything starts.
+type sweepPlanned struct {
+	rates        []float64
+	step, warmup time.Duration
+	scenarios    []*scenario.Scenario
+}
+
+// sweepPlan reads --rates (or the default stairs), the step and warm-up
+// durations, and builds every step's scenario, refusing (exit 2) a rate
+// above the scenario's ceilings or the operator's limits.
+func sweepPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, limits scenario.OperatorLimits) (sweepPlanned, error) {
+	var p sweepPlanned
+	var err error
+	if rates != "" {
+		p.rates, err = sweep.ParseRates(rates)
+	} else {
+		p.rates, err = sweep.DefaultRates(sc)
+	}
+	if err != nil {
+		return p, usageErr("sweep: --rates: %w", err)
+	}
+	jp, ok := sc.JudgedPhase()
+	if !ok {
+		return p, usageErr("sweep: %s: the scenario has no judged phase", sc.File)
+	}
+	p.step, p.warmup = step, warmup
+	if step == 0 {
+		p.step = jp.Duration
+	}
+	if warmup < 0 {
+		p.warmup = sc.Warmup
+	}
+	if p.step < 0 {
+		return p, usageErr("sweep: --step %v: a step must last longer than 0", step)
+	}
+	for i, r := range p.rates {
+		ssc, err := sweep.StepScenario(sc, r, p.step, p.warmup, limits)
+		if err != nil {
+			return p, usageErr("sweep: step %d of --rates (%s req/s) is refused: %w", i+1, report.Rate(r), err)
+		}
+		p.scenarios = append(p.scenarios, ssc)
+	}
+	return p, nil
+}
+
+// sweepOutDir prepares the sweep's results directory: refused when it
+// already holds a sweep or a run's result, unless --force.
+func sweepOutDir(out string, force bool) error {
+	if !force {
+		if _, err := os.Lstat(filepath.Join(out, "sweep.json")); err == nil {
+			return usageErr("sweep: --out %s already holds a sweep (sweep.json): give another --out, or --force to replace it", out)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return usageErr("sweep: --out %s: %w", out, err)
+		}
+	}
+	if err := outfile.Dir(out, force, "--force"); err != nil {
+		return usageErr("sweep: --out %w", err)
+	}
+	if force {
+		if err := os.RemoveAll(filepath.Join(out, "steps")); err != nil {
+			return usageErr("sweep: --out %s: %w", out, err)
+		}
+	}
+	return nil
+}
+
+// writeStep writes a step's result.json and report.md.
+func writeStep(dir string, res *result.Result, v verdict.Verdict) error {
+	if err := res.WriteFile(filepath.Join(dir, "result.json")); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "report.md"), func(w io.Writer) error { return report.Markdown(w, res, v) })
+}
+
+// rateName is a rate in a directory name: 12.5 → "12.5".
+func rateName(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+
+func factorsText() string {
+	parts := make([]string, len(sweep.DefaultFactors))
+	for i, f := range sweep.DefaultFactors {
+		parts[i] = strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,169 @@
+// Package procstat samples a process of this host by PID from /proc: its
+// cumulative CPU time (utime + stime) and resident memory. CPU is reported
+// as the delta of cumulative CPU time over each sampling interval
+// (measurement rule 11), never as an average over the process's lifetime.
+//
+// Linux only: elsewhere there is no /proc and every read fails.
+package procstat
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNoProcess: the PID names no process (it never existed or has exited).
+var ErrNoProcess = errors.New("no such process")
+
+// NoProcessError is a read of a PID that names no process, or only a
+// zombie (State Z or X: it has exited, and is only waiting for its parent
+// to reap it); it matches ErrNoProcess with errors.Is.
+type NoProcessError struct {
+	PID    int
+	Zombie bool
+}
+
+func (e *NoProcessError) Error() string {
+	if e.Zombie {
+		return fmt.Sprintf("pid %d: %v (a zombie: it has exited, its parent has not reaped it)", e.PID, ErrNoProcess)
+	}
+	return fmt.Sprintf("pid %d: %v", e.PID, ErrNoProcess)
+}
+
+func (e *NoProcessError) Is(target error) bool { return target == ErrNoProcess }
+
+// ClockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat:
+// fixed at 100 by the Linux ABI on every architecture Go supports.
+const ClockTicks = 100
+
+// Reading is one read of a process's counters.
+type Reading struct {
+	PID      int
+	Name     string        // comm, as the kernel has it (at most 15 bytes)
+	CPUTime  time.Duration // cumulative user + system CPU time
+	RSSBytes int64         // resident set size
+	// StartTicks is when the process started, in clock ticks since boot
+	// (field 22 of /proc/PID/stat): with the PID, it names one process. A
+	// reading of the same PID with another StartTicks is another process
+	// (the PID was reused).
+	StartTicks uint64
+}
+
+// Reader reads /proc (Root, default "/proc": a seam for tests). The zero
+// value is ready; it is safe for concurrent use.
+type Reader struct {
+	Root     string
+	PageSize int // default os.Getpagesize()
+}
+
+func (r Reader) root() string {
+	if r.Root == "" {
+		return "/proc"
+	}
+	return r.Root
+}
+
+// Read reads pid's CPU time (from /proc/PID/stat) and RSS (/proc/PID/statm).
+// A PID with no process, or a zombie, is a *NoProcessError.
+func (r Reader) Read(pid int) (Reading, error) {
+	if pid <= 0 {
+		return Reading{}, fmt.Errorf("pid %d: not a process id", pid)
+	}
+	dir := filepath.Join(r.root(), strconv.Itoa(pid))
+	stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return Reading{}, readErr(pid, "stat", err)
+	}
+	st, err := ParseStat(stat)
+	if err != nil {
+		return Reading{}, fmt.Errorf("pid %d: %s: %w", pid, filepath.Join(dir, "stat"), err)
+	}
+	if st.State == 'Z' || st.State == 'X' {
+		return Reading{}, &NoProcessError{PID: pid, Zombie: true}
+	}
+	statm, err := os.ReadFile(filepath.Join(dir, "statm"))
+	if err != nil {
+		return Reading{}, readErr(pid, "statm", err)
+	}
+	pages, err := ParseStatm(statm)
+	if err != nil {
+		return Reading{}, fmt.Errorf("pid %d: %s: %w", pid, filepath.Join(dir, "statm"), err)
+	}
+	ps := r.PageSize
+	if ps <= 0 {
+		ps = os.Getpagesize()
+	}
+	return Reading{PID: pid, Name: st.Name, CPUTime: st.CPUTime, RSSBytes: pages * int64(ps), StartTicks: st.StartTicks}, nil
+}
+
+func readErr(pid int, file string, err error) error {
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, errESRCH) {
+		return &NoProcessError{PID: pid}
+	}
+	return fmt.Errorf("pid %d: reading /proc/%d/%s: %w", pid, pid, file, err)
+}
+
+// Stat is what ParseStat takes from /proc/PID/stat.
+type Stat struct {
+	Name       string
+	State      byte
+	CPUTime    time.Duration // utime + stime
+	StartTicks uint64        // starttime (field 22): clock ticks since boot
+}
+
+// ParseStat parses the contents of /proc/PID/stat. comm (the second
+// field) may hold spaces and parentheses: it runs from the first '(' to
+// the last ')'.
+func ParseStat(b []byte) (Stat, error) {
+	open := bytes.IndexByte(b, '(')
+	closing := bytes.LastIndexByte(b, ')')
+	if open < 0 || closing < open {
+		return Stat{}, errors.New("stat: no (comm) field")
+	}
+	rest := strings.Fields(string(b[closing+1:]))
+	// rest[0] is field 3 (state); utime and stime are fields 14 and 15,
+	// starttime field 22.
+	if len(rest) < 20 {
+		return Stat{}, fmt.Errorf("stat: %d fields after comm, want at least 20 (up to starttime)", len(rest))
+	}
+	if len(rest[0]) != 1 {
+		return Stat{}, fmt.Errorf("stat: state %q is not one letter", rest[0])
+	}
+	var ticks [2]uint64
+	for i, f := range rest[11:13] {
+		v, err := strconv.ParseUint(f, 10, 63)
+		if err != nil {
+			return Stat{}, fmt.Errorf("stat: field %d (%s) %q: not a tick count", 14+i, []string{"utime", "stime"}[i], f)
+		}
+		ticks[i] = v
+	}
+	total := ticks[0] + ticks[1]
+	const maxTicks = uint64(1<<63-1) / uint64(time.Second/ClockTicks)
+	if total > maxTicks || total < ticks[0] {
+		return Stat{}, fmt.Errorf("stat: utime+stime %d+%d ticks overflow", ticks[0], ticks[1])
+	}
+	start, err := strconv.ParseUint(rest[19], 10, 64)
+	if err != nil {
+		return Stat{}, fmt.Errorf("stat: field 22 (starttime) %q: not a tick count", rest[19])
+	}
+	return Stat{Name: string(b[open+1 : closing]), State: rest[0][0], CPUTime: time.Duration(total) * (time.Second / ClockTicks), StartTicks: start}, nil
+}
+
+// ParseStatm parses the contents of /proc/PID/statm: the resident set, in
+// pages (its second field).
+func ParseStatm(b []byte) (pages int64, err error) {
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("statm: %d fields, want at least 2", len(f))
+	}
+	v, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || v < 0 || v > 1<<40 {
+		return 0, fmt.Errorf("statm: resident %q: not a page count", f[1])
+	}
+	return v, nil
+}

@@ -1,0 +1,152 @@
+package soak
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// Schema is soak.json's schema.
+const Schema = "loadgate/soak/v1"
+
+// Process kinds.
+const (
+	KindService   = "service"   // a service of the stack (the Docker engine's stats)
+	KindGenerator = "generator" // loadgate itself
+	KindPID       = "pid"       // a process of this host named by --watch-pid
+)
+
+// Result is what a soak measured of memory: soak.json. The request side is
+// the run's result.json beside it.
+type Result struct {
+	Schema          string    `json:"schema"`
+	Scenario        string    `json:"scenario"`
+	ScenarioHash    string    `json:"scenario_hash"`
+	StartedAt       time.Time `json:"started_at"`
+	DurationS       float64   `json:"duration_s"` // asked for (--duration), without the warm-up
+	WarmupS         float64   `json:"warmup_s"`
+	RanS            float64   `json:"ran_s"` // warm-up and load, as run
+	RatePerS        float64   `json:"rate_per_s"`
+	SampleIntervalS float64   `json:"sample_interval_s"`
+	Interrupted     bool      `json:"interrupted"`
+	// Usable is false when the request side cannot be trusted (the run's
+	// result says so, or breaks its record invariants) or the stack was not
+	// torn down cleanly; Unusable says why, in words. An unusable soak has
+	// no verdict to trust, whatever Verdict says of memory.
+	Usable                bool      `json:"usable"`
+	Unusable              []string  `json:"unusable,omitempty"`
+	ThresholdBytesPerHour float64   `json:"threshold_bytes_per_h"`
+	Verdict               Verdict   `json:"verdict"` // Overall of the processes'
+	Processes             []Process `json:"processes"`
+}
+
+// Process is one sampled process's memory and CPU over the soak (sampling
+// starts when the warm-up ends).
+type Process struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	PID  int    `json:"pid,omitempty"`
+	// Exited: a --watch-pid process went away during the soak (or its
+	// PID came to name another process), seen at ExitedAt. Its growth is
+	// Inconclusive (WhyExited): a partial window is not a soak, and a
+	// process the OOM killer took is not a stable one.
+	Exited     bool      `json:"exited,omitempty"`
+	ExitedAt   time.Time `json:"exited_at,omitzero"`
+	CPUAvgPct  float64   `json:"cpu_avg_pct"` // percent of one core, from CPU-time deltas
+	CPUPeakPct float64   `json:"cpu_peak_pct"`
+	// FirstSampleAt is the first sample's time: t = 0 of Series.
+	FirstSampleAt time.Time `json:"first_sample_at,omitzero"`
+	MemFirst      int64     `json:"mem_first_bytes"`
+	MemLast       int64     `json:"mem_last_bytes"`
+	MemPeakBytes  int64     `json:"mem_peak_bytes"`
+	Growth        Growth    `json:"growth"`
+	// Series is memory over time for plotting, thinned to at most
+	// MaxSeries points (the judgement used every sample).
+	Series []SeriesPoint `json:"series"`
+}
+
+// SeriesPoint is one plotted sample: seconds since the process's first
+// sample, and its memory.
+type SeriesPoint struct {
+	TS       float64 `json:"t_s"`
+	MemBytes int64   `json:"mem_bytes"`
+}
+
+// MaxSeries bounds a Process's Series.
+const MaxSeries = 720
+
+// NewProcess judges points and summarises them as a Process.
+func NewProcess(name, kind string, pid int, points []Point, thresholdBytesPerHour float64) Process {
+	p := Process{Name: name, Kind: kind, PID: pid, Growth: Judge(points, thresholdBytesPerHour), Series: []SeriesPoint{}}
+	if len(points) == 0 {
+		return p
+	}
+	p.MemFirst, p.MemLast = points[0].MemBytes, points[len(points)-1].MemBytes
+	p.FirstSampleAt = points[0].Time.UTC()
+	for _, pt := range points {
+		p.MemPeakBytes = max(p.MemPeakBytes, pt.MemBytes)
+	}
+	p.Series = Thin(points, MaxSeries)
+	return p
+}
+
+// SetExited marks p as a process that exited at at (seen then): its growth
+// becomes Inconclusive for WhyExited, whatever its partial window showed
+// (the estimates are kept, for the record).
+func (p *Process) SetExited(at time.Time) {
+	p.Exited, p.ExitedAt = true, at.UTC()
+	p.Growth.Verdict, p.Growth.Why = Inconclusive, []string{WhyExited}
+	if !p.FirstSampleAt.IsZero() {
+		p.Growth.ExitedAfterS = max(p.ExitedAt.Sub(p.FirstSampleAt).Seconds(), 0)
+	}
+}
+
+// Thin keeps at most n (>= 2) of points (sorted by time), evenly spaced by
+// index, always the first and the last.
+func Thin(points []Point, n int) []SeriesPoint {
+	n = max(n, 2)
+	if len(points) == 0 {
+		return []SeriesPoint{}
+	}
+	t0 := points[0].Time
+	sp := func(p Point) SeriesPoint {
+		return SeriesPoint{TS: float64(p.Time.Sub(t0).Milliseconds()) / 1000, MemBytes: p.MemBytes}
+	}
+	if len(points) <= n {
+		out := make([]SeriesPoint, len(points))
+		for i, p := range points {
+			out[i] = sp(p)
+		}
+		return out
+	}
+	out := make([]SeriesPoint, n)
+	for i := range n {
+		out[i] = sp(points[i*(len(points)-1)/(n-1)])
+	}
+	return out
+}
+
+// Overall is the soak's verdict: Leak when any process leaks, else
+// Inconclusive when any is (or there is none), else Stable.
+func Overall(ps []Process) Verdict {
+	v := Stable
+	if len(ps) == 0 {
+		v = Inconclusive
+	}
+	for _, p := range ps {
+		switch p.Growth.Verdict {
+		case Leak:
+			return Leak
+		case Inconclusive:
+			v = Inconclusive
+		}
+	}
+	return v
+}
+
+// Encode writes r as indented JSON.
+func (r *Result) Encode(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

@@ -1,0 +1,263 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// MaxSteps bounds the stairs a sweep may plan.
+const MaxSteps = 64
+
+// DefaultFactors are the default stairs, as multiples of the judged
+// phase's peak rate.
+var DefaultFactors = []float64{0.25, 0.5, 1, 2, 4, 8}
+
+// ErrRates is wrapped by every error about the stairs asked for.
+var ErrRates = errors.New("bad rates")
+
+// ParseRates reads --rates: comma-separated rates in requests per second,
+// each finite and > 0, strictly increasing, at most MaxSteps.
+func ParseRates(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("%w: no rate given", ErrRates)
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) > MaxSteps {
+		return nil, fmt.Errorf("%w: %d rates, at most %d", ErrRates, len(parts), MaxSteps)
+	}
+	out := make([]float64, 0, len(parts))
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+			return nil, fmt.Errorf("%w: rate %d %q is not a positive number of requests per second", ErrRates, i+1, p)
+		}
+		if i > 0 && v <= out[i-1] {
+			return nil, fmt.Errorf("%w: rate %d (%s) is not above the one before it (%s): the stairs go up", ErrRates, i+1, p, strconv.FormatFloat(out[i-1], 'f', -1, 64))
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// DefaultRates are DefaultFactors times the judged phase's peak rate.
+func DefaultRates(sc *scenario.Scenario) ([]float64, error) {
+	jp, ok := sc.JudgedPhase()
+	if !ok || jp.PeakRate() <= 0 {
+		return nil, fmt.Errorf("%w: the scenario's judged phase has no rate to start the stairs from: give --rates", ErrRates)
+	}
+	out := make([]float64, len(DefaultFactors))
+	for i, f := range DefaultFactors {
+		out[i] = jp.PeakRate() * f
+	}
+	return out, nil
+}
+
+// StepScenario is the scenario one step runs: sc with its phases replaced
+// by its judged phase (name, line) as a constant rate for dur, after a
+// warm-up of the same rate (warmup; 0 for none), with the same workloads,
+// mix, timeouts and ceilings, and its hash recomputed. It refuses (never
+// clamps) a step above the scenario's ceilings or the operator's limits:
+// the error is scenario's, wrapping scenario.ErrCeiling. sc is not modified.
+func StepScenario(sc *scenario.Scenario, rate float64, dur, warmup time.Duration, limits scenario.OperatorLimits) (*scenario.Scenario, error) {
+	jp, ok := sc.JudgedPhase()
+	if !ok {
+		return nil, errors.New("the scenario has no judged phase")
+	}
+	if dur <= 0 {
+		return nil, fmt.Errorf("a step must last longer than 0 (got %v)", dur)
+	}
+	if warmup < 0 {
+		return nil, fmt.Errorf("a warm-up cannot be negative (got %v)", warmup)
+	}
+	c := *sc
+	c.Phases = []scenario.Phase{{Name: jp.Name, Pattern: scenario.Constant, Rate: rate, Duration: dur, Judged: true, Line: jp.Line}}
+	c.Warmup = warmup
+	if err := c.CheckCeilings(); err != nil {
+		return nil, err
+	}
+	if err := c.CheckOperatorLimits(limits); err != nil {
+		return nil, err
+	}
+	c.Hash = c.ComputeHash()
+	return &c, nil
+}
+
+// Next says whether the sweep goes on after steps: not after an
+// interrupted or unusable step, and not after the step that follows the
+// first step that did not hold. The caller also stops when its rates end.
+func Next(steps []Step) bool {
+	for i, s := range steps {
+		if s.Interrupted || !s.Usable {
+			return false
+		}
+		if !s.Held {
+			return len(steps) < i+2
+		}
+	}
+	return true
+}
+
+// Conclude fills sw's conclusion from its steps: each step that did not
+// hold gets its Manner (Classify against the steps before it), then
+// SustainableRate (the highest step that held below the first that did
+// not), DegradesAt (that first one) and Manner (its manner, or collapse
+// when the step after it collapsed, unless the first one's generator fell
+// behind on its own: then nothing sure is known of the stack, and the
+// manner says so). Interrupted and unusable steps are
+// never a degradation: they measured nothing to conclude from.
+func Conclude(sw *Sweep) {
+	sw.SustainableRate, sw.DegradesAt, sw.Manner, sw.MannerStep = nil, nil, "", 0
+	for i := range sw.Steps {
+		s := &sw.Steps[i]
+		s.Manner = ""
+		if !s.Held && s.Usable && !s.Interrupted {
+			s.Manner = Classify(sw.Steps[:i], *s)
+		}
+	}
+	first := -1
+	for i, s := range sw.Steps {
+		if s.Interrupted || !s.Usable {
+			break
+		}
+		if !s.Held {
+			first = i
+			break
+		}
+		r := s.Rate
+		sw.SustainableRate = &r
+	}
+	if first < 0 {
+		return
+	}
+	d := sw.Steps[first]
+	r := d.Rate
+	sw.DegradesAt = &r
+	sw.Manner, sw.MannerStep = d.Manner, d.Number
+	if first+1 < len(sw.Steps) {
+		if n := sw.Steps[first+1]; n.Manner == Collapse && d.Manner != Collapse && d.Manner != GeneratorLimit {
+			sw.Manner, sw.MannerStep = Collapse, n.Number
+		}
+	}
+}
+
+// Classification constants.
+const (
+	// CollapseShare: a step collapsed when its goodput is below this share
+	// of the best goodput of an earlier step (10% for the noise of a
+	// window's edges).
+	CollapseShare = 0.9
+	// LatencyGrowth: the latency of the successes grew when a workload's
+	// p95 is above this factor of its p95 in the reference step (the last
+	// step that held, else the first step) plus LatencySlackMS.
+	LatencyGrowth  = 2.0
+	LatencySlackMS = 1.0
+	// OwnLatenessStall: a generator behind schedule that stalled at
+	// max_in_flight for at most this share of the window fell behind on
+	// its own, not because the stack held its requests.
+	OwnLatenessStall = 0.01
+)
+
+// Classify names the manner in which s (a step that did not hold) gave
+// out, given the steps before it, in this order:
+//
+//   - generator behind schedule: the generator fell behind its own
+//     schedule while it hardly waited at max_in_flight (stalled for at
+//     most OwnLatenessStall of the window): the lateness is the
+//     generator's own (a starved core), so nothing else it measured at
+//     this step can be blamed on the stack;
+//   - collapse: its goodput fell below CollapseShare of an earlier step's;
+//   - errors: failures of other classes than fast refusals and timeouts
+//     outnumber both;
+//   - queueing: requests timed out or were abandoned, completions fell
+//     behind, a latency threshold failed, or the latency of the successes
+//     grew (LatencyGrowth);
+//   - honest refusal: fast refusals (503, 429, connection refused) with
+//     the latency of the successes flat;
+//   - errors: any other failure;
+//   - generator behind schedule: nothing of the stack's gave out, and the
+//     generator fell behind (after waiting at max_in_flight: the stack's
+//     backpressure, but no other sign of it).
+//
+// It returns "" for a step that held, or for which none applies.
+func Classify(prev []Step, s Step) Manner {
+	if s.Held {
+		return ""
+	}
+	if s.Generator != nil && s.StalledS <= OwnLatenessStall*s.DurationS {
+		return GeneratorLimit
+	}
+	for _, p := range prev {
+		if p.Usable && !p.Interrupted && p.GoodputPerS > 0 && s.GoodputPerS < CollapseShare*p.GoodputPerS {
+			return Collapse
+		}
+	}
+	refused, slow, other := failureKinds(s.Failures)
+	slow += s.Abandoned
+	if other > 0 && other > refused && other > slow {
+		return Errors
+	}
+	behind := float64(s.Completed) < CompletionsShare*float64(s.Offered)
+	if slow > 0 || behind || latencyCheckFailed(s) || latencyGrew(reference(prev), s) {
+		return Queueing
+	}
+	if refused > 0 {
+		return HonestRefusal
+	}
+	if other > 0 {
+		return Errors
+	}
+	if s.Generator != nil {
+		return GeneratorLimit
+	}
+	return ""
+}
+
+// reference is the step latency growth is measured against: the last
+// usable step that held, else the first usable step (nil: none).
+func reference(prev []Step) *Step {
+	for i := len(prev) - 1; i >= 0; i-- {
+		if prev[i].Held {
+			return &prev[i]
+		}
+	}
+	for i := range prev {
+		if prev[i].Usable && !prev[i].Interrupted {
+			return &prev[i]
+		}
+	}
+	return nil
+}
+
+func latencyCheckFailed(s Step) bool {
+	for _, c := range s.Checks {
+		if c.Metric != verdict.MetricErrorRate && c.Value != verdict.Pass && c.Count > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// latencyGrew: some workload's p95 of successes (from the due time) is
+// above LatencyGrowth × its p95 in ref + LatencySlackMS.
+func latencyGrew(ref *Step, s Step) bool {
+	if ref == nil {
+		return false
+	}
+	for _, w := range s.Workloads {
+		for _, rw := range ref.Workloads {
+			if rw.Name == w.Name && rw.LatencyMS.Count > 0 && w.LatencyMS.Count > 0 &&
+				w.LatencyMS.P95 > LatencyGrowth*rw.LatencyMS.P95+LatencySlackMS {
+				return true
+			}
+		}
+	}
+	return false
+}
