@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"log"
+	"net/http"
+	"strconv"
+
+	"github.com/loadgate/loadgate/internal/promtext"
+)
+
+// The api's own request counter, so that a scenario's count: can compare
+// what the api counted with what loadgate sent:
+//
+//	http_requests_total{route="GET /items",code="200"}
+//
+// route is the matched ServeMux pattern ("" when none matched), code the
+// status the handler wrote ("aborted" when it panicked). It is served in the Prometheus text format on
+// METRICS_LISTEN (default :9090) at /metrics, apart from the load's port.
+var apiRequests = promtext.NewCounterVec("http_requests_total",
+	"Requests the api answered, by route pattern and status code.", "route", "code")
+
+// withMetrics counts every request h answers into apiRequests, and serves
+// the counter on METRICS_LISTEN until ctx ends.
+func withMetrics(ctx context.Context, h http.Handler) http.Handler {
+	listen := env("METRICS_LISTEN", ":9090")
+	go func() {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", promtext.Handler(apiRequests))
+		if err := serveHTTP(ctx, listen, mux); err != nil {
+			log.Printf("metrics on %s: %v", listen, err)
+		}
+	}()
+	return countCodes(h)
+}
+
+// codeAborted is the code of a request whose handler panicked (net/http
+// then aborts the connection, http.ErrAbortHandler or not): the client got
+// no complete answer, whatever status was written before.
+const codeAborted = "aborted"
+
+// countCodes counts every request h answers into apiRequests by route and
+// code; a panicking handler is counted as codeAborted and the panic goes
+// on to net/http.
+func countCodes(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		defer func() {
+			if p := recover(); p != nil {
+				apiRequests.Inc(r.Pattern, codeAborted)
+				panic(p)
+			}
+			apiRequests.Inc(r.Pattern, strconv.Itoa(sw.code))
+		}()
+		h.ServeHTTP(sw, r)
+	})
+}
+
+// statusWriter remembers the status code a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	code  int
+	wrote bool
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if !s.wrote {
+		s.code, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	s.wrote = true
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the real writer (Flush, ...).
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -1,0 +1,199 @@
+package fault
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// Apply writes the faults into res (after Stop): res.Faults with what
+// really happened and each workload's recovery seconds, and it takes the
+// requests due during each fault out of their phase's numbers (counts,
+// failures, late, completions, histograms — exactly: a count or bucket the
+// phase does not hold is an error, never clamped; throughput over the
+// phase's time outside the faults). res.Offered, res.Recorded and res.Late
+// keep counting everything the run offered: phases + faults[].during
+// (result.Check). A fault that could not be injected or undone makes res
+// unusable, saying why.
+//
+// Requests due before a fault that fail during it (in flight when it
+// began) stay in their phase's numbers: the split is by due time.
+func (in *Injector) Apply(res *result.Result) error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, err := range []error{in.err, in.overrun} {
+		if err != nil && !slices.ContainsFunc(res.Unusable, func(u string) bool { return strings.Contains(u, err.Error()) }) {
+			res.Usable = false
+			res.Unusable = append(res.Unusable, err.Error())
+		}
+	}
+	// The run observed its schedule to the end unless it stopped early
+	// (interrupted, or ended by a failed fault): then no recovery second
+	// counts as observed.
+	observedUntil := in.sc.TotalDuration()
+	if res.Interrupted || in.err != nil || len(res.Phases) < len(in.sc.Phases) {
+		observedUntil = 0
+	}
+	out := make([]time.Duration, len(in.sc.Phases))          // time of each phase inside a fault window
+	lat, svc := result.NewHistogram(), result.NewHistogram() // reused by record
+	for _, st := range in.faults {
+		rf := in.record(st, observedUntil, lat, svc)
+		for _, pi := range slices.Sorted(maps.Keys(st.during)) {
+			out[pi] += in.overlap(pi, st)
+			if err := in.takeOut(res, pi, st.during[pi]); err != nil {
+				return err
+			}
+		}
+		res.Faults = append(res.Faults, rf)
+	}
+	for pi, d := range out {
+		if d <= 0 {
+			continue
+		}
+		p := res.PhaseNamed(in.sc.Phases[pi].Name)
+		if p == nil {
+			continue
+		}
+		left := time.Duration(p.DurationS*float64(time.Second)) - d
+		for j := range p.Workloads {
+			w := &p.Workloads[j]
+			w.Throughput = result.Throughput{}
+			if left > 0 {
+				w.Throughput.CompletedPerS = float64(w.Completed) / left.Seconds()
+				w.Throughput.OfferedPerS = float64(w.Offered) / left.Seconds()
+			}
+		}
+	}
+	if len(in.faults) > 0 {
+		res.NotMeasured = append(res.NotMeasured,
+			"the requests due while a fault was in effect are not in their phase's numbers: they are counted by class in the faults section (requests due just before a fault that failed during it stay in the phase)")
+	}
+	return nil
+}
+
+// overlap is how long phase pi lies inside st's window [started, ended).
+func (in *Injector) overlap(pi int, st *state) time.Duration {
+	start := in.sc.Warmup
+	for i := 0; i < pi; i++ {
+		start += in.sc.Phases[i].Duration
+	}
+	end := start + in.sc.Phases[pi].Duration
+	lo, hi := max(start, st.started), min(end, st.ended)
+	if !st.isEnded {
+		hi = end
+	}
+	return max(hi-lo, 0)
+}
+
+// takeOut subtracts the fault's cells from phase pi of res, exactly.
+func (in *Injector) takeOut(res *result.Result, pi int, cells []*cell) error {
+	p := res.PhaseNamed(in.sc.Phases[pi].Name)
+	if p == nil {
+		return fmt.Errorf("fault: requests due during a fault in phase %s, which the result does not hold", in.sc.Phases[pi].Name)
+	}
+	for wi, c := range cells {
+		if c == nil {
+			continue
+		}
+		w := p.Workload(in.sc.Workloads[wi].Name)
+		if w == nil {
+			return fmt.Errorf("fault: phase %s has no workload %s", p.Name, in.sc.Workloads[wi].Name)
+		}
+		if err := w.Sub(c.counts); err != nil {
+			return fmt.Errorf("fault: phase %s: %w", p.Name, err)
+		}
+		if c.lat != nil {
+			lat, err := result.EncodeHistogram(c.lat)
+			if err != nil {
+				return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
+			}
+			svc, err := result.EncodeHistogram(c.svc)
+			if err != nil {
+				return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
+			}
+			if w.Histogram, w.LatencyMS, err = result.SubtractHistogram(w.Histogram, lat); err != nil {
+				return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
+			}
+			if w.ServiceH, w.ServiceMS, err = result.SubtractHistogram(w.ServiceH, svc); err != nil {
+				return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// record is what st gives in result.json. A recovery second is observed
+// when it lies wholly before observedUntil (the schedule's end, 0 when the
+// run stopped early) and the fault was undone. lat and svc are scratch
+// histograms.
+func (in *Injector) record(st *state, observedUntil time.Duration, lat, svc *hdrhistogram.Histogram) result.Fault {
+	rf := result.Fault{
+		Phase: in.sc.Phases[st.phase].Name, Action: st.f.Action, Service: st.f.Service,
+		Containers: st.containers, PlannedAtS: st.f.At.Seconds(), PlannedForS: st.f.For.Seconds(),
+		PlannedS: st.planned.Seconds(), Undo: st.undo, Error: st.err, ObservedUntilS: observedUntil.Seconds(),
+		Recovery: targetsOf(st.rec), Workloads: []result.FaultWorkload{},
+	}
+	switch {
+	case st.isStarted:
+		rf.StartedS, rf.EndedS = st.started.Seconds(), st.ended.Seconds()
+		if st.isApplied {
+			rf.AppliedS, rf.UndoStartedS = st.applied.Seconds(), st.undoStarted.Seconds()
+		}
+	case rf.Error == "":
+		rf.Error = "not injected: the run ended before its time"
+	}
+	for wi, w := range in.sc.Workloads {
+		fw := result.FaultWorkload{Name: w.Name, During: during(st, wi, lat, svc), Seconds: make([]result.Second, len(st.seconds[wi]))}
+		fw.During.Name = ""
+		for k, s := range st.seconds[wi] {
+			end := st.ended + min(time.Duration(k+1)*time.Second, st.rec.Within)
+			fw.Seconds[k] = result.Second{Observed: st.isEnded && st.err == "" && end <= observedUntil,
+				Succeeded: s.succeeded, Failed: s.failed,
+				Failures: maps.Clone(s.failures), Over: maps.Clone(s.over), MaxMS: float64(s.maxUS) / 1000}
+		}
+		rf.Workloads = append(rf.Workloads, fw)
+	}
+	return rf
+}
+
+// during sums workload wi's cells of st over phases (lat and svc are
+// scratch histograms, reset here).
+func during(st *state, wi int, lat, svc *hdrhistogram.Histogram) result.Workload {
+	w := result.Workload{Failures: map[string]int64{}}
+	lat.Reset()
+	svc.Reset()
+	for _, cs := range st.during {
+		c := cs[wi]
+		if c == nil {
+			continue
+		}
+		w.Add(c.counts)
+		if c.lat != nil {
+			lat.Merge(c.lat)
+			svc.Merge(c.svc)
+		}
+	}
+	w.LatencyMS, w.ServiceMS = result.Summarize(lat), result.Summarize(svc)
+	w.Histogram, _ = result.EncodeHistogram(lat)
+	w.ServiceH, _ = result.EncodeHistogram(svc)
+	return w
+}
+
+func targetsOf(r scenario.Recovery) result.RecoveryTargets {
+	t := result.RecoveryTargets{WithinS: r.Within.Seconds(),
+		P50MS: ms(r.P50), P90MS: ms(r.P90), P95MS: ms(r.P95), P99MS: ms(r.P99), P999MS: ms(r.P999)}
+	if r.HasErrorRate() {
+		e := r.ErrorRate
+		t.ErrorRate = &e
+	}
+	return t
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,436 @@
+// Package fault injects a scenario's faults (phase inject:) into the stack
+// on the run's clock and counts what each workload met during and after
+// them (issue 13).
+//
+// An Injector is the engine's load.FaultHook: the engine tells it the
+// schedule's start (Start), from which it fires each fault at phase start
+// + at, undoes it after for, and records when each action really began and
+// returned; every measured outcome (Observe) is filed by its due time as
+// during a fault (kept out of its phase's numbers by Apply) or in a second
+// of the recovery window after it. The recovery judgement itself is the
+// verdict's (verdict.Recovery).
+//
+// A fault that cannot be injected or undone is never skipped: the
+// injector records why, cancels the load (OnFail), and Apply marks the
+// result unusable.
+//
+// Concurrency: Start, Observe, Stop and Err may be called concurrently
+// (Observe from many workers); Apply after Stop.
+package fault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/load"
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// Target is where faults are injected: the services of the stack loadgate
+// started (Stack adapts a *compose.Stack).
+type Target interface {
+	// Services are the stack's service names.
+	Services() []string
+	// Inject applies action to service and returns once it is in effect.
+	Inject(ctx context.Context, action, service string) (Active, error)
+}
+
+// Active is a fault in effect.
+type Active interface {
+	Containers() []string
+	// Undo ends the fault and returns once it is undone, saying how.
+	Undo(ctx context.Context) (how string, err error)
+}
+
+// Stack adapts a compose stack to Target.
+func Stack(s *compose.Stack) Target { return stackTarget{s} }
+
+type stackTarget struct{ s *compose.Stack }
+
+func (t stackTarget) Services() []string { return t.s.Services() }
+func (t stackTarget) Inject(ctx context.Context, action, service string) (Active, error) {
+	f, err := t.s.Inject(ctx, action, service)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Clock is the injector's time source (a seam for tests).
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// ActionTimeout bounds one action or its undoing.
+const ActionTimeout = time.Minute
+
+// ErrFault is in the chain of every error about a fault that could not
+// be injected or undone (the run is unusable).
+var ErrFault = errors.New("fault not injected")
+
+// Options configure an Injector.
+type Options struct {
+	// OnFail is called once, from the injector's goroutine, when a fault
+	// could not be injected or undone (typically: cancel the load).
+	OnFail func(error)
+	Clock  Clock     // nil: the real clock
+	Log    io.Writer // one line per action; nil: none
+}
+
+// Injector fires a scenario's faults; see the package comment.
+type Injector struct {
+	sc     *scenario.Scenario
+	target Target
+	opt    Options
+
+	mu      sync.Mutex
+	t0      time.Time
+	faults  []*state
+	err     error
+	overrun error // a request of a fault beyond its cells (cellOf)
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+}
+
+// state is one fault: the plan, what really happened, and its tallies.
+type state struct {
+	phase   int
+	f       scenario.Fault
+	rec     scenario.Recovery
+	planned time.Duration // phase start + at, from t0
+
+	started, applied, undoStarted, ended time.Duration
+	isStarted, isApplied, isEnded        bool
+	containers                           []string
+	undo                                 string
+	err                                  string
+
+	during  map[int][]*cell // by the due time's phase index: one cell per workload
+	seconds [][]second      // [workload][second]
+}
+
+// cell is what one workload's requests due during a fault gave, in one
+// phase: its counts as the phase's (Completed: completions of any request
+// that landed in the window, in this phase) and the successes' histograms
+// (nil until the first), to take out of the phase exactly.
+type cell struct {
+	counts   result.Workload
+	lat, svc *hdrhistogram.Histogram
+}
+
+type second struct {
+	succeeded, failed int64
+	failures          map[string]int64
+	over              map[string]int64
+	maxUS             int64
+}
+
+// inc counts one of key in *m, making the map on first use.
+func inc(m *map[string]int64, key string) {
+	if *m == nil {
+		*m = map[string]int64{}
+	}
+	(*m)[key]++
+}
+
+// New returns an injector for sc's faults on target. ctx bounds the
+// injector's life (its cancellation undoes a fault in effect). Call Check
+// before the load, pass the injector as load.Config.Faults, and Stop and
+// Apply after load.Run.
+func New(ctx context.Context, sc *scenario.Scenario, target Target, opt Options) *Injector {
+	if opt.Clock == nil {
+		opt.Clock = realClock{}
+	}
+	in := &Injector{sc: sc, target: target, opt: opt, done: make(chan struct{})}
+	in.ctx, in.cancel = context.WithCancel(ctx)
+	start := sc.Warmup
+	for i, p := range sc.Phases {
+		for _, f := range p.Inject {
+			st := &state{phase: i, f: f, rec: *p.Recovery, planned: start + f.At, during: map[int][]*cell{}}
+			st.seconds = make([][]second, len(sc.Workloads))
+			for w := range st.seconds {
+				st.seconds[w] = make([]second, scenario.RecoverySeconds(p.Recovery.Within))
+			}
+			in.faults = append(in.faults, st)
+		}
+		start += p.Duration
+	}
+	return in
+}
+
+// Check refuses a fault on a service the stack does not have, naming the
+// scenario's file and line (the run is unusable: exit 3).
+func (in *Injector) Check() error {
+	services := in.target.Services()
+	for _, st := range in.faults {
+		if !contains(services, st.f.Service) {
+			return fmt.Errorf("%w: %s: %s %s: no such service in the stack (services: %s)",
+				ErrFault, in.where(st), st.f.Action, st.f.Service, strings.Join(services, ", "))
+		}
+	}
+	return nil
+}
+
+func (in *Injector) where(st *state) string {
+	loc := in.sc.File
+	if st.f.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", loc, st.f.Line)
+	}
+	return fmt.Sprintf("%s: phase %s", loc, in.sc.Phases[st.phase].Name)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Start is load.FaultHook.Start: it starts firing the faults on the
+// schedule that began at t0.
+func (in *Injector) Start(t0 time.Time) {
+	in.mu.Lock()
+	in.t0 = t0
+	in.mu.Unlock()
+	go func() {
+		defer close(in.done)
+		in.run()
+	}()
+}
+
+// since is the run's clock: time since t0.
+func (in *Injector) since() time.Duration { return in.opt.Clock.Now().Sub(in.t0) }
+
+func (in *Injector) run() {
+	for _, st := range in.faults {
+		if err := in.sleepUntil(st.planned); err != nil {
+			in.fail(st, fmt.Errorf("the run ended before its time: %w", err))
+			return
+		}
+		if err := in.one(st); err != nil {
+			in.fail(st, err)
+			return
+		}
+	}
+}
+
+// one fires one fault and undoes it after for.
+func (in *Injector) one(st *state) error {
+	in.mu.Lock()
+	st.started, st.isStarted = in.since(), true
+	in.mu.Unlock()
+	ctx, cancel := context.WithTimeout(in.ctx, ActionTimeout)
+	active, err := in.target.Inject(ctx, st.f.Action, st.f.Service)
+	cancel()
+	if err != nil {
+		in.mu.Lock()
+		st.ended, st.isEnded = in.since(), true // nothing is in effect
+		in.mu.Unlock()
+		return err
+	}
+	in.mu.Lock()
+	st.applied, st.isApplied, st.containers = in.since(), true, active.Containers()
+	in.mu.Unlock()
+	in.logf("%s %s at %s (planned %s): in effect at %s", st.f.Action, st.f.Service, secs(st.started), secs(st.planned), secs(st.applied))
+	// Undo at planned + for, or at once if the action itself took longer.
+	// A cancelled run undoes at once: the stack is never left broken.
+	_ = in.sleepUntil(st.planned + st.f.For)
+	in.mu.Lock()
+	st.undoStarted = in.since()
+	in.mu.Unlock()
+	uctx, ucancel := context.WithTimeout(context.WithoutCancel(in.ctx), ActionTimeout)
+	how, err := active.Undo(uctx)
+	ucancel()
+	in.mu.Lock()
+	st.ended, st.isEnded, st.undo = in.since(), true, how
+	in.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("undo: %w", err)
+	}
+	in.logf("%s %s undone (%s) at %s", st.f.Action, st.f.Service, how, secs(st.ended))
+	if in.ctx.Err() != nil {
+		return fmt.Errorf("the run ended while the fault was in effect: %w", in.ctx.Err())
+	}
+	return nil
+}
+
+func (in *Injector) sleepUntil(at time.Duration) error {
+	if d := at - in.since(); d > 0 {
+		select {
+		case <-in.opt.Clock.After(d):
+		case <-in.ctx.Done():
+			return in.ctx.Err()
+		}
+	}
+	return in.ctx.Err()
+}
+
+func (in *Injector) fail(st *state, err error) {
+	err = fmt.Errorf("%w: %s: %s %s at %s: %w", ErrFault, in.where(st), st.f.Action, st.f.Service, st.f.At, err)
+	in.mu.Lock()
+	st.err = err.Error()
+	first := in.err == nil
+	if first {
+		in.err = err
+	}
+	in.mu.Unlock()
+	in.logf("%v", err)
+	if first && in.opt.OnFail != nil {
+		in.opt.OnFail(err)
+	}
+}
+
+func (in *Injector) logf(format string, args ...any) {
+	if in.opt.Log != nil {
+		fmt.Fprintf(in.opt.Log, "loadgate: fault: "+format+"\n", args...)
+	}
+}
+
+func secs(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// Stop ends the injector: a fault still in effect is undone, one not yet
+// fired never will be (and is recorded as not injected). It waits for the
+// injector's goroutine. Stop is idempotent.
+func (in *Injector) Stop() {
+	in.once.Do(func() {
+		in.cancel()
+		in.mu.Lock()
+		started := !in.t0.IsZero()
+		in.mu.Unlock()
+		if started {
+			<-in.done
+		}
+	})
+}
+
+// Done is closed when the injector has fired and undone every fault (or
+// given up on one). It never closes before Start.
+func (in *Injector) Done() <-chan struct{} { return in.done }
+
+// Err is the first fault that could not be injected or undone, nil if none.
+func (in *Injector) Err() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.err
+}
+
+// Observe is load.FaultHook.Observe: it files an outcome by its due time,
+// with the numbers the engine derived (load.MakeOutcome), so what it
+// takes out of a phase is exactly what the phase holds.
+func (in *Injector) Observe(o load.Outcome) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, st := range in.faults {
+		if !st.isStarted {
+			return // faults fire in order: none later has started either
+		}
+		if o.DonePhase >= 0 && o.Done >= st.started && (!st.isEnded || o.Done < st.ended) {
+			if c := in.cellOf(st, o.DonePhase, o.Workload); c != nil {
+				c.counts.Completed++
+			}
+		}
+		switch {
+		case o.Due < st.started:
+			continue
+		case !st.isEnded || o.Due < st.ended:
+			c := in.cellOf(st, o.Phase, o.Workload)
+			if c == nil {
+				return
+			}
+			c.counts.Offered++
+			if o.Late {
+				c.counts.Late++
+			}
+			if o.Class != "" {
+				c.counts.Failed++
+				inc(&c.counts.Failures, o.Class)
+				return
+			}
+			c.counts.Succeeded++
+			if c.lat == nil {
+				c.lat, c.svc = result.NewHistogram(), result.NewHistogram()
+			}
+			_ = c.lat.RecordValue(o.LatencyUS) // LatencyUS is within the histogram's range
+			_ = c.svc.RecordValue(o.ServiceUS)
+			return
+		}
+		k := int((o.Due - st.ended) / time.Second)
+		if k >= len(st.seconds[o.Workload]) {
+			continue
+		}
+		s := &st.seconds[o.Workload][k]
+		if o.Class != "" {
+			s.failed++
+			inc(&s.failures, o.Class)
+			return
+		}
+		s.succeeded++
+		s.maxUS = max(s.maxUS, o.LatencyUS)
+		for _, t := range targets(st.rec) {
+			if time.Duration(o.LatencyUS)*time.Microsecond > t.limit {
+				inc(&s.over, t.metric)
+			}
+		}
+		return
+	}
+}
+
+// cellOf is st's cell for workload w in phase pi. A fault keeps cells for
+// its own phase and the next only (scenario.FaultCells, the budget the
+// scenario was checked against); a request beyond them (undoing ran past
+// the next phase) makes the run unusable rather than the memory unbounded:
+// cellOf returns nil and records the error.
+func (in *Injector) cellOf(st *state, pi, w int) *cell {
+	if pi != st.phase && pi != st.phase+1 {
+		if in.overrun == nil {
+			in.overrun = fmt.Errorf("%w: %s: %s %s: undoing it ran past phase %s, beyond the fault's phase and the next: its requests could not be counted",
+				ErrFault, in.where(st), st.f.Action, st.f.Service, in.sc.Phases[pi].Name)
+		}
+		return nil
+	}
+	cs := st.during[pi]
+	if cs == nil {
+		cs = make([]*cell, len(in.sc.Workloads))
+		st.during[pi] = cs
+	}
+	if cs[w] == nil {
+		cs[w] = &cell{counts: result.Workload{Name: in.sc.Workloads[w].Name}}
+	}
+	return cs[w]
+}
+
+type target struct {
+	metric string
+	limit  time.Duration
+}
+
+// targets lists a recovery's latency targets by metric key (result.Second.Over).
+func targets(r scenario.Recovery) []target {
+	var out []target
+	for _, t := range []target{{"p50", r.P50}, {"p90", r.P90}, {"p95", r.P95}, {"p99", r.P99}, {"p999", r.P999}} {
+		if t.limit > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNoFaultHook is returned by Run for a scenario that injects faults
+// when Config.Faults is nil: whoever runs the load must inject them (a
+// fault is never silently skipped).
+var ErrNoFaultHook = errors.New("the scenario injects faults, but this run has no fault injector")
+
+// FaultHook is what a fault injector needs from the engine: the
+// schedule's start, on which the faults are timed, and every measured
+// request's outcome, to count what the workloads met during and after a
+// fault.
+//
+// Start is called once, before the first request is due. Observe is called
+// from the workers, concurrently, once for each request of a measured phase
+// whose outcome the run counted (never for the warm-up, never after the
+// run stopped counting); it must be safe for concurrent use and fast.
+type FaultHook interface {
+	Start(t0 time.Time)
+	Observe(Outcome)
+}
+
+// Outcome is one measured request's outcome, with the numbers the
+// recorder derives from it, computed once here (MakeOutcome) so a fault
+// injector takes exactly what the phase's numbers hold out of them. Times
+// are from the start of the schedule (t0 of FaultHook.Start).
+type Outcome struct {
+	Phase     int // index into the scenario's phases (of the due time)
+	DonePhase int // index of the phase whose window holds Done; -1 in the warm-up or after the schedule
+	Workload  int // index into the scenario's workloads
+	Due       time.Duration
+	Sent      time.Duration
+	Done      time.Duration
+	Class     string // "" for a success, else the failure class
+	// LatencyUS and ServiceUS are what the recorder's histograms hold for a
+	// success: due-time latency and service time, µs, clamped to the
+	// histograms' range.
+	LatencyUS, ServiceUS int64
+	Late                 bool // sent more than late_after after its due time (counted in late)
+}
+
+// MakeOutcome is the outcome of a request of segment seg of sched, with
+// the derived numbers by the recorder's rules (us, isLate, SegmentAt).
+func MakeOutcome(sched *Schedule, lateAfter time.Duration, seg, w int, class string, due, sent, done time.Duration) Outcome {
+	o := Outcome{Phase: sched.Segments[seg].Phase, DonePhase: -1, Workload: w, Due: due, Sent: sent, Done: done, Class: class,
+		LatencyUS: us(done - due), ServiceUS: us(done - sent), Late: isLate(sent-due, lateAfter)}
+	if ds := sched.SegmentAt(done); ds >= 0 {
+		o.DonePhase = sched.Segments[ds].Phase
+	}
+	return o
+}
+
+// StageError is a cancellation cause (context.WithCancelCause on Run's
+// ctx) saying a stage of the run ended it on purpose — a fault that could
+// not be injected — rather than an interruption: the result is unusable
+// naming the stage, and not Interrupted.
+type StageError struct{ Err error }
+
+func (e *StageError) Error() string { return e.Err.Error() }
+func (e *StageError) Unwrap() error { return e.Err }
+
+// stageEnded is the StageError that cancelled ctx, nil when ctx was not
+// cancelled by one.
+func stageEnded(ctx context.Context) *StageError {
+	var se *StageError
+	if errors.As(context.Cause(ctx), &se) {
+		return se
+	}
+	return nil
+}
+
+// interruptedReason is why a run whose ctx was cancelled is unusable.
+func interruptedReason(ctx context.Context) string {
+	if se := stageEnded(ctx); se != nil {
+		return "ended before its schedule by a failed stage of the run: " + se.Error()
+	}
+	return "interrupted before the schedule ended"
+}
+
+func checkFaultHook(cfg Config) error {
+	if cfg.Faults == nil && cfg.Scenario.HasFaults() {
+		return ErrNoFaultHook
+	}
+	return nil
+}
+
+// observe hands a counted outcome to the fault hook (measured phases only).
+func (e *engine) observe(j job, class string, sent, done time.Duration) {
+	h := e.cfg.Faults
+	if h == nil {
+		return
+	}
+	seg := e.sched.Segments[j.seg]
+	if seg.Warmup {
+		return
+	}
+	h.Observe(MakeOutcome(e.sched, e.cfg.Scenario.LateAfter, j.seg, j.w, class, j.due, sent, done))
+}

@@ -1,0 +1,286 @@
+package result
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Counting is what the services of the stack said themselves: their own
+// counters (count: in the scenario) and the stubs' stated configurations.
+// Result.Counting is nil when the run read no counter and found no stub.
+type Counting struct {
+	Counts []Counted `json:"counts"`
+	Stubs  []Stub    `json:"stubs"`
+}
+
+// Counted is what a service's own counter said about one count: of the
+// scenario (issue 13, "counted by the service"): the counter named by
+// Metric on Service:Port Path, read before and after each phase. A count
+// of one workload compares with that workload's requests; the
+// scenario-wide count (Workload "") with every workload's.
+//
+// A counter that went down between two reads (the service restarted) is a
+// reset: said, never subtracted, and that span is not measured.
+type Counted struct {
+	Workload string        `json:"workload,omitempty"` // "" for the scenario-wide count
+	Service  string        `json:"service"`
+	Port     int           `json:"port"`
+	Path     string        `json:"path"`
+	Metric   string        `json:"metric"` // the selector as written, e.g. http_requests_total{route="/items"}
+	Phases   []CountedSpan `json:"phases"`
+	// Total spans every phase: from the read at the first phase's start to
+	// the read after the drain, so it has no inner phase boundary.
+	Total CountedSpan `json:"total"`
+}
+
+// CountedSpan is one span between two reads of the counter.
+type CountedSpan struct {
+	Phase string `json:"phase"` // the phase's name; TotalSpan for Counted.Total
+	// Sent is what the generator offered in the span (the workload's
+	// requests, or every workload's for the scenario-wide count).
+	Sent int64 `json:"sent"`
+	// Counted is the counter's increase over the span (after − before,
+	// summed over Series matching series); nil when not measured.
+	Counted *float64 `json:"counted,omitempty"`
+	Series  int      `json:"series,omitempty"`
+	// Reset says the counter went down in the span (the service restarted).
+	Reset bool `json:"reset,omitempty"`
+	// BeforeS and AfterS are when the two reads started, in seconds after
+	// the run's start (started_at; negative: before it).
+	BeforeS float64 `json:"before_s"`
+	AfterS  float64 `json:"after_s"`
+	// NotMeasured says, in words, why Counted is nil.
+	NotMeasured string `json:"not_measured,omitempty"`
+}
+
+// TotalSpan is the Phase of Counted.Total.
+const TotalSpan = "all phases"
+
+// Difference is Counted − Sent: negative when the service counted fewer
+// requests than were sent (dropped before it counted them), positive when
+// it counted more (retries, duplicates). ok is false when not measured.
+func (s CountedSpan) Difference() (d float64, ok bool) {
+	if s.Counted == nil {
+		return 0, false
+	}
+	return *s.Counted - float64(s.Sent), true
+}
+
+// Stub is a service of the stack that is a `loadgate stub` (gate/stub),
+// with the configuration it stated at GET /stub/config.
+type Stub struct {
+	Service string      `json:"service"`
+	Port    int         `json:"port"`
+	Config  *StubConfig `json:"config,omitempty"`
+	// NotMeasured says why Config is nil (the stub did not answer).
+	NotMeasured string `json:"not_measured,omitempty"`
+}
+
+// StubConfig is a stub's configuration as it states it: the wire format of
+// its GET /stub/config.
+type StubConfig struct {
+	Delay       StubDelay `json:"delay"`        // of every answer (streamed ones: before the headers)
+	ErrorRate   float64   `json:"error_rate"`   // fraction answered 500
+	TimeoutRate float64   `json:"timeout_rate"` // fraction held open without an answer
+	HoldMaxMS   float64   `json:"hold_max_ms"`  // how long a held request is held at most before its connection is closed
+	// Stream is set when the stub streams server-sent events to requests
+	// that accept text/event-stream.
+	Stream *StubStream `json:"stream,omitempty"`
+	Seed   uint64      `json:"seed"`
+	Routes []string    `json:"routes"` // the request patterns it answers, e.g. "GET /profile/{id}"
+	// Body is the template of its 200 answers ({name}: the route's wildcard
+	// of that name); "" for its default JSON object.
+	Body string `json:"body,omitempty"`
+}
+
+// StubDelay is a delay distribution: "fixed" (MS), "uniform" (MinMS to
+// MaxMS) or "lognormal" (P50MS, P99MS). No draw exceeds CapMS.
+type StubDelay struct {
+	Dist  string  `json:"dist"`
+	MS    float64 `json:"ms,omitempty"`
+	MinMS float64 `json:"min_ms,omitempty"`
+	MaxMS float64 `json:"max_ms,omitempty"`
+	P50MS float64 `json:"p50_ms,omitempty"`
+	P99MS float64 `json:"p99_ms,omitempty"`
+	CapMS float64 `json:"cap_ms"`
+}
+
+// StubStream is how a stub streams: Chunks events, the first after First,
+// each next one ChunkEveryMS after the previous.
+type StubStream struct {
+	Chunks       int       `json:"chunks"`
+	First        StubDelay `json:"first_chunk"`
+	ChunkEveryMS float64   `json:"chunk_every_ms"`
+}
+
+// mergeCounting merges what the services counted in two runs of the same
+// side (Merge): a count (matched by workload, service, port, path and
+// metric) is summed span by span when both parts measured the span and
+// neither saw a reset; otherwise the merged span is not measured and says
+// why (never "equal to sent"), with Reset kept when either part reset. A
+// count one part did not read is not measured in the merge, and its Sent
+// is the reading part's only (the other part did not say what it sent
+// toward that counter); Sent is otherwise summed. BeforeS and AfterS are a's (a merge's reads are its parts').
+// Stubs are a's, then b's services a did not have. nil when neither part
+// has a Counting; a side without one reads as "no count named".
+func mergeCounting(a, b *Counting) *Counting {
+	if a == nil && b == nil {
+		return nil
+	}
+	var ca, cb []Counted
+	var stubs []Stub
+	if a != nil {
+		ca, stubs = a.Counts, append(stubs, a.Stubs...)
+	}
+	if b != nil {
+		cb = b.Counts
+		for _, s := range b.Stubs {
+			if !slices.ContainsFunc(stubs, func(x Stub) bool { return x.Service == s.Service }) {
+				stubs = append(stubs, s)
+			}
+		}
+	}
+	m := &Counting{Counts: []Counted{}, Stubs: stubs}
+	if m.Stubs == nil {
+		m.Stubs = []Stub{}
+	}
+	used := make([]bool, len(cb))
+	for _, x := range ca {
+		j := slices.IndexFunc(cb, func(y Counted) bool { return sameCount(x, y) })
+		if j < 0 {
+			m.Counts = append(m.Counts, unmatched(x, "the other part did not read this counter"))
+			continue
+		}
+		used[j] = true
+		m.Counts = append(m.Counts, mergeCounted(x, cb[j]))
+	}
+	for j, y := range cb {
+		if !used[j] {
+			m.Counts = append(m.Counts, unmatched(y, "the other part did not read this counter"))
+		}
+	}
+	return m
+}
+
+func sameCount(x, y Counted) bool {
+	return x.Workload == y.Workload && x.Service == y.Service && x.Port == y.Port && x.Path == y.Path && x.Metric == y.Metric
+}
+
+// unmatched is c, with every span not measured for why (sent kept).
+func unmatched(c Counted, why string) Counted {
+	c.Phases = slices.Clone(c.Phases)
+	for i := range c.Phases {
+		c.Phases[i] = notMeasuredSpan(c.Phases[i], why)
+	}
+	c.Total = notMeasuredSpan(c.Total, why)
+	return c
+}
+
+func notMeasuredSpan(s CountedSpan, why string) CountedSpan {
+	if s.Counted != nil || s.NotMeasured == "" {
+		s.NotMeasured = why
+	}
+	s.Counted, s.Series = nil, 0
+	return s
+}
+
+func mergeCounted(x, y Counted) Counted {
+	m := x
+	m.Phases = make([]CountedSpan, len(x.Phases))
+	for i, s := range x.Phases {
+		if i < len(y.Phases) && y.Phases[i].Phase == s.Phase {
+			m.Phases[i] = mergeSpan(s, y.Phases[i])
+		} else {
+			m.Phases[i] = notMeasuredSpan(s, "the parts' phases differ")
+		}
+	}
+	m.Total = mergeSpan(x.Total, y.Total)
+	return m
+}
+
+// mergeSpan sums two spans when both are measured without a reset.
+func mergeSpan(a, b CountedSpan) CountedSpan {
+	m := a
+	m.Sent = a.Sent + b.Sent
+	m.Reset = a.Reset || b.Reset
+	if a.Reset || b.Reset || a.Counted == nil || b.Counted == nil {
+		bad := b // the part that did not measure it (a reset first)
+		if a.Reset || (a.Counted == nil && !b.Reset) {
+			bad = a
+		}
+		why := bad.NotMeasured
+		switch {
+		case why == "" && bad.Reset:
+			why = "the counter went down (a restart): not subtracted"
+		case why == "":
+			why = "not measured"
+		}
+		if !strings.HasPrefix(why, "round ") {
+			why = "one of the parts: " + why
+		}
+		m.Counted, m.Series, m.NotMeasured = nil, 0, why
+		return m
+	}
+	v := *a.Counted + *b.Counted
+	m.Counted, m.Series, m.NotMeasured = &v, max(a.Series, b.Series), ""
+	return m
+}
+
+// PoolCounting is what the services counted over rs (one side's rounds),
+// merged as Merge merges it: a span is summed over the rounds only when
+// every round measured it without a reset, else not measured with the
+// reason of the first round that did not (a reset's first), prefixed "round N:". A round
+// without a Counting, when another has one, leaves every count not
+// measured. nil when no result of rs has a Counting. A result given more
+// than once counts once.
+func PoolCounting(rs []*Result) *Counting {
+	var uniq []*Result
+	counted := false
+	for _, r := range rs {
+		if r == nil || slices.Contains(uniq, r) {
+			continue
+		}
+		uniq = append(uniq, r)
+		counted = counted || r.Counting != nil
+	}
+	if !counted {
+		return nil
+	}
+	var acc *Counting
+	for i, r := range uniq {
+		c := r.Counting
+		if c == nil {
+			c = &Counting{}
+		}
+		c = roundLabelled(c, i+1)
+		if acc == nil {
+			acc = c
+			continue
+		}
+		acc = mergeCounting(acc, c)
+	}
+	return acc
+}
+
+// roundLabelled is c with each not-measured reason prefixed by its round
+// (a reason already prefixed by a merge is left as it is).
+func roundLabelled(c *Counting, n int) *Counting {
+	out := &Counting{Stubs: c.Stubs, Counts: make([]Counted, len(c.Counts))}
+	for i, x := range c.Counts {
+		x.Phases = slices.Clone(x.Phases)
+		for j := range x.Phases {
+			x.Phases[j] = labelSpan(x.Phases[j], n)
+		}
+		x.Total = labelSpan(x.Total, n)
+		out.Counts[i] = x
+	}
+	return out
+}
+
+func labelSpan(s CountedSpan, n int) CountedSpan {
+	if s.NotMeasured != "" {
+		s.NotMeasured = fmt.Sprintf("round %d: %s", n, s.NotMeasured)
+	}
+	return s
+}

@@ -1,0 +1,199 @@
+package result
+
+import (
+	"fmt"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Fault is one failure injected during a run, as it really happened
+// (issue 13). Times are seconds from the start of the run's schedule (the
+// same clock as the due times; the warm-up starts at 0).
+//
+// The requests due while the fault was in effect (from StartedS, when the
+// action was issued, to EndedS, when undoing it returned) are kept out of
+// their phase's numbers: they are in Workloads[].During, counted by class.
+// The seconds after EndedS, up to the declared recovery.within, are in
+// Workloads[].Seconds, which the verdict judges against the recovery
+// targets (verdict.Recovery); they stay in the phase's numbers as well.
+type Fault struct {
+	Phase        string   `json:"phase"`
+	Action       string   `json:"action"` // stop, pause, kill, disconnect
+	Service      string   `json:"service"`
+	Containers   []string `json:"containers,omitempty"` // what the action reached
+	PlannedAtS   float64  `json:"planned_at_s"`         // from the phase's start, as the scenario says (after --scale)
+	PlannedForS  float64  `json:"planned_for_s"`
+	PlannedS     float64  `json:"planned_s"`       // the planned start on the run's clock (phase start + at)
+	StartedS     float64  `json:"started_s"`       // the action was issued
+	AppliedS     float64  `json:"applied_s"`       // the engine reported it done (stopped, paused, killed, disconnected)
+	UndoStartedS float64  `json:"undo_started_s"`  // undoing began (planned at + for, or later if the action took longer)
+	EndedS       float64  `json:"ended_s"`         // undoing returned: started, unpaused, reconnected
+	Undo         string   `json:"undo,omitempty"`  // how it was undone, in words ("started", "restarted by its restart policy", ...)
+	Error        string   `json:"error,omitempty"` // why the fault could not be injected or undone: the run is unusable
+	// ObservedUntilS is where the run stopped observing: the schedule's
+	// end, or 0 when the run ended before it. A recovery second past it is
+	// not observed (Second.Observed false).
+	ObservedUntilS float64 `json:"observed_until_s"`
+
+	Recovery  RecoveryTargets `json:"recovery"`
+	Workloads []FaultWorkload `json:"workloads"`
+}
+
+// RecoveryTargets is the phase's declared recovery, as judged.
+type RecoveryTargets struct {
+	WithinS   float64  `json:"within_s"`
+	ErrorRate *float64 `json:"error_rate,omitempty"` // fraction; nil when none
+	P50MS     float64  `json:"p50_ms,omitempty"`
+	P90MS     float64  `json:"p90_ms,omitempty"`
+	P95MS     float64  `json:"p95_ms,omitempty"`
+	P99MS     float64  `json:"p99_ms,omitempty"`
+	P999MS    float64  `json:"p999_ms,omitempty"`
+}
+
+// FaultWorkload is what one workload met during and after one fault.
+type FaultWorkload struct {
+	Name string `json:"name"`
+	// During holds the requests due while the fault was in effect, taken
+	// out of their phase's numbers (Phase of the fault, or the next one if
+	// undoing ran past the phase's end): counts, failures by class,
+	// latency of the successes.
+	During Workload `json:"during"`
+	// Seconds are the seconds after the fault's end, by due time, one per
+	// second of recovery.within (the last one may be short).
+	Seconds []Second `json:"seconds"`
+}
+
+// Second is one second of a recovery window for one workload. Over counts
+// the successes whose due-time latency (exact, µs) was above each latency
+// target (key "p95" etc.), so a target's nearest-rank percentile is met
+// exactly when Over <= Succeeded - ceil(q × Succeeded).
+//
+// Observed says the whole second lay inside the run's schedule (before
+// Fault.ObservedUntilS): a second past it was never observed, which is not
+// the same as a second in which no request was due (Observed, zero counts).
+type Second struct {
+	Observed  bool             `json:"observed"`
+	Succeeded int64            `json:"succeeded"`
+	Failed    int64            `json:"failed"`
+	Failures  map[string]int64 `json:"failures,omitempty"`
+	Over      map[string]int64 `json:"over,omitempty"`
+	MaxMS     float64          `json:"max_ms,omitempty"` // slowest success
+}
+
+// Add adds o's counts (offered, succeeded, failed, abandoned, late,
+// completed, failures by class) to w; histograms and summaries are not
+// touched.
+func (w *Workload) Add(o Workload) {
+	w.Offered += o.Offered
+	w.Succeeded += o.Succeeded
+	w.Failed += o.Failed
+	w.Abandoned += o.Abandoned
+	w.Late += o.Late
+	w.Completed += o.Completed
+	for class, n := range o.Failures {
+		if w.Failures == nil {
+			w.Failures = map[string]int64{}
+		}
+		w.Failures[class] += n
+	}
+}
+
+// Sub takes o's counts (as Add adds them) out of w. o must be contained in
+// w: a count of o above w's is an inconsistency, returned as an error and
+// never clamped; w is then unchanged.
+func (w *Workload) Sub(o Workload) error {
+	for _, c := range []struct {
+		name       string
+		have, take int64
+	}{{"offered", w.Offered, o.Offered}, {"succeeded", w.Succeeded, o.Succeeded}, {"failed", w.Failed, o.Failed},
+		{"abandoned", w.Abandoned, o.Abandoned}, {"late", w.Late, o.Late}, {"completed", w.Completed, o.Completed}} {
+		if c.take < 0 || c.take > c.have {
+			return fmt.Errorf("result: %s: cannot take %d %s out of %d", w.Name, c.take, c.name, c.have)
+		}
+	}
+	for class, n := range o.Failures {
+		if n < 0 || n > w.Failures[class] {
+			return fmt.Errorf("result: %s: cannot take %d failures %q out of %d", w.Name, n, class, w.Failures[class])
+		}
+	}
+	w.Offered -= o.Offered
+	w.Succeeded -= o.Succeeded
+	w.Failed -= o.Failed
+	w.Abandoned -= o.Abandoned
+	w.Late -= o.Late
+	w.Completed -= o.Completed
+	for class, n := range o.Failures {
+		if w.Failures[class] -= n; w.Failures[class] == 0 {
+			delete(w.Failures, class)
+		}
+	}
+	return nil
+}
+
+// faultCounts sums the faults' During over workloads: with the phases'
+// sums they make the top-level offered and recorded; over names the sum in
+// Check's words.
+func (r *Result) faultCounts() (offered, recorded int64, over string) {
+	over = "phases"
+	if len(r.Faults) > 0 {
+		over = "phases and faults' during"
+	}
+	for _, f := range r.Faults {
+		for _, w := range f.Workloads {
+			offered += w.During.Offered
+			recorded += w.During.Succeeded + w.During.Failed + w.During.Abandoned
+		}
+	}
+	return offered, recorded, over
+}
+
+// checkFaults is Check's part for the faults: every During accounts for
+// each request once and its failures by class sum to failed.
+func (r *Result) checkFaults(add func(string, ...any)) {
+	for i, f := range r.Faults {
+		for j, w := range f.Workloads {
+			at := fmt.Sprintf("faults[%d].workloads[%d] (%s %s/%s)", i, j, f.Action, f.Service, w.Name)
+			d := w.During
+			if rec := d.Succeeded + d.Failed + d.Abandoned; d.Offered != rec || d.Offered < 0 || d.Succeeded < 0 || d.Failed < 0 || d.Abandoned < 0 {
+				add("%s: during: offered %d != succeeded %d + failed %d + abandoned %d", at, d.Offered, d.Succeeded, d.Failed, d.Abandoned)
+			}
+			var n int64
+			for _, c := range d.Failures {
+				n += c
+			}
+			if n != d.Failed {
+				add("%s: during: failures by class sum to %d, failed is %d", at, n, d.Failed)
+			}
+		}
+	}
+}
+
+// SubtractHistogram returns a − b bucket by bucket, both encoded as in a
+// result; b must be contained in a (every bucket of b at most a's). It is
+// how a fault's requests are taken out of their phase's histogram exactly.
+func SubtractHistogram(a, b string) (string, Summary, error) {
+	ha, err := DecodeHistogram(a)
+	if err != nil {
+		return "", Summary{}, err
+	}
+	hb, err := DecodeHistogram(b)
+	if err != nil {
+		return "", Summary{}, err
+	}
+	sa, sb := ha.Export(), hb.Export()
+	if len(sa.Counts) != len(sb.Counts) {
+		return "", Summary{}, fmt.Errorf("result: subtract histograms: %d and %d buckets", len(sa.Counts), len(sb.Counts))
+	}
+	for i, c := range sb.Counts {
+		if c > sa.Counts[i] {
+			return "", Summary{}, fmt.Errorf("result: subtract histograms: bucket %d holds %d, cannot take %d away", i, sa.Counts[i], c)
+		}
+		sa.Counts[i] -= c
+	}
+	h := hdrhistogram.Import(sa)
+	enc, err := EncodeHistogram(h)
+	if err != nil {
+		return "", Summary{}, err
+	}
+	return enc, Summarize(h), nil
+}

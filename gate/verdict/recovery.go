@@ -1,0 +1,174 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+// RecoveryVerdict is the recovery judgement of one workload after one
+// fault: recovered after AfterS seconds (Pass), or did not recover
+// unattended within WithinS (Fail), or not measured (a second of the
+// window was not observed — past the run's end —, or no request of the
+// workload was due in the window).
+type RecoveryVerdict struct {
+	Phase    string  `json:"phase"`
+	Action   string  `json:"action"`
+	Service  string  `json:"service"`
+	Workload string  `json:"workload"`
+	Value    Value   `json:"value"`
+	AfterS   int     `json:"after_s"`  // Pass: the first second after the fault's end from which every following second meets the targets
+	WithinS  float64 `json:"within_s"` // the declared recovery.within
+	Measured int     `json:"measured_seconds"`
+	// NotObserved counts the window's seconds past the run's end: any
+	// makes the judgement NotMeasured.
+	NotObserved int `json:"not_observed_seconds,omitempty"`
+	// Seconds is each second's judgement, in order (the numbers behind it
+	// are in the result's fault record).
+	Seconds []SecondVerdict `json:"seconds"`
+}
+
+// SecondVerdict is one second of a recovery window for one workload.
+type SecondVerdict struct {
+	Observed  bool     `json:"observed"` // the second lay inside the run's schedule
+	Measured  bool     `json:"measured"` // observed, and at least one success or failure was due in it
+	Met       bool     `json:"met"`      // every target met (false when not measured)
+	ErrorRate float64  `json:"error_rate"`
+	Count     int64    `json:"count"`            // succeeded + failed
+	Broken    []string `json:"broken,omitempty"` // the targets it broke: "error_rate", "p95", ...
+}
+
+// JudgeRecovery judges one workload's recovery seconds against the
+// targets. A measured second meets the targets when its error rate
+// (failed / (succeeded + failed)) is at most the error_rate target and, for
+// each latency target pXX, the nearest-rank pXX of its successes' due-time
+// latencies is at most the limit — exactly: Over[pXX] <= Succeeded -
+// ceil(q × Succeeded). A second with failures but no success breaks every
+// latency target (latency counts successes only; a refusal is not fast).
+//
+// The window must have been observed whole: a second past the run's end
+// (Second.Observed false) was never seen, so the judgement is NotMeasured
+// — a late undo never passes on the one or two seconds left. Inside an
+// observed window, a second in which no request of the workload was due
+// (a low rate) is no evidence either way: it neither breaks nor meets.
+//
+// The workload recovered after k seconds when k is the first measured
+// second after the last one that broke a target (every following measured
+// second meets the targets); with no measured second after the last broken
+// one it did not recover (Fail); with no measured second at all it is not
+// measured.
+func JudgeRecovery(seconds []result.Second, t result.RecoveryTargets) (value Value, afterS int, out []SecondVerdict) {
+	out = make([]SecondVerdict, len(seconds))
+	measured, unobserved := 0, 0
+	for i, s := range seconds {
+		out[i] = judgeSecond(s, t)
+		if !s.Observed {
+			unobserved++
+		}
+		if out[i].Measured {
+			measured++
+		}
+	}
+	if measured == 0 || unobserved > 0 {
+		return NotMeasured, 0, out
+	}
+	// Walk back from the end: k is one past the last measured second that
+	// broke a target.
+	k := 0
+	for i := len(out) - 1; i >= 0; i-- {
+		if out[i].Measured && !out[i].Met {
+			k = i + 1
+			break
+		}
+	}
+	for i := k; i < len(out); i++ {
+		if out[i].Measured {
+			return Pass, i, out
+		}
+	}
+	return Fail, 0, out
+}
+
+func judgeSecond(s result.Second, t result.RecoveryTargets) SecondVerdict {
+	n := s.Succeeded + s.Failed
+	v := SecondVerdict{Observed: s.Observed, Count: n, Measured: s.Observed && n > 0}
+	if !v.Measured {
+		return v
+	}
+	v.ErrorRate = float64(s.Failed) / float64(n)
+	if t.ErrorRate != nil && v.ErrorRate > *t.ErrorRate {
+		v.Broken = append(v.Broken, MetricErrorRate)
+	}
+	for _, l := range []struct {
+		key string
+		q   float64
+		ms  float64
+	}{{"p50", 0.50, t.P50MS}, {"p90", 0.90, t.P90MS}, {"p95", 0.95, t.P95MS}, {"p99", 0.99, t.P99MS}, {"p999", 0.999, t.P999MS}} {
+		if l.ms <= 0 {
+			continue
+		}
+		if s.Succeeded == 0 || s.Over[l.key] > s.Succeeded-nearestRank(l.q, s.Succeeded) {
+			v.Broken = append(v.Broken, l.key)
+		}
+	}
+	v.Met = len(v.Broken) == 0
+	return v
+}
+
+// nearestRank is ceil(q × n), at least 1.
+func nearestRank(q float64, n int64) int64 {
+	x := q * float64(n)
+	if r := math.Round(x); math.Abs(x-r) <= 1e-9*math.Max(1, x) {
+		x = r
+	}
+	return max(int64(math.Ceil(x)), 1)
+}
+
+// Recovery judges every workload's recovery after every fault of r. A
+// fault that was not injected or undone gives no judgement (the result is
+// unusable; Thresholds says so first).
+func Recovery(r *result.Result) []RecoveryVerdict {
+	out := []RecoveryVerdict{}
+	for _, f := range r.Faults {
+		if f.Error != "" {
+			continue
+		}
+		for _, w := range f.Workloads {
+			value, after, secs := JudgeRecovery(w.Seconds, f.Recovery)
+			rv := RecoveryVerdict{Phase: f.Phase, Action: f.Action, Service: f.Service, Workload: w.Name,
+				Value: value, AfterS: after, WithinS: f.Recovery.WithinS, Seconds: secs}
+			for _, s := range secs {
+				if s.Measured {
+					rv.Measured++
+				}
+				if !s.Observed {
+					rv.NotObserved++
+				}
+			}
+			out = append(out, rv)
+		}
+	}
+	return out
+}
+
+// judgeRecovery adds the recovery verdicts to v (Thresholds calls it) and
+// returns their values.
+func judgeRecovery(r *result.Result, v *Verdict) []Value {
+	v.Recovery = Recovery(r)
+	var values []Value
+	for _, rv := range v.Recovery {
+		values = append(values, rv.Value)
+		switch rv.Value {
+		case Fail:
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: %s %s: %s did not recover unattended within the declared recovery.within (%g s)", rv.Phase, rv.Action, rv.Service, rv.Workload, rv.WithinS))
+		case NotMeasured:
+			why := "no request in the recovery window"
+			if rv.NotObserved > 0 {
+				why = fmt.Sprintf("%d of the recovery window's %d seconds lay past the run's end (the fault ended late) and were not observed", rv.NotObserved, len(rv.Seconds))
+			}
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: %s %s: %s: %s, recovery not measured", rv.Phase, rv.Action, rv.Service, rv.Workload, why))
+		}
+	}
+	return values
+}
