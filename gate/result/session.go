@@ -1,6 +1,11 @@
 package result
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // Session numbers of a WebSocket workload (Workload.Cancelled,
 // MessagesReceived, FirstMessageMS, ConnectMS and their histograms): merged
@@ -71,4 +76,66 @@ func (w *Workload) validateSession(at string, check func(path, hist, sumPath str
 		return fmt.Errorf("%smessages_received is %d, below 0", at, w.MessagesReceived)
 	}
 	return nil
+}
+
+// Timed is how many of w's successes carry a latency sample: all of them
+// but the cancelled sessions (a success whose full latency is not
+// recorded). It is what latency_ms.count and the latency histogram hold.
+func (w *Workload) Timed() int64 { return w.Succeeded - w.Cancelled }
+
+// Metric prefixes of the session percentiles ("first_message_p95",
+// "connect_p99"): judged on the first-message and connect histograms.
+const (
+	FirstMessagePrefix = "first_message_"
+	ConnectPrefix      = "connect_"
+)
+
+// MetricHistogram decodes the histogram a latency metric is judged on:
+// first_message_pXX the first-message histogram, connect_pXX the connect
+// histogram, any other ("p95") the latency histogram. n is the sample
+// count w's summary of it states (latency: Timed), which the histogram
+// must hold.
+func (w *Workload) MetricHistogram(metric string) (h *hdrhistogram.Histogram, n int64, err error) {
+	switch {
+	case strings.HasPrefix(metric, FirstMessagePrefix):
+		if w.FirstMessageMS != nil {
+			n = w.FirstMessageMS.Count
+		}
+		h, err = DecodeHistogram(w.FirstMessageH)
+	case strings.HasPrefix(metric, ConnectPrefix):
+		if w.ConnectMS != nil {
+			n = w.ConnectMS.Count
+		}
+		h, err = DecodeHistogram(w.ConnectH)
+	default:
+		n = w.Timed()
+		h, err = w.LatencyHistogram()
+	}
+	return h, n, err
+}
+
+// PoolMetric is a side's histogram for metric (see MetricHistogram) over
+// all its rounds: an exact merge; a result given more than once counts
+// once.
+func PoolMetric(rs []*Result, phase, workload, metric string) (*hdrhistogram.Histogram, error) {
+	acc := NewHistogram()
+	seen := map[*Result]bool{}
+	for i, r := range rs {
+		if r == nil || seen[r] {
+			continue
+		}
+		seen[r] = true
+		w := r.PhaseNamed(phase).Workload(workload)
+		if w == nil {
+			continue
+		}
+		h, _, err := w.MetricHistogram(metric)
+		if err != nil {
+			return nil, fmt.Errorf("result: pool: round %d: %s/%s: histogram: %w", i+1, phase, workload, err)
+		}
+		if dropped := acc.Merge(h); dropped > 0 {
+			return nil, fmt.Errorf("result: pool: round %d: %s/%s: %d values dropped", i+1, phase, workload, dropped)
+		}
+	}
+	return acc, nil
 }
