@@ -8,7 +8,9 @@
 //
 // Environment: ROLE, LISTEN (default :8080), BACKEND_URL (api; default
 // http://backend:8081), DELAY_MS (backend; default 20), SEARCH_ITERATIONS
-// (api; sha256 rounds per /search, default 3000).
+// (api; sha256 rounds per /search, default 3000), and the api's fixed work
+// per request, CPU and waiting (see apiWork): <EP>_CPU_ROUNDS and
+// <EP>_WAIT_US for EP = ITEMS, ITEM, SEARCH (wait only), PROFILE, INGEST.
 package main
 
 import (
@@ -58,7 +60,7 @@ func main() {
 // stack is a new file.
 var roles = map[string]func(ctx context.Context, listen string) error{
 	"api": func(ctx context.Context, listen string) error {
-		return serveHTTP(ctx, listen, apiHandler(env("BACKEND_URL", "http://backend:8081"), envInt("SEARCH_ITERATIONS", 3000)))
+		return serveHTTP(ctx, listen, withMetrics(ctx, apiHandler(env("BACKEND_URL", "http://backend:8081"), envInt("SEARCH_ITERATIONS", 3000))))
 	},
 	"backend": func(ctx context.Context, listen string) error {
 		return serveHTTP(ctx, listen, backendHandler(time.Duration(envInt("DELAY_MS", 20))*time.Millisecond))
@@ -116,8 +118,56 @@ func mkItem(id int) item {
 	return item{ID: id, Name: fmt.Sprintf("item-%d", id), Price: (id * 7919) % 10000}
 }
 
+// work is one endpoint's fixed work per request, as a real service does
+// it: CPU (chained sha256 rounds, about 0.13 µs each on the 2-core CI
+// machine) and waiting (a sleep standing for a database or cache call).
+// The work is a count, not a timed loop: a slower machine makes it slower,
+// as it would a real service.
+type work struct {
+	cpuRounds int
+	wait      time.Duration
+}
+
+// do performs the work over seed and returns the digest (so the compiler
+// cannot drop it); it stops waiting when ctx ends.
+func (w work) do(ctx context.Context, seed []byte) [32]byte {
+	sum := sha256.Sum256(seed)
+	for i := 1; i < w.cpuRounds; i++ {
+		sum = sha256.Sum256(sum[:])
+	}
+	if w.wait > 0 {
+		t := time.NewTimer(w.wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	return sum
+}
+
+// apiWork is the api's work per endpoint from the environment
+// (<EP>_CPU_ROUNDS, <EP>_WAIT_US), defaults a few milliseconds each, so
+// that the machine's scheduling jitter is not most of the latency:
+// /items?page 1 ms CPU + 2 ms wait, /items/{id} 0.5 + 1.5, /search
+// SEARCH_ITERATIONS rounds + 1 ms, /profile 0.5 ms + the backend's answer,
+// /documents 0.5 + 2 ms.
+func apiWork(searchRounds int) map[string]work {
+	get := func(ep string, rounds, waitUS int) work {
+		return work{cpuRounds: envInt(ep+"_CPU_ROUNDS", rounds), wait: time.Duration(envInt(ep+"_WAIT_US", waitUS)) * time.Microsecond}
+	}
+	return map[string]work{
+		"items":   get("ITEMS", 7600, 2000),
+		"item":    get("ITEM", 3800, 1500),
+		"search":  {cpuRounds: searchRounds, wait: time.Duration(envInt("SEARCH_WAIT_US", 1000)) * time.Microsecond},
+		"profile": get("PROFILE", 3800, 0),
+		"ingest":  get("INGEST", 3800, 2000),
+	}
+}
+
 func apiHandler(backendURL string, iterations int) http.Handler {
 	mux := http.NewServeMux()
+	wk := apiWork(iterations)
 	var docs atomic.Int64
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
 
@@ -133,6 +183,7 @@ func apiHandler(backendURL string, iterations int) http.Handler {
 		}
 		const per = 20
 		page = (page-1)%(maxItems/per) + 1
+		wk["items"].do(r.Context(), []byte(strconv.Itoa(page)))
 		items := make([]item, 0, per)
 		for i := 0; i < per; i++ {
 			items = append(items, mkItem((page-1)*per+i+1))
@@ -145,6 +196,7 @@ func apiHandler(backendURL string, iterations int) http.Handler {
 			http.Error(w, "no such item", http.StatusNotFound)
 			return
 		}
+		wk["item"].do(r.Context(), []byte(r.PathValue("id")))
 		writeJSON(w, http.StatusOK, mkItem(id))
 	})
 	mux.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) {
@@ -153,11 +205,8 @@ func apiHandler(backendURL string, iterations int) http.Handler {
 			http.Error(w, "q is required", http.StatusBadRequest)
 			return
 		}
-		// Real CPU work: chained sha256 rounds over the query.
-		sum := sha256.Sum256([]byte(q))
-		for i := 1; i < iterations; i++ {
-			sum = sha256.Sum256(sum[:])
-		}
+		// Real CPU work: chained sha256 rounds over the query, then a wait.
+		sum := wk["search"].do(r.Context(), []byte(q))
 		hits := make([]item, 0, 5)
 		for i := 0; i < 5; i++ {
 			hits = append(hits, mkItem(int(sum[i])<<8|int(sum[i+5])+1))
@@ -170,6 +219,7 @@ func apiHandler(backendURL string, iterations int) http.Handler {
 			http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
 			return
 		}
+		wk["ingest"].do(r.Context(), []byte(strconv.FormatInt(n, 10)))
 		id := docs.Add(1)
 		writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "bytes": n})
 	})
@@ -179,6 +229,7 @@ func apiHandler(backendURL string, iterations int) http.Handler {
 			http.Error(w, "no such profile", http.StatusNotFound)
 			return
 		}
+		wk["profile"].do(r.Context(), []byte(r.PathValue("id")))
 		req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, fmt.Sprintf("%s/profile/%d", backendURL, id), nil)
 		resp, err := client.Do(req)
 		if err != nil {

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// abGate is one real A/B gate ab.sh ran.
+type abGate struct {
+	dir      string
+	name     string // the A/B's label
+	workload string // the workload the change slows
+	change   string
+	args     string
+	scenario string
+	wall     time.Duration
+	file     *report.GateVerdictFile
+}
+
+// abDone is the DONE file ab.sh writes beside a kept gate.
+type abDone struct {
+	Name     string `json:"name"`
+	Workload string `json:"workload"`
+	Change   string `json:"change"`
+	Scenario string `json:"scenario"`
+	Args     string `json:"args"`
+	Exit     int    `json:"exit"`
+	WallS    int    `json:"wall_s"`
+}
+
+// loadAB reads every kept gate under dir (dir/<name>/gate-<k>/).
+func loadAB(dir string) ([]abGate, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*", "gate-*", "DONE"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []abGate
+	for _, doneFile := range names {
+		b, err := os.ReadFile(doneFile)
+		if err != nil {
+			return nil, err
+		}
+		var d abDone
+		if err := json.Unmarshal(b, &d); err != nil {
+			return nil, fmt.Errorf("%s: %w", doneFile, err)
+		}
+		g := abGate{dir: filepath.Dir(doneFile), name: d.Name, workload: d.Workload, change: d.Change, args: d.Args,
+			scenario: d.Scenario, wall: time.Duration(d.WallS) * time.Second}
+		f, err := os.Open(filepath.Join(g.dir, "verdict.json"))
+		if err != nil {
+			return nil, err
+		}
+		g.file, err = report.DecodeGateVerdict(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", g.dir, err)
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// caught: the changed workload has a latency comparison called a
+// regression; the first such comparison (or the judged phase's first
+// latency comparison of the workload) is returned for the table.
+func (g abGate) caught() (bool, *verdict.Comparison) {
+	var shown *verdict.Comparison
+	for _, wv := range g.file.Workloads {
+		if wv.Workload != g.workload {
+			continue
+		}
+		for i := range wv.Comparisons {
+			c := &wv.Comparisons[i]
+			if c.Metric == "error_rate" {
+				continue
+			}
+			if c.Value == verdict.Regression {
+				return true, c
+			}
+			if shown == nil {
+				shown = c
+			}
+		}
+	}
+	return false, shown
+}
+
+func writeAB(w io.Writer, gates []abGate) {
+	if len(gates) == 0 {
+		fmt.Fprintf(w, "\n## Real A/B gates\n\nNone kept yet (bench/gatequality/ab.sh).\n")
+		return
+	}
+	fmt.Fprintf(w, "\n## Real A/B gates\n\n")
+	fmt.Fprintf(w, "| A/B | gate | change | flags | verdict | %s | rounds | wall time |\n|---|---|---|---|---|---|---|---|\n", "changed workload's comparison")
+	caught := map[string]int{}
+	total := map[string]int{}
+	walls := map[string][]time.Duration{}
+	var order []string
+	for _, g := range gates {
+		ok, c := g.caught()
+		if total[g.name] == 0 {
+			order = append(order, g.name)
+		}
+		total[g.name]++
+		if ok {
+			caught[g.name]++
+		}
+		walls[g.name] = append(walls[g.name], g.wall)
+		cmp := "–"
+		if c != nil {
+			cmp = fmt.Sprintf("%s/%s %s %s (%s … %s) %s", c.Phase, c.Workload, c.Metric, report.SignedPercent(c.Ratio),
+				report.SignedPercent(c.CILow), report.SignedPercent(c.CIHigh), c.Value)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s of %s | `%s` | %s | %s | %d | %s |\n", g.name, filepath.Base(g.dir), g.change, g.workload,
+			g.args, g.file.Value, cmp, g.file.Rounds, g.wall.Round(time.Second))
+	}
+	fmt.Fprintln(w)
+	for _, n := range order {
+		fmt.Fprintf(w, "- %s: caught (the changed workload called a regression) in %d of %d gates; wall time median %s, longest %s.\n",
+			n, caught[n], total[n], median(walls[n]).Round(time.Second), longest(walls[n]).Round(time.Second))
+	}
+	untrusted := 0
+	for _, g := range gates {
+		if len(g.file.UntrustedRounds) > 0 {
+			untrusted++
+		}
+	}
+	if untrusted > 0 {
+		fmt.Fprintf(w, "- %d of %d gates had rounds whose generator fell behind its schedule (no comparison is decided on them).\n", untrusted, len(gates))
+	}
+}
+
+func longest(ds []time.Duration) time.Duration {
+	var m time.Duration
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}

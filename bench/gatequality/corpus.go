@@ -1,0 +1,314 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// pair is one paired round of the corpus: base's and head's result of the
+// same round of one A/A gate (both sides the same commit).
+type pair struct {
+	base, head *result.Result
+	chunk      string // the gate it came from (chunk-<k>)
+	round      int
+}
+
+// design is one candidate design's corpus: every kept round of every gate
+// (chunk) collect.sh ran with its scenario.
+type design struct {
+	name     string
+	scenario string // repository-relative, as the gate was given it
+	pairs    []pair
+	// pairDur: the wall time of one paired round (both sides, unpause,
+	// pause and files included), the median over the chunks; setupDur:
+	// the rest of a gate's wall time (worktrees, builds, stacks up and
+	// down), the median over the chunks.
+	pairDur, setupDur time.Duration
+	// upDur: from the gate's start to its first round (worktrees, builds,
+	// stacks up), the median over the chunks: what a sequential gate's
+	// plan has already spent of its budget.
+	upDur time.Duration
+	// estimate: the gate's own estimate of a paired round from the
+	// scenario's schedule (as gate/rounds plans sequential rounds).
+	estimate  time.Duration
+	workloads []string // in the scenario's order
+	chunks    int
+	untrusted int // results whose generator fell behind its schedule
+	// unusableGates: chunks whose gate was unusable (exit 3: a round the
+	// watchdog ended, a stack that would not pause); unusablePairs: their
+	// pairs left out of the corpus (a side unusable or not run).
+	unusableGates, unusablePairs int
+}
+
+// done is the DONE file collect.sh writes beside a kept chunk.
+type done struct {
+	Design   string `json:"design"`
+	Scenario string `json:"scenario"`
+	Rounds   int    `json:"rounds"`
+	Exit     int    `json:"exit"`
+	WallS    int    `json:"wall_s"`
+	Started  int64  `json:"started,omitempty"` // Unix seconds; absent in early corpora: the DONE file's time less WallS
+}
+
+// loadCorpus reads every kept chunk under dir (dir/<design>/chunk-<k>/).
+// repo is where the designs' scenario files are (for the schedule).
+func loadCorpus(dir, repo string) ([]*design, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*", "chunk-*", "DONE"))
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*design{}
+	type timing struct {
+		pair, setup, up time.Duration
+		unusable        bool
+	}
+	timings := map[string][]timing{}
+	for _, doneFile := range names {
+		b, err := os.ReadFile(doneFile)
+		if err != nil {
+			return nil, err
+		}
+		var d done
+		if err := json.Unmarshal(b, &d); err != nil {
+			return nil, fmt.Errorf("%s: %w", doneFile, err)
+		}
+		chunkDir := filepath.Dir(doneFile)
+		ds := byName[d.Design]
+		if ds == nil {
+			ds = &design{name: d.Design, scenario: d.Scenario}
+			byName[d.Design] = ds
+		}
+		if ds.scenario != d.Scenario {
+			return nil, fmt.Errorf("%s: design %s ran %s here, %s elsewhere", doneFile, d.Design, d.Scenario, ds.scenario)
+		}
+		ds.chunks++
+		var first, last time.Time
+		if d.Exit == 3 {
+			ds.unusableGates++
+		}
+		for i := 1; i <= d.Rounds; i++ {
+			p := pair{chunk: filepath.Base(chunkDir), round: i}
+			usable := true
+			for _, side := range []string{"base", "head"} {
+				r, err := result.ReadFile(filepath.Join(chunkDir, side, fmt.Sprintf("round-%d", i), "result.json"))
+				if err != nil && d.Exit == 3 && errors.Is(err, fs.ErrNotExist) {
+					usable = false // the gate stopped before this round
+					continue
+				}
+				if err != nil {
+					return nil, err
+				}
+				if !r.Usable {
+					usable = false
+					continue
+				}
+				if first.IsZero() || r.StartedAt.Before(first) {
+					first = r.StartedAt
+				}
+				if r.FinishedAt.After(last) {
+					last = r.FinishedAt
+				}
+				if side == "base" {
+					p.base = r
+				} else {
+					p.head = r
+				}
+			}
+			if !usable {
+				ds.unusablePairs++
+				continue
+			}
+			for _, r := range []*result.Result{p.base, p.head} {
+				if r.GeneratorBehind() != nil {
+					ds.untrusted++
+				}
+			}
+			ds.pairs = append(ds.pairs, p)
+		}
+		// An unusable gate's rounds still ran (the watchdog ends a round
+		// early, by at most its length): its timing is used only where no
+		// usable gate of the design has one.
+		per := last.Sub(first) / time.Duration(d.Rounds)
+		start := time.Unix(d.Started, 0)
+		if d.Started == 0 {
+			if fi, err := os.Stat(doneFile); err == nil {
+				start = fi.ModTime().Add(-time.Duration(d.WallS) * time.Second)
+			}
+		}
+		t := timing{pair: per, setup: time.Duration(d.WallS)*time.Second - time.Duration(d.Rounds)*per,
+			up: first.Sub(start), unusable: d.Exit == 3}
+		timings[d.Design] = append(timings[d.Design], t)
+	}
+	var out []*design
+	for _, ds := range byName {
+		var pairs, setups, ups, upairs, usetups, uups []time.Duration
+		for _, t := range timings[ds.name] {
+			if t.unusable {
+				upairs, usetups, uups = append(upairs, t.pair), append(usetups, t.setup), append(uups, t.up)
+			} else {
+				pairs, setups, ups = append(pairs, t.pair), append(setups, t.setup), append(ups, t.up)
+			}
+		}
+		if len(pairs) == 0 {
+			pairs, setups, ups = upairs, usetups, uups
+		}
+		ds.pairDur, ds.setupDur, ds.upDur = median(pairs), median(setups), median(ups)
+		sc, err := scenario.Load(filepath.Join(repo, ds.scenario), scenario.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("design %s: %w", ds.name, err)
+		}
+		if len(ds.pairs) > 0 && ds.pairs[0].base.Scenario.Hash != sc.Hash {
+			return nil, fmt.Errorf("design %s: %s has hash %s, the corpus's rounds ran %s: not this file's load", ds.name, ds.scenario, sc.Hash, ds.pairs[0].base.Scenario.Hash)
+		}
+		ds.estimate = roundEstimate(sc, 2)
+		for _, w := range sc.Workloads {
+			ds.workloads = append(ds.workloads, w.Name)
+		}
+		out = append(out, ds)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+// roundEstimate is gate/rounds' estimate of one paired round from the
+// scenario's schedule (gate.RoundEstimate, which plans --rounds auto: per
+// side warm-up, phases and drain, plus 10% and 3 s), so that the simulated
+// sequential gate plans its rounds as the real one does.
+func roundEstimate(sc *scenario.Scenario, sides int) time.Duration {
+	per := sc.Warmup + sc.Drain
+	for _, p := range sc.Phases {
+		per += p.Duration
+	}
+	per += per/10 + 3*time.Second
+	return time.Duration(sides) * per
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// clone is a copy of r that shares no Phase or Workload with it (the
+// histograms' strings are shared: they are immutable). verdict treats the
+// same *result.Workload in two rounds as one sample repeated, so a round
+// drawn twice by the resampling must be two values.
+func clone(r *result.Result) *result.Result {
+	c := *r
+	c.Phases = make([]result.Phase, len(r.Phases))
+	for i, p := range r.Phases {
+		p.Workloads = append([]result.Workload(nil), p.Workloads...)
+		c.Phases[i] = p
+	}
+	return &c
+}
+
+// scaled is r with workload's latencies (due-time and service time, in
+// every phase) multiplied by f: the change a slower head would record. The
+// other workloads are untouched.
+func scaled(r *result.Result, workload string, f float64) (*result.Result, error) {
+	c := clone(r)
+	for i := range c.Phases {
+		for j := range c.Phases[i].Workloads {
+			w := &c.Phases[i].Workloads[j]
+			if w.Name != workload {
+				continue
+			}
+			var err error
+			if w.Histogram, w.LatencyMS, err = scaleHist(w.Histogram, f); err != nil {
+				return nil, fmt.Errorf("%s/%s: latency: %w", c.Phases[i].Name, workload, err)
+			}
+			if w.ServiceH, w.ServiceMS, err = scaleHist(w.ServiceH, f); err != nil {
+				return nil, fmt.Errorf("%s/%s: service time: %w", c.Phases[i].Name, workload, err)
+			}
+		}
+	}
+	return c, nil
+}
+
+// scaleHist multiplies every recorded value of an encoded histogram by f
+// (each bucket's midpoint, re-recorded: within the histogram's 0.1%).
+func scaleHist(enc string, f float64) (string, result.Summary, error) {
+	h, err := result.DecodeHistogram(enc)
+	if err != nil {
+		return "", result.Summary{}, err
+	}
+	out := result.NewHistogram()
+	for _, b := range h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		v := int64(math.Round(float64(b.From+b.To) / 2 * f))
+		if err := out.RecordValues(max(v, 1), b.Count); err != nil {
+			return "", result.Summary{}, err
+		}
+	}
+	s, err := result.EncodeHistogram(out)
+	if err != nil {
+		return "", result.Summary{}, err
+	}
+	return s, result.Summarize(out), nil
+}
+
+// onSchedule is the design's corpus restricted to the pairs whose two
+// results were both on schedule (the generator kept its schedule, so a
+// gate decides on them): what the gate meets in the machine's quieter
+// stretches. A selection of rounds, not what a gate on this machine meets;
+// nil when fewer than minPairs remain.
+func (ds *design) onSchedule(minPairs int) *design {
+	c := *ds
+	c.name = ds.name + " (on schedule)"
+	c.pairs = nil
+	c.untrusted = 0
+	for _, p := range ds.pairs {
+		if p.base.GeneratorBehind() == nil && p.head.GeneratorBehind() == nil {
+			c.pairs = append(c.pairs, p)
+		}
+	}
+	if len(c.pairs) < minPairs {
+		return nil
+	}
+	c.chunks = countChunks(c.pairs)
+	return &c
+}
+
+func countChunks(ps []pair) int {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		seen[p.chunk] = true
+	}
+	return len(seen)
+}
+
+// describe is one line about a design's corpus.
+func (ds *design) describe() string {
+	s := fmt.Sprintf("%s (%s): %d paired rounds from %d gate(s); %d of %d results with the generator behind schedule; a paired round %s, set-up and teardown %s",
+		ds.name, ds.scenario, len(ds.pairs), ds.chunks, ds.untrusted, 2*len(ds.pairs),
+		ds.pairDur.Round(time.Second), ds.setupDur.Round(time.Second))
+	if ds.unusableGates > 0 {
+		s += fmt.Sprintf("; %d of the %d gates were unusable (exit 3: a round ended by the watchdog, or a stack that would not pause), %d of their pairs left out", ds.unusableGates, ds.chunks, ds.unusablePairs)
+	}
+	return s
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}

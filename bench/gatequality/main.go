@@ -1,0 +1,365 @@
+// Command gatequality is the analysis half of `make gate-quality`: it
+// estimates a gate's operating characteristic — how often an A/A gate (no
+// change) calls a false regression or is decided (pass), and how often a
+// known slowdown of one workload is caught — for candidate designs (rounds ×
+// round length × rate), by resampling a corpus of real A/A rounds that
+// bench/gatequality/collect.sh recorded on the demo stack.
+//
+// A known change is made by multiplying head's recorded latencies of one
+// workload by 1+δ (its histograms, every phase; the other workloads
+// untouched). Every simulated gate is judged by the gate's own code:
+// verdict.Gate for a fixed number of rounds, verdict.Sequential look by look
+// for --rounds auto, with the Action's tolerance, confidence and budget.
+// Nothing of the statistics is reimplemented here.
+//
+// It prints the table (markdown) and writes it to -out. See
+// bench/gate-quality.md for the method, its limits and the figures.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+func main() {
+	var (
+		corpus  = flag.String("corpus", ".bench/gatequality/corpus", "the corpus collect.sh wrote")
+		repo    = flag.String("repo", ".", "the checkout holding the designs' scenario files")
+		out     = flag.String("out", "bench/gate-quality.md", "the table, markdown (\"\" for stdout only)")
+		gates   = flag.Int("gates", 150, "resampled A/A gates per design and plan")
+		dgates  = flag.Int("detect-gates", 30, "resampled gates per design, plan, workload and δ")
+		seed    = flag.Uint64("seed", 1, "seed of the resampling")
+		rounds  = flag.String("rounds", "3,5,8,12", "fixed round counts to try")
+		deltas  = flag.String("deltas", "0.05,0.10,0.20,0.50", "the slowdowns δ made by scaling head's latencies by 1+δ")
+		budget  = flag.Duration("budget", 10*time.Minute, "the --rounds auto candidate's budget (the Action's default)")
+		maxR    = flag.Int("max-rounds", 10, "the --rounds auto candidate's --max-rounds (the Action's default)")
+		tol     = flag.Float64("tolerance", verdict.DefaultTolerance, "the gate's tolerance")
+		workers = flag.Int("workers", runtime.GOMAXPROCS(0), "simulations in parallel")
+		only    = flag.String("designs", "", "comma-separated designs to judge (default: all in the corpus)")
+		cacheD  = flag.String("cache", ".bench/gatequality/cells", "where estimated cells are kept (\"\": none)")
+		abDir   = flag.String("ab", ".bench/gatequality/ab", "the real A/B gates ab.sh ran")
+		pctl    = flag.String("percentile", "", "the judged percentile (default: the gate's, each workload's thresholds' percentiles, else p95)")
+		onSched = flag.Int("on-schedule", 6, "also judge each design on its pairs whose generator kept its schedule, when at least this many (0: not)")
+		prof    = flag.String("cpuprofile", "", "write a CPU profile to this `file`")
+	)
+	flag.Parse()
+	// Every judged gate decodes its rounds' histograms afresh (as the gate
+	// does): large short-lived buffers, for which the default GC pacing
+	// spends more time collecting than judging.
+	debug.SetGCPercent(800)
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gatequality:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(config{corpus: *corpus, repo: *repo, out: *out, gates: *gates, detectGates: *dgates, seed: *seed, rounds: *rounds,
+		deltas: *deltas, budget: *budget, maxRounds: *maxR, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched}); err != nil {
+		fmt.Fprintln(os.Stderr, "gatequality:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	corpus, repo, out, rounds, deltas, only, ab, percentile, cache string
+	gates, detectGates, maxRounds, workers, onSchedule             int
+	seed                                                           uint64
+	budget                                                         time.Duration
+	tolerance                                                      float64
+}
+
+// row is one design × plan: the A/A cell and one detection cell per
+// workload and δ.
+type row struct {
+	ds     *design
+	p      plan
+	aa     cell
+	detect map[condition]cell
+}
+
+func run(cfg config) error {
+	designs, err := loadCorpus(cfg.corpus, cfg.repo)
+	if err != nil {
+		return err
+	}
+	if len(designs) == 0 {
+		return fmt.Errorf("no kept chunk under %s: run bench/gatequality/collect.sh first", cfg.corpus)
+	}
+	if cfg.only != "" {
+		keep := map[string]bool{}
+		for _, n := range strings.Split(cfg.only, ",") {
+			keep[strings.TrimSpace(n)] = true
+		}
+		var ds []*design
+		for _, d := range designs {
+			if keep[d.name] {
+				ds = append(ds, d)
+			}
+		}
+		designs = ds
+	}
+	if cfg.onSchedule > 0 {
+		for _, d := range append([]*design(nil), designs...) {
+			if q := d.onSchedule(cfg.onSchedule); q != nil {
+				designs = append(designs, q)
+			}
+		}
+	}
+	fixed, err := ints(cfg.rounds)
+	if err != nil {
+		return fmt.Errorf("-rounds: %w", err)
+	}
+	ds, err := floats(cfg.deltas)
+	if err != nil {
+		return fmt.Errorf("-deltas: %w", err)
+	}
+	plans := []plan{}
+	for _, r := range fixed {
+		plans = append(plans, plan{Rounds: r, Budget: cfg.budget})
+	}
+	plans = append(plans, plan{Auto: true, Budget: cfg.budget, MaxRounds: cfg.maxRounds})
+	opt := verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile}
+	ab, err := loadAB(cfg.ab)
+	if err != nil {
+		return err
+	}
+
+	type job struct {
+		r    *row
+		cond condition
+		seq  uint64
+	}
+	var rows []*row
+	var jobs []job
+	for _, d := range designs {
+		for _, p := range plans {
+			r := &row{ds: d, p: p, detect: map[condition]cell{}}
+			rows = append(rows, r)
+			jobs = append(jobs, job{r: r, seq: stream(d.name, p, condition{})})
+			for _, w := range d.workloads {
+				for _, delta := range ds {
+					cond := condition{Workload: w, Delta: delta}
+					jobs = append(jobs, job{r: r, cond: cond, seq: stream(d.name, p, cond)})
+				}
+			}
+		}
+	}
+	cache := cellCache{dir: cfg.cache}
+	start := time.Now()
+	var mu sync.Mutex
+	var firstErr error
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	for range cfg.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				gates := cfg.gates
+				if j.cond.Workload != "" {
+					gates = cfg.detectGates
+				}
+				key := cache.key(j.r.ds, j.r.p, j.cond, gates, cfg.seed, cfg)
+				if c, ok := cache.get(key); ok {
+					mu.Lock()
+					store(j.r, j.cond, c)
+					mu.Unlock()
+					continue
+				}
+				hs, err := scaledHeads(j.r.ds, j.cond)
+				if err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+					continue
+				}
+				rng := rand.New(rand.NewPCG(cfg.seed, j.seq))
+				c := simulate(j.r.ds, j.r.p, hs, gates, rng, opt, j.cond.Workload == "")
+				err = cache.put(key, c)
+				mu.Lock()
+				store(j.r, j.cond, c)
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i, j := range jobs {
+		ch <- j
+		if i%50 == 49 {
+			fmt.Fprintf(os.Stderr, "gatequality: %d of %d cells (%s)\n", i+1, len(jobs), time.Since(start).Round(time.Second))
+		}
+	}
+	close(ch)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	var sb strings.Builder
+	sb.WriteString(preamble)
+	writeTable(&sb, cfg, designs, rows, ds)
+	writeAB(&sb, ab)
+	fmt.Print(sb.String())
+	if cfg.out != "" {
+		if err := os.WriteFile(cfg.out, []byte(sb.String()), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "gatequality: wrote %s (%s)\n", cfg.out, time.Since(start).Round(time.Second))
+	}
+	return nil
+}
+
+// stream is a cell's own stream of the seeded generator: the same cell
+// draws the same gates whatever else the table holds.
+func stream(design string, p plan, cond condition) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s|%+v|%+v", design, p, cond)
+	return h.Sum64()
+}
+
+// store puts a cell into its row.
+func store(r *row, cond condition, c cell) {
+	if cond.Workload == "" {
+		r.aa = c
+	} else {
+		r.detect[cond] = c
+	}
+}
+
+// pct is k of n as a percent, in report's words.
+func pct(k, n int) string {
+	if n == 0 {
+		return "–"
+	}
+	return report.Percent(float64(k) / float64(n))
+}
+
+// wall is a plan's expected wall time on a design: set-up and teardown
+// plus the mean rounds run at the measured paired-round length.
+func (r *row) wall() time.Duration {
+	n := r.aa.Gates - r.aa.Errors
+	if n == 0 {
+		return 0
+	}
+	mean := float64(r.aa.RoundsSum) / float64(n)
+	return r.ds.setupDur + time.Duration(mean*float64(r.ds.pairDur))
+}
+
+// detWall is the expected wall time of the plan on a change (sequential
+// rounds stop sooner on a large one).
+func (r *row) detWall(c cell) time.Duration {
+	n := c.Gates - c.Errors
+	if n == 0 {
+		return 0
+	}
+	return r.ds.setupDur + time.Duration(float64(c.RoundsSum)/float64(n)*float64(r.ds.pairDur))
+}
+
+func writeTable(w io.Writer, cfg config, designs []*design, rows []*row, deltas []float64) {
+	fmt.Fprintf(w, "## Operating characteristic (make gate-quality)\n\n")
+	pctl := cfg.percentile
+	if pctl == "" {
+		pctl = "each workload's threshold percentiles, else p95 (the gate's default)"
+	}
+	fmt.Fprintf(w, "Resampled gates: %s per A/A cell, %s per detection cell (seed %d); tolerance %s; confidence %s; judged: %s; `--rounds auto` with `--budget %s --max-rounds %d` (the command's defaults for it). Run at %s.\n\n",
+		report.Count(int64(cfg.gates)), report.Count(int64(cfg.detectGates)), cfg.seed, report.Percent(cfg.tolerance), report.Percent(verdict.DefaultConfidence), pctl, cfg.budget, cfg.maxRounds,
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(w, "Corpus (real A/A rounds, both sides one commit, ABBA, idle side paused):\n\n")
+	for _, d := range designs {
+		fmt.Fprintf(w, "- %s\n", d.describe())
+	}
+	fmt.Fprintf(w, "\n### Per gate (A/A)\n\n")
+	fmt.Fprintf(w, "| design | rounds | false regression | decided (pass) | undecidable: a round behind schedule | threshold broken | rounds run (mean) | wall time (mean) |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		n := r.aa.Gates - r.aa.Errors
+		mean := "–"
+		if n > 0 {
+			mean = strconv.FormatFloat(float64(r.aa.RoundsSum)/float64(n), 'f', 1, 64)
+		}
+		fmt.Fprintf(w, "| %s | %s%s | %s | %s | %s | %s | %s | %s |\n", r.ds.name, r.p, replacementMark(r.aa),
+			pct(r.aa.AnyReg, n), pct(r.aa.AllPass, n), pct(r.aa.Untrusted, n), pct(r.aa.ThrFail, n), mean, r.wall().Round(time.Second))
+	}
+	fmt.Fprintf(w, "\n### Per workload\n\n")
+	fmt.Fprintf(w, "A/A: false regression and pass of the workload's comparisons; detected at δ: the workload's latency (only it) scaled by 1+δ in head, and one of its comparisons called a regression. Wall time at +50%%: the mean with that change (sequential rounds stop sooner).\n\n")
+	fmt.Fprintf(w, "| design | rounds | workload | A/A false regression | A/A pass |")
+	for _, d := range deltas {
+		fmt.Fprintf(w, " detected +%s |", trimPct(d))
+	}
+	fmt.Fprintf(w, " wall time at +50%% |\n|---|---|---|---|---|")
+	for range deltas {
+		fmt.Fprintf(w, "---|")
+	}
+	fmt.Fprintf(w, "---|\n")
+	for _, r := range rows {
+		n := r.aa.Gates - r.aa.Errors
+		for _, wl := range r.ds.workloads {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |", r.ds.name, r.p, wl, pct(r.aa.Reg[wl], n), pct(r.aa.Pass[wl], n))
+			var last cell
+			for _, d := range deltas {
+				c := r.detect[condition{Workload: wl, Delta: d}]
+				fmt.Fprintf(w, " %s |", pct(c.Reg[wl], c.Gates-c.Errors))
+				last = c
+			}
+			fmt.Fprintf(w, " %s |\n", r.detWall(last).Round(time.Second))
+		}
+	}
+	for _, r := range rows {
+		if r.aa.Errors > 0 {
+			fmt.Fprintf(w, "\n%s, %s rounds: %d of %d simulated gates not judged: %v\n", r.ds.name, r.p, r.aa.Errors, r.aa.Gates, r.aa.FirstErr)
+		}
+	}
+	fmt.Fprintf(w, "\n† more rounds than the corpus holds: drawn with replacement (a round can appear twice; the estimate leans on few distinct rounds).\n")
+}
+
+func replacementMark(c cell) string {
+	if c.Replacement {
+		return " †"
+	}
+	return ""
+}
+
+func trimPct(d float64) string { return strconv.FormatFloat(d*100, 'f', -1, 64) + "%" }
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q: want whole numbers ≥ 1", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func floats(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || x <= 0 {
+			return nil, fmt.Errorf("%q: want fractions > 0 (0.2 is 20%%)", f)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}

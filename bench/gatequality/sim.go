@@ -1,0 +1,243 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// plan is one candidate's rounds: a fixed number (Rounds > 0), or
+// sequential rounds (Auto) planned as gate/rounds plans --rounds auto with
+// Budget and MaxRounds.
+type plan struct {
+	Rounds    int
+	Auto      bool
+	Budget    time.Duration
+	MaxRounds int
+}
+
+func (p plan) String() string {
+	if p.Auto {
+		return fmt.Sprintf("auto (≤ %d, %s)", p.MaxRounds, p.Budget)
+	}
+	if p.Rounds == defaultRounds {
+		return fmt.Sprintf("%d (today's default)", p.Rounds)
+	}
+	return fmt.Sprint(p.Rounds)
+}
+
+// defaultRounds is loadgate gate's --rounds default (and the Action's,
+// which leaves rounds to the command).
+const defaultRounds = 3
+
+// teardownMargin is gate/rounds' margin per side kept free of rounds for
+// the teardown (sequential.go): the simulated plan keeps it too.
+const teardownMargin = 15 * time.Second
+
+// seqMax is the plan's most rounds for a design, as gate/rounds fixes it
+// before round 1: the rounds that fit in the budget after the set-up at the
+// scenario's estimated round length, at most MaxRounds, even (the set-up
+// before round 1 spent).
+func (p plan) seqMax(ds *design) int {
+	left := p.Budget - ds.upDur - 2*teardownMargin
+	fit := 0
+	if left > 0 && ds.estimate > 0 {
+		fit = int(left / ds.estimate)
+	}
+	m := min(p.MaxRounds, fit)
+	return m - m%2
+}
+
+// outcome is one simulated gate.
+type outcome struct {
+	regression map[string]bool // workload → some comparison of it is a regression
+	pass       map[string]bool // workload → every comparison of it passes
+	anyReg     bool            // some comparison is a regression
+	allPass    bool            // every comparison passes (the gate is decided: pass)
+	thrFail    bool            // an absolute threshold is broken
+	untrusted  bool            // a round's generator fell behind: nothing is decided
+	rounds     int
+	err        error
+}
+
+// judge is the verdict the gate itself reaches on these rounds: verdict.Gate
+// for fixed rounds; for sequential rounds verdict.Sequential after every
+// pair from the first look on, stopping where the gate would, with the
+// budget's last look (the next pair would overrun it at the measured round
+// length) spending what is left.
+//
+// With fixed rounds and thresholds false, verdict.Compare stands in for
+// verdict.Gate: Gate's comparisons are Compare's (Gate adds the absolute
+// thresholds on the merge of head's rounds, half the cost of a gate here),
+// so only the thresholds column needs Gate.
+func judge(ds *design, p plan, base, head []*result.Result, opt verdict.CompareOptions, thresholds bool) outcome {
+	if !p.Auto {
+		opt.MaxRounds = max(p.Rounds, budgetRounds(ds, p.Budget, 0))
+		judgeFn := verdict.Compare
+		if thresholds {
+			judgeFn = verdict.Gate
+		}
+		v, err := judgeFn(base, head, opt)
+		return classify(v, len(head), err)
+	}
+	maxR := p.seqMax(ds)
+	sp := verdict.SeqPlan{MaxRounds: maxR, MinRounds: min(verdict.DefaultSeqMinRounds, maxR)}
+	for R := sp.MinRounds; R <= maxR; R += 2 {
+		sp.Final = budgetRounds(ds, p.Budget, R) < 2
+		v, err := verdict.Sequential(base[:R], head[:R], opt, sp)
+		if err != nil || v.Sequential.Decided() {
+			return classify(v, R, err)
+		}
+	}
+	return outcome{err: fmt.Errorf("sequential plan of %d rounds never stopped", maxR)}
+}
+
+// budgetRounds is how many paired rounds still fit in the budget after
+// done rounds (as gate/rounds counts it, at the measured round length).
+func budgetRounds(ds *design, budget time.Duration, done int) int {
+	left := budget - ds.upDur - time.Duration(done)*ds.pairDur - 2*teardownMargin
+	if left <= 0 || ds.pairDur <= 0 {
+		return 0
+	}
+	return int(left / ds.pairDur)
+}
+
+func classify(v verdict.Verdict, rounds int, err error) outcome {
+	o := outcome{regression: map[string]bool{}, pass: map[string]bool{}, allPass: true, rounds: rounds, err: err}
+	if err != nil {
+		return o
+	}
+	if v.Value == verdict.Unusable {
+		o.err = fmt.Errorf("unusable: %v", v.Reasons)
+		return o
+	}
+	o.untrusted = len(v.Untrusted) > 0
+	for _, wv := range v.Workloads {
+		if _, seen := o.pass[wv.Workload]; !seen {
+			o.pass[wv.Workload] = true
+		}
+		for _, c := range wv.Checks {
+			if c.Value == verdict.Fail {
+				o.thrFail = true
+			}
+		}
+		for _, c := range wv.Comparisons {
+			if c.Value == verdict.Regression {
+				o.regression[wv.Workload], o.anyReg = true, true
+			}
+			if c.Value != verdict.Pass {
+				o.pass[wv.Workload], o.allPass = false, false
+			}
+		}
+	}
+	return o
+}
+
+// condition is what head carries: nothing (A/A), or one workload's
+// latencies scaled by 1+Delta.
+type condition struct {
+	Workload string // "" for A/A
+	Delta    float64
+}
+
+// cell is the estimate of one design × plan × condition over Gates
+// resampled gates.
+type cell struct {
+	Gates, Errors            int
+	AnyReg, AllPass, ThrFail int
+	Untrusted                int // gates with a round whose generator fell behind (nothing decided)
+	Reg, Pass                map[string]int
+	RoundsSum                int
+	Replacement              bool   // the plan needs more rounds than the corpus has: drawn with replacement
+	FirstErr                 string // the first simulated gate not judged, and why
+}
+
+// simulate estimates one cell: gates resampled gates, each of the plan's
+// rounds drawn from the design's corpus without replacement (with
+// replacement when the corpus has fewer pairs than the plan's rounds; a
+// round drawn twice is two values, see clone), head's results from heads
+// (scaledHeads: the condition applied). thresholds: judge the absolute
+// thresholds too (see judge).
+func simulate(ds *design, p plan, heads []*result.Result, gates int, rng *rand.Rand, opt verdict.CompareOptions, thresholds bool) cell {
+	need := p.Rounds
+	if p.Auto {
+		need = p.seqMax(ds)
+	}
+	c := cell{Reg: map[string]int{}, Pass: map[string]int{}, Replacement: need > len(ds.pairs)}
+	if need < 1 {
+		c.FirstErr = "the plan allows no round"
+		return c
+	}
+	idx := make([]int, len(ds.pairs))
+	for i := range idx {
+		idx[i] = i
+	}
+	for g := 0; g < gates; g++ {
+		base, head := make([]*result.Result, need), make([]*result.Result, need)
+		if c.Replacement {
+			for i := range need {
+				k := rng.IntN(len(ds.pairs))
+				base[i], head[i] = clone(ds.pairs[k].base), clone(heads[k])
+			}
+		} else {
+			rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+			for i := range need {
+				base[i], head[i] = ds.pairs[idx[i]].base, heads[idx[i]]
+			}
+		}
+		o := judge(ds, p, base, head, opt, thresholds)
+		c.Gates++
+		if o.err != nil {
+			c.Errors++
+			if c.FirstErr == "" {
+				c.FirstErr = o.err.Error()
+			}
+			continue
+		}
+		c.RoundsSum += o.rounds
+		if o.anyReg {
+			c.AnyReg++
+		}
+		if o.allPass {
+			c.AllPass++
+		}
+		if o.thrFail {
+			c.ThrFail++
+		}
+		if o.untrusted {
+			c.Untrusted++
+		}
+		for w, r := range o.regression {
+			if r {
+				c.Reg[w]++
+			}
+		}
+		for w, ok := range o.pass {
+			if ok {
+				c.Pass[w]++
+			}
+		}
+	}
+	return c
+}
+
+// scaledHeads is head's result of every pair with cond applied (A/A: the
+// recorded ones).
+func scaledHeads(ds *design, cond condition) ([]*result.Result, error) {
+	out := make([]*result.Result, len(ds.pairs))
+	for i, p := range ds.pairs {
+		if cond.Workload == "" {
+			out[i] = p.head
+			continue
+		}
+		r, err := scaled(p.head, cond.Workload, 1+cond.Delta)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s round %d: %w", ds.name, p.chunk, p.round, err)
+		}
+		out[i] = r
+	}
+	return out, nil
+}
