@@ -1,7 +1,10 @@
 package rounds
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,39 +84,101 @@ func BrokenResult(r *result.Result) string {
 // root); the scenario's name is read from the baseline directory listing.
 // The file is checked as compare checks a result.
 func LoadBaseline(root, name, _ string) (*result.Result, error) {
+	b, _, err := loadBaselineFile(root, name)
+	return b, err
+}
+
+// errNoBaseline: root has no baseline of that name.
+var errNoBaseline = errors.New("no such baseline")
+
+// loadBaselineFile is LoadBaseline, and the file's path. An error wraps
+// errNoBaseline when there is no such file.
+func loadBaselineFile(root, name string) (*result.Result, string, error) {
 	if !scenario.ValidName(name) {
-		return nil, fmt.Errorf("baseline name %q: use %s", clip(name), scenario.NameRule)
+		return nil, "", fmt.Errorf("baseline name %q: use %s", clip(name), scenario.NameRule)
 	}
 	dir := BaselinesDir(root)
 	matches, _ := filepath.Glob(filepath.Join(dir, "*", name+".json"))
 	switch len(matches) {
 	case 0:
-		return nil, fmt.Errorf("no baseline %q under %s (save one with: loadgate baseline save --result RESULT.json --name %s)", name, dir, name)
+		return nil, "", fmt.Errorf("%w: no baseline %q under %s (save one with: loadgate baseline save --result RESULT.json --name %s)", errNoBaseline, name, dir, name)
 	case 1:
 	default:
-		return nil, fmt.Errorf("baseline %q exists for several scenarios: %s", name, strings.Join(matches, ", "))
+		return nil, "", fmt.Errorf("baseline %q exists for several scenarios: %s", name, strings.Join(matches, ", "))
 	}
 	p := matches[0]
 	if scen := filepath.Base(filepath.Dir(p)); !scenario.ValidName(scen) {
-		return nil, fmt.Errorf("%s: directory %q is not a valid scenario name", p, clip(scen))
+		return nil, p, fmt.Errorf("%s: directory %q is not a valid scenario name", p, clip(scen))
 	}
 	if err := InsideDir(dir, p); err != nil {
-		return nil, err
+		return nil, p, err
 	}
 	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", p)
+		return nil, p, fmt.Errorf("%s: not a regular file", p)
 	}
 	b, err := result.ReadFile(p)
 	if err != nil {
-		return nil, err
+		return nil, p, err
 	}
 	if why := BrokenResult(b); why != "" {
-		return nil, fmt.Errorf("%s: broken baseline: %s", p, why)
+		return nil, p, fmt.Errorf("%s: broken baseline: %s", p, why)
 	}
 	if want := filepath.Base(filepath.Dir(p)); b.Scenario.Name != want {
-		return nil, fmt.Errorf("%s: holds scenario %q, not %q", p, clip(b.Scenario.Name), want)
+		return nil, p, fmt.Errorf("%s: holds scenario %q, not %q", p, clip(b.Scenario.Name), want)
 	}
-	return b, nil
+	return b, p, nil
+}
+
+// loadBaseline reads the gate's baseline from the protected side's
+// checkout (design rule 16): --base's, never head's, so that the change
+// judged cannot replace the bar it is judged by. Head's copy is compared
+// byte for byte and each difference is a note, never applied. Without
+// --base (a local gate) the baseline is head's checkout's, and the report
+// says so.
+func (g *gate) loadBaseline(name string) error {
+	if g.prot == nil {
+		b, err := LoadBaseline(g.head.Root, name, g.cfg.Scenario)
+		if err != nil {
+			return Usagef("gate: %w", err)
+		}
+		g.baseline = b
+		g.notes = append(g.notes, fmt.Sprintf("baseline %s is read from head's checkout (no --base): on a pull request pass the base commit, so that the change judged cannot replace its own baseline", name))
+		return nil
+	}
+	b, p, err := loadBaselineFile(g.prot.Root, name)
+	if err != nil {
+		if errors.Is(err, errNoBaseline) {
+			if _, hp, herr := loadBaselineFile(g.head.Root, name); hp != "" || herr == nil {
+				return Usagef("gate: baseline %s is new in head (%s): not applied; a baseline is read from the protected side, base %s, which has none: store it there first", name, relTo(g.head, hp), short(g.prot.Commit))
+			}
+		}
+		return Usagef("gate: base side (%s): %w", short(g.prot.Commit), err)
+	}
+	g.baseline = b
+	rel := relTo(g.prot, p)
+	g.notes = append(g.notes, fmt.Sprintf("baseline %s is base's: %s at %s", name, rel, short(g.prot.Commit)))
+	want, _ := os.ReadFile(p)
+	got, err := os.ReadFile(filepath.Join(g.head.Root, rel))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		g.notes = append(g.notes, fmt.Sprintf("head removes baseline %s (%s): not applied", name, rel))
+	case err != nil:
+		g.notes = append(g.notes, fmt.Sprintf("head's baseline %s (%s) does not read (%v): not applied", name, rel, err))
+	case !bytes.Equal(got, want):
+		g.notes = append(g.notes, fmt.Sprintf("head changes baseline %s (%s): not applied (the baseline is base's)", name, rel))
+	}
+	return nil
+}
+
+// relTo is p relative to side s's checkout, slash-separated. A p outside
+// it is shown as its last two elements (<scenario>/<name>.json), never
+// whole: it goes into the report and the pull-request comment, and an
+// absolute path would show the runner's directories.
+func relTo(s *Side, p string) string {
+	if rel, err := filepath.Rel(s.Root, p); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p)
 }
 
 // BaselineNotes warns where the baseline was measured elsewhere.

@@ -3,15 +3,18 @@ package rounds_test
 import (
 	"context"
 	"errors"
-	"net/url"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/verdict"
 )
 
 // recordingRunner remembers the scenario each round ran.
@@ -20,9 +23,10 @@ type recordingRunner struct {
 	ran []*scenario.Scenario
 }
 
-func (r *recordingRunner) Run(ctx context.Context, sc *scenario.Scenario, env map[string]string, target *url.URL, dir string) (*result.Result, error) {
+func (r *recordingRunner) Run(ctx context.Context, spec rounds.RunSpec) (*result.Result, error) {
+	sc := spec.Scenario
 	r.ran = append(r.ran, sc)
-	return r.fakeRunner.Run(ctx, sc, env, target, dir)
+	return r.fakeRunner.Run(ctx, spec)
 }
 
 // head relaxes api_read's p95 threshold, raises its own ceilings and asks
@@ -54,8 +58,8 @@ func TestHeadScenarioCannotLoosenBase(t *testing.T) {
 	}
 	notes := strings.Join(gr.Notes, "\n")
 	for _, want := range []string{
-		"head changes p95 threshold of api_read 300ms → 2s: not applied",
-		"head changes ceilings.rate 10000 → 1e+15 req/s: not applied",
+		"head changes p95 threshold of api_read 300 ms → " + report.MS(2000) + " ms: not applied",
+		"head changes ceilings.rate " + report.Rate(10000) + " → " + report.Rate(1e15) + " req/s: not applied",
 		"head changes the load (scenario hash",
 	} {
 		if !strings.Contains(notes, want) {
@@ -84,7 +88,7 @@ func TestScenarioFromHeadIsTheUnsafeOptIn(t *testing.T) {
 		t.Errorf("p95 threshold %v, want head's 2s", p)
 	}
 	notes := strings.Join(gr.Notes, "\n")
-	if !strings.Contains(notes, "unsafe for a required check") || !strings.Contains(notes, "300ms → 2s: applied (--scenario-from head)") {
+	if !strings.Contains(notes, "unsafe for a required check") || !strings.Contains(notes, "300 ms → "+report.MS(2000)+" ms: applied (--scenario-from head)") {
 		t.Errorf("notes:\n%s", notes)
 	}
 }
@@ -141,5 +145,349 @@ func TestPolicyChangesAgree(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("changes lack %q:\n%s", want, got)
 		}
+	}
+}
+
+// baselineJSON is testdata/result.json as a stored baseline of body's
+// scenario, measured at commit.
+func baselineJSON(t *testing.T, body, commit string) string {
+	t.Helper()
+	sc, err := scenario.Parse([]byte(body), "s.yaml", scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := result.ReadFile("testdata/result.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Scenario.Name, b.Scenario.Hash, b.Commit = sc.Name, sc.Hash, commit
+	p := filepath.Join(t.TempDir(), "b.json")
+	if err := b.WriteFile(p); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+const baselineFile = "baselines/demo-api/main.json"
+
+// Issue 10: against a stored baseline, the baseline is read from the base
+// commit (--base), never from head's checkout: a head that replaced,
+// removed or added the baseline does not set its own bar; base is checked
+// out (its scenario and baseline read), never run.
+func TestHeadBaselineNotApplied(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		head     string // head's baselines/demo-api/main.json; "" none
+		wantNote string
+	}{
+		{"replaced", "head's", "head changes baseline main (" + baselineFile + "): not applied (the baseline is base's)"},
+		{"removed", "", "head removes baseline main (" + baselineFile + "): not applied"},
+		{"same", "base's", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, scenarioWithStack)
+			f.cfg.Against = "baseline:main"
+			baseB := baselineJSON(t, scenarioWithStack, "base-measured")
+			f.repo.files["b1"][baselineFile] = baseB
+			switch c.head {
+			case "head's":
+				writeFiles(t, f.repo.root, map[string]string{baselineFile: baselineJSON(t, scenarioWithStack, "head-measured")})
+			case "base's":
+				writeFiles(t, f.repo.root, map[string]string{baselineFile: baseB})
+			}
+			gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gr.Base.Name != "baseline" || gr.Base.Commit != "base-measured" {
+				t.Errorf("baseline side %q measured at %q: not base's baseline", gr.Base.Name, gr.Base.Commit)
+			}
+			ev := f.ev.String()
+			if !strings.Contains(ev, "worktree base b1") || strings.Contains(ev, "up base") || strings.Contains(ev, "run base") {
+				t.Errorf("events %s: base must be checked out, never run", ev)
+			}
+			notes := strings.Join(gr.Notes, "\n")
+			if !strings.Contains(notes, "baseline main is base's: "+baselineFile+" at b1") {
+				t.Errorf("notes do not say whose baseline:\n%s", notes)
+			}
+			if c.wantNote != "" && !strings.Contains(notes, c.wantNote) {
+				t.Errorf("notes lack %q:\n%s", c.wantNote, notes)
+			}
+			if c.wantNote == "" && strings.Contains(notes, "not applied") {
+				t.Errorf("an unchanged baseline is reported as changed:\n%s", notes)
+			}
+		})
+	}
+}
+
+// A baseline that only head has is refused (exit 2), naming it: applying
+// it would let the change judged set its own bar.
+func TestHeadBaselineNewInHeadRefused(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Against = "baseline:main"
+	writeFiles(t, f.repo.root, map[string]string{baselineFile: baselineJSON(t, scenarioWithStack, "head-measured")})
+	_, err, _ := f.run(t)
+	if rounds.KindOf(err) != rounds.ErrUsage || !strings.Contains(err.Error(), "baseline main is new in head ("+baselineFile+"): not applied") {
+		t.Fatalf("err %v, want a refusal naming head's new baseline", err)
+	}
+	if len(f.stacks.specs) != 0 {
+		t.Errorf("stacks came up: %v", f.stacks.specs)
+	}
+}
+
+// Against a baseline with --base, the scenario is base's too: head's
+// relaxed threshold is shown, not applied (and the baseline of base's
+// load matches).
+func TestHeadScenarioAgainstBaselineIsBase(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Against = "baseline:main"
+	f.repo.files["b1"][baselineFile] = baselineJSON(t, scenarioWithStack, "base-measured")
+	writeFiles(t, f.repo.root, map[string]string{"load/scenario.yaml": relaxed})
+	rr := &recordingRunner{fakeRunner: *f.runner}
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: rr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := rr.ran[0].Workloads[0].Thresholds.P95; p != 300*time.Millisecond {
+		t.Errorf("ran p95 threshold %v, want base's 300ms", p)
+	}
+	if notes := strings.Join(gr.Notes, "\n"); !strings.Contains(notes, "head changes p95 threshold of api_read 300 ms → "+report.MS(2000)+" ms: not applied") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// Even with the unsafe --scenario-from head, head's raised ceilings cannot
+// lift the operator's: the rate head asks for is refused, naming the flag.
+func TestHeadCeilingsCannotRaiseOperatorLimits(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	writeFiles(t, f.repo.root, map[string]string{"load/scenario.yaml": relaxed})
+	f.cfg.ScenarioFrom = "head"
+	f.cfg.Limits = scenario.OperatorLimits{Rate: 1000}
+	_, err, _ := f.run(t)
+	if !errors.Is(err, scenario.ErrCeiling) || !strings.Contains(err.Error(), "above the operator's --max-rate 1") {
+		t.Fatalf("err %v, want head's rate refused by --max-rate", err)
+	}
+	if len(f.stacks.specs) != 0 {
+		t.Errorf("stacks came up: %v", f.stacks.specs)
+	}
+}
+
+// Regression: PolicyChanges compared only the latency and error-rate
+// thresholds and the ceilings: a head that loosened a WebSocket session
+// threshold, a phase's recovery targets, a count or the injected faults
+// was silent about it; and it wrote its numbers itself (%g%%, %v req/s).
+func TestRegression_PolicyChangesMissesSessionRecoveryCountAndInject(t *testing.T) {
+	count := func(metric string) *scenario.Count {
+		sel, err := scenario.ParseSelector(metric)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &scenario.Count{Service: "api", Port: 9090, Path: "/metrics", Metric: sel}
+	}
+	mk := func() *scenario.Scenario {
+		return &scenario.Scenario{Hash: "sha256:0123456789abcdef0123", Ceilings: scenario.DefaultCeilings(),
+			Count: count("http_requests_total"),
+			Workloads: []scenario.Workload{{Name: "chat", Count: count(`ws_sessions_total{route="/chat"}`),
+				Thresholds: scenario.Thresholds{ErrorRate: 0.01, P99: 300 * time.Millisecond,
+					FirstMessage: scenario.SessionThresholds{P95: 200 * time.Millisecond},
+					Connect:      scenario.SessionThresholds{P99: 50 * time.Millisecond}}}},
+			Phases: []scenario.Phase{{Name: "outage",
+				Inject:   []scenario.Fault{{Action: scenario.FaultStop, Service: "api", At: 5 * time.Second, For: 3 * time.Second}},
+				Recovery: &scenario.Recovery{Within: 10 * time.Second, ErrorRate: 0.01, P95: 500 * time.Millisecond}}},
+		}
+	}
+	base := mk()
+	if got := rounds.PolicyChanges(base, mk()); len(got) != 0 {
+		t.Fatalf("equal scenarios: %q", got)
+	}
+	head := mk()
+	w := &head.Workloads[0]
+	w.Thresholds.FirstMessage.P95 = 2 * time.Second
+	w.Thresholds.Connect.P99 = 0
+	w.Thresholds.ErrorRate = 0.5
+	w.Count = nil
+	head.Count = count(`http_requests_total{code="200"}`)
+	head.Phases[0].Inject[0].Action = scenario.FaultPause
+	head.Phases[0].Recovery.Within = time.Minute
+	head.Phases[0].Recovery.ErrorRate = -1
+	head.Phases[0].Recovery.P95 = 5 * time.Second
+	head.Ceilings.Rate = 1e6
+	head.Hash = "sha256:fedcba9876543210fedc"
+	want := []string{
+		"head changes first_message_p95 threshold of chat 200 ms → " + report.MS(2000) + " ms",
+		"head changes connect_p99 threshold of chat " + report.MS(50) + " ms → none",
+		"head changes error_rate threshold of chat " + report.Percent(0.01) + " → " + report.Percent(0.5),
+		`head changes count of chat ws_sessions_total{route="/chat"} on api:9090/metrics → none`,
+		`head changes count (every workload) http_requests_total on api:9090/metrics → http_requests_total{code="200"} on api:9090/metrics`,
+		"head changes inject of phase outage [stop api at 5s for 3s] → [pause api at 5s for 3s]",
+		"head changes recovery target of phase outage within 10s → 1m0s",
+		"head changes recovery target of phase outage error_rate " + report.Percent(0.01) + " → none",
+		"head changes p95 recovery target of phase outage 500 ms → " + report.MS(5000) + " ms",
+		"head changes ceilings.rate " + report.Rate(scenario.DefaultCeilings().Rate) + " → " + report.Rate(1e6) + " req/s",
+		"head changes the load (scenario hash " + report.ShortHash(base.Hash) + " → " + report.ShortHash(head.Hash) + ")",
+	}
+	got := rounds.PolicyChanges(base, head)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A recovery added where base had none is one line with its targets.
+	head = mk()
+	base.Phases[0].Recovery = nil
+	if got := rounds.PolicyChanges(base, head); len(got) != 1 || got[0] != "head changes recovery of phase outage none → {within 10s, error_rate "+report.Percent(0.01)+", p95 500 ms}" {
+		t.Errorf("recovery added: %q", got)
+	}
+}
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, body := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+const gateWorkflow = "on: pull_request\njobs:\n  g:\n    steps:\n      - uses: loadgate/loadgate@v1\n        with: {tolerance: '0.05', fail-on: regression}\n"
+
+// Regression (issue 10's policy hole): on pull_request GitHub runs head's
+// workflow file, so a pull request could set fail-on: never, loosen the
+// tolerance or go back to `uses: ./`, and the gate said nothing and could
+// pass. Head's workflow changes are now said, and the verdict is not a pass.
+func TestRegression_HeadWorkflowLoosensItsOwnGate(t *testing.T) {
+	base := writeTree(t, map[string]string{
+		".github/workflows/load-gate.yml": gateWorkflow,
+		".github/workflows/ci.yml":        "on: push\njobs: {t: {steps: [{run: go test ./...}]}}\n",
+		".github/workflows/old-gate.yml":  "jobs: {g: {steps: [{run: loadgate gate --base main}]}}\n",
+		"action.yml":                      "name: loadgate\nruns: {using: composite}\n",
+	})
+	head := writeTree(t, map[string]string{
+		".github/workflows/load-gate.yml": strings.Replace(gateWorkflow, "fail-on: regression", "fail-on: never", 1),
+		".github/workflows/ci.yml":        "on: push\njobs: {t: {steps: [{run: go vet ./...}]}}\n", // changed, runs no loadgate
+		".github/workflows/self.yml":      "jobs:\n  g:\n    steps:\n      - uses: './'\n",
+		"action.yml":                      "name: loadgate\nruns: {using: composite, steps: []}\n",
+	})
+	got := rounds.WorkflowChanges(base, head)
+	var lines []string
+	for _, c := range got {
+		lines = append(lines, c.How+" "+c.Path)
+	}
+	want := []string{
+		"changes .github/workflows/load-gate.yml",
+		"removes .github/workflows/old-gate.yml",
+		"adds .github/workflows/self.yml",
+		"changes action.yml",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("changes:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if len(rounds.WorkflowChanges(base, base)) != 0 {
+		t.Errorf("a checkout against itself has changes")
+	}
+
+	gr := report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass, Reasons: []string{"a verdict's note"}}, Notes: []string{"earlier note"}}
+	rounds.GuardWorkflows(&gr, got, false)
+	if !strings.Contains(strings.Join(gr.Notes, "\n"), "a verdict's note") {
+		t.Errorf("the pass's own notes are lost: %q", gr.Notes)
+	}
+	if gr.Verdict.Value != verdict.Unusable {
+		t.Errorf("verdict %s, want unusable (exit 3 under every fail-on)", gr.Verdict.Value)
+	}
+	const sentence = "head changes .github/workflows/load-gate.yml: the inputs of this run come from the pull request's own workflow and may loosen it"
+	if !strings.Contains(gr.Notes[0], sentence) || gr.Notes[len(gr.Notes)-1] != "earlier note" {
+		t.Errorf("notes: %q", gr.Notes)
+	}
+	if len(gr.Verdict.Reasons) != 1 || !strings.Contains(gr.Verdict.Reasons[0], "would have been pass") || !strings.Contains(gr.Verdict.Reasons[0], ".github/workflows/load-gate.yml, ") {
+		t.Errorf("reasons: %q", gr.Verdict.Reasons)
+	}
+	// A regression is made unusable too: fail-on: never would pass it.
+	gr = report.GateReport{Verdict: verdict.Verdict{Value: verdict.Regression}}
+	rounds.GuardWorkflows(&gr, got, false)
+	if gr.Verdict.Value != verdict.Unusable {
+		t.Errorf("regression: verdict %s", gr.Verdict.Value)
+	}
+	// The explicit opt-in keeps the verdict, and still says so.
+	gr = report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass}}
+	rounds.GuardWorkflows(&gr, got, true)
+	if gr.Verdict.Value != verdict.Pass || !strings.Contains(strings.Join(gr.Notes, "\n"), sentence) {
+		t.Errorf("opt-in: verdict %s, notes %q", gr.Verdict.Value, gr.Notes)
+	}
+	// No change: nothing said, nothing changed.
+	gr = report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass}}
+	rounds.GuardWorkflows(&gr, nil, false)
+	if gr.Verdict.Value != verdict.Pass || len(gr.Notes) != 0 {
+		t.Errorf("no change: %+v", gr)
+	}
+}
+
+// A workflow that cannot be compared (here: a directory of more files
+// than the bound) is said, never taken as unchanged; a symlink is compared
+// by its target's name, not followed.
+func TestWorkflowChangesErrOnTheSideOfSaying(t *testing.T) {
+	files := map[string]string{}
+	for i := range rounds.MaxWorkflowFiles + 1 {
+		files[fmt.Sprintf(".github/workflows/w%04d.yml", i)] = "x"
+	}
+	big := writeTree(t, files)
+	small := writeTree(t, map[string]string{".github/workflows/w0000.yml": "x"})
+	if got := rounds.WorkflowChanges(small, big); len(got) == 0 || !strings.Contains(got[0].How, "cannot compare") {
+		t.Errorf("too many files: %+v", got)
+	}
+	a := writeTree(t, map[string]string{"x/a.yml": gateWorkflow, "x/b.yml": gateWorkflow + "#"})
+	b := writeTree(t, map[string]string{"x/a.yml": gateWorkflow, "x/b.yml": gateWorkflow + "#"})
+	for root, target := range map[string]string{a: "../../x/a.yml", b: "../../x/b.yml"} {
+		if err := os.MkdirAll(filepath.Join(root, ".github/workflows"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(root, ".github/workflows/gate.yml")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := rounds.WorkflowChanges(a, b); len(got) != 1 || got[0].Path != ".github/workflows/gate.yml" || got[0].How != "changes" {
+		t.Errorf("symlinks to different files: %+v", got)
+	}
+}
+
+// A pull request's own workflow file runs on pull_request and chooses the
+// gate's inputs: the gate found head's change to it and said nothing. With
+// GuardWorkflows (the Action on pull_request) the verdict is unusable,
+// naming the file; the operator's opt-in keeps the verdict, warning; a gate
+// run outside a pull_request workflow is not guarded.
+func TestRegression_GateIgnoresHeadWorkflowChange(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		guard, allow  bool
+		wantUnusable  bool
+		wantWarnNotes bool
+	}{
+		{"pull_request workflow: unusable", true, false, true, true},
+		{"opt-in: warned, verdict kept", true, true, false, true},
+		{"not a pull_request workflow: not guarded", false, false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, scenarioWithStack)
+			writeFiles(t, f.repo.root, map[string]string{".github/workflows/load-gate.yml": "jobs: {gate: {steps: [{uses: ./, with: {tolerance: 400%}}]}}\n# loadgate\n"})
+			f.cfg.GuardWorkflows, f.cfg.AllowWorkflowChanges = tc.guard, tc.allow
+			gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gr.Verdict.Value == verdict.Unusable; got != tc.wantUnusable {
+				t.Errorf("verdict %s, want unusable %v", gr.Verdict.Value, tc.wantUnusable)
+			}
+			warned := strings.Contains(strings.Join(gr.Notes, "\n"), ".github/workflows/load-gate.yml")
+			if warned != tc.wantWarnNotes {
+				t.Errorf("notes name the workflow: %v, want %v\nnotes: %q", warned, tc.wantWarnNotes, gr.Notes)
+			}
+		})
 	}
 }

@@ -1,7 +1,7 @@
 // Package mdtext escapes untrusted strings (names, targets, reasons read
 // from a result, a scenario or an artifact) for GitHub Markdown. It is a
 // leaf package so that both gate/report (which renders the reports) and
-// gate/github (the comment's title and footer) use the same rules.
+// gate/action (the comment's title and footer) use the same rules.
 package mdtext
 
 import (
@@ -18,10 +18,14 @@ import (
 //     that s cannot end the line it is on (no new heading, list, quote or
 //     table row), and bidirectional-text controls are dropped;
 //   - the characters with a meaning inside a line are backslash-escaped:
-//     \ ` * _ ~ [ ] ( ) < > & | # @ ! $ (no emphasis, code span, link,
+//     \ ` * _ ~ [ ] < > & | # @ $ (no emphasis, code span, link,
 //     image, HTML tag or comment, entity, table cell split, #reference,
 //     @mention or math), and so is a leading - + = or "1." (no list, no
-//     setext heading, should s start a line).
+//     setext heading, should s start a line). An underscore inside a word
+//     (a run of them between two ASCII letters or digits, as in api_read)
+//     is left as it is: it can neither open nor close emphasis there; so
+//     are '(', ')' and '!', inert once '[' and ']' are escaped (no link,
+//     no image).
 //
 // The rendered text reads as s did (with its line breaks as spaces).
 func Escape(s string) string {
@@ -34,8 +38,8 @@ func Escape(s string) string {
 	} else if s != "" && strings.ContainsRune("-+=", rune(s[0])) {
 		b.WriteByte('\\')
 	}
-	for _, r := range s {
-		if r < 0x80 && strings.ContainsRune(escaped, r) {
+	for i, r := range s {
+		if r < 0x80 && strings.ContainsRune(escaped, r) && !(r == '_' && intraword(s, i)) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
@@ -43,7 +47,41 @@ func Escape(s string) string {
 	return b.String()
 }
 
-const escaped = "\\`*_~[]()<>&|#@!$"
+// intraword reports whether the run of underscores at s[i] is between two
+// ASCII letters or digits: inert in CommonMark (an underscore run so
+// flanked can neither open nor close emphasis).
+func intraword(s string, i int) bool {
+	lo, hi := i, i
+	for lo > 0 && s[lo-1] == '_' {
+		lo--
+	}
+	for hi < len(s) && s[hi] == '_' {
+		hi++
+	}
+	return lo > 0 && hi < len(s) && isAlnum(s[lo-1]) && isAlnum(s[hi])
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// Mermaid makes s plain text inside a double-quoted mermaid string (a
+// chart's title), on one line: control characters become spaces, '"' (which
+// would end the string) becomes '\”, and '`' (a fence) and '#' and ';'
+// (mermaid's entity codes #quot; and statement separator) are dropped.
+func Mermaid(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '"':
+			return '\''
+		case '`', '#', ';':
+			return -1
+		}
+		return r
+	}, oneLine(s))
+}
+
+const escaped = "\\`*_~[]<>&|#@$"
 
 var orderedRE = regexp.MustCompile(`^[0-9]{1,9}[.)]`)
 
