@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/loadgate
 PKGS    := ./...
 
-.PHONY: build test bench stress demo lint fuzz clean
+.PHONY: build test bench stress demo lint fuzz clean gate-quality
 
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/loadgate
@@ -25,6 +25,16 @@ bench: build
 stress:
 	bash bench/stress.sh
 
+# The gate's operating characteristic on the demo stack (not a test):
+# a corpus of real A/A rounds per candidate design (resumable, cached under
+# .bench/gatequality), resampled into gates judged by gate/verdict, and the
+# real A/B gates when GQ_BASE and GQ_HEAD name a slower head
+# (bench/gatequality/*.sh say how). Writes bench/gate-quality.md.
+gate-quality: build
+	bash bench/gatequality/collect.sh
+	if [ -n "$$GQ_HEAD" ]; then bash bench/gatequality/ab.sh; fi
+	$(GO) run ./bench/gatequality
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
@@ -32,10 +42,22 @@ lint:
 # Short fuzzing of every decoder.
 fuzz:
 	$(GO) test -run=^$$ -fuzz=^FuzzParse$$ -fuzztime=30s ./gate/scenario
+	$(GO) test -run=^$$ -fuzz=^FuzzFaults$$ -fuzztime=30s ./gate/scenario
+	$(GO) test -run=^$$ -fuzz=^FuzzCompileTemplate$$ -fuzztime=30s ./gate/scenario
 	$(GO) test -run=^$$ -fuzz=^FuzzDecodeResult$$ -fuzztime=30s ./gate/result
 	$(GO) test -run=^$$ -fuzz=^FuzzDecodeHistogram$$ -fuzztime=30s ./gate/result
+	$(GO) test -run=^$$ -fuzz=^FuzzParseSelector$$ -fuzztime=30s ./gate/scenario
+	$(GO) test -run=^$$ -fuzz=^FuzzDecode$$ -fuzztime=30s ./gate/counted
+	$(GO) test -run=^$$ -fuzz=^FuzzParseDelay$$ -fuzztime=30s ./gate/stub
+	$(GO) test -run=^$$ -fuzz=^FuzzDecodeConfig$$ -fuzztime=30s ./gate/stub
 	$(GO) test -run=^$$ -fuzz=^FuzzDecodeVerdict$$ -fuzztime=30s ./gate/report
 	$(GO) test -run=^$$ -fuzz=^FuzzDecodeGateVerdict$$ -fuzztime=30s ./gate/report
+	$(GO) test -run=^$$ -fuzz=^FuzzParseStat$$ -fuzztime=30s ./gate/procstat
+	$(GO) test -run=^$$ -fuzz=^FuzzParseStatm$$ -fuzztime=30s ./gate/procstat
+	$(GO) test -run=^$$ -fuzz=^FuzzMemCollector$$ -fuzztime=30s ./cmd/loadgate
+	$(GO) test -run=^$$ -fuzz=^FuzzDecodeSweep$$ -fuzztime=30s ./gate/sweep
+	$(GO) test -run=^$$ -fuzz=^FuzzParseEvent$$ -fuzztime=30s ./gate/action
+	$(GO) test -run=^$$ -fuzz=^FuzzReadManifest$$ -fuzztime=30s ./gate/action
 
 demo: build
 	bash examples/demo/run.sh

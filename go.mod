@@ -12,6 +12,8 @@ require (
 	github.com/docker/go-connections v0.6.0
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/google/go-github/v62 v62.0.0
+	github.com/prometheus/client_model v0.6.2
+	github.com/prometheus/common v0.66.1
 	github.com/sethvargo/go-githubactions v1.3.0
 	github.com/valyala/fasthttp v1.78.0
 	golang.org/x/sys v0.50.0
@@ -102,8 +104,6 @@ require (
 	github.com/planetscale/vtprotobuf v0.6.1-0.20240319094008-0393e58bdf10 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/prometheus/client_golang v1.23.2 // indirect
-	github.com/prometheus/client_model v0.6.2 // indirect
-	github.com/prometheus/common v0.66.1 // indirect
 	github.com/prometheus/procfs v0.16.1 // indirect
 	github.com/rivo/uniseg v0.2.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect

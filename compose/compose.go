@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +89,7 @@ type Stack struct {
 	svc     api.Compose
 	api     client.APIClient
 	log     io.Writer
+	cliOut  *heldWriter // the Docker CLI's streams: log, held back while building
 
 	stackCPUs  pin.Set
 	pinned     bool
@@ -222,11 +224,13 @@ func Up(ctx context.Context, opt Options) (*Stack, error) {
 		return nil, err
 	}
 	opt.ProjectDir = dir
-	cli, err := newCLI(logw)
+	cliOut := &heldWriter{to: logw}
+	cli, err := newCLI(cliOut)
 	if err != nil {
 		return nil, err
 	}
 	s := &Stack{
+		cliOut:    cliOut,
 		name:      ProjectName(opt.RunID, opt.Side),
 		runID:     opt.RunID,
 		opt:       opt,
@@ -261,11 +265,20 @@ func Up(ctx context.Context, opt Options) (*Stack, error) {
 
 func (s *Stack) up(ctx context.Context) error {
 	s.logf("project %s: building and creating %s", s.name, strings.Join(s.Services(), ", "))
-	if err := s.svc.Create(ctx, s.project, api.CreateOptions{
-		Build:         &api.BuildOptions{Out: s.log},
+	// The builder's own output (about a hundred lines per image) is kept,
+	// not printed: a clean build shows one "Image … Built" line per image
+	// (progress); a failed one shows the builder's last lines.
+	s.cliOut.hold()
+	err := s.svc.Create(ctx, s.project, api.CreateOptions{
+		Build:         &api.BuildOptions{Out: s.cliOut},
 		RemoveOrphans: true,
 		Recreate:      api.RecreateForce,
-	}); err != nil {
+	})
+	build := s.cliOut.release()
+	if err != nil {
+		if tail := lastLines(build, buildTailLines); tail != "" {
+			s.logf("build output (last %d lines):\n%s", buildTailLines, tail)
+		}
 		return fmt.Errorf("compose: create %s: %w", s.name, err)
 	}
 	start := time.Now()
@@ -309,12 +322,17 @@ func (s *Stack) Down(ctx context.Context) error {
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("compose down %s: %w", s.name, err))
 	}
-	// Whatever compose down missed (e.g. a half-created project).
-	n, err := removeLabelled(ctx, s.api, LabelProject+"="+s.name, func(map[string]string, time.Time) bool { return true })
+	// The images it built (left to this sweep on purpose, see above), and
+	// whatever compose down missed (e.g. a half-created project).
+	r, err := removeLabelled(ctx, s.api, LabelProject+"="+s.name, func(map[string]string, time.Time) bool { return true })
+	if r.Images > 0 {
+		s.logf("project %s: removed the %s it built", s.name, Removed{Images: r.Images})
+	}
+	if left := (Removed{Containers: r.Containers, Networks: r.Networks, Volumes: r.Volumes}); left.Total() > 0 {
+		s.logf("project %s: removed %s that compose down left", s.name, left)
+	}
 	if err != nil {
 		errs = append(errs, err)
-	} else if n > 0 {
-		s.logf("project %s: removed %d leftover resource(s) by label", s.name, n)
 	}
 	if len(errs) == 0 {
 		s.down = true
@@ -332,8 +350,28 @@ func (s *Stack) Pause(ctx context.Context) error {
 		if c.state != "running" {
 			return nil
 		}
-		return s.api.ContainerPause(ctx, c.ID)
+		return retryFreeze(ctx, func() error { return s.api.ContainerPause(ctx, c.ID) })
 	})
+}
+
+// retryFreeze retries a pause that the cgroup freezer gave up on ("unable
+// to freeze": a task did not stop within the kernel's freeze timeout, as
+// on an overloaded machine) a few times, 250 ms apart, within ctx. Any
+// other error is returned at once.
+func retryFreeze(ctx context.Context, pause func() error) error {
+	const attempts = 4
+	var err error
+	for i := 0; i < attempts; i++ {
+		if err = pause(); err == nil || !strings.Contains(err.Error(), "freeze") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%w (tried %d times)", err, attempts)
 }
 
 // Unpause resumes a paused stack.
@@ -374,10 +412,56 @@ func (s *Stack) eachContainer(ctx context.Context, fn func(context.Context, ctr)
 // Close releases the engine connection (after Down).
 func (s *Stack) Close() error { return s.api.Close() }
 
-// progress turns Compose SDK events into terse progress lines.
+// heldWriter writes to its writer, except between hold and release, when
+// it keeps what is written (the builder's output) for release to return.
+// Safe for concurrent use.
+type heldWriter struct {
+	mu   sync.Mutex
+	to   io.Writer
+	held *strings.Builder // nil: not holding
+}
+
+func (h *heldWriter) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.held != nil {
+		return h.held.Write(p)
+	}
+	return h.to.Write(p)
+}
+
+func (h *heldWriter) hold() { h.mu.Lock(); h.held = &strings.Builder{}; h.mu.Unlock() }
+
+func (h *heldWriter) release() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := ""
+	if h.held != nil {
+		s = h.held.String()
+	}
+	h.held = nil
+	return s
+}
+
+// buildTailLines is how many of the builder's last lines a failed build
+// prints.
+const buildTailLines = 30
+
+// lastLines is the last n lines of s, without its trailing newline.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// progress turns Compose SDK events into terse progress lines, each
+// finished event once (the SDK reports an image "Built" twice).
 type progress struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	seen map[string]bool // "Image … Built" lines already printed
 }
 
 func (p *progress) Start(context.Context, string) {}
@@ -390,6 +474,15 @@ func (p *progress) On(events ...api.Resource) {
 			continue
 		}
 		line := strings.TrimSpace(e.ID + " " + e.Text + " " + e.Details)
+		if e.Text == api.StatusBuilt { // once per image; other lines (pause, unpause) repeat by right
+			if p.seen[line] {
+				continue
+			}
+			if p.seen == nil {
+				p.seen = map[string]bool{}
+			}
+			p.seen[line] = true
+		}
 		fmt.Fprintf(p.w, "compose: %s\n", line)
 	}
 }
@@ -422,4 +515,33 @@ func isLive(name string) bool {
 func owner() string {
 	h, _ := os.Hostname()
 	return fmt.Sprintf("%s:%d", h, os.Getpid())
+}
+
+// Removed counts what a teardown or a sweep removed, by kind.
+type Removed struct {
+	Containers, Networks, Volumes, Images int
+}
+
+// Total is the count of every kind.
+func (r Removed) Total() int { return r.Containers + r.Networks + r.Volumes + r.Images }
+
+// String names the kinds removed with their counts, "2 containers,
+// 1 network, 3 images", or "nothing".
+func (r Removed) String() string {
+	var parts []string
+	for _, k := range []struct {
+		n    int
+		kind string
+	}{{r.Containers, "container"}, {r.Networks, "network"}, {r.Volumes, "volume"}, {r.Images, "image"}} {
+		switch {
+		case k.n == 1:
+			parts = append(parts, "1 "+k.kind)
+		case k.n > 1:
+			parts = append(parts, strconv.Itoa(k.n)+" "+k.kind+"s")
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -87,6 +88,27 @@ func (w logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// recordLog is a stack's Log that keeps what it was told, besides
+// logging it.
+type recordLog struct {
+	t  *testing.T
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *recordLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	return logWriter{w.t}.Write(p)
+}
+
+func (w *recordLog) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
 // up brings a stack up and registers its teardown.
 func up(t *testing.T, opt compose.Options) (*compose.Stack, error) {
 	t.Helper()
@@ -143,12 +165,32 @@ func TestStackLifecycle(t *testing.T) {
 		t.Setenv("FILE_CPUSET", "0")
 	}
 	runID := compose.NewRunID()
+	log := &recordLog{t: t}
 	s, err := up(t, compose.Options{
 		Files: []string{"compose.yaml", "more.yaml"}, ProjectDir: dir, RunID: runID, Side: "head",
-		StackCPUs: cpus, OutDir: out, ReadyTimeout: 60 * time.Second,
+		StackCPUs: cpus, OutDir: out, ReadyTimeout: 60 * time.Second, Log: log,
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Regression (issue 9): each build printed the builder's ~100 lines and
+	// every "Image … Built" twice; one line per image built, nothing else.
+	built := map[string]int{}
+	for line := range strings.Lines(log.String()) {
+		if strings.HasSuffix(line, " Built\n") {
+			built[line]++
+		}
+	}
+	if len(built) == 0 {
+		t.Errorf("no \"Image … Built\" line:\n%s", log)
+	}
+	for line, n := range built {
+		if n != 1 {
+			t.Errorf("%q printed %d times, want once", line, n)
+		}
+	}
+	if strings.Contains(log.String(), "Successfully built") || strings.Contains(log.String(), " ---> ") {
+		t.Errorf("the builder's own output is in the log:\n%s", log)
 	}
 	c := engine(t)
 	if got, want := s.Name(), "loadgate-"+runID+"-head"; got != want {
@@ -269,6 +311,14 @@ func TestStackLifecycle(t *testing.T) {
 	if n := leftovers(t, c, compose.LabelRun+"="+runID); n != 0 {
 		t.Errorf("%d labelled resources left after Down", n)
 	}
+	// A clean teardown's built images are not leftovers (it said "removed 3
+	// leftover resource(s)" after every clean run): what it removes is said
+	// by kind, and nothing is called left by compose down.
+	if got := log.String(); strings.Contains(got, "compose down left") || strings.Contains(got, "leftover") {
+		t.Errorf("a clean Down reports leftovers:\n%s", got)
+	} else if !regexp.MustCompile(`removed the \d+ images? it built`).MatchString(got) {
+		t.Errorf("Down does not say it removed the images it built:\n%s", got)
+	}
 	logs, err := os.ReadFile(filepath.Join(out, "logs", "web.log"))
 	if err != nil || !strings.Contains(string(logs), "app web starting") {
 		t.Errorf("web.log: %q %v", logs, err)
@@ -340,12 +390,12 @@ func TestSweep(t *testing.T) {
 		t.Fatal("Sweep removed a live stack")
 	}
 	compose.Forget(s.Name())
-	n, err := compose.Sweep(ctx)
+	r, err := compose.Sweep(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 6 {
-		t.Errorf("Sweep removed %d resources, want at least 6", n)
+	if r.Total() < 6 || r.Containers == 0 || r.Networks == 0 {
+		t.Errorf("Sweep removed %s, want at least 6 resources, containers and networks among them", r)
 	}
 	if n := leftovers(t, c, compose.LabelProject+"="+s.Name()); n != 0 {
 		t.Errorf("%d resources of the forgotten stack left", n)

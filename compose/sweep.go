@@ -30,11 +30,11 @@ const foreignAge = time.Hour
 // stack still owned by a live process — a stack of this process that is
 // not down yet, or one whose owner label names this host and a live pid.
 // Resources from another host (a shared engine) are removed when older
-// than an hour. It returns how many resources it removed.
+// than an hour. It returns what it removed, by kind.
 //
 // Sweep is bounded: without a deadline on ctx it gives up after
 // SweepTimeout.
-func Sweep(ctx context.Context) (removed int, err error) {
+func Sweep(ctx context.Context) (removed Removed, err error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, SweepTimeout)
@@ -42,7 +42,7 @@ func Sweep(ctx context.Context) (removed int, err error) {
 	}
 	cli, err := newCLI(io.Discard)
 	if err != nil {
-		return 0, err
+		return Removed{}, err
 	}
 	defer cli.Client().Close()
 	host, _ := os.Hostname()
@@ -58,10 +58,10 @@ const SweepTimeout = 2 * time.Minute
 // every container, network, volume and image this process created (its
 // io.loadgate.owner label): the emergency exit of a second signal. Bound
 // ctx: it is meant to be quick (containers are killed, not stopped).
-func RemoveOwned(ctx context.Context) (removed int, err error) {
+func RemoveOwned(ctx context.Context) (removed Removed, err error) {
 	cli, err := newCLI(io.Discard)
 	if err != nil {
-		return 0, err
+		return Removed{}, err
 	}
 	defer cli.Client().Close()
 	return removeLabelled(ctx, cli.Client(), LabelOwner+"="+owner(), func(map[string]string, time.Time) bool { return true })
@@ -159,16 +159,16 @@ func tags(t []string) string {
 
 // removeLabelled removes containers (with their anonymous volumes), then
 // networks, volumes and images matching the label filter for which remove
-// says true.
-func removeLabelled(ctx context.Context, c client.APIClient, label string, remove func(map[string]string, time.Time) bool) (int, error) {
+// says true, and counts what it removed by kind.
+func removeLabelled(ctx context.Context, c client.APIClient, label string, remove func(map[string]string, time.Time) bool) (Removed, error) {
 	f := filters.NewArgs(filters.Arg("label", label))
-	n := 0
+	var n Removed
 	var errs []error
 	gone := func(err error) bool { return err == nil || errdefs.IsNotFound(err) }
 
 	cs, err := c.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	if err != nil {
-		return 0, fmt.Errorf("compose: list containers: %w", err)
+		return n, fmt.Errorf("compose: list containers: %w", err)
 	}
 	for _, ct := range cs {
 		if !remove(ct.Labels, time.Unix(ct.Created, 0)) {
@@ -178,7 +178,7 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 			errs = append(errs, fmt.Errorf("container %s left: %w", strings.TrimPrefix(strings.Join(ct.Names, ","), "/"), err))
 			continue
 		}
-		n++
+		n.Containers++
 	}
 	ns, err := c.NetworkList(ctx, network.ListOptions{Filters: f})
 	if err != nil {
@@ -192,7 +192,7 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 			errs = append(errs, fmt.Errorf("network %s left: %w", nw.Name, err))
 			continue
 		}
-		n++
+		n.Networks++
 	}
 	vs, err := c.VolumeList(ctx, volume.ListOptions{Filters: f})
 	if err != nil {
@@ -207,7 +207,7 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 			errs = append(errs, fmt.Errorf("volume %s left: %w", v.Name, err))
 			continue
 		}
-		n++
+		n.Volumes++
 	}
 	// The classic builder adds each build label in its own LABEL step, in
 	// name order: owner, project, run, side. A build killed between those
@@ -228,7 +228,7 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 		}
 	}
 	m, ierrs := removeImages(ctx, c, imgs)
-	n += m
+	n.Images = m
 	errs = append(errs, ierrs...)
 	if len(errs) > 0 {
 		return n, fmt.Errorf("compose: remove labelled resources: %w", errors.Join(errs...))

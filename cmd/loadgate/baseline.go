@@ -98,7 +98,7 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usageErr("baseline save: %w", err)
 	}
 	fmt.Fprintf(stdout, "saved baseline %s (scenario %s %s, commit %s, %s) to %s\n", *name, merged.Scenario.Name,
-		shortHash(merged.Scenario.Hash), shortHash(merged.Commit), merged.Machine.Host, path)
+		report.ShortHash(merged.Scenario.Hash), report.ShortHash(merged.Commit), merged.Machine.Host, path)
 	return nil
 }
 

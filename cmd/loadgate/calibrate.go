@@ -89,7 +89,7 @@ func printCalibration(w io.Writer, n *verdict.Noise, tol, conf float64) {
 		conf = verdict.DefaultConfidence
 	}
 	fmt.Fprintf(w, "calibration of %s (%s), %d A/A pairs, %s\n", n.Scenario, n.Hash, n.Pairs, n.Date.Format(time.RFC3339))
-	fmt.Fprintf(w, "smallest slowdown detected with power 80%% at tolerance %s, confidence %s:\n", report.Percent(tol), report.Percent(conf))
+	fmt.Fprintf(w, "smallest slowdown detected with power 80%% at tolerance %s, confidence %s:\n", report.Percent(tol), report.Confidence(conf))
 	fmt.Fprintf(w, "%-28s %-6s %8s %9s %9s %9s %9s\n", "phase/workload", "metric", "sd", "R=1", "R=4", "R=6", "R=10")
 	for _, e := range n.Entries {
 		fmt.Fprintf(w, "%-28s %-6s %8.4f", e.Phase+"/"+e.Workload, e.Metric, e.SD)

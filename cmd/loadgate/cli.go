@@ -35,6 +35,9 @@ Commands:
   gate     run the same load on base and head (ABBA rounds) and judge the difference with confidence
   compare  compare result files (paired rounds) per workload
   calibrate measure this machine's noise (A/A rounds) into baselines/<scenario>/noise.json
+  sweep    step the rate up until the stack stops holding: sustainable rate, where and how it degrades
+  soak     a steady load for hours while memory is sampled: leak, stable or inconclusive per process
+  stub     serve a slow-on-purpose stand-in for a third-party upstream (delays, streaming, errors)
   baseline store a result as a named baseline (baseline save)
   comment  post the pull request comment from an uploaded results dir (fork pull requests)
   up       bring the scenario's stack up (pinned) until Ctrl-C, for scenario development
@@ -46,7 +49,7 @@ Examples:
   loadgate run --scenario examples/demo/scenario.yaml --out out/demo          # the demo stack
   loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --out out/api
   loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --scale 0.1   # a 10x shorter rehearsal
-  loadgate gate --scenario examples/demo/scenario.yaml --base main --rounds 3
+  loadgate gate --scenario examples/demo/gate.yaml --base main                  # rounds auto, budget 10m
   loadgate report out/demo/result.json
 
 Exit codes: 0 pass · 1 the verdict failed · 2 usage error or refused · 3 the run is unusable.
@@ -87,6 +90,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return baselineCmd(ctx, rest, stdout, stderr)
 	case "comment":
 		return commentCmd(ctx, rest, stdout, stderr)
+	case "sweep":
+		return sweepCmd(ctx, rest, stdout, stderr)
+	case "soak":
+		return soakCmd(ctx, rest, stdout, stderr)
+	case "stub":
+		return stubCmd(ctx, rest, stdout, stderr)
 	default:
 		return usageErr("unknown command %q\n\n%s", cmd, strings.TrimRight(usage, "\n"))
 	}

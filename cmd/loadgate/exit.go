@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/soak"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -62,6 +63,10 @@ func exitCode(err error, stderr io.Writer) int {
 	if !errors.As(err, &se) {
 		fmt.Fprintln(stderr, "loadgate:", err)
 	}
+	var soe *soakError
+	if errors.As(err, &soe) {
+		return soakExit(soe.res)
+	}
 	var ve *verdictError
 	if errors.As(err, &ve) {
 		return ve.code
@@ -73,4 +78,38 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitUsage
+}
+
+// soakError is a soak that is not a pass (a leak, inconclusive, unusable or
+// interrupted): its message is the soak's summary; exitCode maps its
+// result with soakExit.
+type soakError struct {
+	summary string
+	res     *soak.Result
+}
+
+func (e *soakError) Error() string { return e.summary }
+
+// soakExit is a soak's exit code, from its result as data: 3 when it is
+// unusable or was interrupted (what was measured is kept, but it is not a
+// soak of the duration asked for), else 0 when every process is stable,
+// else 1 (a leak, or inconclusive: a soak that concluded nothing is not a
+// pass).
+func soakExit(s *soak.Result) int {
+	switch {
+	case !s.Usable || s.Interrupted:
+		return exitUnusable
+	case s.Verdict == soak.Stable:
+		return exitPass
+	}
+	return exitFail
+}
+
+// soakOutcome is what soak returns after reporting s: nil when soakExit
+// says 0, else a *soakError with summary as its message.
+func soakOutcome(s *soak.Result, summary string) error {
+	if soakExit(s) == exitPass {
+		return nil
+	}
+	return &soakError{summary: summary, res: s}
 }

@@ -6,14 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/compose"
-	lggh "github.com/loadgate/loadgate/gate/github"
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
@@ -24,7 +24,7 @@ import (
 )
 
 const gateHelp = `Usage: loadgate gate --scenario FILE --base REF [--head REF] [flags]
-       loadgate gate --scenario FILE --against baseline:NAME [flags]
+       loadgate gate --scenario FILE --against baseline:NAME [--base REF] [flags]
 
 Runs the same named load before (base) and after (head) a change on this
 machine and judges the difference per workload with its confidence.
@@ -47,11 +47,22 @@ the report shows each change ("head changes p95 threshold of search 200ms →
 2s: not applied"). A scenario base does not have is judged by head's file,
 and the report says so. --scenario-from head applies head's file instead:
 unsafe for a required check, since the change being judged then sets its
-own bar. Against a stored baseline head's file is used. --max-rate,
+own bar. Against a stored baseline (--against baseline:NAME) the
+baseline, like the scenario, is read from --base's commit, which is
+checked out and not run: a head that replaced the baseline is shown
+("head changes baseline NAME: not applied"), and a baseline only head has
+is refused. Without --base both are head's (a local gate). --max-rate,
 --max-duration and --max-in-flight bound every scenario: a scenario's
 ceilings cannot raise them. --compose files (relative to the repository root) replace the
 scenario's stack.compose, each side's from its own checkout; a scenario
 without a stack: section then needs --target SERVICE:PORT.
+
+Each round reads the scenario's count: counters before and after each phase,
+as loadgate run does; the report says per side what was sent and what the
+service counted, summed over the rounds where every round measured it, else
+"not measured" with the reason. A scenario that injects faults (phase
+inject:) is refused (exit 2): the gate does not inject faults; loadgate run
+does, and judges recovery.
 
 Writes OUT/report.md (the verdict last), OUT/verdict.json, OUT/latency.svg,
 OUT/<side>/round-<i>/{result.json,snapshots.jsonl,stats.jsonl} and
@@ -59,10 +70,10 @@ OUT/<side>/logs/. Exit codes: 0 pass (or improvement, or inconclusive with a
 warning), 1 regression / threshold / not measured, 2 refused, 3 unusable.
 
 Examples:
-  loadgate gate --scenario examples/demo/scenario.yaml --base main --rounds 3
+  loadgate gate --scenario examples/demo/gate.yaml --base main                  # rounds auto, budget 10m
   loadgate gate --scenario examples/demo/scenario.yaml --base main --rounds auto --budget 10m --max-rounds 10
   loadgate gate --scenario load.yaml --base origin/main --head HEAD --tolerance 0.05
-  loadgate gate --scenario load.yaml --against baseline:release-1.4
+  loadgate gate --scenario load.yaml --against baseline:release-1.4 --base origin/main
   loadgate gate --scenario load.yaml --base main --compose compose.yaml --target api:8080
 
 Flags:
@@ -76,6 +87,7 @@ type gateFlags struct {
 	tolerance, confidence, scale                     float64
 	percentile, progress, target                     string
 	github, force                                    bool
+	guardWorkflows, allowWorkflowChanges             bool // the Action on a pull_request event (github.go)
 	stack                                            stackFlags
 	limits                                           scenario.OperatorLimits
 }
@@ -84,12 +96,12 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var f gateFlags
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.StringVar(&f.scenario, "scenario", "", "the scenario `file`, relative to the repository (or absolute inside it)")
-	fs.StringVar(&f.base, "base", "", "the base git `ref`")
+	fs.StringVar(&f.base, "base", "", "the base git `ref` (against a baseline: the commit whose scenario and baseline are read, not run)")
 	fs.StringVar(&f.head, "head", "", "the head git `ref` (default: the working tree)")
 	fs.StringVar(&f.against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
 	fs.StringVar(&f.scenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base: the protected side sets the bar) or head (UNSAFE for a required check: the change judged sets its own bar)")
-	f.rounds = 3
-	fs.Var(roundsValue{&f.rounds, &f.auto}, "rounds", "paired rounds, ABBA order: a number, or auto (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
+	f.auto = true // the default, chosen from bench/gate-quality.md: 3 fixed rounds decided no gate there
+	fs.Var(roundsValue{&f.rounds, &f.auto}, "rounds", "paired rounds, ABBA order: a number, or auto, the default (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
 	fs.IntVar(&f.maxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
 	fs.DurationVar(&f.budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: with --rounds auto the rounds stop where the next pair would overrun it; with a fixed --rounds what an inconclusive comparison asks for is capped by the rounds it allows")
 	fs.Float64Var(&f.tolerance, "tolerance", verdict.DefaultTolerance, "relative change below which latency is 'no change' (0.10 = 10%)")
@@ -131,7 +143,7 @@ func (r roundsValue) String() string {
 		return "auto"
 	}
 	if r.n == nil {
-		return "3"
+		return "auto"
 	}
 	return strconv.Itoa(*r.n)
 }
@@ -163,8 +175,9 @@ func (f gateFlags) config() rounds.Config {
 	return rounds.Config{
 		Scenario: f.scenario, Base: f.base, Head: f.head, Against: f.against, ScenarioFrom: f.scenarioFrom,
 		Rounds: f.rounds, Auto: f.auto, MaxRounds: f.maxRounds, Budget: f.budget, Scale: f.scale, Compose: f.stack.compose, Target: f.target, Out: f.out,
-		Compare: verdict.CompareOptions{Tolerance: f.tolerance, Confidence: f.confidence, Percentile: f.percentile},
-		Limits:  f.limits,
+		Compare:        verdict.CompareOptions{Tolerance: f.tolerance, Confidence: f.confidence, Percentile: f.percentile},
+		Limits:         f.limits,
+		GuardWorkflows: f.guardWorkflows, AllowWorkflowChanges: f.allowWorkflowChanges,
 	}
 }
 
@@ -220,12 +233,19 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
 	}
 	sweepWorktrees(ctx, stderr) // leftovers of killed gates
+	// The sides' checkouts are not trusted with a GitHub credential: their
+	// stack.prepare and their services (compose interpolates from this
+	// process's environment) run without one. The Action's token is already
+	// read (Inputs.Token).
+	if names := action.UnsetRunnerSecrets(os.Environ(), os.Unsetenv); len(names) > 0 {
+		fmt.Fprintf(stderr, "loadgate: %d runner credential variable(s) unset for the stacks (%s)\n", len(names), strings.Join(names, ", "))
+	}
 	return cfg, rounds.Deps{
 		Repo:      repo,
 		Stacks:    &composeStacks{runID: runID, plan: plan, f: f.stack, stderr: stderr},
 		Runner:    &loadRunner{f: runFlags{progress: f.progress}, stderr: stderr},
-		LookupEnv: lggh.WithoutRunnerSecrets(os.LookupEnv),
-		Mask:      func(env map[string]string) { lggh.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
+		LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
+		Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
 		Log:       stderr,
 	}, nil
 }
@@ -255,7 +275,18 @@ func (c *composeStacks) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Sta
 	if err != nil {
 		return nil, err
 	}
-	return &composeStack{sr: sr, every: c.f.statsEvery, stderr: c.stderr}, nil
+	cs := &composeStack{sr: sr, every: c.f.statsEvery, stderr: c.stderr, counts: &countAddrs{}}
+	if sp.Scenario != nil {
+		// Resolved now, while the stack is up and healthy (it is paused
+		// between rounds): once per side.
+		ca, err := resolveCounts(ctx, sp.Scenario, sr, true)
+		if err != nil {
+			sr.down(c.stderr)
+			return nil, err
+		}
+		cs.counts, cs.stubs = &ca, stackStubs(ctx, sr, c.stderr)
+	}
+	return cs, nil
 }
 
 // composeStack is rounds.Stack on a stackRun.
@@ -263,32 +294,52 @@ type composeStack struct {
 	sr     *stackRun
 	every  time.Duration
 	stderr io.Writer
+	counts *countAddrs   // resolved by Up
+	stubs  []result.Stub // stated by the stubs, read by Up
 }
 
 func (c *composeStack) Addr() string                      { return c.sr.addr }
+func (c *composeStack) Topology() result.Topology         { return c.sr.about("").topology }
 func (c *composeStack) Pause(ctx context.Context) error   { return c.sr.stack.Pause(ctx) }
 func (c *composeStack) Unpause(ctx context.Context) error { return c.sr.stack.Unpause(ctx) }
 func (c *composeStack) Down() (time.Duration, error)      { return c.sr.down(c.stderr) }
-func (c *composeStack) Sample(ctx context.Context, dir string, warmup time.Duration) (func(*result.Result) error, error) {
+func (c *composeStack) Sample(ctx context.Context, dir string, warmup time.Duration) (func(time.Time), func(*result.Result) error, error) {
 	if err := c.sr.sample(ctx, dir, c.every, warmup); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.sr.finish, nil
+	return c.sr.started(), c.sr.finish, nil
 }
 
-// loadRunner is rounds.Runner on the load engine (runLoad).
+// Count is one round's counted reads, as loadgate run makes them
+// (counting.go), with the counts' addresses and the stubs' configurations
+// resolved by Up. A count whose port accepted no connection (a base that
+// predates the counter) is not measured on this side, saying why, rather
+// than making the gate unusable.
+func (c *composeStack) Count(ctx context.Context, sc *scenario.Scenario) (rounds.Counter, error) {
+	return &roundCounter{ctx: ctx, c: newCounting(sc, *c.counts, c.stubs)}, nil
+}
+
+// roundCounter is rounds.Counter on a run's counting.
+type roundCounter struct {
+	ctx context.Context
+	c   *counting
+}
+
+func (r *roundCounter) Started() func(time.Time)                       { return r.c.started(r.ctx) }
+func (r *roundCounter) Finish(ctx context.Context, res *result.Result) { r.c.finish(ctx, res) }
+
+// loadRunner is rounds.Runner on the load engine (runLoad): what the
+// round states of itself goes into load.Config, so the result is final.
 type loadRunner struct {
 	f      runFlags
 	stderr io.Writer
 }
 
-func (l *loadRunner) Run(ctx context.Context, sc *scenario.Scenario, env map[string]string, target *url.URL, dir string) (*result.Result, error) {
-	res, err := runLoad(ctx, sc, env, target, dir, l.f, l.stderr)
-	if err != nil {
-		return nil, err
-	}
-	fillMachine(res)
-	return res, nil
+func (l *loadRunner) Run(ctx context.Context, spec rounds.RunSpec) (*result.Result, error) {
+	f := l.f
+	f.started = startHooks(spec.Started...)
+	f.about = about{topology: spec.Topology, targetLabel: spec.TargetLabel, side: spec.Side, commit: spec.Commit, round: spec.Round}
+	return runLoad(ctx, spec.Scenario, spec.Env, spec.Target, spec.Dir, f, l.stderr)
 }
 
 // writeGateReports renders the gate's report once: report.md into memory

@@ -133,7 +133,7 @@ func TestGateRefusals(t *testing.T) {
 		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--rounds", "auto", "--max-rounds", "1"}, "--max-rounds must be from 2"},
 		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--rounds", "auto", "--budget", "-1m"}, "--budget must be positive"},
 		{[]string{"gate", "--scenario", "x.yaml", "--against", "nonsense"}, "--against must be base or baseline:NAME"},
-		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--against", "baseline:x"}, "exclude each other"},
+		{[]string{"gate", "--scenario", "x.yaml", "--against", "baseline:x", "--scenario-from", "base"}, "--scenario-from base needs --base"},
 	} {
 		err := run(context.Background(), c.args, &stdout, &stderr)
 		if code(err) != 2 || !strings.Contains(err.Error(), c.want) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
-	lggh "github.com/loadgate/loadgate/gate/github"
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
@@ -25,15 +25,15 @@ import (
 // request comment; the exit code follows fail-on.
 func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) error {
 	a := githubactions.New(githubactions.WithWriter(stdout))
-	env, err := lggh.FromEnv(os.Getenv)
+	env, err := action.FromEnv(os.Getenv)
 	if err != nil {
 		return usageErr("gate --github: %w", err)
 	}
-	ev, err := lggh.ReadEvent(env)
+	ev, err := action.ReadEvent(env)
 	if err != nil {
 		return usageErr("gate --github: %w", err)
 	}
-	in, err := lggh.ReadInputs(a)
+	in, err := action.ReadInputs(a)
 	if err == nil {
 		err = in.Resolve(ev)
 	}
@@ -44,10 +44,12 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 	f.scenario, f.stack.compose = in.Scenario, in.Compose
 	f.stack.stackCPUs, f.stack.loadCPUs = in.StackCPUs, in.LoadCPUs
 	f.out = in.ResultsDir
+	// Against a baseline too, the base (the pull request's base commit by
+	// default) is the protected side: its scenario and baseline are read,
+	// never head's.
+	f.against, f.base = "base", in.Base
 	if in.Baseline != "" {
-		f.against, f.base = "baseline:"+in.Baseline, ""
-	} else {
-		f.against, f.base = "base", in.Base
+		f.against = "baseline:" + in.Baseline
 	}
 	if in.Rounds > 0 {
 		f.rounds = in.Rounds
@@ -65,6 +67,11 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 		f.scale = in.Scale
 	}
 	f.progress = "never"
+	f.limits = in.Limits // the operator's ceilings, bounded by default
+	f.guardWorkflows, f.allowWorkflowChanges = in.GuardWorkflows, in.AllowWorkflowChanges
+	if in.ScenarioFrom != "" {
+		f.scenarioFrom = in.ScenarioFrom // the unsafe opt-in: the report warns
+	}
 
 	// The scenario file as the workspace has it: the name of last resort
 	// (gateScenarioName), and the ${ENV} values it resolves, masked before
@@ -72,7 +79,7 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 	sc, _ := scenario.Load(in.Scenario, scenario.Options{})
 	if sc != nil {
 		if vals, err := sc.ResolveEnv(os.LookupEnv); err == nil {
-			lggh.MaskEnv(stdout, os.Getenv, vals)
+			action.MaskEnv(stdout, os.Getenv, vals)
 		}
 	}
 
@@ -92,7 +99,7 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 		_ = os.MkdirAll(gr.out, 0o755)
 	}
 	name := gateScenarioName(gr.GateReport, sc)
-	if code := lggh.ExitCode(gr.Verdict, in.FailOn); code != gr.Verdict.ExitCode() {
+	if code := action.ExitCode(gr.Verdict, in.FailOn); code != gr.Verdict.ExitCode() {
 		gr.Notes = append(gr.Notes, fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", in.FailOn, code, gr.Verdict.ExitCode()))
 	}
 	if gr.Verdict.Value == verdict.Inconclusive {
@@ -102,7 +109,7 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	outcome, err := lggh.Publish(ctx, a, env, ev, in, lggh.Publication{
+	outcome, err := action.Publish(ctx, a, env, ev, in, action.Publication{
 		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Markdown: string(md),
 		ReportPath: filepath.Join(gr.out, "report.md"), ResultsDir: gr.out,
 	}, nil)
@@ -139,7 +146,7 @@ func gateScenarioName(gr report.GateReport, sc *scenario.Scenario) string {
 // its verdict lacks and is known anyway: the scenario (name, hash, file)
 // and both sides' refs and commits (head: the workspace's HEAD, which is
 // what head measures; base: the base input, resolved).
-func completeUnusable(ctx context.Context, gr *report.GateReport, sc *scenario.Scenario, in lggh.Inputs, env *lggh.Env) {
+func completeUnusable(ctx context.Context, gr *report.GateReport, sc *scenario.Scenario, in action.Inputs, env *action.Env) {
 	if gr.Scenario.Name == "" && sc != nil {
 		gr.Scenario = result.Scenario{Name: sc.Name, Hash: sc.Hash, File: filepath.ToSlash(in.Scenario)}
 	}
@@ -201,15 +208,15 @@ func commentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageErr("comment: --from DIR is required")
 	}
 	a := githubactions.New(githubactions.WithWriter(stdout))
-	env, err := lggh.FromEnv(os.Getenv)
+	env, err := action.FromEnv(os.Getenv)
 	if err != nil {
 		return usageErr("comment: %w", err)
 	}
-	ev, err := lggh.ReadEvent(env)
+	ev, err := action.ReadEvent(env)
 	if err != nil {
 		return usageErr("comment: %w", err)
 	}
-	out, err := lggh.PublishFromDir(ctx, a, env, ev, *from, *pr, os.Getenv("GITHUB_TOKEN"), *artifact, nil)
+	out, err := action.PublishFromDir(ctx, a, env, ev, *from, *pr, os.Getenv("GITHUB_TOKEN"), *artifact, nil)
 	if err != nil {
 		return usageErr("comment: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	lggh "github.com/loadgate/loadgate/gate/github"
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
@@ -45,7 +45,7 @@ workloads: [{name: a, http: {path: /}}]
 		if got := gateScenarioName(gr, sc); got != "demo-api" {
 			t.Errorf("%s: name %q, want demo-api", what, got)
 		}
-		if lggh.Marker(gateScenarioName(gr, sc)) != lggh.Marker("demo-api") {
+		if action.Marker(gateScenarioName(gr, sc)) != action.Marker("demo-api") {
 			t.Errorf("%s: another marker", what)
 		}
 	}
@@ -88,7 +88,7 @@ func TestRegression_UnusableReportNamesScenarioCommitsReason(t *testing.T) {
 	var gr report.GateReport
 	gr.Verdict = verdict.Verdict{Value: verdict.Unusable, Workloads: []verdict.WorkloadVerdict{},
 		Reasons: []string{oneLineReason(errors.New("gate: head side (" + head[:12] + ") is unusable: compose up:\n  Cannot connect to the Docker daemon. Is the docker daemon running?\n"))}}
-	completeUnusable(context.Background(), &gr, sc, lggh.Inputs{Scenario: "load.yaml", Base: "HEAD~1"}, &lggh.Env{})
+	completeUnusable(context.Background(), &gr, sc, action.Inputs{Scenario: "load.yaml", Base: "HEAD~1"}, &action.Env{})
 	if gr.Scenario.Name != "demo-api" || gr.Scenario.Hash != sc.Hash || gr.Head.Commit != head || gr.Base.Commit != base {
 		t.Fatalf("completed %+v / %+v / %+v", gr.Scenario, gr.Base, gr.Head)
 	}

@@ -10,16 +10,23 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// fillMachine records where the generator ran (rule 12).
-func fillMachine(r *result.Result) {
+// machine is where the generator runs (rule 12), for load.Config.
+func machine() result.Machine {
 	host, _ := os.Hostname()
-	r.Machine = result.Machine{Host: host, CPUs: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	m := result.Machine{Host: host, CPUs: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
-		r.Machine.Kernel = unix.ByteSliceToString(u.Release[:])
+		m.Kernel = unix.ByteSliceToString(u.Release[:])
 	}
-	r.Topology.GOMAXPROCS = runtime.GOMAXPROCS(0)
+	return m
+}
+
+// withGenerator is t with the generator's own cpus: GOMAXPROCS and the
+// affinity as read back (after pinning).
+func withGenerator(t result.Topology) result.Topology {
+	t.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	if set, err := pin.ReadBack(); err == nil {
-		r.Topology.LoadCPUs = set.String()
+		t.LoadCPUs = set.String()
 	}
+	return t
 }

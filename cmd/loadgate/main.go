@@ -99,9 +99,9 @@ func emergencyExit(ctx context.Context, stderr io.Writer) {
 		if !compose.Touched() {
 			return nil // no stack was started: nothing of ours on the engine
 		}
-		n, err := compose.RemoveOwned(ctx)
-		if n > 0 {
-			fmt.Fprintf(stderr, "loadgate: removed %d resource(s) of this process\n", n)
+		r, err := compose.RemoveOwned(ctx)
+		if r.Total() > 0 {
+			fmt.Fprintf(stderr, "loadgate: removed this process's %s\n", r)
 		}
 		return err
 	}}

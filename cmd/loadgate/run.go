@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	lggh "github.com/loadgate/loadgate/gate/github"
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
@@ -33,6 +33,8 @@ and prints a report.
 
 Two modes:
   plain   --target is a loopback URL (127.0.0.0/8 or ::1): the load goes there.
+          --watch-pid PID (repeatable) samples a process of this host (CPU as
+          deltas of cumulative CPU time, RSS, from /proc) like a stack service.
   stack   the scenario has a stack: section (or --compose is given): loadgate
           brings the Compose stack up on its own cores (--stack-cpus), pins
           itself to the others (--load-cpus), sends the load to the target
@@ -58,6 +60,29 @@ type runFlags struct {
 	cpuProfile            string
 	stack                 stackFlags
 	limits                scenario.OperatorLimits
+	watch                 pidFlag             // --watch-pid (watchpid.go)
+	faults                load.FaultHook      // the run's fault injector (faults.go); nil without faults
+	started               []func(time.Time)   // told the schedule's start (load.Config.Started): counted reads, watched pids
+	onProgress            func(load.Progress) // also called with each progress snapshot (soak)
+	about                 about               // what the result states that is known before the load
+}
+
+// about is what a result states that is known before its load: runLoad
+// hands it to the engine (load.Config), so load.Run returns the result
+// with it; what is known only after the load goes through Result.Complete.
+type about struct {
+	topology     result.Topology // stackRun.about or plainAbout; runLoad adds the generator's own cpus
+	targetLabel  string          // "" : the target's URL
+	side, commit string          // in a gate
+	round        *result.Round   // in a gate
+}
+
+// plainAbout is about a plain run's load (a loopback --target URL), the
+// generator pinned to loadSet (empty: not pinned).
+func plainAbout(loadSet pin.Set) about {
+	t := result.Topology{TargetPath: "loopback"}
+	t.Pinned, t.PinnedReason = pin.Generator(loadSet)
+	return about{topology: t}
 }
 
 // addLimitFlags adds the operator's ceilings: a scenario's own ceilings
@@ -89,6 +114,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification (self-signed loopback servers)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), always, never")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to `file` (for make bench)")
+	fs.Var(&f.watch, "watch-pid", watchPIDUsage)
 	addStackFlags(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, runHelp); fs.PrintDefaults() }
@@ -110,11 +136,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	env, err := sc.ResolveEnv(lggh.WithoutRunnerSecrets(os.LookupEnv))
+	env, err := sc.ResolveEnv(action.WithoutRunnerSecrets(os.LookupEnv))
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	lggh.MaskEnv(stderr, os.Getenv, env) // before anything is logged (GitHub Actions only)
+	action.MaskEnv(stderr, os.Getenv, env) // before anything is logged (GitHub Actions only)
 	files := composeFiles(sc, f.stack)
 	plain := strings.Contains(f.target, "://")
 	switch {
@@ -133,6 +159,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usageErr("run: --target service:port is required: the scenario's stack: names no target")
 		}
 		target = sc.Stack.Target
+	}
+	if len(f.watch) > 0 && !plain {
+		return usageErr("run: --watch-pid is for plain mode (a loopback --target URL): a stack's services are sampled already")
+	}
+	if err := checkWatchPIDs("run", f.watch); err != nil {
+		return err
 	}
 	var loadSet pin.Set
 	var targetURL *url.URL
@@ -176,32 +208,58 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err := sr.sample(ctx, out, f.stack.statsEvery, sc.Warmup); err != nil {
 			return unusable(fmt.Errorf("run: stats: %w", err))
 		}
+		f.about = sr.about(target)
+	} else {
+		f.about = plainAbout(loadSet)
 	}
-	res, err := runLoad(ctx, sc, env, targetURL, out, f, stderr)
+	var watched *plainSampler
+	if len(f.watch) > 0 {
+		if watched, err = startPlainSampling(ctx, out, f.watch, f.stack.statsEvery, sc.Warmup, false, 0, nil); err != nil {
+			return unusable(fmt.Errorf("run: stats: %w", err))
+		}
+	}
+	cnt, err := startCounting(ctx, sc, sr, stderr) // counted by the service: counting.go
 	if err != nil {
 		return err
 	}
-	fillMachine(res)
+	defer cnt.stop()
+	fr, err := startFaults(ctx, sc, sr, stderr) // phase inject: faults.go
+	if err != nil {
+		return err
+	}
+	defer fr.stop()
+	f.faults = fr.hook
+	f.started = startHooks(sr.started(), cnt.started(ctx), watched.started()) // the counted reads and the watched pids' sampling (watchpid.go) start on the schedule's t0
+	res, err := runLoad(fr.ctx, sc, env, targetURL, out, f, stderr)
+	if watched != nil {
+		services, _, _, ferr := watched.stop()
+		if ferr != nil {
+			fmt.Fprintf(stderr, "loadgate: warning: stats.jsonl: %v\n", ferr)
+		}
+		if res != nil {
+			res.Complete(result.After{Stack: &result.Stack{Services: services}})
+		}
+	}
+	if err != nil {
+		return err
+	}
+	// before apply moves the fault windows' requests out of the phases: sent is all that was sent
+	cnt.finish(ctx, res)
+	if err := fr.apply(res); err != nil { // the faults as they happened, their requests out of the phases
+		return err
+	}
 	if sr != nil {
-		res.Target = target + " (" + targetURL.Host + ")"
-		if ferr := sr.finish(res); ferr != nil {
+		st, ferr := sr.samples()
+		if ferr != nil {
 			fmt.Fprintf(stderr, "loadgate: warning: stats.jsonl: %v\n", ferr)
 		}
 		firstRequest := res.StartedAt.Sub(started)
 		_, derr := sr.down(stderr)
 		sr = nil
 		teardown := time.Since(res.FinishedAt)
-		res.Stack.UpS = firstRequest.Seconds()
-		res.Stack.TeardownS = teardown.Seconds()
+		res.Complete(result.After{Stack: st, Up: firstRequest, Teardown: teardown, TeardownErr: derr})
 		fmt.Fprintf(stderr, "loadgate: start to first request %s; last request to clean teardown %s\n",
 			firstRequest.Round(time.Millisecond), teardown.Round(time.Millisecond))
-		if derr != nil {
-			res.Usable = false
-			res.Unusable = append(res.Unusable, fmt.Sprintf("the stack was not torn down cleanly: %v", derr))
-		}
-	} else {
-		res.Topology.TargetPath = "loopback"
-		res.Topology.Pinned, res.Topology.PinnedReason = pin.Generator(loadSet)
 	}
 	return finish(out, res, stdout, stderr)
 }
@@ -218,11 +276,19 @@ func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, 
 		Target:    load.Target{URL: target, Insecure: f.insecure},
 		Env:       env,
 		Snapshots: snapW,
+		Faults:    f.faults,
+		Started:   f.started,
+		// what the result states that is known before the load: load.Run returns it final
+		Machine: machine(), Topology: withGenerator(f.about.topology), TargetLabel: f.about.targetLabel,
+		Side: f.about.side, Commit: f.about.commit, Round: f.about.round,
 	}
 	pl := newProgressLine(stderr, f.progress)
 	cfg.Progress = pl.update
+	if f.onProgress != nil {
+		cfg.Progress = func(p load.Progress) { pl.update(p); f.onProgress(p) }
+	}
 	fmt.Fprintf(stderr, "loadgate: %s (%s) → %s for %s, results in %s\n",
-		sc.Name, shortHash(sc.Hash), target.Redacted(), sc.TotalDuration().Round(time.Millisecond), out)
+		sc.Name, report.ShortHash(sc.Hash), target.Redacted(), sc.TotalDuration().Round(time.Millisecond), out)
 	stopProfile, err := startCPUProfile(f.cpuProfile)
 	if err != nil {
 		return nil, usageErr("run: --cpuprofile: %w", err)
@@ -294,14 +360,6 @@ func loopbackTarget(ctx context.Context, raw string) (*url.URL, error) {
 	return t.URL, nil
 }
 
-func shortHash(h string) string {
-	h = strings.TrimPrefix(h, "sha256:")
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
 // progressLine redraws one status line on a terminal once per second.
 // update is called from the engine's snapshot goroutine; finish from the
 // caller after Run returns.
@@ -338,9 +396,9 @@ func (p *progressLine) update(pr load.Progress) {
 		return
 	}
 	per := pr.Interval.Seconds()
-	fmt.Fprintf(p.w, "\r\033[K%s %.0f/%.0fs · offered %.0f/s · completed %.0f/s · in flight %d · late %d · p99 %s (n=%d, worst second %s)",
+	fmt.Fprintf(p.w, "\r\033[K%s %.0f/%.0fs · offered %.0f/s · completed %.0f/s · in flight %d · late %s · p99 %s ms (n=%s, worst second %s ms)",
 		pr.Phase, pr.PhaseElapsed.Seconds(), pr.PhaseDuration.Seconds(), float64(s.Offered)/per, float64(s.Succeeded+s.Failed)/per,
-		s.InFlight, p.late, fmtMS(s.P99MS), s.Count, fmtMS(p.maxP99))
+		s.InFlight, report.Count(p.late), report.MS(s.P99MS), report.Count(s.Count), report.MS(p.maxP99))
 	p.drawn = true
 }
 
@@ -352,13 +410,13 @@ func (p *progressLine) finish() {
 	}
 }
 
-func fmtMS(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0fms", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1fms", v)
-	default:
-		return fmt.Sprintf("%.2fms", v)
+// startHooks is the non-nil ones of fs, for load.Config.Started.
+func startHooks(fs ...func(time.Time)) []func(time.Time) {
+	var out []func(time.Time)
+	for _, f := range fs {
+		if f != nil {
+			out = append(out, f)
+		}
 	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
@@ -54,14 +55,16 @@ func composeFiles(sc *scenario.Scenario, f stackFlags) []string {
 
 // stackRun is a stack brought up for one run: up, target, sampler, down.
 type stackRun struct {
-	stack    *compose.Stack
-	plan     pin.Plan
-	addr     string
-	path     string
-	stopStat func() ([]result.Service, *result.Service)
-	statsF   *os.File
-	statsW   *bufio.Writer
-	upTook   time.Duration
+	stack     *compose.Stack
+	plan      pin.Plan
+	addr      string
+	path      string
+	startStat func(t0 time.Time) // arms the samplers (sample; started)
+	stopStat  func() ([]result.Service, *result.Service)
+	statsF    *os.File
+	statsW    *bufio.Writer
+	upTook    time.Duration
+	statsTee  io.Writer // when set before sample, also gets every stats.jsonl line (soak)
 }
 
 // stackSpec is a stack to bring up: the same for run, up and each side of
@@ -107,10 +110,10 @@ func upStack(ctx context.Context, files []string, target, out, runID, side strin
 	if err := compose.Available(ctx); err != nil {
 		return nil, unusable(fmt.Errorf("no Docker engine: %w", err))
 	}
-	if n, err := compose.Sweep(ctx); err != nil {
+	if r, err := compose.Sweep(ctx); err != nil {
 		fmt.Fprintf(stderr, "loadgate: warning: sweeping leftovers of earlier runs: %v\n", err)
-	} else if n > 0 {
-		fmt.Fprintf(stderr, "loadgate: removed %d leftover resource(s) of earlier runs\n", n)
+	} else if r.Total() > 0 {
+		fmt.Fprintf(stderr, "loadgate: removed what earlier runs left: %s\n", r)
 	}
 	if err := pin.PinProcess(plan.Load); err != nil {
 		fmt.Fprintf(stderr, "loadgate: warning: the generator could not be pinned to %s: %v\n", plan.Load, err)
@@ -138,30 +141,59 @@ func upStack(ctx context.Context, files []string, target, out, runID, side strin
 	return sr, nil
 }
 
-// sample starts, once the warm-up is over (rule 7: warm-up is excluded from
-// every number), the stack's stats sampler and the generator's own, both
-// writing OUT/stats.jsonl.
+// sample opens OUT/stats.jsonl for the stack's stats sampler and the
+// generator's own; they start at the schedule's t0 + warmup (rule 7: the
+// warm-up is excluded from every number), armed by the load.Config.Started
+// listener that started returns — the engine's own clock, as the counted
+// reads use, so nothing of the set-up before the load is sampled.
+//
+// stopStat may run concurrently with the listener and the timer's
+// callback: once it has begun (stopped, under mu) no sampler is started
+// any more, so every sampler started is one stopStat ends before the file
+// is closed.
 func (sr *stackRun) sample(ctx context.Context, out string, every, warmup time.Duration) error {
 	f, err := outfile.Create(filepath.Join(out, "stats.jsonl"))
 	if err != nil {
 		return err
 	}
 	sr.statsF, sr.statsW = f, bufio.NewWriter(f)
-	w := &lockedWriter{w: sr.statsW}
-	var mu sync.Mutex
-	var stopStack func() []result.Service
-	var stopSelf func() result.Service
-	timer := time.AfterFunc(warmup, func() {
+	var sink io.Writer = sr.statsW
+	if sr.statsTee != nil {
+		sink = io.MultiWriter(sr.statsW, sr.statsTee)
+	}
+	w := &lockedWriter{w: sink}
+	var (
+		mu        sync.Mutex
+		stopped   bool
+		timer     *time.Timer
+		stopStack func() []result.Service
+		stopSelf  func() result.Service
+	)
+	begin := func() {
 		mu.Lock()
 		defer mu.Unlock()
+		if stopped {
+			return
+		}
 		sctx := context.WithoutCancel(ctx)
 		stopStack = sr.stack.Sample(sctx, every, w)
 		stopSelf = sampleSelf(sctx, every, sr.plan.Load.Len(), w)
-	})
-	sr.stopStat = func() ([]result.Service, *result.Service) {
-		timer.Stop()
+	}
+	sr.startStat = func(t0 time.Time) {
 		mu.Lock()
 		defer mu.Unlock()
+		if stopped || timer != nil {
+			return
+		}
+		timer = time.AfterFunc(max(time.Until(t0.Add(warmup)), 0), begin)
+	}
+	sr.stopStat = func() ([]result.Service, *result.Service) {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		if timer != nil {
+			timer.Stop()
+		}
 		if stopStack == nil {
 			return nil, nil
 		}
@@ -169,6 +201,15 @@ func (sr *stackRun) sample(ctx context.Context, out string, every, warmup time.D
 		return stopStack(), &gen
 	}
 	return nil
+}
+
+// started is the load.Config.Started listener that arms sample's
+// samplers for t0 + warmup; nil before sample (nothing to arm).
+func (sr *stackRun) started() func(time.Time) {
+	if sr == nil {
+		return nil
+	}
+	return sr.startStat
 }
 
 // lockedWriter serializes the samplers' lines.
@@ -198,8 +239,22 @@ func sampleSelf(ctx context.Context, every time.Duration, cpus int, w io.Writer)
 	}
 }
 
-// finish stops the sampler and fills the result's stack and topology.
-func (sr *stackRun) finish(res *result.Result) error {
+// about is what a result of a load on this stack states that is known
+// before the load: the stack's cpus, the pinning as verified after Up, the
+// target path, and the target as target (host:port).
+func (sr *stackRun) about(target string) about {
+	var t result.Topology
+	stackCPUs, pinned, reason, overridden := sr.stack.Topology()
+	t.StackCPUs = stackCPUs
+	t.CPUsetOverridden = overridden
+	t.TargetPath = sr.path
+	t.Pinned, t.PinnedReason = sr.plan.Topology(pinned, reason)
+	return about{topology: t, targetLabel: target + " (" + sr.addr + ")"}
+}
+
+// samples stops the sampler: the stack's figures over the measured phases
+// (result.After.Stack).
+func (sr *stackRun) samples() (*result.Stack, error) {
 	var services []result.Service
 	var gen *result.Service
 	if sr.stopStat != nil {
@@ -209,12 +264,14 @@ func (sr *stackRun) finish(res *result.Result) error {
 	if sr.statsF != nil {
 		err = errors.Join(sr.statsW.Flush(), sr.statsF.Close())
 	}
-	res.Stack = &result.Stack{Services: services, Generator: gen}
-	stackCPUs, pinned, reason, overridden := sr.stack.Topology()
-	res.Topology.StackCPUs = stackCPUs
-	res.Topology.CPUsetOverridden = overridden
-	res.Topology.TargetPath = sr.path
-	res.Topology.Pinned, res.Topology.PinnedReason = sr.plan.Topology(pinned, reason)
+	return &result.Stack{Services: services, Generator: gen}, err
+}
+
+// finish stops the sampler and completes res with the stack's figures
+// (Result.Complete).
+func (sr *stackRun) finish(res *result.Result) error {
+	st, err := sr.samples()
+	res.Complete(result.After{Stack: st})
 	return err
 }
 
@@ -236,6 +293,7 @@ func prepare(ctx context.Context, argv []string, dir string, stderr io.Writer) e
 		cmd.Path = filepath.Join(dir, argv[0])
 	}
 	cmd.Dir = dir
+	cmd.Env = action.EnvWithoutRunnerSecrets(os.Environ()) // no GitHub token for the checkout's own script
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%s (in %s): %w", strings.Join(argv, " "), dir, err)

@@ -118,8 +118,8 @@ func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := compose.Available(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("no Docker engine: %w", err))
 	} else {
-		n, err := compose.Sweep(ctx)
-		fmt.Fprintf(stdout, "removed %d resource(s) left by earlier runs\n", n)
+		r, err := compose.Sweep(ctx)
+		fmt.Fprintf(stdout, "removed what earlier runs left: %s\n", r)
 		if err != nil {
 			errs = append(errs, err)
 		}

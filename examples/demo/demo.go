@@ -21,5 +21,12 @@ func Build(ctx context.Context, dir string) error {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("demo: build service: %v\n%s", err, b)
 	}
+	// The backend is `loadgate stub`: loadgate itself, into stub/bin.
+	cmd = exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "stub", "bin", "loadgate"), "../../cmd/loadgate")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("demo: build the stub (loadgate): %v\n%s", err, b)
+	}
 	return nil
 }

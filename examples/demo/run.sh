@@ -12,6 +12,13 @@ code=$?
 set -e
 echo
 echo "demo results: $out/  (report.md, result.json, verdict.json, snapshots.jsonl, stats.jsonl, logs/)"
-echo "loadgate exited $code (0 pass, 1 verdict failed, 2 refused, 3 unusable)"
+case $code in
+0) meaning="the verdict passed" ;;
+1) meaning="the verdict failed (a threshold or check broke)" ;;
+2) meaning="the scenario or flags were refused" ;;
+3) meaning="the run was unusable" ;;
+*) meaning="an unexpected exit" ;;
+esac
+echo "loadgate exit code $code: $meaning"
 # The demo's thresholds are the demo's: a failed verdict is a result, not a broken demo.
 [ "$code" -le 1 ]

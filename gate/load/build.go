@@ -8,20 +8,35 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// result turns the recorder's cells into the results contract. Machine and
-// topology are the caller's to fill.
+// result turns the recorder's cells into the results contract, with what
+// the Config states of the run (machine, topology, target label, side,
+// commit, round) copied in as given.
 func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 	sc := e.cfg.Scenario
 	r := e.rec
 	r.mu.Lock()
 	defer r.mu.Unlock()
 
+	target := e.cfg.TargetLabel
+	if target == "" {
+		target = describe(e.cfg.Target.URL)
+	}
+	var round *result.Round
+	if e.cfg.Round != nil {
+		rd := *e.cfg.Round
+		round = &rd
+	}
 	res := &result.Result{
 		Schema:      result.Schema,
 		Scenario:    scenarioInfo(sc),
 		StartedAt:   startedAt.UTC(),
 		FinishedAt:  finishedAt.UTC(),
-		Target:      describe(e.cfg.Target.URL),
+		Machine:     e.cfg.Machine,
+		Topology:    e.cfg.Topology,
+		Target:      target,
+		Side:        e.cfg.Side,
+		Commit:      e.cfg.Commit,
+		Round:       round,
 		Late:        r.late,
 		LateAfterMS: ms(sc.LateAfter),
 		Stalled:     r.stalled.Seconds(),

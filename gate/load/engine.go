@@ -26,6 +26,27 @@ type Config struct {
 	Progress func(Progress)
 	// SnapshotEvery is the snapshot interval (default 1s).
 	SnapshotEvery time.Duration
+	// Faults is told the schedule's start and every measured outcome
+	// (faults.go). A scenario that injects faults is refused without it: a
+	// fault is never silently skipped.
+	Faults FaultHook
+	// Started is called once each, in order, with the schedule's start,
+	// before the first request is due (after Faults.Start): what is timed
+	// on the run's own clock besides faults (the counted reads, watched
+	// processes' sampling). Unlike Faults, it never stands for an injector.
+	Started []func(t0 time.Time)
+
+	// What the result states that the engine does not measure, known
+	// before the load and copied into the Result as given (build.go), so
+	// that Run returns it final; only what is known after the load
+	// (result.After: stack samples, teardown) is added by Result.Complete.
+	Machine  result.Machine  // where the generator runs
+	Topology result.Topology // the stack's and the generator's cpus, pinning, target path
+	// TargetLabel is how the result names the target, e.g. "api:8080
+	// (172.18.0.3:8080)"; "" names it by its URL.
+	TargetLabel  string
+	Side, Commit string        // in a gate: "base"/"head" and the side's commit
+	Round        *result.Round // in a gate: the round and its order; nil otherwise
 }
 
 // Progress is the state of a run at one moment, for a progress line.
@@ -52,6 +73,9 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	sched, err := NewSchedule(sc)
 	if err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	if err := checkFaultHook(cfg); err != nil { // faults.go
+		return nil, err
 	}
 	shares := make([]float64, len(sc.Workloads))
 	for i, w := range sc.Workloads {
@@ -87,6 +111,16 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	e.start = startedAt
 	e.wait = newWaiter(e.clock)
 	defer e.wait.close()
+	e.until = e.wait.until
+	if testClockSeam != nil {
+		testClockSeam(e) // tests only: the runtime's timers and fake operations (clock_export_test.go)
+	}
+	if cfg.Faults != nil {
+		cfg.Faults.Start(startedAt) // before the first due time: the injector's clock (faults.go)
+	}
+	for _, f := range cfg.Started {
+		f(startedAt)
+	}
 	if h := testWaitHook; h != nil {
 		w := e.wait
 		w.beforePark = func() { h(func() { w.due += 24 * time.Hour }) }
@@ -116,11 +150,11 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	// reqCtx cancelled) and their completions are dropped by the recorder.
 
 	res = e.result(startedAt, finishedAt)
-	res.Interrupted = stop == stopInterrupted
+	res.Interrupted = stop == stopInterrupted && stageEnded(ctx) == nil // faults.go: a failed stage is not an interruption
 	switch stop {
 	case stopInterrupted:
 		res.Usable = false
-		res.Unusable = append(res.Unusable, "interrupted before the schedule ended")
+		res.Unusable = append(res.Unusable, interruptedReason(ctx))
 	case stopHung:
 		res.Usable = false
 		res.Unusable = append(res.Unusable, e.hung)
@@ -152,6 +186,12 @@ func WallBound(sc *scenario.Scenario) (time.Duration, error) {
 // arming and parking; postpone moves the wait's due time a day away, which
 // makes the park last until something aborts it — a stuck dispatcher.
 var testWaitHook func(postpone func())
+
+// testClockSeam (tests only, clock_export_test.go), when set, may replace a
+// run's dispatcher wait (e.until) and operations once, before the first due
+// time: a wait on the runtime's timers alone and operations without network
+// make a run deterministic under testing/synctest's fake clock.
+var testClockSeam func(e *engine)
 
 // WallSlack is what a run may take beyond its schedule and drain: the
 // dispatcher's watchdog interval and the bookkeeping at the end.
@@ -204,11 +244,13 @@ type engine struct {
 	wg      sync.WaitGroup
 	done    time.Duration // due time of the last request dispatched
 	wait    *waiter
+	until   func(ctx context.Context, due time.Duration) error // the dispatcher's wait: wait.until (a test's under testClockSeam)
 
 	// waitDue is the due time (ns since start) the dispatcher is waiting
 	// for on its timer, -1 when it is not waiting on it: the watchdog's view
 	// of the dispatcher's progress.
 	waitDue atomic.Int64
+	over    overrun // the watchdog's account of waitDue's overrun (watchdog only)
 	hungMu  sync.Mutex
 	hung    string // why the watchdog ended the run ("" while it has not)
 	unsent  int64  // requests recorded as never sent (dispatcher only)
@@ -270,7 +312,7 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 			return stopWallBound
 		}
 		e.waiting(due, now)
-		err := e.wait.until(ctx, due)
+		err := e.until(ctx, due)
 		e.waitDue.Store(-1)
 		if err != nil || ctx.Err() != nil {
 			if e.hungReason() != "" {
@@ -375,19 +417,54 @@ func (e *engine) watch(ctx context.Context) {
 		e.wait.abort()
 		return
 	}
-	due := e.waitDue.Load()
-	if due < 0 {
-		return
-	}
-	if late := e.clock() - time.Duration(due); late > HangAfter {
+	now, due := e.clock(), e.waitDue.Load()
+	over := e.over.look(now, time.Duration(due), due >= 0)
+	if over > HangAfter || due >= 0 && now-time.Duration(due) > HangAlways {
 		e.hungMu.Lock()
 		if e.hung == "" {
 			e.hung = fmt.Sprintf("the dispatcher made no progress for %s past the due time %s (stage: waiting on its timer); the run was ended",
-				late.Round(time.Millisecond), time.Duration(due).Round(time.Millisecond))
+				(now - time.Duration(due)).Round(time.Millisecond), time.Duration(due).Round(time.Millisecond))
 		}
 		e.hungMu.Unlock()
 		e.wait.abort()
 	}
+}
+
+// maxLookGap is the most one look of the watchdog adds to a wait's overrun.
+// A look that comes later than that means this whole process was not given
+// the CPU (an overloaded machine: the watchdog's own ticker was late too),
+// which is not the dispatcher being stuck: the run's lateness says so, and
+// ending it as unusable would throw away an honest, flagged measurement.
+const maxLookGap = 2 * watchInterval
+
+// HangAlways bounds a wait's overrun however starved the process was: past
+// it the run ends as hung even if the watchdog's looks all came late.
+const HangAlways = 10 * HangAfter
+
+// overrun measures how long the dispatcher's current timer wait has
+// overrun its due time while the process was running: a pure account of
+// the watchdog's looks (now, the due time waited for, whether the
+// dispatcher is waiting on its timer at all), with no clock of its own.
+// Used by the watchdog goroutine only.
+type overrun struct {
+	last, due, counted time.Duration // the previous look; the wait being measured; its overrun so far
+	measuring          bool
+}
+
+// look returns the overrun counted for the wait in progress at now.
+func (o *overrun) look(now, due time.Duration, waiting bool) time.Duration {
+	gap := min(now-o.last, maxLookGap)
+	o.last = now
+	switch {
+	case !waiting || now <= due:
+		o.measuring = false
+		return 0
+	case !o.measuring || due != o.due: // a wait first seen overrunning
+		o.measuring, o.due, o.counted = true, due, min(now-due, gap)
+	default:
+		o.counted += gap
+	}
+	return o.counted
 }
 
 // worker sends j, then every job it receives, until the channel closes.

@@ -65,8 +65,8 @@ type fastOp struct {
 	hc      *fasthttp.HostClient
 	method  string
 	prefix  string // scheme://host[:port][/base path]
-	path    template
-	body    template
+	path    scenario.Template
+	body    scenario.Template
 	hasBody bool
 	headers [][2]string
 	host    string
@@ -113,9 +113,9 @@ func newFastOp(hc *fasthttp.HostClient, t Target, w scenario.Workload, env map[s
 	if hc.MaxResponseBodySize > 0 {
 		op.maxBody = int64(hc.MaxResponseBodySize)
 	}
-	op.path = compileTemplate(scenario.ExpandEnv(h.Path, env), h.Vars)
+	op.path = scenario.CompileTemplate(h.Path, env, h.Vars)
 	if h.Body != "" {
-		op.body = compileTemplate(scenario.ExpandEnv(h.Body, env), h.Vars)
+		op.body = scenario.CompileTemplate(h.Body, env, h.Vars)
 		op.hasBody = true
 	}
 	hasUA := false
@@ -144,7 +144,7 @@ func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 	req, resp := &s.req, &s.resp
 	req.Reset()
 	resp.Reset()
-	s.uri = op.path.appendTo(append(s.uri[:0], op.prefix...), k)
+	s.uri = op.path.AppendTo(append(s.uri[:0], op.prefix...), k)
 	req.SetRequestURIBytes(s.uri)
 	req.Header.SetMethod(op.method)
 	for _, h := range op.headers {
@@ -157,7 +157,7 @@ func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 		req.UseHostHeader = true
 	}
 	if op.hasBody {
-		s.body = op.body.appendTo(s.body[:0], k)
+		s.body = op.body.AppendTo(s.body[:0], k)
 		req.SetBodyRaw(s.body)
 	}
 	deadline := time.Now().Add(op.timeout)

@@ -82,8 +82,8 @@ type grpcOp struct {
 	c       *grpcClient
 	method  string // "/pkg.Service/Method"
 	input   protoreflect.MessageDescriptor
-	tmpl    template // the request as protojson, ${ENV} substituted
-	static  []byte   // the encoded request when tmpl has no {n}
+	tmpl    scenario.Template // the request as protojson, ${ENV} substituted
+	static  []byte            // the encoded request when tmpl has no {n}
 	md      metadata.MD
 	timeout time.Duration
 	expect  [17]bool // by codes.Code
@@ -102,12 +102,12 @@ func newGRPCOp(ctx context.Context, c *grpcClient, w scenario.Workload, env map[
 		b, _ := json.Marshal(v)
 		jenv[k] = string(b[1 : len(b)-1])
 	}
-	op.tmpl = compileTemplate(scenario.ExpandEnv(g.Request, jenv), nil)
+	op.tmpl = scenario.CompileTemplate(g.Request, jenv, nil)
 	first, err := op.encode(0, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: grpc.request does not fit %s: %v", ErrOperation, md.Input().FullName(), err)
 	}
-	if !slices.ContainsFunc(op.tmpl.parts, func(p part) bool { return p.kind != 0 }) {
+	if op.tmpl.Static() {
 		op.static = first
 	}
 	if len(g.Metadata) > 0 {
@@ -133,7 +133,7 @@ func (op *grpcOp) encode(k int64, s *scratch) ([]byte, error) {
 	if s != nil {
 		buf = s.body[:0]
 	}
-	buf = op.tmpl.appendTo(buf, k)
+	buf = op.tmpl.AppendTo(buf, k)
 	if s != nil {
 		s.body = buf
 	}

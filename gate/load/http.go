@@ -17,84 +17,13 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// template is a path or body with {n} and {var} placeholders, compiled once.
-// ${ENV} references are already substituted when it is compiled.
-type template struct {
-	parts []part
-}
-
-type part struct {
-	lit  string
-	kind int // 0 literal, 1 {n}, 2 a var
-	vals []string
-}
-
-func compileTemplate(s string, vars map[string][]string) template {
-	var t template
-	lit := 0 // start of the pending literal
-	for i := 0; i < len(s); i++ {
-		if s[i] != '{' {
-			continue
-		}
-		j := i + 1
-		for j < len(s) && isIdent(s[j]) {
-			j++
-		}
-		if j == i+1 || j == len(s) || s[j] != '}' {
-			continue // not a placeholder: "{" stays literal (JSON bodies)
-		}
-		name := s[i+1 : j]
-		var p part
-		switch vals, ok := vars[name]; {
-		case name == "n":
-			p = part{kind: 1}
-		case ok && len(vals) > 0:
-			p = part{kind: 2, vals: vals}
-		default:
-			continue // an unknown name stays literal; the scenario validator refuses it
-		}
-		if i > lit {
-			t.parts = append(t.parts, part{lit: s[lit:i]})
-		}
-		t.parts = append(t.parts, p)
-		lit = j + 1
-		i = j
-	}
-	if lit < len(s) {
-		t.parts = append(t.parts, part{lit: s[lit:]})
-	}
-	return t
-}
-
-func isIdent(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// appendTo appends the template for the k-th request of its workload (k
-// from 0): {n} is k, {var} is vars[var][k mod len]. It does not allocate
-// when b has room.
-func (t *template) appendTo(b []byte, k int64) []byte {
-	for i := range t.parts {
-		p := &t.parts[i]
-		switch p.kind {
-		case 0:
-			b = append(b, p.lit...)
-		case 1:
-			b = strconv.AppendInt(b, k, 10)
-		case 2:
-			b = append(b, p.vals[k%int64(len(p.vals))]...)
-		}
-	}
-	return b
-}
-
 // httpOp is one workload's HTTP operation. Safe for concurrent use.
 type httpOp struct {
 	client  *http.Client
 	method  string
 	base    string // scheme://host[:port][/prefix] without a trailing slash
-	path    template
-	body    template
+	path    scenario.Template
+	body    scenario.Template
 	hasBody bool
 	header  http.Header // shared, never written after construction
 	host    string
@@ -175,9 +104,9 @@ func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[strin
 	if tr, ok := client.Transport.(*transport); ok {
 		op.maxBody = tr.maxBody
 	}
-	op.path = compileTemplate(scenario.ExpandEnv(h.Path, env), h.Vars)
+	op.path = scenario.CompileTemplate(h.Path, env, h.Vars)
 	if h.Body != "" {
-		op.body = compileTemplate(scenario.ExpandEnv(h.Body, env), h.Vars)
+		op.body = scenario.CompileTemplate(h.Body, env, h.Vars)
 		op.hasBody = true
 	}
 	for k, v := range h.Headers {
@@ -201,11 +130,11 @@ func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[strin
 func (op *httpOp) do(ctx context.Context, k int64, s *scratch) string {
 	ctx, cancel := context.WithTimeout(ctx, op.timeout)
 	defer cancel()
-	s.uri = op.path.appendTo(append(s.uri[:0], op.base...), k)
+	s.uri = op.path.AppendTo(append(s.uri[:0], op.base...), k)
 	var body io.Reader
 	var n int64
 	if op.hasBody {
-		s.body = op.body.appendTo(s.body[:0], k)
+		s.body = op.body.AppendTo(s.body[:0], k)
 		b := string(s.body)
 		body, n = strings.NewReader(b), int64(len(b))
 	}

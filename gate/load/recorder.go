@@ -93,6 +93,10 @@ func us(d time.Duration) int64 {
 	return v
 }
 
+// isLate is the late rule: a request sent more than lateAfter after its
+// due time is late (recorder.sent, MakeOutcome).
+func isLate(lateness, lateAfter time.Duration) bool { return lateness > lateAfter }
+
 // offered counts a request the dispatcher is handing to a worker: from now
 // on it is in flight until completed or abandoned.
 func (r *recorder) offered(seg, w int) {
@@ -113,7 +117,7 @@ func (r *recorder) sent(seg, w int, lateness time.Duration) {
 		r.mu.Unlock()
 		return
 	}
-	if lateness > r.lateAfter {
+	if isLate(lateness, r.lateAfter) {
 		r.cells[seg*r.workloads+w].late++
 		r.iv.late++
 		if !r.warmup[seg] {
@@ -128,12 +132,13 @@ func (r *recorder) sent(seg, w int, lateness time.Duration) {
 
 // completed records the one outcome of a dispatched request. class "" is a
 // success. doneSeg is the segment whose window the completion landed in (-1:
-// after the schedule).
-func (r *recorder) completed(seg, w int, class string, due, sent, done time.Duration, doneSeg int) {
+// after the schedule). It reports whether the outcome was counted (false
+// after abandonAll).
+func (r *recorder) completed(seg, w int, class string, due, sent, done time.Duration, doneSeg int) bool {
 	r.mu.Lock()
 	if r.closed { // already counted as abandoned
 		r.mu.Unlock()
-		return
+		return false
 	}
 	c := &r.cells[seg*r.workloads+w]
 	c.inFlight--
@@ -154,6 +159,7 @@ func (r *recorder) completed(seg, w int, class string, due, sent, done time.Dura
 		r.iv.failures[class]++
 	}
 	r.mu.Unlock()
+	return true
 }
 
 // abandonOne records a request that was offered but never sent (the run was

@@ -41,7 +41,9 @@ func serve(e *engine, sr *sessionRecorder, j job, s *scratch, sent time.Duration
 	if !isSession {
 		class := op.do(e.reqCtx, j.k, s)
 		done := e.clock()
-		e.rec.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done))
+		if e.rec.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done)) {
+			e.observe(j, class, sent, done) // faults.go
+		}
 		return
 	}
 	var st sessionStats

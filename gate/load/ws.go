@@ -35,8 +35,8 @@ import (
 type wsOp struct {
 	client  *http.Client
 	prefix  string // ws[s]://host[:port][/base path]
-	path    template
-	send    []template
+	path    scenario.Template
+	send    []scenario.Template
 	header  http.Header
 	host    string
 	receive int
@@ -85,9 +85,9 @@ func newWSOp(client *http.Client, t Target, w scenario.Workload, env map[string]
 		timeout: timeout,
 		maxBody: maxBody,
 	}
-	op.path = compileTemplate(scenario.ExpandEnv(x.Path, env), x.Vars)
+	op.path = scenario.CompileTemplate(x.Path, env, x.Vars)
 	for _, m := range x.Send {
-		op.send = append(op.send, compileTemplate(scenario.ExpandEnv(m, env), x.Vars))
+		op.send = append(op.send, scenario.CompileTemplate(m, env, x.Vars))
 	}
 	hasUA := false
 	for k, v := range x.Headers {
@@ -147,7 +147,7 @@ func (op *wsOp) session(ctx context.Context, k int64, s *scratch, st *sessionSta
 	st.start = start
 	ctx, cancel := context.WithTimeout(ctx, op.timeout+op.hold)
 	defer cancel()
-	s.uri = op.path.appendTo(append(s.uri[:0], op.prefix...), k)
+	s.uri = op.path.AppendTo(append(s.uri[:0], op.prefix...), k)
 	c, resp, err := websocket.Dial(ctx, string(s.uri), &websocket.DialOptions{
 		HTTPClient: op.client, HTTPHeader: op.header, Host: op.host,
 	})
@@ -161,7 +161,7 @@ func (op *wsOp) session(ctx context.Context, k int64, s *scratch, st *sessionSta
 	c.SetReadLimit(op.maxBody)
 	st.connect = time.Since(start)
 	for i := range op.send {
-		s.body = op.send[i].appendTo(s.body[:0], k)
+		s.body = op.send[i].AppendTo(s.body[:0], k)
 		if err := c.Write(ctx, websocket.MessageText, s.body); err != nil {
 			return op.classify(ctx, err)
 		}

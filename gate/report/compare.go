@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
 // GateSide is one side of a gate: a checkout and its rounds.
@@ -458,14 +459,14 @@ func CompareMarkdown(w io.Writer, g GateReport) error {
 	v := g.Verdict
 	var b md
 	if rs := g.unusableGate(); rs != nil {
-		b.line("> **UNUSABLE GATE** — %s. Nothing is compared with half a result (exit 3).", strings.Join(rs, "; "))
+		b.line("> **UNUSABLE GATE** — %s Nothing is compared with half a result (exit 3).", sentence(strings.Join(mdEscAll(rs), "; ")))
 		b.line("")
 	}
 	if u := untrustedText(v); u != "" {
 		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. These rounds are not trustworthy (their latency includes the generator's own delay): no regression, improvement or pass is called on them.", u)
 		b.line("")
 	}
-	b.line("# loadgate gate: %s", g.Scenario.Name)
+	b.line("# loadgate gate: %s", mdEsc(g.Scenario.Name))
 	b.line("")
 	b.line("%s", scenarioLine(g.Scenario))
 	b.line("- **compared** %s `%s` → %s `%s`", g.Base.Name, commitText(sideCommit(g.Base)), g.Head.Name, commitText(sideCommit(g.Head)))
@@ -486,8 +487,8 @@ func CompareMarkdown(w io.Writer, g GateReport) error {
 	b.line("")
 	b.header("llllllllr", "side", "ref", "commit", "stack CPUs", "load CPUs", "pinned", "target path", "target", "rounds")
 	for _, s := range g.sides() {
-		b.row(s.Name, orUnknown(s.Ref), "`"+commitText(sideCommit(s))+"`", topo(s, stackCPUs), topo(s, loadCPUs),
-			topo(s, pinnedText), topo(s, func(t result.Topology) string { return orUnknown(t.TargetPath) }),
+		b.row(s.Name, mdEsc(orUnknown(s.Ref)), "`"+commitText(sideCommit(s))+"`", mdEsc(topo(s, stackCPUs)), mdEsc(topo(s, loadCPUs)),
+			topo(s, pinnedText), mdEsc(topo(s, func(t result.Topology) string { return orUnknown(t.TargetPath) })),
 			targets(s), strconv.Itoa(len(s.Results)))
 	}
 	b.line("")
@@ -498,12 +499,13 @@ func CompareMarkdown(w io.Writer, g GateReport) error {
 		mdComparePhase(&b, &g, p)
 	}
 	mdCompareStack(&b, &g)
+	mdGateCounting(&b, &g) // gatecounted.go
 
 	if ws := g.warnings(); len(ws) > 0 {
 		b.line("## Notes")
 		b.line("")
 		for _, s := range ws {
-			b.line("- %s", s)
+			b.line("- %s", mdEsc(s))
 		}
 		b.line("")
 	}
@@ -523,7 +525,7 @@ func methodText(v verdict.Verdict) string {
 		perc = v.Percentile
 	}
 	return fmt.Sprintf("head/base ratio of %s, %s CI from the paired rounds (t) floored by order statistics; tolerance ±%s; error rates: Newcombe score interval",
-		perc, Percent(v.Confidence), Percent(v.Tolerance))
+		perc, Confidence(v.Confidence), Percent(v.Tolerance))
 }
 
 func targets(s GateSide) string {
@@ -536,14 +538,17 @@ func targets(s GateSide) string {
 	if len(vals) == 0 {
 		return "unknown"
 	}
-	return "`" + strings.Join(vals, "`, `") + "`"
+	for i, v := range vals {
+		vals[i] = mdtext.Code(v)
+	}
+	return strings.Join(vals, ", ")
 }
 
 // gateWhy renders a workload verdict's checks and comparisons (worded:
 // the verdict has been through Explain).
 func gateWhy(wv verdict.WorkloadVerdict, sep string) string {
 	var parts []string
-	if s := checksText(wv, sep); s != "" && !(len(wv.Checks) == 0 && wv.Why == "no thresholds") {
+	if s := checksText(wv, sep); s != "" && !(len(wv.Checks) == 0 && WorkloadWhy(wv) == "no thresholds") {
 		parts = append(parts, s)
 	}
 	for _, c := range wv.Comparisons {
@@ -560,7 +565,7 @@ func summaryValues(s result.Summary) []float64 {
 }
 
 func mdComparePhase(b *md, g *GateReport, p result.Phase) {
-	b.line("## %s", sectionTitle(p))
+	b.line("## %s", mdSectionTitle(p))
 	b.line("")
 	cs := g.comparisons(p.Name)
 	if len(cs) == 0 && g.Verdict.Value == verdict.Unusable {
@@ -570,12 +575,12 @@ func mdComparePhase(b *md, g *GateReport, p result.Phase) {
 		b.line("No comparison in this phase.")
 		b.line("")
 	} else {
-		conf := Percent(g.Verdict.Confidence)
+		conf := Confidence(g.Verdict.Confidence)
 		b.line("Latency in ms from the due time, successes only, nearest-rank, pooled over %d round(s) per side. Δ is head/base, the geometric mean of the per-round ratios, with its %s CI; \"~\" after Δ: not significant (the interval contains no change). The error rate's Δ is in percentage points. n is per side over all rounds.", g.Rounds, conf)
 		b.line("")
 		b.header("llrrrlrrll", "workload", "metric", g.Base.Name, g.Head.Name, "Δ", conf+" CI", "n "+g.Base.Name, "n "+g.Head.Name, "CI from", "verdict")
 		for _, c := range cs {
-			b.row(c.Workload, metricName(c), sideValue(c, c.Base, c.BaseN), sideValue(c, c.Head, c.HeadN), delta(c), ciText(c),
+			b.row(mdEsc(c.Workload), metricName(c), sideValue(c, c.Base, c.BaseN), sideValue(c, c.Head, c.HeadN), delta(c), ciText(c),
 				Count(c.BaseN), Count(c.HeadN), orDash(c.Interval), "**"+string(c.Value)+"**")
 		}
 		b.line("")
@@ -586,7 +591,7 @@ func mdComparePhase(b *md, g *GateReport, p result.Phase) {
 				for i, r := range c.RoundRatios {
 					rs[i] = strconv.FormatFloat(r, 'f', 3, 64)
 				}
-				per = append(per, fmt.Sprintf("%s %s: %s", c.Workload, c.Metric, strings.Join(rs, " ")))
+				per = append(per, fmt.Sprintf("%s %s: %s", mdEsc(c.Workload), c.Metric, strings.Join(rs, " ")))
 			}
 		}
 		if len(per) > 0 {
@@ -610,11 +615,11 @@ func mdComparePhase(b *md, g *GateReport, p result.Phase) {
 		// mermaid's axis is linear: it spans the values (1-2-5 steps, as the
 		// SVG's log axis does), not 0 to the tail, so p50…p95 keep their room.
 		ya, yb, _ := logRange(lo, hi)
-		b.line("%s latency by percentile, ms (first line %s n=%s, second line %s n=%s):", name, g.Base.Name, Count(sb.Count), g.Head.Name, Count(sh.Count))
+		b.line("%s latency by percentile, ms (first line %s n=%s, second line %s n=%s):", mdEsc(name), g.Base.Name, Count(sb.Count), g.Head.Name, Count(sh.Count))
 		b.line("")
 		b.line("```mermaid")
 		b.line("xychart-beta")
-		b.line("    title \"%s · %s: latency by percentile (ms)\"", p.Name, name)
+		b.line("    title \"%s · %s: latency by percentile (ms)\"", mdtext.Mermaid(p.Name), mdtext.Mermaid(name))
 		b.line("    x-axis [%s]", strings.Join(chartPercentiles, ", "))
 		b.line("    y-axis \"ms\" %s --> %s", plain(ya), plain(yb))
 		b.line("    line [%s]", joinPlain(summaryValues(sb)))
@@ -675,7 +680,7 @@ func mdCompareStack(b *md, g *GateReport) {
 			}
 			return f()
 		}
-		b.row(name,
+		b.row(mdEsc(name),
 			cell(okx, func() string { return cpuPct(x.CPUAvgPct) }), cell(oky, func() string { return cpuPct(y.CPUAvgPct) }),
 			cell(okx, func() string { return cpuPct(x.CPUPeakPct) }), cell(oky, func() string { return cpuPct(y.CPUPeakPct) }),
 			cell(okx, func() string { return mib(x.MemPeakBytes) }), cell(oky, func() string { return mib(y.MemPeakBytes) }),
@@ -714,14 +719,14 @@ func mdCompareNotMeasured(b *md, g *GateReport) {
 		b.line("Nothing is listed as not measured.")
 	}
 	for _, s := range nm {
-		b.line("- %s", s)
+		b.line("- %s", mdEsc(s))
 	}
 	b.line("")
 	b.line("## Synthetic")
 	b.line("")
-	b.line("- %s", syntheticLoad(g.Scenario.Name))
+	b.line("- %s", mdEsc(syntheticLoad(g.Scenario.Name)))
 	for _, s := range syn {
-		b.line("- %s", s)
+		b.line("- %s", mdEsc(s))
 	}
 	b.line("")
 }
@@ -775,6 +780,7 @@ func CompareText(w io.Writer, g GateReport) error {
 		}
 		b.table("  ", rows)
 	}
+	textGateCounting(&b, &g) // gatecounted.go
 	b.line("")
 	for _, s := range g.warnings() {
 		b.line("note: %s", s)

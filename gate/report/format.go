@@ -93,6 +93,22 @@ func Count(n int64) string { return group(strconv.FormatInt(n, 10)) }
 // 0 → "0%". Every error rate, share and limit in a report is written by it.
 func Percent(frac float64) string { return trimZeros(sig3(frac*100)) + "%" }
 
+// Confidence formats a confidence level: as Percent, but a level below 1
+// never reads "100%" (a sequential look's 99.99…% kept its digits, floored:
+// 0.999937 → "99.993%").
+func Confidence(frac float64) string {
+	s := Percent(frac)
+	if frac >= 1 || s != "100%" {
+		return s
+	}
+	for d := 1.0e3; d <= 1e9; d *= 10 {
+		if f := math.Floor(frac*100*d) / d; f < 100 && f > 99.9 {
+			return trimZeros(strconv.FormatFloat(f, 'f', -1, 64)) + "%"
+		}
+	}
+	return "99.99…%"
+}
+
 // SignedPercent formats a ratio as a signed percentage change, one decimal:
 // 1.312 → "+31.2%", 0.868 → "−13.2%", a change under 0.05% → "+0.0%".
 func SignedPercent(ratio float64) string {
@@ -369,6 +385,9 @@ func verdictWhy(v verdict.Verdict) string {
 	if v.Value == verdict.Inconclusive && len(v.Untrusted) > 0 {
 		return "a round's generator fell behind its schedule, so no regression, improvement or pass is called (warning, not a failure)"
 	}
+	if why := recoveryWhy(v); why != "" { // faults.go
+		return why
+	}
 	return valueWhy(v.Value)
 }
 
@@ -412,8 +431,8 @@ func checkText(c verdict.Check) string {
 	default:
 		s = fmt.Sprintf("%s %s, limit %s (n=%s): %s", c.Metric, unit(c.Observed), limit, Count(c.Count), c.Value)
 	}
-	if c.Why != "" && c.Value != verdict.NotMeasured {
-		s += ", " + c.Why
+	if why := CheckWhy(c); why != "" && c.Value != verdict.NotMeasured {
+		s += ", " + why
 	}
 	return s
 }
@@ -422,8 +441,7 @@ func checkText(c verdict.Check) string {
 // not measured or has no checks.
 func checksText(wv verdict.WorkloadVerdict, sep string) string {
 	var parts []string
-	if wv.Why != "" && (wv.Value == verdict.NotMeasured || len(wv.Checks) == 0) {
-		why := wv.Why
+	if why := WorkloadWhy(wv); why != "" && (wv.Value == verdict.NotMeasured || len(wv.Checks) == 0) {
 		if wv.Value == verdict.NotMeasured {
 			why = "not measured: " + why
 		}

@@ -39,3 +39,22 @@ func TestGroupedColumnsAlign(t *testing.T) {
 		t.Errorf("table\n%q\nwant\n%q", b.String(), want)
 	}
 }
+
+// A sequential gate's first look printed "100% CI": its confidence is
+// 99.99…%, and Percent rounds to three significant digits.
+func TestRegression_ConfidenceReads100Percent(t *testing.T) {
+	for _, tc := range []struct {
+		in   float64
+		want string
+	}{
+		{0.95, "95%"},
+		{0.999, "99.9%"},
+		{0.999937, "99.993%"},
+		{0.9999999, "99.999%"},
+		{1, "100%"},
+	} {
+		if got := Confidence(tc.in); got != tc.want {
+			t.Errorf("Confidence(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
 var errNilResult = errors.New("report: nil result")
@@ -27,10 +28,57 @@ func (b *md) line(format string, a ...any) {
 	b.WriteByte('\n')
 }
 
-// cell escapes text for a table cell.
+// cell makes text a table cell: line breaks become spaces and every '|'
+// not already escaped (by mdEsc) is escaped, so that it cannot split the
+// cell.
 func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "\n", " ")
+	if !strings.Contains(s, "|") {
+		return s
+	}
+	var b strings.Builder
+	backslashes := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '|' && backslashes%2 == 0 {
+			b.WriteByte('\\')
+		}
+		if s[i] == '\\' {
+			backslashes++
+		} else {
+			backslashes = 0
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// mdEsc makes a string read from a result, a scenario or a verdict (a
+// name, a reason, a note) plain text on one line of Markdown
+// (internal/mdtext, the one rule gate/action uses too).
+func mdEsc(s string) string { return mdtext.Escape(s) }
+
+// mdEscAll is mdEsc of each of ss.
+func mdEscAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = mdEsc(s)
+	}
+	return out
+}
+
+// mdSectionTitle is sectionTitle with the phase's name escaped.
+func mdSectionTitle(p result.Phase) string {
+	p.Name = mdEsc(p.Name)
+	return sectionTitle(p)
+}
+
+// sentence ends s with a period unless it already ends a sentence (a
+// reason such as "Is the docker daemon running?" takes none).
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s
+	}
+	return s + "."
 }
 
 func (b *md) row(cells ...string) {
@@ -67,8 +115,10 @@ func Markdown(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	for _, p := range judgedPhases(r.Phases) {
 		mdPhase(&b, p)
 	}
+	mdFaults(&b, r, v) // faults.go
 	mdOtherPhases(&b, r)
 	mdStack(&b, r)
+	mdCounting(&b, r)
 	mdNotMeasured(&b, r)
 	mdVerdict(&b, v)
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
@@ -77,8 +127,8 @@ func Markdown(w io.Writer, r *result.Result, v verdict.Verdict) error {
 
 func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
 	if rs := unusableReasons(r, v); rs != nil {
-		b.line("> **UNUSABLE RUN** — offered %s, recorded %s: %s. No number below can be trusted for a verdict (exit 3).",
-			Count(r.Offered), Count(r.Recorded), strings.Join(rs, "; "))
+		b.line("> **UNUSABLE RUN** — offered %s, recorded %s: %s No number below can be trusted for a verdict (exit 3).",
+			Count(r.Offered), Count(r.Recorded), sentence(strings.Join(mdEscAll(rs), "; ")))
 		b.line("")
 	}
 	if r.Interrupted {
@@ -92,7 +142,7 @@ func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
 }
 
 func mdHeader(b *md, r *result.Result) {
-	b.line("# loadgate: %s", r.Scenario.Name)
+	b.line("# loadgate: %s", mdEsc(r.Scenario.Name))
 	b.line("")
 	b.line("%s", scenarioLine(r.Scenario))
 	when := "- **date** " + date(r.StartedAt)
@@ -103,7 +153,7 @@ func mdHeader(b *md, r *result.Result) {
 	if r.Side != "" || r.Commit != "" {
 		b.line("- **side** %s", sideText(r))
 	}
-	b.line("- **target** `%s`", orUnknown(r.Target))
+	b.line("- **target** %s", mdtext.Code(orUnknown(r.Target)))
 	b.line("- **machine** %s", machineText(r.Machine))
 	b.line("- **topology** %s", topologyText(r.Topology, "**"))
 	b.line("- **load** max_in_flight %s · timeout %s ms", Count(int64(r.Scenario.MaxInFlight)), exact(r.Scenario.TimeoutMS))
@@ -133,9 +183,9 @@ func judgedPhases(phases []result.Phase) []result.Phase {
 
 // scenarioLine is the header's scenario: name, short hash, file.
 func scenarioLine(sc result.Scenario) string {
-	s := fmt.Sprintf("- **scenario** %s `%s`", sc.Name, scenarioHash(sc.Hash))
+	s := fmt.Sprintf("- **scenario** %s `%s`", mdEsc(sc.Name), scenarioHash(sc.Hash))
 	if sc.File != "" {
-		s += fmt.Sprintf(" (`%s`)", sc.File)
+		s += fmt.Sprintf(" (%s)", mdtext.Code(sc.File))
 	}
 	return s
 }
@@ -227,7 +277,7 @@ func mdWhatRan(b *md, r *result.Result) {
 		if mark != "" {
 			mark = "**" + mark + "**"
 		}
-		b.row(p.Name, orUnknown(p.Pattern), seconds(p.DurationS), Count(t.offered), rate(t.offeredPS), rate(t.complPS), mark)
+		b.row(mdEsc(p.Name), mdEsc(orUnknown(p.Pattern)), seconds(p.DurationS), Count(t.offered), rate(t.offeredPS), rate(t.complPS), mark)
 	}
 	b.line("")
 	b.line("%s.", title(warmupText(r)))
@@ -245,7 +295,7 @@ func mdWhatRan(b *md, r *result.Result) {
 
 func mdPhase(b *md, p result.Phase) {
 	t := phaseTotals(p)
-	b.line("## %s", sectionTitle(p))
+	b.line("## %s", mdSectionTitle(p))
 	b.line("")
 	b.line("%s %s · offered %s (%s/s) · completed %s/s · %s ok, %s failed, %s abandoned",
 		seconds(p.DurationS), orUnknown(p.Pattern), Count(t.offered), rate(t.offeredPS), rate(t.complPS),
@@ -258,7 +308,7 @@ func mdPhase(b *md, p result.Phase) {
 	}
 	b.header("lrrlrrrr", "workload", "offered", "ok", "failed", "abandoned", "late", "completed/s", "offered/s")
 	for _, w := range p.Workloads {
-		b.row(w.Name, Count(w.Offered), Count(w.Succeeded), failed(w), Count(w.Abandoned), Count(w.Late),
+		b.row(mdEsc(w.Name), Count(w.Offered), Count(w.Succeeded), mdEsc(failed(w)), Count(w.Abandoned), Count(w.Late),
 			rate(w.Throughput.CompletedPerS), rate(w.Throughput.OfferedPerS))
 	}
 	b.line("")
@@ -267,7 +317,7 @@ func mdPhase(b *md, p result.Phase) {
 	b.header("lrrrrrrrr", "workload", "n", "p50", "p90", "p95", "p99", "p99.9", "max", "service p99")
 	for _, w := range p.Workloads {
 		l := w.LatencyMS
-		name := w.Name
+		name := mdEsc(w.Name)
 		if l.Count == 0 {
 			name += " (not measured)"
 			b.row(name, "0", dash, dash, dash, dash, dash, dash, dash)
@@ -310,14 +360,14 @@ func mdOtherPhases(b *md, r *result.Result) {
 	b.header("llrrrrlr", "phase", "workload", "offered", "n", "p50", "p99", "failed", "abandoned")
 	for _, p := range others {
 		if len(p.Workloads) == 0 {
-			b.row(p.Name, "(none)", "0", "0", dash, dash, "0", "0")
+			b.row(mdEsc(p.Name), "(none)", "0", "0", dash, dash, "0", "0")
 		}
 		for _, w := range p.Workloads {
 			p50, p99 := dash, dash
 			if w.LatencyMS.Count > 0 {
 				p50, p99 = MS(w.LatencyMS.P50), MS(w.LatencyMS.P99)
 			}
-			b.row(p.Name, w.Name, Count(w.Offered), Count(w.LatencyMS.Count), p50, p99, failed(w), Count(w.Abandoned))
+			b.row(mdEsc(p.Name), mdEsc(w.Name), Count(w.Offered), Count(w.LatencyMS.Count), p50, p99, mdEsc(failed(w)), Count(w.Abandoned))
 		}
 	}
 	b.line("")
@@ -344,7 +394,7 @@ func mdStack(b *md, r *result.Result) {
 	b.line("")
 	b.header("lrrrr", "service", "CPU avg %", "CPU peak %", "mem peak MiB", "samples")
 	for _, s := range stackRows(r.Stack) {
-		b.row(s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples)))
+		b.row(mdEsc(s.Name), cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples)))
 	}
 	b.line("")
 }
@@ -356,14 +406,14 @@ func mdNotMeasured(b *md, r *result.Result) {
 		b.line("Nothing is listed as not measured. This run measured %s.", measuredSentence(r))
 	}
 	for _, s := range r.NotMeasured {
-		b.line("- %s", s)
+		b.line("- %s", mdEsc(s))
 	}
 	b.line("")
 	b.line("## Synthetic")
 	b.line("")
-	b.line("- %s", syntheticLoad(r.Scenario.Name))
+	b.line("- %s", mdEsc(syntheticLoad(r.Scenario.Name)))
 	for _, s := range r.Synthetic {
-		b.line("- %s", s)
+		b.line("- %s", mdEsc(s))
 	}
 	b.line("")
 }
@@ -387,7 +437,7 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 	if len(v.Workloads) > 0 {
 		b.header("llll", "phase", "workload", "verdict", column)
 		for _, wv := range v.Workloads {
-			b.row(wv.Phase, wv.Workload, "**"+string(wv.Value)+"**", describe(wv, "; "))
+			b.row(mdEsc(wv.Phase), mdEsc(wv.Workload), "**"+string(wv.Value)+"**", describe(wv, "; "))
 		}
 		b.line("")
 	} else if v.Value == verdict.Unusable {
@@ -398,7 +448,7 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 		b.line("%s", label)
 		b.line("")
 		for _, s := range reasons {
-			b.line("- %s", s)
+			b.line("- %s", mdEsc(s))
 		}
 		b.line("")
 	}

@@ -201,7 +201,7 @@ var cases = []golden{
 		},
 		want: verdict.Unusable,
 		md: []string{
-			"> **UNUSABLE RUN** — offered 4 982, recorded 4 980: 2 offered request(s) left no record; the dispatcher lost 2 requests at shutdown; phases[1].workloads[0] (sustain/api_read): offered 1946 != succeeded 1943 + failed 1 + abandoned 0 = 1944.",
+			"> **UNUSABLE RUN** — offered 4 982, recorded 4 980: 2 offered request(s) left no record; the dispatcher lost 2 requests at shutdown; phases\\[1\\].workloads\\[0\\] (sustain/api_read): offered 1946 != succeeded 1943 + failed 1 + abandoned 0 = 1944.",
 			"**UNUSABLE** (exit 3)", "No workload is judged: the run is unusable.",
 		},
 		text: []string{"UNUSABLE RUN — offered 4 982, recorded 4 980", "verdict: UNUSABLE (exit 3)"},

@@ -78,6 +78,7 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	for _, p := range judgedPhases(r.Phases) {
 		textPhase(&b, p)
 	}
+	textFaults(&b, r, v) // faults.go
 
 	var other [][]string
 	for _, p := range r.Phases {
@@ -108,6 +109,7 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 		b.table("  ", rows)
 	}
 
+	textCounting(&b, r)
 	b.line("")
 	if len(r.NotMeasured) == 0 {
 		b.line("not measured: nothing listed; measured %s", measuredSentence(r))

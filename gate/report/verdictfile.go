@@ -25,6 +25,8 @@ type VerdictFile struct {
 	ExitCode  int                       `json:"exit_code"`
 	Workloads []verdict.WorkloadVerdict `json:"workloads"`
 	Reasons   []string                  `json:"reasons"`
+	// Recovery: each workload's recovery after each injected fault (faults.go); absent without faults.
+	Recovery []verdict.RecoveryVerdict `json:"recovery,omitempty"`
 }
 
 // GateVerdictFile is a gate's verdict.json: a run's keys (its own
@@ -71,7 +73,7 @@ func JSON(w io.Writer, v verdict.Verdict) error {
 	v = Explain(v)
 	return encodeFile(w, &VerdictFile{
 		Schema: VerdictSchema, Value: v.Value, ExitCode: v.ExitCode(),
-		Workloads: v.Workloads, Reasons: v.Reasons,
+		Workloads: v.Workloads, Reasons: v.Reasons, Recovery: v.Recovery,
 	})
 }
 

@@ -14,12 +14,22 @@ import (
 // formatters, so a report, verdict.json and the pull-request comment say
 // the same number the same way.
 
-// Explain returns v with the words of every comparison filled in (Why and
-// Need; verdict leaves them empty). It does not modify v.
+// Explain returns v with the words of every workload verdict, check and
+// comparison filled in (Why and Need; verdict leaves them empty). It does
+// not modify v.
 func Explain(v verdict.Verdict) verdict.Verdict {
 	out := v
 	out.Workloads = make([]verdict.WorkloadVerdict, len(v.Workloads))
 	for i, wv := range v.Workloads {
+		wv.Why = WorkloadWhy(wv)
+		if wv.Checks != nil {
+			checks := make([]verdict.Check, len(wv.Checks))
+			for j, c := range wv.Checks {
+				c.Why = CheckWhy(c)
+				checks[j] = c
+			}
+			wv.Checks = checks
+		}
 		cs := make([]verdict.Comparison, len(wv.Comparisons))
 		for j, c := range wv.Comparisons {
 			c.Why, c.Need = ComparisonWhy(v, c), ComparisonNeed(v, c)
@@ -44,7 +54,7 @@ func roundName(r verdict.RoundRef) string {
 
 // ComparisonWhy words why a comparison of v has its value, with its numbers.
 func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
-	conf := Percent(v.Confidence)
+	conf := Confidence(v.Confidence)
 	tol := SignedPercent(1 + v.Tolerance)
 	var s string
 	switch c.Reason {

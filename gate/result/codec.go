@@ -187,7 +187,8 @@ func normalized(r *Result) *Result {
 //   - offered == recorded, at top level and for warm-up;
 //   - per workload, offered == succeeded + failed + abandoned;
 //   - per workload and for warm-up, the failures by class sum to failed;
-//   - top-level offered and recorded equal their sums over the phases.
+//   - top-level offered and recorded equal their sums over the phases
+//     and the faults' during (requests due while a fault was in effect).
 //
 // A result with problems is not usable (design rule 3); Check does not
 // change Usable.
@@ -234,11 +235,13 @@ func (r *Result) Check() []string {
 			recorded += rec
 		}
 	}
-	if r.Offered != offered {
-		add("offered %d != %d, the sum over phases", r.Offered, offered)
+	fo, fr, over := r.faultCounts() // faults.go: requests due during a fault are in faults[].workloads[].during
+	if r.Offered != offered+fo {
+		add("offered %d != %d, the sum over %s", r.Offered, offered+fo, over)
 	}
-	if r.Recorded != recorded {
-		add("recorded %d != %d, the sum over phases", r.Recorded, recorded)
+	if r.Recorded != recorded+fr {
+		add("recorded %d != %d, the sum over %s", r.Recorded, recorded+fr, over)
 	}
+	r.checkFaults(add) // faults.go
 	return out
 }

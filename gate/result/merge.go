@@ -21,7 +21,9 @@ import (
 // a.usable && b.usable, with the reasons of both (a's first); not_measured and
 // synthetic are the union (a's order, then b's new entries); interrupted is
 // either's; round is nil (a merge of rounds is no one round). started_at is the earlier, finished_at the later (a zero time
-// counts as unknown). Stack services (matched by name) are merged: average
+// counts as unknown). counting is summed per count and span where both
+// parts measured it and neither reset, else not measured saying why
+// (mergeCounting). Stack services (matched by name) are merged: average
 // CPU weighted by samples, peaks the maximum.
 //
 // generator (the behind-schedule warning) is recomputed from the merged
@@ -68,7 +70,8 @@ func Merge(a, b *Result) (*Result, error) {
 		}
 		m.Warmup.Failures[class] += c
 	}
-	m.Round = nil // a merge of rounds is no one round
+	m.Round = nil                                      // a merge of rounds is no one round
+	m.Counting = mergeCounting(a.Counting, b.Counting) // summed only where both measured (counted.go)
 	if !b.StartedAt.IsZero() && (m.StartedAt.IsZero() || b.StartedAt.Before(m.StartedAt)) {
 		m.StartedAt = b.StartedAt
 	}
@@ -161,26 +164,7 @@ func mergeHist(path, a string, countA int64, b string, countB int64) (string, Su
 // the workload, adds nothing. The histogram is empty when nothing was
 // pooled (Summarize it, or read a Quantile).
 func PoolLatency(rs []*Result, phase, workload string) (*hdrhistogram.Histogram, error) {
-	acc := NewHistogram()
-	seen := map[*Result]bool{}
-	for i, r := range rs {
-		if r == nil || seen[r] {
-			continue
-		}
-		seen[r] = true
-		w := r.PhaseNamed(phase).Workload(workload)
-		if w == nil {
-			continue
-		}
-		h, err := w.LatencyHistogram()
-		if err != nil {
-			return nil, fmt.Errorf("result: pool: round %d: %s/%s: histogram: %w", i+1, phase, workload, err)
-		}
-		if dropped := acc.Merge(h); dropped > 0 {
-			return nil, fmt.Errorf("result: pool: round %d: %s/%s: %d values dropped", i+1, phase, workload, dropped)
-		}
-	}
-	return acc, nil
+	return PoolMetric(rs, phase, workload, "") // session.go
 }
 
 // PoolServices merges the stack services of rs (one side's rounds), as

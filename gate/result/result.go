@@ -38,14 +38,20 @@ type Result struct {
 	// Generator is present only when the generator fell behind its own
 	// schedule (GeneratorBehind); derived from late, offered and
 	// lateness_ms.p99 by Encode and Decode.
-	Generator    *Generator `json:"generator,omitempty"`
-	Precision    string     `json:"precision"` // e.g. "HdrHistogram, 3 significant digits, values in µs"
-	Warmup       Warmup     `json:"warmup"`
-	Phases       []Phase    `json:"phases"`
-	Stack        *Stack     `json:"stack,omitempty"`
-	NotMeasured  []string   `json:"not_measured"`
-	Synthetic    []string   `json:"synthetic,omitempty"` // what in this run is synthetic (e.g. the demo stack)
-	LatenessHist string     `json:"lateness_histogram,omitempty"`
+	Generator *Generator `json:"generator,omitempty"`
+	Precision string     `json:"precision"` // e.g. "HdrHistogram, 3 significant digits, values in µs"
+	Warmup    Warmup     `json:"warmup"`
+	Phases    []Phase    `json:"phases"`
+	Stack     *Stack     `json:"stack,omitempty"`
+	// Faults are the failures injected during the phases, as they happened
+	// (faults.go); their requests are kept out of the phases' numbers, in
+	// faults[].workloads[].during: offered and recorded above count them
+	// too (everything the run offered), as phases + during.
+	Faults       []Fault   `json:"faults,omitempty"`
+	Counting     *Counting `json:"counting,omitempty"` // counted by the service, stubs (counted.go)
+	NotMeasured  []string  `json:"not_measured"`
+	Synthetic    []string  `json:"synthetic,omitempty"` // what in this run is synthetic (e.g. the demo stack)
+	LatenessHist string    `json:"lateness_histogram,omitempty"`
 }
 
 // Scenario identifies the named load.
@@ -216,4 +222,36 @@ type Service struct {
 	CPUPeakPct   float64 `json:"cpu_peak_pct"` // highest one-interval delta
 	MemPeakBytes int64   `json:"mem_peak_bytes"`
 	Samples      int     `json:"samples"`
+}
+
+// After is what is known of a run only after its load ended: the stack's
+// samples and how its teardown went. What is known before the load
+// (machine, topology, target, side, commit, round) is gate/load's Config
+// and is in the result load.Run returns.
+type After struct {
+	Stack       *Stack        // the services (and the generator) sampled over the measured phases; nil: none sampled
+	Up          time.Duration // from the command's start to the first request (0: not timed)
+	Teardown    time.Duration // from the last request to a clean teardown (0: not timed)
+	TeardownErr error         // the stack was not torn down cleanly: the result is not usable
+}
+
+// Complete records a: the one step after load.Run, the same for run,
+// gate, soak and sweep. A stack that was not torn down cleanly makes the
+// result unusable, with the reason.
+func (r *Result) Complete(a After) {
+	if a.Stack != nil {
+		r.Stack = a.Stack
+	}
+	if r.Stack != nil {
+		if a.Up > 0 {
+			r.Stack.UpS = a.Up.Seconds()
+		}
+		if a.Teardown > 0 {
+			r.Stack.TeardownS = a.Teardown.Seconds()
+		}
+	}
+	if a.TeardownErr != nil {
+		r.Usable = false
+		r.Unusable = append(r.Unusable, "the stack was not torn down cleanly: "+a.TeardownErr.Error())
+	}
 }

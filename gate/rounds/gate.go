@@ -6,7 +6,7 @@
 // It owns the sides and their checkouts, the order, the rounds, pausing,
 // baseline loading and the final judgment, and talks to the world through
 // three small interfaces: Repo (git: commits and worktrees), Stacks and
-// Stack (Docker Compose: up, pause, unpause, sample, down) and Runner (one
+// Stack (Docker Compose: up, pause, unpause, sample, count, down) and Runner (one
 // round's load). cmd/loadgate wires the real ones; the tests use fakes, so
 // the gate's logic is tested without Docker or git.
 //
@@ -33,12 +33,22 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
+// ErrFaultsRefused: the gate does not inject faults. A fault's effect
+// depends on when it lands in the service's life (a cold or a warm cache,
+// a connection pool mid-recovery), and a gate's rounds alternate two
+// stacks that are paused and unpaused between them; recovery judged per
+// side and compared across ABBA rounds is not a comparison the gate can
+// make honestly yet, so a scenario with phase inject: is refused (exit 2)
+// before any stack comes up, rather than run without its faults.
+var ErrFaultsRefused = errors.New("gate: the scenario injects faults (phase inject:): the gate does not inject faults; " +
+	"run it with `loadgate run --scenario FILE`, which injects them and judges recovery, or gate a scenario without inject:")
+
 // Config is one gate: what to compare, how often, where the files go.
 type Config struct {
 	Scenario     string   // the scenario file, relative to the repository root
-	Base, Head   string   // git refs; Head "" is the working tree
+	Base, Head   string   // git refs; Head "" is the working tree. Against a baseline Base is the protected side's commit: the scenario and the baseline are read from it (not run)
 	Against      string   // "base" (default: a fresh base run) or "baseline:NAME"
-	ScenarioFrom string   // whose scenario file is used: "base" (default with a base side) or "head" (unsafe for a required check; the default against a baseline)
+	ScenarioFrom string   // whose scenario file is used: "base" (default with a Base) or "head" (unsafe for a required check; the default against a baseline without a Base)
 	Rounds       int      // paired rounds (fixed); ignored when Auto
 	Scale        float64  // --scale, both sides (0: 1)
 	Compose      []string // compose files instead of the scenario's stack.compose (relative: to each side's root)
@@ -52,6 +62,11 @@ type Config struct {
 	Auto      bool
 	MaxRounds int           // Auto: the most paired rounds (0: DefaultMaxRounds)
 	Budget    time.Duration // wall time of the gate, from Run (0: DefaultBudget)
+	// GuardWorkflows: the gate runs from the pull request's own workflow
+	// (a pull_request event), so head's changes to the workflows or
+	// action.yml make it unusable (GuardWorkflows), unless
+	// AllowWorkflowChanges, the operator's opt-in.
+	GuardWorkflows, AllowWorkflowChanges bool
 }
 
 // Validate applies the defaults and refuses what cannot be a gate
@@ -89,18 +104,15 @@ func (c *Config) Validate() error {
 			return Usagef("gate: --base REF is required (or --against baseline:NAME)")
 		}
 	case isBaseline:
-		if c.Base != "" {
-			return Usagef("gate: --base and --against baseline:%s exclude each other", name)
-		}
-		if c.ScenarioFrom == "base" {
-			return Usagef("gate: --scenario-from base needs --base")
+		if c.ScenarioFrom == "base" && c.Base == "" {
+			return Usagef("gate: --scenario-from base needs --base (against baseline:%s, the commit whose scenario and baseline are read)", name)
 		}
 	default:
 		return Usagef("gate: --against must be base or baseline:NAME, not %q", c.Against)
 	}
 	if c.ScenarioFrom == "" { // the protected side's, where there is one
 		c.ScenarioFrom = "base"
-		if isBaseline {
+		if c.Base == "" {
 			c.ScenarioFrom = "head"
 		}
 	}
@@ -122,6 +134,9 @@ type StackSpec struct {
 	Prepare    []string // stack.prepare (argv), run in PrepareDir first; none when empty
 	PrepareDir string   // in the side's checkout
 	Out        string   // OUT/<side>: the services' logs go here at teardown
+	// Scenario is the load the side will run: its count: counters and the
+	// stack's stubs are resolved once the stack is up, before it is paused.
+	Scenario *scenario.Scenario
 }
 
 // Stacks brings a side's stack up: prepare, build, up on the stack's cpus,
@@ -135,21 +150,55 @@ type Stacks interface {
 type Stack interface {
 	// Addr is the target's host:port, resolved by Up.
 	Addr() string
+	// Topology is the stack's cpus, its pinning as verified after Up and
+	// the target path (the generator's own cpus are the Runner's to add).
+	Topology() result.Topology
 	Pause(ctx context.Context) error
 	Unpause(ctx context.Context) error
 	// Sample starts sampling the stack (and the generator) into dir once
 	// warmup is over; stop ends it and fills the result's stack figures
 	// and topology.
-	Sample(ctx context.Context, dir string, warmup time.Duration) (stop func(*result.Result) error, err error)
+	Sample(ctx context.Context, dir string, warmup time.Duration) (start func(t0 time.Time), stop func(*result.Result) error, err error)
 	// Down tears the stack down (with a context of its own: the gate's
 	// may be cancelled) and says how long it took.
 	Down() (time.Duration, error)
+	// Count prepares one round's reads of what the stack's services count
+	// themselves (the scenario's count:) and of its stubs'
+	// configurations, as loadgate run reads them. Its errors carry their
+	// kind (ErrUsage: a count naming a service:port that is not allowed).
+	Count(ctx context.Context, sc *scenario.Scenario) (Counter, error)
 }
 
-// Runner runs one round's load (warm-up and phases) against target,
-// writing what it streams (snapshots.jsonl) into dir.
+// Counter is one round's "counted by the service": the reads before and
+// after each phase, timed on the schedule's own start.
+type Counter interface {
+	// Started is told the schedule's start (load.Config.Started) and times
+	// the reads from it (nil: the scenario names no count, nothing to time).
+	Started() func(t0 time.Time)
+	// Finish makes the last read and writes what was counted into res
+	// (result.Counting, and not_measured for what could not be read).
+	Finish(ctx context.Context, res *result.Result)
+}
+
+// RunSpec is one round's load as the gate asks for it: what the engine
+// needs, and what the result states of the round (load.Config's Side,
+// Commit, TargetLabel, Round), so that the result comes back final.
+type RunSpec struct {
+	Scenario    *scenario.Scenario
+	Env         map[string]string
+	Target      *url.URL        // the side's target, resolved by Stacks.Up
+	TargetLabel string          // service:port (host:port)
+	Topology    result.Topology // Stack.Topology
+	Dir         string          // OUT/<side>/round-<i>: snapshots.jsonl is written here
+	Side        string          // "base" or "head"
+	Commit      string
+	Round       *result.Round
+	Started     []func(t0 time.Time) // told the schedule's start: the stack's samplers (Stack.Sample), the counted reads (Counter.Started); nil entries skipped
+}
+
+// Runner runs one round's load (warm-up and phases).
 type Runner interface {
-	Run(ctx context.Context, sc *scenario.Scenario, env map[string]string, target *url.URL, dir string) (*result.Result, error)
+	Run(ctx context.Context, spec RunSpec) (*result.Result, error)
 }
 
 // Deps are the gate's ways to the world.
@@ -187,11 +236,15 @@ type gate struct {
 	target     string
 	from       *Side // whose scenario file
 	base, head *Side
-	baseline   *result.Result
-	notes      []string
-	start      time.Time        // Run's start: the budget counts from here
-	seq        *verdict.Verdict // Auto: the look that stopped the gate
-	maxRounds  int              // what the budget allows (CompareOptions.MaxRounds)
+	// prot is the protected side's checkout, whose scenario and baselines
+	// bind head: base (also run) on a gate with a base side; against a
+	// baseline, --base's checkout (never run), or nil without --base.
+	prot      *Side
+	baseline  *result.Result
+	notes     []string
+	start     time.Time        // Run's start: the budget counts from here
+	seq       *verdict.Verdict // Auto: the look that stopped the gate
+	maxRounds int              // what the budget allows (CompareOptions.MaxRounds)
 }
 
 // Run materializes the sides, brings their stacks up, runs the rounds and
@@ -234,12 +287,21 @@ func (g *gate) setup(ctx context.Context) error {
 		return err
 	}
 	name, isBaseline := g.cfg.baseline()
-	if isBaseline {
-		if g.baseline, err = LoadBaseline(g.head.Root, name, g.cfg.Scenario); err != nil {
-			return Usagef("gate: %w", err)
+	switch {
+	case !isBaseline:
+		if g.base, err = g.materialize(ctx, "base", g.cfg.Base); err != nil {
+			return err
 		}
-	} else if g.base, err = g.materialize(ctx, "base", g.cfg.Base); err != nil {
-		return err
+		g.prot = g.base
+	case g.cfg.Base != "":
+		if g.prot, err = g.materialize(ctx, "base", g.cfg.Base); err != nil {
+			return err
+		}
+	}
+	if isBaseline {
+		if err := g.loadBaseline(name); err != nil {
+			return err
+		}
 	}
 	if g.sc, err = g.loadScenario(); err != nil {
 		return err
@@ -259,6 +321,9 @@ func (g *gate) setup(ctx context.Context) error {
 	}
 	if err := g.sc.CheckOperatorLimits(g.cfg.Limits); err != nil {
 		return Usagef("gate: %w", err)
+	}
+	if g.sc.HasFaults() {
+		return Usagef("%w", ErrFaultsRefused)
 	}
 	// A gate runs each side's own stack: the files from the scenario's
 	// stack: section or --compose, the target from stack.target or
@@ -300,7 +365,7 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 		return sc, nil
 	}
 	g.from = g.head
-	if g.base == nil {
+	if g.prot == nil {
 		return load(g.head)
 	}
 	if g.cfg.ScenarioFrom == "head" {
@@ -309,26 +374,26 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 			return nil, err
 		}
 		g.notes = append(g.notes, "WARNING: the scenario is head's (--scenario-from head): the change being judged sets its own thresholds, ceilings and load; unsafe for a required check")
-		if bsc, err := load(g.base); err == nil {
+		if bsc, err := load(g.prot); err == nil {
 			for _, c := range PolicyChanges(bsc, sc) {
 				g.notes = append(g.notes, c+": applied (--scenario-from head)")
 			}
 		}
 		return sc, nil
 	}
-	bsc, err := load(g.base)
+	bsc, err := load(g.prot)
 	if errors.Is(err, fs.ErrNotExist) {
 		sc, err := load(g.head)
 		if err != nil {
 			return nil, err
 		}
-		g.notes = append(g.notes, fmt.Sprintf("the scenario is new in head (base %s has no %s): judged by head's file", short(g.base.Commit), g.cfg.Scenario))
+		g.notes = append(g.notes, fmt.Sprintf("the scenario is new in head (base %s has no %s): judged by head's file", short(g.prot.Commit), g.cfg.Scenario))
 		return sc, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	g.from = g.base
+	g.from = g.prot
 	hsc, err := load(g.head)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -383,7 +448,7 @@ func inSide(s *Side, from, p string) string {
 
 // spec is side s's stack: its own checkout's compose files and prepare.
 func (g *gate) spec(s *Side) StackSpec {
-	sp := StackSpec{Side: s.Name, Commit: s.Commit, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name)}
+	sp := StackSpec{Side: s.Name, Commit: s.Commit, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
 	if len(g.cfg.Compose) > 0 {
 		for _, p := range g.cfg.Compose {
 			if filepath.IsAbs(p) {
@@ -497,21 +562,29 @@ func (g *gate) round(ctx context.Context, s *Side, i int, first bool) (*result.R
 	if err := s.stack.Unpause(ctx); err != nil {
 		return nil, Unusablef("gate: %s side: unpause: %w", s.Name, err)
 	}
-	stop, err := s.stack.Sample(ctx, dir, g.sc.Warmup)
+	start, stop, err := s.stack.Sample(ctx, dir, g.sc.Warmup)
 	if err != nil {
 		return nil, Unusablef("gate: %s side: stats: %w", s.Name, err)
 	}
 	addr := s.stack.Addr()
-	res, err := g.d.Runner.Run(ctx, g.sc, g.env, &url.URL{Scheme: "http", Host: addr}, dir)
+	cnt, err := s.stack.Count(ctx, g.sc)
+	if err != nil {
+		if KindOf(err) == nil {
+			err = Unusable(err)
+		}
+		return nil, fmt.Errorf("gate: %s side: counted by the service: %w", s.Name, err)
+	}
+	res, err := g.d.Runner.Run(ctx, RunSpec{
+		Scenario: g.sc, Env: g.env, Target: &url.URL{Scheme: "http", Host: addr}, TargetLabel: g.target + " (" + addr + ")", Topology: s.stack.Topology(), Dir: dir,
+		Side: s.Name, Commit: s.Commit, Round: &result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil}, Started: []func(time.Time){start, cnt.Started()},
+	})
 	if err != nil {
 		if KindOf(err) == nil {
 			err = Unusable(err)
 		}
 		return nil, err
 	}
-	res.Side, res.Commit = s.Name, s.Commit
-	res.Target = g.target + " (" + addr + ")"
-	res.Round = &result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil}
+	cnt.Finish(ctx, res) // what the side's services counted in this round
 	if err := stop(res); err != nil {
 		fmt.Fprintf(g.d.Log, "loadgate: warning: %s stats: %v\n", s.Name, err)
 	}
@@ -530,6 +603,9 @@ func (g *gate) describeSides() string {
 	h := fmt.Sprintf("head %s (%s)", g.head.Ref, short(g.head.Commit))
 	if g.base != nil {
 		return fmt.Sprintf("base %s (%s) vs %s", g.base.Ref, short(g.base.Commit), h)
+	}
+	if g.prot != nil {
+		return fmt.Sprintf("baseline %s from base %s (%s) vs %s", g.cfg.Against, g.prot.Ref, short(g.prot.Commit), h)
 	}
 	return fmt.Sprintf("baseline %s vs %s", g.cfg.Against, h)
 }
@@ -580,6 +656,9 @@ func (g *gate) finish(interrupted bool) (report.GateReport, error) {
 			return gr, Usagef("gate: %w", err)
 		}
 		gr.Verdict = v
+	}
+	if g.cfg.GuardWorkflows && g.prot != nil {
+		GuardWorkflows(&gr, WorkflowChanges(g.prot.Root, g.head.Root), g.cfg.AllowWorkflowChanges)
 	}
 	return gr, nil
 }

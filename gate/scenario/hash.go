@@ -18,7 +18,7 @@ const hashVersion = "loadgate/scenario/v1"
 // after defaults and --scale: name, warmup, timeout, max_in_flight,
 // late_after, drain, http_version, max_body (a body limit changes what
 // counts as a failure), every phase (pattern, duration, its
-// pattern's fields, judged) and every workload (name, share, the HTTP
+// pattern's fields, judged, the faults it injects) and every workload (name, share, the HTTP
 // method, path, headers, body and vars as templates, expect). Two results
 // are compared only when their hashes match (measurement rule 15).
 //
@@ -57,18 +57,19 @@ type canonScenario struct {
 }
 
 type canonPhase struct {
-	Name     string    `json:"name"`
-	Pattern  string    `json:"pattern"`
-	Duration int64     `json:"duration"`
-	Judged   bool      `json:"judged"`
-	Rate     float64   `json:"rate,omitempty"`
-	From     float64   `json:"from,omitempty"`
-	To       float64   `json:"to,omitempty"`
-	Rates    []float64 `json:"rates,omitempty"`
-	Hold     int64     `json:"hold,omitempty"`
-	Peak     float64   `json:"peak,omitempty"`
-	Every    int64     `json:"every,omitempty"`
-	For      int64     `json:"for,omitempty"`
+	Name     string       `json:"name"`
+	Pattern  string       `json:"pattern"`
+	Duration int64        `json:"duration"`
+	Judged   bool         `json:"judged"`
+	Rate     float64      `json:"rate,omitempty"`
+	From     float64      `json:"from,omitempty"`
+	To       float64      `json:"to,omitempty"`
+	Rates    []float64    `json:"rates,omitempty"`
+	Hold     int64        `json:"hold,omitempty"`
+	Peak     float64      `json:"peak,omitempty"`
+	Every    int64        `json:"every,omitempty"`
+	For      int64        `json:"for,omitempty"`
+	Faults   []canonFault `json:"faults,omitempty"` // faults.go
 }
 
 type canonWorkload struct {
@@ -94,6 +95,7 @@ func (s *Scenario) canonical() canonScenario {
 			Name: p.Name, Pattern: p.Pattern, Duration: int64(p.Duration), Judged: p.Judged,
 			Rate: p.Rate, From: p.From, To: p.To, Rates: p.Rates, Hold: int64(p.Hold),
 			Peak: p.Peak, Every: int64(p.Every), For: int64(p.For),
+			Faults: canonicalFaults(p),
 		})
 	}
 	for _, w := range s.Workloads {

@@ -120,3 +120,8 @@ func CheckServiceTarget(t string) error {
 	}
 	return nil
 }
+
+// CheckCells is the MaxCells check of Parse, for a scenario built in code
+// from a parsed one (loadgate soak's one phase per hour): segments ×
+// workloads above MaxCells are refused, wrapping ErrLimit.
+func (s *Scenario) CheckCells() error { return s.checkCells() }

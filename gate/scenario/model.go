@@ -25,6 +25,7 @@ type Scenario struct {
 	Ceilings  Ceilings
 	Phases    []Phase
 	Workloads []Workload
+	Count     *Count // count: a service's counter of every workload's requests (count.go); nil when none
 
 	// File is the path the scenario was loaded from ("" for in-memory).
 	File string
@@ -83,6 +84,9 @@ type Phase struct {
 	Every    time.Duration // burst: period; each period starts with For at Peak, then runs at Rate
 	For      time.Duration // burst: spike length (0 < For < Every)
 
+	Inject   []Fault   // failures injected during the phase (faults.go); none when empty
+	Recovery *Recovery // what recovery after them means; set exactly when Inject is
+
 	Line int // line of the phase in the scenario file (0 in memory)
 }
 
@@ -96,6 +100,7 @@ type Workload struct {
 	OpenAPI    *OpenAPIRef // openapi: the operation as named; HTTP holds it resolved from the document
 	Expect     Expect
 	Thresholds Thresholds
+	Count      *Count // count: the service's own counter of this workload (count.go); nil when none
 
 	Line int
 }

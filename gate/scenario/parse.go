@@ -113,6 +113,9 @@ func Parse(data []byte, file string, opts Options) (*Scenario, error) {
 	if err := s.applyScale(scale); err != nil {
 		return nil, err
 	}
+	if err := s.checkFaults(); err != nil { // faults.go
+		return nil, err
+	}
 	s.Hash = s.ComputeHash()
 	if err := s.CheckCeilings(); err != nil {
 		return nil, err
@@ -168,7 +171,7 @@ func yamlError(err error, file string) *Error {
 	return &Error{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Err: err}
 }
 
-var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "max_body", "ceilings", "phases", "workloads", "openapi"}
+var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "max_body", "ceilings", "phases", "workloads", "openapi", "count"}
 
 // scenario decodes the top-level mapping and fills in defaults.
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
@@ -196,6 +199,7 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	s.Phases = d.phases(f)
 	s.Workloads = d.workloads(f)
 	d.openapi(f, s) // openapi workloads resolved against the document: openapi.go
+	s.Count = d.count(f.get("count"), "count")
 	return s
 }
 

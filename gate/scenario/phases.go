@@ -10,7 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var phaseKeys = []string{"name", "pattern", "duration", "judged", "rate", "from", "to", "rates", "hold", "peak", "every", "for"}
+var phaseKeys = []string{"name", "pattern", "duration", "judged", "rate", "from", "to", "rates", "hold", "peak", "every", "for", "inject", "recovery"}
 
 // patternKeys lists, per pattern, the pattern-specific keys it uses. A key
 // of another pattern on a phase is an error (`from` on a constant phase).
@@ -113,6 +113,7 @@ func (d *decoder) phase(n *yaml.Node, path string) (Phase, *yaml.Node) {
 	if judged != nil {
 		p.Judged = d.boolean(judged, f.sub("judged"))
 	}
+	d.faults(f, &p) // inject:, recovery: (faults.go)
 	return p, judged
 }
 

@@ -28,6 +28,7 @@ func (s *Scenario) applyScale(f float64) error {
 		default:
 			p.Duration = scaleDuration(p.Duration, f)
 		}
+		scaleFaults(p, f) // faults.go
 		if !scaledPhaseOK(*p) {
 			return &Error{File: s.File, Line: p.Line, Field: fmt.Sprintf("phases[%d]", i),
 				Msg: fmt.Sprintf("--scale %v makes phase %s too short to run", f, p.Name)}

@@ -1,6 +1,9 @@
 package scenario
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Templates. Path and body are templates: {n} is the workload's sequence
 // number and {name} takes the values of vars[name] in turn. Path, body and
@@ -112,4 +115,94 @@ func ExpandEnv(s string, env map[string]string) string {
 		}
 	}
 	return b.String()
+}
+
+// Template is a path, body or message compiled once for the engine: its
+// ${NAME} references substituted, its {n} and {var} placeholders ready to
+// fill per request. This package owns the grammar (tokens); the engine's
+// operations (http, ws, grpc) only compile and append. The zero Template
+// is empty. A Template is read-only after CompileTemplate: safe for
+// concurrent use.
+type Template struct {
+	parts []templatePart
+}
+
+type templatePart struct {
+	lit  string   // kind 0: literal text
+	kind byte     // 0 literal, 'n' the sequence number, 'v' a var's values
+	vals []string // kind 'v'
+}
+
+// CompileTemplate compiles s in one pass of the template grammar: each
+// ${NAME} becomes env[NAME] as literal text (a value holding "{n}" is not a
+// placeholder; a name missing from env stays "${NAME}", as ExpandEnv
+// leaves it), {n} the request's sequence number, {name} the values of
+// vars[name] in turn. A {name} that is neither n nor a var with values
+// stays literal (Parse refuses unknown names), and so does every "{" that
+// does not start a placeholder (JSON bodies). A malformed "${", which Parse
+// refuses too, leaves the whole of s literal.
+func CompileTemplate(s string, env map[string]string, vars map[string][]string) Template {
+	toks, bad := tokens(s)
+	if bad != "" {
+		toks = []token{{text: s}}
+	}
+	var t Template
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			t.parts = append(t.parts, templatePart{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for _, tk := range toks {
+		switch vals, ok := vars[tk.text]; {
+		case tk.kind == '$':
+			if v, ok := env[tk.text]; ok {
+				lit.WriteString(v)
+			} else {
+				lit.WriteString("${" + tk.text + "}")
+			}
+		case tk.kind == '{' && tk.text == "n":
+			flush()
+			t.parts = append(t.parts, templatePart{kind: 'n'})
+		case tk.kind == '{' && ok && len(vals) > 0:
+			flush()
+			t.parts = append(t.parts, templatePart{kind: 'v', vals: vals})
+		case tk.kind == '{':
+			lit.WriteString("{" + tk.text + "}")
+		default:
+			lit.WriteString(tk.text)
+		}
+	}
+	flush()
+	return t
+}
+
+// AppendTo appends the template for the k-th request of its workload (k
+// from 0): {n} is k, {var} is vars[var][k mod len]. It does not allocate
+// when b has room.
+func (t *Template) AppendTo(b []byte, k int64) []byte {
+	for i := range t.parts {
+		p := &t.parts[i]
+		switch p.kind {
+		case 0:
+			b = append(b, p.lit...)
+		case 'n':
+			b = strconv.AppendInt(b, k, 10)
+		case 'v':
+			b = append(b, p.vals[k%int64(len(p.vals))]...)
+		}
+	}
+	return b
+}
+
+// Static reports whether t has no placeholder: every request gets the same
+// bytes (an operation may then encode them once).
+func (t *Template) Static() bool {
+	for _, p := range t.parts {
+		if p.kind != 0 {
+			return false
+		}
+	}
+	return true
 }

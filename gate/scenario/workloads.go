@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	workloadKeys  = []string{"name", "share", "http", "ws", "grpc", "openapi", "expect", "thresholds"}
+	workloadKeys  = []string{"name", "share", "http", "ws", "grpc", "openapi", "expect", "thresholds", "count"}
 	httpKeys      = []string{"method", "path", "headers", "body", "vars"}
 	expectKeys    = []string{"status", "code"}
 	thresholdKeys = append([]string{"p50", "p90", "p95", "p99", "p999", "error_rate"}, sessionThresholdKeys()...)
@@ -55,6 +55,7 @@ func (d *decoder) workload(n *yaml.Node, path string) Workload {
 		w.Thresholds = d.thresholds(v, f.sub("thresholds"))
 	}
 	d.checkExpectKind(f, &w) // protocols.go
+	w.Count = d.count(f.get("count"), f.sub("count"))
 	return w
 }
 

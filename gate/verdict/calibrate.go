@@ -48,11 +48,11 @@ func Calibrate(base, head []*result.Result, date time.Time) (*Noise, error) {
 			continue
 		}
 		for _, name := range c.workloadNames(p.Name) {
-			bs, err := c.rounds("base", base, p.Name, name)
+			bs, err := c.rounds("base", base, p.Name, name, "")
 			if err != nil {
 				return nil, fmt.Errorf("calibrate: %w", err)
 			}
-			hs, err := c.rounds("head", head, p.Name, name)
+			hs, err := c.rounds("head", head, p.Name, name, "")
 			if err != nil {
 				return nil, fmt.Errorf("calibrate: %w", err)
 			}

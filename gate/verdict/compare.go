@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -635,8 +636,9 @@ func (c *comparer) metrics(t result.Thr) []string {
 	return ms
 }
 
-// quantileOf maps a metric to its q.
+// quantileOf maps a metric ("p95", "first_message_p95") to its q.
 func quantileOf(metric string) float64 {
+	metric = strings.TrimPrefix(strings.TrimPrefix(metric, MetricFirstMessagePrefix), MetricConnectPrefix)
 	switch metric {
 	case MetricP50:
 		return 0.50
@@ -667,18 +669,20 @@ func (sr sideRound) ref(n int64) *RoundRef {
 }
 
 // rounds decodes the latency histograms of one side's rounds.
-func (c *comparer) rounds(side string, rs []*result.Result, phase, workload string) ([]sideRound, error) {
+// metric picks the histogram (result.MetricHistogram): a session's
+// first_message_/connect_ percentiles are judged on their own histograms.
+func (c *comparer) rounds(side string, rs []*result.Result, phase, workload, metric string) ([]sideRound, error) {
 	out := make([]sideRound, len(rs))
 	for i, r := range rs {
 		sr := sideRound{name: fmt.Sprintf("%s round %d", side, i+1), side: side, round: i + 1}
 		sr.w = r.PhaseNamed(phase).Workload(workload)
 		if sr.w != nil {
-			h, err := sr.w.LatencyHistogram()
+			h, want, err := sr.w.MetricHistogram(metric)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s/%s: latency histogram: %v", sr.name, phase, workload, err)
 			}
-			if n := h.TotalCount(); n != sr.w.Succeeded {
-				return nil, fmt.Errorf("%s: %s/%s: the latency histogram holds %d samples for %d successes", sr.name, phase, workload, n, sr.w.Succeeded)
+			if n := h.TotalCount(); n != want { // latency: successes less cancelled sessions
+				return nil, fmt.Errorf("%s: %s/%s: the latency histogram holds %d samples for %d successes", sr.name, phase, workload, n, want)
 			}
 			sr.h = h
 		}
@@ -692,18 +696,18 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	q := quantileOf(metric)
 	R := len(c.base)
 	cmp := Comparison{Phase: phase, Workload: workload, Metric: metric, Rounds: R}
-	bs, err := c.rounds("base", c.base, phase, workload)
+	bs, err := c.rounds("base", c.base, phase, workload, metric)
 	if err != nil {
 		return cmp, err
 	}
-	hs, err := c.rounds("head", c.head, phase, workload)
+	hs, err := c.rounds("head", c.head, phase, workload, metric)
 	if err != nil {
 		return cmp, err
 	}
-	if cmp.Base, cmp.BaseN, err = pooled(c.base, phase, workload, q); err != nil {
+	if cmp.Base, cmp.BaseN, err = pooled(c.base, phase, workload, metric, q); err != nil {
 		return cmp, err
 	}
-	if cmp.Head, cmp.HeadN, err = pooled(c.head, phase, workload, q); err != nil {
+	if cmp.Head, cmp.HeadN, err = pooled(c.head, phase, workload, metric, q); err != nil {
 		return cmp, err
 	}
 	for i := range R {
@@ -712,7 +716,7 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 				cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNotOffered, sr.ref(0)
 				return cmp, nil
 			}
-			if sr.w.Succeeded == 0 {
+			if sr.h.TotalCount() == 0 {
 				cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNoSuccess, sr.ref(sr.w.Offered)
 				return cmp, nil
 			}
@@ -1072,8 +1076,8 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 // pooled is a side's nearest-rank q-quantile in ms over all its rounds
 // (result.PoolLatency: an exact merge, a result repeated over rounds
 // counted once) and the sample count.
-func pooled(rs []*result.Result, phase, workload string, q float64) (float64, int64, error) {
-	h, err := result.PoolLatency(rs, phase, workload)
+func pooled(rs []*result.Result, phase, workload, metric string, q float64) (float64, int64, error) {
+	h, err := result.PoolMetric(rs, phase, workload, metric)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -1087,7 +1091,7 @@ func minSucceeded(sets ...[]sideRound) int64 {
 	m := int64(math.MaxInt64)
 	for _, srs := range sets {
 		for _, sr := range srs {
-			m = min(m, sr.w.Succeeded)
+			m = min(m, sr.h.TotalCount())
 		}
 	}
 	return m

@@ -71,6 +71,7 @@ func Thresholds(r *result.Result) Verdict {
 		}
 		v.Workloads = append(v.Workloads, wvs...)
 	}
+	values = append(values, judgeRecovery(r, &v)...) // faults: recovery.go
 	v.Value = Worst(values...)
 	return v
 }
@@ -101,10 +102,9 @@ func judgePhase(p result.Phase, thr map[string]result.Thr) ([]WorkloadVerdict, [
 	}
 	sort.Strings(missing)
 	for _, name := range missing {
-		why := "absent from phase " + p.Name
-		wv := WorkloadVerdict{Phase: p.Name, Workload: name, Value: NotMeasured, Why: why, Checks: []Check{}}
+		wv := WorkloadVerdict{Phase: p.Name, Workload: name, Value: NotMeasured, Reason: ReasonAbsent, Checks: []Check{}}
 		for _, c := range thresholdChecks(thr[name]) {
-			c.Phase, c.Workload, c.Value, c.Why = p.Name, name, NotMeasured, why
+			c.Phase, c.Workload, c.Value, c.Reason = p.Name, name, NotMeasured, ReasonAbsent
 			wv.Checks = append(wv.Checks, c)
 		}
 		out = append(out, wv)
@@ -117,11 +117,11 @@ func judgeWorkload(phase string, w result.Workload, t result.Thr, hasThr bool) W
 	measured := w.Succeeded > 0
 	switch {
 	case w.Offered == 0:
-		wv.Why = "no request offered in phase " + phase
+		wv.Reason = ReasonNotOffered
 	case !measured:
-		wv.Why = fmt.Sprintf("no successful request: 0 of %d offered succeeded (%d failed, %d abandoned)", w.Offered, w.Failed, w.Abandoned)
+		wv.Reason, wv.Offered, wv.Failed, wv.Abandoned = ReasonNoSuccess, w.Offered, w.Failed, w.Abandoned
 	case !hasThr:
-		wv.Why = "no thresholds"
+		wv.Reason = ReasonNoThresholds
 	}
 	values := []Value{}
 	if !measured {
@@ -189,9 +189,10 @@ func thresholdChecks(t result.Thr) []Check {
 // Session threshold metrics are these prefixes and a percentile
 // ("first_message_p95", "connect_p99"), judged on first_message_ms and
 // connect_ms.
+// result owns the names (result.MetricHistogram reads them).
 const (
-	MetricFirstMessagePrefix = "first_message_"
-	MetricConnectPrefix      = "connect_"
+	MetricFirstMessagePrefix = result.FirstMessagePrefix
+	MetricConnectPrefix      = result.ConnectPrefix
 )
 
 func judgeLatency(c *Check, w result.Workload) {
@@ -199,12 +200,12 @@ func judgeLatency(c *Check, w result.Workload) {
 	for _, m := range []struct {
 		prefix string
 		s      *result.Summary
-		what   string
-	}{{MetricFirstMessagePrefix, w.FirstMessageMS, "no session received a message"}, {MetricConnectPrefix, w.ConnectMS, "no session completed its handshake"}} {
+		reason Reason
+	}{{MetricFirstMessagePrefix, w.FirstMessageMS, ReasonNoMessage}, {MetricConnectPrefix, w.ConnectMS, ReasonNoHandshake}} {
 		if rest, ok := strings.CutPrefix(c.Metric, m.prefix); ok {
 			pct = rest
 			if m.s == nil || m.s.Count == 0 {
-				c.Value, c.Why = NotMeasured, m.what
+				c.Value, c.Reason = NotMeasured, m.reason
 				return
 			}
 			s = *m.s
@@ -212,7 +213,7 @@ func judgeLatency(c *Check, w result.Workload) {
 	}
 	c.Count = s.Count
 	if s.Count == 0 {
-		c.Value, c.Why = NotMeasured, "no successful request"
+		c.Value, c.Reason = NotMeasured, ReasonNoSuccess
 		return
 	}
 	switch pct {
@@ -237,10 +238,10 @@ func judgeErrorRate(c *Check, w result.Workload) {
 	rate, n := w.ErrorRate()
 	c.Count = n
 	if w.Abandoned > 0 {
-		c.Why = fmt.Sprintf("%d abandoned excluded", w.Abandoned)
+		c.Reason, c.Abandoned = ReasonAbandonedExcluded, w.Abandoned
 	}
 	if n <= 0 {
-		c.Value, c.Why = NotMeasured, "no request completed"
+		c.Value, c.Reason, c.Abandoned = NotMeasured, ReasonNoCompletion, 0
 		return
 	}
 	c.Observed = rate
@@ -281,8 +282,8 @@ func unusable(r *result.Result) []string {
 	for _, p := range r.Phases {
 		judged = judged || p.Judged
 		for _, w := range p.Workloads {
-			if w.LatencyMS.Count != w.Succeeded {
-				add(fmt.Sprintf("%s/%s: latency summary counts %d samples for %d successes", p.Name, w.Name, w.LatencyMS.Count, w.Succeeded))
+			if w.LatencyMS.Count != w.Timed() { // Timed: successes less cancelled sessions
+				add(fmt.Sprintf("%s/%s: latency summary counts %d samples for %d successes", p.Name, w.Name, w.LatencyMS.Count, w.Timed()))
 			}
 		}
 	}

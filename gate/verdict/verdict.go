@@ -71,16 +71,27 @@ type Check struct {
 	Observed float64 `json:"observed"` // same unit as Limit; 0 when not measured
 	Count    int64   `json:"count"`    // samples the observed number stands on
 	Value    Value   `json:"value"`
-	Why      string  `json:"why,omitempty"`
+	// Reason is a code (reasons.go) when the check is not measured or its
+	// number leaves something out; Abandoned is the count it left out.
+	Reason    Reason `json:"reason,omitempty"`
+	Abandoned int64  `json:"abandoned,omitempty"`
+	Why       string `json:"why,omitempty"` // Reason in words: filled by report, never by verdict
 }
 
 // WorkloadVerdict is the verdict of one workload in one judged phase.
 type WorkloadVerdict struct {
-	Phase    string  `json:"phase"`
-	Workload string  `json:"workload"`
-	Value    Value   `json:"value"`
-	Why      string  `json:"why,omitempty"` // why not measured, or "no thresholds"
-	Checks   []Check `json:"checks"`
+	Phase    string `json:"phase"`
+	Workload string `json:"workload"`
+	Value    Value  `json:"value"`
+	// Reason is a code (reasons.go): why not measured, or no thresholds.
+	// Offered, Failed and Abandoned are the phase's counts, stated with
+	// ReasonNoSuccess.
+	Reason    Reason  `json:"reason,omitempty"`
+	Offered   int64   `json:"offered,omitempty"`
+	Failed    int64   `json:"failed,omitempty"`
+	Abandoned int64   `json:"abandoned,omitempty"`
+	Why       string  `json:"why,omitempty"` // Reason in words: filled by report, never by verdict
+	Checks    []Check `json:"checks"`
 	// Comparisons are the base/head comparisons of this workload in this
 	// phase (a gate: Compare, Gate); none in a plain run.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
@@ -91,6 +102,9 @@ type Verdict struct {
 	Value     Value             `json:"value"`
 	Workloads []WorkloadVerdict `json:"workloads"`
 	Reasons   []string          `json:"reasons"` // why unusable, and notes (abandoned requests, interruption)
+	// Recovery judges each workload's recovery after each injected fault
+	// (recovery.go); none without faults.
+	Recovery []RecoveryVerdict `json:"recovery,omitempty"`
 
 	// A gate's comparison settings (zero in a plain run): the paired rounds
 	// compared, the tolerance and confidence used, and the judged

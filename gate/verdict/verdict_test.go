@@ -223,8 +223,11 @@ func TestThresholds(t *testing.T) {
 				for _, c := range wv.Checks {
 					gotC[c.Phase+"/"+c.Workload+"/"+c.Metric+"="+string(c.Value)] = true
 				}
-				if wv.Value == verdict.NotMeasured && wv.Why == "" {
-					t.Errorf("%s/%s not measured without a why", wv.Phase, wv.Workload)
+				if wv.Value == verdict.NotMeasured && wv.Reason == "" {
+					t.Errorf("%s/%s not measured without a reason", wv.Phase, wv.Workload)
+				}
+				if wv.Why != "" {
+					t.Errorf("%s/%s: verdict wrote words %q (report words its reason)", wv.Phase, wv.Workload, wv.Why)
 				}
 			}
 			for _, w := range tt.workloads {
@@ -258,8 +261,8 @@ func TestCheckNumbers(t *testing.T) {
 	if er.Metric != "error_rate" || er.Count != 2814 || er.Observed != 3.0/2814 || er.Value != verdict.Fail {
 		t.Errorf("error_rate check = %+v", er)
 	}
-	if !strings.Contains(er.Why, "2 abandoned") {
-		t.Errorf("error_rate why = %q, want the abandoned note", er.Why)
+	if er.Reason != verdict.ReasonAbandonedExcluded || er.Abandoned != 2 || er.Why != "" {
+		t.Errorf("error_rate reason %q, abandoned %d, why %q: want the abandoned note as a code and its count", er.Reason, er.Abandoned, er.Why)
 	}
 }
 
