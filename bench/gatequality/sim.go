@@ -21,17 +21,12 @@ type plan struct {
 
 func (p plan) String() string {
 	if p.Auto {
-		return fmt.Sprintf("auto (≤ %d, %s)", p.MaxRounds, p.Budget)
-	}
-	if p.Rounds == defaultRounds {
-		return fmt.Sprintf("%d (today's default)", p.Rounds)
+		// loadgate gate's --rounds default (and the Action's, which leaves
+		// rounds to the command), chosen from this table
+		return fmt.Sprintf("auto (≤ %d, %s; the default)", p.MaxRounds, p.Budget)
 	}
 	return fmt.Sprint(p.Rounds)
 }
-
-// defaultRounds is loadgate gate's --rounds default (and the Action's,
-// which leaves rounds to the command).
-const defaultRounds = 3
 
 // teardownMargin is gate/rounds' margin per side kept free of rounds for
 // the teardown (sequential.go): the simulated plan keeps it too.

@@ -51,8 +51,8 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 	if in.Baseline != "" {
 		f.against = "baseline:" + in.Baseline
 	}
-	if in.Rounds > 0 {
-		f.rounds = in.Rounds
+	if in.Rounds > 0 { // a fixed number: not the default auto
+		f.rounds, f.auto = in.Rounds, false
 	}
 	if in.AutoRounds {
 		f.rounds, f.auto = 0, true

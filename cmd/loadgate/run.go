@@ -169,16 +169,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var loadSet pin.Set
 	var targetURL *url.URL
 	if plain {
-		if targetURL, err = loopbackTarget(ctx, target); err != nil {
-			return usageErr("run: %w", err)
-		}
-		if f.stack.loadCPUs != "" {
-			if loadSet, err = pin.Parse(f.stack.loadCPUs); err != nil {
-				return usageErr("run: --load-cpus %q: %w", f.stack.loadCPUs, err)
-			}
-			if err := pin.PinProcess(loadSet); err != nil {
-				return usageErr("run: --load-cpus: %w", err)
-			}
+		if targetURL, loadSet, err = plainTarget(ctx, "run", target, f.stack); err != nil {
+			return err
 		}
 	}
 	out := f.out
@@ -191,13 +183,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 	var sr *stackRun
 	if !plain {
-		plan, err := planCPUs(f.stack)
-		if err != nil {
-			return usageErr("run: %w", err)
-		}
-		prep, prepDir := stackPrepare(sc)
-		if sr, err = bringUp(ctx, stackSpec{files: files, target: target, prepare: prep, prepareDir: prepDir, out: out, side: "run"}, plan, f.stack, stderr); err != nil {
-			return fmt.Errorf("run: %w", err)
+		if sr, err = startStack(ctx, "run", sc, files, target, out, f.stack, stderr); err != nil {
+			return err
 		}
 		targetURL = &url.URL{Scheme: "http", Host: sr.addr}
 		defer func() {

@@ -136,9 +136,10 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	target := f.target
 	var targetURL *url.URL
+	var loadSet pin.Set
 	if plain {
-		if targetURL, err = loopbackTarget(ctx, target); err != nil {
-			return usageErr("soak: %w", err)
+		if targetURL, loadSet, err = plainTarget(ctx, "soak", target, f.stack); err != nil {
+			return err
 		}
 	} else if target == "" {
 		if sc.Stack == nil || sc.Stack.Target == "" {
@@ -166,13 +167,8 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return unusable(fmt.Errorf("soak: stats: %w", err))
 		}
 	} else {
-		plan, err := planCPUs(f.stack)
-		if err != nil {
-			return usageErr("soak: %w", err)
-		}
-		prep, prepDir := stackPrepare(sc)
-		if sr, err = bringUp(ctx, stackSpec{files: files, target: target, prepare: prep, prepareDir: prepDir, out: out, side: "soak"}, plan, f.stack, stderr); err != nil {
-			return fmt.Errorf("soak: %w", err)
+		if sr, err = startStack(ctx, "soak", sc, files, target, out, f.stack, stderr); err != nil {
+			return err
 		}
 		targetURL = &url.URL{Scheme: "http", Host: sr.addr}
 		defer func() {
@@ -190,7 +186,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pl := newSoakProgress(stderr, f.progress, total, col)
 	// ps's sampling starts at the schedule's t0 + the warm-up (rule 7); the
 	// scenario injects no faults (refuseFaults), so no fault hook is skipped.
-	rf := runFlags{progress: "never", insecure: f.insecure, onProgress: pl.update, about: plainAbout(pin.Set{}), started: startHooks(ps.started(), sr.started())}
+	rf := runFlags{progress: "never", insecure: f.insecure, onProgress: pl.update, about: plainAbout(loadSet), started: startHooks(ps.started(), sr.started())}
 	if sr != nil {
 		rf.about = sr.about(target)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,44 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// plainTarget is a plain run's target (cmd run, sweep, soak): the loopback
+// URL checked (loopbackTarget), and the generator pinned to --load-cpus
+// when given (the set it is pinned to; empty when not).
+func plainTarget(ctx context.Context, cmd, raw string, f stackFlags) (*url.URL, pin.Set, error) {
+	u, err := loopbackTarget(ctx, raw)
+	if err != nil {
+		return nil, pin.Set{}, usageErr("%s: %w", cmd, err)
+	}
+	if f.loadCPUs == "" {
+		return u, pin.Set{}, nil
+	}
+	set, err := pin.Parse(f.loadCPUs)
+	if err != nil {
+		return nil, pin.Set{}, usageErr("%s: --load-cpus %q: %w", cmd, f.loadCPUs, err)
+	}
+	if err := pin.PinProcess(set); err != nil {
+		return nil, pin.Set{}, usageErr("%s: --load-cpus: %w", cmd, err)
+	}
+	return u, set, nil
+}
+
+// startStack brings the scenario's stack up for one command (run, sweep,
+// soak: side names it): the cpus planned from the flags, the scenario's
+// stack.prepare, the stack pinned and the target resolved. The caller tears
+// it down (stackRun.down) on every return.
+func startStack(ctx context.Context, cmd string, sc *scenario.Scenario, files []string, target, out string, f stackFlags, stderr io.Writer) (*stackRun, error) {
+	plan, err := planCPUs(f)
+	if err != nil {
+		return nil, usageErr("%s: %w", cmd, err)
+	}
+	prep, prepDir := stackPrepare(sc)
+	sr, err := bringUp(ctx, stackSpec{files: files, target: target, prepare: prep, prepareDir: prepDir, out: out, side: cmd}, plan, f, stderr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return sr, nil
+}
 
 // planCPUs is pin.NewPlan of the stack flags.
 func planCPUs(f stackFlags) (pin.Plan, error) {

@@ -130,16 +130,8 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var loadSet pin.Set
 	var targetURL *url.URL
 	if plain {
-		if targetURL, err = loopbackTarget(ctx, target); err != nil {
-			return usageErr("sweep: %w", err)
-		}
-		if f.stack.loadCPUs != "" {
-			if loadSet, err = pin.Parse(f.stack.loadCPUs); err != nil {
-				return usageErr("sweep: --load-cpus %q: %w", f.stack.loadCPUs, err)
-			}
-			if err := pin.PinProcess(loadSet); err != nil {
-				return usageErr("sweep: --load-cpus: %w", err)
-			}
+		if targetURL, loadSet, err = plainTarget(ctx, "sweep", target, f.stack); err != nil {
+			return err
 		}
 	}
 	out := f.out
@@ -152,13 +144,8 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	var sr *stackRun
 	if !plain {
-		cpus, err := planCPUs(f.stack)
-		if err != nil {
-			return usageErr("sweep: %w", err)
-		}
-		prep, prepDir := stackPrepare(sc)
-		if sr, err = bringUp(ctx, stackSpec{files: files, target: target, prepare: prep, prepareDir: prepDir, out: out, side: "sweep"}, cpus, f.stack, stderr); err != nil {
-			return fmt.Errorf("sweep: %w", err)
+		if sr, err = startStack(ctx, "sweep", sc, files, target, out, f.stack, stderr); err != nil {
+			return err
 		}
 		targetURL = &url.URL{Scheme: "http", Host: sr.addr}
 		defer func() {
