@@ -11,11 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
@@ -136,29 +134,13 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	env, err := sc.ResolveEnv(action.WithoutRunnerSecrets(os.LookupEnv))
+	env, err := resolveEnv(sc, stderr) // before anything is logged
 	if err != nil {
-		return usageErr("%w", err)
+		return err
 	}
-	action.MaskEnv(stderr, os.Getenv, env) // before anything is logged (GitHub Actions only)
-	files := composeFiles(sc, f.stack)
-	plain := strings.Contains(f.target, "://")
-	switch {
-	case plain && len(f.stack.compose) > 0:
-		return usageErr("run: --target %s is a URL, but --compose asks for a stack: give the stack's service:port as --target", f.target)
-	case plain:
-		files = nil // the scenario's stack is not started when a URL is given
-	case len(files) == 0 && f.target == "":
-		return usageErr("run: --target is required: a loopback URL such as http://127.0.0.1:8080 (the scenario has no stack: section)")
-	case len(files) == 0:
-		return usageErr("run: --target %q is not a URL, and there is no stack (no stack: section, no --compose) it could be a service of", f.target)
-	}
-	target := f.target
-	if !plain && target == "" {
-		if sc.Stack == nil || sc.Stack.Target == "" {
-			return usageErr("run: --target service:port is required: the scenario's stack: names no target")
-		}
-		target = sc.Stack.Target
+	files, plain, target, err := loadTarget("run", sc, f.target, f.stack)
+	if err != nil {
+		return err
 	}
 	if len(f.watch) > 0 && !plain {
 		return usageErr("run: --watch-pid is for plain mode (a loopback --target URL): a stack's services are sampled already")

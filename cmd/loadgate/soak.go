@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/compose"
-	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/procstat"
@@ -113,39 +111,26 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usageErr("soak: %w", err)
 	}
-	env, err := sc.ResolveEnv(action.WithoutRunnerSecrets(os.LookupEnv))
+	env, err := resolveEnv(sc, stderr)
 	if err != nil {
-		return usageErr("%w", err)
+		return err
 	}
-	action.MaskEnv(stderr, os.Getenv, env)
-
-	files := composeFiles(sc, f.stack)
-	plain := strings.Contains(f.target, "://")
-	switch {
-	case plain && len(f.stack.compose) > 0:
-		return usageErr("soak: --target %s is a URL, but --compose asks for a stack: give the stack's service:port as --target", f.target)
-	case plain:
-		files = nil
-	case len(files) == 0:
-		return usageErr("soak: --target must be a loopback URL such as http://127.0.0.1:8080 (the scenario has no stack: section)")
-	case len(f.watch) > 0:
+	files, plain, target, err := loadTarget("soak", sc, f.target, f.stack)
+	if err != nil {
+		return err
+	}
+	if len(f.watch) > 0 && !plain {
 		return usageErr("soak: --watch-pid is for plain mode (a loopback --target URL): a stack's services are sampled already")
 	}
 	if err := checkWatchPIDs("soak", f.watch); err != nil {
 		return err
 	}
-	target := f.target
 	var targetURL *url.URL
 	var loadSet pin.Set
 	if plain {
 		if targetURL, loadSet, err = plainTarget(ctx, "soak", target, f.stack); err != nil {
 			return err
 		}
-	} else if target == "" {
-		if sc.Stack == nil || sc.Stack.Target == "" {
-			return usageErr("soak: --target service:port is required: the scenario's stack: names no target")
-		}
-		target = sc.Stack.Target
 	}
 	if f.duration < soak.MinWindow*4/3 {
 		fmt.Fprintf(stderr, "loadgate: WARNING: %s\n", report.SoakTooShort(f.duration, sc.Warmup))

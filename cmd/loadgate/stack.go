@@ -38,6 +38,42 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
+// loadTarget is where a command's load goes (run, sweep, soak): plain, a
+// loopback URL given as --target (the scenario's stack is not started);
+// else the stack's compose files and its target service:port (--target,
+// else the scenario's stack.target). Refusals are usage errors.
+func loadTarget(cmd string, sc *scenario.Scenario, raw string, f stackFlags) (files []string, plain bool, target string, err error) {
+	files = composeFiles(sc, f)
+	plain = strings.Contains(raw, "://")
+	switch {
+	case plain && len(f.compose) > 0:
+		return nil, false, "", usageErr("%s: --target %s is a URL, but --compose asks for a stack: give the stack's service:port as --target", cmd, raw)
+	case plain:
+		return nil, true, raw, nil
+	case len(files) == 0 && raw == "":
+		return nil, false, "", usageErr("%s: --target is required: a loopback URL such as http://127.0.0.1:8080 (the scenario has no stack: section)", cmd)
+	case len(files) == 0:
+		return nil, false, "", usageErr("%s: --target %q is not a URL, and there is no stack (no stack: section, no --compose) it could be a service of", cmd, raw)
+	case raw != "":
+		return files, false, raw, nil
+	case sc.Stack == nil || sc.Stack.Target == "":
+		return nil, false, "", usageErr("%s: --target service:port is required: the scenario's stack: names no target", cmd)
+	}
+	return files, false, sc.Stack.Target, nil
+}
+
+// resolveEnv resolves the scenario's ${NAME} values from this process's
+// environment without the runner's credentials, and masks them (GitHub
+// Actions) before anything is logged.
+func resolveEnv(sc *scenario.Scenario, stderr io.Writer) (map[string]string, error) {
+	env, err := sc.ResolveEnv(action.WithoutRunnerSecrets(os.LookupEnv))
+	if err != nil {
+		return nil, usageErr("%w", err)
+	}
+	action.MaskEnv(stderr, os.Getenv, env)
+	return env, nil
+}
+
 // plainTarget is a plain run's target (cmd run, sweep, soak): the loopback
 // URL checked (loopbackTarget), and the generator pinned to --load-cpus
 // when given (the set it is pinned to; empty when not).

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
@@ -107,25 +106,13 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	env, err := sc.ResolveEnv(action.WithoutRunnerSecrets(os.LookupEnv))
+	env, err := resolveEnv(sc, stderr)
 	if err != nil {
-		return usageErr("%w", err)
+		return err
 	}
-	action.MaskEnv(stderr, os.Getenv, env)
-	files := composeFiles(sc, f.stack)
-	plain := strings.Contains(f.target, "://")
-	target := f.target
-	switch {
-	case plain && len(f.stack.compose) > 0:
-		return usageErr("sweep: --target %s is a URL, but --compose asks for a stack: give the stack's service:port as --target", f.target)
-	case plain:
-		files = nil
-	case len(files) == 0:
-		return usageErr("sweep: --target must be a loopback URL such as http://127.0.0.1:8080 when the scenario has no stack: section (and no --compose)")
-	case target == "" && (sc.Stack == nil || sc.Stack.Target == ""):
-		return usageErr("sweep: --target service:port is required: the scenario's stack: names no target")
-	case target == "":
-		target = sc.Stack.Target
+	files, plain, target, err := loadTarget("sweep", sc, f.target, f.stack)
+	if err != nil {
+		return err
 	}
 	var loadSet pin.Set
 	var targetURL *url.URL
