@@ -122,10 +122,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if f.scenario == "" {
 		return usageErr("run: --scenario is required (see loadgate run -h)")
 	}
-	switch f.progress {
-	case "auto", "always", "never":
-	default:
-		return usageErr("run: --progress must be auto, always or never, not %q", f.progress)
+	if err := checkProgress("run", f.progress); err != nil {
+		return err
 	}
 	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale, ScaleSet: true})
 	if err == nil {
@@ -388,4 +386,13 @@ func startHooks(fs ...func(time.Time)) []func(time.Time) {
 		}
 	}
 	return out
+}
+
+// checkProgress refuses a --progress value other than auto, always or never.
+func checkProgress(cmd, v string) error {
+	switch v {
+	case "auto", "always", "never":
+		return nil
+	}
+	return usageErr("%s: --progress must be auto, always or never, not %q", cmd, v)
 }

@@ -88,10 +88,8 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case f.duration <= 0:
 		return usageErr("soak: --duration is required and must be positive (e.g. 2h)")
 	}
-	switch f.progress {
-	case "auto", "always", "never":
-	default:
-		return usageErr("soak: --progress must be auto, always or never, not %q", f.progress)
+	if err := checkProgress("soak", f.progress); err != nil {
+		return err
 	}
 	threshold, err := parseLeakThreshold(f.leakThreshold)
 	if err != nil {

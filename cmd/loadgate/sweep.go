@@ -93,10 +93,8 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.scenario == "" {
 		return usageErr("sweep: --scenario is required (see loadgate sweep -h)")
 	}
-	switch f.progress {
-	case "auto", "always", "never":
-	default:
-		return usageErr("sweep: --progress must be auto, always or never, not %q", f.progress)
+	if err := checkProgress("sweep", f.progress); err != nil {
+		return err
 	}
 	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale, ScaleSet: true})
 	if err != nil {
