@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/counted"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
@@ -71,7 +71,7 @@ func resolveCounts(ctx context.Context, sc *scenario.Scenario, sr *stackRun, unr
 		addr, err := r.addr, r.err
 		why := ""
 		switch {
-		case errors.Is(err, compose.ErrTargetRefused):
+		case errors.Is(err, stack.ErrTargetRefused):
 			return ca, usageErr("run: %w", sc.CountError(n, "%v", err))
 		case err != nil && (!unreachedOK || ctx.Err() != nil):
 			return ca, unusable(fmt.Errorf("run: count of %s: %w", orEvery(names[i]), err))

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
@@ -202,7 +202,7 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 	if err := cfg.Validate(); err != nil {
 		return cfg, rounds.Deps{}, err
 	}
-	runID := compose.NewRunID()
+	runID := stack.NewRunID()
 	wd, err := os.Getwd()
 	if err != nil {
 		return cfg, rounds.Deps{}, usageErr("gate: %w", err)

@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/stack"
 )
 
 // emergencyBound bounds the cleanup a second signal runs before exiting.
@@ -96,10 +96,10 @@ func onEmergency(fn func(context.Context) error) (remove func()) {
 func emergencyExit(ctx context.Context, stderr io.Writer) {
 	emergencyMu.Lock()
 	fns := []func(context.Context) error{func(ctx context.Context) error {
-		if !compose.Touched() {
+		if !stack.Touched() {
 			return nil // no stack was started: nothing of ours on the engine
 		}
-		r, err := compose.RemoveOwned(ctx)
+		r, err := stack.RemoveOwned(ctx)
 		if r.Total() > 0 {
 			fmt.Fprintf(stderr, "loadgate: removed this process's %s\n", r)
 		}

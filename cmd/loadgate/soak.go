@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/procstat"
@@ -349,7 +349,7 @@ func (c *memCollector) Write(p []byte) (int, error) {
 			break
 		}
 		line := c.partial[:i]
-		var s compose.Sample
+		var s stack.Sample
 		if json.Unmarshal(line, &s) == nil && s.Service != "" {
 			c.add(s)
 		}
@@ -361,7 +361,7 @@ func (c *memCollector) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (c *memCollector) add(s compose.Sample) {
+func (c *memCollector) add(s stack.Sample) {
 	name, kind, pid := s.Service, soak.KindService, 0
 	switch {
 	case s.Service == "loadgate":

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/result"
@@ -130,7 +130,7 @@ func composeFiles(sc *scenario.Scenario, f stackFlags) []string {
 
 // stackRun is a stack brought up for one run: up, target, sampler, down.
 type stackRun struct {
-	stack     *compose.Stack
+	stack     *stack.Stack
 	plan      pin.Plan
 	addr      string
 	path      string
@@ -182,10 +182,10 @@ func bringUp(ctx context.Context, sp stackSpec, plan pin.Plan, f stackFlags, std
 // plan comes from planCPUs, called once per process: after the generator is
 // pinned, this process's CPUs are the load set only.
 func upStack(ctx context.Context, files []string, target, out, runID, side string, plan pin.Plan, f stackFlags, stderr io.Writer) (*stackRun, error) {
-	if err := compose.Available(ctx); err != nil {
+	if err := stack.Available(ctx); err != nil {
 		return nil, unusable(fmt.Errorf("no Docker engine: %w", err))
 	}
-	if r, err := compose.Sweep(ctx); err != nil {
+	if r, err := stack.Sweep(ctx); err != nil {
 		fmt.Fprintf(stderr, "loadgate: warning: sweeping leftovers of earlier runs: %v\n", err)
 	} else if r.Total() > 0 {
 		fmt.Fprintf(stderr, "loadgate: removed what earlier runs left: %s\n", r)
@@ -194,7 +194,7 @@ func upStack(ctx context.Context, files []string, target, out, runID, side strin
 		fmt.Fprintf(stderr, "loadgate: warning: the generator could not be pinned to %s: %v\n", plan.Load, err)
 	}
 	t0 := time.Now()
-	st, err := compose.Up(ctx, compose.Options{
+	st, err := stack.Up(ctx, stack.Options{
 		Files: files, RunID: runID, Side: side, StackCPUs: plan.Stack, OutDir: out,
 		ReadyTimeout: f.readyTimeout, Log: stderr,
 	})
@@ -208,7 +208,7 @@ func upStack(ctx context.Context, files []string, target, out, runID, side strin
 	sr.addr, sr.path, err = st.Target(ctx, target)
 	if err != nil {
 		sr.down(stderr)
-		if errors.Is(err, compose.ErrTargetRefused) {
+		if errors.Is(err, stack.ErrTargetRefused) {
 			return nil, usageErr("%w", err)
 		}
 		return nil, unusable(err)
@@ -305,7 +305,7 @@ func sampleSelf(ctx context.Context, every time.Duration, cpus int, w io.Writer)
 	enc := json.NewEncoder(w)
 	pid := fmt.Sprintf("pid %d", os.Getpid())
 	stopSelf := pin.SampleSelf(ctx, every, cpus, func(s pin.SelfSample) {
-		_ = enc.Encode(compose.Sample{Time: s.Time, Service: "loadgate", Container: pid, IntervalS: s.Interval.Seconds(),
+		_ = enc.Encode(stack.Sample{Time: s.Time, Service: "loadgate", Container: pid, IntervalS: s.Interval.Seconds(),
 			CPUPct: s.CPUPct, CPUPctOfSet: s.CPUPctOfSet, MemBytes: s.MemBytes, CPUUsageNS: uint64(s.CPUTime)})
 	})
 	return func() result.Service {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 )
@@ -115,10 +115,10 @@ func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if werr != nil {
 		errs = append(errs, werr)
 	}
-	if err := compose.Available(ctx); err != nil {
+	if err := stack.Available(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("no Docker engine: %w", err))
 	} else {
-		r, err := compose.Sweep(ctx)
+		r, err := stack.Sweep(ctx)
 		fmt.Fprintf(stdout, "removed what earlier runs left: %s\n", r)
 		if err != nil {
 			errs = append(errs, err)

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/internal/outfile"
@@ -66,7 +66,7 @@ func pidService(pid int, name string) string {
 
 // plainSampler samples, in plain mode and from the end of the warm-up (rule
 // 7), the --watch-pid processes and (when self) the generator, every
-// interval, into OUT/stats.jsonl — the same lines as a stack's (compose.Sample)
+// interval, into OUT/stats.jsonl — the same lines as a stack's (stack.Sample)
 // — and into tee when not nil.
 //
 // The warm-up ends warmup after the schedule's start, which only the engine
@@ -145,7 +145,7 @@ func (ps *plainSampler) begin() {
 	for _, pid := range ps.pids {
 		enc := json.NewEncoder(ps.w)
 		ps.stopPIDs = append(ps.stopPIDs, procstat.Reader{}.Sample(ps.ctx, pid, ps.every, func(s procstat.Sample) {
-			_ = enc.Encode(compose.Sample{Time: s.Time, Service: pidService(s.PID, s.Name), Container: fmt.Sprintf("pid %d", s.PID),
+			_ = enc.Encode(stack.Sample{Time: s.Time, Service: pidService(s.PID, s.Name), Container: fmt.Sprintf("pid %d", s.PID),
 				IntervalS: s.Interval.Seconds(), CPUPct: s.CPUPct, MemBytes: s.MemBytes, CPUUsageNS: uint64(s.CPUTime)})
 		}))
 	}

@@ -10,7 +10,7 @@
 // of removed containers are dropped; call the sampler's stop function to
 // collect its summary). Down is idempotent: once it succeeded, later calls
 // return nil at once; after a failed Down, calling it again retries.
-package compose
+package stack
 
 import (
 	"context"
@@ -30,7 +30,7 @@ import (
 	"github.com/docker/cli/cli/command"
 	"github.com/docker/cli/cli/flags"
 	"github.com/docker/compose/v5/pkg/api"
-	composesdk "github.com/docker/compose/v5/pkg/compose"
+	"github.com/docker/compose/v5/pkg/compose"
 	"github.com/docker/docker/client"
 
 	"github.com/loadgate/loadgate/gate/pin"
@@ -239,9 +239,9 @@ func Up(ctx context.Context, opt Options) (*Stack, error) {
 		log:       logw,
 		stackCPUs: opt.StackCPUs,
 	}
-	s.svc, err = composesdk.NewComposeService(cli,
-		composesdk.WithEventProcessor(&progress{w: logw}),
-		composesdk.WithPrompt(composesdk.AlwaysOkPrompt()))
+	s.svc, err = compose.NewComposeService(cli,
+		compose.WithEventProcessor(&progress{w: logw}),
+		compose.WithPrompt(compose.AlwaysOkPrompt()))
 	if err != nil {
 		return nil, err
 	}
