@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/counted"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/stub"
 )
 

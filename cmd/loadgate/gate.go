@@ -12,13 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/outfile"
 )

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/procstat"
@@ -22,6 +21,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/soak"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 

@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/soak"
+	"github.com/loadgate/loadgate/gate/stack"
 )
 
 const soakScenarioYAML = `

@@ -15,11 +15,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 

@@ -8,9 +8,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/stack"
 )
 
 const upHelp = `Usage: loadgate up --scenario FILE [--compose FILE]... [flags]

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/docker/docker/client"
 
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/fault"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/enginetest"
 )
 

@@ -24,8 +24,8 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/enginetest"
 )
 
