@@ -32,7 +32,7 @@ workloads: [{name: a, http: {path: /}}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Machine != cfg.Machine || res.Topology != cfg.Topology || res.Target != cfg.TargetLabel ||
+	if res.Machine != cfg.Machine || !reflect.DeepEqual(res.Topology, cfg.Topology) || res.Target != cfg.TargetLabel ||
 		res.Side != cfg.Side || res.Commit != cfg.Commit || !reflect.DeepEqual(res.Round, cfg.Round) {
 		t.Errorf("result states machine %+v topology %+v target %q side %q commit %q round %+v; want what Config states",
 			res.Machine, res.Topology, res.Target, res.Side, res.Commit, res.Round)

@@ -37,6 +37,10 @@ type Target struct {
 	// LookupIP resolves the URL's host when it is a name (nil:
 	// net.DefaultResolver). A seam for tests.
 	LookupIP func(ctx context.Context, host string) ([]net.IP, error)
+
+	// lazy is the run's lazy poll (lazy.go), set by Run; nil: every
+	// connection takes the runtime poller (rawConn).
+	lazy *lazyPoll
 }
 
 // ErrTargetRefused is in the chain of every error about an address that is
@@ -209,6 +213,11 @@ type dialer struct {
 	addrs []netip.Addr // set once, by the first successful resolution
 	bad   error        // a resolution that failed the check: every dial fails with it
 	next  atomic.Uint32
+
+	// lazy, when set, puts plain TCP connections on lazy sockets
+	// (lazyconn.go); only a client that speaks cleartext HTTP/1.1 on them
+	// sets it (newFastClient).
+	lazy *lazyPoll
 }
 
 // dialer returns the target's dialer; timeout bounds one connect.
@@ -294,7 +303,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 			conn.Close()
 			return nil, err
 		}
-		return wrapRaw(conn), nil // raw reads and writes: rawconn.go
+		return wrapLazy(conn, d.lazy), nil // raw reads and writes: lazyconn.go, or rawconn.go
 	}
 	return nil, err
 }

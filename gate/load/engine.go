@@ -35,6 +35,12 @@ type Config struct {
 	// on the run's own clock besides faults (the counted reads, watched
 	// processes' sampling). Unlike Faults, it never stands for an injector.
 	Started []func(t0 time.Time)
+	// StartAt is the schedule's t0 (zero: now, as Run reaches its first due
+	// time): the instant every due time counts from. Two runs given one
+	// StartAt (a duet gate's two sides) send their schedules at the same
+	// instants. A StartAt already past makes the first requests late, and
+	// their lateness says so.
+	StartAt time.Time
 
 	// What the result states that the engine does not measure, known
 	// before the load and copied into the Result as given (build.go), so
@@ -86,7 +92,13 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 		return nil, fmt.Errorf("mix: %w", err)
 	}
 	rec := newRecorder(sched, len(sc.Workloads), sc.LateAfter)
-	e := &engine{cfg: cfg, sched: sched, mix: mix, rec: rec,
+	var lazy *lazyPoll        // lazy response reads (lazy.go); nil: off
+	if testClockSeam == nil { // a fake clock's operations have no sockets, and its bubble no I/O wait
+		lazy = newLazyPoll()
+	}
+	defer lazy.close()
+	cfg.Target.lazy = lazy
+	e := &engine{cfg: cfg, lazy: lazy, sched: sched, mix: mix, rec: rec,
 		jobs: make(chan job), seq: make([]int64, len(sc.Workloads))}
 	e.waitDue.Store(-1)
 	e.sess = newSessionRecorder(rec, sc) // session.go
@@ -108,6 +120,9 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	e.reqCtx = reqCtx
 
 	startedAt := time.Now()
+	if !cfg.StartAt.IsZero() {
+		startedAt = cfg.StartAt
+	}
 	e.start = startedAt
 	e.wait = newWaiter(e.clock)
 	defer e.wait.close()
@@ -162,6 +177,10 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 		res.NotMeasured = append(res.NotMeasured, fmt.Sprintf(
 			"%d requests were never sent: the dispatcher (max_in_flight %d) could not send them before the run's wall-time bound (schedule %s + drain %s); they are recorded as abandoned",
 			e.unsent, sc.MaxInFlight, sched.Duration(), sc.Drain))
+	}
+	if n := lazy.clockSteps(); n > 0 {
+		res.NotMeasured = append(res.NotMeasured, fmt.Sprintf(
+			"%d completions were timed by their read instead of the kernel's receive timestamp: the wall clock stepped during the run", n))
 	}
 	if !drained && abandoned > 0 {
 		res.NotMeasured = append(res.NotMeasured,
@@ -244,6 +263,7 @@ type engine struct {
 	wg      sync.WaitGroup
 	done    time.Duration // due time of the last request dispatched
 	wait    *waiter
+	lazy    *lazyPoll                                          // lazy response reads (lazy.go); nil: off
 	until   func(ctx context.Context, due time.Duration) error // the dispatcher's wait: wait.until (a test's under testClockSeam)
 
 	// waitDue is the due time (ns since start) the dispatcher is waiting
@@ -290,6 +310,7 @@ const (
 // end when the channel is closed.
 func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 	defer close(e.jobs)
+	defer e.lazy.setAwake(1) // the drain: no more sweeps, read every response at once
 	maxWorkers := e.cfg.Scenario.MaxInFlight
 	n := e.sched.Len()
 	bound := e.sched.Duration() + e.cfg.Scenario.Drain
@@ -312,8 +333,13 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 			return stopWallBound
 		}
 		e.waiting(due, now)
+		e.lazy.beforeWait(due, now) // a long wait keeps the sockets awake (lazy.go)
 		err := e.until(ctx, due)
 		e.waitDue.Store(-1)
+		// The responses that arrived since the last wake-up wake their
+		// readers before the hand-off: the request's worker, readied last,
+		// runs first (the runtime's runnext), and they run after it sends.
+		e.lazy.sweep()
 		if err != nil || ctx.Err() != nil {
 			if e.hungReason() != "" {
 				return stopHung
@@ -340,9 +366,11 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 		if boundTimer == nil {
 			boundTimer = time.NewTimer(bound - t0)
 		}
+		e.lazy.setAwake(1) // stalled: no sweep until a worker is free
 		select {
 		case e.jobs <- j:
 			e.rec.addStall(e.clock() - t0)
+			e.lazy.setAwake(-1)
 		case <-ctx.Done():
 			e.rec.addStall(e.clock() - t0)
 			e.rec.abandonOne(seg, w)

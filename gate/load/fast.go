@@ -28,6 +28,7 @@ type scratch struct {
 	buf       []byte // response bodies are read into it and dropped (bodyChunk)
 	req       fasthttp.Request
 	resp      fasthttp.Response
+	rx        rxStamp // the response's last read on a lazy connection (lazy.go); zero otherwise
 }
 
 // buffer is the worker's body buffer, made on its first body.
@@ -80,13 +81,17 @@ func newFastClient(sc *scenario.Scenario, t Target) *fasthttp.HostClient {
 	if limit > math.MaxInt {
 		limit = math.MaxInt
 	}
+	d := t.dialer(sc.Timeout)
+	if t.URL.Scheme == "http" {
+		d.lazy = t.lazy // cleartext HTTP/1.1: lazy sockets (lazy.go); TLS keeps the poller
+	}
 	return &fasthttp.HostClient{
 		// Addr is the URL's host name and port: TLS verifies (and sends as
 		// SNI) that name; the dialer connects to the checked addresses only.
 		Addr:               t.hostPort(),
 		IsTLS:              t.URL.Scheme == "https",
 		TLSConfig:          &tls.Config{InsecureSkipVerify: t.Insecure, ServerName: t.URL.Hostname()},
-		DialTimeout:        t.dialer(sc.Timeout).dialTimeout,
+		DialTimeout:        d.dialTimeout,
 		StreamResponseBody: true,
 		// Ignored by fasthttp on streamed bodies: it carries max_body to
 		// newFastOp, which enforces it while draining.
@@ -164,6 +169,7 @@ func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 	if err := op.hc.DoDeadline(req, resp, deadline); err != nil {
 		return classifyFast(err)
 	}
+	s.rx = stampOf(resp.LocalAddr()) // a response without a body stream: read in full
 	if class := op.drain(resp, s, deadline); class != "" {
 		return class
 	}
@@ -187,6 +193,7 @@ func (op *fastOp) drain(resp *fasthttp.Response, s *scratch, deadline time.Time)
 		err = errBodyTooLarge // announced: not read at all
 	} else {
 		err = discardBody(bs, op.maxBody, s.buffer())
+		s.rx = stampOf(resp.LocalAddr()) // its last byte read; the connection is still this request's
 	}
 	if err != nil {
 		// Stopped before the end: the connection is closed, not reused.

@@ -39,8 +39,12 @@ func serve(e *engine, sr *sessionRecorder, j job, s *scratch, sent time.Duration
 	op := e.ops[j.w]
 	so, isSession := op.(sessionOperation)
 	if !isSession {
+		s.rx = rxStamp{}
 		class := op.do(e.reqCtx, j.k, s)
 		done := e.clock()
+		if class == "" {
+			done = e.completion(s.rx, sent, done) // the kernel's receive time of a lazy read (lazy.go)
+		}
 		if e.rec.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done)) {
 			e.observe(j, class, sent, done) // faults.go
 		}

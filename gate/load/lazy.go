@@ -1,0 +1,361 @@
+package load
+
+import (
+	"encoding/binary"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Lazy response reads (issue 15, bench/README.md "After the lazy reads").
+//
+// Over the runtime poller (rawconn.go) a response wakes the generator's
+// thread when it arrives, ~30–50 µs after its request went out: at 5 000
+// req/s that is a second wake-up per request beside the dispatcher's timer.
+// A lazy connection's socket is outside the runtime poller, so its data
+// wakes nobody: a reader that finds no data parks its goroutine, and the
+// dispatcher, at its next due time, asks the kernel which sockets have data
+// (one epoll_wait with a zero timeout on the passive set) and wakes their
+// readers — the response shares the wake-up of the next request. Its
+// arrival is not lost by reading it late: every socket has SO_TIMESTAMPNS
+// on, and the completion instant is the kernel's receive timestamp of the
+// response's last segment (engine.completion), never a read that came later.
+//
+// The sockets are woken for when waiting would cost precision or progress:
+// a response that is partly read (the rest must be read at once, or a
+// response larger than the receive buffer would be timed by our own late
+// read), a write that found the send buffer full, a dispatcher wait longer
+// than lazyHorizon, a dispatcher stalled on max_in_flight, and the drain
+// after the schedule. Then the passive set is enabled inside the awake
+// epoll instance, which is registered in the runtime poller and read by one
+// goroutine (loop): any socket's data wakes it, and it wakes the readers.
+//
+//	runtime poller ─ awake epoll (e) ─[enabled while awake > 0]─ passive epoll (p) ─ every lazy socket
+//
+// TLS, HTTP/2, WebSocket and gRPC keep the poller path (rawConn); so does a
+// socket where SO_TIMESTAMPNS cannot be set, and every socket when
+// LOADGATE_ENGINE_LAZY=0.
+
+// lazyHorizon: a dispatcher wait longer than this keeps the sockets awake,
+// so that at low rates responses are read (and connections freed) at once.
+// Below it the next due time comes soon enough to read what arrived.
+const lazyHorizon = time.Millisecond
+
+// lazyEnabled reads LOADGATE_ENGINE_LAZY once: "0" turns lazy reads off
+// (side-by-side measurement, bench/README.md).
+var lazyEnabled = sync.OnceValue(func() bool { return lazyWanted(os.Getenv("LOADGATE_ENGINE_LAZY")) })
+
+func lazyWanted(v string) bool { return v != "0" }
+
+// lazyPoll is one run's lazy sockets and their two epoll instances.
+// Safe for concurrent use; beforeWait, sweep and the sweep buffer belong
+// to the dispatcher.
+type lazyPoll struct {
+	p   int // passive: every lazy socket, edge-triggered; nobody sleeps on it
+	ef  *os.File
+	erc syscall.RawConn
+
+	mu     sync.Mutex  // guards what follows and every system call on p and e
+	e      int         // awake: holds p while awake > 0; in the runtime poller
+	conns  []*lazyConn // by descriptor
+	awake  int         // reasons to wake for socket readiness
+	on     bool        // p is enabled in e
+	closed bool
+
+	parked   atomic.Int32 // goroutines parked on a lazy socket
+	longWait bool         // the dispatcher's current wait counts in awake (dispatcher only)
+	sweepBuf [64]unix.EpollEvent
+	loopDone chan struct{}
+
+	// off is the wall clock minus the monotonic clock (ns) as last seen by
+	// completion; steps counts completions timed by the read because it
+	// moved by more than maxClockStep (a clock step).
+	off   atomic.Int64
+	steps atomic.Int64
+}
+
+// newLazyPoll returns the run's lazy poll, or nil when lazy reads are off
+// or the system lacks what they need (every socket then takes the poller
+// path).
+func newLazyPoll() *lazyPoll {
+	if !lazyEnabled() {
+		return nil
+	}
+	p, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	e, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		unix.Close(p)
+		return nil
+	}
+	lp := &lazyPoll{p: p, e: e, loopDone: make(chan struct{})}
+	if err := unix.EpollCtl(e, unix.EPOLL_CTL_ADD, p, &unix.EpollEvent{Events: unix.EPOLLET}); err != nil {
+		unix.Close(p)
+		unix.Close(e)
+		return nil
+	}
+	if err := unix.SetNonblock(e, true); err != nil {
+		unix.Close(p)
+		unix.Close(e)
+		return nil
+	}
+	lp.ef = os.NewFile(uintptr(e), "epoll") // non-blocking: registered with the poller
+	if lp.erc, err = lp.ef.SyscallConn(); err != nil {
+		lp.ef.Close()
+		unix.Close(p)
+		return nil
+	}
+	t := time.Now()
+	lp.off.Store(t.UnixNano() - int64(t.Sub(processStart)))
+	go lp.loop()
+	return lp
+}
+
+// processStart anchors the monotonic readings of off (any fixed instant).
+var processStart = time.Now()
+
+// loop is the awake side: parked on e in the runtime poller, it wakes only
+// while p is enabled in e and one of p's sockets is ready.
+func (lp *lazyPoll) loop() {
+	defer close(lp.loopDone)
+	var evs [64]unix.EpollEvent
+	for {
+		err := lp.erc.Read(func(fd uintptr) bool {
+			for epollWait(int(fd), evs[:]) == len(evs) { // clears e's ready list: the next edge is new
+			}
+			return lp.drain(evs[:])
+		})
+		if err != nil { // e closed: the run is over
+			return
+		}
+	}
+}
+
+// drain wakes the goroutines parked on every ready socket of p and says
+// whether the poll is closed.
+func (lp *lazyPoll) drain(evs []unix.EpollEvent) (closed bool) {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	if lp.closed {
+		return true
+	}
+	for {
+		n := epollWait(lp.p, evs)
+		for _, ev := range evs[:max(n, 0)] {
+			if fd := int(ev.Fd); fd >= 0 && fd < len(lp.conns) && lp.conns[fd] != nil {
+				lp.conns[fd].signal()
+			}
+		}
+		if n < len(evs) {
+			return false
+		}
+	}
+}
+
+// epollWait is epoll_wait(fd, evs, 0) as a raw system call (it never
+// blocks; see rawConn for why raw). It returns the number of events, or -1.
+func epollWait(fd int, evs []unix.EpollEvent) int {
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(fd), uintptr(unsafe.Pointer(&evs[0])), uintptr(len(evs)), 0, 0, 0)
+	if e != 0 {
+		return -1
+	}
+	return int(r)
+}
+
+func epollCtl(epfd, op, fd int, events uint32) syscall.Errno {
+	ev := unix.EpollEvent{Events: events, Fd: int32(fd)}
+	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(epfd), uintptr(op), uintptr(fd), uintptr(unsafe.Pointer(&ev)), 0, 0)
+	return e
+}
+
+// setAwake adds delta to the reasons to wake for socket readiness and
+// enables or disables p in e when that crosses zero. Enabling polls p at
+// once: readiness that came before is not lost.
+func (lp *lazyPoll) setAwake(delta int) {
+	if lp == nil {
+		return
+	}
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	lp.awake += delta
+	want := lp.awake > 0
+	if want == lp.on || lp.closed {
+		return
+	}
+	ev := uint32(unix.EPOLLET)
+	if want {
+		ev |= unix.EPOLLIN
+	}
+	if epollCtl(lp.e, unix.EPOLL_CTL_MOD, lp.p, ev) == 0 {
+		lp.on = want
+	}
+}
+
+// beforeWait is the dispatcher's, before it waits for due at now: a wait
+// longer than lazyHorizon keeps the sockets awake while it lasts.
+func (lp *lazyPoll) beforeWait(due, now time.Duration) {
+	if lp == nil {
+		return
+	}
+	if long := due-now > lazyHorizon; long != lp.longWait {
+		lp.longWait = long
+		if long {
+			lp.setAwake(1)
+		} else {
+			lp.setAwake(-1)
+		}
+	}
+}
+
+// sweep is the dispatcher's, at every wake-up: it wakes the readers whose
+// response arrived meanwhile.
+func (lp *lazyPoll) sweep() {
+	if lp == nil || lp.parked.Load() == 0 {
+		return
+	}
+	lp.drain(lp.sweepBuf[:])
+}
+
+// close ends the loop and releases both epoll instances. Connections that
+// outlive it still close cleanly; their parked reads end at their deadline.
+func (lp *lazyPoll) close() {
+	if lp == nil {
+		return
+	}
+	lp.mu.Lock()
+	lp.closed = true // from now on nothing touches p or e
+	lp.mu.Unlock()
+	// Not under mu: Close waits for loop's Read, whose callback may be
+	// waiting for mu.
+	lp.ef.Close()
+	<-lp.loopDone
+	lp.mu.Lock()
+	unix.Close(lp.p)
+	lp.mu.Unlock()
+}
+
+func (lp *lazyPoll) register(c *lazyConn) error {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	if lp.closed {
+		return os.ErrClosed
+	}
+	for c.fd >= len(lp.conns) {
+		lp.conns = append(lp.conns, nil)
+	}
+	lp.conns[c.fd] = c
+	if e := epollCtl(lp.p, unix.EPOLL_CTL_ADD, c.fd, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP|unix.EPOLLET); e != 0 {
+		lp.conns[c.fd] = nil
+		return os.NewSyscallError("epoll_ctl", e)
+	}
+	return nil
+}
+
+func (lp *lazyPoll) unregister(c *lazyConn) {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	if c.fd < len(lp.conns) && lp.conns[c.fd] == c {
+		lp.conns[c.fd] = nil
+	}
+}
+
+// rxStamp is what a lazy connection's last read returned: the kernel's
+// receive timestamp of the last segment it consumed (wall clock, ns since
+// the epoch; 0 when the kernel gave none) and when the read was made.
+type rxStamp struct {
+	wallNS int64
+	at     time.Time // zero: no lazy read
+}
+
+// maxClockStep is how far the wall clock may move against the monotonic
+// clock between two completions before a receive timestamp is distrusted.
+const maxClockStep = time.Millisecond
+
+// completion is the completion instant (the engine's clock) of a request
+// sent at sent whose operation returned now, with st from its last read: the
+// kernel's receive timestamp when it is sound, now otherwise — a
+// timestamp missing, later than the read, earlier than the send, or taken
+// across a clock step. Latency is still the due time to this instant.
+func (e *engine) completion(st rxStamp, sent, now time.Duration) time.Duration {
+	lp := e.lazy
+	if lp == nil || st.wallNS == 0 || st.at.IsZero() {
+		return now
+	}
+	read := st.at.Sub(e.start)
+	off := st.at.UnixNano() - int64(st.at.Sub(processStart))
+	if prev := lp.off.Load(); off-prev > int64(maxClockStep) || prev-off > int64(maxClockStep) {
+		lp.off.Store(off)
+		lp.steps.Add(1)
+		return now
+	}
+	// The timestamp on the engine's clock: wall → monotonic at the read.
+	at := read - time.Duration(st.at.UnixNano()-st.wallNS)
+	if at > read || at < sent || read > now {
+		return now
+	}
+	return at
+}
+
+// clockSteps is how many completions were timed by their read because the
+// wall clock stepped.
+func (lp *lazyPoll) clockSteps() int64 {
+	if lp == nil {
+		return 0
+	}
+	return lp.steps.Load()
+}
+
+// parseRxTimestamp finds the receive timestamp (SCM_TIMESTAMPNS, old or
+// new layout) in a recvmsg control buffer and returns it as ns since the
+// epoch; ok is false when there is none or the buffer is malformed.
+func parseRxTimestamp(oob []byte) (ns int64, ok bool) {
+	const align = int(unsafe.Sizeof(uintptr(0)))
+	hdr := unix.SizeofCmsghdr
+	for len(oob) >= hdr {
+		var l int
+		if align == 8 {
+			l = int(binary.NativeEndian.Uint64(oob))
+		} else {
+			l = int(binary.NativeEndian.Uint32(oob))
+		}
+		if l < hdr || l > len(oob) {
+			return 0, false
+		}
+		level := int32(binary.NativeEndian.Uint32(oob[align:]))
+		typ := int32(binary.NativeEndian.Uint32(oob[align+4:]))
+		data := oob[hdr:l]
+		if level == unix.SOL_SOCKET {
+			switch {
+			case typ == unix.SO_TIMESTAMPNS_NEW && len(data) >= 16: // struct __kernel_timespec
+				sec, nsec := int64(binary.NativeEndian.Uint64(data)), int64(binary.NativeEndian.Uint64(data[8:]))
+				return stampNS(sec, nsec)
+			case typ == unix.SO_TIMESTAMPNS_OLD && align == 8 && len(data) >= 16:
+				sec, nsec := int64(binary.NativeEndian.Uint64(data)), int64(binary.NativeEndian.Uint64(data[8:]))
+				return stampNS(sec, nsec)
+			case typ == unix.SO_TIMESTAMPNS_OLD && align == 4 && len(data) >= 8:
+				sec, nsec := int64(int32(binary.NativeEndian.Uint32(data))), int64(int32(binary.NativeEndian.Uint32(data[4:])))
+				return stampNS(sec, nsec)
+			}
+		}
+		next := (l + align - 1) &^ (align - 1)
+		if next >= len(oob) {
+			return 0, false
+		}
+		oob = oob[next:]
+	}
+	return 0, false
+}
+
+func stampNS(sec, nsec int64) (int64, bool) {
+	if sec <= 0 || nsec < 0 || nsec >= 1e9 || sec > 1<<33 {
+		return 0, false
+	}
+	return sec*1e9 + nsec, true
+}

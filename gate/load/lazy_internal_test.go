@@ -1,0 +1,348 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// Lazy reads' tests are white-box: the sweep, the socket and the
+// completion instant are the engine's internals (lazy.go, lazyconn.go).
+
+func newTestLazy(t *testing.T) *lazyPoll {
+	t.Helper()
+	lp := newLazyPoll()
+	if lp == nil {
+		t.Skip("lazy reads unavailable (LOADGATE_ENGINE_LAZY=0 or no epoll)")
+	}
+	t.Cleanup(lp.close)
+	return lp
+}
+
+// lazyPair dials a lazy connection to a loopback listener and returns it
+// with the server's side of it.
+func lazyPair(t *testing.T, lp *lazyPoll) (*lazyConn, net.Conn) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	u, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(port))
+	d := Target{URL: u, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}.dialer(time.Second)
+	d.lazy = lp
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		s, err := l.Accept()
+		if err == nil {
+			accepted <- s
+		}
+		close(accepted)
+	}()
+	c, err := d.DialContext(context.Background(), "tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, ok := c.(*lazyConn)
+	if !ok {
+		c.Close()
+		t.Fatalf("dialer returned %T, want a lazy connection", c)
+	}
+	s, ok := <-accepted
+	if !ok {
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { lc.Close(); s.Close() })
+	return lc, s
+}
+
+// A response that arrived while its reader was parked is not read until the
+// dispatcher's sweep, and its completion instant is its arrival (the
+// kernel's receive timestamp), not the late read.
+func TestLazyResponseTimedAtArrival(t *testing.T) {
+	lp := newTestLazy(t)
+	c, srv := lazyPair(t, lp)
+	e := &engine{start: time.Now(), lazy: lp}
+
+	sent := e.clock()
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan time.Duration, 1)
+	answer := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(srv, buf); err != nil {
+			return
+		}
+		<-answer
+		srv.Write([]byte("pong")) // on loopback the segment is queued, and stamped, before Write returns
+		answered <- e.clock()
+	}()
+	type read struct {
+		n   int
+		err error
+		at  time.Duration
+	}
+	got := make(chan read, 1)
+	go func() {
+		n, err := c.Read(make([]byte, 16))
+		got <- read{n, err, e.clock()}
+	}()
+	for i := 0; lp.parked.Load() == 0; i++ { // the reader found no data and parked
+		if i == 5000 {
+			t.Fatal("the reader never parked")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(answer)
+	wrote := <-answered
+	time.Sleep(50 * time.Millisecond)
+	select {
+	case r := <-got:
+		t.Fatalf("the read returned (%d, %v) without a sweep: the response woke its reader", r.n, r.err)
+	default:
+	}
+	lp.sweep() // the dispatcher's next wake-up
+	var r read
+	select {
+	case r = <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the sweep did not wake the parked reader")
+	}
+	if r.err != nil || r.n != 4 {
+		t.Fatalf("read %d, %v", r.n, r.err)
+	}
+	done := e.completion(c.stamp, sent, e.clock())
+	if c.stamp.wallNS == 0 {
+		t.Fatal("no receive timestamp on the read")
+	}
+	if done < sent || done > wrote {
+		t.Errorf("completion at %v, want between the send %v and the server's write %v (read at %v)", done, sent, wrote, r.at)
+	}
+	if r.at-done < 50*time.Millisecond {
+		t.Errorf("read %v after the completion, want ≥ 50ms (the reader was parked until the sweep)", r.at-done)
+	}
+}
+
+// A response larger than the receive buffer (its initial 128 KiB: the
+// kernel grows it only while the application reads) is read at once once
+// it has started (no sweep ever comes here), and timed by its last
+// segment, which could only arrive after the reading made room for it.
+func TestLazyLargeResponseReadPromptly(t *testing.T) {
+	const size = 8 << 20
+	lp := newTestLazy(t)
+	c, srv := lazyPair(t, lp)
+	e := &engine{start: time.Now(), lazy: lp}
+	sent := e.clock()
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	writing := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(srv, buf); err != nil {
+			return
+		}
+		close(writing)
+		srv.Write(make([]byte, size)) // blocks while the client's buffer is full
+	}()
+	<-writing
+	// The first read must find data (a read that parks before the response
+	// started waits for a sweep, which never comes here): wait until the
+	// receive buffer holds some, then a while longer for it to fill and
+	// the server to block.
+	for i := 0; ; i++ {
+		if n, err := unix.IoctlGetInt(c.fd, unix.SIOCINQ); err == nil && n > 0 {
+			break
+		}
+		if i == 5000 {
+			t.Fatal("the response did not start arriving")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	readFrom := e.clock()
+	done := make(chan error, 1)
+	var total atomic.Int64
+	go func() {
+		buf := make([]byte, bodyChunk)
+		for total.Load() < size {
+			n, err := c.Read(buf)
+			if err != nil {
+				done <- err
+				return
+			}
+			total.Add(int64(n))
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the rest of a partly read response was not read without a sweep (%d of %d bytes read)", total.Load(), size)
+	}
+	readTo := e.clock()
+	at := e.completion(c.stamp, sent, readTo)
+	if at < readFrom || at > readTo {
+		t.Errorf("completion %v, want within the reading %v..%v (the last segment's arrival)", at, readFrom, readTo)
+	}
+}
+
+// A deadline, a deadline moved while parked, and Close each end a parked
+// Read.
+func TestLazyParkedReadEnds(t *testing.T) {
+	lp := newTestLazy(t)
+	read := func(c *lazyConn) chan error {
+		ch := make(chan error, 1)
+		go func() {
+			_, err := c.Read(make([]byte, 16))
+			ch <- err
+		}()
+		return ch
+	}
+	wait := func(ch chan error) error {
+		select {
+		case err := <-ch:
+			return err
+		case <-time.After(5 * time.Second):
+			t.Fatal("the parked Read did not return")
+			return nil
+		}
+	}
+	timeout := func(err error) bool {
+		var ne net.Error
+		return errors.Is(err, os.ErrDeadlineExceeded) && errors.As(err, &ne) && ne.Timeout()
+	}
+
+	c, _ := lazyPair(t, lp)
+	c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	if err := wait(read(c)); !timeout(err) {
+		t.Errorf("deadline: Read returned %v, want a timeout", err)
+	}
+
+	c, _ = lazyPair(t, lp)
+	ch := read(c)
+	time.Sleep(20 * time.Millisecond)
+	c.SetReadDeadline(time.Unix(1, 0))
+	if err := wait(ch); !timeout(err) {
+		t.Errorf("deadline set while parked: Read returned %v, want a timeout", err)
+	}
+
+	c, _ = lazyPair(t, lp)
+	ch = read(c)
+	time.Sleep(20 * time.Millisecond)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(ch); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Close: Read returned %v, want net.ErrClosed", err)
+	}
+	if _, err := c.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Write after Close: %v, want net.ErrClosed", err)
+	}
+}
+
+// LOADGATE_ENGINE_LAZY=0 turns lazy reads off; TLS keeps the poller path.
+func TestLazySwitchAndFallback(t *testing.T) {
+	for v, want := range map[string]bool{"": true, "1": true, "0": false} {
+		if got := lazyWanted(v); got != want {
+			t.Errorf("LOADGATE_ENGINE_LAZY=%q: lazy %v, want %v", v, got, want)
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	addr := u.Host
+	sc := &scenario.Scenario{Timeout: time.Second, MaxInFlight: 4}
+	dialType := func(tg Target) string {
+		c, err := newFastClient(sc, tg).DialTimeout(tg.hostPort(), time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		switch c.(type) {
+		case *lazyConn:
+			return "lazy"
+		case *rawConn:
+			return "raw"
+		}
+		return "other"
+	}
+	lp := newTestLazy(t)
+	plain := Target{URL: u, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}, lazy: lp}
+	if got := dialType(plain); got != "lazy" {
+		t.Errorf("http with lazy reads on: %s connection", got)
+	}
+	tlsURL, _ := url.Parse("https://" + addr)
+	secure := plain
+	secure.URL = tlsURL
+	if got := dialType(secure); got != "raw" {
+		t.Errorf("https: %s connection, want the poller's", got)
+	}
+
+	old := lazyEnabled
+	lazyEnabled = func() bool { return false }
+	defer func() { lazyEnabled = old }()
+	off := newLazyPoll()
+	if off != nil {
+		off.close()
+		t.Fatal("lazy reads switched off, yet a lazy poll was made")
+	}
+	plain.lazy = off
+	if got := dialType(plain); got != "raw" {
+		t.Errorf("lazy reads off: %s connection, want the poller's", got)
+	}
+}
+
+// Through fasthttp: the response's stamp reaches the worker's scratch and
+// gives a completion between the send and the operation's return.
+func TestLazyFastOpStampsResponse(t *testing.T) {
+	lp := newTestLazy(t)
+	lp.setAwake(1) // as in the drain: no sweeps here
+	for _, body := range []int{0, 2, 300 << 10} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(strings.Repeat("x", body)))
+		}))
+		u, _ := url.Parse(srv.URL)
+		tg := Target{URL: u, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}, lazy: lp}
+		sc := &scenario.Scenario{Timeout: 5 * time.Second, MaxInFlight: 4}
+		w := scenario.Workload{Name: "w", HTTP: &scenario.HTTP{Method: "GET", Path: "/"}, Expect: scenario.Expect{Status: []int{200}}}
+		op := newFastOp(newFastClient(sc, tg), tg, w, nil, sc.Timeout)
+		e := &engine{start: time.Now(), lazy: lp}
+		var s scratch
+		for i := range 3 {
+			sent := e.clock()
+			if class := op.do(context.Background(), int64(i), &s); class != "" {
+				t.Fatalf("body %d: request %d: %s", body, i, class)
+			}
+			now := e.clock()
+			if s.rx.wallNS == 0 {
+				t.Fatalf("body %d: request %d: no receive timestamp in the scratch", body, i)
+			}
+			if at := e.completion(s.rx, sent, now); at < sent || at > now {
+				t.Errorf("body %d: completion %v outside %v..%v", body, at, sent, now)
+			}
+		}
+		srv.Close()
+	}
+}

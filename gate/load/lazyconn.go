@@ -1,0 +1,298 @@
+package load
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// lazyConn is a TCP connection on a socket outside the runtime poller
+// (lazy.go): reads are recvmsg(2) with the receive timestamp, writes
+// write(2), both raw system calls on the non-blocking socket (see rawConn);
+// a read or write that would block parks its goroutine until the run's
+// lazy poll wakes it, its deadline passes or the connection is closed.
+//
+// Safe for one reader and one writer at a time, like a net.Conn; Close and
+// the deadline setters may be called from any goroutine, and Close
+// unblocks a parked Read or Write.
+type lazyConn struct {
+	lp *lazyPoll
+	fd int
+
+	mu      sync.RWMutex // read-held across each system call on fd; Close takes it to close fd
+	closing atomic.Bool
+	closed  chan struct{}
+
+	rwake, wwake chan struct{} // a token: the socket was ready since the last look
+	rdl, wdl     deadline
+
+	mid   atomic.Bool // bytes were read since the last write: a response is being read
+	oob   [64]byte    // the reader's control buffer
+	stamp rxStamp     // the last read's (reader only)
+
+	laddr connAddr
+	raddr net.Addr
+}
+
+// connAddr is a lazy connection's local address; it leads from what an
+// HTTP client tells of a response (fasthttp's Response.LocalAddr) back to
+// the connection, for its receive timestamp (stampOf).
+type connAddr struct {
+	*net.TCPAddr
+	c *lazyConn
+}
+
+// stampOf returns the last read's stamp of the lazy connection whose local
+// address is a, and the zero stamp for any other address.
+func stampOf(a net.Addr) rxStamp {
+	if ca, ok := a.(*connAddr); ok {
+		return ca.c.stamp
+	}
+	return rxStamp{}
+}
+
+// deadline is one direction's deadline: ns since the epoch, 0 for none.
+type deadline struct {
+	at      atomic.Int64
+	parked  atomic.Bool   // a goroutine is parked on this direction
+	changed chan struct{} // a token on a change while parked: it looks again
+	timer   *time.Timer   // the parked goroutine's
+}
+
+func (d *deadline) set(t time.Time) {
+	if t.IsZero() {
+		d.at.Store(0)
+	} else {
+		d.at.Store(t.UnixNano())
+	}
+	// Only a parked goroutine needs telling (one that parks later reads at
+	// after setting parked): a token left for nobody would cost the next
+	// park a spurious wake-up and a system call, on every request.
+	if !d.parked.Load() {
+		return
+	}
+	select {
+	case d.changed <- struct{}{}:
+	default:
+	}
+}
+
+// wrapLazy returns c on a lazy socket when lp is set, c is TCP, its
+// descriptor can be duplicated and the socket takes SO_TIMESTAMPNS, and
+// wrapRaw(c) otherwise. The checks made on c (dial.go) hold for the
+// socket: it is the same one.
+func wrapLazy(c net.Conn, lp *lazyPoll) net.Conn {
+	tc, ok := c.(*net.TCPConn)
+	if lp == nil || !ok {
+		return wrapRaw(c)
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return wrapRaw(c)
+	}
+	fd, derr := -1, error(nil)
+	if err := rc.Control(func(s uintptr) { fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || derr != nil {
+		return wrapRaw(c)
+	}
+	if !enableRxTimestamps(fd) || unix.SetNonblock(fd, true) != nil {
+		unix.Close(fd)
+		return wrapRaw(c)
+	}
+	la, _ := tc.LocalAddr().(*net.TCPAddr)
+	lc := &lazyConn{lp: lp, fd: fd, closed: make(chan struct{}),
+		rwake: make(chan struct{}, 1), wwake: make(chan struct{}, 1), raddr: tc.RemoteAddr()}
+	lc.rdl.changed = make(chan struct{}, 1)
+	lc.wdl.changed = make(chan struct{}, 1)
+	lc.laddr = connAddr{TCPAddr: la, c: lc}
+	if err := lp.register(lc); err != nil {
+		unix.Close(fd)
+		return wrapRaw(c)
+	}
+	// Go's Close removes its descriptor from the runtime poller and closes
+	// it; the duplicate keeps the socket.
+	tc.Close()
+	return lc
+}
+
+// enableRxTimestamps turns on the kernel's receive timestamps (the 64-bit
+// layout where the kernel has it).
+func enableRxTimestamps(fd int) bool {
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS_NEW, 1) == nil {
+		return true
+	}
+	return unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS_OLD, 1) == nil
+}
+
+// signal gives both directions a token (lazy poll: the socket was ready).
+func (c *lazyConn) signal() {
+	select {
+	case c.rwake <- struct{}{}:
+	default:
+	}
+	select {
+	case c.wwake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *lazyConn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	for {
+		n, errno := c.recv(b)
+		switch errno {
+		case 0:
+			if n == 0 {
+				return 0, io.EOF
+			}
+			c.mid.Store(true)
+			return n, nil
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			// The rest of a response is read at once; the start of one
+			// waits for the next sweep unless the poll is awake anyway.
+			if err := c.park(&c.rdl, c.rwake, c.mid.Load()); err != nil {
+				return 0, c.opError("read", err)
+			}
+		case syscall.EBADF:
+			return 0, c.opError("read", net.ErrClosed)
+		default:
+			return 0, c.opError("read", os.NewSyscallError("recvmsg", errno))
+		}
+	}
+}
+
+// recv is one recvmsg(2); on data it records the stamp.
+func (c *lazyConn) recv(b []byte) (int, syscall.Errno) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closing.Load() {
+		return 0, syscall.EBADF
+	}
+	iov := unix.Iovec{Base: &b[0]}
+	iov.SetLen(len(b))
+	msg := unix.Msghdr{Iov: &iov, Control: &c.oob[0]}
+	msg.Iovlen = 1
+	msg.SetControllen(len(c.oob))
+	r, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&msg)), unix.MSG_DONTWAIT)
+	if e != 0 {
+		return 0, e
+	}
+	if r > 0 {
+		ns, _ := parseRxTimestamp(c.oob[:msg.Controllen])
+		c.stamp = rxStamp{wallNS: ns, at: time.Now()}
+	}
+	return int(r), 0
+}
+
+func (c *lazyConn) Write(b []byte) (int, error) {
+	c.mid.Store(false) // a new request: its response has not started
+	n := 0
+	for n < len(b) {
+		r, errno := c.send(b[n:])
+		switch {
+		case errno == 0 && r == 0:
+			return n, c.opError("write", os.NewSyscallError("write", syscall.EIO)) // never loop on nothing written
+		case errno == 0:
+			n += r
+		case errno == syscall.EINTR:
+		case errno == syscall.EAGAIN:
+			if err := c.park(&c.wdl, c.wwake, true); err != nil {
+				return n, c.opError("write", err)
+			}
+		case errno == syscall.EBADF:
+			return n, c.opError("write", net.ErrClosed)
+		default:
+			return n, c.opError("write", os.NewSyscallError("write", errno))
+		}
+	}
+	return n, nil
+}
+
+func (c *lazyConn) send(b []byte) (int, syscall.Errno) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closing.Load() {
+		return 0, syscall.EBADF
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(r), e
+}
+
+// park waits for a token on wake, the deadline d or Close. prompt keeps
+// the lazy poll awake meanwhile (the socket's readiness wakes the thread);
+// otherwise the dispatcher's next sweep delivers it.
+func (c *lazyConn) park(d *deadline, wake chan struct{}, prompt bool) error {
+	d.parked.Store(true)
+	defer d.parked.Store(false)
+	var expired <-chan time.Time
+	if at := d.at.Load(); at != 0 {
+		left := time.Until(time.Unix(0, at))
+		if left <= 0 {
+			return os.ErrDeadlineExceeded
+		}
+		if d.timer == nil {
+			d.timer = time.NewTimer(left)
+		} else {
+			d.timer.Reset(left)
+		}
+		defer d.timer.Stop()
+		expired = d.timer.C
+	}
+	lp := c.lp
+	lp.parked.Add(1)
+	defer lp.parked.Add(-1)
+	if prompt {
+		lp.setAwake(1)
+		defer lp.setAwake(-1)
+	}
+	select {
+	case <-wake:
+		return nil
+	case <-d.changed:
+		return nil // look again, with the new deadline
+	case <-expired:
+		return os.ErrDeadlineExceeded
+	case <-c.closed:
+		return net.ErrClosed
+	}
+}
+
+// Close closes the socket; a parked Read or Write returns net.ErrClosed.
+func (c *lazyConn) Close() error {
+	if !c.closing.CompareAndSwap(false, true) {
+		return c.opError("close", net.ErrClosed)
+	}
+	close(c.closed)
+	c.mu.Lock() // no system call on fd is in progress, and none starts
+	defer c.mu.Unlock()
+	c.lp.unregister(c)
+	if err := unix.Close(c.fd); err != nil {
+		return c.opError("close", err)
+	}
+	return nil
+}
+
+func (c *lazyConn) LocalAddr() net.Addr  { return &c.laddr }
+func (c *lazyConn) RemoteAddr() net.Addr { return c.raddr }
+
+func (c *lazyConn) SetDeadline(t time.Time) error {
+	c.rdl.set(t)
+	c.wdl.set(t)
+	return nil
+}
+func (c *lazyConn) SetReadDeadline(t time.Time) error  { c.rdl.set(t); return nil }
+func (c *lazyConn) SetWriteDeadline(t time.Time) error { c.wdl.set(t); return nil }
+
+// opError dresses err as the standard library does (see rawConn.opError).
+func (c *lazyConn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.laddr.TCPAddr, Addr: c.raddr, Err: err}
+}
