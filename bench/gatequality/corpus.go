@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
@@ -40,7 +41,8 @@ type design struct {
 	// plan has already spent of its budget.
 	upDur time.Duration
 	// estimate: the gate's own estimate of a paired round from the
-	// scenario's schedule (as gate/rounds plans sequential rounds).
+	// scenario's schedule (rounds.RoundEstimate, as gate/rounds plans
+	// sequential rounds before round 1).
 	estimate  time.Duration
 	workloads []string // in the scenario's order
 	chunks    int
@@ -171,7 +173,7 @@ func loadCorpus(dir, repo string) ([]*design, error) {
 		if len(ds.pairs) > 0 && ds.pairs[0].base.Scenario.Hash != sc.Hash {
 			return nil, fmt.Errorf("design %s: %s has hash %s, the corpus's rounds ran %s: not this file's load", ds.name, ds.scenario, sc.Hash, ds.pairs[0].base.Scenario.Hash)
 		}
-		ds.estimate = roundEstimate(sc, 2)
+		ds.estimate = rounds.RoundEstimate(sc, 2, ds.duet())
 		for _, w := range sc.Workloads {
 			ds.workloads = append(ds.workloads, w.Name)
 		}
@@ -181,17 +183,16 @@ func loadCorpus(dir, repo string) ([]*design, error) {
 	return out, nil
 }
 
-// roundEstimate is gate/rounds' estimate of one paired round from the
-// scenario's schedule (gate.RoundEstimate, which plans --rounds auto: per
-// side warm-up, phases and drain, plus 10% and 3 s), so that the simulated
-// sequential gate plans its rounds as the real one does.
-func roundEstimate(sc *scenario.Scenario, sides int) time.Duration {
-	per := sc.Warmup + sc.Drain
-	for _, p := range sc.Phases {
-		per += p.Duration
+// duet: every pair of the design's corpus ran as a duet (loadgate gate
+// --duet: both sides at the same instants), so a round is one side's
+// length (rounds.RoundEstimate).
+func (ds *design) duet() bool {
+	for _, p := range ds.pairs {
+		if p.base.Round == nil || p.base.Round.Mode != result.RoundDuet {
+			return false
+		}
 	}
-	per += per/10 + 3*time.Second
-	return time.Duration(sides) * per
+	return len(ds.pairs) > 0
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -32,10 +33,12 @@ func (p plan) String() string {
 // the teardown (sequential.go): the simulated plan keeps it too.
 const teardownMargin = 15 * time.Second
 
-// seqMax is the plan's most rounds for a design, as gate/rounds fixes it
-// before round 1: the rounds that fit in the budget after the set-up at the
+// seqMax is the plan's most rounds for a design, as gate/rounds fixes it:
+// before round 1 the rounds that fit in the budget after the set-up at the
 // scenario's estimated round length, at most MaxRounds, even (the set-up
-// before round 1 spent).
+// before round 1 spent; fewer than 2 is refused), then, after round 1, the
+// same at the measured round length (gate/rounds' replan, before the first
+// look).
 func (p plan) seqMax(ds *design) int {
 	left := p.Budget - ds.upDur - 2*teardownMargin
 	fit := 0
@@ -43,7 +46,13 @@ func (p plan) seqMax(ds *design) int {
 		fit = int(left / ds.estimate)
 	}
 	m := min(p.MaxRounds, fit)
-	return m - m%2
+	m -= m % 2
+	if m < 2 || ds.pairDur <= 0 {
+		return m
+	}
+	m = min(p.MaxRounds, 1+budgetRounds(ds, p.Budget, 1))
+	m -= m % 2
+	return max(m, 2)
 }
 
 // outcome is one simulated gate.
@@ -106,7 +115,7 @@ func classify(v verdict.Verdict, rounds int, err error) outcome {
 		return o
 	}
 	if v.Value == verdict.Unusable {
-		o.err = fmt.Errorf("unusable: %v", v.Reasons)
+		o.err = fmt.Errorf("unusable: %v", report.NoteTexts(v.Notes))
 		return o
 	}
 	o.untrusted = len(v.Untrusted) > 0

@@ -48,6 +48,9 @@ const (
 	// to pass"): head's changes to the workflows then do not make a
 	// pull_request gate unusable.
 	InAllowWorkflowChanges = "allow-workflow-changes"
+	// InDuet runs both sides at the same instants each round, both stacks
+	// up (--duet): true or false (the default).
+	InDuet = "duet"
 )
 
 // The operator ceilings' defaults, action.yml's too (a test checks they
@@ -66,7 +69,7 @@ const (
 var InputNames = []string{
 	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs,
 	InRounds, InBudget, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
-	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges,
+	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges, InDuet,
 }
 
 // InputEnv is the environment variable the runner (or action.yml's env
@@ -127,6 +130,9 @@ type Inputs struct {
 	// unusable unless AllowWorkflowChanges (Resolve sets it).
 	GuardWorkflows       bool
 	AllowWorkflowChanges bool
+	// Duet: both sides' loads at the same instants each round, both
+	// stacks up (--duet); needs a base side, not a baseline.
+	Duet bool
 }
 
 // InputError is a bad input: the command refuses (exit 2). Its message names
@@ -290,6 +296,13 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 		in.AllowWorkflowChanges = true
 	default:
 		return in, inputErr(InAllowWorkflowChanges, s, "want true or false (the default)")
+	}
+	switch s := get(InDuet); s {
+	case "", "false":
+	case "true":
+		in.Duet = true
+	default:
+		return in, inputErr(InDuet, s, "want true or false (the default)")
 	}
 	switch s := get(InScenarioFrom); s {
 	case "", "base":

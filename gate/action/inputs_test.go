@@ -45,6 +45,7 @@ func TestReadInputs(t *testing.T) {
 		"INPUT_MAX-DURATION":  "90s",
 		"INPUT_MAX-IN-FLIGHT": "64",
 		"INPUT_SCENARIO-FROM": "head",
+		"INPUT_DUET":          "true",
 	}
 	a, out := actionWith(env)
 	in, err := action.ReadInputs(a)
@@ -58,6 +59,7 @@ func TestReadInputs(t *testing.T) {
 		ArtifactURL:  "https://github.com/o/r/actions/runs/1/artifacts/9",
 		Limits:       scenario.OperatorLimits{Rate: 250.5, Duration: 90 * time.Second, InFlight: 64},
 		ScenarioFrom: "head",
+		Duet:         true,
 	}
 	if !equalInputs(in, want) {
 		t.Errorf("ReadInputs =\n%+v\nwant\n%+v", in, want)
@@ -72,7 +74,7 @@ func TestReadInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Against != "base" || in.FailOn != action.FailOnRegression || !in.Comment || in.ResultsDir != action.DefaultResultsDir || in.Rounds != 0 || in.Base != "" || in.ScenarioFrom != "" {
+	if in.Against != "base" || in.FailOn != action.FailOnRegression || !in.Comment || in.ResultsDir != action.DefaultResultsDir || in.Rounds != 0 || in.Base != "" || in.ScenarioFrom != "" || in.Duet {
 		t.Errorf("defaults %+v", in)
 	}
 	// The operator ceilings are bounded by default: never "no limit".
@@ -135,6 +137,7 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 		{"max-in-flight", "0", "input max-in-flight: \"0\": want a whole number"},
 		{"max-in-flight", "1.5", "input max-in-flight"},
 		{"scenario-from", "pr", "input scenario-from: \"pr\": want base (the default) or head"},
+		{"duet", "yes", "input duet: \"yes\": want true or false"},
 	}
 	for _, c := range cases {
 		env := map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_STACK-CPUS": "0-1"}

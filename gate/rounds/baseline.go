@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
@@ -75,7 +76,7 @@ func clip(s string) string {
 // "" when it is sound.
 func BrokenResult(r *result.Result) string {
 	if v := verdict.Thresholds(r); v.Value == verdict.Unusable {
-		return strings.Join(v.Reasons, "; ")
+		return strings.Join(report.NoteTexts(v.Notes), "; ")
 	}
 	return ""
 }
@@ -142,30 +143,30 @@ func (g *gate) loadBaseline(name string) error {
 			return Usagef("gate: %w", err)
 		}
 		g.baseline = b
-		g.notes = append(g.notes, fmt.Sprintf("baseline %s is read from head's checkout (no --base): on a pull request pass the base commit, so that the change judged cannot replace its own baseline", name))
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteBaselineFromHead, Name: name})
 		return nil
 	}
 	b, p, err := loadBaselineFile(g.prot.Root, name)
 	if err != nil {
 		if errors.Is(err, errNoBaseline) {
 			if _, hp, herr := loadBaselineFile(g.head.Root, name); hp != "" || herr == nil {
-				return Usagef("gate: baseline %s is new in head (%s): not applied; a baseline is read from the protected side, base %s, which has none: store it there first", name, relTo(g.head, hp), short(g.prot.Commit))
+				return Usagef("gate: baseline %s is new in head (%s): not applied; a baseline is read from the protected side, base %s, which has none: store it there first", name, relTo(g.head, hp), report.ShortHash(g.prot.Commit))
 			}
 		}
-		return Usagef("gate: base side (%s): %w", short(g.prot.Commit), err)
+		return Usagef("gate: base side (%s): %w", report.ShortHash(g.prot.Commit), err)
 	}
 	g.baseline = b
 	rel := relTo(g.prot, p)
-	g.notes = append(g.notes, fmt.Sprintf("baseline %s is base's: %s at %s", name, rel, short(g.prot.Commit)))
+	g.notes = append(g.notes, verdict.Note{Code: verdict.NoteBaselineOfBase, Name: name, Path: rel, Commit: g.prot.Commit})
 	want, _ := os.ReadFile(p)
 	got, err := os.ReadFile(filepath.Join(g.head.Root, rel))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		g.notes = append(g.notes, fmt.Sprintf("head removes baseline %s (%s): not applied", name, rel))
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteBaselineRemovedInHead, Name: name, Path: rel})
 	case err != nil:
-		g.notes = append(g.notes, fmt.Sprintf("head's baseline %s (%s) does not read (%v): not applied", name, rel, err))
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteBaselineUnreadInHead, Name: name, Path: rel, Detail: err.Error()})
 	case !bytes.Equal(got, want):
-		g.notes = append(g.notes, fmt.Sprintf("head changes baseline %s (%s): not applied (the baseline is base's)", name, rel))
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteBaselineChangedInHead, Name: name, Path: rel})
 	}
 	return nil
 }
@@ -181,20 +182,22 @@ func relTo(s *Side, p string) string {
 	return filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p)
 }
 
-// BaselineNotes warns where the baseline was measured elsewhere.
-func BaselineNotes(b *result.Result, head []*result.Result) []string {
-	notes := []string{"a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"}
+// BaselineNotes says that a stored baseline is a fixed reference, and warns
+// where it was measured on another machine or topology than head's first
+// round (report.NoteText words them).
+func BaselineNotes(b *result.Result, head []*result.Result) []verdict.Note {
+	notes := []verdict.Note{{Code: verdict.NoteBaselineFixed}}
 	if len(head) == 0 {
 		return notes
 	}
 	h := head[0]
 	if b.Machine.Host != h.Machine.Host || b.Machine.CPUs != h.Machine.CPUs || b.Machine.Kernel != h.Machine.Kernel {
-		notes = append(notes, fmt.Sprintf("WARNING: the baseline was measured on another machine (%s, %d cpus, kernel %s) than head (%s, %d cpus, kernel %s)",
-			b.Machine.Host, b.Machine.CPUs, b.Machine.Kernel, h.Machine.Host, h.Machine.CPUs, h.Machine.Kernel))
+		bm, hm := b.Machine, h.Machine
+		notes = append(notes, verdict.Note{Code: verdict.NoteBaselineMachine, BaseMachine: &bm, HeadMachine: &hm})
 	}
 	if b.Topology.StackCPUs != h.Topology.StackCPUs || b.Topology.LoadCPUs != h.Topology.LoadCPUs || b.Topology.Pinned != h.Topology.Pinned {
-		notes = append(notes, fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v) from head's (%q, %q, %v)",
-			b.Topology.StackCPUs, b.Topology.LoadCPUs, b.Topology.Pinned, h.Topology.StackCPUs, h.Topology.LoadCPUs, h.Topology.Pinned))
+		bt, ht := b.Topology, h.Topology
+		notes = append(notes, verdict.Note{Code: verdict.NoteBaselineTopology, BaseTopology: &bt, HeadTopology: &ht})
 	}
 	return notes
 }

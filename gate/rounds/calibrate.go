@@ -2,6 +2,8 @@ package rounds
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
@@ -33,9 +35,12 @@ func Calibrate(ctx context.Context, cfg Config, d Deps, now func() time.Time) (*
 		return nil, gr, err
 	}
 	if gr.Verdict.Value == verdict.Unusable {
-		return nil, gr, Unusablef("calibrate: the A/A rounds are unusable: %v", gr.Verdict.Reasons)
+		return nil, gr, Unusablef("calibrate: the A/A rounds are unusable: %s", strings.Join(report.NoteTexts(gr.Verdict.Notes), "; "))
 	}
 	n, err := verdict.Calibrate(gr.Base.Results, gr.Head.Results, now())
+	if ue, ok := errors.AsType[*verdict.UnusableError](err); ok {
+		return nil, gr, Unusablef("%s: unusable: %s", ue.Op, strings.Join(report.NoteTexts(ue.Notes), "; "))
+	}
 	if err != nil {
 		return nil, gr, Unusablef("%w", err)
 	}

@@ -1,7 +1,9 @@
 // Package rounds runs a gate: the same named load on two sides — base and
 // head, each a checkout with its own stack — in alternating rounds (ABBA),
 // the idle side's stack paused, and judges the difference per workload
-// (gate/verdict). Or head alone against a stored baseline.
+// (gate/verdict). Or head alone against a stored baseline. Or, in duet
+// mode (Config.Duet), both sides' loads at the same instants in every
+// round, both stacks up and neither paused.
 //
 // It owns the sides and their checkouts, the order, the rounds, pausing,
 // baseline loading and the final judgment, and talks to the world through
@@ -25,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
@@ -67,6 +70,11 @@ type Config struct {
 	// action.yml make it unusable (GuardWorkflows), unless
 	// AllowWorkflowChanges, the operator's opt-in.
 	GuardWorkflows, AllowWorkflowChanges bool
+	// Duet: both stacks up and unpaused for the whole gate, and each
+	// round runs base's and head's load at the same instants (one common
+	// schedule start, RunSpec.StartAt), so both sides share the machine's
+	// noise at every instant. Needs a base side (not --against baseline:).
+	Duet bool
 }
 
 // Validate applies the defaults and refuses what cannot be a gate
@@ -110,6 +118,9 @@ func (c *Config) Validate() error {
 	default:
 		return Usagef("gate: --against must be base or baseline:NAME, not %q", c.Against)
 	}
+	if c.Duet && isBaseline {
+		return Usagef("gate: --duet runs base and head at the same instants: it needs a base side to run, not --against baseline:%s (one side)", name)
+	}
 	if c.ScenarioFrom == "" { // the protected side's, where there is one
 		c.ScenarioFrom = "base"
 		if c.Base == "" {
@@ -146,7 +157,9 @@ type Stacks interface {
 	Up(ctx context.Context, spec StackSpec) (Stack, error)
 }
 
-// Stack is one side's running stack.
+// Stack is one side's running stack. Its methods are called from one
+// goroutine at a time (in a duet gate the two sides' stacks are used
+// concurrently, each from its own goroutine).
 type Stack interface {
 	// Addr is the target's host:port, resolved by Up.
 	Addr() string
@@ -194,9 +207,18 @@ type RunSpec struct {
 	Commit      string
 	Round       *result.Round
 	Started     []func(t0 time.Time) // told the schedule's start: the stack's samplers (Stack.Sample), the counted reads (Counter.Started); nil entries skipped
+	// StartAt is the schedule's start (load.Config.StartAt; zero: when the
+	// load starts): in a duet round both sides' one common instant.
+	StartAt time.Time
+	// NoProgress: draw no progress line (a duet round's second side: two
+	// lines redrawn at once would garble each other).
+	NoProgress bool
 }
 
 // Runner runs one round's load (warm-up and phases).
+//
+// In a duet gate (Config.Duet) Run is called for both sides at once, from
+// two goroutines: a Runner must be safe for that.
 type Runner interface {
 	Run(ctx context.Context, spec RunSpec) (*result.Result, error)
 }
@@ -241,7 +263,7 @@ type gate struct {
 	// baseline, --base's checkout (never run), or nil without --base.
 	prot      *Side
 	baseline  *result.Result
-	notes     []string
+	notes     []verdict.Note   // the set-up's and plan's notes, worded by report
 	start     time.Time        // Run's start: the budget counts from here
 	seq       *verdict.Verdict // Auto: the look that stopped the gate
 	maxRounds int              // what the budget allows (CompareOptions.MaxRounds)
@@ -314,7 +336,15 @@ func (g *gate) setup(ctx context.Context) error {
 		if err != nil {
 			return Usagef("gate: noise calibration: %w", err)
 		}
-		if n != nil {
+		switch {
+		case n != nil && g.cfg.Duet:
+			// A calibration is of paused-side ABBA rounds (loadgate
+			// calibrate): a duet's noise is another quantity, and using
+			// one for the other is no measurement. The rounds' own spread
+			// (or the default bound) stands instead.
+			rel, _ := filepath.Rel(g.from.Root, p)
+			g.notes = append(g.notes, verdict.Note{Code: verdict.NoteDuetNoiseUnused, Path: filepath.ToSlash(rel)})
+		case n != nil:
 			g.cfg.Compare.Noise = n
 			fmt.Fprintf(g.d.Log, "loadgate: noise calibration %s (%d pairs, %s)\n", p, n.Pairs, n.Date.Format(time.DateOnly))
 		}
@@ -373,10 +403,10 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
-		g.notes = append(g.notes, "WARNING: the scenario is head's (--scenario-from head): the change being judged sets its own thresholds, ceilings and load; unsafe for a required check")
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteScenarioFromHead})
 		if bsc, err := load(g.prot); err == nil {
 			for _, c := range PolicyChanges(bsc, sc) {
-				g.notes = append(g.notes, c+": applied (--scenario-from head)")
+				g.notes = append(g.notes, verdict.Note{Code: verdict.NotePolicyApplied, Detail: c})
 			}
 		}
 		return sc, nil
@@ -387,7 +417,7 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
-		g.notes = append(g.notes, fmt.Sprintf("the scenario is new in head (base %s has no %s): judged by head's file", short(g.prot.Commit), g.cfg.Scenario))
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteScenarioNewInHead, Commit: g.prot.Commit, Path: g.cfg.Scenario})
 		return sc, nil
 	}
 	if err != nil {
@@ -397,12 +427,12 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 	hsc, err := load(g.head)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		g.notes = append(g.notes, fmt.Sprintf("head removes %s: base's scenario applied", g.cfg.Scenario))
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteScenarioRemovedInHead, Path: g.cfg.Scenario})
 	case err != nil:
-		g.notes = append(g.notes, fmt.Sprintf("head's %s does not load (%v): base's scenario applied", g.cfg.Scenario, err))
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteScenarioUnreadInHead, Path: g.cfg.Scenario, Detail: err.Error()})
 	default:
 		for _, c := range PolicyChanges(bsc, hsc) {
-			g.notes = append(g.notes, c+": not applied (the scenario is base's; --scenario-from head applies head's, unsafe for a required check)")
+			g.notes = append(g.notes, verdict.Note{Code: verdict.NotePolicyNotApplied, Detail: c})
 		}
 	}
 	return bsc, nil
@@ -421,7 +451,7 @@ func (g *gate) materialize(ctx context.Context, name, ref string) (*Side, error)
 		s.Commit = c
 		if g.d.Repo.Dirty(ctx) {
 			s.Commit += "+dirty"
-			g.notes = append(g.notes, "head is the working tree with uncommitted changes")
+			g.notes = append(g.notes, verdict.Note{Code: verdict.NoteHeadDirty})
 		}
 		return s, nil
 	}
@@ -468,21 +498,30 @@ func (g *gate) spec(s *Side) StackSpec {
 	return sp
 }
 
-// up brings one side's stack up and pauses it.
+// up brings one side's stack up and pauses it (in a duet gate it stays
+// up: both sides run together).
 func (g *gate) up(ctx context.Context, s *Side) error {
 	st, err := g.d.Stacks.Up(ctx, g.spec(s))
 	if err != nil {
 		if KindOf(err) == ErrUsage {
 			return err
 		}
-		return Unusablef("gate: %s side (%s) is unusable: %w", s.Name, short(s.Commit), err)
+		return Unusablef("gate: %s side (%s) is unusable: %w", s.Name, report.ShortHash(s.Commit), err)
 	}
 	s.stack = st
+	if g.cfg.Duet {
+		return nil
+	}
 	if err := st.Pause(ctx); err != nil {
 		return Unusablef("gate: %s side: pause: %w", s.Name, err)
 	}
 	return nil
 }
+
+// duetLead is how far ahead of now a duet round's common start is set:
+// time for both sides to open their files and build their clients before
+// the first request is due, so that neither starts late.
+const duetLead = 250 * time.Millisecond
 
 func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 	sides := []*Side{g.head}
@@ -493,14 +532,18 @@ func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 	if g.cfg.Auto {
 		roundsWord = fmt.Sprintf("sequential rounds, at most %d, budget %s", g.cfg.MaxRounds, g.cfg.Budget)
 	}
-	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, short(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
+	if g.cfg.Duet {
+		roundsWord += ", duet (both sides at the same instants)"
+	}
+	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, report.ShortHash(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
 	for _, s := range sides {
 		if err := g.up(ctx, s); err != nil {
 			return report.GateReport{}, err
 		}
 	}
 	// The plan is fixed before round 1, once the stacks are up (their
-	// build and start-up count against the budget).
+	// build and start-up count against the budget), and re-planned once,
+	// after round 1, from its measured length (replan).
 	planned := g.cfg.Rounds
 	var seq *seqLoop
 	if g.cfg.Auto {
@@ -511,32 +554,29 @@ func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 		planned = seq.plan.MaxRounds
 		g.maxRounds = planned
 	} else {
-		g.maxRounds = min(max(g.cfg.Rounds, g.budgetRounds(len(sides), g.RoundEstimate(len(sides)))), verdict.MaxNeedRounds)
+		g.maxRounds = g.fixedMaxRounds(len(sides), RoundEstimate(g.sc, len(sides), g.cfg.Duet), 0)
 	}
 	for i := 0; i < planned; i++ {
 		began := g.d.Now()
-		pair := [2]*Side{g.head, nil}
-		if g.base != nil {
-			pair = Order(i, g.base, g.head)
+		var interrupted bool
+		var err error
+		if g.cfg.Duet {
+			interrupted, err = g.duetRound(ctx, i, planned)
+		} else {
+			interrupted, err = g.pairRound(ctx, i, planned)
 		}
-		first := true
-		for _, s := range pair {
-			if s == nil {
-				continue
-			}
-			fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: %s (%s)\n", i+1, planned, s.Name, short(s.Commit))
-			res, err := g.round(ctx, s, i, first)
-			first = false
-			if err != nil {
-				return report.GateReport{}, err
-			}
-			s.Results = append(s.Results, res)
-			if res.Interrupted {
-				return g.finish(true)
-			}
+		if err != nil {
+			return report.GateReport{}, err
+		}
+		if interrupted {
+			return g.finish(true)
+		}
+		took := g.d.Now().Sub(began)
+		if i == 0 {
+			planned = g.replan(seq, len(sides), took, planned)
 		}
 		if seq != nil {
-			seq.roundTime = max(seq.roundTime, g.d.Now().Sub(began))
+			seq.roundTime = max(seq.roundTime, took)
 			stop, err := g.look(seq)
 			if err != nil {
 				return report.GateReport{}, err
@@ -549,18 +589,97 @@ func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 	return g.finish(false)
 }
 
-// round unpauses the side, runs the load once (warm-up and phases) and
-// pauses it again. OUT/<side>/round-<i>/result.json is written; it records
-// the round, whether this side ran first in it and whether the other side
-// was paused (a report states order and pausing only as results record
-// them).
-func (g *gate) round(ctx context.Context, s *Side, i int, first bool) (*result.Result, error) {
-	dir := filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", i+1))
+// pairRound runs round i one side after the other, in ABBA order, the
+// idle side paused; true: a side was interrupted (the gate ends).
+func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
+	pair := [2]*Side{g.head, nil}
+	if g.base != nil {
+		pair = Order(i, g.base, g.head)
+	}
+	first := true
+	for _, s := range pair {
+		if s == nil {
+			continue
+		}
+		fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: %s (%s)\n", i+1, planned, s.Name, report.ShortHash(s.Commit))
+		res, err := g.round(ctx, s, result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil}, time.Time{})
+		first = false
+		if err != nil {
+			return false, err
+		}
+		s.Results = append(s.Results, res)
+		if res.Interrupted {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// duetRound runs round i's two sides at once, both told one common
+// schedule start, so that request k of each is due at the same instant.
+// A side that fails cancels the other, and the gate is unusable with the
+// failing side's error (the other side's, cancelled, says only that).
+// Both results are kept only together: the rounds stay paired.
+func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
+	fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: base (%s) and head (%s) at the same instants (duet)\n", i+1, planned, report.ShortHash(g.base.Commit), report.ShortHash(g.head.Commit))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	startAt := g.d.Now().Add(duetLead)
+	sides := [2]*Side{g.base, g.head}
+	var (
+		res   [2]*result.Result
+		errs  [2]error
+		first = -1 // the side that failed first
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+	)
+	for k, s := range sides {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := g.round(ctx, s, result.Round{Number: i + 1, Mode: result.RoundDuet}, startAt)
+			res[k], errs[k] = r, err
+			if err != nil {
+				mu.Lock()
+				if first < 0 {
+					first = k
+					cancel(fmt.Errorf("the %s side failed: %w", s.Name, err))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if first >= 0 {
+		err := errs[first]
+		if KindOf(err) == nil {
+			err = Unusable(err)
+		}
+		return false, fmt.Errorf("gate: duet round %d: %s side: %w (the %s side was stopped with it)", i+1, sides[first].Name, err, sides[1-first].Name)
+	}
+	for k, s := range sides {
+		s.Results = append(s.Results, res[k])
+	}
+	return res[0].Interrupted || res[1].Interrupted, nil
+}
+
+// round runs side s's load once (warm-up and phases) as round rd says:
+// one side at a time, unpaused for it and paused again after; in a duet
+// (rd.Mode) with its stack up as it is, from startAt, the schedule's start
+// common to both sides. OUT/<side>/round-<i>/result.json is written; it
+// records the round, whether this side ran first in it, whether the other
+// side was paused, or that both ran at the same instants (a report states
+// order, pausing and mode only as results record them).
+func (g *gate) round(ctx context.Context, s *Side, rd result.Round, startAt time.Time) (*result.Result, error) {
+	duet := rd.Mode == result.RoundDuet
+	dir := filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", rd.Number))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, Unusable(err)
 	}
-	if err := s.stack.Unpause(ctx); err != nil {
-		return nil, Unusablef("gate: %s side: unpause: %w", s.Name, err)
+	if !duet {
+		if err := s.stack.Unpause(ctx); err != nil {
+			return nil, Unusablef("gate: %s side: unpause: %w", s.Name, err)
+		}
 	}
 	start, stop, err := s.stack.Sample(ctx, dir, g.sc.Warmup)
 	if err != nil {
@@ -576,7 +695,8 @@ func (g *gate) round(ctx context.Context, s *Side, i int, first bool) (*result.R
 	}
 	res, err := g.d.Runner.Run(ctx, RunSpec{
 		Scenario: g.sc, Env: g.env, Target: &url.URL{Scheme: "http", Host: addr}, TargetLabel: g.target + " (" + addr + ")", Topology: s.stack.Topology(), Dir: dir,
-		Side: s.Name, Commit: s.Commit, Round: &result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil}, Started: []func(time.Time){start, cnt.Started()},
+		Side: s.Name, Commit: s.Commit, Round: &rd, Started: []func(time.Time){start, cnt.Started()},
+		StartAt: startAt, NoProgress: duet && s == g.base,
 	})
 	if err != nil {
 		if KindOf(err) == nil {
@@ -591,7 +711,7 @@ func (g *gate) round(ctx context.Context, s *Side, i int, first bool) (*result.R
 	if err := res.WriteFile(filepath.Join(dir, "result.json")); err != nil {
 		return nil, Unusable(err)
 	}
-	if !res.Interrupted {
+	if !res.Interrupted && !duet {
 		if err := s.stack.Pause(ctx); err != nil {
 			return nil, Unusablef("gate: %s side: pause: %w", s.Name, err)
 		}
@@ -600,12 +720,12 @@ func (g *gate) round(ctx context.Context, s *Side, i int, first bool) (*result.R
 }
 
 func (g *gate) describeSides() string {
-	h := fmt.Sprintf("head %s (%s)", g.head.Ref, short(g.head.Commit))
+	h := fmt.Sprintf("head %s (%s)", g.head.Ref, report.ShortHash(g.head.Commit))
 	if g.base != nil {
-		return fmt.Sprintf("base %s (%s) vs %s", g.base.Ref, short(g.base.Commit), h)
+		return fmt.Sprintf("base %s (%s) vs %s", g.base.Ref, report.ShortHash(g.base.Commit), h)
 	}
 	if g.prot != nil {
-		return fmt.Sprintf("baseline %s from base %s (%s) vs %s", g.cfg.Against, g.prot.Ref, short(g.prot.Commit), h)
+		return fmt.Sprintf("baseline %s from base %s (%s) vs %s", g.cfg.Against, g.prot.Ref, report.ShortHash(g.prot.Commit), h)
 	}
 	return fmt.Sprintf("baseline %s vs %s", g.cfg.Against, h)
 }
@@ -620,7 +740,7 @@ func (g *gate) down() {
 		took, err := s.stack.Down()
 		s.stack = nil
 		if err != nil {
-			g.notes = append(g.notes, fmt.Sprintf("%s stack was not torn down cleanly: %v", s.Name, err))
+			g.notes = append(g.notes, verdict.Note{Code: verdict.NoteTeardown, Side: s.Name, Detail: err.Error()})
 		} else {
 			fmt.Fprintf(g.d.Log, "loadgate: %s stack torn down in %s\n", s.Name, took.Round(time.Millisecond))
 		}
@@ -645,9 +765,9 @@ func (g *gate) finish(interrupted bool) (report.GateReport, error) {
 	}
 	switch {
 	case interrupted:
-		gr.Verdict = UnusableVerdict("the gate was interrupted before its rounds ended")
+		gr.Verdict = UnusableVerdict(verdict.Note{Code: verdict.NoteGateInterrupted})
 	case len(base) != len(g.head.Results) || len(base) == 0:
-		gr.Verdict = UnusableVerdict("the rounds did not complete on both sides")
+		gr.Verdict = UnusableVerdict(verdict.Note{Code: verdict.NoteRoundsIncomplete})
 	case g.seq != nil:
 		gr.Verdict = *g.seq
 	default:
@@ -688,7 +808,7 @@ func (g *gate) partialReport() report.GateReport {
 			rounds = len(g.head.Results) // the rounds that ran
 		}
 	}
-	gr := report.GateReport{Rounds: rounds, Notes: append([]string(nil), g.notes...)}
+	gr := report.GateReport{Rounds: rounds, Notes: append([]verdict.Note(nil), g.notes...)}
 	if g.sc != nil {
 		gr.Scenario = result.Scenario{Name: g.sc.Name, Hash: g.sc.Hash, File: filepath.ToSlash(g.cfg.Scenario)}
 	}
@@ -702,12 +822,4 @@ func (g *gate) partialReport() report.GateReport {
 		gr.Base = report.GateSide{Name: "baseline", Ref: g.cfg.Against, Commit: g.baseline.Commit, Results: []*result.Result{g.baseline}}
 	}
 	return gr
-}
-
-// short is a commit's first 12 characters.
-func short(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
 }

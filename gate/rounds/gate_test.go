@@ -136,20 +136,34 @@ func (s *fakeStack) Sample(context.Context, string, time.Duration) (func(time.Ti
 }
 
 // fakeRunner returns testdata/result.json as the scenario's result; edit
-// changes the n-th (from 0) result it returns.
+// changes the n-th (from 0) result it returns. Safe for concurrent use (a
+// duet gate runs both sides at once).
 type fakeRunner struct {
-	t    *testing.T
-	ev   *events
-	n    int
-	edit func(n int, r *result.Result)
+	t  *testing.T
+	ev *events
+	n  int
+	// specs are the RunSpecs it was given, in order.
+	specs []rounds.RunSpec
+	// block, when set, is called (outside the lock) before the result is
+	// made; an error is returned as Run's.
+	block func(ctx context.Context, spec rounds.RunSpec) error
+	edit  func(n int, r *result.Result)
 	// editSide, when set, is edit with the side ("base", "head") of the round.
 	editSide func(side string, n int, r *result.Result)
 	err      error
 }
 
-func (f *fakeRunner) Run(_ context.Context, spec rounds.RunSpec) (*result.Result, error) {
+func (f *fakeRunner) Run(ctx context.Context, spec rounds.RunSpec) (*result.Result, error) {
 	sc, dir := spec.Scenario, spec.Dir
 	f.ev.add("run %s", filepath.Base(filepath.Dir(dir)))
+	if f.block != nil {
+		if err := f.block(ctx, spec); err != nil {
+			return nil, err
+		}
+	}
+	runnerMu.Lock()
+	defer runnerMu.Unlock()
+	f.specs = append(f.specs, spec)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -168,6 +182,17 @@ func (f *fakeRunner) Run(_ context.Context, spec rounds.RunSpec) (*result.Result
 	}
 	f.n++
 	return r, nil
+}
+
+// runnerMu guards every fakeRunner (a value some tests copy, so the lock
+// is not in it).
+var runnerMu sync.Mutex
+
+// runs is how many results the runner has returned.
+func (f *fakeRunner) runs() int {
+	runnerMu.Lock()
+	defer runnerMu.Unlock()
+	return f.n
 }
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -269,7 +294,7 @@ func TestGateRunsABBARoundsWithTheIdleSidePaused(t *testing.T) {
 		t.Errorf("events\n got %s\nwant %s", got, want)
 	}
 	if gr.Verdict.Value == verdict.Unusable || gr.Verdict.Value == "" {
-		t.Errorf("verdict %q (%v), want a judgment", gr.Verdict.Value, gr.Verdict.Reasons)
+		t.Errorf("verdict %q (%v), want a judgment", gr.Verdict.Value, gr.Verdict.Notes)
 	}
 	if len(gr.Base.Results) != 3 || len(gr.Head.Results) != 3 || gr.Base.Commit != "b1" || gr.Head.Commit != "h1" || gr.Scenario.Name != "demo-api" {
 		t.Errorf("report sides %+v / %+v, scenario %+v", gr.Base, gr.Head, gr.Scenario)
@@ -400,7 +425,7 @@ func TestInterruptedRoundIsAnUnusableVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gr.Verdict.Value != verdict.Unusable || !strings.Contains(strings.Join(gr.Verdict.Reasons, " "), "interrupted") {
+	if gr.Verdict.Value != verdict.Unusable || len(gr.Verdict.Notes) != 1 || gr.Verdict.Notes[0].Code != verdict.NoteGateInterrupted {
 		t.Errorf("verdict %+v", gr.Verdict)
 	}
 	if ev := f.ev.String(); !strings.Contains(ev, "unpause head; run head; down base; down head") {

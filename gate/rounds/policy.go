@@ -225,8 +225,8 @@ type WorkflowChange struct {
 }
 
 // Note is the change's warning, for the report and the comment.
-func (c WorkflowChange) Note() string {
-	return fmt.Sprintf("WARNING: head %s %s: the inputs of this run come from the pull request's own workflow and may loosen it", c.How, c.Path)
+func (c WorkflowChange) Note() verdict.Note {
+	return verdict.Note{Code: verdict.NoteWorkflowChange, Path: c.Path, Detail: c.How}
 }
 
 // actionFiles are the Action's own definition at the checkout's root.
@@ -359,7 +359,7 @@ func GuardWorkflows(gr *report.GateReport, changes []WorkflowChange, allowed boo
 	if len(changes) == 0 {
 		return
 	}
-	notes := make([]string, 0, len(changes)+1)
+	notes := make([]verdict.Note, 0, len(changes)+1)
 	paths := make([]string, 0, len(changes))
 	for _, c := range changes {
 		notes = append(notes, c.Note())
@@ -368,13 +368,12 @@ func GuardWorkflows(gr *report.GateReport, changes []WorkflowChange, allowed boo
 	v := &gr.Verdict
 	switch {
 	case allowed:
-		notes = append(notes, "the workflow changes are allowed by the operator's opt-in (--allow-workflow-changes): the verdict stands")
+		notes = append(notes, verdict.Note{Code: verdict.NoteWorkflowAllowed})
 	case v.Value != verdict.Unusable:
 		// The reasons of a verdict that is not unusable are its notes (the
 		// report lists them so); an unusable one's say why: this one.
-		notes = append(notes, v.Reasons...)
-		v.Reasons = []string{fmt.Sprintf("head changes the workflow that runs this gate (%s): the inputs of this run come from the pull request's own workflow and may loosen it; the verdict would have been %s. Opt in with --allow-workflow-changes only where the workflow is enforced from the protected branch",
-			strings.Join(paths, ", "), v.Value)}
+		notes = append(notes, v.Notes...)
+		v.Notes = []verdict.Note{{Code: verdict.NoteWorkflowChanged, Paths: paths, Was: v.Value}}
 		v.Value = verdict.Unusable
 	}
 	gr.Notes = append(notes, gr.Notes...)

@@ -56,7 +56,7 @@ func TestHeadScenarioCannotLoosenBase(t *testing.T) {
 			t.Errorf("ran p95 threshold %v, rate %v, ceilings.rate %v: not base's", sc.Workloads[0].Thresholds.P95, sc.Phases[0].Rate, sc.Ceilings.Rate)
 		}
 	}
-	notes := strings.Join(gr.Notes, "\n")
+	notes := strings.Join(report.NoteTexts(gr.Notes), "\n")
 	for _, want := range []string{
 		"head changes p95 threshold of api_read 300 ms → " + report.MS(2000) + " ms: not applied",
 		"head changes ceilings.rate " + report.Rate(10000) + " → " + report.Rate(1e15) + " req/s: not applied",
@@ -87,7 +87,7 @@ func TestScenarioFromHeadIsTheUnsafeOptIn(t *testing.T) {
 	if p := rr.ran[0].Workloads[0].Thresholds.P95; p != 2*time.Second {
 		t.Errorf("p95 threshold %v, want head's 2s", p)
 	}
-	notes := strings.Join(gr.Notes, "\n")
+	notes := strings.Join(report.NoteTexts(gr.Notes), "\n")
 	if !strings.Contains(notes, "unsafe for a required check") || !strings.Contains(notes, "300 ms → "+report.MS(2000)+" ms: applied (--scenario-from head)") {
 		t.Errorf("notes:\n%s", notes)
 	}
@@ -102,7 +102,7 @@ func TestScenarioNewInHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if notes := strings.Join(gr.Notes, "\n"); !strings.Contains(notes, "the scenario is new in head (base b1 has no load/scenario.yaml): judged by head's file") {
+	if notes := strings.Join(report.NoteTexts(gr.Notes), "\n"); !strings.Contains(notes, "the scenario is new in head (base b1 has no load/scenario.yaml): judged by head's file") {
 		t.Errorf("notes:\n%s", notes)
 	}
 	// base's stack still comes from base's own checkout.
@@ -210,7 +210,7 @@ func TestHeadBaselineNotApplied(t *testing.T) {
 			if !strings.Contains(ev, "worktree base b1") || strings.Contains(ev, "up base") || strings.Contains(ev, "run base") {
 				t.Errorf("events %s: base must be checked out, never run", ev)
 			}
-			notes := strings.Join(gr.Notes, "\n")
+			notes := strings.Join(report.NoteTexts(gr.Notes), "\n")
 			if !strings.Contains(notes, "baseline main is base's: "+baselineFile+" at b1") {
 				t.Errorf("notes do not say whose baseline:\n%s", notes)
 			}
@@ -255,7 +255,7 @@ func TestHeadScenarioAgainstBaselineIsBase(t *testing.T) {
 	if p := rr.ran[0].Workloads[0].Thresholds.P95; p != 300*time.Millisecond {
 		t.Errorf("ran p95 threshold %v, want base's 300ms", p)
 	}
-	if notes := strings.Join(gr.Notes, "\n"); !strings.Contains(notes, "head changes p95 threshold of api_read 300 ms → "+report.MS(2000)+" ms: not applied") {
+	if notes := strings.Join(report.NoteTexts(gr.Notes), "\n"); !strings.Contains(notes, "head changes p95 threshold of api_read 300 ms → "+report.MS(2000)+" ms: not applied") {
 		t.Errorf("notes:\n%s", notes)
 	}
 }
@@ -394,20 +394,20 @@ func TestRegression_HeadWorkflowLoosensItsOwnGate(t *testing.T) {
 		t.Errorf("a checkout against itself has changes")
 	}
 
-	gr := report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass, Reasons: []string{"a verdict's note"}}, Notes: []string{"earlier note"}}
+	gr := report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass, Notes: []verdict.Note{{Code: verdict.NoteFewRounds, Rounds: 1}}}, Notes: []verdict.Note{{Code: verdict.NoteHeadDirty}}}
 	rounds.GuardWorkflows(&gr, got, false)
-	if !strings.Contains(strings.Join(gr.Notes, "\n"), "a verdict's note") {
-		t.Errorf("the pass's own notes are lost: %q", gr.Notes)
+	if !strings.Contains(strings.Join(report.NoteTexts(gr.Notes), "\n"), "1 round(s): at least 3 are needed") {
+		t.Errorf("the pass's own notes are lost: %q", report.NoteTexts(gr.Notes))
 	}
 	if gr.Verdict.Value != verdict.Unusable {
 		t.Errorf("verdict %s, want unusable (exit 3 under every fail-on)", gr.Verdict.Value)
 	}
 	const sentence = "head changes .github/workflows/load-gate.yml: the inputs of this run come from the pull request's own workflow and may loosen it"
-	if !strings.Contains(gr.Notes[0], sentence) || gr.Notes[len(gr.Notes)-1] != "earlier note" {
-		t.Errorf("notes: %q", gr.Notes)
+	if !strings.Contains(report.NoteText(gr.Notes[0]), sentence) || gr.Notes[len(gr.Notes)-1].Code != verdict.NoteHeadDirty {
+		t.Errorf("notes: %q", report.NoteTexts(gr.Notes))
 	}
-	if len(gr.Verdict.Reasons) != 1 || !strings.Contains(gr.Verdict.Reasons[0], "would have been pass") || !strings.Contains(gr.Verdict.Reasons[0], ".github/workflows/load-gate.yml, ") {
-		t.Errorf("reasons: %q", gr.Verdict.Reasons)
+	if why := report.NoteTexts(gr.Verdict.Notes); len(why) != 1 || !strings.Contains(why[0], "would have been pass") || !strings.Contains(why[0], ".github/workflows/load-gate.yml, ") {
+		t.Errorf("reasons: %q", why)
 	}
 	// A regression is made unusable too: fail-on: never would pass it.
 	gr = report.GateReport{Verdict: verdict.Verdict{Value: verdict.Regression}}
@@ -418,8 +418,8 @@ func TestRegression_HeadWorkflowLoosensItsOwnGate(t *testing.T) {
 	// The explicit opt-in keeps the verdict, and still says so.
 	gr = report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass}}
 	rounds.GuardWorkflows(&gr, got, true)
-	if gr.Verdict.Value != verdict.Pass || !strings.Contains(strings.Join(gr.Notes, "\n"), sentence) {
-		t.Errorf("opt-in: verdict %s, notes %q", gr.Verdict.Value, gr.Notes)
+	if gr.Verdict.Value != verdict.Pass || !strings.Contains(strings.Join(report.NoteTexts(gr.Notes), "\n"), sentence) {
+		t.Errorf("opt-in: verdict %s, notes %q", gr.Verdict.Value, report.NoteTexts(gr.Notes))
 	}
 	// No change: nothing said, nothing changed.
 	gr = report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass}}
@@ -484,9 +484,9 @@ func TestRegression_GateIgnoresHeadWorkflowChange(t *testing.T) {
 			if got := gr.Verdict.Value == verdict.Unusable; got != tc.wantUnusable {
 				t.Errorf("verdict %s, want unusable %v", gr.Verdict.Value, tc.wantUnusable)
 			}
-			warned := strings.Contains(strings.Join(gr.Notes, "\n"), ".github/workflows/load-gate.yml")
+			warned := strings.Contains(strings.Join(report.NoteTexts(gr.Notes), "\n"), ".github/workflows/load-gate.yml")
 			if warned != tc.wantWarnNotes {
-				t.Errorf("notes name the workflow: %v, want %v\nnotes: %q", warned, tc.wantWarnNotes, gr.Notes)
+				t.Errorf("notes name the workflow: %v, want %v\nnotes: %q", warned, tc.wantWarnNotes, report.NoteTexts(gr.Notes))
 			}
 		})
 	}

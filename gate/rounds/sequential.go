@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -11,10 +13,12 @@ import (
 // the first look on (verdict.DefaultSeqMinRounds rounds; 2 when a matching
 // calibration stands for the noise), judges after every pair with
 // verdict.Sequential, which spends the error rate over the looks. The
-// plan's MaxRounds is fixed before round 1: the lower of --max-rounds and
-// what the budget allows at the scheduled round length (RoundEstimate).
-// A look after which the next pair would overrun the budget (at the
-// longest round measured so far) is the final one.
+// plan's MaxRounds is set before round 1 — the lower of --max-rounds and
+// what the budget allows at the scheduled round length (RoundEstimate) —
+// and re-planned once, after round 1, from that round's measured length
+// (replan): before the first look, so the plan is fixed before any
+// comparison is looked at. A look after which the next pair would overrun
+// the budget (at the longest round measured so far) is the final one.
 
 // Defaults of a gate of sequential rounds.
 const (
@@ -25,21 +29,40 @@ const (
 // teardownMargin is kept free of rounds, per side, for the stacks' teardown.
 const teardownMargin = 15 * time.Second
 
+// The margins of RoundEstimate, per side of a round.
+const (
+	// drainMargin is what the drain adds to a round as it really runs:
+	// the drain ends when the last response is in, tens of milliseconds
+	// after the last due time on a healthy target, not at the scenario's
+	// drain (the most it may take). A round that does take its whole
+	// drain is measured (replan, and every look's budget check).
+	drainMargin = 500 * time.Millisecond
+	// sideOverhead is a side's round beyond its schedule: unpause, pause,
+	// the samplers' start and stop, the result's files.
+	sideOverhead = 500 * time.Millisecond
+)
+
 // seqLoop is a sequential gate's plan and what it measured.
 type seqLoop struct {
 	plan      verdict.SeqPlan
 	roundTime time.Duration // the longest round so far (both sides), the estimate before round 1
+	why       verdict.Note  // what set plan.MaxRounds (a NoteSequentialPlan without Rounds), for the note
 }
 
-// RoundEstimate is one paired round's expected wall time from the
-// scenario's schedule: per side warm-up, phases and drain, plus a margin
-// (10% and 3 s: unpause, pause, samples, files).
-func (g *gate) RoundEstimate(sides int) time.Duration {
-	per := g.sc.Warmup + g.sc.Drain
-	for _, p := range g.sc.Phases {
+// RoundEstimate is one paired round's expected wall time from sc's
+// schedule, before any round has run: per side warm-up and phases, the
+// drain as the margin it costs (at most drainMargin: it ends when the last
+// response is in) and sideOverhead. A round runs sides one after the
+// other, so it is sides such lengths; a duet round runs both sides at the
+// same instants: one length.
+func RoundEstimate(sc *scenario.Scenario, sides int, duet bool) time.Duration {
+	per := sc.Warmup + min(sc.Drain, drainMargin) + sideOverhead
+	for _, p := range sc.Phases {
 		per += p.Duration
 	}
-	per += per/10 + 3*time.Second
+	if duet {
+		return per
+	}
 	return time.Duration(sides) * per
 }
 
@@ -53,10 +76,18 @@ func (g *gate) budgetRounds(sides int, round time.Duration) int {
 	return int(left / round)
 }
 
-// planSequential fixes the plan before round 1 (the stacks are up: their
+// fixedMaxRounds is, for fixed rounds, what the budget allows from now
+// (done rounds already run) at round's length: at least the rounds asked
+// for, at most verdict.MaxNeedRounds. An undecided comparison names it as
+// its limit.
+func (g *gate) fixedMaxRounds(sides int, round time.Duration, done int) int {
+	return min(max(g.cfg.Rounds, done+g.budgetRounds(sides, round)), verdict.MaxNeedRounds)
+}
+
+// planSequential sets the plan before round 1 (the stacks are up: their
 // build and start-up count against the budget).
 func (g *gate) planSequential(sides int) (*seqLoop, error) {
-	est := g.RoundEstimate(sides)
+	est := RoundEstimate(g.sc, sides, g.cfg.Duet)
 	fit := g.budgetRounds(sides, est)
 	maxR := min(g.cfg.MaxRounds, fit)
 	maxR -= maxR % 2 // the looks are after whole ABBA pairs
@@ -65,13 +96,55 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 			g.cfg.Budget, fit, est.Round(time.Second), g.d.Now().Sub(g.start).Round(time.Second))
 	}
 	s := &seqLoop{plan: verdict.SeqPlan{MaxRounds: maxR, MinRounds: min(verdict.DefaultSeqMinRounds, maxR)}, roundTime: est}
-	why := fmt.Sprintf("--max-rounds %d", g.cfg.MaxRounds)
-	if fit < g.cfg.MaxRounds {
-		why = fmt.Sprintf("the budget %s allows %d at ≈%s a round as scheduled; --max-rounds %d", g.cfg.Budget, fit, est.Round(time.Second), g.cfg.MaxRounds)
-	}
-	g.notes = append(g.notes, fmt.Sprintf("sequential rounds (--rounds auto): at most %d paired rounds (%s), budget %s", maxR, why, g.cfg.Budget))
-	fmt.Fprintf(g.d.Log, "loadgate: sequential rounds: at most %d (%s); first look after %d (after 2 with a matching calibration)\n", maxR, why, s.plan.MinRounds)
+	s.why = verdict.Note{Code: verdict.NoteSequentialPlan, MaxRounds: g.cfg.MaxRounds, Budget: g.cfg.Budget, Fit: fit, RoundTime: est}
+	fmt.Fprintf(g.d.Log, "loadgate: sequential rounds: at most %d (%s); first look after %d (after 2 with a matching calibration)\n", maxR, report.PlanWhy(s.why), s.plan.MinRounds)
 	return s, nil
+}
+
+// replan re-plans the gate's maximum of rounds once, after round 1, from
+// that round's measured length took (the estimate before it is the
+// schedule's, with margins) and returns the rounds planned now.
+//
+// For sequential rounds this is what keeps the error control valid: it
+// happens before the first look (which is after round 2 at the earliest),
+// so the α-spending plan (MaxRounds and with it the looks) is fixed before
+// any comparison is looked at, and it depends on time — the round's wall
+// time, its schedule plus overheads — not on the data being judged. The
+// plan is never changed after this.
+//
+// A clock that did not move (took ≤ 0: no measurement) keeps the estimate.
+func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) int {
+	if took <= 0 {
+		if s != nil {
+			g.notes = append(g.notes, s.note())
+		}
+		return planned
+	}
+	if s == nil {
+		g.maxRounds = g.fixedMaxRounds(sides, took, 1)
+		return planned
+	}
+	fit := g.budgetRounds(sides, took) // after round 1
+	maxR := min(g.cfg.MaxRounds, 1+fit)
+	maxR -= maxR % 2
+	maxR = max(maxR, 2) // round 1 has run: its pair is completed, the budget's last look stops it there
+	if maxR != s.plan.MaxRounds {
+		fmt.Fprintf(g.d.Log, "loadgate: sequential rounds re-planned after round 1 (%s measured): at most %d\n", took.Round(100*time.Millisecond), maxR)
+		s.why = verdict.Note{Code: verdict.NoteSequentialPlan, MaxRounds: g.cfg.MaxRounds, Budget: g.cfg.Budget, Fit: 1 + fit, RoundTime: took, Measured: true}
+	}
+	s.plan.MaxRounds = maxR
+	s.plan.MinRounds = min(verdict.DefaultSeqMinRounds, maxR)
+	s.roundTime = took // the estimate is replaced by the measurement
+	g.maxRounds = maxR
+	g.notes = append(g.notes, s.note())
+	return maxR
+}
+
+// note is the plan's note: at most plan.MaxRounds paired rounds, and why.
+func (s *seqLoop) note() verdict.Note {
+	n := s.why
+	n.Rounds = s.plan.MaxRounds
+	return n
 }
 
 // calibrated: the calibration matches both sides' first results (then the

@@ -2,6 +2,7 @@ package rounds_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -68,13 +70,7 @@ func clean(t *testing.T, r *result.Result) {
 // per round of one side.
 func seqRun(t *testing.T, f *fixture, step time.Duration) (report.GateReport, string, error) {
 	t.Helper()
-	f.cfg.Auto, f.cfg.Rounds = true, 0
-	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	var log strings.Builder
-	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner,
-		LookupEnv: func(string) (string, bool) { return "", false }, Log: &log,
-		Now: func() time.Time { return t0.Add(time.Duration(f.runner.n) * step) }})
-	return gr, log.String(), err
+	return seqRunClock(t, f, func(runs int) time.Duration { return time.Duration(runs) * step })
 }
 
 // A head 1.5× slower than base stops at the first look, a regression.
@@ -97,7 +93,7 @@ func TestSequentialStopsAtFirstLookOnARegression(t *testing.T) {
 				t.Logf("%s/%s %s %s: %s", c.Phase, c.Workload, c.Metric, c.Value, c.Why)
 			}
 		}
-		t.Fatalf("verdict %s %q, sequential %+v, want a regression decided at look 1\n%s", gr.Verdict.Value, gr.Verdict.Reasons, d, log)
+		t.Fatalf("verdict %s %+v, sequential %+v, want a regression decided at look 1\n%s", gr.Verdict.Value, gr.Verdict.Notes, d, log)
 	}
 	if gr.Rounds != 4 || len(gr.Head.Results) != 4 || len(gr.Base.Results) != 4 {
 		t.Errorf("report rounds %d (%d/%d results), want 4", gr.Rounds, len(gr.Base.Results), len(gr.Head.Results))
@@ -135,26 +131,32 @@ func TestSequentialAARunsToTheMaximum(t *testing.T) {
 	if gr.Rounds != 8 || !strings.Contains(report.SequentialNote(gr.Verdict), "stopped at the maximum of rounds") {
 		t.Errorf("rounds %d, note %q", gr.Rounds, report.SequentialNote(gr.Verdict))
 	}
-	if !strings.Contains(strings.Join(gr.Notes, "\n"), "at most 8 paired rounds (--max-rounds 8)") {
-		t.Errorf("notes %q", gr.Notes)
+	if !strings.Contains(strings.Join(report.NoteTexts(gr.Notes), "\n"), "at most 8 paired rounds (--max-rounds 8)") {
+		t.Errorf("notes %q", report.NoteTexts(gr.Notes))
 	}
 }
 
-// The budget: the plan (as scheduled, ≈21 s a round) allows the 20 of
-// --max-rounds, but the rounds take 80 s (40 s a side): after 6 rounds
-// (8 min) the next pair would overrun 10 minutes, so that look is the
-// last, spends all the error rate that is left and says the budget stopped it.
+// The budget: round 1 takes 2 s (the re-plan after it allows the 20 of
+// --max-rounds), the rounds after it 80 s (40 s a side): after 8 rounds
+// (562 s) the next pair would overrun 10 minutes, so that look is the
+// last, spends all the error rate that is left and says the budget
+// stopped it.
 func TestSequentialBudgetStopsTheGate(t *testing.T) {
 	f := newFixture(t, scenarioWithStack)
 	f.cfg.MaxRounds, f.cfg.Budget = 20, 10*time.Minute
 	aaNoise(t, f, 0.4)
-	gr, log, err := seqRun(t, f, 40*time.Second)
+	gr, log, err := seqRunClock(t, f, func(runs int) time.Duration {
+		if runs <= 2 {
+			return time.Duration(runs) * time.Second
+		}
+		return 2*time.Second + time.Duration(runs-2)*40*time.Second
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := gr.Verdict.Sequential
-	if d == nil || d.Stop != verdict.StopBudget || d.Rounds != 6 || d.Spent != 1-d.Nominal {
-		t.Fatalf("verdict %s, sequential %+v, want stopped by the budget after 6 rounds\n%s", gr.Verdict.Value, d, log)
+	if d == nil || d.Stop != verdict.StopBudget || d.Rounds != 8 || d.MaxRounds != 20 || d.Spent != 1-d.Nominal {
+		t.Fatalf("verdict %s, sequential %+v, want stopped by the budget after 8 rounds of a plan of 20\n%s", gr.Verdict.Value, d, log)
 	}
 	if n := report.SequentialNote(gr.Verdict); !strings.Contains(n, "the budget allows no further look") {
 		t.Errorf("note %q", n)
@@ -164,6 +166,103 @@ func TestSequentialBudgetStopsTheGate(t *testing.T) {
 	f.cfg.Budget = 20 * time.Second
 	if _, _, err := seqRun(t, f, time.Second); rounds.KindOf(err) != rounds.ErrUsage || !strings.Contains(err.Error(), "--budget") {
 		t.Errorf("budget of 20s: %v, want a usage error naming --budget", err)
+	}
+}
+
+// seqRunClock is seqRun on a clock that reads at(runs) past the start,
+// runs being how many side-rounds the runner has returned.
+func seqRunClock(t *testing.T, f *fixture, at func(runs int) time.Duration) (report.GateReport, string, error) {
+	t.Helper()
+	f.cfg.Auto, f.cfg.Rounds = true, 0
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var log strings.Builder
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner,
+		LookupEnv: func(string) (string, bool) { return "", false }, Log: &log,
+		Now: func() time.Time { return t0.Add(at(f.runner.runs())) }})
+	return gr, log.String(), err
+}
+
+// scenarioOf is scenarioWithStack's load with its phases, warm-up and
+// drain replaced.
+func scenarioOf(warmup, drain string, phases ...string) string {
+	s := "name: demo-api\nstack: {compose: [compose.yaml], target: api:8080}\n"
+	if warmup != "" {
+		s += "warmup: " + warmup + "\n"
+	}
+	if drain != "" {
+		s += "drain: " + drain + "\n"
+	}
+	s += "phases:\n"
+	for i, d := range phases {
+		s += fmt.Sprintf("  - {name: %s, rate: 10, duration: %s}\n", []string{"sustain", "recover", "p2"}[i], d)
+	}
+	return s + "workloads:\n  - {name: api_read, http: {path: /}}\n"
+}
+
+// The estimate before round 1: per side the schedule, the drain as the
+// margin it costs (0.5 s at most: it ends when the last response is in)
+// and 0.5 s of overhead; sides such lengths a round, one in a duet.
+func TestRoundEstimate(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		body   string
+		sides  int
+		duet   bool
+		want   time.Duration
+		reason string
+	}{
+		{"demo gate (2 s + 15 s, drain 5 s)", scenarioOf("2s", "5s", "15s"), 2, false, 36 * time.Second, "17 s a side scheduled + 1 s"},
+		{"demo gate, duet", scenarioOf("2s", "5s", "15s"), 2, true, 18 * time.Second, "one side's length"},
+		{"against a baseline", scenarioOf("2s", "5s", "15s"), 1, false, 18 * time.Second, "head alone"},
+		{"no drain", scenarioOf("", "0s", "10s", "5s"), 2, false, 31 * time.Second, "15.5 s a side"},
+		{"short drain", scenarioOf("1s", "200ms", "4s"), 2, false, 11400 * time.Millisecond, "5.7 s a side"},
+		{"a minute's drain costs what it really takes", scenarioOf("", "1m", "10s"), 2, false, 22 * time.Second, "not 70 s a side"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc, err := scenario.Parse([]byte(c.body), "s.yaml", scenario.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rounds.RoundEstimate(sc, c.sides, c.duet); got != c.want {
+				t.Errorf("RoundEstimate = %s, want %s (%s)", got, c.want, c.reason)
+			}
+		})
+	}
+}
+
+// The re-plan after round 1: the scheduled estimate (≈122 s a pair: two
+// 60 s phases a side) would allow 4 rounds in 10 minutes, but round 1
+// takes 2 s: the maximum becomes --max-rounds' 10, and an A/A gate runs
+// to it. The other way, an estimate that allows 10 (6 s a pair) but a
+// round 1 of 80 s lowers the maximum to the 6 that fit.
+func TestSequentialReplansAfterRoundOne(t *testing.T) {
+	f := newFixture(t, scenarioOf("", "", "30s", "30s"))
+	aaNoise(t, f, 0.4)
+	gr, log, err := seqRun(t, f, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log, "at most 4 (the budget 10m0s allows 4 at ≈2m2s a round as scheduled") || !strings.Contains(log, "re-planned after round 1 (2s measured): at most 10") {
+		t.Errorf("log does not show the plan of 4 re-planned to 10:\n%s", log)
+	}
+	if d := gr.Verdict.Sequential; d == nil || d.MaxRounds != 10 || d.Rounds != 10 || d.Stop != verdict.StopMaxRounds {
+		t.Fatalf("sequential %+v, want a plan of 10 run to its maximum\n%s", d, log)
+	}
+	if notes := strings.Join(report.NoteTexts(gr.Notes), "\n"); !strings.Contains(notes, "at most 10 paired rounds (--max-rounds 10; the budget 10m0s allows 285 at 2s a round as measured in round 1)") {
+		t.Errorf("notes %q", report.NoteTexts(gr.Notes))
+	}
+
+	f = newFixture(t, scenarioWithStack)
+	aaNoise(t, f, 0.4)
+	gr, log, err = seqRun(t, f, 40*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := gr.Verdict.Sequential; d == nil || d.MaxRounds != 6 || d.Rounds != 6 {
+		t.Fatalf("sequential %+v, want a plan of 6 (7 fit at 80 s a round)\n%s", d, log)
+	}
+	if notes := strings.Join(report.NoteTexts(gr.Notes), "\n"); !strings.Contains(notes, "at most 6 paired rounds (the budget 10m0s allows 7 at 1m20s a round as measured in round 1; --max-rounds 10)") {
+		t.Errorf("notes %q", report.NoteTexts(gr.Notes))
 	}
 }
 
@@ -180,11 +279,10 @@ func TestFixedRoundsAreNotSequential(t *testing.T) {
 	}
 }
 
-// A matching calibration in base's baselines/<scenario>/noise.json moves
-// the first look to round 2 (five looks up to 10 rounds); a calibration that does not decode is
-// refused, naming the file.
-func TestSequentialWithACalibration(t *testing.T) {
-	// The calibration: an A/A gate of 4 rounds on the same fakes.
+// fakeCalibration is a noise.json of an A/A gate of 4 rounds on the
+// fixture's fakes (one that matches their results).
+func fakeCalibration(t *testing.T) string {
+	t.Helper()
 	f := newFixture(t, scenarioWithStack)
 	f.cfg.Rounds = 4
 	aaNoise(t, f, 0.05)
@@ -200,9 +298,15 @@ func TestSequentialWithACalibration(t *testing.T) {
 	if err := n.Encode(&b); err != nil {
 		t.Fatal(err)
 	}
+	return b.String()
+}
 
-	f = newFixture(t, scenarioWithStack)
-	f.repo.files["b1"]["baselines/demo-api/noise.json"] = b.String()
+// A matching calibration in base's baselines/<scenario>/noise.json moves
+// the first look to round 2 (five looks up to 10 rounds); a calibration that does not decode is
+// refused, naming the file.
+func TestSequentialWithACalibration(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.repo.files["b1"]["baselines/demo-api/noise.json"] = fakeCalibration(t)
 	f.runner.editSide = func(side string, _ int, r *result.Result) {
 		clean(t, r)
 		if side == "head" {

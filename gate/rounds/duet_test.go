@@ -1,0 +1,164 @@
+package rounds_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// together makes each of a duet round's two Runs wait for the other's, so
+// a gate that ran them one after the other fails (after bound) instead of
+// passing: both sides of the round are in Run at once.
+func together(bound time.Duration) func(ctx context.Context, spec rounds.RunSpec) error {
+	var mu sync.Mutex
+	arrived := map[int]chan struct{}{}
+	return func(ctx context.Context, spec rounds.RunSpec) error {
+		mu.Lock()
+		ch, ok := arrived[spec.Round.Number]
+		if !ok {
+			ch = make(chan struct{})
+			arrived[spec.Round.Number] = ch
+		} else {
+			close(ch)
+		}
+		mu.Unlock()
+		select {
+		case <-ch:
+			return nil
+		case <-time.After(bound):
+			return fmt.Errorf("round %d: %s ran alone: the other side was not running", spec.Round.Number, spec.Side)
+		}
+	}
+}
+
+// A duet gate: both stacks up and never paused; every round runs both
+// sides at once with one common schedule start, later in every round, and
+// its results say so (mode duet, neither first, the other not paused).
+// Judgment is verdict.Gate over the paired rounds, as ever.
+func TestDuetRunsBothSidesAtOneStartAndNeverPauses(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Rounds, f.cfg.Duet = 3, true
+	f.runner.block = together(time.Minute)
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var log strings.Builder
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log,
+		Now: func() time.Time { return t0.Add(time.Duration(f.runner.runs()/2) * 10 * time.Second) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := f.ev.String()
+	if strings.Contains(ev, "pause") {
+		t.Errorf("events %s: a duet gate paused or unpaused a stack", ev)
+	}
+	if strings.Count(ev, "run base") != 3 || strings.Count(ev, "run head") != 3 || !strings.HasSuffix(ev, "down base; down head; worktrees removed") {
+		t.Errorf("events %s: want 3 runs a side, then both torn down", ev)
+	}
+	if len(f.runner.specs) != 6 {
+		t.Fatalf("%d runs, want 6", len(f.runner.specs))
+	}
+	starts := map[int]map[string]time.Time{}
+	for _, sp := range f.runner.specs {
+		n := sp.Round.Number
+		if starts[n] == nil {
+			starts[n] = map[string]time.Time{}
+		}
+		starts[n][sp.Side] = sp.StartAt
+		if sp.NoProgress != (sp.Side == "base") {
+			t.Errorf("round %d %s: NoProgress %v, want one progress line (head's)", n, sp.Side, sp.NoProgress)
+		}
+	}
+	for n := 1; n <= 3; n++ {
+		b, h := starts[n]["base"], starts[n]["head"]
+		want := t0.Add(time.Duration(n-1) * 10 * time.Second).Add(250 * time.Millisecond)
+		if b.IsZero() || !b.Equal(h) || !b.Equal(want) {
+			t.Errorf("round %d: starts base %s head %s, want both %s (the clock at the round + the lead)", n, b, h, want)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		for _, r := range []*result.Result{gr.Base.Results[i], gr.Head.Results[i]} {
+			if rd := r.Round; rd == nil || rd.Number != i+1 || rd.Mode != result.RoundDuet || rd.First || rd.OtherPaused {
+				t.Errorf("round %d %s: %+v, want a duet round, neither first nor the other paused", i+1, r.Side, rd)
+			}
+		}
+	}
+	if gr.Verdict.Value == verdict.Unusable || gr.Verdict.Value == "" {
+		t.Errorf("verdict %q, want a judgment", gr.Verdict.Value)
+	}
+	if !strings.Contains(log.String(), "round 2/3: base (b1) and head (h1) at the same instants (duet)") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// A side that fails in a duet round cancels the other side's load at once
+// (it does not run its schedule out), and the gate is unusable with the
+// failing side's reason; the round's lone result is not kept.
+func TestDuetFailingSideCancelsTheOther(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Rounds, f.cfg.Duet = 2, true
+	f.runner.block = func(ctx context.Context, spec rounds.RunSpec) error {
+		if spec.Side == "head" {
+			return errors.New("engine stalled")
+		}
+		select {
+		case <-ctx.Done():
+			f.ev.add("base cancelled: %v", context.Cause(ctx))
+			return nil
+		case <-time.After(time.Minute):
+			return errors.New("base was not cancelled")
+		}
+	}
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner})
+	if rounds.KindOf(err) != rounds.ErrUnusable || !strings.Contains(err.Error(), "duet round 1: head side: engine stalled") {
+		t.Fatalf("err %v, want unusable naming head's failure", err)
+	}
+	if ev := f.ev.String(); !strings.Contains(ev, "base cancelled: the head side failed: engine stalled") || !strings.HasSuffix(ev, "down base; down head; worktrees removed") {
+		t.Errorf("events %s: base not cancelled with head's cause, or not torn down", ev)
+	}
+	if len(gr.Base.Results) != 0 || len(gr.Head.Results) != 0 || gr.Base.Commit != "b1" || gr.Head.Commit != "h1" {
+		t.Errorf("partial report base %+v head %+v: want the sides named, no unpaired result", gr.Base, gr.Head)
+	}
+}
+
+// A duet needs two sides: against a stored baseline it is refused
+// (ErrUsage: exit 2) before anything is checked out.
+func TestDuetAgainstABaselineIsRefused(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Base, f.cfg.Against, f.cfg.Duet = "", "baseline:main", true
+	_, err, _ := f.run(t)
+	if rounds.KindOf(err) != rounds.ErrUsage || !strings.Contains(err.Error(), "--duet") || !strings.Contains(err.Error(), "baseline:main") {
+		t.Fatalf("err %v, want a usage error naming --duet and the baseline", err)
+	}
+	if ev := f.ev.String(); strings.Contains(ev, "worktree") || strings.Contains(ev, "up ") {
+		t.Errorf("events %s: something was checked out or brought up", ev)
+	}
+}
+
+// A noise calibration is of rounds run one side at a time: a duet gate
+// does not use it, and says so.
+func TestDuetDoesNotUseAnABBACalibration(t *testing.T) {
+	noise := fakeCalibration(t)
+	for _, duet := range []bool{false, true} {
+		f := newFixture(t, scenarioWithStack)
+		f.cfg.Rounds, f.cfg.Duet = 2, duet
+		f.repo.files["b1"]["baselines/demo-api/noise.json"] = noise
+		var log strings.Builder
+		gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := strings.Contains(log.String(), "loadgate: noise calibration")
+		noted := strings.Contains(strings.Join(report.NoteTexts(gr.Notes), "\n"), "the noise calibration baselines/demo-api/noise.json is of rounds that ran one side at a time: not used by a duet gate")
+		if used == duet || noted != duet {
+			t.Errorf("duet %v: calibration used %v, noted as unused %v", duet, used, noted)
+		}
+	}
+}
