@@ -54,10 +54,12 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=^FuzzDecodeGateVerdict$$ -fuzztime=30s ./gate/report
 	$(GO) test -run=^$$ -fuzz=^FuzzParseStat$$ -fuzztime=30s ./gate/procstat
 	$(GO) test -run=^$$ -fuzz=^FuzzParseStatm$$ -fuzztime=30s ./gate/procstat
-	$(GO) test -run=^$$ -fuzz=^FuzzMemCollector$$ -fuzztime=30s ./cmd/loadgate
+	$(GO) test -run=^$$ -fuzz=^FuzzCollector$$ -fuzztime=30s ./gate/soak
 	$(GO) test -run=^$$ -fuzz=^FuzzDecodeSweep$$ -fuzztime=30s ./gate/sweep
 	$(GO) test -run=^$$ -fuzz=^FuzzParseEvent$$ -fuzztime=30s ./gate/action
 	$(GO) test -run=^$$ -fuzz=^FuzzReadManifest$$ -fuzztime=30s ./gate/action
+	$(GO) test -run=^$$ -fuzz=^FuzzDecodeNoise$$ -fuzztime=30s ./gate/verdict
+	$(GO) test -run=^$$ -fuzz=^FuzzParseRxTimestamp$$ -fuzztime=30s ./gate/load
 
 demo: build
 	bash examples/demo/run.sh

@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/loadgate/loadgate/gate/baseline"
 	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/rounds"
-	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -48,54 +44,9 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args[1:], stderr); err != nil {
 		return err
 	}
-	if len(results) == 0 || *name == "" {
-		return usageErr("baseline save: --result and --name are required")
-	}
-	if !scenario.ValidName(*name) {
-		return usageErr("baseline save: --name %q: use %s", clipName(*name), scenario.NameRule)
-	}
-	var merged *result.Result
-	for _, p := range results {
-		r, err := result.ReadFile(p)
-		if err != nil {
-			return usageErr("baseline save: %w", err)
-		}
-		// Checked exactly as compare checks it: a broken result is unusable
-		// there (exit 3), so it is never stored as a baseline.
-		if why := rounds.BrokenResult(r); why != "" {
-			return unusable(fmt.Errorf("baseline save: %s cannot be a baseline: %s", p, why))
-		}
-		if !scenario.ValidName(r.Scenario.Name) {
-			return usageErr("baseline save: %s: scenario name %q is not a valid scenario name (%s): refused", p, clipName(r.Scenario.Name), scenario.NameRule)
-		}
-		if merged == nil {
-			merged = r
-		} else if merged, err = result.Merge(merged, r); err != nil {
-			return usageErr("baseline save: %w", err)
-		}
-	}
-	if why := rounds.BrokenResult(merged); why != "" {
-		return unusable(fmt.Errorf("baseline save: the merged rounds cannot be a baseline: %s", why))
-	}
-	if *commit != "" {
-		merged.Commit = *commit
-	} else if merged.Commit == "" {
-		if c, err := rounds.Git(ctx, *dir, "rev-parse", "HEAD"); err == nil {
-			merged.Commit = c
-		}
-	}
-	path, err := rounds.BaselinePath(*dir, merged.Scenario.Name, *name)
+	path, merged, err := baseline.Save(ctx, baseline.SaveOptions{Root: *dir, Name: *name, Results: results, Commit: *commit})
 	if err != nil {
-		return usageErr("baseline save: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return usageErr("baseline save: %w", err)
-	}
-	if err := rounds.InsideDir(rounds.BaselinesDir(*dir), path); err != nil { // now that the directories exist
-		return usageErr("baseline save: %w", err)
-	}
-	if err := merged.WriteFile(path); err != nil {
-		return usageErr("baseline save: %w", err)
+		return fmt.Errorf("baseline save: %w", err)
 	}
 	fmt.Fprintf(stdout, "saved baseline %s (scenario %s %s, commit %s, %s) to %s\n", *name, merged.Scenario.Name,
 		report.ShortHash(merged.Scenario.Hash), report.ShortHash(merged.Commit), merged.Machine.Host, path)
@@ -136,38 +87,12 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	} else if fs.NArg() != 0 || len(bases) == 0 || len(heads) == 0 {
 		return usageErr("compare: give BASE.json HEAD.json, or --base and --head files")
 	}
-	read := func(paths []string) ([]*result.Result, error) {
-		var rs []*result.Result
-		for _, p := range paths {
-			r, err := result.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			rs = append(rs, r)
-		}
-		return rs, nil
-	}
-	b, err := read(bases)
+	gr, err := baseline.Compare(ctx, baseline.CompareOptions{Bases: bases, Heads: heads,
+		Compare: verdict.CompareOptions{Tolerance: *tol, Confidence: *conf, Percentile: *pct}, Log: stderr})
 	if err != nil {
-		return usageErr("compare: %w", err)
+		return fmt.Errorf("compare: %w", err)
 	}
-	h, err := read(heads)
-	if err != nil {
-		return usageErr("compare: %w", err)
-	}
-	noise, err := noiseFor(ctx, b[0].Scenario.Name, stderr)
-	if err != nil {
-		return usageErr("compare: %w", err)
-	}
-	v, err := verdict.Gate(b, h, verdict.CompareOptions{Tolerance: *tol, Confidence: *conf, Percentile: *pct, Noise: noise})
-	if err != nil {
-		return usageErr("compare: %w", err)
-	}
-	gr := report.GateReport{
-		Base:    report.GateSide{Name: "base", Ref: strings.Join(bases, ", "), Commit: b[0].Commit, Results: b},
-		Head:    report.GateSide{Name: "head", Ref: strings.Join(heads, ", "), Commit: h[0].Commit, Results: h},
-		Verdict: v, // the order of rounds is read from the results (report.GateReport.order)
-	}
+	v := gr.Verdict
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return usageErr("compare: %w", err)
@@ -191,33 +116,4 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	return verdictExit(v)
-}
-
-// clipName shortens a hostile name for an error message.
-func clipName(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}
-
-// noiseFor reads the calibration baselines/<scenario>/noise.json of the
-// repository the command runs in (the current directory outside one), nil
-// when there is none; a file that does not decode is an error naming it.
-func noiseFor(ctx context.Context, scenarioName string, stderr io.Writer) (*verdict.Noise, error) {
-	root := "."
-	if top, err := rounds.Git(ctx, ".", "rev-parse", "--show-toplevel"); err == nil && strings.TrimSpace(top) != "" {
-		root = strings.TrimSpace(top)
-	}
-	if !scenario.ValidName(scenarioName) {
-		return nil, nil // no directory of it under baselines/
-	}
-	n, p, err := rounds.LoadNoise(root, scenarioName)
-	if err != nil {
-		return nil, fmt.Errorf("noise calibration: %w", err)
-	}
-	if n != nil {
-		fmt.Fprintf(stderr, "loadgate: noise calibration %s (%d pairs)\n", p, n.Pairs)
-	}
-	return n, nil
 }

@@ -75,27 +75,9 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := writeFile(outFile, n.Encode); err != nil {
 		return unusable(err)
 	}
-	printCalibration(stdout, n, f.tolerance, f.confidence)
+	if err := report.Calibration(stdout, n, f.tolerance, f.confidence); err != nil {
+		return unusable(err)
+	}
 	fmt.Fprintf(stderr, "loadgate: calibration written to %s (rounds in %s)\n", outFile, cfg.Out)
 	return nil
-}
-
-// printCalibration prints each entry's sd and what a gate of R rounds detects.
-func printCalibration(w io.Writer, n *verdict.Noise, tol, conf float64) {
-	if tol == 0 {
-		tol = verdict.DefaultTolerance
-	}
-	if conf == 0 {
-		conf = verdict.DefaultConfidence
-	}
-	fmt.Fprintf(w, "calibration of %s (%s), %d A/A pairs, %s\n", n.Scenario, n.Hash, n.Pairs, n.Date.Format(time.RFC3339))
-	fmt.Fprintf(w, "smallest slowdown detected with power 80%% at tolerance %s, confidence %s:\n", report.Percent(tol), report.Confidence(conf))
-	fmt.Fprintf(w, "%-28s %-6s %8s %9s %9s %9s %9s\n", "phase/workload", "metric", "sd", "R=1", "R=4", "R=6", "R=10")
-	for _, e := range n.Entries {
-		fmt.Fprintf(w, "%-28s %-6s %8.4f", e.Phase+"/"+e.Workload, e.Metric, e.SD)
-		for _, R := range []int{1, 4, 6, 10} {
-			fmt.Fprintf(w, " %9s", report.SignedPercent(e.Detectable(R, tol, conf, 0.8)))
-		}
-		fmt.Fprintln(w)
-	}
 }

@@ -52,7 +52,7 @@ func TestExitCodeMapping(t *testing.T) {
 		{verdictExit(verdict.Verdict{Value: verdict.Inconclusive}), 0, ""},
 		{verdictExit(verdict.Verdict{Value: verdict.Regression}), 1, "verdict: regression"},
 		{verdictExit(verdict.Verdict{Value: verdict.NotMeasured}), 1, "verdict: not measured"},
-		{verdictExit(rounds.UnusableVerdict("x")), 3, "verdict: unusable"},
+		{verdictExit(rounds.ErrorVerdict("x")), 3, "verdict: unusable"},
 		{verdictCode(verdict.Verdict{Value: verdict.Fail}, 0, "fail-on never"), 0, ""},
 		{verdictCode(verdict.Verdict{Value: verdict.Regression}, 1, "fail-on regression"), 1, "fail-on regression"},
 		{usageErr("bad flag"), 2, "bad flag"},
@@ -152,7 +152,7 @@ func TestPrepareRunsInEveryCommand(t *testing.T) {
 // on (to the step summary and the comment), not a file read back.
 func TestGateReportRenderedOnce(t *testing.T) {
 	out := t.TempDir()
-	gr := report.GateReport{Verdict: rounds.UnusableVerdict("the stack did not come up")}
+	gr := report.GateReport{Verdict: rounds.ErrorVerdict("the stack did not come up")}
 	var stdout, stderr bytes.Buffer
 	md, err := writeGateReports(out, gr, &stdout, &stderr)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/gate/action"
+	"github.com/loadgate/loadgate/gate/counted"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
@@ -34,6 +35,11 @@ is the working tree (or a worktree of --head). Each side's stack is built from
 its own checkout (running the scenario's stack.prepare there first) and comes
 up as its own throwaway project on the same stack cpuset. Rounds alternate
 sides ABBA (A B B A A B ...); the idle side's containers are paused.
+--duet instead keeps both stacks up and unpaused and runs both sides' load
+at the same instants in every round (one common schedule start), so both
+share the machine's noise; both stacks then share the stack cpus, so
+absolute latencies are higher than a paused-side gate's: the comparison
+is what is judged. It needs a base side (not --against baseline:).
 --rounds auto runs sequential rounds: after the 4th round (the 2nd with a
 matching calibration, baselines/<scenario>/noise.json) and every pair after,
 every comparison is judged at its share of the error rate (alpha spending);
@@ -75,6 +81,7 @@ Examples:
   loadgate gate --scenario load.yaml --base origin/main --head HEAD --tolerance 0.05
   loadgate gate --scenario load.yaml --against baseline:release-1.4 --base origin/main
   loadgate gate --scenario load.yaml --base main --compose compose.yaml --target api:8080
+  loadgate gate --scenario examples/demo/gate.yaml --base main --duet            # both sides at the same instants
 
 Flags:
 `
@@ -88,6 +95,7 @@ type gateFlags struct {
 	percentile, progress, target                     string
 	github, force                                    bool
 	guardWorkflows, allowWorkflowChanges             bool // the Action on a pull_request event (github.go)
+	duet                                             bool // --duet: both sides at the same instants each round
 	stack                                            stackFlags
 	limits                                           scenario.OperatorLimits
 }
@@ -112,6 +120,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&f.force, "force", false, "replace the result already in --out")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line: auto, always, never")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
+	fs.BoolVar(&f.duet, "duet", false, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (needs a base side: not with --against baseline:)")
 	fs.StringVar(&f.target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target; needed with --compose when the scenario has no stack: section)")
 	addStackFlags(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
@@ -178,6 +187,7 @@ func (f gateFlags) config() rounds.Config {
 		Compare:        verdict.CompareOptions{Tolerance: f.tolerance, Confidence: f.confidence, Percentile: f.percentile},
 		Limits:         f.limits,
 		GuardWorkflows: f.guardWorkflows, AllowWorkflowChanges: f.allowWorkflowChanges,
+		Duet: f.duet,
 	}
 }
 
@@ -275,7 +285,7 @@ func (c *composeStacks) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Sta
 	if err != nil {
 		return nil, err
 	}
-	cs := &composeStack{sr: sr, every: c.f.statsEvery, stderr: c.stderr, counts: &countAddrs{}}
+	cs := &composeStack{sr: sr, every: c.f.statsEvery, stderr: c.stderr, counts: &counted.Addrs{}}
 	if sp.Scenario != nil {
 		// Resolved now, while the stack is up and healthy (it is paused
 		// between rounds): once per side.
@@ -294,8 +304,8 @@ type composeStack struct {
 	sr     *stackRun
 	every  time.Duration
 	stderr io.Writer
-	counts *countAddrs   // resolved by Up
-	stubs  []result.Stub // stated by the stubs, read by Up
+	counts *counted.Addrs // resolved by Up
+	stubs  []result.Stub  // stated by the stubs, read by Up
 }
 
 func (c *composeStack) Addr() string                      { return c.sr.addr }
@@ -311,22 +321,22 @@ func (c *composeStack) Sample(ctx context.Context, dir string, warmup time.Durat
 }
 
 // Count is one round's counted reads, as loadgate run makes them
-// (counting.go), with the counts' addresses and the stubs' configurations
+// (gate/counted), with the counts' addresses and the stubs' configurations
 // resolved by Up. A count whose port accepted no connection (a base that
 // predates the counter) is not measured on this side, saying why, rather
 // than making the gate unusable.
 func (c *composeStack) Count(ctx context.Context, sc *scenario.Scenario) (rounds.Counter, error) {
-	return &roundCounter{ctx: ctx, c: newCounting(sc, *c.counts, c.stubs)}, nil
+	return &roundCounter{ctx: ctx, c: counted.New(sc, *c.counts, c.stubs)}, nil
 }
 
 // roundCounter is rounds.Counter on a run's counting.
 type roundCounter struct {
 	ctx context.Context
-	c   *counting
+	c   *counted.Counting
 }
 
-func (r *roundCounter) Started() func(time.Time)                       { return r.c.started(r.ctx) }
-func (r *roundCounter) Finish(ctx context.Context, res *result.Result) { r.c.finish(ctx, res) }
+func (r *roundCounter) Started() func(time.Time)                       { return r.c.Started(r.ctx) }
+func (r *roundCounter) Finish(ctx context.Context, res *result.Result) { r.c.Finish(ctx, res) }
 
 // loadRunner is rounds.Runner on the load engine (runLoad): what the
 // round states of itself goes into load.Config, so the result is final.
@@ -339,6 +349,10 @@ func (l *loadRunner) Run(ctx context.Context, spec rounds.RunSpec) (*result.Resu
 	f := l.f
 	f.started = startHooks(spec.Started...)
 	f.about = about{topology: spec.Topology, targetLabel: spec.TargetLabel, side: spec.Side, commit: spec.Commit, round: spec.Round}
+	f.startAt = spec.StartAt // a duet round's common schedule start
+	if spec.NoProgress {
+		f.progress = "never"
+	}
 	return runLoad(ctx, spec.Scenario, spec.Env, spec.Target, spec.Dir, f, l.stderr)
 }
 

@@ -6,41 +6,49 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/rounds"
-	"github.com/loadgate/loadgate/gate/scenario"
-	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// gateGitHub is `loadgate gate --github`: the Action's step. Inputs come
-// from INPUT_* variables (action.yml passes them through env), the verdict
-// goes to the step summary, the outputs, annotations and the sticky pull
-// request comment; the exit code follows fail-on.
+// gateGitHub is `loadgate gate --github`: the Action's step (gate/action's
+// Step), its gate this command's (runGate) with the inputs applied to the
+// flags, its report rendered by writeGateReports; the exit code follows
+// fail-on.
 func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) error {
-	a := githubactions.New(githubactions.WithWriter(stdout))
-	env, err := action.FromEnv(os.Getenv)
+	res, err := action.Step{
+		Gate: actionGate{f: f, stderr: stderr},
+		Reports: func(out string, gr report.GateReport) ([]byte, error) {
+			return writeGateReports(out, gr, stdout, stderr)
+		},
+		Getenv:    os.Getenv,
+		LookupEnv: os.LookupEnv,
+		Stdout:    stdout,
+		Stderr:    stderr,
+	}.Run(ctx)
 	if err != nil {
-		return usageErr("gate --github: %w", err)
+		return err
 	}
-	ev, err := action.ReadEvent(env)
-	if err != nil {
-		return usageErr("gate --github: %w", err)
-	}
-	in, err := action.ReadInputs(a)
-	if err == nil {
-		err = in.Resolve(ev)
-	}
-	if err != nil {
-		a.Errorf("%v", err)
-		return usageErr("gate --github: %w", err)
-	}
+	return verdictCode(res.Verdict, res.ExitCode, fmt.Sprintf("fail-on %s", res.FailOn))
+}
+
+// actionGate is action.Gate on runGate: the Action's inputs are the gate's
+// flags.
+type actionGate struct {
+	f      gateFlags
+	stderr io.Writer
+}
+
+func (g actionGate) Run(ctx context.Context, in action.Inputs) (report.GateReport, string, error) {
+	gr, err := runGate(ctx, g.f.withInputs(in), g.stderr)
+	return gr.GateReport, gr.out, err
+}
+
+// withInputs is f with the Action's inputs as flags: an input left empty
+// keeps the flag's default.
+func (f gateFlags) withInputs(in action.Inputs) gateFlags {
 	f.scenario, f.stack.compose = in.Scenario, in.Compose
 	f.stack.stackCPUs, f.stack.loadCPUs = in.StackCPUs, in.LoadCPUs
 	f.out = in.ResultsDir
@@ -69,113 +77,11 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 	f.progress = "never"
 	f.limits = in.Limits // the operator's ceilings, bounded by default
 	f.guardWorkflows, f.allowWorkflowChanges = in.GuardWorkflows, in.AllowWorkflowChanges
+	f.duet = in.Duet // against a baseline refused by rounds.Config.Validate (exit 2)
 	if in.ScenarioFrom != "" {
 		f.scenarioFrom = in.ScenarioFrom // the unsafe opt-in: the report warns
 	}
-
-	// The scenario file as the workspace has it: the name of last resort
-	// (gateScenarioName), and the ${ENV} values it resolves, masked before
-	// the gate logs anything. (The gate masks the scenario it runs too.)
-	sc, _ := scenario.Load(in.Scenario, scenario.Options{})
-	if sc != nil {
-		if vals, err := sc.ResolveEnv(os.LookupEnv); err == nil {
-			action.MaskEnv(stdout, os.Getenv, vals)
-		}
-	}
-
-	gr, err := runGate(ctx, f, stderr)
-	if err != nil {
-		if rounds.KindOf(err) != rounds.ErrUnusable {
-			a.Errorf("%v", err)
-			return err
-		}
-		// An unusable gate is still published: the summary and the comment
-		// name the scenario, both commits and the reason.
-		gr.Verdict = rounds.UnusableVerdict(oneLineReason(err))
-		completeUnusable(ctx, &gr.GateReport, sc, in, env)
-		if gr.out == "" {
-			gr.out = in.ResultsDir
-		}
-		_ = os.MkdirAll(gr.out, 0o755)
-	}
-	name := gateScenarioName(gr.GateReport, sc)
-	if code := action.ExitCode(gr.Verdict, in.FailOn); code != gr.Verdict.ExitCode() {
-		gr.Notes = append(gr.Notes, fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", in.FailOn, code, gr.Verdict.ExitCode()))
-	}
-	if gr.Verdict.Value == verdict.Inconclusive {
-		a.Warningf("loadgate %s: inconclusive: the difference is within the noise; the report says what would decide it (more rounds, a longer sustain)", name)
-	}
-	md, err := writeGateReports(gr.out, gr.GateReport, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	outcome, err := action.Publish(ctx, a, env, ev, in, action.Publication{
-		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Markdown: string(md),
-		ReportPath: filepath.Join(gr.out, "report.md"), ResultsDir: gr.out,
-	}, nil)
-	if err != nil {
-		fmt.Fprintln(stderr, "loadgate:", err)
-	}
-	return verdictCode(gr.Verdict, outcome.ExitCode, fmt.Sprintf("fail-on %s", in.FailOn))
-}
-
-// gateScenarioName is the scenario's name for the marker of its comment,
-// derived the same way whatever the outcome: the name the gate judged (its
-// report's scenario, else its results'), else the name: field of the
-// scenario file (a gate that stopped before it loaded the scenario). Never
-// the file's name: that would be another marker, so another comment. ""
-// when none is known (Publish then does not comment).
-func gateScenarioName(gr report.GateReport, sc *scenario.Scenario) string {
-	if gr.Scenario.Name != "" {
-		return gr.Scenario.Name
-	}
-	for _, side := range []report.GateSide{gr.Head, gr.Base} {
-		for _, r := range side.Results {
-			if r != nil && r.Scenario.Name != "" {
-				return r.Scenario.Name
-			}
-		}
-	}
-	if sc != nil {
-		return sc.Name
-	}
-	return ""
-}
-
-// completeUnusable fills in what the report of a gate that stopped before
-// its verdict lacks and is known anyway: the scenario (name, hash, file)
-// and both sides' refs and commits (head: the workspace's HEAD, which is
-// what head measures; base: the base input, resolved).
-func completeUnusable(ctx context.Context, gr *report.GateReport, sc *scenario.Scenario, in action.Inputs, env *action.Env) {
-	if gr.Scenario.Name == "" && sc != nil {
-		gr.Scenario = result.Scenario{Name: sc.Name, Hash: sc.Hash, File: filepath.ToSlash(in.Scenario)}
-	}
-	if gr.Head.Commit == "" && len(gr.Head.Results) == 0 {
-		gr.Head.Name, gr.Head.Ref = "head", "working tree"
-		if c, err := rounds.Git(ctx, ".", "rev-parse", "HEAD"); err == nil {
-			gr.Head.Commit = c
-		} else if env != nil {
-			gr.Head.Commit = env.SHA
-		}
-	}
-	if gr.Base.Commit == "" && len(gr.Base.Results) == 0 {
-		switch {
-		case in.Baseline != "":
-			gr.Base.Name, gr.Base.Ref = "baseline", "baseline:"+in.Baseline
-		case in.Base != "":
-			gr.Base.Name, gr.Base.Ref, gr.Base.Commit = "base", in.Base, in.Base
-			if c, err := rounds.Git(ctx, ".", "rev-parse", "--verify", "--end-of-options", in.Base+"^{commit}"); err == nil {
-				gr.Base.Commit = c
-			}
-		}
-	}
-}
-
-// oneLineReason is err's message on one line, without a final period (the
-// report adds its own): a reason must not end the banner line it is on.
-func oneLineReason(err error) string {
-	s := strings.Join(strings.Fields(err.Error()), " ")
-	return strings.TrimRight(s, ". ")
+	return f
 }
 
 const commentHelp = `Usage: loadgate comment --from DIR --pr N [--artifact-url URL]

@@ -63,6 +63,7 @@ type runFlags struct {
 	started               []func(time.Time)   // told the schedule's start (load.Config.Started): counted reads, watched pids
 	onProgress            func(load.Progress) // also called with each progress snapshot (soak)
 	about                 about               // what the result states that is known before the load
+	startAt               time.Time           // the schedule's start (load.Config.StartAt), zero: now; a duet gate's rounds share one
 }
 
 // about is what a result states that is known before its load: runLoad
@@ -185,18 +186,18 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return unusable(fmt.Errorf("run: stats: %w", err))
 		}
 	}
-	cnt, err := startCounting(ctx, sc, sr, stderr) // counted by the service: counting.go
+	cnt, err := startCounting(ctx, sc, sr, stderr) // counted by the service: gate/counted
 	if err != nil {
 		return err
 	}
-	defer cnt.stop()
+	defer cnt.Stop()
 	fr, err := startFaults(ctx, sc, sr, stderr) // phase inject: faults.go
 	if err != nil {
 		return err
 	}
 	defer fr.stop()
 	f.faults = fr.hook
-	f.started = startHooks(sr.started(), cnt.started(ctx), watched.started()) // the counted reads and the watched pids' sampling (watchpid.go) start on the schedule's t0
+	f.started = startHooks(sr.started(), cnt.Started(ctx), watched.started()) // the counted reads and the watched pids' sampling (watchpid.go) start on the schedule's t0
 	res, err := runLoad(fr.ctx, sc, env, targetURL, out, f, stderr)
 	if watched != nil {
 		services, _, _, ferr := watched.stop()
@@ -211,7 +212,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	// before apply moves the fault windows' requests out of the phases: sent is all that was sent
-	cnt.finish(ctx, res)
+	cnt.Finish(ctx, res)
 	if err := fr.apply(res); err != nil { // the faults as they happened, their requests out of the phases
 		return err
 	}
@@ -245,6 +246,7 @@ func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, 
 		Snapshots: snapW,
 		Faults:    f.faults,
 		Started:   f.started,
+		StartAt:   f.startAt,
 		// what the result states that is known before the load: load.Run returns it final
 		Machine: machine(), Topology: withGenerator(f.about.topology), TargetLabel: f.about.targetLabel,
 		Side: f.about.side, Commit: f.about.commit, Round: f.about.round,

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/url"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -19,9 +16,9 @@ import (
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/soak"
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
@@ -102,7 +99,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := refuseFaults(base); err != nil {
 		return err // before any bring-up
 	}
-	sc, err := soakScenario(base, f.duration)
+	sc, err := soak.Scenario(base, f.duration)
 	if err == nil {
 		err = sc.CheckOperatorLimits(f.limits)
 	}
@@ -141,73 +138,30 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usageErr("soak: --out %w", err)
 	}
 
-	col := newMemCollector()
+	col := soak.NewCollector()
 	every := f.stack.statsEvery
-	var sr *stackRun
-	var ps *plainSampler
-	if plain {
-		if ps, err = startPlainSampling(ctx, out, f.watch, every, sc.Warmup, true, 0, col); err != nil {
-			return unusable(fmt.Errorf("soak: stats: %w", err))
-		}
-	} else {
-		if sr, err = startStack(ctx, "soak", sc, files, target, out, f.stack, stderr); err != nil {
+	rn := &soakRunner{lr: loadRunner{f: runFlags{progress: "never", insecure: f.insecure}, stderr: stderr}, env: env, target: targetURL, about: plainAbout(loadSet), dir: out}
+	var sampler soak.Sampler = &soakPlain{out: out, pids: f.watch, every: every, col: col}
+	if !plain {
+		sr, err := startStack(ctx, "soak", sc, files, target, out, f.stack, stderr)
+		if err != nil {
 			return err
 		}
-		targetURL = &url.URL{Scheme: "http", Host: sr.addr}
-		defer func() {
-			if sr != nil {
-				sr.down(stderr)
-			}
-		}()
 		sr.statsTee = col
-		if err := sr.sample(ctx, out, every, sc.Warmup); err != nil {
-			return unusable(fmt.Errorf("soak: stats: %w", err))
-		}
+		sampler = &soakStack{cs: &composeStack{sr: sr, every: every, stderr: stderr}, out: out} // soak.Run tears it down
+		rn.target, rn.about = &url.URL{Scheme: "http", Host: sr.addr}, sr.about(target)
 	}
-
-	total := sc.TotalDuration()
-	pl := newSoakProgress(stderr, f.progress, total, col)
-	// ps's sampling starts at the schedule's t0 + the warm-up (rule 7); the
-	// scenario injects no faults (refuseFaults), so no fault hook is skipped.
-	rf := runFlags{progress: "never", insecure: f.insecure, onProgress: pl.update, about: plainAbout(loadSet), started: startHooks(ps.started(), sr.started())}
-	if sr != nil {
-		rf.about = sr.about(target)
-	}
-	res, err := runLoad(ctx, sc, env, targetURL, out, rf, stderr)
+	pl := newSoakProgress(stderr, f.progress, sc.TotalDuration())
+	sres, res, err := soak.Run(ctx, soak.Config{Base: base, Scenario: sc, Duration: f.duration, ThresholdBytesPerHour: threshold, Every: every},
+		soak.Deps{Sampler: sampler, Runner: rn, Collector: col, Progress: pl.update,
+			Warn: func(format string, a ...any) { fmt.Fprintf(stderr, "loadgate: warning: "+format+"\n", a...) }})
 	pl.finish()
 	if err != nil {
-		if ps != nil {
-			ps.stop()
+		if rounds.KindOf(err) == nil {
+			err = unusable(err) // the soak's own: its stats file
 		}
 		return err
 	}
-	var watched []procstat.Summary
-	if sr != nil {
-		if ferr := sr.finish(res); ferr != nil {
-			fmt.Fprintf(stderr, "loadgate: warning: stats.jsonl: %v\n", ferr)
-		}
-		_, derr := sr.down(stderr)
-		sr = nil
-		res.Complete(result.After{TeardownErr: derr})
-	} else {
-		services, pids, gen, ferr := ps.stop()
-		if ferr != nil {
-			fmt.Fprintf(stderr, "loadgate: warning: stats.jsonl: %v\n", ferr)
-		}
-		watched = pids
-		res.Complete(result.After{Stack: &result.Stack{Services: services, Generator: gen}})
-	}
-
-	judged, _ := base.JudgedPhase()
-	sres := &soak.Result{
-		Schema: soak.Schema, Scenario: sc.Name, ScenarioHash: sc.Hash, StartedAt: res.StartedAt,
-		DurationS: f.duration.Seconds(), WarmupS: sc.Warmup.Seconds(), RanS: res.FinishedAt.Sub(res.StartedAt).Seconds(),
-		RatePerS: judged.Rate, SampleIntervalS: every.Seconds(), Interrupted: res.Interrupted,
-		ThresholdBytesPerHour: threshold,
-	}
-	sres.Usable, sres.Unusable = soakUsable(res)
-	sres.Processes = col.processes(threshold, res.Stack, watched)
-	sres.Verdict = soak.Overall(sres.Processes)
 	code := soakExit(sres) // exit.go
 	if err := res.WriteFile(filepath.Join(out, "result.json")); err != nil {
 		return unusable(err)
@@ -233,21 +187,6 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-// soakUsable says whether the soak's request side can be trusted: what the
-// run's result says of itself and its record invariants (result.Check,
-// design rule 3), and why not, in words.
-func soakUsable(res *result.Result) (bool, []string) {
-	var why []string
-	if !res.Usable {
-		why = append(why, res.Unusable...)
-		if len(res.Unusable) == 0 {
-			why = append(why, "the run's result is marked unusable")
-		}
-	}
-	why = append(why, res.Check()...)
-	return len(why) == 0, why
-}
-
 // refuseFaults refuses a scenario whose phases inject faults (exit 2): a
 // soak holds one steady load, and a fault would read as memory growth.
 func refuseFaults(sc *scenario.Scenario) error {
@@ -271,190 +210,81 @@ func parseLeakThreshold(s string) (float64, error) {
 	return float64(v), nil
 }
 
-// maxSoakHours bounds --duration before any phase is built (the cell
-// check bounds it further: scenario.MaxCells).
-const maxSoakHours = 10000
+// soakRunner is soak.Runner on the load engine (loadRunner): the load's
+// snapshots go to dir, its progress to the soak's.
+type soakRunner struct {
+	lr     loadRunner
+	env    map[string]string
+	target *url.URL
+	about  about
+	dir    string
+}
 
-// soakScenario is base with its phases replaced by the soak's: the judged
-// phase's constant rate held for d, as one phase per hour of the soak's
-// clock (hour-1, hour-2, ...; the last one may be short), so that the
-// request side reads per hour. The warm-up, mix, workloads and ceilings are
-// base's; the ceilings are checked again (refuse, never clamp) and the hash
-// is the soak's own.
-func soakScenario(base *scenario.Scenario, d time.Duration) (*scenario.Scenario, error) {
-	if base.HasFaults() {
-		return nil, fmt.Errorf("%s: the scenario injects faults: a soak holds one steady load", base.File)
+func (r *soakRunner) Run(ctx context.Context, sc *scenario.Scenario, started []func(time.Time), progress func(load.Progress)) (*result.Result, error) {
+	lr := r.lr
+	lr.f.onProgress = progress
+	return lr.Run(ctx, rounds.RunSpec{Scenario: sc, Env: r.env, Target: r.target, TargetLabel: r.about.targetLabel, Topology: r.about.topology, Dir: r.dir, Started: started})
+}
+
+// soakStack is soak.Sampler on the soak's stack (composeStack): its
+// services and the generator sampled into OUT/stats.jsonl (and the
+// collector: stackRun.statsTee), and its teardown.
+type soakStack struct {
+	cs   *composeStack
+	out  string
+	stop func(*result.Result) error
+}
+
+func (s *soakStack) Start(ctx context.Context, warmup time.Duration) (func(time.Time), error) {
+	start, stop, err := s.cs.Sample(ctx, s.out, warmup)
+	s.stop = stop
+	return start, err
+}
+
+func (s *soakStack) Finish(res *result.Result) ([]procstat.Summary, error) {
+	var err error
+	if s.stop != nil {
+		into := res
+		if into == nil {
+			into = &result.Result{} // the load failed: only stop the samplers and close the file
+		}
+		err = s.stop(into)
 	}
-	judged, ok := base.JudgedPhase()
-	if !ok {
-		return nil, fmt.Errorf("%s: no judged phase to take the soak's rate from", base.File)
+	_, derr := s.cs.Down()
+	if res != nil {
+		res.Complete(result.After{TeardownErr: derr})
 	}
-	if judged.Pattern != scenario.Constant {
-		return nil, fmt.Errorf("%s:%d: phase %s is a %s; a soak holds one steady rate: judge a constant phase (rate: R)", base.File, judged.Line, judged.Name, judged.Pattern)
-	}
-	if d > maxSoakHours*time.Hour {
-		return nil, fmt.Errorf("--duration %s: more than %d hours", d, maxSoakHours)
-	}
-	sc := *base
-	sc.Phases = nil
-	for i, left := 1, d; left > 0; i++ {
-		p := judged
-		p.Name = fmt.Sprintf("hour-%d", i)
-		p.Duration = min(left, time.Hour)
-		p.Judged = false                // a soak judges memory, not the request side's thresholds
-		p.Inject, p.Recovery = nil, nil // a soak injects nothing (refuseFaults)
-		sc.Phases = append(sc.Phases, p)
-		left -= p.Duration
-	}
-	if err := sc.CheckCeilings(); err != nil {
+	return nil, err
+}
+
+// soakPlain is soak.Sampler in plain mode: the --watch-pid processes and
+// the generator (plainSampler), into OUT/stats.jsonl and the collector.
+type soakPlain struct {
+	out   string
+	pids  []int
+	every time.Duration
+	col   io.Writer
+	ps    *plainSampler
+}
+
+func (s *soakPlain) Start(ctx context.Context, warmup time.Duration) (func(time.Time), error) {
+	ps, err := startPlainSampling(ctx, s.out, s.pids, s.every, warmup, true, 0, s.col)
+	if err != nil {
 		return nil, err
 	}
-	// One phase per hour: the engine keeps a cell (up to two ~184 KiB
-	// histograms) per phase and workload, which Parse bounded for the
-	// scenario as written, not for these phases.
-	if err := sc.CheckCells(); err != nil {
-		return nil, fmt.Errorf("--duration %s is %d phases of an hour: %w", d, len(sc.Phases), err)
-	}
-	sc.Hash = sc.ComputeHash()
-	return &sc, nil
+	s.ps = ps
+	return ps.started(), nil
 }
 
-// memCollector keeps every memory sample of every process, from the
-// stats.jsonl lines written through it (io.Writer, one JSON line per
-// Write or split across Writes). A watched process is keyed by its pid
-// (its comm may change, by exec), a service by its name. Its CPU is not
-// the collector's: processes takes it from the samplers' summaries, the
-// numbers result.json states. Safe for concurrent use.
-type memCollector struct {
-	mu      sync.Mutex
-	partial []byte
-	series  map[string][]soak.Point
-	kinds   map[string]string
-	pids    map[string]int
-	byPID   map[int]string // a watched process's name, as first seen
-	order   []string
-}
-
-func newMemCollector() *memCollector {
-	return &memCollector{series: map[string][]soak.Point{}, kinds: map[string]string{}, pids: map[string]int{}, byPID: map[int]string{}}
-}
-
-func (c *memCollector) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.partial = append(c.partial, p...)
-	for {
-		i := bytes.IndexByte(c.partial, '\n')
-		if i < 0 {
-			break
-		}
-		line := c.partial[:i]
-		var s stack.Sample
-		if json.Unmarshal(line, &s) == nil && s.Service != "" {
-			c.add(s)
-		}
-		c.partial = c.partial[i+1:]
+func (s *soakPlain) Finish(res *result.Result) ([]procstat.Summary, error) {
+	if s.ps == nil {
+		return nil, nil
 	}
-	if len(c.partial) > 1<<20 { // not our lines: drop, never grow
-		c.partial = nil
+	services, pids, gen, err := s.ps.stop()
+	if res != nil {
+		res.Complete(result.After{Stack: &result.Stack{Services: services, Generator: gen}})
 	}
-	return len(p), nil
-}
-
-func (c *memCollector) add(s stack.Sample) {
-	name, kind, pid := s.Service, soak.KindService, 0
-	switch {
-	case s.Service == "loadgate":
-		name, kind = "loadgate (generator)", soak.KindGenerator
-	case strings.HasPrefix(s.Container, "pid "):
-		kind = soak.KindPID
-		if _, err := fmt.Sscanf(s.Container, "pid %d", &pid); err == nil {
-			if first, ok := c.byPID[pid]; ok {
-				name = first
-			} else {
-				c.byPID[pid] = name
-			}
-		}
-	}
-	if _, ok := c.kinds[name]; !ok {
-		c.kinds[name], c.pids[name] = kind, pid
-		c.order = append(c.order, name)
-	}
-	c.series[name] = append(c.series[name], soak.Point{Time: s.Time, MemBytes: s.MemBytes})
-}
-
-// estimates are the current growth estimates, for the progress line.
-func (c *memCollector) estimates() []report.SoakEstimate {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []report.SoakEstimate
-	for _, name := range c.sorted() {
-		v, ok := soak.Estimate(c.series[name])
-		out = append(out, report.SoakEstimate{Name: name, BytesPerHour: v, OK: ok})
-	}
-	return out
-}
-
-// sorted: services, then watched processes, then the generator; by name.
-func (c *memCollector) sorted() []string {
-	names := append([]string(nil), c.order...)
-	rank := map[string]int{soak.KindService: 0, soak.KindPID: 1, soak.KindGenerator: 2}
-	sort.SliceStable(names, func(i, j int) bool {
-		if ri, rj := rank[c.kinds[names[i]]], rank[c.kinds[names[j]]]; ri != rj {
-			return ri < rj
-		}
-		return names[i] < names[j]
-	})
-	return names
-}
-
-// processes judges every process sampled. CPU is the samplers' (one
-// owner: the summaries in stack, and watched for --watch-pid processes,
-// whose exits they also tell).
-func (c *memCollector) processes(threshold float64, stack *result.Stack, watched []procstat.Summary) []soak.Process {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cpu := map[string]result.Service{}
-	if stack != nil {
-		for _, s := range stack.Services {
-			cpu[s.Name] = s
-		}
-		if g := stack.Generator; g != nil {
-			cpu[g.Name] = *g
-		}
-	}
-	byPID := map[int]procstat.Summary{}
-	for _, w := range watched {
-		byPID[w.PID] = w
-	}
-	var out []soak.Process
-	for _, name := range c.sorted() {
-		p := soak.NewProcess(name, c.kinds[name], c.pids[name], c.series[name], threshold)
-		if s, ok := cpu[name]; ok && p.Kind != soak.KindPID {
-			p.CPUAvgPct, p.CPUPeakPct = s.CPUAvgPct, s.CPUPeakPct
-		}
-		if w, ok := byPID[p.PID]; ok && p.Kind == soak.KindPID {
-			p.CPUAvgPct, p.CPUPeakPct = w.CPUAvgPct, w.CPUPeakPct
-			if w.Exited {
-				p.SetExited(w.ExitedAt)
-			}
-		}
-		out = append(out, p)
-		delete(byPID, p.PID)
-	}
-	// A watched process with no sample (it went away during the warm-up)
-	// is still one the soak could not judge.
-	for _, w := range watched {
-		if _, left := byPID[w.PID]; !left {
-			continue
-		}
-		p := soak.NewProcess(pidService(w.PID, w.Name), soak.KindPID, w.PID, nil, threshold)
-		if w.Exited {
-			p.SetExited(w.ExitedAt)
-		}
-		out = append(out, p)
-	}
-	return out
+	return pids, err
 }
 
 // soakProgress redraws the soak's status line on a terminal: elapsed /
@@ -465,18 +295,20 @@ type soakProgress struct {
 	on    bool
 	drawn bool
 	total time.Duration
-	col   *memCollector
 }
 
-func newSoakProgress(w io.Writer, mode string, total time.Duration, col *memCollector) *soakProgress {
-	return &soakProgress{w: w, on: newProgressLine(w, mode).on, total: total, col: col}
+func newSoakProgress(w io.Writer, mode string, total time.Duration) *soakProgress {
+	return &soakProgress{w: w, on: newProgressLine(w, mode).on, total: total}
 }
 
-func (p *soakProgress) update(pr load.Progress) {
+func (p *soakProgress) update(pr load.Progress, estimates []soak.Estimated) {
 	if !p.on {
 		return
 	}
-	ests := p.col.estimates()
+	ests := make([]report.SoakEstimate, len(estimates))
+	for i, e := range estimates {
+		ests[i] = report.SoakEstimate{Name: e.Name, BytesPerHour: e.BytesPerHour, OK: e.OK}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	per := pr.Interval.Seconds()

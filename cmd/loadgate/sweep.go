@@ -16,6 +16,7 @@ import (
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/sweep"
 	"github.com/loadgate/loadgate/gate/verdict"
@@ -127,91 +128,36 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 
-	var sr *stackRun
-	if !plain {
-		if sr, err = startStack(ctx, "sweep", sc, files, target, out, f.stack, stderr); err != nil {
-			return err
-		}
-		targetURL = &url.URL{Scheme: "http", Host: sr.addr}
-		defer func() {
-			if sr != nil {
-				sr.down(stderr)
-			}
-		}()
-	}
-
-	sw := &sweep.Sweep{
-		Schema: sweep.Schema, StartedAt: started.UTC(), Rates: plan.rates,
-		StepS: plan.step.Seconds(), WarmupS: plan.warmup.Seconds(), HoldRule: sweep.Rule,
-		Scenario: result.Scenario{Name: sc.Name, Hash: sc.Hash, File: sc.File, Scale: sc.Scale, MaxInFlight: sc.MaxInFlight,
-			TimeoutMS: float64(sc.Timeout) / float64(time.Millisecond)},
-		NotMeasured: []string{},
-	}
-	floor := min(sc.Timeout, sc.Drain)
-	for i, ssc := range plan.scenarios {
-		k, rate := i+1, plan.rates[i]
-		dir := filepath.Join("steps", fmt.Sprintf("%02d-%s", k, rateName(rate)))
-		stepDir := filepath.Join(out, dir)
-		if err := os.MkdirAll(stepDir, 0o755); err != nil {
-			return unusable(fmt.Errorf("sweep: %w", err))
-		}
-		fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s req/s for %s (warm-up %s)\n", k, len(plan.rates), report.Rate(rate), plan.step, plan.warmup)
-		if sr != nil {
-			if err := sr.sample(ctx, stepDir, f.stack.statsEvery, ssc.Warmup); err != nil {
-				return unusable(fmt.Errorf("sweep: stats: %w", err))
-			}
-		}
-		f.about = plainAbout(loadSet)
-		if sr != nil {
-			f.about = sr.about(target)
-		}
-		f.started = startHooks(sr.started()) // the step's stack samplers start at its t0 + warm-up
-		res, err := runLoad(ctx, ssc, env, targetURL, stepDir, f, stderr)
-		if err != nil {
-			if sr != nil {
-				_ = sr.finish(&result.Result{})
-			}
-			if ctx.Err() == nil || len(sw.Steps) == 0 {
+	runner := &stepRunner{lr: loadRunner{f: f, stderr: stderr}, env: env, target: targetURL, about: func() about { return plainAbout(loadSet) }}
+	deps := sweep.Deps{
+		Runner: runner,
+		Starting: func(k, n int, rate float64) {
+			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s req/s for %s (warm-up %s)\n", k, n, report.Rate(rate), plan.Step, plan.Warmup)
+		},
+		Measured: func(dir string, st sweep.Step, res *result.Result, v verdict.Verdict) error {
+			if err := writeStep(dir, res, v); err != nil {
 				return err
 			}
-			sw.Interrupted = true // cut short before the step could start: the steps so far are kept
-			break
-		}
-		if sr != nil {
-			if ferr := sr.finish(res); ferr != nil {
-				fmt.Fprintf(stderr, "loadgate: warning: stats.jsonl: %v\n", ferr)
-			}
-		}
-		v := verdict.Thresholds(res)
-		if err := writeStep(stepDir, res, v); err != nil {
-			return unusable(fmt.Errorf("sweep: step %d: %w", k, err))
-		}
-		st, err := sweep.NewStep(sweep.StepInput{Number: k, Rate: rate, Result: filepath.ToSlash(filepath.Join(dir, "result.json")), Res: res, Verdict: v, Floor: floor})
+			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s\n", st.Number, len(plan.Rates), report.SweepStepLine(st))
+			return nil
+		},
+		Warn: func(format string, a ...any) { fmt.Fprintf(stderr, "loadgate: warning: "+format+"\n", a...) },
+	}
+	if !plain {
+		sr, err := startStack(ctx, "sweep", sc, files, target, out, f.stack, stderr)
 		if err != nil {
-			return unusable(err)
+			return err
 		}
-		sw.Steps = append(sw.Steps, st)
-		sw.Machine, sw.Topology, sw.Target = res.Machine, res.Topology, res.Target
-		sw.Scenario.Thresholds = res.Scenario.Thresholds
-		sweep.Conclude(sw)
-		fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s\n", k, len(plan.rates), report.SweepStepLine(sw.Steps[len(sw.Steps)-1]))
-		if res.Interrupted || ctx.Err() != nil {
-			sw.Interrupted = true
-			break
-		}
-		if !sweep.Next(sw.Steps) {
-			break
-		}
+		deps.Stack = &composeStack{sr: sr, every: f.stack.statsEvery, stderr: stderr} // sweep.Run tears it down
+		runner.target, runner.about = &url.URL{Scheme: "http", Host: sr.addr}, func() about { return sr.about(target) }
 	}
-	if sr != nil {
-		_, derr := sr.down(stderr)
-		sr = nil
-		if derr != nil {
-			sw.NotMeasured = append(sw.NotMeasured, fmt.Sprintf("the stack was not torn down cleanly: %v", derr))
+	sw, err := sweep.Run(ctx, sc, plan, out, started, deps)
+	if err != nil {
+		if rounds.KindOf(err) == nil {
+			err = unusable(err) // the sweep's own: a directory or a file
 		}
+		return err
 	}
-	sw.FinishedAt = time.Now().UTC()
-	sweep.Conclude(sw)
 	if err := sw.WriteFile(filepath.Join(out, "sweep.json")); err != nil {
 		return unusable(err)
 	}
@@ -236,24 +182,16 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// sweepPlanned is the stairs a sweep will run: its rates and each step's
-// scenario, all checked against the ceilings before anything starts.
-type sweepPlanned struct {
-	rates        []float64
-	step, warmup time.Duration
-	scenarios    []*scenario.Scenario
-}
-
 // sweepPlan reads --rates (or the default stairs), the step and warm-up
 // durations, and builds every step's scenario, refusing (exit 2) a rate
 // above the scenario's ceilings or the operator's limits.
-func sweepPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, limits scenario.OperatorLimits) (sweepPlanned, error) {
-	var p sweepPlanned
+func sweepPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, limits scenario.OperatorLimits) (sweep.Plan, error) {
+	var p sweep.Plan
 	var err error
 	if rates != "" {
-		p.rates, err = sweep.ParseRates(rates)
+		p.Rates, err = sweep.ParseRates(rates)
 	} else {
-		p.rates, err = sweep.DefaultRates(sc)
+		p.Rates, err = sweep.DefaultRates(sc)
 	}
 	if err != nil {
 		return p, usageErr("sweep: --rates: %w", err)
@@ -262,22 +200,22 @@ func sweepPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, 
 	if !ok {
 		return p, usageErr("sweep: %s: the scenario has no judged phase", sc.File)
 	}
-	p.step, p.warmup = step, warmup
+	p.Step, p.Warmup = step, warmup
 	if step == 0 {
-		p.step = jp.Duration
+		p.Step = jp.Duration
 	}
 	if warmup < 0 {
-		p.warmup = sc.Warmup
+		p.Warmup = sc.Warmup
 	}
-	if p.step < 0 {
+	if p.Step < 0 {
 		return p, usageErr("sweep: --step %v: a step must last longer than 0", step)
 	}
-	for i, r := range p.rates {
-		ssc, err := sweep.StepScenario(sc, r, p.step, p.warmup, limits)
+	for i, r := range p.Rates {
+		ssc, err := sweep.StepScenario(sc, r, p.Step, p.Warmup, limits)
 		if err != nil {
 			return p, usageErr("sweep: step %d of --rates (%s req/s) is refused: %w", i+1, report.Rate(r), err)
 		}
-		p.scenarios = append(p.scenarios, ssc)
+		p.Scenarios = append(p.Scenarios, ssc)
 	}
 	return p, nil
 }
@@ -311,8 +249,20 @@ func writeStep(dir string, res *result.Result, v verdict.Verdict) error {
 	return writeFile(filepath.Join(dir, "report.md"), func(w io.Writer) error { return report.Markdown(w, res, v) })
 }
 
-// rateName is a rate in a directory name: 12.5 → "12.5".
-func rateName(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+// stepRunner is sweep.Runner on the load engine (loadRunner): each step's
+// result states what is known before its load (about, asked per step: the
+// stack's pinning as verified then).
+type stepRunner struct {
+	lr     loadRunner
+	env    map[string]string
+	target *url.URL
+	about  func() about
+}
+
+func (s *stepRunner) Run(ctx context.Context, sc *scenario.Scenario, dir string, started []func(time.Time)) (*result.Result, error) {
+	a := s.about()
+	return s.lr.Run(ctx, rounds.RunSpec{Scenario: sc, Env: s.env, Target: s.target, TargetLabel: a.targetLabel, Topology: a.topology, Dir: dir, Started: started})
+}
 
 func factorsText() string {
 	parts := make([]string, len(sweep.DefaultFactors))

@@ -65,7 +65,7 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
 	}
-	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.stack.Name(), sr.plan.Stack, t, sr.addr, sr.path)
+	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.stack.Name(), sr.run.Plan.Stack, t, sr.addr, sr.run.Path)
 	fmt.Fprintln(stdout, "press Ctrl-C to tear it down")
 	<-ctx.Done()
 	took, err := sr.down(stderr)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/loadgate/loadgate/gate/report"
 )
 
 const markerPrefix = "<!-- loadgate:comment scenario="
@@ -173,7 +175,7 @@ func CommentBody(scenario, markdown, footer string) (body string, cut bool) {
 		room -= len(footer) + 2
 	}
 	note := fmt.Sprintf("> ✂️ **Cut:** GitHub limits a comment to %s characters; part of the report is left out here (%s bytes in all). The full report is in the job summary and the results artifact.",
-		"65 536", group(len(md)))
+		report.Count(CommentLimit), report.Count(int64(len(md))))
 	md, ok := Cut(md, note, room)
 	body = marker + "\n" + md
 	if footer != "" {
@@ -327,17 +329,4 @@ func StatusOf(err error) int {
 		return ab.Response.StatusCode
 	}
 	return 0
-}
-
-// group writes n with thin-space thousands groups, as the reports do.
-func group(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -64,7 +64,7 @@ func gateMarkdown(t *testing.T, v verdict.Value) (verdict.Verdict, string) {
 	}
 	switch v {
 	case verdict.Unusable:
-		gr.Verdict = verdict.Verdict{Value: v, Workloads: []verdict.WorkloadVerdict{}, Reasons: []string{"gate: head side (ec26c3e57ca3) is unusable: compose up: Cannot connect to the Docker daemon"}}
+		gr.Verdict = verdict.Verdict{Value: v, Workloads: []verdict.WorkloadVerdict{}, Notes: []verdict.Note{{Code: verdict.NoteError, Detail: "gate: head side (ec26c3e57ca3) is unusable: compose up: Cannot connect to the Docker daemon"}}}
 	case verdict.Regression:
 		gr.Verdict = regressed()
 		gr.Verdict.Value = verdict.Regression
@@ -487,5 +487,29 @@ func TestWithoutRunnerSecrets(t *testing.T) {
 	}
 	if _, ok := look("API_TOKEN"); !ok {
 		t.Error("a scenario's own secret is hidden")
+	}
+}
+
+// TestRegression_CutNoteGroupsLikeReports: the cut note of a long comment
+// wrote its numbers with an ordinary space ("123 456") where every report
+// groups digits with a thin space; it now writes them as report.Count does.
+func TestRegression_CutNoteGroupsLikeReports(t *testing.T) {
+	md := "# loadgate: demo-api\n\n" + strings.Repeat("| w | 1 ms |\n", 9000)
+	md += strings.Repeat("x", 123456-len(md))
+	body, cut := action.CommentBody("demo-api", md, "")
+	if !cut {
+		t.Fatalf("a %d-byte report was not cut", len(md))
+	}
+	for _, want := range []string{
+		"GitHub limits a comment to 65\u2009536 characters",
+		"(123\u2009456 bytes in all)",
+		"(" + report.Count(int64(len(md))) + " bytes in all)",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the cut note lacks %q:\n%s", want, body[len(body)-400:])
+		}
+	}
+	if strings.Contains(body, "123 456") || strings.Contains(body, "65 536") {
+		t.Error("the cut note groups digits with an ordinary space")
 	}
 }

@@ -6,7 +6,10 @@
 // It sits at the end of the pipeline: it takes a verdict and its rendered
 // Markdown report and publishes them; it never measures nor judges. The exit
 // code stays the verdict's (ExitCode with the fail-on input): nothing that
-// happens while commenting changes it.
+// happens while commenting changes it. Step is the whole step of
+// `loadgate gate --github`: it runs the gate through the Gate interface
+// (the command wires gate/rounds to it), so the step's flow — inputs,
+// an unusable gate still published, fail-on — is tested with a fake.
 //
 // # How the binary gets its inputs
 //

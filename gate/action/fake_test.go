@@ -431,14 +431,14 @@ func regressed() verdict.Verdict {
 				{Phase: "recover", Workload: "api_read", Metric: "p99", Limit: 80, Observed: 95, Count: 700, Value: verdict.Regression},
 			}},
 		},
-		Reasons: []string{},
+		Notes: []verdict.Note{},
 	}
 }
 
 func passing() verdict.Verdict {
 	return verdict.Verdict{Value: verdict.Pass, Workloads: []verdict.WorkloadVerdict{
 		{Phase: "sustain", Workload: "api_read", Value: verdict.Pass, Checks: []verdict.Check{}},
-	}, Reasons: []string{}}
+	}, Notes: []verdict.Note{}}
 }
 
 func reportMD(verdictLine string) string {

@@ -266,7 +266,7 @@ func annotate(a *githubactions.Action, p Publication, failOn FailOn) {
 		return m
 	}
 	if p.Verdict.Value == verdict.Unusable {
-		why := strings.Join(p.Verdict.Reasons, "; ")
+		why := strings.Join(report.NoteTexts(p.Verdict.Notes), "; ")
 		if why == "" {
 			why = "the result is marked unusable"
 		}

@@ -401,7 +401,7 @@ func TestCommentOverLimitIsCut(t *testing.T) {
 		t.Fatalf("body %d bytes", len(body))
 	}
 	if !strings.HasPrefix(body, action.Marker("demo-api")+"\n# loadgate: demo-api") ||
-		!strings.Contains(body, "GitHub limits a comment to 65 536 characters") ||
+		!strings.Contains(body, "GitHub limits a comment to 65\u2009536 characters") ||
 		!strings.Contains(body, "## Verdict\n\n**REGRESSION** (exit 1)") ||
 		!strings.HasSuffix(body, "/actions/runs/4242) · [results artifact](https://github.com/Codertocat/Hello-World/actions/runs/4242#artifacts)</sub>") {
 		t.Errorf("body start %q … end %q", body[:200], body[len(body)-400:])

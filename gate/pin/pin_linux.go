@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -169,27 +168,4 @@ func ReadBack() (Set, error) {
 		return Set{}, fmt.Errorf("pin: read /proc/self/status: %w", err)
 	}
 	return Set{}, errors.New("pin: no Cpus_allowed_list in /proc/self/status")
-}
-
-// selfCPU is this process's user+system CPU time.
-func selfCPU() time.Duration {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// selfRSS is this process's resident set size (/proc/self/statm).
-func selfRSS() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseInt(f[1], 10, 64)
-	return pages * int64(os.Getpagesize())
 }

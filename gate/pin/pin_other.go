@@ -2,10 +2,7 @@
 
 package pin
 
-import (
-	"runtime"
-	"time"
-)
+import "runtime"
 
 // Available returns all CPUs runtime.NumCPU reports (no affinity API here).
 func Available() (Set, error) {
@@ -24,9 +21,3 @@ func ReadBack() (Set, error) { return Set{}, ErrUnsupported }
 
 // ThreadSets is not supported off Linux.
 func ThreadSets() (map[int]Set, error) { return nil, ErrUnsupported }
-
-// selfCPU is not measured off Linux.
-func selfCPU() time.Duration { return 0 }
-
-// selfRSS is not measured off Linux.
-func selfRSS() int64 { return 0 }

@@ -1,13 +1,8 @@
 package pin_test
 
 import (
-	"context"
-	"math"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/loadgate/loadgate/gate/pin"
 )
@@ -36,32 +31,5 @@ func TestTopologyNamesEveryPart(t *testing.T) {
 	pinned, why := p.Topology(false, "cpuset ignored")
 	if pinned || !strings.Contains(why, "stack: cpuset ignored") || !strings.Contains(why, "not pinned") {
 		t.Errorf("%v %q", pinned, why)
-	}
-}
-
-func TestSampleSelf(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("getrusage and /proc are read on Linux")
-	}
-	var mu sync.Mutex
-	var got []pin.SelfSample
-	stop := pin.SampleSelf(context.Background(), 20*time.Millisecond, 2, func(s pin.SelfSample) {
-		mu.Lock()
-		got = append(got, s)
-		mu.Unlock()
-	})
-	deadline := time.Now().Add(150 * time.Millisecond)
-	for time.Now().Before(deadline) { // some CPU to measure
-	}
-	sum := stop()
-	mu.Lock()
-	defer mu.Unlock()
-	if sum.Samples == 0 || sum.Samples != len(got) || sum.MemPeakBytes <= 0 || sum.CPUPeakPct <= 0 {
-		t.Fatalf("summary %+v of %d samples", sum, len(got))
-	}
-	for _, s := range got {
-		if math.Abs(s.CPUPctOfSet-s.CPUPct/2) > 0.001 {
-			t.Errorf("of set %v, one core %v", s.CPUPctOfSet, s.CPUPct)
-		}
 	}
 }

@@ -2,6 +2,9 @@
 // cumulative CPU time (utime + stime) and resident memory. CPU is reported
 // as the delta of cumulative CPU time over each sampling interval
 // (measurement rule 11), never as an average over the process's lifetime.
+// It is loadgate's one CPU-delta sampler: of a watched process (Sample), of
+// the generator itself (SampleSelf), and of both from the end of a load's
+// warm-up on the engine's clock (Watch).
 //
 // Linux only: elsewhere there is no /proc and every read fails.
 package procstat

@@ -19,8 +19,11 @@ type Sample struct {
 	Time     time.Time     // end of the interval
 	Interval time.Duration // since the previous reading
 	CPUPct   float64       // percent of one core: the CPU time delta over Interval (CorePct)
-	MemBytes int64         // resident set size at Time
-	CPUTime  time.Duration // cumulative user + system CPU time at Time
+	// CPUPctOfSet is CPUPct as a share of the cpus the process may run
+	// on: set by SampleSelf when it knows them, else 0.
+	CPUPctOfSet float64
+	MemBytes    int64         // resident set size at Time
+	CPUTime     time.Duration // cumulative user + system CPU time at Time
 }
 
 // CorePct is cpu (CPU time used) over wall (the time it was used in) as a
@@ -140,4 +143,14 @@ func (r Reader) sample(ctx context.Context, pid int, every time.Duration, now fu
 		<-done
 		return sum
 	}, done
+}
+
+// ServiceName is a watched process as a service of the results (the
+// service of its stats.jsonl lines, its row in result.json): "pid 1234
+// (comm)", or "pid 1234" when its comm is not known.
+func ServiceName(pid int, comm string) string {
+	if comm == "" {
+		return fmt.Sprintf("pid %d", pid)
+	}
+	return fmt.Sprintf("pid %d (%s)", pid, comm)
 }

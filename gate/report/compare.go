@@ -34,7 +34,7 @@ type GateReport struct {
 	Head     GateSide
 	Rounds   int // paired rounds; 0: len(Head.Results)
 	Verdict  verdict.Verdict
-	Notes    []string // the caller's warnings, printed with the verdict's notes
+	Notes    []verdict.Note // the caller's notes (a gate's set-up and plan), worded by NoteText with the verdict's
 }
 
 func (g *GateReport) normalize() {
@@ -76,6 +76,7 @@ type roundOrder struct {
 	byTime    bool   // some round's order comes from start times, not result.Round
 	paused    bool   // every round says the other side's stack was paused
 	oneBase   bool   // one base result paired with every head round (a stored baseline)
+	duet      bool   // every round ran both sides at the same instants (result.RoundDuet)
 }
 
 func (g *GateReport) order() roundOrder {
@@ -86,6 +87,14 @@ func (g *GateReport) order() roundOrder {
 	}
 	n := min(len(g.Base.Results), len(g.Head.Results))
 	if n == 0 {
+		return o
+	}
+	o.duet = true
+	for i := range n {
+		b, h := g.Base.Results[i], g.Head.Results[i]
+		o.duet = o.duet && b != nil && h != nil && b.Round != nil && h.Round != nil && b.Round.Mode == result.RoundDuet && h.Round.Mode == result.RoundDuet
+	}
+	if o.duet {
 		return o
 	}
 	o.paused = true
@@ -115,10 +124,12 @@ func (g *GateReport) order() roundOrder {
 }
 
 // label is the order in a few words: "ABBA", "base first", "head first",
-// "mixed order", "head rounds against one base result", "order not
-// recorded".
+// "mixed order", "duet", "head rounds against one base result", "order
+// not recorded".
 func (o roundOrder) label() string {
 	switch {
+	case o.duet:
+		return "duet"
 	case o.oneBase:
 		return "head rounds against one base result"
 	case o.baseFirst == nil:
@@ -153,6 +164,8 @@ func (o roundOrder) sentence(g *GateReport) string {
 	case o.oneBase:
 		s = fmt.Sprintf("Every %s round is paired with the same %s result (a stored baseline): nothing alternated.", g.Head.Name, g.Base.Name)
 		return s
+	case o.duet:
+		return "Each round ran in duet: both sides ran at the same instants (one schedule start), both stacks up and neither paused."
 	case o.baseFirst == nil:
 		s = "The results do not record in what order the sides ran"
 	case o.alternate:
@@ -274,11 +287,11 @@ func (g *GateReport) warnings() []string {
 	if a, b := topo(g.Base, stackCPUs), topo(g.Head, stackCPUs); a != b {
 		add(fmt.Sprintf("the sides' stacks ran on different CPUs (base %s, head %s)", a, b))
 	}
-	for _, s := range g.Notes {
+	for _, s := range NoteTexts(g.Notes) {
 		add(s)
 	}
 	if g.Verdict.Value != verdict.Unusable {
-		for _, s := range g.Verdict.Reasons {
+		for _, s := range NoteTexts(g.Verdict.Notes) {
 			add(s)
 		}
 		for _, u := range g.Verdict.Untrusted {
@@ -341,9 +354,10 @@ func (g *GateReport) notPinned() []string {
 			if r == nil || r.Topology.Pinned {
 				continue
 			}
-			k := slices.IndexFunc(groups, func(x *group) bool { return x.reason == r.Topology.PinnedReason })
+			why := pinnedWhy(r.Topology)
+			k := slices.IndexFunc(groups, func(x *group) bool { return x.reason == why })
 			if k < 0 {
-				groups = append(groups, &group{reason: r.Topology.PinnedReason})
+				groups = append(groups, &group{reason: why})
 				k = len(groups) - 1
 			}
 			groups[k].rounds[si] = append(groups[k].rounds[si], i+1)
@@ -385,10 +399,10 @@ func (g *GateReport) unusableGate() []string {
 	if g.Verdict.Value != verdict.Unusable {
 		return nil
 	}
-	if len(g.Verdict.Reasons) == 0 {
+	if len(g.Verdict.Notes) == 0 {
 		return []string{"a side is unusable"}
 	}
-	return g.Verdict.Reasons
+	return NoteTexts(g.Verdict.Notes)
 }
 
 // comparisons of one phase, in verdict order.

@@ -42,43 +42,6 @@ func verdictColor(v verdict.Value) string {
 	return "#cf222e"
 }
 
-// logRange is the latency axis: from a 1-2-5 step at or below lo to one at
-// or above hi, with its ticks.
-func logRange(lo, hi float64) (float64, float64, []float64) {
-	lo = max(lo, 0.001)
-	hi = max(hi, lo)
-	step := func(v float64, up bool) float64 {
-		p := math.Pow(10, math.Floor(math.Log10(v)))
-		ms := []float64{1, 2, 5, 10}
-		if up {
-			for _, m := range ms {
-				if m*p >= v*(1-1e-12) {
-					return m * p
-				}
-			}
-		}
-		for i := len(ms) - 1; i >= 0; i-- {
-			if ms[i]*p <= v*(1+1e-12) {
-				return ms[i] * p
-			}
-		}
-		return p
-	}
-	a, b := step(lo, false), step(hi, true)
-	if b <= a {
-		b = step(a*1.01, true)
-	}
-	var ticks []float64
-	for p := math.Pow(10, math.Floor(math.Log10(a))); p <= b; p *= 10 {
-		for _, m := range []float64{1, 2, 5} {
-			if t := m * p; t >= a*(1-1e-12) && t <= b*(1+1e-12) {
-				ticks = append(ticks, t)
-			}
-		}
-	}
-	return a, b, ticks
-}
-
 // ComparePlotSVG writes a self-contained SVG (no script, no external font or
 // style) of latency by percentile, base against head, for every workload of
 // the judged and recover phases: nearest-rank percentiles of all rounds
@@ -115,14 +78,10 @@ func ComparePlotSVG(w io.Writer, g GateReport) error {
 			panels = append(panels, pn)
 		}
 	}
-	h := svgTop + max(len(panels), 1)*svgPanelH
-	var b strings.Builder
-	f := func(format string, a ...any) { fmt.Fprintf(&b, format, a...); b.WriteByte('\n') }
-	f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`, svgW, h, svgW, h)
-	f(`<rect width="100%%" height="100%%" fill="#ffffff"/>`)
+	d := newSVG(svgTop + max(len(panels), 1)*svgPanelH)
+	f := d.f
 	// The verdict word first, on its own line: it is never cut.
-	f(`<text x="%d" y="24" font-size="17" font-weight="bold"><tspan fill="%s">%s</tspan><tspan dx="8" font-weight="normal" fill="#333">· gate %s</tspan></text>`,
-		svgPadL, verdictColor(v.Value), esc(strings.ToUpper(string(v.Value))), esc(g.Scenario.Name))
+	d.verdictTitle(verdictColor(v.Value), strings.ToUpper(string(v.Value)), "· gate "+g.Scenario.Name)
 	f(`<text x="%d" y="44" fill="#333">%s</text>`, svgPadL, esc(fmt.Sprintf("latency by percentile, %s vs %s, %d round(s), %s",
 		g.Base.Name, g.Head.Name, g.Rounds, g.order().label())))
 	f(`<line x1="%d" y1="60" x2="%d" y2="60" stroke="%s" stroke-width="2" stroke-dasharray="6 3"/><text x="%d" y="64">%s %s</text>`,
@@ -144,35 +103,19 @@ func ComparePlotSVG(w io.Writer, g GateReport) error {
 		f(`<g>`)
 		f(`<text x="%d" y="%s"><tspan font-weight="bold">%s</tspan><tspan dx="8">%s</tspan></text>`, svgPadL, num(top-26), esc(p.phase+" · "+p.name),
 			esc(fmt.Sprintf("n %s=%s, %s=%s", g.Base.Name, Count(p.nb), g.Head.Name, Count(p.nh))))
-		lo, hi := math.Inf(1), 0.0
-		for k, vals := range [][]float64{p.base, p.head} {
-			if (k == 0 && p.nb == 0) || (k == 1 && p.nh == 0) {
-				continue
-			}
-			for _, x := range vals {
-				if x > 0 {
-					lo, hi = min(lo, x), max(hi, x)
-				}
-			}
+		ax := newLatencyAxis(top, bottom)
+		if p.nb > 0 {
+			ax.add(p.base...)
 		}
-		if hi == 0 {
-			lo, hi = 1, 10
+		if p.nh > 0 {
+			ax.add(p.head...)
 		}
-		a, z, ticks := logRange(lo, hi)
-		yOf := func(v float64) float64 {
-			v = min(max(v, a), z)
-			return bottom - (math.Log10(v)-math.Log10(a))/(math.Log10(z)-math.Log10(a))*(bottom-top)
-		}
+		ax.fix()
+		yOf := ax.y
 		// axes and grid
-		for _, t := range ticks {
-			y := yOf(t)
-			f(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#e5e5e5"/><text x="%d" y="%s" text-anchor="end">%s</text>`,
-				svgPadL, num(y), svgW-svgPadR, num(y), svgPadL-6, num(y+4), esc(trimZeros(MS(t))))
-		}
+		ax.grid(d)
 		for k, q := range chartQ {
-			x := xOf(q)
-			f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/><text x="%s" y="%s" text-anchor="middle">%s</text>`,
-				num(x), num(top), num(x), num(bottom), num(x), num(bottom+16), chartPercentiles[k])
+			d.xGridLine(xOf(q), top, bottom, chartPercentiles[k])
 		}
 		// The judged percentile(s): a band, and the comparison above the plot.
 		for _, c := range p.judged {
@@ -190,10 +133,9 @@ func ComparePlotSVG(w io.Writer, g GateReport) error {
 			lx := max(svgPadL, min(x-wide/2, svgW-svgPadR-wide))
 			f(`<text x="%s" y="%s" fill="%s" font-weight="bold">%s</text>`, num(lx), num(top-8), svgJudged, esc(label))
 		}
-		f(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/><line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/>`,
-			svgPadL, num(top), svgPadL, num(bottom), svgPadL, num(bottom), svgW-svgPadR, num(bottom))
-		f(`<text x="14" y="%s" transform="rotate(-90 14 %s)" text-anchor="middle">ms (log scale)</text>`, num((top+bottom)/2), num((top+bottom)/2))
-		f(`<text x="%d" y="%s" text-anchor="middle" fill="#555">percentile (log scale of 1/(1−q)), nearest-rank, all rounds pooled</text>`, (svgPadL+svgW-svgPadR)/2, num(bottom+34))
+		d.axes(top, bottom)
+		d.yTitle(top, bottom, "ms (log scale)")
+		d.xTitle(bottom, "percentile (log scale of 1/(1−q)), nearest-rank, all rounds pooled")
 		for _, s := range []struct {
 			name  string
 			vals  []float64
@@ -221,9 +163,7 @@ func ComparePlotSVG(w io.Writer, g GateReport) error {
 		}
 		f(`</g>`)
 	}
-	f(`</svg>`)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return d.end(w)
 }
 
 // judgedLabel marks a judged percentile: "judged p95: Δ +31.1% ·

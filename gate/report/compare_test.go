@@ -177,7 +177,7 @@ func TestCompareGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := tc.g(t)
 			if g.Verdict.Value != tc.want {
-				t.Fatalf("fixture verdict %s, want %s: %+v %q", g.Verdict.Value, tc.want, g.Verdict.Workloads, g.Verdict.Reasons)
+				t.Fatalf("fixture verdict %s, want %s: %+v %q", g.Verdict.Value, tc.want, g.Verdict.Workloads, report.NoteTexts(g.Verdict.Notes))
 			}
 			out := map[string]string{}
 			for ext, fn := range map[string]func(io.Writer, report.GateReport) error{

@@ -40,7 +40,7 @@ func TestRegression_GateReportEscapesNamesFromResults(t *testing.T) {
 			r.Scenario.Thresholds[wl] = r.Scenario.Thresholds["api_read"]
 		}
 	})
-	gr.Notes = []string{"note with *emphasis* and\n# a heading"}
+	gr.Notes = []verdict.Note{{Code: verdict.NoteTeardown, Side: "head", Detail: "note with *emphasis* and\n# a heading"}}
 	var b bytes.Buffer
 	if err := report.CompareMarkdown(&b, gr); err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestRegression_UnusableBannerReadsWell(t *testing.T) {
 		"the stack failed": "the stack failed. Nothing is compared",
 	} {
 		gr := report.GateReport{Rounds: 3, Scenario: result.Scenario{Name: "demo-api"},
-			Verdict: verdict.Verdict{Value: verdict.Unusable, Reasons: []string{reason}}}
+			Verdict: verdict.Verdict{Value: verdict.Unusable, Notes: []verdict.Note{{Code: verdict.NoteError, Detail: reason}}}}
 		var b bytes.Buffer
 		if err := report.CompareMarkdown(&b, gr); err != nil {
 			t.Fatal(err)

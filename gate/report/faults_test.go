@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -55,7 +56,7 @@ func TestFaultsGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := verdict.Thresholds(tc.r)
 			if v.Value != tc.want {
-				t.Fatalf("verdict %s, want %s (%q)", v.Value, tc.want, v.Reasons)
+				t.Fatalf("verdict %s, want %s (%q)", v.Value, tc.want, report.NoteTexts(v.Notes))
 			}
 			md, text, js := render(t, tc.r, v)
 			checkGolden(t, tc.name+".md.golden", md)

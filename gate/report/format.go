@@ -353,7 +353,7 @@ func unusableReasons(r *result.Result, v verdict.Verdict) []string {
 		add(s)
 	}
 	if v.Value == verdict.Unusable {
-		for _, s := range v.Reasons {
+		for _, s := range NoteTexts(v.Notes) {
 			if !strings.HasPrefix(s, mismatch) {
 				add(s)
 			}
@@ -463,6 +463,16 @@ func generatorBehind(r *result.Result) string {
 	return ""
 }
 
+// GeneratorWhy words a behind-schedule warning (result.GeneratorBehind):
+// "generator behind schedule: 57% of requests late (342 of 600, limit 1%),
+// lateness p99 833 ms (n=600, limit 5 ms)". Explain sets it as the
+// Reason of a gate's untrusted rounds (verdict.json).
+func GeneratorWhy(g result.Generator) string {
+	return "generator behind schedule: " + generatorText(g)
+}
+
+// generatorText states a behind-schedule warning's numbers beside their
+// limits.
 func generatorText(g result.Generator) string {
 	return fmt.Sprintf("%s of requests late (%s of %s, limit %s), lateness p99 %s ms (n=%s, limit %s ms)",
 		Percent(g.LateShare), Count(g.Late), Count(g.Offered), Percent(g.LateShareLimit), MS(g.LatenessP99MS), Count(g.LatenessCount), exact(g.LatenessP99LimitMS))

@@ -216,14 +216,47 @@ func topologyText(t result.Topology, em string) string {
 	if !t.Pinned {
 		pinned = em + "no" + em
 	}
-	if t.PinnedReason != "" {
-		pinned += " (" + t.PinnedReason + ")"
+	if why := pinnedWhy(t); why != "" {
+		pinned += " (" + why + ")"
 	}
 	if t.CPUsetOverridden {
 		pinned += ", cpuset overridden"
 	}
 	return fmt.Sprintf("stack CPUs %s · load CPUs %s · GOMAXPROCS %d · pinned %s · target path %s",
 		stack, orUnknown(t.LoadCPUs), t.GOMAXPROCS, pinned, orUnknown(t.TargetPath))
+}
+
+// pinnedWhy is why a run was not pinned and what loadgate overrode in its
+// stack's compose model: "stack: overrode: service api: cpuset "0"
+// replaced by the stack's "2-5"; generator thread 12 runs on …", "" when
+// there is nothing to say.
+func pinnedWhy(t result.Topology) string {
+	var parts []string
+	if len(t.Overrides) > 0 {
+		changes := make([]string, len(t.Overrides))
+		for i, o := range t.Overrides {
+			changes[i] = OverrideText(o)
+		}
+		parts = append(parts, "stack: overrode: "+strings.Join(changes, "; "))
+	}
+	if t.PinnedReason != "" {
+		parts = append(parts, t.PinnedReason)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// OverrideText words one change loadgate made to a compose service, as
+// the stack's log and the reports say it: "service api: cpuset "0-1"
+// replaced by the stack's "2-5"", "service web: host port 8080 for
+// 80/tcp made ephemeral".
+func OverrideText(o result.Override) string {
+	switch o.Kind {
+	case result.OverrideCPUSet:
+		return fmt.Sprintf("service %s: cpuset %q replaced by the stack's %q", o.Service, o.From, o.To)
+	case result.OverrideHostPort:
+		return fmt.Sprintf("service %s: host port %s for %d/%s made ephemeral", o.Service, o.From, o.Target, o.Protocol)
+	}
+	return fmt.Sprintf("service %s: %s %q overridden", o.Service, o.Kind, o.From)
 }
 
 func warmupText(r *result.Result) string {
@@ -419,7 +452,7 @@ func mdNotMeasured(b *md, r *result.Result) {
 }
 
 func mdVerdict(b *md, v verdict.Verdict) {
-	why, label := v.Reasons, "Notes:"
+	why, label := NoteTexts(v.Notes), "Notes:"
 	if v.Value == verdict.Unusable {
 		label = "Why:"
 	}

@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -57,3 +60,175 @@ func CheckWhy(c verdict.Check) string {
 // this package (the Action's annotations), so that an annotation and the
 // report it annotates say the same thing.
 func CheckText(c verdict.Check) string { return checkText(c) }
+
+// NoteTexts words the notes of a verdict (why it is unusable, else its
+// notes), in order, each once: what every report, the verdict files and the
+// Action's annotations print.
+func NoteTexts(ns []verdict.Note) []string {
+	out := make([]string, 0, len(ns))
+	for _, n := range ns {
+		if s := NoteText(n); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// NoteText words one note of a verdict, with its names and numbers, prefixed
+// by the result it is about where a gate has several ("base round 2: ",
+// "head (rounds merged): ").
+func NoteText(n verdict.Note) string {
+	at := noteAt(n)
+	switch n.Code {
+	case verdict.NoteNoResult:
+		return at + "no result"
+	case verdict.NoteMarkedUnusable:
+		return at + "the result is marked unusable"
+	case verdict.NoteResult, verdict.NoteError:
+		return at + n.Detail
+	case verdict.NoteLatencyCount:
+		return fmt.Sprintf("%s%s/%s: latency summary counts %s samples for %s successes", at, n.Phase, n.Workload, Count(n.Samples), Count(n.Successes))
+	case verdict.NoteNoJudgedPhase:
+		return at + "no judged phase in the result"
+	case verdict.NoteInterrupted:
+		return at + "the run was interrupted before its schedule ended: the phases it did not reach are not measured"
+	case verdict.NoteAbandoned:
+		return fmt.Sprintf("%s%s/%s: %s request(s) abandoned at the end, excluded from error_rate", at, n.Phase, n.Workload, Count(n.Abandoned))
+	case verdict.NoteNoWorkload:
+		return fmt.Sprintf("%sphase %s: no workload ran and none has thresholds", at, n.Phase)
+	case verdict.NoteNotRecovered:
+		return fmt.Sprintf("%s%s: %s %s: %s did not recover unattended within the declared recovery.within (%s)", at, n.Phase, n.Action, n.Service, n.Workload, seconds(n.WithinS))
+	case verdict.NoteRecoveryNotMeasured:
+		why := "no request in the recovery window"
+		if n.NotObservedS > 0 {
+			why = fmt.Sprintf("%d of the recovery window's %d seconds lay past the run's end (the fault ended late) and were not observed", n.NotObservedS, n.WindowS)
+		}
+		return fmt.Sprintf("%s%s: %s %s: %s: %s, recovery not measured", at, n.Phase, n.Action, n.Service, n.Workload, why)
+	case verdict.NoteUnpairedRounds:
+		return fmt.Sprintf("base has %d round(s), head %d: rounds are paired, nothing is compared with half a result", n.BaseRounds, n.HeadRounds)
+	case verdict.NotePhasesDiffer:
+		return fmt.Sprintf("%sjudged phases %q differ from base round 1's %q", at, n.Phases, n.RefPhases)
+	case verdict.NoteHistogram:
+		return fmt.Sprintf("%s%s/%s: latency histogram: %s", at, n.Phase, n.Workload, n.Detail)
+	case verdict.NoteHistogramCount:
+		return fmt.Sprintf("%s%s/%s: the latency histogram holds %s samples for %s successes", at, n.Phase, n.Workload, Count(n.Samples), Count(n.Successes))
+	case verdict.NoteMerge:
+		return fmt.Sprintf("%s: round %d cannot be merged with the earlier rounds: %s", n.Side, n.Round, n.Detail)
+	case verdict.NoteRoundInterrupted:
+		return fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", n.Side, n.Round)
+	case verdict.NoteFewRounds:
+		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", n.Rounds)
+	case verdict.NoteNoWorkloadEitherSide:
+		return fmt.Sprintf("phase %s: no workload ran on either side", n.Phase)
+	case verdict.NoteGateInterrupted:
+		return "the gate was interrupted before its rounds ended"
+	case verdict.NoteRoundsIncomplete:
+		return "the rounds did not complete on both sides"
+	case verdict.NoteWorkflowChanged:
+		return fmt.Sprintf("head changes the workflow that runs this gate (%s): the inputs of this run come from the pull request's own workflow and may loosen it; the verdict would have been %s. Opt in with --allow-workflow-changes only where the workflow is enforced from the protected branch",
+			strings.Join(n.Paths, ", "), n.Was)
+	}
+	if s, ok := gateNoteText(n); ok {
+		return s
+	}
+	if n.Detail != "" {
+		return at + string(n.Code) + ": " + n.Detail
+	}
+	return at + string(n.Code)
+}
+
+// gateNoteText words the notes of a gate's set-up and plan (package
+// rounds) and of the step that publishes it; ok is false for other codes.
+func gateNoteText(n verdict.Note) (s string, ok bool) {
+	switch n.Code {
+	case verdict.NoteDuetNoiseUnused:
+		s = fmt.Sprintf("the noise calibration %s is of rounds that ran one side at a time: not used by a duet gate", n.Path)
+	case verdict.NoteScenarioFromHead:
+		s = "WARNING: the scenario is head's (--scenario-from head): the change being judged sets its own thresholds, ceilings and load; unsafe for a required check"
+	case verdict.NotePolicyApplied:
+		s = n.Detail + ": applied (--scenario-from head)"
+	case verdict.NotePolicyNotApplied:
+		s = n.Detail + ": not applied (the scenario is base's; --scenario-from head applies head's, unsafe for a required check)"
+	case verdict.NoteScenarioNewInHead:
+		s = fmt.Sprintf("the scenario is new in head (base %s has no %s): judged by head's file", ShortHash(n.Commit), n.Path)
+	case verdict.NoteScenarioRemovedInHead:
+		s = fmt.Sprintf("head removes %s: base's scenario applied", n.Path)
+	case verdict.NoteScenarioUnreadInHead:
+		s = fmt.Sprintf("head's %s does not load (%s): base's scenario applied", n.Path, n.Detail)
+	case verdict.NoteHeadDirty:
+		s = "head is the working tree with uncommitted changes"
+	case verdict.NoteTeardown:
+		s = fmt.Sprintf("%s stack was not torn down cleanly: %s", n.Side, n.Detail)
+	case verdict.NoteBaselineFromHead:
+		s = fmt.Sprintf("baseline %s is read from head's checkout (no --base): on a pull request pass the base commit, so that the change judged cannot replace its own baseline", n.Name)
+	case verdict.NoteBaselineOfBase:
+		s = fmt.Sprintf("baseline %s is base's: %s at %s", n.Name, n.Path, ShortHash(n.Commit))
+	case verdict.NoteBaselineRemovedInHead:
+		s = fmt.Sprintf("head removes baseline %s (%s): not applied", n.Name, n.Path)
+	case verdict.NoteBaselineUnreadInHead:
+		s = fmt.Sprintf("head's baseline %s (%s) does not read (%s): not applied", n.Name, n.Path, n.Detail)
+	case verdict.NoteBaselineChangedInHead:
+		s = fmt.Sprintf("head changes baseline %s (%s): not applied (the baseline is base's)", n.Name, n.Path)
+	case verdict.NoteBaselineFixed:
+		s = "a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"
+	case verdict.NoteBaselineMachine:
+		b, h := orZero(n.BaseMachine), orZero(n.HeadMachine)
+		s = fmt.Sprintf("WARNING: the baseline was measured on another machine (%s, %d cpus, kernel %s) than head (%s, %d cpus, kernel %s)",
+			b.Host, b.CPUs, b.Kernel, h.Host, h.CPUs, h.Kernel)
+	case verdict.NoteBaselineTopology:
+		b, h := orZero(n.BaseTopology), orZero(n.HeadTopology)
+		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v) from head's (%q, %q, %v)",
+			b.StackCPUs, b.LoadCPUs, b.Pinned, h.StackCPUs, h.LoadCPUs, h.Pinned)
+	case verdict.NoteWorkflowChange:
+		s = fmt.Sprintf("WARNING: head %s %s: the inputs of this run come from the pull request's own workflow and may loosen it", n.Detail, n.Path)
+	case verdict.NoteWorkflowAllowed:
+		s = "the workflow changes are allowed by the operator's opt-in (--allow-workflow-changes): the verdict stands"
+	case verdict.NoteSequentialPlan:
+		s = fmt.Sprintf("sequential rounds (--rounds auto): at most %d paired rounds (%s), budget %s", n.Rounds, PlanWhy(n), n.Budget)
+	case verdict.NoteFailOn:
+		s = fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", n.FailOn, n.ExitCode, n.VerdictExitCode)
+	default:
+		return "", false
+	}
+	return s, true
+}
+
+// orZero is *p, or T's zero value when p is nil.
+func orZero[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// PlanWhy words what set a sequential plan's maximum of rounds (a
+// NoteSequentialPlan): --max-rounds, or the budget at a round's length as
+// scheduled (before round 1) or as measured in round 1.
+func PlanWhy(n verdict.Note) string {
+	if !n.Measured {
+		if n.Fit < n.MaxRounds {
+			return fmt.Sprintf("the budget %s allows %d at ≈%s a round as scheduled; --max-rounds %d", n.Budget, n.Fit, n.RoundTime.Round(time.Second), n.MaxRounds)
+		}
+		return fmt.Sprintf("--max-rounds %d", n.MaxRounds)
+	}
+	took := n.RoundTime.Round(100 * time.Millisecond)
+	if n.Fit >= n.MaxRounds {
+		return fmt.Sprintf("--max-rounds %d; the budget %s allows %d at %s a round as measured in round 1", n.MaxRounds, n.Budget, n.Fit, took)
+	}
+	return fmt.Sprintf("the budget %s allows %d at %s a round as measured in round 1; --max-rounds %d", n.Budget, n.Fit, took, n.MaxRounds)
+}
+
+// noteAt names the result a note is about: "base round 2: ", "head: ",
+// "head (rounds merged): ", or "" in a run's verdict.
+func noteAt(n verdict.Note) string {
+	switch {
+	case n.Merged:
+		return n.Side + " (rounds merged): "
+	case n.Side != "" && n.Round > 0:
+		return fmt.Sprintf("%s round %d: ", n.Side, n.Round)
+	case n.Side != "":
+		return n.Side + ": "
+	}
+	return ""
+}

@@ -333,7 +333,7 @@ func TestGolden(t *testing.T) {
 			r := tc.r()
 			v := verdict.Thresholds(r)
 			if v.Value != tc.want {
-				t.Fatalf("fixture verdict = %q, want %q (reasons %q)", v.Value, tc.want, v.Reasons)
+				t.Fatalf("fixture verdict = %q, want %q (reasons %q)", v.Value, tc.want, report.NoteTexts(v.Notes))
 			}
 			md, text, js := render(t, r, v)
 			md2, text2, js2 := render(t, r, v)

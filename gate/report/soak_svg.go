@@ -35,11 +35,8 @@ func SoakSVG(w io.Writer, s *soak.Result) error {
 	if s == nil {
 		return errNilResult
 	}
-	h := soakTop + max(len(s.Processes), 1)*soakPanelH
-	var b strings.Builder
-	f := func(format string, a ...any) { fmt.Fprintf(&b, format, a...); b.WriteByte('\n') }
-	f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`, svgW, h, svgW, h)
-	f(`<rect width="100%%" height="100%%" fill="#ffffff"/>`)
+	d := newSVG(soakTop + max(len(s.Processes), 1)*soakPanelH)
+	f := d.f
 	head, color := soakVerdictWord(s), soakColor(s.Verdict)
 	if !s.Usable {
 		color = verdictColor(verdict.Unusable)
@@ -47,8 +44,7 @@ func SoakSVG(w io.Writer, s *soak.Result) error {
 	if s.Interrupted {
 		head += " (INTERRUPTED)"
 	}
-	f(`<text x="%d" y="24" font-size="17" font-weight="bold"><tspan fill="%s">%s</tspan><tspan dx="8" font-weight="normal" fill="#333">· soak %s</tspan></text>`,
-		svgPadL, color, esc(head), esc(s.Scenario))
+	d.verdictTitle(color, head, "· soak "+s.Scenario)
 	f(`<text x="%d" y="44" fill="#333">%s</text>`, svgPadL, esc(fmt.Sprintf("memory over time at %s/s for %s; leak threshold %s; judged window shaded",
 		rate(s.RatePerS), soakDur(s.DurationS), thresholdText(s.ThresholdBytesPerHour))))
 	if len(s.Processes) == 0 {
@@ -57,9 +53,7 @@ func SoakSVG(w io.Writer, s *soak.Result) error {
 	for i, p := range s.Processes {
 		soakPanel(f, p, soakTop+i*soakPanelH)
 	}
-	f(`</svg>`)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return d.end(w)
 }
 
 func soakPanel(f func(string, ...any), p soak.Process, top int) {
@@ -107,29 +101,6 @@ func soakPanel(f func(string, ...any), p soak.Process, top int) {
 		pts = append(pts, num(xs(s.TS))+","+num(ys(float64(s.MemBytes)/(1<<20))))
 	}
 	f(`<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`, svgBase, strings.Join(pts, " "))
-}
-
-// linRange is a linear axis from lo to hi on a 1-2-5 step, with its ticks
-// (about five).
-func linRange(lo, hi float64) (float64, float64, []float64) {
-	if hi <= lo {
-		hi = lo + 1
-	}
-	raw := (hi - lo) / 5
-	p := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := p
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= raw {
-			step = m * p
-			break
-		}
-	}
-	a, b := math.Floor(lo/step)*step, math.Ceil(hi/step)*step
-	var ticks []float64
-	for t := a; t <= b+step/2; t += step {
-		ticks = append(ticks, math.Round(t/step)*step)
-	}
-	return a, b, ticks
 }
 
 // SoakText writes the soak's verdict per process, for the terminal.

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/sweep"
@@ -19,29 +18,6 @@ var (
 	sweepDashes = map[string]string{"p95": ` stroke-dasharray="6 3"`, "offered": ` stroke-dasharray="6 3"`}
 )
 
-// linearRange is a linear axis from 0 to a 1-2-5 step at or above hi, with
-// about five ticks.
-func linearRange(hi float64) (float64, []float64) {
-	if !(hi > 0) || math.IsInf(hi, 0) {
-		hi = 1
-	}
-	raw := hi / 5
-	p := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := p
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= raw*(1-1e-12) {
-			step = m * p
-			break
-		}
-	}
-	top := math.Ceil(hi/step*(1-1e-12)) * step
-	var ticks []float64
-	for t := 0.0; t <= top*(1+1e-12); t += step {
-		ticks = append(ticks, t)
-	}
-	return top, ticks
-}
-
 // SweepPlotSVG writes a self-contained SVG (no script, no external font or
 // style) of a sweep against the offered rate: per workload, latency p50,
 // p95 and p99 from the due time (ms, log axis; every request accounted: a
@@ -55,11 +31,8 @@ func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 	}
 	names := sweepWorkloads(sw)
 	panels := len(names) + 1
-	h := svgTop + panels*svgPanelH
-	var b strings.Builder
-	f := func(format string, a ...any) { fmt.Fprintf(&b, format, a...); b.WriteByte('\n') }
-	f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`, svgW, h, svgW, h)
-	f(`<rect width="100%%" height="100%%" fill="#ffffff"/>`)
+	d := newSVG(svgTop + panels*svgPanelH)
+	f := d.f
 	f(`<text x="%d" y="24" font-size="17" font-weight="bold">%s</text>`, svgPadL, esc("sweep "+sw.Scenario.Name))
 	for i, l := range wrapDots(conclusion(sw), 80) {
 		f(`<text x="%d" y="%d" fill="#333">%s</text>`, svgPadL, 44+16*i, esc(l))
@@ -73,7 +46,7 @@ func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 			xHi = max(xHi, r)
 		}
 	}
-	xTop, xTicks := linearRange(xHi)
+	_, xTop, xTicks := linRange(0, xHi)
 	plotW := float64(svgW - svgPadL - svgPadR)
 	xOf := func(v float64) float64 { return svgPadL + v/xTop*plotW }
 	panelTop := func(i int) (float64, float64) {
@@ -85,11 +58,9 @@ func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 	// marks draws the x grid and the sustainable / degrades lines of a panel.
 	marks := func(top, bottom float64) {
 		for _, t := range xTicks {
-			x := xOf(t)
-			f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/><text x="%s" y="%s" text-anchor="middle">%s</text>`,
-				num(x), num(top), num(x), num(bottom), num(x), num(bottom+16), esc(trimZeros(rate(t))))
+			d.xGridLine(xOf(t), top, bottom, esc(trimZeros(rate(t))))
 		}
-		f(`<text x="%d" y="%s" text-anchor="middle" fill="#555">offered rate, req/s</text>`, (svgPadL+svgW-svgPadR)/2, num(bottom+34))
+		d.xTitle(bottom, "offered rate, req/s")
 		if sw.SustainableRate != nil {
 			x := xOf(*sw.SustainableRate)
 			f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#1a7f37" stroke-width="1.5" stroke-dasharray="2 3"/><text x="%s" y="%s" text-anchor="end" fill="#1a7f37">%s</text>`,
@@ -100,8 +71,7 @@ func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 			f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#cf222e" stroke-width="1.5" stroke-dasharray="2 3"/><text x="%s" y="%s" fill="#cf222e">%s</text>`,
 				num(x), num(top), num(x), num(bottom), num(x+4), num(top+26), esc("degrades "+rate(*sw.DegradesAt)))
 		}
-		f(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/><line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/>`,
-			svgPadL, num(top), svgPadL, num(bottom), svgPadL, num(bottom), svgW-svgPadR, num(bottom))
+		d.axes(top, bottom)
 	}
 	type point struct {
 		x, v  float64
@@ -136,38 +106,23 @@ func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 	}
 	for i, name := range names {
 		top, bottom := panelTop(i)
-		lo, hi := math.Inf(1), 0.0
+		ax := newLatencyAxis(top, bottom)
 		for _, s := range sw.Steps {
 			for _, wl := range s.Workloads {
-				if wl.Name != name || wl.AccountedMS.Count == 0 {
-					continue
-				}
-				for _, v := range []float64{wl.AccountedMS.P50, wl.AccountedMS.P95, wl.AccountedMS.P99} {
-					if v > 0 {
-						lo, hi = min(lo, v), max(hi, v)
-					}
+				if wl.Name == name && wl.AccountedMS.Count > 0 {
+					ax.add(wl.AccountedMS.P50, wl.AccountedMS.P95, wl.AccountedMS.P99)
 				}
 			}
 		}
-		if hi == 0 {
-			lo, hi = 1, 10
-		}
-		a, z, ticks := logRange(lo, hi)
-		yOf := func(v float64) float64 {
-			v = min(max(v, a), z)
-			return bottom - (math.Log10(v)-math.Log10(a))/(math.Log10(z)-math.Log10(a))*(bottom-top)
-		}
+		ax.fix()
+		yOf := ax.y
 		f(`<g>`)
 		f(`<text x="%d" y="%s" font-weight="bold">%s</text>`, svgPadL, num(top-26), esc("latency · "+name))
 		legend(top-26, "p50", "p95", "p99")
 		f(`<text x="%d" y="%s" fill="#555">hollow: a lower bound (the percentile fell among unfinished requests)</text>`, svgPadL, num(top-10))
-		for _, t := range ticks {
-			y := yOf(t)
-			f(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#e5e5e5"/><text x="%d" y="%s" text-anchor="end">%s</text>`,
-				svgPadL, num(y), svgW-svgPadR, num(y), svgPadL-6, num(y+4), esc(trimZeros(MS(t))))
-		}
+		ax.grid(d)
 		marks(top, bottom)
-		f(`<text x="14" y="%s" transform="rotate(-90 14 %s)" text-anchor="middle">ms from due time (log)</text>`, num((top+bottom)/2), num((top+bottom)/2))
+		d.yTitle(top, bottom, "ms from due time (log)")
 		for _, q := range []string{"p99", "p95", "p50"} {
 			var pts []point
 			for _, s := range sw.Steps {
@@ -197,18 +152,14 @@ func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 	for _, s := range sw.Steps {
 		yHi = max(yHi, s.OfferedPerS, s.CompletedPerS, s.GoodputPerS)
 	}
-	yTop, yTicks := linearRange(yHi)
+	_, yTop, yTicks := linRange(0, yHi)
 	yOf := func(v float64) float64 { return bottom - v/yTop*(bottom-top) }
 	f(`<g>`)
 	f(`<text x="%d" y="%s" font-weight="bold">throughput</text>`, svgPadL, num(top-26))
 	legend(top-26, "offered", "completed", "successes")
-	for _, t := range yTicks {
-		y := yOf(t)
-		f(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#e5e5e5"/><text x="%d" y="%s" text-anchor="end">%s</text>`,
-			svgPadL, num(y), svgW-svgPadR, num(y), svgPadL-6, num(y+4), esc(trimZeros(rate(t))))
-	}
+	d.yGrid(yTicks, yOf, func(t float64) string { return trimZeros(rate(t)) })
 	marks(top, bottom)
-	f(`<text x="14" y="%s" transform="rotate(-90 14 %s)" text-anchor="middle">per second of the window</text>`, num((top+bottom)/2), num((top+bottom)/2))
+	d.yTitle(top, bottom, "per second of the window")
 	for _, k := range []string{"offered", "completed", "successes"} {
 		var pts []point
 		for _, s := range sw.Steps {
@@ -224,9 +175,7 @@ func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 		series(k, pts, yOf)
 	}
 	f(`</g>`)
-	f(`</svg>`)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return d.end(w)
 }
 
 // wrapDots breaks a " · "-separated sentence into lines of at most about

@@ -122,7 +122,7 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	if v.Value == verdict.Unusable {
 		label = "why"
 	}
-	b.verdict(v, checksText, label, v.Reasons)
+	b.verdict(v, checksText, label, NoteTexts(v.Notes))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -73,7 +73,7 @@ func JSON(w io.Writer, v verdict.Verdict) error {
 	v = Explain(v)
 	return encodeFile(w, &VerdictFile{
 		Schema: VerdictSchema, Value: v.Value, ExitCode: v.ExitCode(),
-		Workloads: v.Workloads, Reasons: v.Reasons, Recovery: v.Recovery,
+		Workloads: v.Workloads, Reasons: NoteTexts(v.Notes), Recovery: v.Recovery,
 	})
 }
 
@@ -87,7 +87,7 @@ func CompareJSON(w io.Writer, g GateReport) error {
 	o := g.order()
 	f := &GateVerdictFile{
 		VerdictFile: VerdictFile{Schema: GateVerdictSchema, Value: v.Value, ExitCode: v.ExitCode(),
-			Workloads: v.Workloads, Reasons: v.Reasons},
+			Workloads: v.Workloads, Reasons: NoteTexts(v.Notes)},
 		Scenario: GateScenario{Name: g.Scenario.Name, Hash: g.Scenario.Hash},
 		Rounds:   g.Rounds, Order: o.label(), Paused: o.paused,
 		Tolerance: v.Tolerance, Confidence: v.Confidence, Percentile: v.Percentile,

@@ -15,7 +15,8 @@ import (
 // the same number the same way.
 
 // Explain returns v with the words of every workload verdict, check and
-// comparison filled in (Why and Need; verdict leaves them empty). It does
+// comparison filled in (Why and Need; verdict leaves them empty), and of
+// every untrusted round's generator warning (Reason). It does
 // not modify v.
 func Explain(v verdict.Verdict) verdict.Verdict {
 	out := v
@@ -40,6 +41,13 @@ func Explain(v verdict.Verdict) verdict.Verdict {
 		}
 		wv.Comparisons = cs
 		out.Workloads[i] = wv
+	}
+	if v.Untrusted != nil {
+		out.Untrusted = make([]verdict.UntrustedRound, len(v.Untrusted))
+		for i, u := range v.Untrusted {
+			u.Generator.Reason = GeneratorWhy(u.Generator)
+			out.Untrusted[i] = u
+		}
 	}
 	return out
 }
@@ -190,8 +198,8 @@ func untrustedName(u verdict.UntrustedRound) string {
 
 // untrustedNote is the note on one untrusted round.
 func untrustedNote(u verdict.UntrustedRound) string {
-	return fmt.Sprintf("%s is not trustworthy: generator behind schedule: %s; no regression, improvement or pass is called on it (its latency includes the generator's own delay); to decide, %s",
-		untrustedName(u), generatorText(u.Generator), trustedNeed())
+	return fmt.Sprintf("%s is not trustworthy: %s; no regression, improvement or pass is called on it (its latency includes the generator's own delay); to decide, %s",
+		untrustedName(u), GeneratorWhy(u.Generator), trustedNeed())
 }
 
 // withArticle is "a regression", "an improvement", "a pass".
@@ -253,13 +261,31 @@ func NoiseNote(v verdict.Verdict) string {
 		what := map[string]string{verdict.NoiseOtherScenario: "another load (scenario hash)",
 			verdict.NoiseOtherMachine: "another machine", verdict.NoiseOtherTopology: "another topology"}[u.Rejected]
 		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it was measured on %s (here %s, there %s); where the rounds cannot measure the noise between runs the default bound stands in (a pair's log-sd %s)",
-			date(u.Date), u.Pairs, what, u.Mine, u.Theirs, exact(u.SD))
+			date(u.Date), u.Pairs, what, noiseSettingWords(u.Rejected, u.Here), noiseSettingWords(u.Rejected, u.There), exact(u.SD))
 	}
 	if u.Source == verdict.NoiseDefault {
 		return fmt.Sprintf("the rounds cannot measure the noise between runs (one pair of rounds, or one result in several rounds): a conservative default stands in, a pair's log-sd %s (one run ≈ ±%s); a calibration of this machine (loadgate calibrate) replaces it",
 			exact(u.SD), Percent(math.Expm1(u.SD/math.Sqrt2)))
 	}
 	return fmt.Sprintf("the noise between runs where the rounds cannot measure it: this machine's calibration of %s (%d pairs)", date(u.Date), u.Pairs)
+}
+
+// noiseSettingWords words what differs between a calibration and a result
+// (rejected: the verdict.NoiseOther… code).
+func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
+	switch rejected {
+	case verdict.NoiseOtherMachine:
+		m := s.Machine
+		return fmt.Sprintf("%s (%d CPUs, %s/%s)", m.Host, m.CPUs, m.OS, m.Arch)
+	case verdict.NoiseOtherTopology:
+		t := s.Topology
+		p := "not pinned"
+		if t.Pinned {
+			p = "pinned"
+		}
+		return fmt.Sprintf("stack CPUs %q, load CPUs %q, %s, %s", t.StackCPUs, t.LoadCPUs, p, t.TargetPath)
+	}
+	return s.Hash
 }
 
 // SequentialNote words a sequential gate's look: the rounds, the error

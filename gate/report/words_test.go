@@ -1,10 +1,13 @@
 package report_test
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -44,7 +47,8 @@ func TestOneSpellingPerNumber(t *testing.T) {
 func TestNoiseFamilySequentialWords(t *testing.T) {
 	v := verdict.Verdict{Tolerance: 0.1, Confidence: 0.95,
 		Noise: &verdict.NoiseUse{Source: verdict.NoiseDefault, SD: 0.3, Pairs: 10, Rejected: verdict.NoiseOtherMachine,
-			Mine: "runner-2 (2 CPUs, linux/amd64)", Theirs: "runner-1 (2 CPUs, linux/amd64)"}}
+			Here:  verdict.NoiseSetting{Machine: result.Machine{Host: "runner-2", CPUs: 2, OS: "linux", Arch: "amd64", Kernel: "6.8"}},
+			There: verdict.NoiseSetting{Machine: result.Machine{Host: "runner-1", CPUs: 2, OS: "linux", Arch: "amd64", Kernel: "6.8"}}}}
 	c := verdict.Comparison{Metric: "p95", Rounds: 1, Ratio: 1.2, CILow: 0.67, CIHigh: 2.16, Interval: verdict.IntervalNoise, NoiseSD: 0.3,
 		Detectable: 1.98, Value: verdict.Inconclusive, Reason: verdict.ReasonStraddles,
 		Needs: &verdict.Need{Rounds: 14, Budget: 10, Calibrate: true}}
@@ -65,5 +69,64 @@ func TestNoiseFamilySequentialWords(t *testing.T) {
 	v.Sequential = &verdict.SeqDecision{Look: 2, Looks: 4, Rounds: 6, MaxRounds: 10, Spending: verdict.SpendOBF, Nominal: 0.95, Level: 0.0049, Spent: 0.0055, Stop: verdict.StopDecided}
 	if got := report.SequentialNote(v); !strings.Contains(got, "look 2 of at most 4 after 6 rounds") || !strings.Contains(got, "stopped: every judged comparison is decided") {
 		t.Errorf("sequential note %q", got)
+	}
+}
+
+// The generator's behind-schedule warning is worded here, from the numbers
+// gate/result returns, with this package's formatters: counts grouped,
+// percentages and milliseconds to 3 significant digits.
+func ExampleGeneratorWhy() {
+	r := &result.Result{Schema: result.Schema, Offered: 3724, Late: 2122,
+		LatenessMS: result.Summary{Count: 3724, P99: 833.023}}
+	fmt.Println(report.GeneratorWhy(*r.GeneratorBehind()))
+	r.Late, r.LatenessMS.P99 = 0, 5.01 // over the p99 limit only
+	fmt.Println(report.GeneratorWhy(*r.GeneratorBehind()))
+	// Output:
+	// generator behind schedule: 57% of requests late (2 122 of 3 724, limit 1%), lateness p99 833 ms (n=3 724, limit 5 ms)
+	// generator behind schedule: 0% of requests late (0 of 3 724, limit 1%), lateness p99 5.01 ms (n=3 724, limit 5 ms)
+}
+
+// What loadgate overrode in a pinned stack's compose model is recorded as
+// values (result.Topology.Overrides) and worded here, as the result's
+// pinned_reason once said it: the report reads the same for a new result
+// and for one of an older loadgate that carried the words.
+func TestOverridesWordedFromValues(t *testing.T) {
+	const want = `pinned yes (stack: overrode: service api: cpuset "0-1" replaced by the stack's "2-5"; service web: host port 8080 for 80/tcp made ephemeral), cpuset overridden`
+	topo := result.Topology{StackCPUs: "2-5", LoadCPUs: "0-1", Pinned: true, CPUsetOverridden: true, TargetPath: "container-network",
+		Overrides: []result.Override{
+			{Service: "api", Kind: result.OverrideCPUSet, From: "0-1", To: "2-5"},
+			{Service: "web", Kind: result.OverrideHostPort, From: "8080", Target: 80, Protocol: "tcp"},
+		}}
+	old := topo
+	old.Overrides = nil
+	old.PinnedReason = `stack: overrode: service api: cpuset "0-1" replaced by the stack's "2-5"; service web: host port 8080 for 80/tcp made ephemeral`
+	for name, tp := range map[string]result.Topology{"values": topo, "older words": old} {
+		r := &result.Result{Schema: result.Schema, Scenario: result.Scenario{Name: "demo-api"}, Topology: tp, Usable: true}
+		// As result.json carries them.
+		var enc bytes.Buffer
+		if err := r.Encode(&enc); err != nil {
+			t.Fatal(err)
+		}
+		r, err := result.Decode(&enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := report.Markdown(&b, r, verdict.Verdict{Value: verdict.Pass, Workloads: []verdict.WorkloadVerdict{}}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s: the report lacks %q:\n%s", name, want, b.String())
+		}
+	}
+	// A result whose generator was not pinned says both.
+	topo.Pinned, topo.PinnedReason = false, "generator thread 12 runs on cpus 0-3, not 0-1"
+	r := &result.Result{Schema: result.Schema, Topology: topo, Usable: true}
+	var b bytes.Buffer
+	if err := report.Markdown(&b, r, verdict.Verdict{Value: verdict.Pass, Workloads: []verdict.WorkloadVerdict{}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `made ephemeral; generator thread 12 runs on cpus 0-3, not 0-1)`) {
+		t.Errorf("an unpinned result's report lacks the overrides or the reason:\n%s", b.String())
 	}
 }

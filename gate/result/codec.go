@@ -107,6 +107,11 @@ func (r *Result) validate() error {
 	if r.Schema != Schema {
 		return schemaError(r.Schema)
 	}
+	if r.Round != nil {
+		if err := r.Round.Mode.check(); err != nil {
+			return err
+		}
+	}
 	counts := make([]int64, countsLen) // reused across histograms
 	check := func(path, hist string, sumPath string, count int64) error {
 		clear(counts)

@@ -80,6 +80,28 @@ func TestRoundTrip(t *testing.T) {
 }
 
 // Nil contract lists and maps are written as [] and {}.
+// A duet round (both sides at the same instants) says so, and reads back;
+// a round without a mode keeps the file as it was.
+func TestRoundModeRoundTrips(t *testing.T) {
+	r := sample(t)
+	r.Round = &result.Round{Number: 3, Mode: result.RoundDuet}
+	data := encodeResult(t, r)
+	if !bytes.Contains(data, []byte(`"mode": "duet"`)) {
+		t.Fatalf("encoding has no duet mode:\n%s", data)
+	}
+	got, err := result.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Round == nil || *got.Round != *r.Round {
+		t.Errorf("round %+v, want %+v", got.Round, r.Round)
+	}
+	r.Round = &result.Round{Number: 1, First: true, OtherPaused: true}
+	if data := encodeResult(t, r); bytes.Contains(data, []byte(`"mode"`)) {
+		t.Errorf("a round without a mode writes one:\n%s", data)
+	}
+}
+
 func TestEncodeEmptyCollections(t *testing.T) {
 	r := &result.Result{Schema: result.Schema, Phases: []result.Phase{{Name: "sustain", Workloads: []result.Workload{{Name: "a"}}}}}
 	data := string(encodeResult(t, r))
@@ -121,6 +143,8 @@ func TestDecodeErrors(t *testing.T) {
 			`result: unexpected data after the result object`},
 		{"syntax", `{"schema": `,
 			`result: unexpected EOF`},
+		{"unknown round mode", `{"schema": "loadgate/result/v1", "round": {"number": 1, "first": true, "other_paused": true, "mode": "abba"}}`,
+			`result: round.mode: "abba" is not a round mode (want "duet", or none: one side after the other)`},
 		{"type", strings.Replace(good, `"offered": 600`, `"offered": "600"`, 1),
 			`result: json: cannot unmarshal string into Go struct field Result.offered of type int64`},
 	} {

@@ -17,6 +17,8 @@ func FuzzDecodeResult(f *testing.F) {
 	f.Add(encodeResult(f, sample(f)))
 	f.Add(encodeResult(f, &result.Result{Schema: result.Schema}))
 	f.Add([]byte(`{"schema":"loadgate/result/v1","warmup":{"duration_s":1,"offered":3,"recorded":3,"failed":2,"failures":{"status 404":2}},"round":{"number":2,"first":false,"other_paused":true}}`))
+	f.Add([]byte(`{"schema":"loadgate/result/v1","round":{"number":1,"first":false,"other_paused":false,"mode":"duet"}}`))
+	f.Add([]byte(`{"schema":"loadgate/result/v1","round":{"number":1,"first":true,"other_paused":true,"mode":"abba"}}`))
 	f.Add([]byte(`{"schema":"loadgate/result/v1","warmup":{"failures":{}}}`))
 	f.Add([]byte(`{"schema":"loadgate/result/v1","phases":[{"name":"p","workloads":[{"name":"w","failures":null}]}],"unusable":[],"scenario":{"thresholds":{}},"started_at":"2025-01-02T03:04:05.123+05:30"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -1,12 +1,5 @@
 package result
 
-import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-)
-
 // Limits of a generator on schedule (design rule 19, "say when the generator
 // is part of the measurement"). Past either one the generator itself was a
 // bottleneck: latency measured from the due time then carries the
@@ -30,6 +23,8 @@ const (
 // from late, offered and lateness_ms.p99, and Encode and Decode set it from
 // them (a value set by hand, or read from a file, is replaced), so it always
 // agrees with the numbers it stands beside.
+//
+// It holds numbers only; gate/report words them (report.GeneratorWhy).
 type Generator struct {
 	BehindSchedule     bool    `json:"behind_schedule"`       // always true when present
 	Late               int64   `json:"late"`                  // = result late
@@ -39,16 +34,20 @@ type Generator struct {
 	LatenessCount      int64   `json:"lateness_count"`        // = lateness_ms.count, the samples the p99 stands on
 	LateShareLimit     float64 `json:"late_share_limit"`      // LateShareLimit
 	LatenessP99LimitMS float64 `json:"lateness_p99_limit_ms"` // LatenessP99LimitMS
-	Reason             string  `json:"reason"`                // in words, with the numbers and the limits
+	// Reason is the warning in words, filled only by gate/report
+	// (report.Explain, for a gate's verdict.json). A result never sets it:
+	// result.json no longer carries it, and a file written before that
+	// still reads (the words it held are dropped with the rest of a
+	// decoded value, as GeneratorBehind recomputes it).
+	Reason string `json:"reason,omitempty"`
 }
 
 // GeneratorBehind says whether the generator fell behind its own schedule:
 // more than LateShareLimit of the measured phases' offered requests late, or
 // a lateness p99 above LatenessP99LimitMS. It returns nil when the generator
 // kept its schedule (or nothing was offered and nothing was sent), and
-// otherwise the warning with its numbers and a reason such as
-// "generator behind schedule: 57% of requests late (342 of 600, limit 1%),
-// lateness p99 833 ms (n=600, limit 5 ms)".
+// otherwise the warning with its numbers and their limits (the issue 8
+// run: 342 of 600 late, share 0.57, lateness p99 833.2 ms over n=600).
 //
 // It is the one place this fact is decided: the result's "generator"
 // field, the reports' warning and the gate's refusal to call a regression
@@ -62,19 +61,8 @@ func (r *Result) GeneratorBehind() *Generator {
 		share = float64(r.Late) / float64(r.Offered)
 	}
 	p99 := r.LatenessMS.P99
-	lateOver := share > LateShareLimit
-	p99Over := p99 > LatenessP99LimitMS
-	if !lateOver && !p99Over {
+	if share <= LateShareLimit && p99 <= LatenessP99LimitMS {
 		return nil
-	}
-	// Both numbers are always stated, each with its limit; the ones over
-	// their limit first.
-	lateText := fmt.Sprintf("%s of requests late (%s of %s, limit %s)",
-		sharePct(share), strconv.FormatInt(r.Late, 10), strconv.FormatInt(r.Offered, 10), sharePct(LateShareLimit))
-	p99Text := fmt.Sprintf("lateness p99 %s ms (n=%d, limit %s ms)", msText(p99), r.LatenessMS.Count, msText(LatenessP99LimitMS))
-	parts := []string{lateText, p99Text}
-	if p99Over && !lateOver {
-		parts[0], parts[1] = p99Text, lateText
 	}
 	return &Generator{
 		BehindSchedule:     true,
@@ -85,20 +73,5 @@ func (r *Result) GeneratorBehind() *Generator {
 		LatenessCount:      r.LatenessMS.Count,
 		LateShareLimit:     LateShareLimit,
 		LatenessP99LimitMS: LatenessP99LimitMS,
-		Reason:             "generator behind schedule: " + strings.Join(parts, ", "),
 	}
-}
-
-// sharePct formats a fraction as a percentage with 3 significant digits:
-// 0.5698 → "57%", 0.0117 → "1.17%".
-func sharePct(f float64) string { return msText(f*100) + "%" }
-
-// msText formats milliseconds with 3 significant digits (the histograms'
-// precision) and no exponent: 833.2 → "833", 1234 → "1234", 0.4123 → "0.412".
-func msText(v float64) string {
-	if math.Abs(v) >= 1000 {
-		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
-	}
-	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }

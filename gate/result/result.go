@@ -6,7 +6,10 @@
 // reads are fine.
 package result
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Schema is the version of the results contract written by this package.
 const Schema = "loadgate/result/v1"
@@ -106,9 +109,32 @@ type Topology struct {
 	LoadCPUs         string `json:"load_cpus"`  // the generator's affinity as read back
 	GOMAXPROCS       int    `json:"gomaxprocs"`
 	Pinned           bool   `json:"pinned"`
-	PinnedReason     string `json:"pinned_reason,omitempty"` // why not pinned, or what was overridden
+	PinnedReason     string `json:"pinned_reason,omitempty"` // why not pinned (a result of an older loadgate: or what was overridden)
 	TargetPath       string `json:"target_path"`             // "loopback", "container-network", "published-port"
 	CPUsetOverridden bool   `json:"cpuset_overridden,omitempty"`
+	// Overrides: what loadgate changed in the compose model of a pinned
+	// stack whose own cpuset it replaced (absent otherwise); gate/report
+	// words them.
+	Overrides []Override `json:"overrides,omitempty"`
+}
+
+// OverrideKind is what loadgate changed in a compose service.
+type OverrideKind string
+
+// Override kinds.
+const (
+	OverrideCPUSet   OverrideKind = "cpuset"    // the service's cpuset From replaced by the stack's To
+	OverrideHostPort OverrideKind = "host_port" // the published host port From of Target/Protocol made ephemeral
+)
+
+// Override is one change loadgate made to a compose service (gate/stack).
+type Override struct {
+	Service  string       `json:"service"`
+	Kind     OverrideKind `json:"kind"`
+	From     string       `json:"from"`               // the compose file's value: a cpuset, a published port
+	To       string       `json:"to,omitempty"`       // the stack's cpuset; "" for a port made ephemeral
+	Target   uint32       `json:"target,omitempty"`   // the container port of a host port
+	Protocol string       `json:"protocol,omitempty"` // its protocol, "tcp" or "udp"
 }
 
 // Warmup accounts for warm-up requests; no latency number is kept.
@@ -146,9 +172,32 @@ func (w *Warmup) AddFailures(failures map[string]int64) {
 // (or by a loadgate before the field existed), and a report of such
 // results claims no order and no pausing.
 type Round struct {
-	Number      int  `json:"number"`       // 1-based
-	First       bool `json:"first"`        // this side ran first in its round
-	OtherPaused bool `json:"other_paused"` // the other side's stack was paused (frozen) while this one ran
+	Number      int       `json:"number"`         // 1-based
+	First       bool      `json:"first"`          // this side ran first in its round
+	OtherPaused bool      `json:"other_paused"`   // the other side's stack was paused (frozen) while this one ran
+	Mode        RoundMode `json:"mode,omitempty"` // how the round's two sides ran: "" one after the other, "duet" at the same instants
+}
+
+// RoundMode is how a gate ran a round's two sides.
+type RoundMode string
+
+// Round modes. A result without a mode ran its round's sides one after
+// the other (its First says in which place; a loadgate before the field
+// existed ran only those).
+const (
+	// RoundDuet: both sides' loads ran at the same instants (one common
+	// schedule start), both stacks up and neither paused: First and
+	// OtherPaused are false on both sides.
+	RoundDuet RoundMode = "duet"
+)
+
+// check refuses a mode this version does not know.
+func (m RoundMode) check() error {
+	switch m {
+	case "", RoundDuet:
+		return nil
+	}
+	return fmt.Errorf("round.mode: %q is not a round mode (want %q, or none: one side after the other)", string(m), string(RoundDuet))
 }
 
 // Phase is one phase of the schedule.

@@ -1,8 +1,13 @@
-// Package soak judges memory growth over a soak: a steady load held for a
-// long time while each process's memory is sampled (every second).
+// Package soak holds and judges a soak: a steady load held for a long time
+// while each process's memory is sampled (every second). Scenario shapes
+// the load (the judged phase's rate, one phase per hour); Run holds it
+// through a Sampler and a Runner (the command supplies Compose-, /proc- and
+// engine-backed ones; the tests fakes), the Collector keeps the samples
+// from the stats lines, and the judgement below reads them.
 //
 // The judgement is pure (a function of the samples and the threshold) and
-// has no clock of its own: samples carry their times.
+// has no clock of its own: samples carry their times, from the end of the
+// warm-up on the engine's clock.
 //
 // Growth is judged per process on the window after the first quarter of
 // its samples' span (a warm-up ramp — caches filling, pools growing, the

@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/result"
 )
 
 // Labels put on every container, network, volume and built image.
@@ -95,7 +97,7 @@ type Stack struct {
 	pinned     bool
 	reason     string
 	overridden bool
-	overrides  []string
+	overrides  []result.Override
 
 	readyBy time.Time // start + ReadyTimeout: how long Target waits for the target port
 
@@ -139,19 +141,15 @@ func (s *Stack) Project() *types.Project { return s.project }
 func (s *Stack) Services() []string { return s.project.ServiceNames() }
 
 // Topology reports the stack's cpuset, whether pinning held on every
-// container (read back after start), why not (or what was overridden), and
-// whether a compose file's own cpuset was replaced.
+// container (read back after start), why not, and whether a compose file's
+// own cpuset was replaced (Overrides says what was).
 func (s *Stack) Topology() (stackCPUs string, pinned bool, reason string, overridden bool) {
-	reason = s.reason
-	if s.pinned && s.overridden {
-		reason = "overrode: " + strings.Join(s.overrides, "; ")
-	}
-	return s.stackCPUs.String(), s.pinned, reason, s.overridden
+	return s.stackCPUs.String(), s.pinned, s.reason, s.overridden
 }
 
-// Overrides lists, in words, what loadgate changed in the compose model
-// (cpusets replaced, published host ports made ephemeral).
-func (s *Stack) Overrides() []string { return append([]string(nil), s.overrides...) }
+// Overrides lists what loadgate changed in the compose model (cpusets
+// replaced, published host ports made ephemeral), sorted by service.
+func (s *Stack) Overrides() []result.Override { return slices.Clone(s.overrides) }
 
 func (s *Stack) logf(format string, args ...any) {
 	fmt.Fprintf(s.log, "compose: "+format+"\n", args...)

@@ -1,10 +1,12 @@
 package stack
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +17,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
 )
 
 // load reads the compose files through the SDK's loader (compose-go:
@@ -50,12 +54,13 @@ func (s *Stack) load(ctx context.Context) error {
 	cpus := s.stackCPUs.String()
 	var (
 		mu        sync.Mutex
-		overrides []string
+		overrides []result.Override
 		refused   []string
 	)
 	// WithServicesTransform runs fn concurrently, one goroutine per service.
 	p, err = p.WithServicesTransform(func(name string, sc types.ServiceConfig) (types.ServiceConfig, error) {
-		var notes, bad []string
+		var notes []result.Override
+		var bad []string
 		if sc.ContainerName != "" {
 			bad = append(bad, fmt.Sprintf("services.%s.container_name (%q): a fixed container name collides between runs and sides of a throwaway stack", name, sc.ContainerName))
 		}
@@ -78,13 +83,13 @@ func (s *Stack) load(ctx context.Context) error {
 		}
 		if cpus != "" {
 			if sc.CPUSet != "" && sc.CPUSet != cpus {
-				notes = append(notes, fmt.Sprintf("service %s: cpuset %q replaced by the stack's %q", name, sc.CPUSet, cpus))
+				notes = append(notes, result.Override{Service: name, Kind: result.OverrideCPUSet, From: sc.CPUSet, To: cpus})
 			}
 			sc.CPUSet = cpus
 		}
 		for i, port := range sc.Ports {
 			if port.Published != "" {
-				notes = append(notes, fmt.Sprintf("service %s: host port %s for %d/%s made ephemeral", name, port.Published, port.Target, protocol(port.Protocol)))
+				notes = append(notes, result.Override{Service: name, Kind: result.OverrideHostPort, From: port.Published, Target: port.Target, Protocol: protocol(port.Protocol)})
 				sc.Ports[i].Published = ""
 			}
 		}
@@ -125,13 +130,15 @@ func (s *Stack) load(ctx context.Context) error {
 		}
 		p.Volumes[k] = v
 	}
-	sort.Strings(overrides)
+	slices.SortFunc(overrides, func(a, b result.Override) int {
+		return cmp.Or(cmp.Compare(a.Service, b.Service), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.From, b.From), cmp.Compare(a.Target, b.Target))
+	})
 	s.overrides = overrides
 	for _, o := range overrides {
-		if strings.Contains(o, "cpuset") {
+		if o.Kind == result.OverrideCPUSet {
 			s.overridden = true
 		}
-		s.logf("%s", o)
+		s.logf("%s", report.OverrideText(o))
 	}
 	s.project = p
 	return nil

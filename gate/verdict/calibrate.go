@@ -26,7 +26,7 @@ func Calibrate(base, head []*result.Result, date time.Time) (*Noise, error) {
 		return nil, err
 	}
 	if rs := sidesUnusable(base, head); len(rs) > 0 {
-		return nil, fmt.Errorf("calibrate: unusable: %s", rs[0])
+		return nil, &UnusableError{Op: "calibrate", Notes: rs}
 	}
 	if len(head) < 2 {
 		return nil, errors.New("calibrate: at least 2 pairs of rounds measure a spread")

@@ -299,10 +299,10 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	if err := checkHashes(base, head); err != nil {
 		return Verdict{}, err
 	}
-	v := Verdict{Workloads: []WorkloadVerdict{}, Reasons: []string{},
+	v := Verdict{Workloads: []WorkloadVerdict{}, Notes: []Note{},
 		Rounds: len(head), Tolerance: opt.Tolerance, Confidence: opt.Confidence, Percentile: opt.Percentile}
 	if rs := sidesUnusable(base, head); len(rs) > 0 {
-		v.Value, v.Reasons = Unusable, rs
+		v.Value, v.Notes = Unusable, rs
 		return v, nil
 	}
 	c := comparer{opt: opt, base: base, head: head, z: normQuantile(0.5 + opt.Confidence/2),
@@ -311,10 +311,10 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	c.cal, use = noiseFor(opt.Noise, base, head)
 	wvs, notes, values, bad := c.all()
 	if len(bad) > 0 {
-		v.Value, v.Reasons = Unusable, bad
+		v.Value, v.Notes = Unusable, bad
 		return v, nil
 	}
-	v.Workloads, v.Reasons, v.Untrusted = wvs, notes, c.untrusted
+	v.Workloads, v.Notes, v.Untrusted = wvs, notes, c.untrusted
 	if c.floorUsed || use.Rejected != "" {
 		v.Noise = &use
 	}
@@ -343,19 +343,23 @@ func Gate(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	for i, r := range head[1:] {
 		if merged, err = result.Merge(merged, r); err != nil {
 			cv.Value, cv.Workloads = Unusable, []WorkloadVerdict{}
-			cv.Reasons = []string{fmt.Sprintf("head: round %d cannot be merged with the earlier rounds: %v", i+2, err)}
+			cv.Notes = []Note{{Code: NoteMerge, Side: "head", Round: i + 2, Detail: err.Error()}}
 			return cv, nil
 		}
 	}
 	tv := Thresholds(merged)
 	if tv.Value == Unusable {
 		cv.Value, cv.Workloads = Unusable, []WorkloadVerdict{}
-		cv.Reasons = prefixed("head (rounds merged): ", tv.Reasons)
+		cv.Notes = make([]Note, len(tv.Notes))
+		for i, n := range tv.Notes {
+			n.Side, n.Merged = "head", true
+			cv.Notes[i] = n
+		}
 		return cv, nil
 	}
 	v := cv
 	v.Workloads = []WorkloadVerdict{}
-	v.Reasons = []string{}
+	v.Notes = []Note{}
 	used := make([]bool, len(cv.Workloads))
 	take := func(phase, workload string) []Comparison {
 		for i, wv := range cv.Workloads {
@@ -380,21 +384,11 @@ func Gate(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 			v.Workloads = append(v.Workloads, wv)
 		}
 	}
-	for _, s := range append(tv.Reasons, cv.Reasons...) {
-		if !slices.Contains(v.Reasons, s) {
-			v.Reasons = append(v.Reasons, s)
-		}
+	for _, n := range append(tv.Notes, cv.Notes...) {
+		v.Notes = addNote(v.Notes, n)
 	}
 	v.Value = Worst(tv.Value, cv.Value)
 	return v, nil
-}
-
-func prefixed(p string, ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = p + s
-	}
-	return out
 }
 
 // checkHashes refuses results of different scenarios, naming both hashes.
@@ -432,16 +426,16 @@ func orNone(h string) string {
 
 // sidesUnusable says why the sides cannot be compared, naming side and
 // round: missing or unequal rounds, unusable results, phases that differ.
-func sidesUnusable(base, head []*result.Result) []string {
-	var rs []string
+func sidesUnusable(base, head []*result.Result) []Note {
+	var rs []Note
 	if len(base) == 0 {
-		rs = append(rs, "base: no result")
+		rs = append(rs, Note{Code: NoteNoResult, Side: "base"})
 	}
 	if len(head) == 0 {
-		rs = append(rs, "head: no result")
+		rs = append(rs, Note{Code: NoteNoResult, Side: "head"})
 	}
 	if len(base) != len(head) && len(base) > 0 && len(head) > 0 {
-		rs = append(rs, fmt.Sprintf("base has %d round(s), head %d: rounds are paired, nothing is compared with half a result", len(base), len(head)))
+		rs = append(rs, Note{Code: NoteUnpairedRounds, BaseRounds: len(base), HeadRounds: len(head)})
 	}
 	var ref []string
 	for _, side := range []struct {
@@ -449,10 +443,7 @@ func sidesUnusable(base, head []*result.Result) []string {
 		rs   []*result.Result
 	}{{"base", base}, {"head", head}} {
 		for i, r := range side.rs {
-			at := fmt.Sprintf("%s round %d", side.name, i+1)
-			for _, s := range unusable(r) {
-				rs = append(rs, at+": "+s)
-			}
+			rs = append(rs, at(side.name, i+1, unusable(r))...)
 			if r == nil {
 				continue
 			}
@@ -465,7 +456,7 @@ func sidesUnusable(base, head []*result.Result) []string {
 			if ref == nil {
 				ref = names
 			} else if !slices.Equal(ref, names) && !r.Interrupted {
-				rs = append(rs, fmt.Sprintf("%s: judged phases %q differ from base round 1's %q", at, names, ref))
+				rs = append(rs, Note{Code: NotePhasesDiffer, Side: side.name, Round: i + 1, Phases: names, RefPhases: ref})
 			}
 		}
 	}
@@ -543,23 +534,23 @@ func (c *comparer) distrust(cmp *Comparison) {
 
 // all compares every workload of every judged and recover phase. bad lists
 // why the inputs are unusable (a histogram that does not decode).
-func (c *comparer) all() (wvs []WorkloadVerdict, notes []string, values []Value, bad []string) {
+func (c *comparer) all() (wvs []WorkloadVerdict, notes []Note, values []Value, bad []Note) {
 	wvs = []WorkloadVerdict{}
-	notes = []string{}
+	notes = []Note{}
 	for _, side := range []struct {
 		name string
 		rs   []*result.Result
 	}{{"base", c.base}, {"head", c.head}} {
 		for i, r := range side.rs {
 			if r.Interrupted {
-				notes = append(notes, fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", side.name, i+1))
+				notes = append(notes, Note{Code: NoteRoundInterrupted, Side: side.name, Round: i + 1})
 				values = append(values, NotMeasured)
 				c.phaseValues = append(c.phaseValues, NotMeasured)
 			}
 		}
 	}
 	if len(c.base) < 3 {
-		notes = append(notes, fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", len(c.base)))
+		notes = append(notes, Note{Code: NoteFewRounds, Rounds: len(c.base)})
 	}
 	thr := c.head[0].Scenario.Thresholds
 	for _, p := range c.base[0].Phases {
@@ -568,7 +559,7 @@ func (c *comparer) all() (wvs []WorkloadVerdict, notes []string, values []Value,
 		}
 		names := c.workloadNames(p.Name)
 		if len(names) == 0 {
-			notes = append(notes, fmt.Sprintf("phase %s: no workload ran on either side", p.Name))
+			notes = append(notes, Note{Code: NoteNoWorkloadEitherSide, Phase: p.Name})
 			values = append(values, NotMeasured)
 			c.phaseValues = append(c.phaseValues, NotMeasured)
 		}
@@ -577,7 +568,7 @@ func (c *comparer) all() (wvs []WorkloadVerdict, notes []string, values []Value,
 			for _, metric := range c.metrics(thr[name]) {
 				cmp, err := c.latency(p.Name, name, metric)
 				if err != nil {
-					bad = append(bad, err.Error())
+					bad = append(bad, histogramNote(p.Name, name, err))
 					continue
 				}
 				wv.Comparisons = append(wv.Comparisons, cmp)
@@ -658,7 +649,6 @@ func quantileOf(metric string) float64 {
 type sideRound struct {
 	w     *result.Workload // nil when absent
 	h     *hdrhistogram.Histogram
-	name  string // "base round 2", for errors
 	side  string
 	round int // 1-based
 }
@@ -674,15 +664,15 @@ func (sr sideRound) ref(n int64) *RoundRef {
 func (c *comparer) rounds(side string, rs []*result.Result, phase, workload, metric string) ([]sideRound, error) {
 	out := make([]sideRound, len(rs))
 	for i, r := range rs {
-		sr := sideRound{name: fmt.Sprintf("%s round %d", side, i+1), side: side, round: i + 1}
+		sr := sideRound{side: side, round: i + 1}
 		sr.w = r.PhaseNamed(phase).Workload(workload)
 		if sr.w != nil {
 			h, want, err := sr.w.MetricHistogram(metric)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %s/%s: latency histogram: %v", sr.name, phase, workload, err)
+				return nil, &histogramError{Side: side, Round: i + 1, Phase: phase, Workload: workload, Err: err}
 			}
 			if n := h.TotalCount(); n != want { // latency: successes less cancelled sessions
-				return nil, fmt.Errorf("%s: %s/%s: the latency histogram holds %d samples for %d successes", sr.name, phase, workload, n, want)
+				return nil, &histogramError{Side: side, Round: i + 1, Phase: phase, Workload: workload, Samples: n, Successes: want}
 			}
 			sr.h = h
 		}

@@ -157,22 +157,22 @@ func TestCompareUnusable(t *testing.T) {
 			t.Fatal(err)
 		}
 		if v.Value != verdict.Unusable || v.ExitCode() != 3 || len(v.Workloads) != 0 ||
-			!strings.Contains(strings.Join(v.Reasons, "\n"), "base round 2: stack exited") {
-			t.Errorf("got %s %q %d workloads", v.Value, v.Reasons, len(v.Workloads))
+			!hasNote(v.Notes, verdict.Note{Code: verdict.NoteResult, Side: "base", Round: 2, Detail: "stack exited"}) {
+			t.Errorf("got %s %+v %d workloads", v.Value, v.Notes, len(v.Workloads))
 		}
 	})
 	t.Run("unpaired rounds", func(t *testing.T) {
 		base, head := sides(t, 1, []float64{0, 0, 0}, 100, 0, 0)
 		v, _ := verdict.Compare(base, head[:2], verdict.CompareOptions{})
-		if v.Value != verdict.Unusable || !strings.Contains(strings.Join(v.Reasons, "\n"), "base has 3 round(s), head 2") {
-			t.Errorf("got %s %q", v.Value, v.Reasons)
+		if v.Value != verdict.Unusable || !hasNote(v.Notes, verdict.Note{Code: verdict.NoteUnpairedRounds, BaseRounds: 3, HeadRounds: 2}) {
+			t.Errorf("got %s %+v", v.Value, v.Notes)
 		}
 	})
 	t.Run("no head", func(t *testing.T) {
 		base, _ := sides(t, 1, []float64{0}, 100, 0, 0)
 		v, _ := verdict.Compare(base, nil, verdict.CompareOptions{})
-		if v.Value != verdict.Unusable || !strings.Contains(strings.Join(v.Reasons, "\n"), "head: no result") {
-			t.Errorf("got %s %q", v.Value, v.Reasons)
+		if v.Value != verdict.Unusable || !hasNote(v.Notes, verdict.Note{Code: verdict.NoteNoResult, Side: "head"}) {
+			t.Errorf("got %s %+v", v.Value, v.Notes)
 		}
 	})
 	t.Run("histogram does not hold the successes", func(t *testing.T) {
@@ -182,8 +182,8 @@ func TestCompareUnusable(t *testing.T) {
 		w.Succeeded, w.Offered, w.LatencyMS.Count = 99, 99, 99
 		head[2].Offered, head[2].Recorded = 99, 99
 		v, _ := verdict.Compare(base, head, verdict.CompareOptions{})
-		if v.Value != verdict.Unusable || !strings.Contains(strings.Join(v.Reasons, "\n"), "head round 3: sustain/api: the latency histogram holds 100 samples for 99 successes") {
-			t.Errorf("got %s %q", v.Value, v.Reasons)
+		if v.Value != verdict.Unusable || !hasNote(v.Notes, verdict.Note{Code: verdict.NoteHistogramCount, Side: "head", Round: 3, Phase: "sustain", Workload: "api", Samples: 100, Successes: 99}) {
+			t.Errorf("got %s %+v", v.Value, v.Notes)
 		}
 	})
 }

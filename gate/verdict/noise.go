@@ -213,11 +213,20 @@ type NoiseUse struct {
 	Date  time.Time `json:"date,omitzero"`
 	Pairs int       `json:"pairs,omitempty"`
 	// Rejected: a calibration was given but not used, and why
-	// (NoiseOtherScenario, NoiseOtherMachine, NoiseOtherTopology); Mine and
-	// Theirs are the two values that differ.
-	Rejected string `json:"rejected,omitempty"`
-	Mine     string `json:"mine,omitempty"`
-	Theirs   string `json:"theirs,omitempty"`
+	// (NoiseOtherScenario, NoiseOtherMachine, NoiseOtherTopology); Here (the
+	// result that differs) and There (the calibration) hold what differs
+	// (package report words it).
+	Rejected string       `json:"rejected,omitempty"`
+	Here     NoiseSetting `json:"here,omitzero"`
+	There    NoiseSetting `json:"there,omitzero"`
+}
+
+// NoiseSetting is what a calibration must share with the results it is
+// used for: the scenario hash, the machine, the topology.
+type NoiseSetting struct {
+	Hash     string          `json:"hash,omitempty"`
+	Machine  result.Machine  `json:"machine,omitzero"`
+	Topology result.Topology `json:"topology,omitzero"`
 }
 
 // Noise sources.
@@ -239,27 +248,15 @@ func noiseFor(n *Noise, base, head []*result.Result) (*Noise, NoiseUse) {
 				u := NoiseUse{Source: NoiseDefault, SD: DefaultNoiseSD, Date: n.Date, Pairs: n.Pairs, Rejected: why}
 				switch why {
 				case NoiseOtherScenario:
-					u.Mine, u.Theirs = r.Scenario.Hash, n.Hash
+					u.Here.Hash, u.There.Hash = r.Scenario.Hash, n.Hash
 				case NoiseOtherMachine:
-					u.Mine, u.Theirs = machineWords(r.Machine), machineWords(n.Machine)
+					u.Here.Machine, u.There.Machine = r.Machine, n.Machine
 				case NoiseOtherTopology:
-					u.Mine, u.Theirs = topologyWords(r.Topology), topologyWords(n.Topology)
+					u.Here.Topology, u.There.Topology = r.Topology, n.Topology
 				}
 				return nil, u
 			}
 		}
 	}
 	return n, NoiseUse{Source: NoiseCalibration, Date: n.Date, Pairs: n.Pairs}
-}
-
-func machineWords(m result.Machine) string {
-	return fmt.Sprintf("%s (%d CPUs, %s/%s)", m.Host, m.CPUs, m.OS, m.Arch)
-}
-
-func topologyWords(t result.Topology) string {
-	p := "not pinned"
-	if t.Pinned {
-		p = "pinned"
-	}
-	return fmt.Sprintf("stack CPUs %q, load CPUs %q, %s, %s", t.StackCPUs, t.LoadCPUs, p, t.TargetPath)
 }

@@ -2,6 +2,7 @@ package verdict_test
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -117,7 +118,7 @@ func TestCalibrationMatch(t *testing.T) {
 			if c.Value != verdict.Inconclusive || c.Interval != verdict.IntervalNoise {
 				t.Errorf("%s (%q): want the default bound's inconclusive", c.Value, c.Interval)
 			}
-			if v.Noise == nil || v.Noise.Rejected != tt.want || v.Noise.Mine == v.Noise.Theirs {
+			if v.Noise == nil || v.Noise.Rejected != tt.want || reflect.DeepEqual(v.Noise.Here, v.Noise.There) {
 				t.Errorf("noise use %+v, want rejected for %s", v.Noise, tt.want)
 			}
 		})
@@ -256,5 +257,20 @@ func TestCalibrate(t *testing.T) {
 	head[3].Machine.Host = "other"
 	if _, err := verdict.Calibrate(base, head, time.Now()); err == nil {
 		t.Error("a calibration of mixed machines")
+	}
+}
+
+// A calibration of rounds that cannot be used says why as a verdict does:
+// notes naming the side and round (package report words them).
+func TestCalibrateUnusableRoundsAreNotes(t *testing.T) {
+	base, head := sides(t, 1, []float64{0, 0, 0}, 100, 0, 0)
+	head[1].Usable, head[1].Unusable = false, []string{"stack exited"}
+	_, err := verdict.Calibrate(base, head, time.Now())
+	ue, ok := errors.AsType[*verdict.UnusableError](err)
+	if !ok {
+		t.Fatalf("err %v, want an UnusableError", err)
+	}
+	if !hasNote(ue.Notes, verdict.Note{Code: verdict.NoteResult, Side: "head", Round: 2, Detail: "stack exited"}) {
+		t.Errorf("notes %+v, want head round 2's own reason", ue.Notes)
 	}
 }

@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -159,15 +158,14 @@ func judgeRecovery(r *result.Result, v *Verdict) []Value {
 	var values []Value
 	for _, rv := range v.Recovery {
 		values = append(values, rv.Value)
+		n := Note{Phase: rv.Phase, Action: rv.Action, Service: rv.Service, Workload: rv.Workload}
 		switch rv.Value {
 		case Fail:
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: %s %s: %s did not recover unattended within the declared recovery.within (%g s)", rv.Phase, rv.Action, rv.Service, rv.Workload, rv.WithinS))
+			n.Code, n.WithinS = NoteNotRecovered, rv.WithinS
+			v.Notes = append(v.Notes, n)
 		case NotMeasured:
-			why := "no request in the recovery window"
-			if rv.NotObserved > 0 {
-				why = fmt.Sprintf("%d of the recovery window's %d seconds lay past the run's end (the fault ended late) and were not observed", rv.NotObserved, len(rv.Seconds))
-			}
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: %s %s: %s: %s, recovery not measured", rv.Phase, rv.Action, rv.Service, rv.Workload, why))
+			n.Code, n.NotObservedS, n.WindowS = NoteRecoveryNotMeasured, rv.NotObserved, len(rv.Seconds)
+			v.Notes = append(v.Notes, n)
 		}
 	}
 	return values

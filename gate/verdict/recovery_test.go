@@ -2,7 +2,7 @@ package verdict_test
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -103,12 +103,10 @@ func TestRecoveryLateUndoNotObserved(t *testing.T) {
 	if len(v.Recovery) != 1 || v.Recovery[0].Value != verdict.NotMeasured || v.Recovery[0].NotObserved != 1 {
 		t.Fatalf("recovery %+v; want not measured, 1 second not observed", v.Recovery)
 	}
-	found := false
-	for _, reason := range v.Reasons {
-		found = found || strings.Contains(reason, "1 of the recovery window's 3 seconds lay past the run's end")
-	}
-	if !found {
-		t.Errorf("reasons %q do not say the window was not observed", v.Reasons)
+	if !slices.ContainsFunc(v.Notes, func(n verdict.Note) bool {
+		return n.Code == verdict.NoteRecoveryNotMeasured && n.NotObservedS == 1 && n.WindowS == 3
+	}) {
+		t.Errorf("notes %+v do not say the window was not observed", v.Notes)
 	}
 }
 

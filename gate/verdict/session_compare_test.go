@@ -61,7 +61,7 @@ func TestCompareSessionMetricsReadTheirOwnHistograms(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v.Value == verdict.Unusable {
-		t.Fatalf("unusable: %v", v.Reasons)
+		t.Fatalf("unusable: %+v", v.Notes)
 	}
 	lat, first, conn := comparison(t, v, "p95"), comparison(t, v, "first_message_p95"), comparison(t, v, "connect_p95")
 	if lat.Value != verdict.Pass || lat.BaseN != 3*n {

@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -45,15 +44,15 @@ const (
 // The overall value is the worst of the workload values (see Worst); a
 // judged phase in which no workload ran makes it not measured.
 func Thresholds(r *result.Result) Verdict {
-	if reasons := unusable(r); len(reasons) > 0 {
-		return Verdict{Value: Unusable, Workloads: []WorkloadVerdict{}, Reasons: reasons}
+	if notes := unusable(r); len(notes) > 0 {
+		return Verdict{Value: Unusable, Workloads: []WorkloadVerdict{}, Notes: notes}
 	}
-	v := Verdict{Workloads: []WorkloadVerdict{}, Reasons: []string{}}
+	v := Verdict{Workloads: []WorkloadVerdict{}, Notes: []Note{}}
 	values := []Value{}
 	if r.Interrupted {
 		// The phases it did not reach are not measured, and the result cannot
 		// say which they were: an interrupted run is never a pass.
-		v.Reasons = append(v.Reasons, "the run was interrupted before its schedule ended: the phases it did not reach are not measured")
+		v.Notes = append(v.Notes, Note{Code: NoteInterrupted})
 		values = append(values, NotMeasured)
 	}
 	for _, p := range r.Phases {
@@ -61,9 +60,9 @@ func Thresholds(r *result.Result) Verdict {
 			continue
 		}
 		wvs, notes := judgePhase(p, r.Scenario.Thresholds)
-		v.Reasons = append(v.Reasons, notes...)
+		v.Notes = append(v.Notes, notes...)
 		if len(wvs) == 0 {
-			v.Reasons = append(v.Reasons, fmt.Sprintf("phase %s: no workload ran and none has thresholds", p.Name))
+			v.Notes = append(v.Notes, Note{Code: NoteNoWorkload, Phase: p.Name})
 			values = append(values, NotMeasured)
 		}
 		for _, wv := range wvs {
@@ -78,9 +77,9 @@ func Thresholds(r *result.Result) Verdict {
 
 // judgePhase judges one phase: the workloads that ran, in result order, then
 // the workloads with thresholds that are absent, by name.
-func judgePhase(p result.Phase, thr map[string]result.Thr) ([]WorkloadVerdict, []string) {
+func judgePhase(p result.Phase, thr map[string]result.Thr) ([]WorkloadVerdict, []Note) {
 	var out []WorkloadVerdict
-	var notes []string
+	var notes []Note
 	seen := map[string]bool{}
 	for _, w := range p.Workloads {
 		if seen[w.Name] {
@@ -90,7 +89,7 @@ func judgePhase(p result.Phase, thr map[string]result.Thr) ([]WorkloadVerdict, [
 		t, has := thr[w.Name]
 		wv := judgeWorkload(p.Name, w, t, has)
 		if w.Abandoned > 0 {
-			notes = append(notes, fmt.Sprintf("%s/%s: %d request(s) abandoned at the end, excluded from error_rate", p.Name, w.Name, w.Abandoned))
+			notes = append(notes, Note{Code: NoteAbandoned, Phase: p.Name, Workload: w.Name, Abandoned: w.Abandoned})
 		}
 		out = append(out, wv)
 	}
@@ -254,41 +253,34 @@ func judgeErrorRate(c *Check, w result.Workload) {
 // unusable returns why r cannot be judged, or nil: what the result says of
 // itself, the record invariants of rule 3 (result.Result.Check), latency
 // summaries that do not count the successes, and a missing judged phase.
-func unusable(r *result.Result) []string {
+func unusable(r *result.Result) []Note {
 	if r == nil {
-		return []string{"no result"}
+		return []Note{{Code: NoteNoResult}}
 	}
-	var rs []string
-	add := func(s string) {
-		for _, x := range rs {
-			if x == s {
-				return
-			}
-		}
-		rs = append(rs, s)
-	}
+	var rs []Note
+	add := func(n Note) { rs = addNote(rs, n) }
 	if !r.Usable {
 		if len(r.Unusable) == 0 {
-			add("the result is marked unusable")
+			add(Note{Code: NoteMarkedUnusable})
 		}
 		for _, s := range r.Unusable {
-			add(s)
+			add(Note{Code: NoteResult, Detail: s})
 		}
 	}
 	for _, s := range r.Check() {
-		add(s)
+		add(Note{Code: NoteResult, Detail: s})
 	}
 	judged := false
 	for _, p := range r.Phases {
 		judged = judged || p.Judged
 		for _, w := range p.Workloads {
 			if w.LatencyMS.Count != w.Timed() { // Timed: successes less cancelled sessions
-				add(fmt.Sprintf("%s/%s: latency summary counts %d samples for %d successes", p.Name, w.Name, w.LatencyMS.Count, w.Timed()))
+				add(Note{Code: NoteLatencyCount, Phase: p.Name, Workload: w.Name, Samples: w.LatencyMS.Count, Successes: w.Timed()})
 			}
 		}
 	}
 	if !judged {
-		add("no judged phase in the result")
+		add(Note{Code: NoteNoJudgedPhase})
 	}
 	return rs
 }

@@ -101,7 +101,7 @@ type WorkloadVerdict struct {
 type Verdict struct {
 	Value     Value             `json:"value"`
 	Workloads []WorkloadVerdict `json:"workloads"`
-	Reasons   []string          `json:"reasons"` // why unusable, and notes (abandoned requests, interruption)
+	Notes     []Note            `json:"notes"` // why unusable, else notes (abandoned requests, interruption): codes, worded by report (notes.go)
 	// Recovery judges each workload's recovery after each injected fault
 	// (recovery.go); none without faults.
 	Recovery []RecoveryVerdict `json:"recovery,omitempty"`

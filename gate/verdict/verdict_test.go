@@ -1,6 +1,7 @@
 package verdict_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -51,9 +52,9 @@ func TestThresholds(t *testing.T) {
 		r         *result.Result
 		want      verdict.Value
 		exit      int
-		workloads []string // "phase/workload=value"
-		checks    []string // "phase/workload/metric=value"
-		reason    string   // substring of some reason
+		workloads []string      // "phase/workload=value"
+		checks    []string      // "phase/workload/metric=value"
+		note      *verdict.Note // a note of the verdict (its Detail: a substring)
 	}{
 		{
 			name: "pass under every limit",
@@ -85,7 +86,7 @@ func TestThresholds(t *testing.T) {
 				phase("sustain", true, false, wl("ingest", 99, 1, 7, 10))),
 			want: verdict.Fail, exit: 1,
 			checks: []string{"sustain/ingest/error_rate=fail"},
-			reason: "7 request(s) abandoned",
+			note:   &verdict.Note{Code: verdict.NoteAbandoned, Phase: "sustain", Workload: "ingest", Abandoned: 7},
 		},
 		{
 			name: "abandoned alone do not break error_rate 0",
@@ -93,7 +94,7 @@ func TestThresholds(t *testing.T) {
 				phase("sustain", true, false, wl("ingest", 100, 0, 3, 10))),
 			want: verdict.Pass, exit: 0,
 			checks: []string{"sustain/ingest/error_rate=pass"},
-			reason: "excluded from error_rate",
+			note:   &verdict.Note{Code: verdict.NoteAbandoned, Phase: "sustain", Workload: "ingest", Abandoned: 3},
 		},
 		{
 			name: "recover phase judged separately",
@@ -137,7 +138,7 @@ func TestThresholds(t *testing.T) {
 			name: "judged phase with no workloads is not measured",
 			r:    run(nil, phase("sustain", true, false)),
 			want: verdict.NotMeasured, exit: 1,
-			reason: "no workload ran",
+			note: &verdict.Note{Code: verdict.NoteNoWorkload, Phase: "sustain"},
 		},
 		{
 			name: "interrupted run is not measured, its workloads still judged",
@@ -148,7 +149,7 @@ func TestThresholds(t *testing.T) {
 			}(),
 			want: verdict.NotMeasured, exit: 1,
 			workloads: []string{"sustain/read=pass"},
-			reason:    "interrupted",
+			note:      &verdict.Note{Code: verdict.NoteInterrupted},
 		},
 		{
 			name: "interrupted run keeps a broken threshold visible",
@@ -168,7 +169,7 @@ func TestThresholds(t *testing.T) {
 				return r
 			}(),
 			want: verdict.Unusable, exit: 3,
-			reason: "stack exited",
+			note: &verdict.Note{Code: verdict.NoteResult, Detail: "stack exited"},
 		},
 		{
 			name: "offered != recorded is unusable even when marked usable",
@@ -178,7 +179,7 @@ func TestThresholds(t *testing.T) {
 				return r
 			}(),
 			want: verdict.Unusable, exit: 3,
-			reason: "offered 12 != recorded 10",
+			note: &verdict.Note{Code: verdict.NoteResult, Detail: "offered 12 != recorded 10"},
 		},
 		{
 			name: "a workload whose records do not add up is unusable",
@@ -189,26 +190,26 @@ func TestThresholds(t *testing.T) {
 				return r
 			}(),
 			want: verdict.Unusable, exit: 3,
-			reason: "offered 11 != succeeded 10",
+			note: &verdict.Note{Code: verdict.NoteResult, Detail: "offered 11 != succeeded 10"},
 		},
 		{
 			name: "no judged phase is unusable",
 			r:    run(nil, phase("ramp", false, false, wl("read", 10, 0, 0, 10))),
 			want: verdict.Unusable, exit: 3,
-			reason: "no judged phase",
+			note: &verdict.Note{Code: verdict.NoteNoJudgedPhase},
 		},
 		{
 			name: "nil result is unusable",
 			r:    nil,
 			want: verdict.Unusable, exit: 3,
-			reason: "no result",
+			note: &verdict.Note{Code: verdict.NoteNoResult},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := verdict.Thresholds(tt.r)
 			if v.Value != tt.want {
-				t.Errorf("Value = %q, want %q (reasons %q)", v.Value, tt.want, v.Reasons)
+				t.Errorf("Value = %q, want %q (notes %+v)", v.Value, tt.want, v.Notes)
 			}
 			if got := v.ExitCode(); got != tt.exit {
 				t.Errorf("ExitCode = %d, want %d", got, tt.exit)
@@ -240,8 +241,8 @@ func TestThresholds(t *testing.T) {
 					t.Errorf("missing check %s; got %v", c, gotC)
 				}
 			}
-			if tt.reason != "" && !strings.Contains(strings.Join(v.Reasons, "\n"), tt.reason) {
-				t.Errorf("reasons %q lack %q", v.Reasons, tt.reason)
+			if tt.note != nil && !hasNote(v.Notes, *tt.note) {
+				t.Errorf("notes %+v lack %+v", v.Notes, *tt.note)
 			}
 		})
 	}
@@ -290,4 +291,17 @@ func TestWorstAndExitCode(t *testing.T) {
 			t.Errorf("ExitCode(%q) = %d, want %d", val, got, want)
 		}
 	}
+}
+
+// hasNote: some note of ns is want, its Detail containing want's.
+func hasNote(ns []verdict.Note, want verdict.Note) bool {
+	for _, n := range ns {
+		if want.Detail != "" && strings.Contains(n.Detail, want.Detail) {
+			n.Detail = want.Detail
+		}
+		if reflect.DeepEqual(n, want) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,188 @@
+// Package baseline owns loadgate's stored references beside a repository's
+// code: saving a result as the named baseline baselines/<scenario>/<name>.json
+// (its rounds merged exactly first), what is refused on the way (a name that
+// would leave baselines/, a result that compare would refuse), and reading
+// result files for `loadgate compare` with the calibration of their
+// scenario (baselines/<scenario>/noise.json).
+//
+// The path rules themselves (scenario.ValidName on every name, the cleaned
+// and the real path inside root/baselines) are gate/rounds' BaselinePath
+// and InsideDir, which the gate uses to read a baseline from the protected
+// side: one rule for writing and reading.
+//
+// Every error carries a kind (gate/rounds' ErrUsage or ErrUnusable) for
+// the command's exit code. The functions hold no state: safe for
+// concurrent use on different roots.
+package baseline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// SaveOptions is a baseline to store.
+type SaveOptions struct {
+	Root    string   // the repository root that holds baselines/
+	Name    string   // the baseline's name (scenario.ValidName)
+	Results []string // result.json files, one per round: merged exactly
+	Commit  string   // the commit measured; "": the result's, else git HEAD of Root
+}
+
+// Save stores opt.Results, merged, as baseline opt.Name of their scenario
+// under opt.Root and returns the file's path and what it holds. Refused
+// (ErrUsage), with nothing written: a name or a result's scenario name that
+// is not a valid scenario name, a path that leads out of baselines/ (also
+// through a symbolic link), results that do not read or do not merge.
+// Unusable (ErrUnusable), nothing written: a result that compare would
+// refuse (rounds.BrokenResult), alone or merged.
+func Save(ctx context.Context, opt SaveOptions) (path string, saved *result.Result, err error) {
+	if len(opt.Results) == 0 || opt.Name == "" {
+		return "", nil, rounds.Usagef("--result and --name are required")
+	}
+	if !scenario.ValidName(opt.Name) {
+		return "", nil, rounds.Usagef("--name %q: use %s", clip(opt.Name), scenario.NameRule)
+	}
+	var merged *result.Result
+	for _, p := range opt.Results {
+		r, err := result.ReadFile(p)
+		if err != nil {
+			return "", nil, rounds.Usage(err)
+		}
+		// Checked exactly as compare checks it: a broken result is unusable
+		// there (exit 3), so it is never stored as a baseline.
+		if why := rounds.BrokenResult(r); why != "" {
+			return "", nil, rounds.Unusablef("%s cannot be a baseline: %s", p, why)
+		}
+		if !scenario.ValidName(r.Scenario.Name) {
+			return "", nil, rounds.Usagef("%s: scenario name %q is not a valid scenario name (%s): refused", p, clip(r.Scenario.Name), scenario.NameRule)
+		}
+		if merged == nil {
+			merged = r
+		} else if merged, err = result.Merge(merged, r); err != nil {
+			return "", nil, rounds.Usage(err)
+		}
+	}
+	if why := rounds.BrokenResult(merged); why != "" {
+		return "", nil, rounds.Unusablef("the merged rounds cannot be a baseline: %s", why)
+	}
+	if opt.Commit != "" {
+		merged.Commit = opt.Commit
+	} else if merged.Commit == "" {
+		if c, err := rounds.Git(ctx, opt.Root, "rev-parse", "HEAD"); err == nil {
+			merged.Commit = c
+		}
+	}
+	path, err = rounds.BaselinePath(opt.Root, merged.Scenario.Name, opt.Name)
+	if err != nil {
+		return "", nil, rounds.Usage(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", nil, rounds.Usage(err)
+	}
+	if err := rounds.InsideDir(rounds.BaselinesDir(opt.Root), path); err != nil { // now that the directories exist
+		return "", nil, rounds.Usage(err)
+	}
+	if err := merged.WriteFile(path); err != nil {
+		return "", nil, rounds.Usage(err)
+	}
+	return path, merged, nil
+}
+
+// CompareOptions are result files to compare: paired rounds, in order.
+type CompareOptions struct {
+	Bases, Heads []string               // result.json files
+	Compare      verdict.CompareOptions // tolerance, confidence, percentile (Noise: read by Compare)
+	Dir          string                 // where the calibration is looked for: its repository's root ("": the current directory)
+	Log          io.Writer              // told which calibration is used; nil: not told
+}
+
+// Compare reads the rounds' results and judges head against base with the
+// gate's statistics (verdict.Gate) and the calibration of the scenario
+// (Noise), into the report compare renders. Results that do not read,
+// results of different loads and a calibration that does not decode are
+// refused (ErrUsage); a broken result gives an unusable verdict, not an
+// error.
+func Compare(ctx context.Context, opt CompareOptions) (report.GateReport, error) {
+	if len(opt.Bases) == 0 || len(opt.Heads) == 0 {
+		return report.GateReport{}, rounds.Usagef("give BASE.json HEAD.json, or --base and --head files")
+	}
+	b, err := readResults(opt.Bases)
+	if err != nil {
+		return report.GateReport{}, err
+	}
+	h, err := readResults(opt.Heads)
+	if err != nil {
+		return report.GateReport{}, err
+	}
+	noise, p, err := Noise(ctx, opt.Dir, b[0].Scenario.Name)
+	if err != nil {
+		return report.GateReport{}, rounds.Usage(err)
+	}
+	if noise != nil && opt.Log != nil {
+		fmt.Fprintf(opt.Log, "loadgate: noise calibration %s (%d pairs)\n", p, noise.Pairs)
+	}
+	co := opt.Compare
+	co.Noise = noise
+	v, err := verdict.Gate(b, h, co)
+	if err != nil {
+		return report.GateReport{}, rounds.Usage(err)
+	}
+	return report.GateReport{
+		Base:    report.GateSide{Name: "base", Ref: strings.Join(opt.Bases, ", "), Commit: b[0].Commit, Results: b},
+		Head:    report.GateSide{Name: "head", Ref: strings.Join(opt.Heads, ", "), Commit: h[0].Commit, Results: h},
+		Verdict: v, // the order of rounds is read from the results (report.GateReport.order)
+	}, nil
+}
+
+func readResults(paths []string) ([]*result.Result, error) {
+	var rs []*result.Result
+	for _, p := range paths {
+		r, err := result.ReadFile(p)
+		if err != nil {
+			return nil, rounds.Usage(err)
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
+}
+
+// Noise reads the calibration baselines/<scenario>/noise.json of the
+// repository dir is in (dir itself outside one; "": the current
+// directory) and its path; nil when there is none, or when scenarioName
+// is not a valid scenario name (it has no directory under baselines/). A
+// file that does not decode is an error naming it.
+func Noise(ctx context.Context, dir, scenarioName string) (*verdict.Noise, string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	root := dir
+	if top, err := rounds.Git(ctx, dir, "rev-parse", "--show-toplevel"); err == nil && strings.TrimSpace(top) != "" {
+		root = strings.TrimSpace(top)
+	}
+	if !scenario.ValidName(scenarioName) {
+		return nil, "", nil
+	}
+	n, p, err := rounds.LoadNoise(root, scenarioName)
+	if err != nil {
+		return nil, p, fmt.Errorf("noise calibration: %w", err)
+	}
+	return n, p, nil
+}
+
+// clip shortens a hostile name for an error message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}

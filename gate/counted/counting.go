@@ -1,0 +1,245 @@
+package counted
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/stub"
+)
+
+// LabelStub marks a service of a stack as a `loadgate stub`; its value is
+// the port the stub listens on. A run reads the stub's stated
+// configuration (GET /stub/config) and states it in the report.
+const LabelStub = "io.loadgate.stub"
+
+// Resolver resolves a service:port of the stack loadgate started to the
+// address to connect to (gate/stack's Stack.Target, which waits for the
+// port up to the stack's ready timeout).
+type Resolver interface {
+	Target(ctx context.Context, serviceColonPort string) (addr, path string, err error)
+}
+
+// RefusedError is a count naming a service:port the stack does not allow
+// (the caller's exit 2); its message names the count's file and line.
+type RefusedError struct{ err error }
+
+func (e *RefusedError) Error() string { return e.err.Error() }
+func (e *RefusedError) Unwrap() error { return e.err }
+
+// Addrs is where a stack's counts are read: resolved once per stack
+// (Resolve), since a count's port is waited for up to the ready timeout.
+type Addrs struct {
+	addrs []string // per count of sc.Counts(); "" where unreached
+	whys  []string // why a count's port was not reached
+}
+
+// ResolveOptions says how Resolve judges a count it cannot resolve.
+type ResolveOptions struct {
+	// Refused is the Resolver's error for a service:port that is not
+	// allowed (stack.ErrTargetRefused): such a count is a *RefusedError.
+	Refused error
+	// UnreachedOK: a port that accepts no connection is recorded as not
+	// reached (a gate, whose base may predate the counter), not an error.
+	UnreachedOK bool
+}
+
+// Resolve resolves the scenario's counts on the stack, each service:port
+// once. A count naming a service:port the stack does not allow is a
+// *RefusedError; one whose port accepts no connection is an error (the
+// run is unusable) unless o.UnreachedOK, or ctx ended.
+func Resolve(ctx context.Context, sc *scenario.Scenario, r Resolver, o ResolveOptions) (Addrs, error) {
+	names, counts := sc.Counts()
+	var ca Addrs
+	type resolved struct {
+		addr string
+		err  error
+	}
+	seen := map[string]resolved{}
+	for i, n := range counts {
+		at := n.Service + ":" + strconv.Itoa(n.Port)
+		res, ok := seen[at]
+		if !ok {
+			res.addr, _, res.err = r.Target(ctx, at)
+			seen[at] = res
+		}
+		why := ""
+		switch err := res.err; {
+		case err != nil && o.Refused != nil && errors.Is(err, o.Refused):
+			return ca, &RefusedError{err: sc.CountError(n, "%v", err)}
+		case err != nil && (!o.UnreachedOK || ctx.Err() != nil):
+			return ca, fmt.Errorf("count of %s: %w", orEvery(names[i]), err)
+		case err != nil:
+			first, _, _ := strings.Cut(err.Error(), "\n") // not the hint and log lines
+			why = "the counter's port " + at + " accepted no connection on this side's stack: " + first
+		}
+		ca.addrs, ca.whys = append(ca.addrs, res.addr), append(ca.whys, why)
+	}
+	return ca, nil
+}
+
+// Stubs reads the stated configuration of every service labelled
+// LabelStub (labels: each service's labels, by name), sorted by service.
+// A stub that cannot be read is stated not measured, with why, and told to
+// warn.
+func Stubs(ctx context.Context, labels map[string]map[string]string, r Resolver, warn func(service, why string)) []result.Stub {
+	var names []string
+	for name, l := range labels {
+		if _, ok := l[LabelStub]; ok {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	var out []result.Stub
+	for _, name := range names {
+		raw := labels[name][LabelStub]
+		port, err := strconv.Atoi(strings.TrimSpace(raw))
+		s := result.Stub{Service: name, Port: port}
+		switch {
+		case err != nil || port < 1 || port > 65535:
+			s.NotMeasured = fmt.Sprintf("label %s=%q is not a TCP port", LabelStub, raw)
+		default:
+			addr, _, terr := r.Target(ctx, name+":"+strconv.Itoa(port))
+			if terr == nil {
+				var cfg result.StubConfig
+				if cfg, terr = stub.FetchConfig(ctx, addr); terr == nil {
+					s.Config = &cfg
+				}
+			}
+			if terr != nil {
+				s.NotMeasured, _, _ = strings.Cut(terr.Error(), "\n") // not the hint and log lines
+			}
+		}
+		if s.NotMeasured != "" && warn != nil {
+			warn(name, s.NotMeasured)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Counting is what one load reads from the services themselves: the
+// scenario's counts (a Reader) and the stubs' configurations. Its methods
+// are called by one goroutine, in order: Started's listener (by the
+// engine), then Finish or Stop. A nil *Counting does nothing.
+type Counting struct {
+	reader    *Reader
+	stubs     []result.Stub
+	plain     []string     // counts a plain run cannot read
+	unreached []unreachedC // counts whose port accepted no connection
+}
+
+// unreachedC is a count whose service port could not be reached (the
+// side's service exposes no such counter): not measured, with the reason.
+type unreachedC struct {
+	workload string
+	count    *scenario.Count
+	why      string
+}
+
+// Plain is the counting of a plain run (a loopback --target URL): it has
+// no stack whose service loadgate may ask, and says so of every count.
+func Plain(sc *scenario.Scenario) *Counting {
+	names, counts := sc.Counts()
+	c := &Counting{}
+	for i, n := range counts {
+		c.plain = append(c.plain, fmt.Sprintf("counted by the service: the count of %s (%s on %s:%d) is not read in plain mode (--target URL): there is no stack whose service loadgate may ask",
+			orEvery(names[i]), n.Metric, n.Service, n.Port))
+	}
+	return c
+}
+
+// New is the counting of one load on a stack, its counts resolved (ca)
+// and its stubs' configurations read.
+func New(sc *scenario.Scenario, ca Addrs, stubs []result.Stub) *Counting {
+	names, counts := sc.Counts()
+	c := &Counting{stubs: stubs}
+	var probes []Probe
+	for i, n := range counts {
+		switch {
+		case i >= len(ca.addrs):
+			c.unreached = append(c.unreached, unreachedC{workload: names[i], count: n, why: "the count was not resolved on this stack"})
+		case ca.whys[i] != "":
+			c.unreached = append(c.unreached, unreachedC{workload: names[i], count: n, why: ca.whys[i]})
+		default:
+			probes = append(probes, Probe{Workload: names[i], Count: n, Addr: ca.addrs[i]})
+		}
+	}
+	if len(probes) > 0 {
+		c.reader = NewReader(sc, probes, Options{})
+	}
+	return c
+}
+
+// Started returns the load's start listener (load.Config.Started) that
+// times the counted reads on the schedule's own t0, which the engine hands
+// it before the first request is due; nil when there is nothing to read.
+func (c *Counting) Started(ctx context.Context) func(time.Time) {
+	if c == nil || c.reader == nil {
+		return nil
+	}
+	return func(t0 time.Time) { c.reader.Start(ctx, t0) }
+}
+
+// Stop ends the counted reads of a load that returns without Finish (it
+// failed, or was interrupted), so that none outlives the stack. After
+// Finish it does nothing.
+func (c *Counting) Stop() {
+	if c != nil && c.reader != nil {
+		c.reader.Stop()
+	}
+}
+
+// Finish makes the last read and writes what was counted into res
+// (res.Counting, and not_measured for what could not be read).
+func (c *Counting) Finish(ctx context.Context, res *result.Result) {
+	if c == nil {
+		return
+	}
+	res.NotMeasured = append(res.NotMeasured, c.plain...)
+	if c.reader == nil && len(c.stubs) == 0 && len(c.unreached) == 0 {
+		return
+	}
+	res.Counting = &result.Counting{Counts: []result.Counted{}, Stubs: c.stubs}
+	if c.reader != nil {
+		res.Counting.Counts = c.reader.Finish(context.WithoutCancel(ctx), res)
+	}
+	for _, u := range c.unreached {
+		res.Counting.Counts = append(res.Counting.Counts, u.counted(res))
+	}
+	if res.Counting.Stubs == nil {
+		res.Counting.Stubs = []result.Stub{}
+	}
+}
+
+// counted is u as the result states it: every span not measured, beside
+// what was sent toward it (the workload's offered requests, or every
+// workload's for the scenario-wide count).
+func (u unreachedC) counted(res *result.Result) result.Counted {
+	c := result.Counted{Workload: u.workload, Service: u.count.Service, Port: u.count.Port, Path: u.count.Path,
+		Metric: u.count.Metric.String(), Phases: []result.CountedSpan{}, Total: result.CountedSpan{Phase: result.TotalSpan, NotMeasured: u.why}}
+	for _, p := range res.Phases {
+		s := result.CountedSpan{Phase: p.Name, NotMeasured: u.why}
+		for _, w := range p.Workloads {
+			if u.workload == "" || w.Name == u.workload {
+				s.Sent += w.Offered
+			}
+		}
+		c.Total.Sent += s.Sent
+		c.Phases = append(c.Phases, s)
+	}
+	return c
+}
+
+func orEvery(workload string) string {
+	if workload == "" {
+		return "every workload"
+	}
+	return "workload " + workload
+}

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// CalibrationRounds are the gate sizes (rounds per side) whose smallest
+// detectable slowdown Calibration prints.
+var CalibrationRounds = []int{1, 4, 6, 10}
+
+// calibrationPower is the power at which Calibration states what a gate
+// detects.
+const calibrationPower = 0.8
+
+// Calibration writes what `loadgate calibrate` measured (n): the load and
+// the pairs, then per phase/workload and metric the pairs' log-ratio sd and
+// the smallest slowdown a gate of R rounds detects (verdict's
+// NoiseEntry.Detectable) at tolerance tol and confidence conf (0: the
+// verdict's defaults), with power 80%.
+func Calibration(w io.Writer, n *verdict.Noise, tol, conf float64) error {
+	if tol == 0 {
+		tol = verdict.DefaultTolerance
+	}
+	if conf == 0 {
+		conf = verdict.DefaultConfidence
+	}
+	ew := &errWriter{w: w}
+	ew.printf("calibration of %s (%s), %s A/A pairs, %s\n", n.Scenario, ShortHash(n.Hash), Count(int64(n.Pairs)), date(n.Date))
+	ew.printf("smallest slowdown detected with power %s at tolerance %s, confidence %s:\n", Percent(calibrationPower), Percent(tol), Confidence(conf))
+	ew.printf("%-28s %-6s %8s", "phase/workload", "metric", "sd")
+	for _, r := range CalibrationRounds {
+		ew.printf(" %9s", "R="+strconv.Itoa(r))
+	}
+	ew.printf("\n")
+	for _, e := range n.Entries {
+		ew.printf("%-28s %-6s %8s", e.Phase+"/"+e.Workload, e.Metric, logSD(e.SD))
+		for _, r := range CalibrationRounds {
+			ew.printf(" %9s", SignedPercent(e.Detectable(r, tol, conf, calibrationPower)))
+		}
+		ew.printf("\n")
+	}
+	return ew.err
+}
+
+// logSD formats a log-ratio standard deviation in a table: four decimals.
+func logSD(sd float64) string { return strconv.FormatFloat(sd, 'f', 4, 64) }
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, a ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, a...)
+	}
+}

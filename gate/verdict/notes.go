@@ -1,0 +1,226 @@
+package verdict
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+// NoteCode says what a Note is about; package report words it
+// (report.NoteText).
+type NoteCode string
+
+// Note codes. The fields of Note each one sets are listed with it; Side and
+// Round (or Merged) name the result a note is about, where there are
+// several (a gate's rounds), and are empty in a run's verdict.
+const (
+	// Why a result is unusable (Thresholds; Compare for each round).
+	NoteNoResult       NoteCode = "no_result"       // no result at all
+	NoteMarkedUnusable NoteCode = "marked_unusable" // the result is marked unusable and says not why
+	// NoteResult: a reason the result gives itself (result.Result.Unusable,
+	// result.Result.Check), in Detail.
+	NoteResult        NoteCode = "result"
+	NoteLatencyCount  NoteCode = "latency_count"   // Phase, Workload: the latency summary counts Samples for Successes
+	NoteNoJudgedPhase NoteCode = "no_judged_phase" // the result has no judged phase
+
+	// Notes of a usable run (Thresholds).
+	NoteInterrupted NoteCode = "interrupted" // the run stopped before its schedule ended
+	NoteAbandoned   NoteCode = "abandoned"   // Phase, Workload: Abandoned requests excluded from error_rate
+	NoteNoWorkload  NoteCode = "no_workload" // Phase: no workload ran and none has thresholds
+	// NoteNotRecovered: Phase, Action, Service, Workload: no unattended
+	// recovery within WithinS (recovery.go).
+	NoteNotRecovered NoteCode = "not_recovered"
+	// NoteRecoveryNotMeasured: Phase, Action, Service, Workload: no request
+	// in the recovery window, or NotObservedS of its WindowS seconds lay
+	// past the run's end.
+	NoteRecoveryNotMeasured NoteCode = "recovery_not_measured"
+
+	// Why the sides of a comparison are unusable (Compare, Gate).
+	NoteUnpairedRounds NoteCode = "unpaired_rounds" // BaseRounds and HeadRounds differ
+	// NotePhasesDiffer: Side, Round: the judged Phases differ from base
+	// round 1's RefPhases.
+	NotePhasesDiffer NoteCode = "phases_differ"
+	// NoteHistogram: Side, Round, Phase, Workload: the latency histogram
+	// does not decode (Detail: why).
+	NoteHistogram NoteCode = "histogram"
+	// NoteHistogramCount: Side, Round, Phase, Workload: the histogram holds
+	// Samples for Successes.
+	NoteHistogramCount NoteCode = "histogram_count"
+	// NoteMerge: Side, Round: the round does not merge with the earlier
+	// ones (Detail: the merge error).
+	NoteMerge NoteCode = "merge"
+
+	// Notes of a comparison (Compare).
+	NoteRoundInterrupted     NoteCode = "round_interrupted"       // Side, Round stopped before its schedule ended
+	NoteFewRounds            NoteCode = "few_rounds"              // Rounds: fewer than 3 measure no noise between rounds
+	NoteNoWorkloadEitherSide NoteCode = "no_workload_either_side" // Phase: no workload ran on either side
+
+	// Why a gate is unusable (package rounds, the command).
+	NoteGateInterrupted  NoteCode = "gate_interrupted"  // interrupted before its rounds ended
+	NoteRoundsIncomplete NoteCode = "rounds_incomplete" // the rounds did not complete on both sides
+	// NoteWorkflowChanged: head changes the workflow files Paths that run
+	// the gate; the verdict would have been Was.
+	NoteWorkflowChanged NoteCode = "workflow_changed"
+	NoteError           NoteCode = "error" // Detail: an error's own words (one line)
+
+	// Notes of a gate's set-up and plan (package rounds: GateReport.Notes),
+	// and of the step that publishes it (package action). Path is
+	// slash-separated, relative to the checkout.
+	NoteDuetNoiseUnused       NoteCode = "duet_noise_unused"        // Path: a paused-side calibration, not used by a duet gate
+	NoteScenarioFromHead      NoteCode = "scenario_from_head"       // --scenario-from head: the judged change sets its own policy
+	NotePolicyApplied         NoteCode = "policy_applied"           // Detail: one of head's policy changes (rounds.PolicyChanges), applied
+	NotePolicyNotApplied      NoteCode = "policy_not_applied"       // Detail: one of head's policy changes, not applied
+	NoteScenarioNewInHead     NoteCode = "scenario_new_in_head"     // Path, Commit: base's commit has no scenario file
+	NoteScenarioRemovedInHead NoteCode = "scenario_removed_in_head" // Path: head removes the scenario file
+	NoteScenarioUnreadInHead  NoteCode = "scenario_unread_in_head"  // Path, Detail: head's scenario does not load (the error)
+	NoteHeadDirty             NoteCode = "head_dirty"               // head is the working tree with uncommitted changes
+	NoteTeardown              NoteCode = "teardown"                 // Side, Detail: a stack not torn down cleanly (the error)
+	NoteBaselineFromHead      NoteCode = "baseline_from_head"       // Name: read from head's checkout (no --base)
+	NoteBaselineOfBase        NoteCode = "baseline_of_base"         // Name, Path, Commit: read from base's checkout
+	NoteBaselineRemovedInHead NoteCode = "baseline_removed_in_head" // Name, Path
+	NoteBaselineUnreadInHead  NoteCode = "baseline_unread_in_head"  // Name, Path, Detail: head's copy does not read (the error)
+	NoteBaselineChangedInHead NoteCode = "baseline_changed_in_head" // Name, Path
+	NoteBaselineFixed         NoteCode = "baseline_fixed"           // a stored baseline: the interval is head's noise only
+	NoteBaselineMachine       NoteCode = "baseline_machine"         // BaseMachine, HeadMachine differ
+	NoteBaselineTopology      NoteCode = "baseline_topology"        // BaseTopology, HeadTopology differ
+	// NoteWorkflowChange: Path, Detail (how head changes it: "adds",
+	// "removes", "changes", or why it cannot be compared).
+	NoteWorkflowChange  NoteCode = "workflow_change"
+	NoteWorkflowAllowed NoteCode = "workflow_allowed" // --allow-workflow-changes: the verdict stands
+	// NoteSequentialPlan: Rounds (at most, paired), MaxRounds
+	// (--max-rounds), Budget (--budget), Fit (the rounds the budget allows
+	// at RoundTime a round), Measured (RoundTime is round 1's, else the
+	// schedule's estimate).
+	NoteSequentialPlan NoteCode = "sequential_plan"
+	// NoteFailOn: FailOn (the step's fail-on), ExitCode (the step's),
+	// VerdictExitCode (the verdict's).
+	NoteFailOn NoteCode = "fail_on"
+)
+
+// Note is one thing a verdict says beside its workloads: why it is
+// unusable, or, in a verdict that is not, a note (abandoned requests, an
+// interrupted round, too few rounds). It is a code and the names and
+// numbers the code needs (see the NoteCode constants); package report words
+// it. Detail carries words from elsewhere: a result's own reason, an
+// error's message. A Note is a plain value.
+type Note struct {
+	Code NoteCode `json:"code"`
+	// Side ("base", "head") and Round (1-based) name the result; Merged:
+	// head's rounds merged (Gate's thresholds).
+	Side     string `json:"side,omitempty"`
+	Round    int    `json:"round,omitempty"`
+	Merged   bool   `json:"merged,omitempty"`
+	Phase    string `json:"phase,omitempty"`
+	Workload string `json:"workload,omitempty"`
+	// Action and Service name an injected fault.
+	Action  string `json:"action,omitempty"`
+	Service string `json:"service,omitempty"`
+
+	Abandoned    int64   `json:"abandoned,omitempty"`
+	Samples      int64   `json:"samples,omitempty"`
+	Successes    int64   `json:"successes,omitempty"`
+	Rounds       int     `json:"rounds,omitempty"`
+	BaseRounds   int     `json:"base_rounds,omitempty"`
+	HeadRounds   int     `json:"head_rounds,omitempty"`
+	WithinS      float64 `json:"within_s,omitempty"`
+	NotObservedS int     `json:"not_observed_s,omitempty"`
+	WindowS      int     `json:"window_s,omitempty"`
+
+	Phases    []string `json:"phases,omitempty"`
+	RefPhases []string `json:"ref_phases,omitempty"`
+	Paths     []string `json:"paths,omitempty"`
+	Was       Value    `json:"was,omitempty"`
+	Detail    string   `json:"detail,omitempty"`
+
+	// A gate's set-up (package rounds).
+	Name         string           `json:"name,omitempty"`   // a stored baseline's name
+	Path         string           `json:"path,omitempty"`   // a file, relative to its checkout
+	Commit       string           `json:"commit,omitempty"` // a side's full commit
+	BaseMachine  *result.Machine  `json:"base_machine,omitempty"`
+	HeadMachine  *result.Machine  `json:"head_machine,omitempty"`
+	BaseTopology *result.Topology `json:"base_topology,omitempty"`
+	HeadTopology *result.Topology `json:"head_topology,omitempty"`
+	// The plan of sequential rounds.
+	MaxRounds int           `json:"max_rounds,omitempty"`
+	Fit       int           `json:"fit,omitempty"`
+	Budget    time.Duration `json:"budget_ns,omitempty"`
+	RoundTime time.Duration `json:"round_time_ns,omitempty"`
+	Measured  bool          `json:"measured,omitempty"`
+	// The publishing step's fail-on (package action).
+	FailOn          string `json:"fail_on,omitempty"`
+	ExitCode        int    `json:"exit_code,omitempty"`
+	VerdictExitCode int    `json:"verdict_exit_code,omitempty"`
+}
+
+// addNote appends n to ns unless ns already says it.
+func addNote(ns []Note, n Note) []Note {
+	if slices.ContainsFunc(ns, func(m Note) bool { return reflect.DeepEqual(m, n) }) {
+		return ns
+	}
+	return append(ns, n)
+}
+
+// at returns ns, each naming side and round (0: the side as a whole).
+func at(side string, round int, ns []Note) []Note {
+	out := make([]Note, len(ns))
+	for i, n := range ns {
+		n.Side, n.Round = side, round
+		out[i] = n
+	}
+	return out
+}
+
+// histogramError: a round's latency histogram does not decode (Err), or
+// does not hold the successes (Samples for Successes). Compare turns it into
+// a Note; Calibrate returns it.
+type histogramError struct {
+	Side               string
+	Round              int
+	Phase, Workload    string
+	Samples, Successes int64
+	Err                error
+}
+
+func (e *histogramError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s round %d: %s/%s: latency histogram: %v", e.Side, e.Round, e.Phase, e.Workload, e.Err)
+	}
+	return fmt.Sprintf("%s round %d: %s/%s: the latency histogram holds %d samples for %d successes", e.Side, e.Round, e.Phase, e.Workload, e.Samples, e.Successes)
+}
+
+func (e *histogramError) Unwrap() error { return e.Err }
+
+// histogramNote is the note of a comparison's error: a histogram that does
+// not decode or hold the successes, or does not pool.
+func histogramNote(phase, workload string, err error) Note {
+	if he, ok := errors.AsType[*histogramError](err); ok {
+		n := Note{Code: NoteHistogramCount, Side: he.Side, Round: he.Round, Phase: he.Phase, Workload: he.Workload,
+			Samples: he.Samples, Successes: he.Successes}
+		if he.Err != nil {
+			n.Code, n.Samples, n.Successes, n.Detail = NoteHistogram, 0, 0, he.Err.Error()
+		}
+		return n
+	}
+	return Note{Code: NoteHistogram, Phase: phase, Workload: workload, Detail: err.Error()}
+}
+
+// UnusableError is returned where results that cannot be used stop a
+// computation that returns no Verdict (Calibrate): Notes say why, as a
+// Verdict's would (package report words them). Op names the computation.
+type UnusableError struct {
+	Op    string
+	Notes []Note
+}
+
+func (e *UnusableError) Error() string {
+	codes := make([]string, len(e.Notes))
+	for i, n := range e.Notes {
+		codes[i] = string(n.Code)
+	}
+	return fmt.Sprintf("%s: unusable results (%s)", e.Op, strings.Join(codes, ", "))
+}
