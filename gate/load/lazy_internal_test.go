@@ -346,3 +346,34 @@ func TestLazyFastOpStampsResponse(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// TestRegression_EndlessBodyOutlivedItsTimeout: a peer that sends faster
+// than it is read never lets a Read reach EAGAIN and park, where the
+// deadline used to be looked at, so an endless chunked body ran to
+// max_body instead of ending at its timeout (TestRegression_HugeBodyBoundedMemory
+// under a starved test process). A deadline that has passed fails the next
+// Read and Write even with data ready, as Go's poller does.
+func TestRegression_EndlessBodyOutlivedItsTimeout(t *testing.T) {
+	lp := newTestLazy(t)
+	c, s := lazyPair(t, lp)
+	if _, err := s.Write([]byte("data that is ready to read")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := c.Read(buf); err != nil { // the data has arrived: a read with no deadline gets it
+		t.Fatalf("first read: %v", err)
+	}
+	c.SetReadDeadline(time.Now().Add(-time.Millisecond))
+	var ne net.Error
+	if _, err := c.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("read past its deadline with data ready: %v, want a timeout", err)
+	}
+	c.SetWriteDeadline(time.Now().Add(-time.Millisecond))
+	if _, err := c.Write([]byte("x")); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("write past its deadline: %v, want a timeout", err)
+	}
+	c.SetDeadline(time.Time{})
+	if _, err := c.Read(buf); err != nil {
+		t.Errorf("read after the deadline was cleared: %v", err)
+	}
+}

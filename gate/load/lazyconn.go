@@ -66,6 +66,16 @@ type deadline struct {
 	timer   *time.Timer   // the parked goroutine's
 }
 
+// passed: the deadline is set and past. Read and Write look before every
+// system call, as Go's own poller does (an expired deadline fails the call
+// even when data is ready): a peer that never stops sending — an endless
+// body faster than it is read — never lets a read reach EAGAIN and park,
+// and would outlive its timeout (TestRegression_HugeBodyBoundedMemory).
+func (d *deadline) passed() bool {
+	at := d.at.Load()
+	return at != 0 && time.Now().UnixNano() >= at
+}
+
 func (d *deadline) set(t time.Time) {
 	if t.IsZero() {
 		d.at.Store(0)
@@ -147,6 +157,9 @@ func (c *lazyConn) Read(b []byte) (int, error) {
 		return 0, nil
 	}
 	for {
+		if c.rdl.passed() {
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		}
 		n, errno := c.recv(b)
 		switch errno {
 		case 0:
@@ -197,6 +210,9 @@ func (c *lazyConn) Write(b []byte) (int, error) {
 	c.mid.Store(false) // a new request: its response has not started
 	n := 0
 	for n < len(b) {
+		if c.wdl.passed() {
+			return n, c.opError("write", os.ErrDeadlineExceeded)
+		}
 		r, errno := c.send(b[n:])
 		switch {
 		case errno == 0 && r == 0:
