@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
 )
 
 // A duet gate's rounds (both sides at the same instants, result.RoundDuet)
@@ -49,5 +50,31 @@ func TestDuetRoundsAreWorded(t *testing.T) {
 	}
 	if strings.Contains(md.String(), "duet") {
 		t.Errorf("mixed rounds called a duet:\n%s", md.String())
+	}
+}
+
+// A duet round's result (both engines in one loadgate process) states the
+// generator's own figures of that process: its report names the row for
+// what it is, both sides together; a one-side-at-a-time round's does not.
+func TestDuetRoundNamesTheGeneratorRowForBothSides(t *testing.T) {
+	for _, duet := range []bool{false, true} {
+		r := base()
+		r.Side, r.Round = "head", &result.Round{Number: 2, First: true, OtherPaused: true}
+		if duet {
+			r.Round = &result.Round{Number: 2, Mode: result.RoundDuet}
+		}
+		r.Stack = &result.Stack{Services: []result.Service{{Name: "api", CPUAvgPct: 41.27, CPUPeakPct: 187.5, MemPeakBytes: 48 << 20, Samples: 356}},
+			Generator: &result.Service{Name: "loadgate (generator)", CPUAvgPct: 47.0, CPUPeakPct: 62.0, MemPeakBytes: 60 << 20, Samples: 356}}
+		md, text, _ := render(t, r, verdict.Verdict{Value: verdict.Pass})
+		for what, s := range map[string]string{"markdown": md, "text": text} {
+			both := strings.Contains(s, report.DuetGeneratorRow)
+			alone := strings.Contains(s, "loadgate (generator) ") || strings.Contains(s, "| loadgate (generator) |")
+			if both != duet || alone == duet {
+				t.Errorf("duet %v, %s: the generator row names both sides %v, names it alone %v:\n%s", duet, what, both, alone, s)
+			}
+		}
+		if duet && !strings.Contains(md, "| "+report.DuetGeneratorRow+" | 47.0 | 62.0 | 60.0 | 356 |") {
+			t.Errorf("markdown row of the duet's generator:\n%s", md)
+		}
 	}
 }

@@ -426,7 +426,7 @@ func mdStack(b *md, r *result.Result) {
 	b.line("CPU in percent of one core, from cumulative CPU-time deltas per sampling interval, over the measured phases (sampling starts when the warm-up ends).")
 	b.line("")
 	b.header("lrrrr", "service", "CPU avg %", "CPU peak %", "mem peak MiB", "samples")
-	for _, s := range stackRows(r.Stack) {
+	for _, s := range stackRows(r) {
 		b.row(mdEsc(s.Name), cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples)))
 	}
 	b.line("")
@@ -487,11 +487,29 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 	}
 }
 
-// stackRows are the stack's services, then the generator's own row.
-func stackRows(st *result.Stack) []result.Service {
+// In a duet round (result.RoundDuet) one loadgate process runs both
+// sides' engines, and the generator's own figures are sampled of that
+// process: both sides' together, in each side's result.
+const (
+	// DuetGeneratorRow names the generator's row of a duet round's Stack
+	// table.
+	DuetGeneratorRow = "loadgate (generator, both sides of the duet)"
+	// DuetGeneratorNotMeasured is the not_measured line of a duet round's
+	// result (gate/rounds adds it where the generator was sampled).
+	DuetGeneratorNotMeasured = "the generator's own CPU and memory (stack.generator) are not one side's: one loadgate process ran both duet sides' engines, so they are both sides' together"
+)
+
+// stackRows are the stack's services, then the generator's own row (named
+// for what it is in a duet round: DuetGeneratorRow).
+func stackRows(r *result.Result) []result.Service {
+	st := r.Stack
 	rows := append([]result.Service(nil), st.Services...)
 	if st.Generator != nil {
-		rows = append(rows, *st.Generator)
+		gen := *st.Generator
+		if r.Round != nil && r.Round.Mode == result.RoundDuet {
+			gen.Name = DuetGeneratorRow
+		}
+		rows = append(rows, gen)
 	}
 	return rows
 }

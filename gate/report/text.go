@@ -103,7 +103,7 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 		b.line("")
 		b.line("stack (CPU %% of one core, from CPU-time deltas)")
 		rows := [][]string{{"service", "cpu avg %", "cpu peak %", "mem peak MiB", "samples"}}
-		for _, s := range stackRows(r.Stack) {
+		for _, s := range stackRows(r) {
 			rows = append(rows, []string{s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples))})
 		}
 		b.table("  ", rows)

@@ -35,8 +35,8 @@ type GateVerdictFile struct {
 	VerdictFile
 	Scenario   GateScenario `json:"scenario"`
 	Rounds     int          `json:"rounds"`
-	Order      string       `json:"order"`       // "ABBA", "in the order listed", "head rounds against one base result", "order not recorded"
-	FirstSides []string     `json:"first_sides"` // per round, the side that ran first; [] when not recorded
+	Order      string       `json:"order"`       // roundOrder.label: "ABBA", "base first", "head first", "mixed order", "duet" (both sides at the same instants), "head rounds against one base result", "order not recorded"
+	FirstSides []string     `json:"first_sides"` // per round, the side that ran first; [] when not recorded, and in a duet (neither ran first)
 	Paused     bool         `json:"paused"`      // every round's idle side was paused (as the results record)
 	Tolerance  float64      `json:"tolerance"`
 	Confidence float64      `json:"confidence"`

@@ -18,12 +18,14 @@ const DefaultCalibrationPairs = 10
 // both sides (cfg.Head, "" for HEAD; each side its own worktree and stack,
 // ABBA, the idle side paused: exactly what a gate does) — and computes the
 // machine's noise from it (verdict.Calibrate, dated now). The gate's report
-// is returned whatever happened. Base, Against and Auto of cfg are ignored.
+// is returned whatever happened. Base, Against, Auto and Duet of cfg are
+// ignored: a calibration is of one-side-at-a-time rounds (what noise.json
+// states, and what a duet gate therefore does not use).
 func Calibrate(ctx context.Context, cfg Config, d Deps, now func() time.Time) (*verdict.Noise, report.GateReport, error) {
 	if cfg.Head == "" {
 		cfg.Head = "HEAD"
 	}
-	cfg.Base, cfg.Against, cfg.Auto, cfg.ScenarioFrom = cfg.Head, "base", false, ""
+	cfg.Base, cfg.Against, cfg.Auto, cfg.Duet, cfg.ScenarioFrom = cfg.Head, "base", false, false, ""
 	if cfg.Rounds == 0 {
 		cfg.Rounds = DefaultCalibrationPairs
 	}

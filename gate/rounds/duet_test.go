@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -72,8 +76,10 @@ func TestDuetRunsBothSidesAtOneStartAndNeverPauses(t *testing.T) {
 			starts[n] = map[string]time.Time{}
 		}
 		starts[n][sp.Side] = sp.StartAt
-		if sp.NoProgress != (sp.Side == "base") {
-			t.Errorf("round %d %s: NoProgress %v, want one progress line (head's)", n, sp.Side, sp.NoProgress)
+		// The side launched first (base in odd rounds, head in even
+		// ones) draws no progress line, the other one does.
+		if launchedFirst := map[bool]string{true: "base", false: "head"}[n%2 == 1]; sp.NoProgress != (sp.Side == launchedFirst) {
+			t.Errorf("round %d %s: NoProgress %v, want one progress line, the side launched second's (%s launched first)", n, sp.Side, sp.NoProgress, launchedFirst)
 		}
 	}
 	for n := 1; n <= 3; n++ {
@@ -125,6 +131,116 @@ func TestDuetFailingSideCancelsTheOther(t *testing.T) {
 	}
 	if len(gr.Base.Results) != 0 || len(gr.Head.Results) != 0 || gr.Base.Commit != "b1" || gr.Head.Commit != "h1" {
 		t.Errorf("partial report base %+v head %+v: want the sides named, no unpaired result", gr.Base, gr.Head)
+	}
+}
+
+// TestRegression_DuetFailedRoundLeftALoneResultAndAnOpenStatsFile: a
+// failed duet round left the surviving side's result.json on disk (a
+// result in no report), and the failing side's stats sampler was never
+// stopped (its file left open). Neither is left now.
+func TestRegression_DuetFailedRoundLeftALoneResultAndAnOpenStatsFile(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Rounds, f.cfg.Duet = 2, true
+	var mu sync.Mutex
+	open := map[string]int{}
+	f.stacks.sampled = func(side string) { mu.Lock(); open[side]++; mu.Unlock() }
+	f.stacks.stopped = func(side string) { mu.Lock(); open[side]--; mu.Unlock() }
+	f.runner.block = func(ctx context.Context, spec rounds.RunSpec) error {
+		if spec.Side == "head" {
+			return errors.New("engine stalled")
+		}
+		<-ctx.Done() // base runs on until head's failure stops it
+		return nil
+	}
+	if _, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner}); rounds.KindOf(err) != rounds.ErrUnusable {
+		t.Fatalf("err %v, want unusable", err)
+	}
+	for _, side := range []string{"base", "head"} {
+		if _, err := os.Stat(filepath.Join(f.cfg.Out, side, "round-1", "result.json")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s/round-1/result.json: %v, want none (the round is not in the report)", side, err)
+		}
+	}
+	if open["base"] != 0 || open["head"] != 0 {
+		t.Errorf("samplers started and not stopped: %v, want none left", open)
+	}
+}
+
+// A duet round's start is set once both sides are ready: both are
+// prepared (samplers, counted reads) first, in the round's launch order
+// (base first in odd rounds, head in even ones), and the common start is
+// the clock after both plus the lead. Here preparing a side takes a
+// second of the fake clock: a start taken before the sides were prepared
+// would be 2 s early, and the side prepared second would start late.
+func TestDuetStartsOnceBothSidesAreReady(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Rounds, f.cfg.Duet = 3, true
+	f.runner.block = together(time.Minute)
+	var mu sync.Mutex
+	prepared := 0
+	f.stacks.sampled = func(side string) {
+		mu.Lock()
+		prepared++
+		mu.Unlock()
+		f.ev.add("prepare %s", side)
+	}
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return t0.Add(time.Duration(prepared) * time.Second)
+	}
+	if _, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range f.runner.specs {
+		n := sp.Round.Number
+		if want := t0.Add(time.Duration(2*n)*time.Second + 250*time.Millisecond); !sp.StartAt.Equal(want) {
+			t.Errorf("round %d %s: start %s, want %s (after both sides' preparing, + the lead)", n, sp.Side, sp.StartAt.Format(time.TimeOnly+".000"), want.Format(time.TimeOnly+".000"))
+		}
+	}
+	// Per round: both sides prepared, in the launch order, before either runs.
+	var order []string
+	for _, e := range strings.Split(f.ev.String(), "; ") {
+		if strings.HasPrefix(e, "prepare ") || strings.HasPrefix(e, "run ") {
+			order = append(order, e)
+		}
+	}
+	if len(order) != 12 {
+		t.Fatalf("prepares and runs %q, want 4 a round", order)
+	}
+	want := []string{"prepare base", "prepare head", "prepare head", "prepare base", "prepare base", "prepare head"}
+	for r := 0; r < 3; r++ {
+		got := order[4*r : 4*r+4]
+		if got[0] != want[2*r] || got[1] != want[2*r+1] || !strings.HasPrefix(got[2], "run ") || !strings.HasPrefix(got[3], "run ") {
+			t.Errorf("round %d: %q, want %q then both runs", r+1, got, want[2*r:2*r+2])
+		}
+	}
+}
+
+// In a duet one process runs both sides' engines, so the generator's own
+// figures in each side's result are both sides' together: every duet
+// result, and its result.json, says so in not_measured; a one-side-at-a-
+// time round's result does not.
+func TestDuetResultsSayTheGeneratorFigureIsBothSides(t *testing.T) {
+	for _, duet := range []bool{false, true} {
+		f := newFixture(t, scenarioWithStack)
+		f.cfg.Rounds, f.cfg.Duet = 2, duet
+		f.stacks.generator = true
+		gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range append(append([]*result.Result(nil), gr.Base.Results...), gr.Head.Results...) {
+			onDisk, err := result.ReadFile(filepath.Join(f.cfg.Out, r.Side, fmt.Sprintf("round-%d", r.Round.Number), "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for where, nm := range map[string][]string{"result": r.NotMeasured, "result.json": onDisk.NotMeasured} {
+				if got := slices.Contains(nm, report.DuetGeneratorNotMeasured); got != duet {
+					t.Errorf("duet %v, result %d (%s), %s: says the generator figure is both sides' %v; not_measured %q", duet, i, r.Side, where, got, nm)
+				}
+			}
+		}
 	}
 }
 

@@ -230,7 +230,7 @@ type Deps struct {
 	Runner    Runner
 	LookupEnv func(string) (string, bool) // for the scenario's ${ENV}; default os.LookupEnv
 	Mask      func(map[string]string)     // called with the resolved ${ENV} values before anything is logged
-	Log       io.Writer                   // progress lines; default io.Discard
+	Log       io.Writer                   // progress lines; default io.Discard. Written from the goroutine that called Run only (a duet's sides' warnings too)
 	Now       func() time.Time            // the clock of the budget; default time.Now
 }
 
@@ -518,9 +518,12 @@ func (g *gate) up(ctx context.Context, s *Side) error {
 	return nil
 }
 
-// duetLead is how far ahead of now a duet round's common start is set:
-// time for both sides to open their files and build their clients before
-// the first request is due, so that neither starts late.
+// duetLead is how far past the moment both sides are ready a duet round's
+// common start is set. Both sides are prepared first (prepare: the round's
+// directory, the samplers, the counted reads), one after the other, and
+// the start is taken from the clock after both; the lead is what is left
+// for the runner's own set-up (its files, its clients) before the first
+// request is due, the same for both sides.
 const duetLead = 250 * time.Millisecond
 
 func (g *gate) run(ctx context.Context) (report.GateReport, error) {
@@ -573,7 +576,9 @@ func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 		}
 		took := g.d.Now().Sub(began)
 		if i == 0 {
-			planned = g.replan(seq, len(sides), took, planned)
+			if planned, err = g.replan(seq, len(sides), took, planned); err != nil {
+				return report.GateReport{}, err
+			}
 		}
 		if seq != nil {
 			seq.roundTime = max(seq.roundTime, took)
@@ -602,7 +607,7 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 			continue
 		}
 		fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: %s (%s)\n", i+1, planned, s.Name, report.ShortHash(s.Commit))
-		res, err := g.round(ctx, s, result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil}, time.Time{})
+		res, err := g.round(ctx, s, result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil})
 		first = false
 		if err != nil {
 			return false, err
@@ -617,106 +622,208 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 
 // duetRound runs round i's two sides at once, both told one common
 // schedule start, so that request k of each is due at the same instant.
+//
+// Both sides are prepared before the start is set (a ready barrier: a
+// slow set-up delays the round, not one side's first requests), and the
+// order in which they are prepared and launched alternates as ABBA's
+// order does (Order: base first in odd rounds, head first in even ones),
+// as does which side draws the progress line (the one launched second),
+// so that whatever the launch order or the progress line favours cancels
+// over each pair of rounds. The results do not record it (round.first
+// says a side ran first, and in a duet neither did): it is the round
+// number's.
+//
 // A side that fails cancels the other, and the gate is unusable with the
 // failing side's error (the other side's, cancelled, says only that).
-// Both results are kept only together: the rounds stay paired.
+// Both results are kept, and their result.json written, only together:
+// the rounds stay paired, and no lone side's result is left on disk.
 func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 	fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: base (%s) and head (%s) at the same instants (duet)\n", i+1, planned, report.ShortHash(g.base.Commit), report.ShortHash(g.head.Commit))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	startAt := g.d.Now().Add(duetLead)
-	sides := [2]*Side{g.base, g.head}
-	var (
-		res   [2]*result.Result
-		errs  [2]error
-		first = -1 // the side that failed first
-		mu    sync.Mutex
-		wg    sync.WaitGroup
-	)
+	sides := Order(i, g.base, g.head) // the launch order
+	fail := func(k int, err error, other string) error {
+		if KindOf(err) == nil {
+			err = Unusable(err)
+		}
+		return fmt.Errorf("gate: duet round %d: %s side: %w (the %s side %s)", i+1, sides[k].Name, err, sides[1-k].Name, other)
+	}
+	var ps [2]*prepared
 	for k, s := range sides {
+		p, err := g.prepare(ctx, s, result.Round{Number: i + 1, Mode: result.RoundDuet})
+		if err != nil {
+			if k == 1 {
+				ps[0].abandon()
+			}
+			return false, fail(k, err, "was not started")
+		}
+		ps[k] = p
+	}
+	startAt := g.d.Now().Add(duetLead) // both sides are ready
+	var (
+		res      [2]*result.Result
+		errs     [2]error
+		warnings [2]error
+		first    = -1 // the side that failed first
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+	)
+	for k, p := range ps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := g.round(ctx, s, result.Round{Number: i + 1, Mode: result.RoundDuet}, startAt)
+			r, err := g.load(ctx, p, startAt, k == 0)
+			if err == nil {
+				warnings[k] = g.complete(ctx, p, r)
+			}
 			res[k], errs[k] = r, err
 			if err != nil {
 				mu.Lock()
 				if first < 0 {
 					first = k
-					cancel(fmt.Errorf("the %s side failed: %w", s.Name, err))
+					cancel(fmt.Errorf("the %s side failed: %w", p.s.Name, err))
 				}
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	if first >= 0 {
-		err := errs[first]
-		if KindOf(err) == nil {
-			err = Unusable(err)
+	for k, w := range warnings {
+		if w != nil {
+			fmt.Fprintf(g.d.Log, "loadgate: warning: %s stats: %v\n", sides[k].Name, w)
 		}
-		return false, fmt.Errorf("gate: duet round %d: %s side: %w (the %s side was stopped with it)", i+1, sides[first].Name, err, sides[1-first].Name)
 	}
-	for k, s := range sides {
-		s.Results = append(s.Results, res[k])
+	if first >= 0 {
+		return false, fail(first, errs[first], "was stopped with it")
+	}
+	for k, p := range ps {
+		if err := g.write(ctx, p, res[k]); err != nil {
+			return false, err
+		}
+	}
+	for k, p := range ps {
+		p.s.Results = append(p.s.Results, res[k])
 	}
 	return res[0].Interrupted || res[1].Interrupted, nil
 }
 
-// round runs side s's load once (warm-up and phases) as round rd says:
-// one side at a time, unpaused for it and paused again after; in a duet
-// (rd.Mode) with its stack up as it is, from startAt, the schedule's start
-// common to both sides. OUT/<side>/round-<i>/result.json is written; it
-// records the round, whether this side ran first in it, whether the other
-// side was paused, or that both ran at the same instants (a report states
-// order, pausing and mode only as results record them).
-func (g *gate) round(ctx context.Context, s *Side, rd result.Round, startAt time.Time) (*result.Result, error) {
-	duet := rd.Mode == result.RoundDuet
-	dir := filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", rd.Number))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// round runs side s's load once (warm-up and phases) as round rd says,
+// one side at a time: unpaused for it and paused again after.
+// OUT/<side>/round-<i>/result.json is written; it records the round,
+// whether this side ran first in it and whether the other side was paused
+// (a report states order and pausing only as results record them).
+func (g *gate) round(ctx context.Context, s *Side, rd result.Round) (*result.Result, error) {
+	p, err := g.prepare(ctx, s, rd)
+	if err != nil {
+		return nil, err
+	}
+	res, err := g.load(ctx, p, time.Time{}, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.complete(ctx, p, res); err != nil {
+		fmt.Fprintf(g.d.Log, "loadgate: warning: %s stats: %v\n", s.Name, err)
+	}
+	if err := g.write(ctx, p, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// prepared is one side's round made ready to run (prepare): its
+// directory, its stack unpaused (one side at a time) and sampled, its
+// counted reads made ready.
+type prepared struct {
+	s     *Side
+	rd    result.Round
+	dir   string // OUT/<side>/round-<i>
+	start func(t0 time.Time)
+	stop  func(*result.Result) error
+	cnt   Counter
+}
+
+// duet: the round runs both sides at the same instants (result.RoundDuet).
+func (p *prepared) duet() bool { return p.rd.Mode == result.RoundDuet }
+
+// prepare makes side s's round rd ready to run: everything before its
+// load, so that a duet round can set its common start once both are
+// ready. In a duet the stack is up as it is (never paused).
+func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared, error) {
+	p := &prepared{s: s, rd: rd, dir: filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", rd.Number))}
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		return nil, Unusable(err)
 	}
-	if !duet {
+	if !p.duet() {
 		if err := s.stack.Unpause(ctx); err != nil {
 			return nil, Unusablef("gate: %s side: unpause: %w", s.Name, err)
 		}
 	}
-	start, stop, err := s.stack.Sample(ctx, dir, g.sc.Warmup)
-	if err != nil {
+	var err error
+	if p.start, p.stop, err = s.stack.Sample(ctx, p.dir, g.sc.Warmup); err != nil {
 		return nil, Unusablef("gate: %s side: stats: %w", s.Name, err)
 	}
-	addr := s.stack.Addr()
-	cnt, err := s.stack.Count(ctx, g.sc)
-	if err != nil {
+	if p.cnt, err = s.stack.Count(ctx, g.sc); err != nil {
+		p.abandon()
 		if KindOf(err) == nil {
 			err = Unusable(err)
 		}
 		return nil, fmt.Errorf("gate: %s side: counted by the service: %w", s.Name, err)
 	}
+	return p, nil
+}
+
+// abandon ends a prepared round whose load did not run to a result: its
+// samplers are stopped and its stats file closed (the gate is unusable:
+// the figures go nowhere, an error closing the file is not news).
+func (p *prepared) abandon() { _ = p.stop(&result.Result{}) }
+
+// load runs the prepared round's load from startAt (zero: when the load
+// starts; in a duet the common start) and returns its result, not yet
+// completed (complete). noProgress: draw no progress line.
+func (g *gate) load(ctx context.Context, p *prepared, startAt time.Time, noProgress bool) (*result.Result, error) {
+	s := p.s
+	addr := s.stack.Addr()
 	res, err := g.d.Runner.Run(ctx, RunSpec{
-		Scenario: g.sc, Env: g.env, Target: &url.URL{Scheme: "http", Host: addr}, TargetLabel: g.target + " (" + addr + ")", Topology: s.stack.Topology(), Dir: dir,
-		Side: s.Name, Commit: s.Commit, Round: &rd, Started: []func(time.Time){start, cnt.Started()},
-		StartAt: startAt, NoProgress: duet && s == g.base,
+		Scenario: g.sc, Env: g.env, Target: &url.URL{Scheme: "http", Host: addr}, TargetLabel: g.target + " (" + addr + ")", Topology: s.stack.Topology(), Dir: p.dir,
+		Side: s.Name, Commit: s.Commit, Round: &p.rd, Started: []func(time.Time){p.start, p.cnt.Started()},
+		StartAt: startAt, NoProgress: noProgress,
 	})
 	if err != nil {
+		p.abandon()
 		if KindOf(err) == nil {
 			err = Unusable(err)
 		}
 		return nil, err
 	}
-	cnt.Finish(ctx, res) // what the side's services counted in this round
-	if err := stop(res); err != nil {
-		fmt.Fprintf(g.d.Log, "loadgate: warning: %s stats: %v\n", s.Name, err)
+	return res, nil
+}
+
+// complete writes what the side's services counted and the stack's
+// figures into res; the error is the stats file's (a warning: the result
+// stands). In a duet the generator's own figures, sampled of the one
+// process that runs both sides' engines, are both sides' together: the
+// result says so (report.DuetGeneratorNotMeasured).
+func (g *gate) complete(ctx context.Context, p *prepared, res *result.Result) error {
+	p.cnt.Finish(ctx, res) // what the side's services counted in this round
+	err := p.stop(res)
+	if p.duet() && res.Stack != nil && res.Stack.Generator != nil {
+		res.NotMeasured = append(res.NotMeasured, report.DuetGeneratorNotMeasured)
 	}
-	if err := res.WriteFile(filepath.Join(dir, "result.json")); err != nil {
-		return nil, Unusable(err)
+	return err
+}
+
+// write writes the round's result.json and, one side at a time, pauses
+// the side's stack again.
+func (g *gate) write(ctx context.Context, p *prepared, res *result.Result) error {
+	if err := res.WriteFile(filepath.Join(p.dir, "result.json")); err != nil {
+		return Unusable(err)
 	}
-	if !res.Interrupted && !duet {
-		if err := s.stack.Pause(ctx); err != nil {
-			return nil, Unusablef("gate: %s side: pause: %w", s.Name, err)
+	if !res.Interrupted && !p.duet() {
+		if err := p.s.stack.Pause(ctx); err != nil {
+			return Unusablef("gate: %s side: pause: %w", p.s.Name, err)
 		}
 	}
-	return res, nil
+	return nil
 }
 
 func (g *gate) describeSides() string {

@@ -80,6 +80,11 @@ type fakeStacks struct {
 	// (from 0) round; nil Counting: none read.
 	count    func(side string, n int) *result.Counting
 	countErr error // Count's error, every round
+	// sampled, when set, is called on every Sample (before it returns),
+	// and stopped on every stop the samplers are given; generator: the
+	// stop fills the generator's own figures too.
+	sampled, stopped func(side string)
+	generator        bool
 }
 
 func (f *fakeStacks) Up(_ context.Context, sp rounds.StackSpec) (rounds.Stack, error) {
@@ -88,7 +93,7 @@ func (f *fakeStacks) Up(_ context.Context, sp rounds.StackSpec) (rounds.Stack, e
 	if err := f.upErr[sp.Side]; err != nil {
 		return nil, err
 	}
-	return &fakeStack{ev: f.ev, side: sp.Side, count: f.count, countErr: f.countErr}, nil
+	return &fakeStack{ev: f.ev, side: sp.Side, count: f.count, countErr: f.countErr, stacks: f}, nil
 }
 
 type fakeStack struct {
@@ -97,6 +102,7 @@ type fakeStack struct {
 	count    func(side string, n int) *result.Counting
 	countErr error
 	rounds   int
+	stacks   *fakeStacks
 }
 
 func (s *fakeStack) Count(context.Context, *scenario.Scenario) (rounds.Counter, error) {
@@ -132,7 +138,21 @@ func (s *fakeStack) Topology() result.Topology {
 	return result.Topology{StackCPUs: "0", TargetPath: "container-network"}
 }
 func (s *fakeStack) Sample(context.Context, string, time.Duration) (func(time.Time), func(*result.Result) error, error) {
-	return nil, func(r *result.Result) error { r.Complete(result.After{Stack: &result.Stack{}}); return nil }, nil
+	f := s.stacks
+	if f.sampled != nil {
+		f.sampled(s.side)
+	}
+	return nil, func(r *result.Result) error {
+		st := &result.Stack{}
+		if f.generator {
+			st.Generator = &result.Service{Name: "loadgate (generator)", Samples: 10, CPUAvgPct: 20}
+		}
+		r.Complete(result.After{Stack: st})
+		if f.stopped != nil {
+			f.stopped(s.side)
+		}
+		return nil
+	}, nil
 }
 
 // fakeRunner returns testdata/result.json as the scenario's result; edit

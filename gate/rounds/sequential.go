@@ -17,7 +17,8 @@ import (
 // what the budget allows at the scheduled round length (RoundEstimate) —
 // and re-planned once, after round 1, from that round's measured length
 // (replan): before the first look, so the plan is fixed before any
-// comparison is looked at. A look after which the next pair would overrun
+// comparison is looked at, and never past the budget (a round 1 that used
+// it up stops the gate). A look after which the next pair would overrun
 // the budget (at the longest round measured so far) is the final one.
 
 // Defaults of a gate of sequential rounds.
@@ -47,6 +48,7 @@ type seqLoop struct {
 	plan      verdict.SeqPlan
 	roundTime time.Duration // the longest round so far (both sides), the estimate before round 1
 	why       verdict.Note  // what set plan.MaxRounds (a NoteSequentialPlan without Rounds), for the note
+	noteAt    int           // the plan's note in gate.notes (planSequential adds it, replan replaces it)
 }
 
 // RoundEstimate is one paired round's expected wall time from sc's
@@ -97,47 +99,63 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 	}
 	s := &seqLoop{plan: verdict.SeqPlan{MaxRounds: maxR, MinRounds: min(verdict.DefaultSeqMinRounds, maxR)}, roundTime: est}
 	s.why = verdict.Note{Code: verdict.NoteSequentialPlan, MaxRounds: g.cfg.MaxRounds, Budget: g.cfg.Budget, Fit: fit, RoundTime: est}
+	// The plan is stated from now on: a gate that stops in round 1 (an
+	// unusable side, an interrupt) still says what was planned.
+	s.noteAt = len(g.notes)
+	g.notes = append(g.notes, s.note())
 	fmt.Fprintf(g.d.Log, "loadgate: sequential rounds: at most %d (%s); first look after %d (after 2 with a matching calibration)\n", maxR, report.PlanWhy(s.why), s.plan.MinRounds)
 	return s, nil
 }
 
 // replan re-plans the gate's maximum of rounds once, after round 1, from
 // that round's measured length took (the estimate before it is the
-// schedule's, with margins) and returns the rounds planned now.
+// schedule's, with margins) and returns the rounds planned now. The plan's
+// note is replaced by the re-plan's.
 //
 // For sequential rounds this is what keeps the error control valid: it
 // happens before the first look (which is after round 2 at the earliest),
 // so the α-spending plan (MaxRounds and with it the looks) is fixed before
-// any comparison is looked at, and it depends on time — the round's wall
-// time, its schedule plus overheads — not on the data being judged. The
-// plan is never changed after this.
+// any comparison is looked at. It depends on round 1's wall time: mostly
+// its schedule and overheads, and its drain, which ends when the last
+// response is in, so slower responses lengthen it a little. That is the
+// data only weakly and before any look: the plan never depends on a
+// comparison, and it is never changed after this.
+//
+// The plan never reaches past the budget: when round 1 has used so much of
+// it that no second round fits, the gate stops after round 1, unusable
+// (ErrUnusable), with the budget as its reason — a sequential gate's first
+// look is after round 2 at the earliest.
 //
 // A clock that did not move (took ≤ 0: no measurement) keeps the estimate.
-func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) int {
+func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) (int, error) {
 	if took <= 0 {
-		if s != nil {
-			g.notes = append(g.notes, s.note())
-		}
-		return planned
+		return planned, nil
 	}
 	if s == nil {
 		g.maxRounds = g.fixedMaxRounds(sides, took, 1)
-		return planned
+		return planned, nil
 	}
 	fit := g.budgetRounds(sides, took) // after round 1
 	maxR := min(g.cfg.MaxRounds, 1+fit)
 	maxR -= maxR % 2
-	maxR = max(maxR, 2) // round 1 has run: its pair is completed, the budget's last look stops it there
+	if maxR != s.plan.MaxRounds {
+		s.why = verdict.Note{Code: verdict.NoteSequentialPlan, MaxRounds: g.cfg.MaxRounds, Budget: g.cfg.Budget, Fit: 1 + fit, RoundTime: took, Measured: true}
+	}
+	if maxR < 2 {
+		s.plan.MaxRounds = 1 // what ran: the note says at most 1, and why
+		g.notes[s.noteAt] = s.note()
+		return 1, Unusablef("gate: --budget %s is used up after round 1 (%s measured, %s since the gate's start): sequential rounds need a second round before their first look, and it does not fit; raise --budget or use --rounds N",
+			g.cfg.Budget, took.Round(100*time.Millisecond), g.d.Now().Sub(g.start).Round(time.Second))
+	}
 	if maxR != s.plan.MaxRounds {
 		fmt.Fprintf(g.d.Log, "loadgate: sequential rounds re-planned after round 1 (%s measured): at most %d\n", took.Round(100*time.Millisecond), maxR)
-		s.why = verdict.Note{Code: verdict.NoteSequentialPlan, MaxRounds: g.cfg.MaxRounds, Budget: g.cfg.Budget, Fit: 1 + fit, RoundTime: took, Measured: true}
 	}
 	s.plan.MaxRounds = maxR
 	s.plan.MinRounds = min(verdict.DefaultSeqMinRounds, maxR)
 	s.roundTime = took // the estimate is replaced by the measurement
 	g.maxRounds = maxR
-	g.notes = append(g.notes, s.note())
-	return maxR
+	g.notes[s.noteAt] = s.note()
+	return maxR, nil
 }
 
 // note is the plan's note: at most plan.MaxRounds paired rounds, and why.

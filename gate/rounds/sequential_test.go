@@ -366,3 +366,85 @@ func TestCalibrateRunsAARoundsOfOneCheckout(t *testing.T) {
 		t.Errorf("one pair: %v, want a usage error", err)
 	}
 }
+
+// The plan's note is stated from the plan on, and the re-plan replaces it;
+// the re-plan never plans past the budget. On the fake clock (at: the time
+// since the gate's start after so many side-rounds):
+//   - a round 1 that fails or is interrupted leaves a report that still
+//     states the plan;
+//   - a round 1 that used the budget up stops the gate after it, unusable,
+//     the budget the reason, rather than running round 2 past it;
+//   - a round 1 that leaves room for exactly one more round runs it.
+func TestSequentialPlanNoteAndReplanWithinTheBudget(t *testing.T) {
+	const planned = "sequential rounds (--rounds auto): at most 10 paired rounds (--max-rounds 10), budget 10m0s"
+	for _, c := range []struct {
+		name     string
+		scenario string // "": scenarioWithStack
+		at       func(runs int) time.Duration
+		edit     func(f *fixture)
+		wantKind error // nil: a verdict
+		wantErr  string
+		rounds   int    // rounds in the report
+		note     string // the one sequential_plan note
+	}{
+		{
+			name: "round 1 fails", at: func(int) time.Duration { return 0 },
+			edit:     func(f *fixture) { f.runner.err = fmt.Errorf("engine failed") },
+			wantKind: rounds.ErrUnusable, wantErr: "engine failed", rounds: 0, note: planned,
+		},
+		{
+			name: "round 1 interrupted", at: func(int) time.Duration { return 0 },
+			edit: func(f *fixture) {
+				f.runner.editSide = func(side string, n int, r *result.Result) { r.Interrupted = side == "base" }
+			},
+			rounds: 0, note: planned, // base's interrupted round has no head to pair with
+		},
+		{
+			name: "round 1 uses the budget up",
+			at:   func(runs int) time.Duration { return time.Duration(runs) * 295 * time.Second },
+			edit: func(*fixture) {}, wantKind: rounds.ErrUnusable, wantErr: "--budget 10m0s is used up after round 1 (9m50s measured",
+			rounds: 1, note: "at most 1 paired rounds (the budget 10m0s allows 1 at 9m50s a round as measured in round 1; --max-rounds 10)",
+		},
+		{
+			name: "round 2 just fits",
+			at: func(runs int) time.Duration {
+				if runs <= 2 {
+					return time.Duration(runs) * 142500 * time.Millisecond
+				}
+				return 285*time.Second + time.Duration(runs-2)*time.Second
+			},
+			edit:   func(f *fixture) { aaNoise(t, f, 0.4) },
+			rounds: 2, note: "at most 2 paired rounds (the budget 10m0s allows 2 at 4m45s a round as measured in round 1; --max-rounds 10)",
+		},
+		{
+			name: "re-planned", scenario: scenarioOf("", "", "30s", "30s"), // planned 4 as scheduled
+			at:     func(runs int) time.Duration { return time.Duration(runs) * time.Second },
+			edit:   func(f *fixture) { aaNoise(t, f, 0.4) },
+			rounds: 10, note: "at most 10 paired rounds (--max-rounds 10; the budget 10m0s allows 285 at 2s a round as measured in round 1)",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.scenario == "" {
+				c.scenario = scenarioWithStack
+			}
+			f := newFixture(t, c.scenario)
+			c.edit(f)
+			gr, log, err := seqRunClock(t, f, c.at)
+			if rounds.KindOf(err) != c.wantKind || (c.wantErr != "" && !strings.Contains(err.Error(), c.wantErr)) {
+				t.Fatalf("err %v, want kind %v with %q\n%s", err, c.wantKind, c.wantErr, log)
+			}
+			if len(gr.Head.Results) != c.rounds || len(gr.Base.Results) < c.rounds {
+				t.Errorf("rounds base %d head %d, want %d", len(gr.Base.Results), len(gr.Head.Results), c.rounds)
+			}
+			var plans []string
+			for _, n := range gr.Notes {
+				if n.Code == verdict.NoteSequentialPlan {
+					plans = append(plans, report.NoteText(n))
+				}
+			}
+			if len(plans) != 1 || !strings.Contains(plans[0], c.note) {
+				t.Errorf("plan notes %q, want one with %q", plans, c.note)
+			}
+		})
+	}
+}

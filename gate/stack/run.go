@@ -133,6 +133,11 @@ func prepare(ctx context.Context, argv []string, dir string, env []string, log i
 // — the engine's own clock, as the counted reads use, so nothing of the
 // set-up before the load is sampled.
 //
+// The generator's sampler reads this whole process (procstat's Self):
+// where one process runs two loads at once — a duet gate's two sides, each
+// with its own Run — each side's generator figure is both loads' together,
+// and the gate's results say so (gate/rounds, report.DuetGeneratorRow).
+//
 // Samples may run concurrently with the listener and the timer's callback
 // (procstat.Watch): every sampler started is one it ends before the file
 // is closed.
