@@ -42,7 +42,9 @@ type SaveOptions struct {
 // under opt.Root and returns the file's path and what it holds. Refused
 // (ErrUsage), with nothing written: a name or a result's scenario name that
 // is not a valid scenario name, a path that leads out of baselines/ (also
-// through a symbolic link), results that do not read or do not merge.
+// through a symbolic link), results that do not read or do not merge, a
+// result of a duet round (round.mode duet: measured beside the other
+// side's stack, while a gate against a baseline runs head alone).
 // Unusable (ErrUnusable), nothing written: a result that compare would
 // refuse (rounds.BrokenResult), alone or merged.
 func Save(ctx context.Context, opt SaveOptions) (path string, saved *result.Result, err error) {
@@ -57,6 +59,9 @@ func Save(ctx context.Context, opt SaveOptions) (path string, saved *result.Resu
 		r, err := result.ReadFile(p)
 		if err != nil {
 			return "", nil, rounds.Usage(err)
+		}
+		if r.Round != nil && r.Round.Mode == result.RoundDuet {
+			return "", nil, rounds.Usagef("%s: round.mode: %s: a duet round ran beside the other side's stack and load, so its latencies are not comparable with a head run alone: refused as a baseline (store the results of a gate without --duet, or of loadgate run)", p, r.Round.Mode)
 		}
 		// Checked exactly as compare checks it: a broken result is unusable
 		// there (exit 3), so it is never stored as a baseline.

@@ -195,3 +195,25 @@ func TestNoiseIsReadFromBaselines(t *testing.T) {
 		t.Errorf("compare with a broken calibration: %v, want a refusal", err)
 	}
 }
+
+// R1 M2: a duet round's result (measured beside the other side's stack
+// and load) is refused as a baseline (exit 2), naming the file and its
+// round.mode, and nothing is written: a later gate against the baseline
+// runs head alone, which would make head look faster than it is.
+func TestRegression_BaselineSaveRefusesDuetRounds(t *testing.T) {
+	root := t.TempDir()
+	alone := fixture(t, nil)
+	duet := fixture(t, func(r *result.Result) { r.Round = &result.Round{Number: 2, Mode: result.RoundDuet} })
+	_, _, err := baseline.Save(context.Background(), baseline.SaveOptions{Root: root, Name: "main", Results: []string{alone, duet}})
+	if rounds.KindOf(err) != rounds.ErrUsage || !strings.Contains(err.Error(), duet) || !strings.Contains(err.Error(), "round.mode: duet") {
+		t.Errorf("save of a duet round: %v, want a refusal (exit 2) naming %s and round.mode: duet", err, duet)
+	}
+	if fs := files(t, root); len(fs) != 0 {
+		t.Errorf("stored %v", fs)
+	}
+	// A round of a gate run one side after the other is stored as before.
+	abba := fixture(t, func(r *result.Result) { r.Round = &result.Round{Number: 1, First: true, OtherPaused: true} })
+	if _, _, err := baseline.Save(context.Background(), baseline.SaveOptions{Root: root, Name: "main", Results: []string{abba}}); err != nil {
+		t.Errorf("save of a one-side-at-a-time round: %v", err)
+	}
+}

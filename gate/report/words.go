@@ -257,6 +257,10 @@ func NoiseNote(v verdict.Verdict) string {
 	if u == nil {
 		return ""
 	}
+	if u.Rejected == verdict.NoiseDuet {
+		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it is of rounds that ran one side at a time, and %s round %d ran in a duet (both sides at the same instants), whose noise is another quantity; where the rounds cannot measure the noise between runs the default bound stands in (a pair's log-sd %s)",
+			date(u.Date), u.Pairs, u.Here.Side, u.Here.Round, exact(u.SD))
+	}
 	if u.Rejected != "" {
 		what := map[string]string{verdict.NoiseOtherScenario: "another load (scenario hash)",
 			verdict.NoiseOtherMachine: "another machine", verdict.NoiseOtherTopology: "another topology"}[u.Rejected]

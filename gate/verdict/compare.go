@@ -101,6 +101,10 @@ const (
 	// IntervalCalibration: a matching calibration's noise between runs
 	// (CompareOptions.Noise).
 	IntervalCalibration = "calibration"
+	// IntervalDuet: the t interval over duet rounds alone (every result's
+	// Round.Mode is duet and there are at least DuetMinRounds rounds): no
+	// order-statistics floor (duet.go).
+	IntervalDuet = "duet"
 )
 
 // Comparison is one base/head comparison of one workload in one phase: a
@@ -131,7 +135,8 @@ type Comparison struct {
 	CILow  float64 `json:"ci_low"`
 	CIHigh float64 `json:"ci_high"`
 	// Interval: what set the interval's width: IntervalRounds,
-	// IntervalSampling, IntervalScore, or "" when there is none.
+	// IntervalSampling, IntervalDuet, IntervalNoise, IntervalCalibration,
+	// IntervalScore, or "" when there is none.
 	Interval string `json:"interval"`
 	// Significant: the interval excludes "no change" (1 for a ratio, 0 for
 	// a difference). A report prints "~" beside the estimate when it is false.
@@ -258,6 +263,10 @@ type Need struct {
 //     the rounds' standard deviation (the machine's noise) and v_i the
 //     sampling variance of r_i from order statistics of the histograms (a
 //     floor: never narrower than the percentiles' own uncertainty);
+//   - duet rounds (every result's Round.Mode is duet), at least
+//     DuetMinRounds of them: the t interval alone (IntervalDuet): the two
+//     sides' percentiles are measured at the same instants and strongly
+//     correlated, so the independent-sides floor does not hold (duet.go);
 //   - where the rounds cannot measure the noise between runs (one pair of
 //     rounds, a result repeated over rounds) a bound of it is a part of
 //     the width too: a matching calibration (CompareOptions.Noise), else
@@ -306,7 +315,7 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		return v, nil
 	}
 	c := comparer{opt: opt, base: base, head: head, z: normQuantile(0.5 + opt.Confidence/2),
-		untrusted: behindSchedule(base, head)}
+		untrusted: behindSchedule(base, head), duet: allDuet(base, head)}
 	var use NoiseUse
 	c.cal, use = noiseFor(opt.Noise, base, head)
 	wvs, notes, values, bad := c.all()
@@ -470,6 +479,7 @@ type comparer struct {
 	z          float64          // normal quantile of the two-sided confidence
 	untrusted  []UntrustedRound // rounds whose generator fell behind its schedule
 	cal        *Noise           // a matching calibration, or nil
+	duet       bool             // every result of both sides ran in a duet round (allDuet)
 	floorUsed  bool             // some interval used the noise bound or the calibration
 	// phaseValues: values that belong to no workload (an interrupted round,
 	// a phase where nothing ran).
@@ -822,9 +832,19 @@ type noiseModel struct {
 	vbar    float64 // sampling variance per round
 	entry   *NoiseEntry
 	stored  bool // base is one result paired with every head round (a stored baseline)
+	// duet: R independent pairs of duet rounds; from DuetMinRounds on the
+	// interval is theirs alone (duetOnly).
+	duet bool
 }
 
+// duetOnly: the t interval over the rounds is the whole model (no
+// order-statistics floor): duet rounds, at least DuetMinRounds of them.
+func (mdl noiseModel) duetOnly() bool { return mdl.duet && mdl.R >= DuetMinRounds && mdl.own != nil }
+
 func (mdl noiseModel) parts() []part {
+	if mdl.duetOnly() {
+		return []part{*mdl.own}
+	}
 	ps := []part{mdl.samp}
 	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor} {
 		if p != nil {
@@ -860,18 +880,25 @@ func (mdl noiseModel) half(conf float64) (float64, string) {
 //   - not own (one pair; a result repeated over rounds, whose own run's
 //     noise no number of rounds averages away): the calibration's sd, else
 //     DefaultNoiseSD with a normal quantile, beside the rounds' t interval
-//     when there are two or more.
+//     when there are two or more;
+//   - own duet rounds (c.duet), at least DuetMinRounds: the t interval over
+//     the rounds alone, IntervalDuet (no calibration matches a duet's
+//     results: Noise.Match).
 //
-// The order-statistics floor is always a part.
+// The order-statistics floor is a part in every case but the last.
 func (c *comparer) model(phase, workload, metric string, R int, own bool, s, vsum, w float64) noiseModel {
 	mdl := noiseModel{R: R, s: s, vbar: vsum / float64(R),
 		samp:   part{se: math.Sqrt(vsum) / float64(R), df: math.Inf(1), what: IntervalSampling},
-		stored: R >= 2 && c.storedBaseline()}
+		stored: R >= 2 && c.storedBaseline(), duet: c.duet && own}
 	if c.cal != nil {
 		mdl.entry = c.cal.Entry(phase, workload, metric)
 	}
 	if R >= 2 {
 		mdl.own = &part{se: s / math.Sqrt(float64(R)), df: float64(R - 1), what: IntervalRounds}
+	}
+	if mdl.duetOnly() {
+		mdl.own.what = IntervalDuet
+		return mdl
 	}
 	floor := func() {
 		if e := mdl.entry; e != nil {
@@ -918,12 +945,17 @@ func (mdl noiseModel) future(r int) noiseModel {
 	if mdl.stored {
 		w = (1 + 1/float64(r)) / 2
 	}
-	f := noiseModel{R: r, s: sd, vbar: mdl.vbar, entry: mdl.entry, stored: mdl.stored, floorSD: mdl.floorSD,
+	f := noiseModel{R: r, s: sd, vbar: mdl.vbar, entry: mdl.entry, stored: mdl.stored, floorSD: mdl.floorSD, duet: mdl.duet,
 		samp: part{se: math.Sqrt(mdl.vbar*float64(r)) / float64(r), df: math.Inf(1), what: IntervalSampling}}
 	if mdl.stored {
 		f.samp.se = math.Sqrt(mdl.vbar * w * 2)
 	}
 	tpart := &part{se: sd * math.Sqrt(w), df: float64(r - 1), what: IntervalRounds}
+	if f.duet && r >= DuetMinRounds {
+		tpart.what = IntervalDuet
+		f.own = tpart
+		return f
+	}
 	switch {
 	case mdl.stored && mdl.floor != nil:
 		f.floor = &part{se: mdl.floorSD * math.Sqrt(w), df: mdl.floor.df, what: mdl.floor.what}
@@ -972,7 +1004,8 @@ func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
 			between = max(between, p.quantile(conf)*p.se)
 		}
 	}
-	if wPart := mdl.samp.quantile(conf) * mdl.samp.se; between < d && wPart >= d {
+	// (Not for duet rounds past DuetMinRounds: the floor is no part of their width.)
+	if wPart := mdl.samp.quantile(conf) * mdl.samp.se; !mdl.duetOnly() && between < d && wPart >= d {
 		n.SustainFactor = roundUp((wPart / d) * (wPart / d))
 	}
 	return n

@@ -171,6 +171,10 @@ const (
 	NoiseOtherScenario = "scenario_hash" // measured on another load
 	NoiseOtherMachine  = "machine"       // measured on another machine
 	NoiseOtherTopology = "topology"      // measured with the stack or generator on other cores, or another target path
+	// NoiseDuet: the result ran in a duet round; a calibration measured
+	// one-side-at-a-time rounds (loadgate calibrate), whose noise is
+	// another quantity than a duet's.
+	NoiseDuet = "duet"
 )
 
 // MachineKey is what must be equal for a calibration to be of the same
@@ -189,7 +193,8 @@ func TopologyKey(t result.Topology) string {
 
 // Match says why the calibration n cannot stand for the noise of r's runs
 // ("" when it can): same scenario hash, same machine (MachineKey), same
-// topology (TopologyKey), checked in that order.
+// topology (TopologyKey), not a duet round (NoiseDuet), checked in that
+// order.
 func (n *Noise) Match(r *result.Result) string {
 	switch {
 	case n.Hash != r.Scenario.Hash:
@@ -198,6 +203,8 @@ func (n *Noise) Match(r *result.Result) string {
 		return NoiseOtherMachine
 	case TopologyKey(n.Topology) != TopologyKey(r.Topology):
 		return NoiseOtherTopology
+	case isDuet(r):
+		return NoiseDuet
 	}
 	return ""
 }
@@ -213,9 +220,10 @@ type NoiseUse struct {
 	Date  time.Time `json:"date,omitzero"`
 	Pairs int       `json:"pairs,omitempty"`
 	// Rejected: a calibration was given but not used, and why
-	// (NoiseOtherScenario, NoiseOtherMachine, NoiseOtherTopology); Here (the
-	// result that differs) and There (the calibration) hold what differs
-	// (package report words it).
+	// (NoiseOtherScenario, NoiseOtherMachine, NoiseOtherTopology,
+	// NoiseDuet); Here (the result that differs) and There (the
+	// calibration) hold what differs, Here.Side and Here.Round name the
+	// duet result (package report words it).
 	Rejected string       `json:"rejected,omitempty"`
 	Here     NoiseSetting `json:"here,omitzero"`
 	There    NoiseSetting `json:"there,omitzero"`
@@ -224,6 +232,9 @@ type NoiseUse struct {
 // NoiseSetting is what a calibration must share with the results it is
 // used for: the scenario hash, the machine, the topology.
 type NoiseSetting struct {
+	// Side and Round (NoiseDuet): the result, "base" or "head", 1-based.
+	Side     string          `json:"side,omitempty"`
+	Round    int             `json:"round,omitempty"`
 	Hash     string          `json:"hash,omitempty"`
 	Machine  result.Machine  `json:"machine,omitzero"`
 	Topology result.Topology `json:"topology,omitzero"`
@@ -242,8 +253,8 @@ func noiseFor(n *Noise, base, head []*result.Result) (*Noise, NoiseUse) {
 	if n == nil {
 		return nil, NoiseUse{Source: NoiseDefault, SD: DefaultNoiseSD}
 	}
-	for _, rs := range [][]*result.Result{base, head} {
-		for _, r := range rs {
+	for s, rs := range [][]*result.Result{base, head} {
+		for i, r := range rs {
 			if why := n.Match(r); why != "" {
 				u := NoiseUse{Source: NoiseDefault, SD: DefaultNoiseSD, Date: n.Date, Pairs: n.Pairs, Rejected: why}
 				switch why {
@@ -253,6 +264,8 @@ func noiseFor(n *Noise, base, head []*result.Result) (*Noise, NoiseUse) {
 					u.Here.Machine, u.There.Machine = r.Machine, n.Machine
 				case NoiseOtherTopology:
 					u.Here.Topology, u.There.Topology = r.Topology, n.Topology
+				case NoiseDuet:
+					u.Here.Side, u.Here.Round = [2]string{"base", "head"}[s], i+1
 				}
 				return nil, u
 			}

@@ -1,0 +1,54 @@
+package verdict
+
+import "github.com/loadgate/loadgate/gate/result"
+
+// Duet rounds: the interval of a comparison whose rounds ran base and head
+// at the same instants (result.RoundDuet).
+//
+// The order-statistics floor (IntervalSampling) treats each side's
+// percentile as an independent sample of its n requests, so the sampling
+// variance of r_i = ln(head_i/base_i) is the sum of the two sides'. In a
+// duet round the two sides' requests are due at the same instants and
+// share the machine's noise at every instant (a stall, a frequency change,
+// a neighbour's burst hits both), so their percentiles are strongly
+// positively correlated and Var(r_i) = v_base + v_head − 2·cov is far below
+// the sum: on the demo (A/A, p95 of 3–25 ms endpoints) the rounds' own sd
+// of r_i was 1.7–8.5% where the floor implied ≈ 20% per round. The floor
+// is then no bound of anything but the sides taken apart, and it is what
+// kept duet gates inconclusive. The rounds' spread s already contains all
+// of r_i's noise, the sampling part included: the t interval over the
+// rounds is the whole interval, and its R − 1 degrees of freedom are what
+// protects against an s small by luck (the t quantile, exact for normal
+// r_i at any R ≥ 2).
+//
+// Why a minimum of rounds: the t interval is exact only for normal r_i,
+// and a gate's r_i have heavy tails (a stalled round). With few rounds a
+// heavy tail makes s small by luck more often than the t quantile allows
+// for, and a histogram's 3 significant digits can make s 0 when the
+// percentiles land on the same bucket. DuetMinRounds = 6 (5 degrees of
+// freedom, t = 2.57 at 95%, 31% above z): six rounds are three ABBA-sized
+// steps (a sequential gate's looks at 6, 8, 10 use it, its first look at 4
+// keeps the floor), and the seeded simulations (duet_test.go, README "Duet
+// rounds") keep false regressions at the tolerance within 2.5% at 6 rounds
+// for normal and for t₃-distributed per-round noise. Below it a duet
+// comparison is judged as any other (the floor stays a part).
+const DuetMinRounds = 6
+
+// allDuet: every result of both sides ran in a duet round. A mix (a
+// compare of duet and one-after-the-other files) is not: it is judged as
+// one-after-the-other rounds are, with the floor.
+func allDuet(base, head []*result.Result) bool {
+	for _, rs := range [][]*result.Result{base, head} {
+		for _, r := range rs {
+			if !isDuet(r) {
+				return false
+			}
+		}
+	}
+	return len(base) > 0 && len(head) > 0
+}
+
+// isDuet: r ran in a duet round.
+func isDuet(r *result.Result) bool {
+	return r != nil && r.Round != nil && r.Round.Mode == result.RoundDuet
+}
