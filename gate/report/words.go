@@ -304,6 +304,8 @@ func SequentialNote(v verdict.Verdict) string {
 	switch d.Stop {
 	case verdict.StopDecided:
 		s += "; stopped: every judged comparison is decided"
+	case verdict.StopRegression:
+		s += fmt.Sprintf("; stopped: a comparison is a regression, so the gate fails whatever the %d undecided become", d.Open)
 	case verdict.StopMaxRounds:
 		s += fmt.Sprintf("; stopped at the maximum of rounds with %d comparison(s) undecided", d.Open)
 	case verdict.StopBudget:

@@ -64,11 +64,16 @@ const DefaultSeqMinRounds = 4
 
 // Why a sequential gate stopped (SeqDecision.Stop); "" when it goes on.
 const (
-	StopDecided   = "decided"    // every judged comparison is decided
-	StopMaxRounds = "max_rounds" // the plan's maximum of rounds is reached
-	StopBudget    = "budget"     // the caller can afford no further look
-	StopUntrusted = "untrusted"  // a round whose generator fell behind: more rounds do not make the comparison trustworthy
-	StopUnusable  = "unusable"   // the verdict is unusable
+	StopDecided = "decided" // every judged comparison is decided
+	// StopRegression: a comparison is called a regression at this look (its
+	// rounds all trusted): the gate fails whatever the open ones become, so
+	// it stops — the group-sequential stop for rejection — and a later
+	// round's trouble cannot take back what this look established.
+	StopRegression = "regression"
+	StopMaxRounds  = "max_rounds" // the plan's maximum of rounds is reached
+	StopBudget     = "budget"     // the caller can afford no further look
+	StopUntrusted  = "untrusted"  // a round whose generator fell behind: more rounds do not make the comparison trustworthy
+	StopUnusable   = "unusable"   // the verdict is unusable
 )
 
 // SeqDecision is a look of a sequential gate.
@@ -168,9 +173,10 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 	if err != nil {
 		return v, err
 	}
-	untrusted := false
+	untrusted, regression := false, false
 	for _, wv := range v.Workloads {
 		for _, c := range wv.Comparisons {
+			regression = regression || c.Value == Regression
 			if c.Value == Inconclusive {
 				d.Open++
 				untrusted = untrusted || c.Undecided != ""
@@ -182,6 +188,8 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 		d.Stop = StopUnusable
 	case d.Open == 0:
 		d.Stop = StopDecided
+	case regression:
+		d.Stop = StopRegression
 	case untrusted:
 		d.Stop = StopUntrusted
 	case look >= looks:

@@ -171,3 +171,33 @@ func TestSequentialLooks(t *testing.T) {
 		t.Errorf("noisy A/A out of budget: %+v", d)
 	}
 }
+
+// TestRegression_RegressionLostToALaterRound: a real +20% gate (the demo's
+// A/B, gate 2) called /profile a regression at its second look, ran on
+// because another workload was still open, and a later round whose
+// generator fell behind made the whole gate inconclusive. A look that
+// calls a regression stops the gate: the gate fails whatever the open
+// comparisons become.
+func TestRegression_RegressionLostToALaterRound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 14))
+	var base, head []*result.Result
+	for range 4 {
+		api := lognormal(rng, 2000, 20000, 0.3, 1)
+		slow := make([]int64, len(api))
+		for i, x := range api {
+			slow[i] = x * 3 / 2 // 1.5× slower: beyond the tolerance at any look
+		}
+		nb := lognormal(rng, 300, 20000, 0.5, math.Exp(0.3*rng.NormFloat64()))
+		nh := lognormal(rng, 300, 20000, 0.5, math.Exp(0.3*rng.NormFloat64()))
+		base = append(base, mkRound(t, hashA, nil, []wlData{{name: "api", lat: api}, {name: "noisy", lat: nb}}, nil))
+		head = append(head, mkRound(t, hashA, nil, []wlData{{name: "api", lat: slow}, {name: "noisy", lat: nh}}, nil))
+	}
+	v, err := verdict.Sequential(base, head, verdict.CompareOptions{Percentile: "p95"}, verdict.SeqPlan{MaxRounds: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := v.Sequential
+	if v.Value != verdict.Regression || d.Stop != verdict.StopRegression || d.Open == 0 || !d.Decided() {
+		t.Fatalf("a regression beside an open comparison at look 1: %s, %+v; want a regression that stops the gate", v.Value, d)
+	}
+}
