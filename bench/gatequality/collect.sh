@@ -13,7 +13,7 @@
 # Environment:
 #   GQ_REPO     the git checkout whose commit both sides run (default: .)
 #   GQ_REF      that commit (default: HEAD)
-#   GQ_CHUNKS   gates per design (default 2)
+#   GQ_CHUNKS   gates per design (default 3)
 #   GQ_LOADGATE the loadgate binary (default: bin/loadgate)
 #   GQ_NICE     run loadgate (the generator, not the stack's containers,
 #               which dockerd starts) at this niceness, e.g. -10 on a
@@ -26,10 +26,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 repo=$(cd "${GQ_REPO:-$root}" && pwd)
 bin=${GQ_LOADGATE:-$root/bin/loadgate}
-chunks=${GQ_CHUNKS:-2}
+chunks=${GQ_CHUNKS:-3}
 ref=${GQ_REF:-HEAD}
 corpus=$root/.bench/gatequality/corpus
-designs=${GQ_DESIGNS:-"steady5=bench/gatequality/designs/steady5.yaml:8 steady=bench/gatequality/designs/steady.yaml:8 dense=bench/gatequality/designs/dense.yaml:8 short=bench/gatequality/designs/short.yaml:8 gate=bench/gatequality/designs/gate-before.yaml:6"}
+designs=${GQ_DESIGNS:-"steady5=bench/gatequality/designs/steady5.yaml:8 dense5=bench/gatequality/designs/dense5.yaml:8 duet5=bench/gatequality/designs/steady5.yaml:10:--duet"}
 nice=()
 [ -z "${GQ_NICE:-}" ] || nice=(nice -n "$GQ_NICE")
 [ -x "$bin" ] || { echo "collect: $bin not built (make build)" >&2; exit 2; }

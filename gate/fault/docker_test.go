@@ -28,7 +28,7 @@ func testStack(t *testing.T) *stack.Stack {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build test app: %v\n%s", err, out)
 	}
-	for src, dst := range map[string]string{"../../compose/testdata/Dockerfile": "Dockerfile", "testdata/stack/compose.yaml": "compose.yaml"} {
+	for src, dst := range map[string]string{"../stack/testdata/Dockerfile": "Dockerfile", "testdata/stack/compose.yaml": "compose.yaml"} {
 		b, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)

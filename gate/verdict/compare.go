@@ -314,6 +314,7 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		v.Value, v.Notes = Unusable, rs
 		return v, nil
 	}
+	base, head, left := leaveOutSharedStalls(base, head)
 	c := comparer{opt: opt, base: base, head: head, z: normQuantile(0.5 + opt.Confidence/2),
 		untrusted: behindSchedule(base, head), duet: allDuet(base, head)}
 	var use NoiseUse
@@ -322,6 +323,9 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	if len(bad) > 0 {
 		v.Value, v.Notes = Unusable, bad
 		return v, nil
+	}
+	for _, r := range left {
+		notes = append(notes, Note{Code: NoteDuetRoundLeftOut, Round: r, Rounds: len(base)})
 	}
 	v.Workloads, v.Notes, v.Untrusted = wvs, notes, c.untrusted
 	if c.floorUsed || use.Rejected != "" {

@@ -52,3 +52,36 @@ func allDuet(base, head []*result.Result) bool {
 func isDuet(r *result.Result) bool {
 	return r != nil && r.Round != nil && r.Round.Mode == result.RoundDuet
 }
+
+// leaveOutSharedStalls: in a duet, a round whose generator fell behind its
+// schedule on both sides (the same instants: a stall of the machine, shared
+// by both, as the A/A corpus shows) is left out of the comparison — rule 19:
+// no regression is called on that round — and the comparison is judged on
+// the other rounds, which stay whole pairs. A round behind on one side only
+// is kept, and marks the comparison untrusted as in any gate: the cause may
+// be that side's own (a slow head that stalls its engine), and leaving it
+// out could hide it. Nothing is left out when fewer than two rounds would
+// remain. The left-out rounds (1-based) come back in order.
+func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, left []int) {
+	if !allDuet(base, head) || len(base) != len(head) {
+		return base, head, nil
+	}
+	for i := range base {
+		if base[i].GeneratorBehind() != nil && head[i].GeneratorBehind() != nil {
+			left = append(left, i+1)
+		}
+	}
+	if len(left) == 0 || len(base)-len(left) < 2 {
+		return base, head, nil
+	}
+	out := map[int]bool{}
+	for _, i := range left {
+		out[i-1] = true
+	}
+	for i := range base {
+		if !out[i] {
+			b, h = append(b, base[i]), append(h, head[i])
+		}
+	}
+	return b, h, left
+}

@@ -369,3 +369,39 @@ func TestRegression_DuetCalibrationRejected(t *testing.T) {
 		t.Errorf("Match of the same result run alone: %q, want a match", why)
 	}
 }
+
+// A duet round behind schedule on both sides (a stall of the machine,
+// shared by both) is left out and the comparison is decided on the other
+// rounds, saying so; behind on one side only, it keeps the comparison
+// undecided, as in any gate (the cause may be that side's own).
+func TestDuetSharedStallLeftOut(t *testing.T) {
+	s := duetSim{n: 500, reqSD: 1, rho: 0.9, round: 0.1, side: 0.02, ratio: 1.5}
+	base, head := s.rounds(t, rand.New(rand.NewPCG(7, 7)), 9)
+	v, c := p95Of(t, base, head, verdict.CompareOptions{})
+	if c.Value != verdict.Regression {
+		t.Fatalf("1.5× slower over 9 duet rounds: %s, want a regression", c.Value)
+	}
+	stall := func(r *result.Result) *result.Result {
+		cp := *r
+		cp.LatenessMS.P99 = 40 // behind its schedule: p99 lateness past the 5 ms limit
+		return &cp
+	}
+	b, h := slices.Clone(base), slices.Clone(head)
+	b[2], h[2] = stall(b[2]), stall(h[2])
+	v, c = p95Of(t, b, h, verdict.CompareOptions{})
+	if c.Value != verdict.Regression || len(c.RoundRatios) != 8 {
+		t.Errorf("round 3 stalled on both sides: %s on %d rounds, want a regression on the other 8", c.Value, len(c.RoundRatios))
+	}
+	left := false
+	for _, n := range v.Notes {
+		left = left || (n.Code == verdict.NoteDuetRoundLeftOut && n.Round == 3 && n.Rounds == 8)
+	}
+	if !left {
+		t.Errorf("no note that round 3 was left out: %+v", v.Notes)
+	}
+	h = slices.Clone(head)
+	h[2] = stall(h[2])
+	if _, c = p95Of(t, base, h, verdict.CompareOptions{}); c.Value != verdict.Inconclusive || c.Undecided != verdict.Regression {
+		t.Errorf("round 3 stalled on head only: %s (undecided %q), want inconclusive, a regression undecided", c.Value, c.Undecided)
+	}
+}
