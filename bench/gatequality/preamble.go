@@ -28,18 +28,18 @@ lost in 50 ms of scheduling noise); a slower service changes its neighbours' lat
 shared cores, which scaling one workload does not; and a change of the error rate is not
 modelled at all. The real A/B gates below check the stand-in on a real slower commit.
 
-**How far the figures carry.** The machine was shared with other sessions building and testing
-at the same time (load average often above 10 on 2 cores): its noise is far worse than a quiet
-runner's, and it is this noise the figures measure. The corpus is small (tens of rounds per
+**How far the figures carry.** The corpus of 1 December 2026 (16:00–16:31 UTC) was recorded on
+the 2-core development machine while other sessions built and tested on it, with the benchmark
+first: the stack's containers and the generator had cgroup cpu.shares 262 144 against the rest,
+the other sessions' nice-19 builds and tests ran under SCHED_IDLE, and loadgate ran at
+GQ_NICE=-10. So its noise is close to the machine's own, not its neighbours'; a few rounds of the
+first dense5 gate predate the SCHED_IDLE rule and show it. The corpus is small (tens of rounds per
 design): resampling cannot invent independent noise it did not record, so the rates of rare
 events (a 1% false-alarm rate) are coarse, and plans near the corpus size reuse the same rounds.
 Rounds are drawn across gates (each chunk had its own stacks), which mixes stack-to-stack
 differences into the round-to-round noise as a real gate's rounds would not. The designs'
-corpora were recorded at different times of one session (the load of the neighbours changed
-from minute to minute), so a difference between two designs is partly a difference of their
-minutes; the rows "(on schedule)" keep only the pairs whose generator kept its schedule: a
-selection of the quieter minutes, not what a gate on this machine meets. The corpus was recorded
-with GQ_NICE=-10 (loadgate, the generator, at a higher priority than the neighbours' builds; the
-stack's containers at theirs).
+chunks were interleaved, so the machine's drift over the half hour fell on every design alike;
+the rows "(on schedule)" keep only the pairs whose generator kept its schedule: a selection of
+the quieter minutes, not what a gate on this machine meets.
 
 `
