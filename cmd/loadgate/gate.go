@@ -33,13 +33,14 @@ machine and judges the difference per workload with its confidence.
 Each side is a checkout: base is materialized as a git worktree of REF, head
 is the working tree (or a worktree of --head). Each side's stack is built from
 its own checkout (running the scenario's stack.prepare there first) and comes
-up as its own throwaway project on the same stack cpuset. Rounds alternate
-sides ABBA (A B B A A B ...); the idle side's containers are paused.
---duet instead keeps both stacks up and unpaused and runs both sides' load
-at the same instants in every round (one common schedule start), so both
-share the machine's noise; both stacks then share the stack cpus, so
-absolute latencies are higher than a paused-side gate's: the comparison
-is what is judged. It needs a base side (not --against baseline:).
+up as its own throwaway project on the same stack cpuset. By default
+(--duet, chosen by make gate-quality: bench/gate-quality.md) both stacks stay
+up and unpaused and every round runs both sides' load at the same instants
+(one common schedule start), so both share the machine's noise; both stacks
+then share the stack cpus, so absolute latencies are higher than a
+paused-side gate's: the comparison is what is judged. --duet=false runs
+rounds one side at a time, ABBA (A B B A A B ...), the idle side's
+containers paused. Against a baseline (one side) rounds are one at a time.
 --rounds auto runs sequential rounds: after the 4th round (the 2nd with a
 matching calibration, baselines/<scenario>/noise.json) and every pair after,
 every comparison is judged at its share of the error rate (alpha spending);
@@ -81,7 +82,7 @@ Examples:
   loadgate gate --scenario load.yaml --base origin/main --head HEAD --tolerance 0.05
   loadgate gate --scenario load.yaml --against baseline:release-1.4 --base origin/main
   loadgate gate --scenario load.yaml --base main --compose compose.yaml --target api:8080
-  loadgate gate --scenario examples/demo/gate.yaml --base main --duet            # both sides at the same instants
+  loadgate gate --scenario examples/demo/gate.yaml --base main --duet=false      # ABBA, the idle side paused
 
 Flags:
 `
@@ -120,13 +121,18 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&f.force, "force", false, "replace the result already in --out")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line: auto, always, never")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
-	fs.BoolVar(&f.duet, "duet", false, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (needs a base side: not with --against baseline:)")
+	fs.BoolVar(&f.duet, "duet", true, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (the default, chosen by make gate-quality; --duet=false for ABBA rounds with the idle side paused; off against a baseline, which has no second side)")
 	fs.StringVar(&f.target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target; needed with --compose when the scenario has no stack: section)")
 	addStackFlags(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, gateHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
+	}
+	duetSet := false
+	fs.Visit(func(fl *flag.Flag) { duetSet = duetSet || fl.Name == "duet" })
+	if !duetSet && strings.HasPrefix(f.against, "baseline:") {
+		f.duet = false // the default: a baseline has no second side to run beside (an explicit --duet is refused)
 	}
 	if f.github {
 		return gateGitHub(ctx, f, stdout, stderr)

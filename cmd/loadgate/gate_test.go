@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -321,5 +322,24 @@ func TestCompareReadsTheCalibration(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "noise calibration "+p) || !strings.Contains(stdout.String(), `"calibration"`) {
 		t.Errorf("the calibration is not used:\n%s\n%s", stderr.String(), stdout.String())
+	}
+}
+
+// Duet rounds are the gate's default (make gate-quality chose them):
+// -h says so and how to turn them off, and a gate against a baseline, which
+// has no second side, is not refused for the default (an explicit --duet is).
+func TestGateDuetIsTheDefault(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"gate", "-h"}, &stdout, &stderr); exitCode(err, io.Discard) != 0 {
+		t.Fatalf("gate -h: %v", err)
+	}
+	help := stdout.String() + stderr.String()
+	if !strings.Contains(help, "-duet") || !strings.Contains(help, "(default true)") || !strings.Contains(help, "--duet=false") {
+		t.Errorf("gate -h does not say duet rounds are the default and how to turn them off:\n%s", help)
+	}
+	stderr.Reset()
+	err := run(context.Background(), []string{"gate", "--scenario", filepath.Join(t.TempDir(), "missing.yaml"), "--against", "baseline:x"}, &stdout, &stderr)
+	if err == nil || strings.Contains(err.Error(), "duet") {
+		t.Errorf("a gate against a baseline with the default: %v; want it refused for its missing scenario, not for duet", err)
 	}
 }

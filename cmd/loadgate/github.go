@@ -77,7 +77,7 @@ func (f gateFlags) withInputs(in action.Inputs) gateFlags {
 	f.progress = "never"
 	f.limits = in.Limits // the operator's ceilings, bounded by default
 	f.guardWorkflows, f.allowWorkflowChanges = in.GuardWorkflows, in.AllowWorkflowChanges
-	f.duet = in.Duet // against a baseline refused by rounds.Config.Validate (exit 2)
+	f.duet = in.Duet && in.Baseline == "" // the duet input (action.yml's default "true"); a baseline has no second side
 	if in.ScenarioFrom != "" {
 		f.scenarioFrom = in.ScenarioFrom // the unsafe opt-in: the report warns
 	}

@@ -24,3 +24,18 @@ func TestActionInputsAreTheGateFlags(t *testing.T) {
 		t.Errorf("auto %v rounds %d against %q tolerance %v scenario-from %q", f.auto, f.rounds, f.against, f.tolerance, f.scenarioFrom)
 	}
 }
+
+// The Action's duet input (action.yml's default "true") runs duet rounds
+// against the base side, and is off against a baseline, which has no second
+// side to run beside.
+func TestActionDuetInputNeedsABaseSide(t *testing.T) {
+	if f := (gateFlags{}).withInputs(action.Inputs{Base: "abc123", Against: "base", Duet: true}); !f.duet {
+		t.Error("duet: true against the base side: not a duet gate")
+	}
+	if f := (gateFlags{}).withInputs(action.Inputs{Against: "baseline:r1", Baseline: "r1", Duet: true}); f.duet {
+		t.Error("duet: true against a baseline: a duet gate, which a baseline cannot be")
+	}
+	if f := (gateFlags{}).withInputs(action.Inputs{Base: "abc123", Against: "base"}); f.duet {
+		t.Error(`duet: "false": a duet gate`)
+	}
+}

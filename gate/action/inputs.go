@@ -49,7 +49,7 @@ const (
 	// pull_request gate unusable.
 	InAllowWorkflowChanges = "allow-workflow-changes"
 	// InDuet runs both sides at the same instants each round, both stacks
-	// up (--duet): true or false (the default).
+	// up (--duet): true (the default, as action.yml's) or false.
 	InDuet = "duet"
 )
 
@@ -131,7 +131,7 @@ type Inputs struct {
 	GuardWorkflows       bool
 	AllowWorkflowChanges bool
 	// Duet: both sides' loads at the same instants each round, both
-	// stacks up (--duet); needs a base side, not a baseline.
+	// stacks up (--duet; the default); off against a baseline (one side).
 	Duet bool
 }
 
@@ -298,11 +298,11 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 		return in, inputErr(InAllowWorkflowChanges, s, "want true or false (the default)")
 	}
 	switch s := get(InDuet); s {
-	case "", "false":
-	case "true":
+	case "", "true":
 		in.Duet = true
+	case "false":
 	default:
-		return in, inputErr(InDuet, s, "want true or false (the default)")
+		return in, inputErr(InDuet, s, "want true (the default) or false")
 	}
 	switch s := get(InScenarioFrom); s {
 	case "", "base":

@@ -74,7 +74,7 @@ func TestReadInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Against != "base" || in.FailOn != action.FailOnRegression || !in.Comment || in.ResultsDir != action.DefaultResultsDir || in.Rounds != 0 || in.Base != "" || in.ScenarioFrom != "" || in.Duet {
+	if in.Against != "base" || in.FailOn != action.FailOnRegression || !in.Comment || in.ResultsDir != action.DefaultResultsDir || in.Rounds != 0 || in.Base != "" || in.ScenarioFrom != "" || !in.Duet {
 		t.Errorf("defaults %+v", in)
 	}
 	// The operator ceilings are bounded by default: never "no limit".
@@ -137,7 +137,7 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 		{"max-in-flight", "0", "input max-in-flight: \"0\": want a whole number"},
 		{"max-in-flight", "1.5", "input max-in-flight"},
 		{"scenario-from", "pr", "input scenario-from: \"pr\": want base (the default) or head"},
-		{"duet", "yes", "input duet: \"yes\": want true or false"},
+		{"duet", "yes", "input duet: \"yes\": want true (the default) or false"},
 	}
 	for _, c := range cases {
 		env := map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_STACK-CPUS": "0-1"}
