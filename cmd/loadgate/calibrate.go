@@ -18,7 +18,8 @@ const calibrateHelp = `Usage: loadgate calibrate --scenario FILE [--pairs 10] [-
 
 Measures this machine's noise between runs: A/A rounds of one checkout
 (--head, default HEAD, on both sides: each side its own worktree and stack,
-ABBA, the idle side paused, exactly as a gate runs them), then per workload,
+ABBA, the idle side paused, as a gate with --duet=false runs them; a duet
+gate, the default, does not use it: its rounds measure their own noise), then per workload,
 phase and percentile the spread of the pairs' log ratios. Writes
 baselines/<scenario>/noise.json in the repository (with the machine,
 topology, scenario hash and date), which gate and compare use as the noise

@@ -32,7 +32,7 @@ Usage:
 
 Commands:
   run      run a named load against a loopback target or the scenario's stack, judge its thresholds
-  gate     run the same load on base and head (ABBA rounds) and judge the difference with confidence
+  gate     run the same load on base and head (duet rounds by default, or ABBA) and judge the difference with confidence
   compare  compare result files (paired rounds) per workload
   calibrate measure this machine's noise (A/A rounds) into baselines/<scenario>/noise.json
   sweep    step the rate up until the stack stops holding: sustainable rate, where and how it degrades

@@ -110,7 +110,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
 	fs.StringVar(&f.scenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base: the protected side sets the bar) or head (UNSAFE for a required check: the change judged sets its own bar)")
 	f.auto = true // the default, chosen from bench/gate-quality.md: 3 fixed rounds decided no gate there
-	fs.Var(roundsValue{&f.rounds, &f.auto}, "rounds", "paired rounds, ABBA order: a number, or auto, the default (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
+	fs.Var(roundsValue{&f.rounds, &f.auto}, "rounds", "paired rounds (duet by default, ABBA with --duet=false): a number, or auto, the default (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
 	fs.IntVar(&f.maxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
 	fs.DurationVar(&f.budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: with --rounds auto the rounds stop where the next pair would overrun it; with a fixed --rounds what an inconclusive comparison asks for is capped by the rounds it allows")
 	fs.Float64Var(&f.tolerance, "tolerance", verdict.DefaultTolerance, "relative change below which latency is 'no change' (0.10 = 10%)")

@@ -47,12 +47,17 @@ func bodyServer(t *testing.T, limit int) *httptest.Server {
 		case "/huge":
 			write(w, r, 1<<30)
 		case "/chunked": // no Content-Length: chunked on HTTP/1.1, DATA frames on h2
+			// Endless, at most 32 KiB every 200 µs (≤ 160 MB/s): the timeout,
+			// not max_body, is what ends it. Unpaced, a lazy reader took 2 GiB
+			// off loopback within the 2 s timeout and ended at max_body —
+			// bounded too, but not the bound this case checks.
 			f := w.(http.Flusher)
 			for r.Context().Err() == nil {
 				if _, err := w.Write(chunk[:32<<10]); err != nil {
 					return
 				}
 				f.Flush()
+				time.Sleep(200 * time.Microsecond)
 			}
 		case "/truncated-length", "/truncated-chunked":
 			c, _, err := w.(http.Hijacker).Hijack()

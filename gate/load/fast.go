@@ -169,7 +169,10 @@ func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 	if err := op.hc.DoDeadline(req, resp, deadline); err != nil {
 		return classifyFast(err)
 	}
-	s.rx = stampOf(resp.LocalAddr()) // a response without a body stream: read in full
+	// No stamp here: a response without a body stream (HEAD, 204, 304) has
+	// handed its connection back to the pool already, and another worker's
+	// read may be writing the stamp; it is timed by its read (session.go).
+	// A body stream holds the connection until drain has read the stamp.
 	if class := op.drain(resp, s, deadline); class != "" {
 		return class
 	}

@@ -518,11 +518,11 @@ func behindSchedule(base, head []*result.Result) []UntrustedRound {
 				continue
 			}
 			if k, ok := at[r]; ok {
-				us[k].Rounds = append(us[k].Rounds, i+1)
+				us[k].Rounds = append(us[k].Rounds, roundNo(r, i))
 				continue
 			}
 			at[r] = len(us)
-			us = append(us, UntrustedRound{Side: side.name, Round: i + 1, Rounds: []int{i + 1}, Generator: *g})
+			us = append(us, UntrustedRound{Side: side.name, Round: roundNo(r, i), Rounds: []int{roundNo(r, i)}, Generator: *g})
 		}
 	}
 	return us
@@ -557,7 +557,7 @@ func (c *comparer) all() (wvs []WorkloadVerdict, notes []Note, values []Value, b
 	}{{"base", c.base}, {"head", c.head}} {
 		for i, r := range side.rs {
 			if r.Interrupted {
-				notes = append(notes, Note{Code: NoteRoundInterrupted, Side: side.name, Round: i + 1})
+				notes = append(notes, Note{Code: NoteRoundInterrupted, Side: side.name, Round: roundNo(r, i)})
 				values = append(values, NotMeasured)
 				c.phaseValues = append(c.phaseValues, NotMeasured)
 			}

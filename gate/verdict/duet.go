@@ -85,3 +85,13 @@ func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, l
 	}
 	return b, h, left
 }
+
+// roundNo is the gate's number of the i-th result of a side: a duet round's
+// own number (after leaveOutSharedStalls the i-th result is not round i+1),
+// else i+1.
+func roundNo(r *result.Result, i int) int {
+	if isDuet(r) && r.Round.Number > 0 {
+		return r.Round.Number
+	}
+	return i + 1
+}

@@ -399,6 +399,12 @@ func TestDuetSharedStallLeftOut(t *testing.T) {
 	if !left {
 		t.Errorf("no note that round 3 was left out: %+v", v.Notes)
 	}
+	// A one-sided stall after a left-out round is named by its own round
+	// number, not its place among the rounds judged.
+	h[5] = stall(h[5])
+	if v, _ = p95Of(t, b, h, verdict.CompareOptions{}); len(v.Untrusted) != 1 || v.Untrusted[0].Side != "head" || v.Untrusted[0].Round != 6 {
+		t.Errorf("head round 6 stalled after round 3 was left out: untrusted %+v, want head round 6", v.Untrusted)
+	}
 	h = slices.Clone(head)
 	h[2] = stall(h[2])
 	if _, c = p95Of(t, base, h, verdict.CompareOptions{}); c.Value != verdict.Inconclusive || c.Undecided != verdict.Regression {
