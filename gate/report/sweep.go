@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/sweep"
@@ -276,13 +277,7 @@ func stepFiles(sw *sweep.Sweep) string {
 
 // mdSweepChecks lists the thresholds each step that did not hold broke.
 func mdSweepChecks(b *md, sw *sweep.Sweep) {
-	some := false
-	for _, s := range sw.Steps {
-		if len(s.Checks) > 0 {
-			some = true
-		}
-	}
-	if !some {
+	if !slices.ContainsFunc(sw.Steps, func(s sweep.Step) bool { return len(s.Checks) > 0 }) {
 		return
 	}
 	b.line("## Thresholds that failed")
@@ -297,13 +292,7 @@ func mdSweepChecks(b *md, sw *sweep.Sweep) {
 
 // mdSweepStack: each service's CPU and memory per step.
 func mdSweepStack(b *md, sw *sweep.Sweep) {
-	anyStack := false
-	for _, s := range sw.Steps {
-		if len(s.Services) > 0 {
-			anyStack = true
-		}
-	}
-	if !anyStack {
+	if !slices.ContainsFunc(sw.Steps, func(s sweep.Step) bool { return len(s.Services) > 0 }) {
 		return
 	}
 	b.line("## Stack per step")
