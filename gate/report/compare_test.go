@@ -138,7 +138,12 @@ func TestCompareGolden(t *testing.T) {
 		md   []string
 	}{
 		{"pass", func(t *testing.T) report.GateReport {
-			return gateFixture(t, shape{sustain: 1.01, recover: 1, ingestOK: 400}, calm, nil)
+			// A sequential gate that stopped at its third look: verdict.json
+			// carries the look (sequential), the notes word it.
+			g := gateFixture(t, shape{sustain: 1.01, recover: 1, ingestOK: 400}, calm, nil)
+			g.Verdict.Sequential = &verdict.SeqDecision{Look: 3, Looks: 5, Rounds: 5, MaxRounds: 10, Spending: verdict.SpendOBF,
+				Nominal: 0.95, Level: 0.0131, Spent: 0.0163, Stop: verdict.StopDecided}
+			return g
 		}, verdict.Pass, []string{"| api_read | p95 ms |", "**PASS** (exit 0)", "| base | main | `0a1b2c3d4e5f` | 2-5 | 0-1 | yes |", "1 base→head · 2 head→base"}},
 		{"regression", func(t *testing.T) report.GateReport {
 			return gateFixture(t, shape{sustain: 1.31, recover: 1.02, apiFail: 12, ingestOK: 400}, calm, nil)

@@ -44,8 +44,16 @@ type GateVerdictFile struct {
 	// UntrustedRounds: rounds whose generator fell behind its schedule
 	// (absent when none).
 	UntrustedRounds []verdict.UntrustedRound `json:"untrusted_rounds,omitempty"`
-	Sides           []GateSideFile           `json:"sides"`
-	Notes           []string                 `json:"notes"`
+	// Noise: the noise bound the comparisons used where their rounds
+	// could not measure the noise between runs — a matching calibration or
+	// the default bound — or the calibration given and not used, and why
+	// (absent when no comparison needed one).
+	Noise *verdict.NoiseUse `json:"noise,omitempty"`
+	// Sequential: the sequential gate's last look — rounds, the error rate
+	// spent, why it stopped (absent with a fixed --rounds and in compare).
+	Sequential *verdict.SeqDecision `json:"sequential,omitempty"`
+	Sides      []GateSideFile       `json:"sides"`
+	Notes      []string             `json:"notes"`
 }
 
 // GateScenario names the load a gate ran.
@@ -79,8 +87,8 @@ func JSON(w io.Writer, v verdict.Verdict) error {
 
 // CompareJSON writes a gate's verdict.json (GateVerdictSchema): the run
 // verdict's keys, then the scenario, rounds and how they ran, tolerance,
-// confidence, percentile option, the untrusted rounds, both sides and the
-// notes. Indented, keys in a stable order, no nulls.
+// confidence, percentile option, the untrusted rounds, the noise bound
+// used, the sequential look, both sides and the notes. Indented, keys in a stable order, no nulls.
 func CompareJSON(w io.Writer, g GateReport) error {
 	g.normalize()
 	v := Explain(g.Verdict)
@@ -91,7 +99,7 @@ func CompareJSON(w io.Writer, g GateReport) error {
 		Scenario: GateScenario{Name: g.Scenario.Name, Hash: g.Scenario.Hash},
 		Rounds:   g.Rounds, Order: o.label(), Paused: o.paused,
 		Tolerance: v.Tolerance, Confidence: v.Confidence, Percentile: v.Percentile,
-		UntrustedRounds: v.Untrusted, Notes: g.warnings(),
+		UntrustedRounds: v.Untrusted, Noise: v.Noise, Sequential: v.Sequential, Notes: g.warnings(),
 	}
 	for _, bf := range o.baseFirst {
 		if bf {
