@@ -192,14 +192,46 @@ func (g *GateReport) judgedPhases() []result.Phase {
 }
 
 // pooledSummary is a side's latency summary of one workload in one phase
-// over all rounds (result.PoolLatency, the exact merge the verdict's
-// numbers come from). ok is false when a histogram does not decode.
-func pooledSummary(s GateSide, phase, workload string) (result.Summary, bool) {
-	h, err := result.PoolLatency(s.Results, phase, workload)
+// over the rounds judged (result.PoolLatency, the exact merge the
+// verdict's numbers come from; a duet round the verdict left out is not
+// drawn either). ok is false when a histogram does not decode.
+func pooledSummary(s GateSide, leftOut []int, phase, workload string) (result.Summary, bool) {
+	h, err := result.PoolLatency(judgedRounds(s.Results, leftOut), phase, workload)
 	if err != nil {
 		return result.Summary{}, false
 	}
 	return result.Summarize(h), true
+}
+
+// pooledRounds words the rounds a table pools: "3 round(s)", or "8 of 9
+// rounds (round 4 left out)".
+func pooledRounds(rounds int, leftOut []int) string {
+	if len(leftOut) == 0 {
+		return fmt.Sprintf("%d round(s)", rounds)
+	}
+	ns := make([]string, len(leftOut))
+	for i, n := range leftOut {
+		ns[i] = strconv.Itoa(n)
+	}
+	word := "round"
+	if len(leftOut) > 1 {
+		word = "rounds"
+	}
+	return fmt.Sprintf("%d of %d rounds (%s %s left out)", rounds-len(leftOut), rounds, word, strings.Join(ns, ", "))
+}
+
+// judgedRounds are rs without the duet rounds left out (by number).
+func judgedRounds(rs []*result.Result, leftOut []int) []*result.Result {
+	if len(leftOut) == 0 {
+		return rs
+	}
+	var out []*result.Result
+	for _, r := range rs {
+		if r == nil || r.Round == nil || !slices.Contains(leftOut, r.Round.Number) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // workloadNames lists a phase's workloads on either side, base's first.
@@ -590,7 +622,7 @@ func mdComparePhase(b *md, g *GateReport, p result.Phase) {
 		b.line("")
 	} else {
 		conf := Confidence(g.Verdict.Confidence)
-		b.line("Latency in ms from the due time, successes only, nearest-rank, pooled over %d round(s) per side. Δ is head/base, the geometric mean of the per-round ratios, with its %s CI; \"~\" after Δ: not significant (the interval contains no change). The error rate's Δ is in percentage points. n is per side over all rounds.", g.Rounds, conf)
+		b.line("Latency in ms from the due time, successes only, nearest-rank, pooled over %s per side. Δ is head/base, the geometric mean of the per-round ratios, with its %s CI; \"~\" after Δ: not significant (the interval contains no change). The error rate's Δ is in percentage points. n is per side over the rounds judged.", pooledRounds(g.Rounds, g.Verdict.LeftOut), conf)
 		b.line("")
 		b.header("llrrrlrrll", "workload", "metric", g.Base.Name, g.Head.Name, "Δ", conf+" CI", "n "+g.Base.Name, "n "+g.Head.Name, "CI from", "verdict")
 		for _, c := range cs {
@@ -617,8 +649,8 @@ func mdComparePhase(b *md, g *GateReport, p result.Phase) {
 		return // no number of an unusable gate is drawn
 	}
 	for _, name := range g.workloadNames(p.Name) {
-		sb, okb := pooledSummary(g.Base, p.Name, name)
-		sh, okh := pooledSummary(g.Head, p.Name, name)
+		sb, okb := pooledSummary(g.Base, g.Verdict.LeftOut, p.Name, name)
+		sh, okh := pooledSummary(g.Head, g.Verdict.LeftOut, p.Name, name)
 		if !okb || !okh || sb.Count == 0 || sh.Count == 0 {
 			continue
 		}

@@ -67,8 +67,8 @@ func ComparePlotSVG(w io.Writer, g GateReport) error {
 			break // no number of an unusable gate is drawn
 		}
 		for _, name := range g.workloadNames(p.Name) {
-			sb, _ := pooledSummary(g.Base, p.Name, name)
-			sh, _ := pooledSummary(g.Head, p.Name, name)
+			sb, _ := pooledSummary(g.Base, g.Verdict.LeftOut, p.Name, name)
+			sh, _ := pooledSummary(g.Head, g.Verdict.LeftOut, p.Name, name)
 			pn := panel{phase: p.Name, name: name, base: summaryValues(sb), head: summaryValues(sh), nb: sb.Count, nh: sh.Count}
 			for _, c := range g.comparisons(p.Name) {
 				if c.Workload == name && c.Metric != verdict.MetricErrorRate {

@@ -78,3 +78,45 @@ func TestDuetRoundNamesTheGeneratorRowForBothSides(t *testing.T) {
 		}
 	}
 }
+
+// A duet round behind its schedule on both sides is left out of the
+// verdict; the report says which, pools (and draws) the other rounds, and
+// verdict.json lists it in left_out_rounds.
+func TestDuetLeftOutRoundIsNamedAndNotPooled(t *testing.T) {
+	duet := func(base, head []*result.Result) {
+		for i := range base {
+			for _, r := range []*result.Result{base[i], head[i]} {
+				r.Round = &result.Round{Number: i + 1, Mode: result.RoundDuet}
+				r.StartedAt = base[i].StartedAt
+			}
+		}
+	}
+	gr := gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm, func(base, head []*result.Result) {
+		duet(base, head)
+		behindSchedule(t, base[2])
+		behindSchedule(t, head[2])
+	})
+	gr.Rounds = len(calm)
+	if got := gr.Verdict.LeftOut; len(got) != 1 || got[0] != 3 {
+		t.Fatalf("the premise: round 3 left out, got %v", got)
+	}
+	var md, js bytes.Buffer
+	if err := report.CompareMarkdown(&md, gr); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.CompareJSON(&js, gr); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	if !strings.Contains(s, "pooled over 4 of 5 rounds (round 3 left out) per side") || !strings.Contains(s, "duet round 3 left out") {
+		t.Errorf("markdown does not name the left-out round:\n%s", s)
+	}
+	// The charts' n is the four rounds' (the table's n), not five.
+	c := gr.Verdict.Workloads[0].Comparisons[0]
+	if want := "n=" + report.Count(c.HeadN); !strings.Contains(s, "second line head "+want) {
+		t.Errorf("the chart does not pool the rounds judged (want %s):\n%s", want, s)
+	}
+	if !strings.Contains(js.String(), "\"left_out_rounds\": [\n    3\n  ]") {
+		t.Errorf("verdict.json has no left_out_rounds [3]:\n%s", js.String())
+	}
+}

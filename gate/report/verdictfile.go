@@ -44,6 +44,10 @@ type GateVerdictFile struct {
 	// UntrustedRounds: rounds whose generator fell behind its schedule
 	// (absent when none).
 	UntrustedRounds []verdict.UntrustedRound `json:"untrusted_rounds,omitempty"`
+	// LeftOutRounds: duet rounds behind their schedule on both sides (a
+	// stall of the machine), left out of every comparison and threshold
+	// (absent when none).
+	LeftOutRounds []int `json:"left_out_rounds,omitempty"`
 	// Noise: the noise bound the comparisons used where their rounds
 	// could not measure the noise between runs — a matching calibration or
 	// the default bound — or the calibration given and not used, and why
@@ -99,7 +103,7 @@ func CompareJSON(w io.Writer, g GateReport) error {
 		Scenario: GateScenario{Name: g.Scenario.Name, Hash: g.Scenario.Hash},
 		Rounds:   g.Rounds, Order: o.label(), Paused: o.paused,
 		Tolerance: v.Tolerance, Confidence: v.Confidence, Percentile: v.Percentile,
-		UntrustedRounds: v.Untrusted, Noise: v.Noise, Sequential: v.Sequential, Notes: g.warnings(),
+		UntrustedRounds: v.Untrusted, LeftOutRounds: v.LeftOut, Noise: v.Noise, Sequential: v.Sequential, Notes: g.warnings(),
 	}
 	for _, bf := range o.baseFirst {
 		if bf {
@@ -168,6 +172,9 @@ func (f *GateVerdictFile) normalize() {
 	f.Notes = nonNil(f.Notes)
 	if len(f.UntrustedRounds) == 0 {
 		f.UntrustedRounds = nil
+	}
+	if len(f.LeftOutRounds) == 0 {
+		f.LeftOutRounds = nil
 	}
 }
 

@@ -327,7 +327,7 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	for _, r := range left {
 		notes = append(notes, Note{Code: NoteDuetRoundLeftOut, Round: r, Rounds: len(base)})
 	}
-	v.Workloads, v.Notes, v.Untrusted = wvs, notes, c.untrusted
+	v.Workloads, v.Notes, v.Untrusted, v.LeftOut = wvs, notes, c.untrusted, left
 	if c.floorUsed || use.Rejected != "" {
 		v.Noise = &use
 	}
@@ -342,7 +342,8 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 }
 
 // Gate is a gate's whole verdict: the absolute thresholds of head's scenario
-// (Thresholds) on the exact merge of head's rounds (result.Merge), and
+// (Thresholds) on the exact merge of head's rounds (result.Merge; without
+// the duet rounds Compare left out), and
 // Compare of base and head, per workload on the judged and recover phases.
 // Each workload's value is the worst of its threshold checks and its
 // comparisons; the overall value is Worst(thresholds, comparisons).
@@ -352,11 +353,15 @@ func Gate(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	if err != nil || cv.Value == Unusable {
 		return cv, err
 	}
-	merged := head[0]
-	for i, r := range head[1:] {
+	// The rounds Compare left out (a duet's shared stalls) are left out of
+	// the thresholds' merge too: a stall of the machine would otherwise
+	// break an absolute threshold that the comparisons did not judge on.
+	_, kept, _ := leaveOutSharedStalls(base, head)
+	merged := kept[0]
+	for i, r := range kept[1:] {
 		if merged, err = result.Merge(merged, r); err != nil {
 			cv.Value, cv.Workloads = Unusable, []WorkloadVerdict{}
-			cv.Notes = []Note{{Code: NoteMerge, Side: "head", Round: i + 2, Detail: err.Error()}}
+			cv.Notes = []Note{{Code: NoteMerge, Side: "head", Round: roundNo(r, i+1), Detail: err.Error()}}
 			return cv, nil
 		}
 	}

@@ -411,3 +411,50 @@ func TestDuetSharedStallLeftOut(t *testing.T) {
 		t.Errorf("round 3 stalled on head only: %s (undecided %q), want inconclusive, a regression undecided", c.Value, c.Undecided)
 	}
 }
+
+// Regression: a duet round left out of the comparisons (a shared stall)
+// was still merged into the head result the absolute thresholds judge, so
+// a stall of the machine broke a p95 threshold the comparisons had
+// rightly not judged on.
+func TestRegression_LeftOutDuetRoundBrokeAThreshold(t *testing.T) {
+	s := duetSim{n: 500, reqSD: 0.3, rho: 0.9, round: 0.05, side: 0.02, ratio: 1}
+	base, head := s.rounds(t, rand.New(rand.NewPCG(11, 11)), 9)
+	// 20 ms median, p95 ≈ 33 ms: a 60 ms p95 limit holds on every round.
+	thr := map[string]result.Thr{"api": {P95MS: 60}}
+	for _, r := range append(slices.Clone(base), head...) {
+		r.Scenario.Thresholds = thr
+	}
+	v, err := verdict.Gate(base, head, verdict.CompareOptions{Percentile: "p95"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Value != verdict.Pass {
+		t.Fatalf("the premise: an A/A duet gate within its thresholds passes, got %s %+v", v.Value, v.Notes)
+	}
+	// Round 4 stalls the machine: both sides behind their schedule, both
+	// sides' latencies 10× (a p95 of ≈ 330 ms in that round).
+	stall := func(r *result.Result) *result.Result {
+		lat := make([]int64, s.n)
+		for i := range lat {
+			lat[i] = int64(200000 + i*100)
+		}
+		cp := mkRound(t, hashA, thr, []wlData{{name: "api", lat: lat}}, nil)
+		cp.Round, cp.LatenessMS.P99 = r.Round, 40
+		return cp
+	}
+	base[3], head[3] = stall(base[3]), stall(head[3])
+	v, err = verdict.Gate(base, head, verdict.CompareOptions{Percentile: "p95"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wv := range v.Workloads {
+		for _, c := range wv.Checks {
+			if c.Value != verdict.Pass {
+				t.Errorf("%s %s %s: %s (observed %v): the left-out round was judged by the threshold", wv.Phase, wv.Workload, c.Metric, c.Value, c.Observed)
+			}
+		}
+	}
+	if v.Value != verdict.Pass {
+		t.Errorf("gate %s, want pass on the 8 rounds kept: %+v", v.Value, v.Notes)
+	}
+}

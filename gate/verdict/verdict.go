@@ -117,6 +117,10 @@ type Verdict struct {
 	// Untrusted lists a comparison's rounds whose generator fell behind its
 	// own schedule (Compare): no comparison is decided on them.
 	Untrusted []UntrustedRound `json:"untrusted_rounds,omitempty"`
+	// LeftOut: the duet rounds (1-based) left out of the comparisons and
+	// of the thresholds' merge, each behind its schedule on both sides
+	// (a shared stall; NoteDuetRoundLeftOut words it).
+	LeftOut []int `json:"left_out_rounds,omitempty"`
 
 	// Noise: where the noise between runs came from where the rounds could
 	// not measure it (the default bound or a calibration), and a
