@@ -49,6 +49,7 @@ var noteWords = []struct {
 	{verdict.Note{Code: verdict.NoteRoundInterrupted, Side: "base", Round: 2}, false, "base round 2 was interrupted before its schedule ended: what it did not reach is not measured"},
 	{verdict.Note{Code: verdict.NoteFewRounds, Rounds: 1}, false, "1 round(s): at least 3 are needed to measure the machine's noise between rounds"},
 	{verdict.Note{Code: verdict.NoteDuetRoundLeftOut, Round: 3, Rounds: 9}, false, "duet round 3 left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other 9 rounds"},
+	{verdict.Note{Code: verdict.NoteDuetRoundLeftOut, Round: 4, Side: "head", Rounds: 9}, false, "duet round 4 left out: its generator fell behind its schedule on the head side, and neither side's engine waited for an in-flight permit (one process sends both sides at the same instants: the lateness is the generator's own, the machine's, not a side's server), so no comparison is decided on it; the comparisons are on the other 9 rounds"},
 	{verdict.Note{Code: verdict.NoteNoWorkloadEitherSide, Phase: "recover"}, false, "phase recover: no workload ran on either side"},
 	{verdict.Note{Code: verdict.NoteGateInterrupted}, true, "the gate was interrupted before its rounds ended"},
 	{verdict.Note{Code: verdict.NoteRoundsIncomplete}, true, "the rounds did not complete on both sides"},

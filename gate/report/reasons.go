@@ -117,6 +117,9 @@ func NoteText(n verdict.Note) string {
 	case verdict.NoteRoundInterrupted:
 		return fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", n.Side, n.Round)
 	case verdict.NoteDuetRoundLeftOut:
+		if n.Side != "" {
+			return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on the %s side, and neither side's engine waited for an in-flight permit (one process sends both sides at the same instants: the lateness is the generator's own, the machine's, not a side's server), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds)
+		}
 		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Rounds)
 	case verdict.NoteFewRounds:
 		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", n.Rounds)

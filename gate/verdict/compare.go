@@ -324,10 +324,11 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		v.Value, v.Notes = Unusable, bad
 		return v, nil
 	}
-	for _, r := range left {
-		notes = append(notes, Note{Code: NoteDuetRoundLeftOut, Round: r, Rounds: len(base)})
+	for _, l := range left {
+		notes = append(notes, Note{Code: NoteDuetRoundLeftOut, Round: l.round, Side: l.side, Rounds: len(base)})
+		v.LeftOut = append(v.LeftOut, l.round)
 	}
-	v.Workloads, v.Notes, v.Untrusted, v.LeftOut = wvs, notes, c.untrusted, left
+	v.Workloads, v.Notes, v.Untrusted = wvs, notes, c.untrusted
 	if c.floorUsed || use.Rejected != "" {
 		v.Noise = &use
 	}

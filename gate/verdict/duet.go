@@ -54,29 +54,48 @@ func isDuet(r *result.Result) bool {
 }
 
 // leaveOutSharedStalls: in a duet, a round whose generator fell behind its
-// schedule on both sides (the same instants: a stall of the machine, shared
-// by both, as the A/A corpus shows) is left out of the comparison — rule 19:
-// no regression is called on that round — and the comparison is judged on
-// the other rounds, which stay whole pairs. A round behind on one side only
-// is kept, and marks the comparison untrusted as in any gate: the cause may
-// be that side's own (a slow head that stalls its engine), and leaving it
-// out could hide it. Nothing is left out when fewer than two rounds would
-// remain. The left-out rounds (1-based) come back in order.
-func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, left []int) {
+// schedule for a cause both sides share is left out of the comparison —
+// rule 19: no regression is called on that round — and the comparison is
+// judged on the other rounds, which stay whole pairs:
+//
+//   - behind on both sides (the same instants: a stall of the machine, as
+//     the A/A corpus shows);
+//   - behind on one side only while neither side's engine waited for an
+//     in-flight permit (Result.Stalled 0 on both): one process sends both
+//     sides' requests at the same instants, so its lateness is its own (the
+//     machine's CPU), not a side's server — which can delay the generator
+//     only by holding max_in_flight requests; which side crossed the limit
+//     is chance (the A/A corpus: its one-sided rounds had lateness p99 just
+//     over 5 ms, on either side).
+//
+// A round behind on one side whose engine stalled at max_in_flight is kept
+// and marks the comparison untrusted as in any gate: its cause may be that
+// side's own (a slow head holding every permit), and leaving it out could
+// hide it. Nothing is left out when fewer than two rounds would remain. The
+// left-out rounds come back in order, with the side behind ("" for both).
+func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, left []leftOut) {
 	if !allDuet(base, head) || len(base) != len(head) {
 		return base, head, nil
 	}
 	for i := range base {
-		if base[i].GeneratorBehind() != nil && head[i].GeneratorBehind() != nil {
-			left = append(left, i+1)
+		bb, hb := base[i].GeneratorBehind() != nil, head[i].GeneratorBehind() != nil
+		switch {
+		case bb && hb:
+			left = append(left, leftOut{round: roundNo(base[i], i), index: i})
+		case (bb || hb) && base[i].Stalled == 0 && head[i].Stalled == 0:
+			side := "base"
+			if hb {
+				side = "head"
+			}
+			left = append(left, leftOut{round: roundNo(base[i], i), index: i, side: side})
 		}
 	}
 	if len(left) == 0 || len(base)-len(left) < 2 {
 		return base, head, nil
 	}
 	out := map[int]bool{}
-	for _, i := range left {
-		out[i-1] = true
+	for _, l := range left {
+		out[l.index] = true
 	}
 	for i := range base {
 		if !out[i] {
@@ -84,6 +103,13 @@ func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, l
 		}
 	}
 	return b, h, left
+}
+
+// leftOut is a duet round leaveOutSharedStalls left out: its number, its
+// place among the results, and the side behind ("" for both).
+type leftOut struct {
+	round, index int
+	side         string
 }
 
 // roundNo is the gate's number of the i-th result of a side: a duet round's

@@ -371,8 +371,10 @@ func TestRegression_DuetCalibrationRejected(t *testing.T) {
 }
 
 // A duet round behind schedule on both sides (a stall of the machine,
-// shared by both) is left out and the comparison is decided on the other
-// rounds, saying so; behind on one side only, it keeps the comparison
+// shared by both), or on one side while neither engine waited for an
+// in-flight permit (the generator's own lateness), is left out and the
+// comparison is decided on the other rounds, saying so; behind on one side
+// whose engine stalled at max_in_flight, it keeps the comparison
 // undecided, as in any gate (the cause may be that side's own).
 func TestDuetSharedStallLeftOut(t *testing.T) {
 	s := duetSim{n: 500, reqSD: 1, rho: 0.9, round: 0.1, side: 0.02, ratio: 1.5}
@@ -399,16 +401,36 @@ func TestDuetSharedStallLeftOut(t *testing.T) {
 	if !left {
 		t.Errorf("no note that round 3 was left out: %+v", v.Notes)
 	}
-	// A one-sided stall after a left-out round is named by its own round
-	// number, not its place among the rounds judged.
-	h[5] = stall(h[5])
+	// A one-sided stall whose engine waited for in-flight permits (its
+	// cause may be that side's server), after a left-out round, is named by
+	// its own round number, not its place among the rounds judged.
+	inflight := func(r *result.Result) *result.Result {
+		cp := stall(r)
+		cp.Stalled = 0.4 // seconds waiting for a permit at max_in_flight
+		return cp
+	}
+	h[5] = inflight(h[5])
 	if v, _ = p95Of(t, b, h, verdict.CompareOptions{}); len(v.Untrusted) != 1 || v.Untrusted[0].Side != "head" || v.Untrusted[0].Round != 6 {
-		t.Errorf("head round 6 stalled after round 3 was left out: untrusted %+v, want head round 6", v.Untrusted)
+		t.Errorf("head round 6 stalled at max_in_flight after round 3 was left out: untrusted %+v, want head round 6", v.Untrusted)
 	}
 	h = slices.Clone(head)
-	h[2] = stall(h[2])
+	h[2] = inflight(h[2])
 	if _, c = p95Of(t, base, h, verdict.CompareOptions{}); c.Value != verdict.Inconclusive || c.Undecided != verdict.Regression {
-		t.Errorf("round 3 stalled on head only: %s (undecided %q), want inconclusive, a regression undecided", c.Value, c.Undecided)
+		t.Errorf("round 3 behind on head only, stalled at max_in_flight: %s (undecided %q), want inconclusive, a regression undecided", c.Value, c.Undecided)
+	}
+	// Behind on one side with no in-flight stall on either: the generator's
+	// own lateness (one process sends both sides), left out like a shared
+	// stall, the side named.
+	h = slices.Clone(head)
+	h[2] = stall(h[2])
+	v, c = p95Of(t, base, h, verdict.CompareOptions{})
+	if c.Value != verdict.Regression || len(c.RoundRatios) != 8 || len(v.Untrusted) != 0 {
+		t.Errorf("round 3 behind on head only, no in-flight stall: %s on %d rounds (untrusted %+v), want a regression on the other 8", c.Value, len(c.RoundRatios), v.Untrusted)
+	}
+	if !slices.ContainsFunc(v.Notes, func(n verdict.Note) bool {
+		return n.Code == verdict.NoteDuetRoundLeftOut && n.Round == 3 && n.Side == "head"
+	}) || !slices.Equal(v.LeftOut, []int{3}) {
+		t.Errorf("round 3 (head behind) not named as left out: %+v, left out %v", v.Notes, v.LeftOut)
 	}
 }
 

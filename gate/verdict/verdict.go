@@ -118,8 +118,9 @@ type Verdict struct {
 	// own schedule (Compare): no comparison is decided on them.
 	Untrusted []UntrustedRound `json:"untrusted_rounds,omitempty"`
 	// LeftOut: the duet rounds (1-based) left out of the comparisons and
-	// of the thresholds' merge, each behind its schedule on both sides
-	// (a shared stall; NoteDuetRoundLeftOut words it).
+	// of the thresholds' merge, each behind its schedule on both sides, or
+	// on one side with neither engine stalled at max_in_flight (the
+	// generator's own lateness); NoteDuetRoundLeftOut words each.
 	LeftOut []int `json:"left_out_rounds,omitempty"`
 
 	// Noise: where the noise between runs came from where the rounds could
