@@ -74,8 +74,41 @@ func isDuet(r *result.Result) bool {
 // hide it. Nothing is left out when fewer than two rounds would remain. The
 // left-out rounds come back in order, with the side behind ("" for both).
 func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, left []leftOut) {
-	if !allDuet(base, head) || len(base) != len(head) {
+	left = sharedStalls(base, head)
+	if len(left) == 0 || len(base)-len(left) < 2 {
 		return base, head, nil
+	}
+	out := map[int]bool{}
+	for _, l := range left {
+		out[l.index] = true
+	}
+	for i := range base {
+		if !out[i] {
+			b, h = append(b, base[i]), append(h, head[i])
+		}
+	}
+	return b, h, left
+}
+
+// onlySharedStalls: every round behind its schedule (on either side) is
+// one leaveOutSharedStalls would leave out, had enough others stayed: more
+// rounds can then make the comparison trustworthy (Sequential goes on).
+func onlySharedStalls(base, head []*result.Result) bool {
+	shared := sharedStalls(base, head)
+	behind := 0
+	for i := range base {
+		if i < len(head) && (base[i].GeneratorBehind() != nil || head[i].GeneratorBehind() != nil) {
+			behind++
+		}
+	}
+	return behind > 0 && behind == len(shared)
+}
+
+// sharedStalls are the duet rounds behind their schedule for a cause both
+// sides share (see leaveOutSharedStalls), in order.
+func sharedStalls(base, head []*result.Result) (left []leftOut) {
+	if !allDuet(base, head) || len(base) != len(head) {
+		return nil
 	}
 	for i := range base {
 		bb, hb := base[i].GeneratorBehind() != nil, head[i].GeneratorBehind() != nil
@@ -90,19 +123,7 @@ func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, l
 			left = append(left, leftOut{round: roundNo(base[i], i), index: i, side: side})
 		}
 	}
-	if len(left) == 0 || len(base)-len(left) < 2 {
-		return base, head, nil
-	}
-	out := map[int]bool{}
-	for _, l := range left {
-		out[l.index] = true
-	}
-	for i := range base {
-		if !out[i] {
-			b, h = append(b, base[i]), append(h, head[i])
-		}
-	}
-	return b, h, left
+	return left
 }
 
 // leftOut is a duet round leaveOutSharedStalls left out: its number, its

@@ -480,3 +480,37 @@ func TestRegression_LeftOutDuetRoundBrokeAThreshold(t *testing.T) {
 		t.Errorf("gate %s, want pass on the 8 rounds kept: %+v", v.Value, v.Notes)
 	}
 }
+
+// A sequential duet gate whose first look has too many rounds behind
+// their schedule for shared causes to leave them out (3 of 4) goes on —
+// more rounds on schedule can decide it — where a round behind on a side
+// whose engine stalled at max_in_flight stops it, untrusted.
+func TestSequentialDuetGoesOnPastSharedStalls(t *testing.T) {
+	s := duetSim{n: 500, reqSD: 0.3, rho: 0.9, round: 0.05, side: 0.02, ratio: 1}
+	base, head := s.rounds(t, rand.New(rand.NewPCG(5, 5)), verdict.DefaultSeqMinRounds)
+	behind := func(r *result.Result, stalledS float64) *result.Result {
+		cp := *r
+		cp.LatenessMS.P99, cp.Stalled = 40, stalledS
+		return &cp
+	}
+	plan := verdict.SeqPlan{MaxRounds: 10}
+	opt := verdict.CompareOptions{Percentile: "p95"}
+	b, h := slices.Clone(base), slices.Clone(head)
+	b[0], h[0] = behind(b[0], 0), behind(h[0], 0) // both sides
+	h[1] = behind(h[1], 0)                        // head only, no in-flight stall
+	b[2] = behind(b[2], 0)                        // base only, no in-flight stall
+	v, err := verdict.Sequential(b, h, opt, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Sequential.Stop != "" {
+		t.Errorf("3 of 4 rounds behind for shared causes: stopped (%s), want the gate to go on", v.Sequential.Stop)
+	}
+	h[3] = behind(h[3], 0.5) // head behind, its engine waited for permits
+	if v, err = verdict.Sequential(b, h, opt, plan); err != nil {
+		t.Fatal(err)
+	}
+	if v.Sequential.Stop != verdict.StopUntrusted {
+		t.Errorf("a round behind with an in-flight stall: stop %q, want %q", v.Sequential.Stop, verdict.StopUntrusted)
+	}
+}

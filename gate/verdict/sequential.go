@@ -183,6 +183,12 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 			}
 		}
 	}
+	// Rounds behind only for causes both duet sides share are left out
+	// once enough others are on schedule: more rounds can decide, so
+	// the gate goes on rather than stop untrusted.
+	if untrusted && onlySharedStalls(base, head) {
+		untrusted = false
+	}
 	switch {
 	case v.Value == Unusable:
 		d.Stop = StopUnusable
