@@ -9,6 +9,11 @@
 # or refused is run again (--force). The chunks of the designs interleave,
 # so that the machine's drift over the hour falls on every design alike.
 #
+# Write .bench/gatequality/corpus/CONDITIONS.md beside the designs: one
+# paragraph saying when, on what machine, shared with what and at what
+# priority the corpus was recorded; the table prints it ("How far the
+# figures carry").
+#
 # Usage: bench/gatequality/collect.sh            (from the repository root)
 # Environment:
 #   GQ_REPO     the git checkout whose commit both sides run (default: .)

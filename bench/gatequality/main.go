@@ -17,12 +17,15 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -216,7 +219,11 @@ func run(cfg config) error {
 		return firstErr
 	}
 	var sb strings.Builder
-	sb.WriteString(preamble)
+	conditions, err := os.ReadFile(filepath.Join(cfg.corpus, "CONDITIONS.md"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	sb.WriteString(preamble(strings.TrimSpace(string(conditions))))
 	writeTable(&sb, cfg, designs, rows, ds)
 	writeAB(&sb, ab)
 	fmt.Print(sb.String())

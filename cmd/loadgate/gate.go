@@ -78,7 +78,7 @@ warning), 1 regression / threshold / not measured, 2 refused, 3 unusable.
 
 Examples:
   loadgate gate --scenario examples/demo/gate.yaml --base main                  # rounds auto, budget 10m
-  loadgate gate --scenario examples/demo/scenario.yaml --base main --rounds auto --budget 10m --max-rounds 10
+  loadgate gate --scenario examples/demo/scenario.yaml --base main --rounds auto --budget 10m --max-rounds 20
   loadgate gate --scenario load.yaml --base origin/main --head HEAD --tolerance 0.05
   loadgate gate --scenario load.yaml --against baseline:release-1.4 --base origin/main
   loadgate gate --scenario load.yaml --base main --compose compose.yaml --target api:8080

@@ -24,7 +24,7 @@ import (
 // Defaults of a gate of sequential rounds.
 const (
 	DefaultBudget    = 10 * time.Minute
-	DefaultMaxRounds = 10
+	DefaultMaxRounds = verdict.DefaultSeqMaxRounds
 )
 
 // teardownMargin is kept free of rounds, per side, for the stacks' teardown.

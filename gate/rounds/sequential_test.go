@@ -174,6 +174,12 @@ func TestSequentialBudgetStopsTheGate(t *testing.T) {
 func seqRunClock(t *testing.T, f *fixture, at func(runs int) time.Duration) (report.GateReport, string, error) {
 	t.Helper()
 	f.cfg.Auto, f.cfg.Rounds = true, 0
+	if f.cfg.MaxRounds == 0 {
+		// These tests' plans are of 10 rounds (the looks and the error
+		// rate they spend follow from it); the default's own plan is
+		// TestSequentialDefaultPlan's.
+		f.cfg.MaxRounds = 10
+	}
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	var log strings.Builder
 	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner,
@@ -446,5 +452,28 @@ func TestSequentialPlanNoteAndReplanWithinTheBudget(t *testing.T) {
 				t.Errorf("plan notes %q, want one with %q", plans, c.note)
 			}
 		})
+	}
+}
+
+// Without --max-rounds a sequential gate plans verdict.DefaultSeqMaxRounds
+// (20, chosen by make gate-quality): an A/A gate of 1 s rounds, within the
+// budget, plans 20 rounds.
+func TestSequentialDefaultPlan(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	aaNoise(t, f, 0.4)
+	f.cfg.Auto, f.cfg.Rounds, f.cfg.MaxRounds = true, 0, 0
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var log strings.Builder
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner,
+		LookupEnv: func(string) (string, bool) { return "", false }, Log: &log,
+		Now: func() time.Time { return t0.Add(time.Duration(f.runner.runs()) * time.Second) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rounds.DefaultMaxRounds != verdict.DefaultSeqMaxRounds || verdict.DefaultSeqMaxRounds != 20 {
+		t.Errorf("DefaultMaxRounds %d, verdict.DefaultSeqMaxRounds %d, want both 20", rounds.DefaultMaxRounds, verdict.DefaultSeqMaxRounds)
+	}
+	if d := gr.Verdict.Sequential; d == nil || d.MaxRounds != verdict.DefaultSeqMaxRounds || !strings.Contains(log.String(), "--max-rounds 20") {
+		t.Errorf("sequential %+v, want a plan of %d\n%s", d, verdict.DefaultSeqMaxRounds, log.String())
 	}
 }

@@ -214,7 +214,7 @@ func TestSimDuet(t *testing.T) {
 		t.Skip("simulation")
 	}
 	gates := simGates(60)
-	// 3 standard errors of the simulation: the test makes 20 such checks,
+	// 3 standard errors of the simulation: the test makes 26 such checks,
 	// and at 2 an exact 2.5% would fail one of them in about 1 run of 3.
 	limit := 0.025 + 3*math.Sqrt(0.025*0.975/float64(gates))
 	base := duetSim{n: 500, reqSD: 1, rho: 0.9, round: 0.1, side: 0.02}
@@ -231,8 +231,10 @@ func TestSimDuet(t *testing.T) {
 			cases = append(cases, k)
 		}
 	}
-	for _, ratio := range []float64{1, 1.1, 1.2} {
-		cases = append(cases, cse{seq: 10, ratio: ratio})
+	for _, seq := range []int{10, verdict.DefaultSeqMaxRounds} {
+		for _, ratio := range []float64{1, 1.1, 1.2} {
+			cases = append(cases, cse{seq: seq, ratio: ratio})
+		}
 	}
 	var lines []string
 	for i, c := range cases {

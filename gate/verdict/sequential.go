@@ -62,6 +62,13 @@ type SeqPlan struct {
 // DefaultSeqMinRounds is the first look's rounds: two ABBA pairs.
 const DefaultSeqMinRounds = 4
 
+// DefaultSeqMaxRounds is a sequential gate's most rounds unless told
+// otherwise (gate/rounds, --max-rounds, the Action): chosen from make
+// gate-quality's table (bench/gate-quality.md) — on the demo's duet
+// rounds, at most 20 decided 61% of A/A gates where at most 10 decided 18%,
+// in a mean 5m47s, within the 10-minute budget that still bounds it.
+const DefaultSeqMaxRounds = 20
+
 // Why a sequential gate stopped (SeqDecision.Stop); "" when it goes on.
 const (
 	StopDecided = "decided" // every judged comparison is decided

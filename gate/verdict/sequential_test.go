@@ -86,7 +86,8 @@ func seqTally(t *testing.T, seed uint64, gates int, plan verdict.SeqPlan, n int,
 }
 
 // Sequential rounds under optional stopping, over seeded gates of at most
-// 10 rounds (looks after 4, 6, 8, 10), 500 successes per round: the A/A
+// 10 rounds (looks after 4, 6, 8, 10) and of the default's most
+// (DefaultSeqMaxRounds), 500 successes per round: the A/A
 // false-regression rate stays within the nominal 2.5%, and the table of
 // detection and average rounds is logged (README, "How a gate decides").
 func TestSimSequential(t *testing.T) {
@@ -95,12 +96,21 @@ func TestSimSequential(t *testing.T) {
 	}
 	gates := simGates(30)
 	// LOADGATE_SIM_SPENDING=obf,pocock compares both (the default's alone by default).
-	spendings := []string{verdict.SpendOBF}
-	if s := os.Getenv("LOADGATE_SIM_SPENDING"); s != "" {
-		spendings = strings.Split(s, ",")
+	// At most 10 rounds and the default's most (DefaultSeqMaxRounds).
+	type plan struct {
+		spending  string
+		maxRounds int
 	}
-	for _, spending := range spendings {
-		plan := verdict.SeqPlan{MaxRounds: 10, Spending: spending}
+	spendings := []plan{{verdict.SpendOBF, 10}, {verdict.SpendOBF, verdict.DefaultSeqMaxRounds}}
+	if s := os.Getenv("LOADGATE_SIM_SPENDING"); s != "" {
+		spendings = nil
+		for _, sp := range strings.Split(s, ",") {
+			spendings = append(spendings, plan{sp, 10}, plan{sp, verdict.DefaultSeqMaxRounds})
+		}
+	}
+	for _, c := range spendings {
+		spending, maxRounds := c.spending, c.maxRounds
+		plan := verdict.SeqPlan{MaxRounds: maxRounds, Spending: spending}
 		var lines []string
 		for i, c := range []struct{ ratio, noise float64 }{
 			{1, 0.03}, {1, 0.1}, {1.2, 0.03}, {1.2, 0.1}, {1.5, 0.03}, {1.5, 0.1},
@@ -117,7 +127,7 @@ func TestSimSequential(t *testing.T) {
 				t.Errorf("%s %+.0f%% σ=%v: %.1f%% passed", spending, 100*(c.ratio-1), c.noise, 100*(r.pass+r.improvement))
 			}
 		}
-		t.Logf("%d gates each, at most 10 rounds, 500 successes per round:\n| spending | change | σ | regression | pass | inconclusive | improvement | avg rounds |\n%s", gates, strings.Join(lines, "\n"))
+		t.Logf("%d gates each, at most %d rounds, 500 successes per round:\n| spending | change | σ | regression | pass | inconclusive | improvement | avg rounds |\n%s", gates, maxRounds, strings.Join(lines, "\n"))
 	}
 }
 
