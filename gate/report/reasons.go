@@ -151,9 +151,9 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 	case verdict.NoteScenarioFromHead:
 		s = "WARNING: the scenario is head's (--scenario-from head): the change being judged sets its own thresholds, ceilings and load; unsafe for a required check"
 	case verdict.NotePolicyApplied:
-		s = n.Detail + ": applied (--scenario-from head)"
+		s = policyNoteText(n) + ": applied (--scenario-from head)"
 	case verdict.NotePolicyNotApplied:
-		s = n.Detail + ": not applied (the scenario is base's; --scenario-from head applies head's, unsafe for a required check)"
+		s = policyNoteText(n) + ": not applied (the scenario is base's; --scenario-from head applies head's, unsafe for a required check)"
 	case verdict.NoteScenarioNewInHead:
 		s = fmt.Sprintf("the scenario is new in head (base %s has no %s): judged by head's file", ShortHash(n.Commit), n.Path)
 	case verdict.NoteScenarioRemovedInHead:
@@ -185,7 +185,7 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v) from head's (%q, %q, %v)",
 			b.StackCPUs, b.LoadCPUs, b.Pinned, h.StackCPUs, h.LoadCPUs, h.Pinned)
 	case verdict.NoteWorkflowChange:
-		s = fmt.Sprintf("WARNING: head %s %s: the inputs of this run come from the pull request's own workflow and may loosen it", n.Detail, n.Path)
+		s = "WARNING: " + workflowNoteText(n) + ": the inputs of this run come from the pull request's own workflow and may loosen it"
 	case verdict.NoteWorkflowAllowed:
 		s = "the workflow changes are allowed by the operator's opt-in (--allow-workflow-changes): the verdict stands"
 	case verdict.NoteSequentialPlan:

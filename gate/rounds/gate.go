@@ -406,7 +406,7 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteScenarioFromHead})
 		if bsc, err := load(g.prot); err == nil {
 			for _, c := range PolicyChanges(bsc, sc) {
-				g.notes = append(g.notes, verdict.Note{Code: verdict.NotePolicyApplied, Detail: c})
+				g.notes = append(g.notes, verdict.Note{Code: verdict.NotePolicyApplied, Policy: &c})
 			}
 		}
 		return sc, nil
@@ -432,7 +432,7 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteScenarioUnreadInHead, Path: g.cfg.Scenario, Detail: err.Error()})
 	default:
 		for _, c := range PolicyChanges(bsc, hsc) {
-			g.notes = append(g.notes, verdict.Note{Code: verdict.NotePolicyNotApplied, Detail: c})
+			g.notes = append(g.notes, verdict.Note{Code: verdict.NotePolicyNotApplied, Policy: &c})
 		}
 	}
 	return bsc, nil

@@ -7,12 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -32,15 +33,15 @@ import (
 // those files, and GuardWorkflows says so and keeps such a gate from
 // passing.
 
-// PolicyChanges says, one line each, where head's scenario sets another
+// PolicyChanges lists, one value each, where head's scenario sets another
 // bar than base's: a threshold of a workload (latency, error rate,
 // WebSocket first message and connect), a phase's recovery targets or
 // injected faults, a count, a ceiling, the load itself (its hash), a
-// workload added or removed. Empty when they agree. Numbers are written
-// by gate/report's formatters.
-func PolicyChanges(base, head *scenario.Scenario) []string {
-	var out []string
-	add := func(format string, a ...any) { out = append(out, fmt.Sprintf(format, a...)) }
+// workload added or removed. Empty when they agree. The values are data;
+// gate/report words them (report.PolicyText).
+func PolicyChanges(base, head *scenario.Scenario) []verdict.PolicyChange {
+	var out []verdict.PolicyChange
+	add := func(c verdict.PolicyChange) { out = append(out, c) }
 	bw := map[string]scenario.Workload{}
 	for _, w := range base.Workloads {
 		bw[w.Name] = w
@@ -50,50 +51,46 @@ func PolicyChanges(base, head *scenario.Scenario) []string {
 		hw[h.Name] = true
 		b, ok := bw[h.Name]
 		if !ok {
-			add("head adds workload %s", h.Name)
+			add(verdict.PolicyChange{Kind: verdict.PolicyWorkloadAdded, Workload: h.Name})
 			continue
 		}
 		bt, ht := b.Thresholds, h.Thresholds
-		latencies(add, "", "threshold of "+h.Name, percentiles(bt.P50, bt.P90, bt.P95, bt.P99, bt.P999), percentiles(ht.P50, ht.P90, ht.P95, ht.P99, ht.P999))
-		latencies(add, "first_message_", "threshold of "+h.Name, session(bt.FirstMessage), session(ht.FirstMessage))
-		latencies(add, "connect_", "threshold of "+h.Name, session(bt.Connect), session(ht.Connect))
+		at := verdict.PolicyChange{Workload: h.Name}
+		at.Kind = verdict.PolicyLatency
+		latencies(add, at, "", percentiles(bt.P50, bt.P90, bt.P95, bt.P99, bt.P999), percentiles(ht.P50, ht.P90, ht.P95, ht.P99, ht.P999))
+		at.Kind = verdict.PolicySession
+		latencies(add, at, result.FirstMessagePrefix, session(bt.FirstMessage), session(ht.FirstMessage))
+		latencies(add, at, result.ConnectPrefix, session(bt.Connect), session(ht.Connect))
 		if bt.ErrorRate != ht.ErrorRate {
-			add("head changes error_rate threshold of %s %s → %s", h.Name, rateOrNone(bt.ErrorRate), rateOrNone(ht.ErrorRate))
+			add(verdict.PolicyChange{Kind: verdict.PolicyErrorRate, Workload: h.Name, Base: rateValue(bt.ErrorRate), Head: rateValue(ht.ErrorRate)})
 		}
-		if bc, hc := countText(b.Count), countText(h.Count); bc != hc {
-			add("head changes count of %s %s → %s", h.Name, bc, hc)
+		if bc, hc := countValue(b.Count), countValue(h.Count); !reflect.DeepEqual(bc, hc) {
+			add(verdict.PolicyChange{Kind: verdict.PolicyCount, Workload: h.Name, Base: bc, Head: hc})
 		}
 	}
 	for _, b := range base.Workloads {
 		if !hw[b.Name] {
-			add("head removes workload %s", b.Name)
+			add(verdict.PolicyChange{Kind: verdict.PolicyWorkloadRemoved, Workload: b.Name})
 		}
 	}
-	if bc, hc := countText(base.Count), countText(head.Count); bc != hc {
-		add("head changes count (every workload) %s → %s", bc, hc)
+	if bc, hc := countValue(base.Count), countValue(head.Count); !reflect.DeepEqual(bc, hc) {
+		add(verdict.PolicyChange{Kind: verdict.PolicyCount, Base: bc, Head: hc})
 	}
 	phaseChanges(add, base.Phases, head.Phases)
 	bc, hc := base.Ceilings, head.Ceilings
-	if bc.Rate != hc.Rate {
-		add("head changes ceilings.rate %s → %s req/s", report.Rate(bc.Rate), report.Rate(hc.Rate))
+	ceiling := func(field string, b, h verdict.PolicyValue) {
+		if !reflect.DeepEqual(b, h) {
+			add(verdict.PolicyChange{Kind: verdict.PolicyCeiling, Field: field, Base: b, Head: h})
+		}
 	}
-	if bc.Duration != hc.Duration {
-		add("head changes ceilings.duration %v → %v", bc.Duration, hc.Duration)
-	}
-	if bc.InFlight != hc.InFlight {
-		add("head changes ceilings.in_flight %s → %s", report.Count(int64(bc.InFlight)), report.Count(int64(hc.InFlight)))
-	}
-	if bc.Timeout != hc.Timeout {
-		add("head changes ceilings.timeout %s → %s", msText(bc.Timeout), msText(hc.Timeout))
-	}
-	if bc.Drain != hc.Drain {
-		add("head changes ceilings.drain %s → %s", msText(bc.Drain), msText(hc.Drain))
-	}
-	if bc.MaxBody != hc.MaxBody {
-		add("head changes ceilings.max_body %s → %s", scenario.FormatBytes(bc.MaxBody), scenario.FormatBytes(hc.MaxBody))
-	}
+	ceiling("rate", verdict.PolicyValue{ReqPerS: bc.Rate}, verdict.PolicyValue{ReqPerS: hc.Rate})
+	ceiling("duration", verdict.PolicyValue{Duration: bc.Duration}, verdict.PolicyValue{Duration: hc.Duration})
+	ceiling("in_flight", verdict.PolicyValue{N: int64(bc.InFlight)}, verdict.PolicyValue{N: int64(hc.InFlight)})
+	ceiling("timeout", verdict.PolicyValue{Duration: bc.Timeout}, verdict.PolicyValue{Duration: hc.Timeout})
+	ceiling("drain", verdict.PolicyValue{Duration: bc.Drain}, verdict.PolicyValue{Duration: hc.Drain})
+	ceiling("max_body", verdict.PolicyValue{Bytes: bc.MaxBody}, verdict.PolicyValue{Bytes: hc.MaxBody})
 	if base.Hash != head.Hash {
-		add("head changes the load (scenario hash %s → %s)", report.ShortHash(base.Hash), report.ShortHash(head.Hash))
+		add(verdict.PolicyChange{Kind: verdict.PolicyLoad, Base: verdict.PolicyValue{Hash: base.Hash}, Head: verdict.PolicyValue{Hash: head.Hash}})
 	}
 	return out
 }
@@ -101,7 +98,7 @@ func PolicyChanges(base, head *scenario.Scenario) []string {
 // phaseChanges compares the recovery targets and injected faults of the
 // phases both files name (a phase added or removed changes the load's
 // hash, said apart).
-func phaseChanges(add func(string, ...any), base, head []scenario.Phase) {
+func phaseChanges(add func(verdict.PolicyChange), base, head []scenario.Phase) {
 	bp := map[string]scenario.Phase{}
 	for _, p := range base {
 		bp[p.Name] = p
@@ -111,23 +108,27 @@ func phaseChanges(add func(string, ...any), base, head []scenario.Phase) {
 		if !ok {
 			continue
 		}
-		if bi, hi := faultsText(b.Inject), faultsText(h.Inject); bi != hi {
-			add("head changes inject of phase %s %s → %s", h.Name, bi, hi)
+		if bi, hi := faultsValue(b.Inject), faultsValue(h.Inject); !reflect.DeepEqual(bi, hi) {
+			add(verdict.PolicyChange{Kind: verdict.PolicyInject, Phase: h.Name, Base: bi, Head: hi})
 		}
 		br, hr := b.Recovery, h.Recovery
 		switch {
 		case br == nil && hr == nil:
 		case br == nil || hr == nil:
-			add("head changes recovery of phase %s %s → %s", h.Name, recoveryText(br), recoveryText(hr))
+			add(verdict.PolicyChange{Kind: verdict.PolicyRecovery, Phase: h.Name, Base: recoveryValue(br), Head: recoveryValue(hr)})
 		default:
-			what := "recovery target of phase " + h.Name
+			at := verdict.PolicyChange{Kind: verdict.PolicyRecoveryTarget, Phase: h.Name}
 			if br.Within != hr.Within {
-				add("head changes %s within %v → %v", what, br.Within, hr.Within)
+				c := at
+				c.Field, c.Base, c.Head = "within", verdict.PolicyValue{Duration: br.Within}, verdict.PolicyValue{Duration: hr.Within}
+				add(c)
 			}
 			if br.ErrorRate != hr.ErrorRate {
-				add("head changes %s error_rate %s → %s", what, rateOrNone(br.ErrorRate), rateOrNone(hr.ErrorRate))
+				c := at
+				c.Field, c.Base, c.Head = "error_rate", rateValue(br.ErrorRate), rateValue(hr.ErrorRate)
+				add(c)
 			}
-			latencies(add, "", what, percentiles(br.P50, br.P90, br.P95, br.P99, br.P999), percentiles(hr.P50, hr.P90, hr.P95, hr.P99, hr.P999))
+			latencies(add, at, "", percentiles(br.P50, br.P90, br.P95, br.P99, br.P999), percentiles(hr.P50, hr.P90, hr.P95, hr.P99, hr.P999))
 		}
 	}
 }
@@ -142,70 +143,59 @@ func session(t scenario.SessionThresholds) [5]time.Duration {
 	return percentiles(t.P50, t.P90, t.P95, t.P99, t.P999)
 }
 
-// latencies adds a line for each percentile limit that differs: "head
-// changes p95 threshold of api_read 300 ms → 2 000 ms".
-func latencies(add func(string, ...any), prefix, what string, b, h [5]time.Duration) {
+// latencies adds a change, at's kind and names with the percentile's field
+// (prefix + "p95"), for each percentile limit that differs.
+func latencies(add func(verdict.PolicyChange), at verdict.PolicyChange, prefix string, b, h [5]time.Duration) {
 	for i, name := range percentileNames {
 		if b[i] != h[i] {
-			add("head changes %s%s %s %s → %s", prefix, name, what, limitOrNone(b[i]), limitOrNone(h[i]))
+			c := at
+			c.Field, c.Base, c.Head = prefix+name, limitValue(b[i]), limitValue(h[i])
+			add(c)
 		}
 	}
 }
 
-func msText(d time.Duration) string {
-	return report.MS(float64(d)/float64(time.Millisecond)) + " ms"
+// limitValue is a latency limit (0: none).
+func limitValue(d time.Duration) verdict.PolicyValue {
+	return verdict.PolicyValue{None: d == 0, Duration: d}
 }
 
-func limitOrNone(d time.Duration) string {
-	if d == 0 {
-		return "none"
-	}
-	return msText(d)
-}
-
-func rateOrNone(r float64) string {
+// rateValue is an error rate (< 0: none).
+func rateValue(r float64) verdict.PolicyValue {
 	if r < 0 {
-		return "none"
+		return verdict.PolicyValue{None: true}
 	}
-	return report.Percent(r)
+	return verdict.PolicyValue{Fraction: r}
 }
 
-// countText is a count as the comparison shows it: its counter and where
-// it is read ("none" without one).
-func countText(c *scenario.Count) string {
+// countValue is a count as the comparison shows it: its counter and where
+// it is read (None without one).
+func countValue(c *scenario.Count) verdict.PolicyValue {
 	if c == nil {
-		return "none"
+		return verdict.PolicyValue{None: true}
 	}
-	return fmt.Sprintf("%s on %s:%d%s", c.Metric, c.Service, c.Port, c.Path)
+	return verdict.PolicyValue{Count: &verdict.PolicyCounter{Metric: c.Metric.String(), Service: c.Service, Port: c.Port, Path: c.Path}}
 }
 
-// faultsText lists a phase's injected faults in order ("none").
-func faultsText(fs []scenario.Fault) string {
+// faultsValue is a phase's injected faults in order (None).
+func faultsValue(fs []scenario.Fault) verdict.PolicyValue {
 	if len(fs) == 0 {
-		return "none"
+		return verdict.PolicyValue{None: true}
 	}
-	parts := make([]string, len(fs))
+	out := make([]verdict.PolicyFault, len(fs))
 	for i, f := range fs {
-		parts[i] = fmt.Sprintf("%s %s at %v for %v", f.Action, f.Service, f.At, f.For)
+		out[i] = verdict.PolicyFault{Action: f.Action, Service: f.Service, At: f.At, For: f.For}
 	}
-	return "[" + strings.Join(parts, "; ") + "]"
+	return verdict.PolicyValue{Faults: out}
 }
 
-// recoveryText is a phase's recovery targets ("none").
-func recoveryText(r *scenario.Recovery) string {
+// recoveryValue is a phase's recovery targets (None).
+func recoveryValue(r *scenario.Recovery) verdict.PolicyValue {
 	if r == nil {
-		return "none"
+		return verdict.PolicyValue{None: true}
 	}
-	parts := []string{"within " + r.Within.String()}
-	if r.HasErrorRate() {
-		parts = append(parts, "error_rate "+report.Percent(r.ErrorRate))
-	}
-	for i, d := range percentiles(r.P50, r.P90, r.P95, r.P99, r.P999) {
-		if d != 0 {
-			parts = append(parts, percentileNames[i]+" "+msText(d))
-		}
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	return verdict.PolicyValue{Recovery: &verdict.PolicyTargets{Within: r.Within, ErrorRate: r.ErrorRate,
+		P50: r.P50, P90: r.P90, P95: r.P95, P99: r.P99, P999: r.P999}}
 }
 
 // Bounds of WorkflowChanges: files compared, and bytes read of each.
@@ -220,13 +210,19 @@ const (
 // loadgate, or uses a local action or workflow, `uses: ./...`), or the
 // Action's action.yml / action.yaml.
 type WorkflowChange struct {
-	Path string // relative to the checkout, slash-separated
-	How  string // "changes", "adds" or "removes"; or why it could not be compared
+	Path string              // relative to the checkout, slash-separated
+	How  verdict.WorkflowHow // changes, adds, removes; unreadable: it could not be compared
+	Err  error               // why it could not be compared (How unreadable)
 }
 
-// Note is the change's warning, for the report and the comment.
+// Note is the change's warning, for the report and the comment (package
+// report words it).
 func (c WorkflowChange) Note() verdict.Note {
-	return verdict.Note{Code: verdict.NoteWorkflowChange, Path: c.Path, Detail: c.How}
+	n := verdict.Note{Code: verdict.NoteWorkflowChange, Path: c.Path, How: c.How}
+	if c.Err != nil {
+		n.Detail = c.Err.Error()
+	}
+	return n
 }
 
 // actionFiles are the Action's own definition at the checkout's root.
@@ -246,7 +242,7 @@ func WorkflowChanges(baseRoot, headRoot string) []WorkflowChange {
 	var out []WorkflowChange
 	for _, root := range []string{baseRoot, headRoot} {
 		if err := listWorkflows(root, paths); err != nil {
-			out = append(out, WorkflowChange{Path: workflowDir, How: "has workflows loadgate cannot compare (" + err.Error() + "), and may change"})
+			out = append(out, WorkflowChange{Path: workflowDir, How: verdict.WorkflowUnreadable, Err: err})
 		}
 	}
 	sorted := make([]string, 0, len(paths))
@@ -259,15 +255,15 @@ func WorkflowChanges(baseRoot, headRoot string) []WorkflowChange {
 		h, herr := readWorkflow(headRoot, p)
 		switch {
 		case berr != nil || herr != nil:
-			out = append(out, WorkflowChange{Path: p, How: "may change (it cannot be compared: " + errors.Join(berr, herr).Error() + ")"})
+			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowUnreadable, Err: errors.Join(berr, herr)})
 		case bytes.Equal(b, h):
 		case !runsLoadgate(b) && !runsLoadgate(h):
 		case b == nil:
-			out = append(out, WorkflowChange{Path: p, How: "adds"})
+			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowAdds})
 		case h == nil:
-			out = append(out, WorkflowChange{Path: p, How: "removes"})
+			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowRemoves})
 		default:
-			out = append(out, WorkflowChange{Path: p, How: "changes"})
+			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowChanges})
 		}
 	}
 	return out

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -140,12 +142,30 @@ func TestPolicyChangesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(rounds.PolicyChanges(sc, h), "\n")
+	changes := rounds.PolicyChanges(sc, h)
+	got := strings.Join(policyTexts(changes), "\n")
 	for _, want := range []string{"head adds workload other", "head removes workload ingest"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("changes lack %q:\n%s", want, got)
 		}
 	}
+	for _, want := range []verdict.PolicyChange{
+		{Kind: verdict.PolicyWorkloadAdded, Workload: "other"},
+		{Kind: verdict.PolicyWorkloadRemoved, Workload: "ingest"},
+	} {
+		if !slices.ContainsFunc(changes, func(c verdict.PolicyChange) bool { return reflect.DeepEqual(c, want) }) {
+			t.Errorf("changes lack %+v: %+v", want, changes)
+		}
+	}
+}
+
+// policyTexts is changes in the report's words.
+func policyTexts(changes []verdict.PolicyChange) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = report.PolicyText(c)
+	}
+	return out
 }
 
 // baselineJSON is testdata/result.json as a stored baseline of body's
@@ -302,7 +322,7 @@ func TestRegression_PolicyChangesMissesSessionRecoveryCountAndInject(t *testing.
 	}
 	base := mk()
 	if got := rounds.PolicyChanges(base, mk()); len(got) != 0 {
-		t.Fatalf("equal scenarios: %q", got)
+		t.Fatalf("equal scenarios: %+v", got)
 	}
 	head := mk()
 	w := &head.Workloads[0]
@@ -330,14 +350,20 @@ func TestRegression_PolicyChangesMissesSessionRecoveryCountAndInject(t *testing.
 		"head changes ceilings.rate " + report.Rate(scenario.DefaultCeilings().Rate) + " → " + report.Rate(1e6) + " req/s",
 		"head changes the load (scenario hash " + report.ShortHash(base.Hash) + " → " + report.ShortHash(head.Hash) + ")",
 	}
-	got := rounds.PolicyChanges(base, head)
+	changes := rounds.PolicyChanges(base, head)
+	got := policyTexts(changes)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The change is data: the bar, where it is, and both sides' values.
+	if c := (verdict.PolicyChange{Kind: verdict.PolicySession, Workload: "chat", Field: "first_message_p95",
+		Base: verdict.PolicyValue{Duration: 200 * time.Millisecond}, Head: verdict.PolicyValue{Duration: 2 * time.Second}}); len(changes) == 0 || !reflect.DeepEqual(changes[0], c) {
+		t.Errorf("first change %+v, want %+v", changes, c)
 	}
 	// A recovery added where base had none is one line with its targets.
 	head = mk()
 	base.Phases[0].Recovery = nil
-	if got := rounds.PolicyChanges(base, head); len(got) != 1 || got[0] != "head changes recovery of phase outage none → {within 10s, error_rate "+report.Percent(0.01)+", p95 500 ms}" {
+	if got := policyTexts(rounds.PolicyChanges(base, head)); len(got) != 1 || got[0] != "head changes recovery of phase outage none → {within 10s, error_rate "+report.Percent(0.01)+", p95 500 ms}" {
 		t.Errorf("recovery added: %q", got)
 	}
 }
@@ -379,7 +405,7 @@ func TestRegression_HeadWorkflowLoosensItsOwnGate(t *testing.T) {
 	got := rounds.WorkflowChanges(base, head)
 	var lines []string
 	for _, c := range got {
-		lines = append(lines, c.How+" "+c.Path)
+		lines = append(lines, string(c.How)+" "+c.Path)
 	}
 	want := []string{
 		"changes .github/workflows/load-gate.yml",
@@ -439,8 +465,13 @@ func TestWorkflowChangesErrOnTheSideOfSaying(t *testing.T) {
 	}
 	big := writeTree(t, files)
 	small := writeTree(t, map[string]string{".github/workflows/w0000.yml": "x"})
-	if got := rounds.WorkflowChanges(small, big); len(got) == 0 || !strings.Contains(got[0].How, "cannot compare") {
-		t.Errorf("too many files: %+v", got)
+	got := rounds.WorkflowChanges(small, big)
+	if len(got) == 0 || got[0].How != verdict.WorkflowUnreadable || got[0].Err == nil || !strings.Contains(got[0].Err.Error(), "more than") {
+		t.Fatalf("too many files: %+v", got)
+	}
+	const said = "WARNING: head may change .github/workflows (loadgate cannot compare it: more than"
+	if s := report.NoteText(got[0].Note()); !strings.HasPrefix(s, said) {
+		t.Errorf("the warning %q does not start %q", s, said)
 	}
 	a := writeTree(t, map[string]string{"x/a.yml": gateWorkflow, "x/b.yml": gateWorkflow + "#"})
 	b := writeTree(t, map[string]string{"x/a.yml": gateWorkflow, "x/b.yml": gateWorkflow + "#"})
@@ -452,7 +483,7 @@ func TestWorkflowChangesErrOnTheSideOfSaying(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := rounds.WorkflowChanges(a, b); len(got) != 1 || got[0].Path != ".github/workflows/gate.yml" || got[0].How != "changes" {
+	if got := rounds.WorkflowChanges(a, b); len(got) != 1 || got[0].Path != ".github/workflows/gate.yml" || got[0].How != verdict.WorkflowChanges {
 		t.Errorf("symlinks to different files: %+v", got)
 	}
 }

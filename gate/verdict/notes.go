@@ -74,8 +74,8 @@ const (
 	// slash-separated, relative to the checkout.
 	NoteDuetNoiseUnused       NoteCode = "duet_noise_unused"        // Path: a paused-side calibration, not used by a duet gate
 	NoteScenarioFromHead      NoteCode = "scenario_from_head"       // --scenario-from head: the judged change sets its own policy
-	NotePolicyApplied         NoteCode = "policy_applied"           // Detail: one of head's policy changes (rounds.PolicyChanges), applied
-	NotePolicyNotApplied      NoteCode = "policy_not_applied"       // Detail: one of head's policy changes, not applied
+	NotePolicyApplied         NoteCode = "policy_applied"           // Policy: one of head's policy changes (rounds.PolicyChanges), applied
+	NotePolicyNotApplied      NoteCode = "policy_not_applied"       // Policy: one of head's policy changes, not applied
 	NoteScenarioNewInHead     NoteCode = "scenario_new_in_head"     // Path, Commit: base's commit has no scenario file
 	NoteScenarioRemovedInHead NoteCode = "scenario_removed_in_head" // Path: head removes the scenario file
 	NoteScenarioUnreadInHead  NoteCode = "scenario_unread_in_head"  // Path, Detail: head's scenario does not load (the error)
@@ -89,8 +89,8 @@ const (
 	NoteBaselineFixed         NoteCode = "baseline_fixed"           // a stored baseline: the interval is head's noise only
 	NoteBaselineMachine       NoteCode = "baseline_machine"         // BaseMachine, HeadMachine differ
 	NoteBaselineTopology      NoteCode = "baseline_topology"        // BaseTopology, HeadTopology differ
-	// NoteWorkflowChange: Path, Detail (how head changes it: "adds",
-	// "removes", "changes", or why it cannot be compared).
+	// NoteWorkflowChange: Path, How (head adds, removes or changes it, or
+	// it cannot be compared: Detail, the error).
 	NoteWorkflowChange  NoteCode = "workflow_change"
 	NoteWorkflowAllowed NoteCode = "workflow_allowed" // --allow-workflow-changes: the verdict stands
 	// NoteSequentialPlan: Rounds (at most, paired), MaxRounds
@@ -138,6 +138,13 @@ type Note struct {
 	Was       Value    `json:"was,omitempty"`
 	Detail    string   `json:"detail,omitempty"`
 
+	// Policy is one of head's policy changes (NotePolicyApplied,
+	// NotePolicyNotApplied); How, how head changes a workflow file
+	// (NoteWorkflowChange). A note without them (written before they
+	// existed) keeps its words in Detail.
+	Policy *PolicyChange `json:"policy,omitempty"`
+	How    WorkflowHow   `json:"how,omitempty"`
+
 	// A gate's set-up (package rounds).
 	Name         string           `json:"name,omitempty"`   // a stored baseline's name
 	Path         string           `json:"path,omitempty"`   // a file, relative to its checkout
@@ -157,6 +164,108 @@ type Note struct {
 	ExitCode        int    `json:"exit_code,omitempty"`
 	VerdictExitCode int    `json:"verdict_exit_code,omitempty"`
 }
+
+// PolicyKind says which bar of a gate's scenario head's file sets otherwise
+// than base's (a PolicyChange); package report words it. The fields of
+// PolicyChange each kind sets are listed with it; Base and Head hold the
+// field of PolicyValue named there.
+type PolicyKind string
+
+// Policy kinds.
+const (
+	PolicyWorkloadAdded   PolicyKind = "workload_added"   // Workload: head adds it
+	PolicyWorkloadRemoved PolicyKind = "workload_removed" // Workload: head removes it
+	// PolicyLatency: Workload, Field (p50, p90, p95, p99, p999): a latency
+	// threshold, Duration (None: no threshold).
+	PolicyLatency PolicyKind = "latency"
+	// PolicySession: Workload, Field (first_message_p95, connect_p99, …): a
+	// WebSocket session threshold, Duration (None: no threshold).
+	PolicySession   PolicyKind = "session"
+	PolicyErrorRate PolicyKind = "error_rate" // Workload: the error_rate threshold, Fraction (None: none)
+	// PolicyCount: Workload ("": the scenario's count, every workload's):
+	// Count (None: no count).
+	PolicyCount  PolicyKind = "count"
+	PolicyInject PolicyKind = "inject" // Phase: the injected faults, Faults in order (None: none)
+	// PolicyRecovery: Phase: the recovery targets, Recovery, where one
+	// side has none (None).
+	PolicyRecovery PolicyKind = "recovery"
+	// PolicyRecoveryTarget: Phase, Field: one target of a recovery both
+	// sides have: within (Duration), error_rate (Fraction; None: none), or
+	// a percentile p50 … p999 (Duration; None: none).
+	PolicyRecoveryTarget PolicyKind = "recovery_target"
+	// PolicyCeiling: Field: one of the scenario's ceilings: rate (ReqPerS),
+	// duration, timeout, drain (Duration), in_flight (N), max_body (Bytes).
+	PolicyCeiling PolicyKind = "ceiling"
+	PolicyLoad    PolicyKind = "load" // the load itself: its scenario Hash
+)
+
+// PolicyChange is one bar head's scenario sets otherwise than base's
+// (rounds.PolicyChanges): what kind of bar, the workload, phase or field it
+// is, and both sides' values. A plain value; package report words it.
+type PolicyChange struct {
+	Kind     PolicyKind  `json:"kind"`
+	Workload string      `json:"workload,omitempty"`
+	Phase    string      `json:"phase,omitempty"`
+	Field    string      `json:"field,omitempty"`
+	Base     PolicyValue `json:"base"`
+	Head     PolicyValue `json:"head"`
+}
+
+// PolicyValue is one side's value of a PolicyChange's bar, in the field its
+// PolicyKind names; None when that side sets no such bar.
+type PolicyValue struct {
+	None     bool           `json:"none,omitempty"`
+	Duration time.Duration  `json:"duration_ns,omitempty"` // a latency limit or target, recovery within, ceilings.duration, .timeout, .drain
+	Fraction float64        `json:"fraction,omitempty"`    // an error rate, as a fraction
+	ReqPerS  float64        `json:"req_per_s,omitempty"`   // ceilings.rate
+	N        int64          `json:"n,omitempty"`           // ceilings.in_flight
+	Bytes    int64          `json:"bytes,omitempty"`       // ceilings.max_body
+	Hash     string         `json:"hash,omitempty"`        // the scenario's hash
+	Count    *PolicyCounter `json:"count,omitempty"`
+	Faults   []PolicyFault  `json:"faults,omitempty"`
+	Recovery *PolicyTargets `json:"recovery,omitempty"`
+}
+
+// PolicyCounter is a scenario's count: its counter (Metric, a selector as
+// the scenario writes it) and where it is read.
+type PolicyCounter struct {
+	Metric  string `json:"metric"`
+	Service string `json:"service"`
+	Port    int    `json:"port"`
+	Path    string `json:"path"`
+}
+
+// PolicyFault is one injected fault of a phase.
+type PolicyFault struct {
+	Action  string        `json:"action"`
+	Service string        `json:"service"`
+	At      time.Duration `json:"at_ns"`
+	For     time.Duration `json:"for_ns"`
+}
+
+// PolicyTargets is a phase's recovery targets: Within; an error rate (a
+// fraction, < 0: none) and percentile limits (0: none).
+type PolicyTargets struct {
+	Within    time.Duration `json:"within_ns"`
+	ErrorRate float64       `json:"error_rate"`
+	P50       time.Duration `json:"p50_ns,omitempty"`
+	P90       time.Duration `json:"p90_ns,omitempty"`
+	P95       time.Duration `json:"p95_ns,omitempty"`
+	P99       time.Duration `json:"p99_ns,omitempty"`
+	P999      time.Duration `json:"p999_ns,omitempty"`
+}
+
+// WorkflowHow says how head changes a workflow file (NoteWorkflowChange);
+// package report words it.
+type WorkflowHow string
+
+// Workflow changes.
+const (
+	WorkflowChanges    WorkflowHow = "changes"
+	WorkflowAdds       WorkflowHow = "adds"
+	WorkflowRemoves    WorkflowHow = "removes"
+	WorkflowUnreadable WorkflowHow = "unreadable" // it cannot be compared (the error says why): it may change
+)
 
 // addNote appends n to ns unless ns already says it.
 func addNote(ns []Note, n Note) []Note {

@@ -1,0 +1,168 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// Words for the changes head makes to a gate's policy: the bars of its
+// scenario (rounds.PolicyChanges) and the workflow files that run it
+// (rounds.WorkflowChanges). Package rounds returns the values.
+
+// PolicyText words one of head's policy changes, "head changes p95
+// threshold of api_read 300 ms → 2 000 ms", its numbers in the report's
+// formats ("none" for a bar one side does not set).
+func PolicyText(c verdict.PolicyChange) string {
+	change := func(what string, b, h string) string {
+		return fmt.Sprintf("head changes %s %s → %s", what, b, h)
+	}
+	switch c.Kind {
+	case verdict.PolicyWorkloadAdded:
+		return "head adds workload " + c.Workload
+	case verdict.PolicyWorkloadRemoved:
+		return "head removes workload " + c.Workload
+	case verdict.PolicyLatency, verdict.PolicySession:
+		return change(c.Field+" threshold of "+c.Workload, policyLimit(c.Base), policyLimit(c.Head))
+	case verdict.PolicyErrorRate:
+		return change("error_rate threshold of "+c.Workload, policyRate(c.Base), policyRate(c.Head))
+	case verdict.PolicyCount:
+		what := "count of " + c.Workload
+		if c.Workload == "" {
+			what = "count (every workload)"
+		}
+		return change(what, policyCounter(c.Base), policyCounter(c.Head))
+	case verdict.PolicyInject:
+		return change("inject of phase "+c.Phase, policyFaults(c.Base), policyFaults(c.Head))
+	case verdict.PolicyRecovery:
+		return change("recovery of phase "+c.Phase, policyTargets(c.Base), policyTargets(c.Head))
+	case verdict.PolicyRecoveryTarget:
+		what := "recovery target of phase " + c.Phase
+		switch c.Field {
+		case "within":
+			return change(what+" within", c.Base.Duration.String(), c.Head.Duration.String())
+		case "error_rate":
+			return change(what+" error_rate", policyRate(c.Base), policyRate(c.Head))
+		}
+		return change(c.Field+" "+what, policyLimit(c.Base), policyLimit(c.Head))
+	case verdict.PolicyCeiling:
+		what := "ceilings." + c.Field
+		switch c.Field {
+		case "rate":
+			return change(what, Rate(c.Base.ReqPerS), Rate(c.Head.ReqPerS)+" req/s")
+		case "duration":
+			return change(what, c.Base.Duration.String(), c.Head.Duration.String())
+		case "in_flight":
+			return change(what, Count(c.Base.N), Count(c.Head.N))
+		case "timeout", "drain":
+			return change(what, policyMS(c.Base.Duration), policyMS(c.Head.Duration))
+		case "max_body":
+			return change(what, scenario.FormatBytes(c.Base.Bytes), scenario.FormatBytes(c.Head.Bytes))
+		}
+		return "head changes " + what
+	case verdict.PolicyLoad:
+		return fmt.Sprintf("head changes the load (scenario hash %s → %s)", ShortHash(c.Base.Hash), ShortHash(c.Head.Hash))
+	}
+	// A kind this version does not know: its code and names.
+	parts := []string{"head changes", string(c.Kind)}
+	for _, p := range []string{c.Field, c.Workload, c.Phase} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// policyNoteText is a policy note's change in words: its Policy, or the
+// Detail of a note written before notes carried the value.
+func policyNoteText(n verdict.Note) string {
+	if n.Policy == nil {
+		return n.Detail
+	}
+	return PolicyText(*n.Policy)
+}
+
+// WorkflowChangeText words how head changes the workflow file path
+// (NoteWorkflowChange): "head changes .github/workflows/gate.yml"; a file
+// that cannot be compared (err, why) may change.
+func WorkflowChangeText(path string, how verdict.WorkflowHow, err string) string {
+	if how == verdict.WorkflowUnreadable {
+		return fmt.Sprintf("head may change %s (loadgate cannot compare it: %s)", path, err)
+	}
+	return fmt.Sprintf("head %s %s", how, path)
+}
+
+// workflowNoteText is a NoteWorkflowChange's change in words (a note
+// without How, written before notes carried it, says its Detail).
+func workflowNoteText(n verdict.Note) string {
+	if n.How == "" {
+		return fmt.Sprintf("head %s %s", n.Detail, n.Path)
+	}
+	return WorkflowChangeText(n.Path, n.How, n.Detail)
+}
+
+// policyMS is a duration in milliseconds, with its unit: "300 ms".
+func policyMS(d time.Duration) string {
+	return MS(float64(d)/float64(time.Millisecond)) + " ms"
+}
+
+// policyLimit is a latency limit or target ("none").
+func policyLimit(v verdict.PolicyValue) string {
+	if v.None {
+		return "none"
+	}
+	return policyMS(v.Duration)
+}
+
+// policyRate is an error rate limit or target ("none").
+func policyRate(v verdict.PolicyValue) string {
+	if v.None {
+		return "none"
+	}
+	return Percent(v.Fraction)
+}
+
+// policyCounter is a count: its counter and where it is read ("none").
+func policyCounter(v verdict.PolicyValue) string {
+	c := v.Count
+	if v.None || c == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s on %s:%d%s", c.Metric, c.Service, c.Port, c.Path)
+}
+
+// policyFaults lists a phase's injected faults in order ("none").
+func policyFaults(v verdict.PolicyValue) string {
+	if v.None || len(v.Faults) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(v.Faults))
+	for i, f := range v.Faults {
+		parts[i] = fmt.Sprintf("%s %s at %v for %v", f.Action, f.Service, f.At, f.For)
+	}
+	return "[" + strings.Join(parts, "; ") + "]"
+}
+
+// policyTargets is a phase's recovery targets ("none").
+func policyTargets(v verdict.PolicyValue) string {
+	r := v.Recovery
+	if v.None || r == nil {
+		return "none"
+	}
+	parts := []string{"within " + r.Within.String()}
+	if r.ErrorRate >= 0 {
+		parts = append(parts, "error_rate "+Percent(r.ErrorRate))
+	}
+	for _, p := range []struct {
+		name string
+		d    time.Duration
+	}{{"p50", r.P50}, {"p90", r.P90}, {"p95", r.P95}, {"p99", r.P99}, {"p999", r.P999}} {
+		if p.d != 0 {
+			parts = append(parts, p.name+" "+policyMS(p.d))
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
