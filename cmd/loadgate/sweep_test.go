@@ -55,8 +55,22 @@ func TestSweepRefusingTargetStopsOneStepAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sw.Steps) != 2 || sw.SustainableRate != nil || sw.DegradesAt == nil || *sw.DegradesAt != 10 || sw.Manner != sweep.HonestRefusal {
+	if len(sw.Steps) != 2 || sw.SustainableRate != nil || sw.DegradesAt == nil || *sw.DegradesAt != 10 {
 		t.Fatalf("steps %d sustainable %v degrades %v manner %q", len(sw.Steps), sw.SustainableRate, sw.DegradesAt, sw.Manner)
+	}
+	// The manner is the first step's, from what it recorded: honest refusal
+	// while the generator kept its schedule. A step of 5 requests is behind
+	// when one of them went out 5 ms late (a loaded machine), and then the
+	// sweep says so rather than blaming the stack (sweep.Classify's first
+	// rule; its manners are judged on fixed steps in gate/sweep).
+	first := sw.Steps[0]
+	want := sweep.HonestRefusal
+	if first.Generator != nil && first.StalledS <= sweep.OwnLatenessStall*first.DurationS {
+		want = sweep.GeneratorLimit
+		t.Logf("the generator fell behind at step 1 (lateness p99 %.1f ms, %d late): this machine is loaded", first.Generator.LatenessP99MS, first.Late)
+	}
+	if sw.Manner != want || sw.MannerStep != 1 || first.Manner != want || sweep.Classify(nil, first) != want {
+		t.Errorf("manner %q at step %d (step 1: %q, generator %+v, stalled %.3f s), want %q", sw.Manner, sw.MannerStep, first.Manner, first.Generator, first.StalledS, want)
 	}
 	for _, s := range sw.Steps {
 		res, err := result.ReadFile(filepath.Join(out, s.Result))

@@ -20,7 +20,8 @@ import (
 
 // bodyServer answers /exact with limit bytes, /under with 1000, /over with
 // limit+1 (Content-Length), /chunked with an endless chunked body, /huge with
-// 1 GiB (Content-Length) and /next with "ok". It serves HTTP/1.1 and h2c.
+// 1 GiB and /large with 256 MiB (Content-Length), and /next with "ok". It
+// serves HTTP/1.1 and h2c.
 func bodyServer(t *testing.T, limit int) *httptest.Server {
 	chunk := make([]byte, 1<<20)
 	for i := range chunk {
@@ -46,6 +47,8 @@ func bodyServer(t *testing.T, limit int) *httptest.Server {
 			write(w, r, int64(limit)+1)
 		case "/huge":
 			write(w, r, 1<<30)
+		case "/large":
+			write(w, r, 256<<20)
 		case "/chunked": // no Content-Length: chunked on HTTP/1.1, DATA frames on h2
 			// Endless, at most 32 KiB every 200 µs (≤ 160 MB/s): the timeout,
 			// not max_body, is what ends it. Unpaced, a lazy reader took 2 GiB
@@ -250,7 +253,7 @@ workloads: [{name: a, share: 1, http: {path: /, headers: {Host: api.example.test
 	}
 }
 
-// The generator's memory does not grow with what the server sends: 1 GiB
+// The generator's memory does not grow with what the server sends: 256 MiB
 // bodies read to their end (max_body 2 GiB), and endless chunked bodies
 // that end at the timeout, on both HTTP versions. Each case runs in a
 // child process (this test binary again) whose peak RSS (VmHWM) is read
@@ -269,7 +272,7 @@ func TestRegression_HugeBodyBoundedMemory(t *testing.T) {
 	const limitKB = 100 << 10 // 100 MiB
 	srv := bodyServer(t, 1)
 	for _, c := range []struct{ version, path string }{
-		{"1.1", "/huge"}, {"2", "/huge"}, {"1.1", "/chunked"}, {"2", "/chunked"},
+		{"1.1", "/large"}, {"2", "/large"}, {"1.1", "/chunked"}, {"2", "/chunked"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestRegression_HugeBodyBoundedMemory$", "-test.v")
 		cmd.Env = append(os.Environ(), "LOADGATE_MEM_CHILD="+c.path, "LOADGATE_MEM_VERSION="+c.version, "LOADGATE_MEM_URL="+srv.URL)
@@ -293,9 +296,9 @@ func TestRegression_HugeBodyBoundedMemory(t *testing.T) {
 			t.Errorf("http %s %s: peak RSS %.1f MiB, want under 100 MiB", c.version, c.path, float64(hwm)/1024)
 		}
 		switch c.path {
-		case "/huge":
+		case "/large":
 			if ok == 0 || failed != 0 {
-				t.Errorf("http %s %s: ok %d failed %d %s: want 1 GiB bodies read to their end", c.version, c.path, ok, failed, classes)
+				t.Errorf("http %s %s: ok %d failed %d %s: want 256 MiB bodies read to their end", c.version, c.path, ok, failed, classes)
 			}
 		case "/chunked":
 			if ok != 0 || classes != fmt.Sprintf("[timeout:%d]", failed) {
@@ -317,9 +320,14 @@ max_in_flight: 8
 phases: [{name: sustain, rate: 4, duration: 1s}]
 workloads: [{name: a, share: 1, http: {path: %s}}]
 `, os.Getenv("LOADGATE_MEM_VERSION"), path))
-	if path == "/huge" {
-		sc.Timeout = 20 * time.Second // 4 GiB through one core of a loaded machine
-		sc.Drain = 20 * time.Second
+	if path == "/large" {
+		// What this case checks is the memory while bodies far above the
+		// bound are read to their end, not how fast: four 1 GiB bodies
+		// (4 GiB through one core) did not end within 20 s, nor over HTTP/2
+		// within a minute, on a loaded machine. Four of 256 MiB (each 2.5×
+		// the 100 MiB bound), with a minute each.
+		sc.Timeout = time.Minute
+		sc.Drain = time.Minute
 	}
 	res := runAgainst(t, context.Background(), sc, os.Getenv("LOADGATE_MEM_URL"))
 	ok, failed, _ := totals(res)

@@ -325,19 +325,34 @@ func TestStackLifecycle(t *testing.T) {
 	}
 }
 
+// atReadyDeadline tells an error that Up or Target returned at the stack's
+// ready deadline (it names the timeout, in one of its three wordings)
+// from one on the state that ended the wait sooner.
+func atReadyDeadline(err error) bool {
+	msg := err.Error()
+	return errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "not ready within") ||
+		strings.Contains(msg, "within the ready timeout") || strings.Contains(msg, "no running container within")
+}
+
 func TestUnhealthyFailsFast(t *testing.T) {
 	requireEngine(t)
 	dir := stage(t, "unhealthy")
 	runID := stack.NewRunID()
 	start := time.Now()
-	s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, Side: "base", ReadyTimeout: 60 * time.Second, OutDir: t.TempDir()})
+	const readyTimeout = 2 * time.Minute
+	s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, Side: "base", ReadyTimeout: readyTimeout, OutDir: t.TempDir()})
 	took := time.Since(start)
 	if err == nil {
 		t.Fatalf("Up of an unhealthy stack succeeded (%s)", s.Name())
 	}
 	t.Logf("Up failed after %s: %v", took, err)
-	if took > 30*time.Second {
-		t.Errorf("took %s: not fast", took)
+	// Fast: on the unhealthy state itself, not at the ready deadline. Up's
+	// time holds the image build, the start and the teardown, which a
+	// loaded machine stretches (13 s beside two CPU hogs, 30 s with other
+	// builds and tests running too; the bound was 30 s): the deadline is
+	// what it must not have waited for, and the error says when it did.
+	if atReadyDeadline(err) || took >= readyTimeout {
+		t.Errorf("took %s: failed at the ready deadline (%s), not on the unhealthy state", took, readyTimeout)
 	}
 	var re *stack.ReadyError
 	if !errors.As(err, &re) {
@@ -526,7 +541,8 @@ func TestExitedServiceFailsFast(t *testing.T) {
 			dir := stage(t, "exits")
 			runID := stack.NewRunID()
 			start := time.Now()
-			s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 60 * time.Second})
+			const readyTimeout = 2 * time.Minute
+			s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: readyTimeout})
 			upTook := time.Since(start)
 			stage, took := "Up", upTook // Up includes the image build
 			if err == nil {
@@ -539,8 +555,11 @@ func TestExitedServiceFailsFast(t *testing.T) {
 				t.Fatal("a stack whose target exited with status 1 came up")
 			}
 			t.Logf("%s failed after %s (Up took %s): %v", stage, took.Round(time.Millisecond), upTook.Round(time.Millisecond), err)
-			if limit := 10 * time.Second; stage == "Target" && took > limit || time.Since(start) > 50*time.Second {
-				t.Errorf("%s took %s: an exited container must fail at once, not wait for the 60 s ready timeout", stage, took)
+			// At once: on the exit, not at the ready deadline (which the
+			// error would name). Up's time holds the image build, which a
+			// loaded machine stretches: the deadline is the bound.
+			if atReadyDeadline(err) || time.Since(start) >= readyTimeout {
+				t.Errorf("%s took %s: an exited container must fail at once, not wait for the %s ready timeout", stage, took, readyTimeout)
 			}
 			var re *stack.ReadyError
 			if !errors.As(err, &re) {
@@ -576,7 +595,12 @@ func TestTargetNeverListening(t *testing.T) {
 	requireEngine(t)
 	dir := stage(t, "slow")
 	runID := stack.NewRunID()
-	s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 4 * time.Second})
+	// The ready deadline covers the containers' start too: 4 s was not
+	// enough for the engine to start one on a loaded machine ("compose:
+	// start …: context deadline exceeded" beside two CPU hogs and other
+	// builds), and Up failed before Target was asked.
+	const readyTimeout = 15 * time.Second
+	s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: readyTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -591,7 +615,7 @@ func TestTargetNeverListening(t *testing.T) {
 	if re.Exited || !strings.Contains(re.State, "accepted no TCP connection") || !strings.Contains(re.Hint, "listens on that port") {
 		t.Errorf("ReadyError exited %v state %q hint %q", re.Exited, re.State, re.Hint)
 	}
-	if took > 8*time.Second {
-		t.Errorf("took %s: the wait must end at the ready deadline (4 s after start)", took)
+	if took > readyTimeout+4*time.Second {
+		t.Errorf("took %s: the wait must end at the ready deadline (%s after start)", took, readyTimeout)
 	}
 }
