@@ -28,6 +28,7 @@ type scratch struct {
 	buf       []byte // response bodies are read into it and dropped (bodyChunk)
 	req       fasthttp.Request
 	resp      fasthttp.Response
+	built     *fastOp // req is this operation's whole request, reused as it is (fastOp.static); nil: build it
 	rx        rxStamp // the response's last read on a lazy connection (lazy.go); zero otherwise
 }
 
@@ -74,6 +75,11 @@ type fastOp struct {
 	timeout time.Duration
 	maxBody int64
 	expect  [600]bool
+	// static: every request of the workload is the same (no placeholder
+	// in the path or body). A worker then builds it once in its scratch and
+	// sends that Request again: fasthttp keeps it parsed, so the URI is not
+	// parsed again nor the headers set again for every request.
+	static bool
 }
 
 func newFastClient(sc *scenario.Scenario, t Target) *fasthttp.HostClient {
@@ -123,6 +129,7 @@ func newFastOp(hc *fasthttp.HostClient, t Target, w scenario.Workload, env map[s
 		op.body = scenario.CompileTemplate(h.Body, env, h.Vars)
 		op.hasBody = true
 	}
+	op.static = op.path.Static() && (!op.hasBody || op.body.Static())
 	hasUA := false
 	for k, v := range h.Headers {
 		v = scenario.ExpandEnv(v, env)
@@ -147,8 +154,36 @@ func newFastOp(hc *fasthttp.HostClient, t Target, w scenario.Workload, env map[s
 
 func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 	req, resp := &s.req, &s.resp
+	if s.built != op {
+		op.build(req, k, s)
+		resp.Reset() // fasthttp keeps a HEAD's SkipBody on the Response
+		s.built = nil
+		if op.static {
+			s.built = op
+		}
+	}
+	deadline := time.Now().Add(op.timeout)
+	if err := op.hc.DoDeadline(req, resp, deadline); err != nil {
+		s.built = nil // whatever fasthttp left in it, the next request is built anew
+		return classifyFast(err)
+	}
+	// No stamp here: a response without a body stream (HEAD, 204, 304) has
+	// handed its connection back to the pool already, and another worker's
+	// read may be writing the stamp; it is timed by its read (session.go).
+	// A body stream holds the connection until drain has read the stamp.
+	if class := op.drain(resp, s, deadline); class != "" {
+		return class
+	}
+	code := resp.StatusCode()
+	if code < 0 || code >= len(op.expect) || !op.expect[code] {
+		return statusClass(code)
+	}
+	return ""
+}
+
+// build makes req the k-th request of the workload.
+func (op *fastOp) build(req *fasthttp.Request, k int64, s *scratch) {
 	req.Reset()
-	resp.Reset()
 	s.uri = op.path.AppendTo(append(s.uri[:0], op.prefix...), k)
 	req.SetRequestURIBytes(s.uri)
 	req.Header.SetMethod(op.method)
@@ -165,22 +200,6 @@ func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 		s.body = op.body.AppendTo(s.body[:0], k)
 		req.SetBodyRaw(s.body)
 	}
-	deadline := time.Now().Add(op.timeout)
-	if err := op.hc.DoDeadline(req, resp, deadline); err != nil {
-		return classifyFast(err)
-	}
-	// No stamp here: a response without a body stream (HEAD, 204, 304) has
-	// handed its connection back to the pool already, and another worker's
-	// read may be writing the stamp; it is timed by its read (session.go).
-	// A body stream holds the connection until drain has read the stamp.
-	if class := op.drain(resp, s, deadline); class != "" {
-		return class
-	}
-	code := resp.StatusCode()
-	if code < 0 || code >= len(op.expect) || !op.expect[code] {
-		return statusClass(code)
-	}
-	return ""
 }
 
 // drain reads the streamed body to its end into the worker's buffer and

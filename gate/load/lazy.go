@@ -150,7 +150,7 @@ func (lp *lazyPoll) drain(evs []unix.EpollEvent) (closed bool) {
 		n := epollWait(lp.p, evs)
 		for _, ev := range evs[:max(n, 0)] {
 			if fd := int(ev.Fd); fd >= 0 && fd < len(lp.conns) && lp.conns[fd] != nil {
-				lp.conns[fd].signal()
+				lp.conns[fd].signal(ev.Events)
 			}
 		}
 		if n < len(evs) {

@@ -34,6 +34,66 @@ func newTestLazy(t *testing.T) *lazyPoll {
 	return lp
 }
 
+// holdRxTimestamps turns the kernel's receive timestamps on for the rest of
+// the test and returns once they are on. The first socket that asks for
+// them (when no other has them) only schedules their start in a kernel work
+// item (net_enable_timestamp), and a TCP segment that arrives before it ran
+// carries no stamp: the lazy read then has none to time the response by
+// (and the engine falls back to the read's instant). On a loaded machine
+// that work item runs late, so a test that checks the stamp holds one
+// loopback connection with stamps on, until a byte arrives stamped on it.
+func holdRxTimestamps(t *testing.T) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Accept()
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); s.Close() })
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := false
+	if err := rc.Control(func(fd uintptr) { on = enableRxTimestamps(int(fd)) }); err != nil || !on {
+		t.Fatalf("receive timestamps not enabled: %v", err)
+	}
+	buf, oob := make([]byte, 1), make([]byte, 128)
+	for i := 0; i < 5000; i++ { // bounded: 5000 tries, 1 ms apart
+		if _, err := s.Write([]byte{1}); err != nil {
+			t.Fatal(err)
+		}
+		stamped, rerr := false, error(nil)
+		if err := rc.Read(func(fd uintptr) bool {
+			_, oobn, _, _, e := unix.Recvmsg(int(fd), buf, oob, unix.MSG_DONTWAIT)
+			if e == unix.EAGAIN {
+				return false
+			}
+			if rerr = e; e == nil {
+				ns, ok := parseRxTimestamp(oob[:oobn])
+				stamped = ok && ns != 0
+			}
+			return true
+		}); err != nil || rerr != nil {
+			t.Fatalf("read on the timestamped connection: %v %v", err, rerr)
+		}
+		if stamped {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("the kernel stamped no received segment in 5000 tries")
+}
+
 // lazyPair dials a lazy connection to a loopback listener and returns it
 // with the server's side of it.
 func lazyPair(t *testing.T, lp *lazyPoll) (*lazyConn, net.Conn) {
@@ -77,6 +137,7 @@ func lazyPair(t *testing.T, lp *lazyPoll) (*lazyConn, net.Conn) {
 // kernel's receive timestamp), not the late read.
 func TestLazyResponseTimedAtArrival(t *testing.T) {
 	lp := newTestLazy(t)
+	holdRxTimestamps(t)
 	c, srv := lazyPair(t, lp)
 	e := &engine{start: time.Now(), lazy: lp}
 
@@ -143,8 +204,9 @@ func TestLazyResponseTimedAtArrival(t *testing.T) {
 
 // A response larger than the receive buffer (its initial 128 KiB: the
 // kernel grows it only while the application reads) is read at once once
-// it has started (no sweep ever comes here), and timed by its last
-// segment, which could only arrive after the reading made room for it.
+// it has started (sweeps deliver its start, as the next due times would;
+// none comes after), and timed by its last segment, which could only
+// arrive after the reading made room for it.
 func TestLazyLargeResponseReadPromptly(t *testing.T) {
 	const size = 8 << 20
 	lp := newTestLazy(t)
@@ -164,10 +226,8 @@ func TestLazyLargeResponseReadPromptly(t *testing.T) {
 		srv.Write(make([]byte, size)) // blocks while the client's buffer is full
 	}()
 	<-writing
-	// The first read must find data (a read that parks before the response
-	// started waits for a sweep, which never comes here): wait until the
-	// receive buffer holds some, then a while longer for it to fill and
-	// the server to block.
+	// Wait until the receive buffer holds some of the response, then a
+	// while longer for it to fill and the server to block.
 	for i := 0; ; i++ {
 		if n, err := unix.IoctlGetInt(c.fd, unix.SIOCINQ); err == nil && n > 0 {
 			break
@@ -179,10 +239,19 @@ func TestLazyLargeResponseReadPromptly(t *testing.T) {
 	}
 	time.Sleep(20 * time.Millisecond)
 	readFrom := e.clock()
+	// The first read finds the start of the response, or parks until the
+	// poll reports it (a read at the start of a response may skip the read
+	// that would find nothing): the dispatcher's sweeps deliver it. The rest
+	// is read without any.
+	buf := make([]byte, bodyChunk)
+	n, err := readSweeping(t, lp, c, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	var total atomic.Int64
+	total.Add(int64(n))
 	go func() {
-		buf := make([]byte, bodyChunk)
 		for total.Load() < size {
 			n, err := c.Read(buf)
 			if err != nil {
@@ -318,6 +387,7 @@ func TestLazySwitchAndFallback(t *testing.T) {
 // gives a completion between the send and the operation's return.
 func TestLazyFastOpStampsResponse(t *testing.T) {
 	lp := newTestLazy(t)
+	holdRxTimestamps(t)
 	lp.setAwake(1) // as in the drain: no sweeps here
 	for _, body := range []int{0, 2, 300 << 10} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -375,5 +445,124 @@ func TestRegression_EndlessBodyOutlivedItsTimeout(t *testing.T) {
 	c.SetDeadline(time.Time{})
 	if _, err := c.Read(buf); err != nil {
 		t.Errorf("read after the deadline was cleared: %v", err)
+	}
+}
+
+// The first read of a response parks without reading when the poll has not
+// reported the socket since the last read drained it (the read would find
+// nothing). Not once the poll has reported the peer's FIN: a FIN read with
+// the last response leaves no later event, and the next request's read
+// must find the end of the connection at once, not wait for a report
+// (here no sweep comes for it).
+func TestLazyReadAfterPeerClosedDoesNotWait(t *testing.T) {
+	lp := newTestLazy(t)
+	c, srv := lazyPair(t, lp)
+	exchange := func(req, resp string, closeAfter bool) {
+		t.Helper()
+		if _, err := c.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(srv, make([]byte, len(req))); err != nil {
+			t.Fatal(err)
+		}
+		srv.Write([]byte(resp))
+		if closeAfter {
+			srv.Close() // the FIN follows the response
+			waitTCPState(t, c.fd, unix.BPF_TCP_CLOSE_WAIT)
+		}
+		buf := make([]byte, 64)
+		n, err := readSweeping(t, lp, c, buf)
+		if err != nil || string(buf[:n]) != resp {
+			t.Fatalf("read %q, %v; want %q", buf[:n], err, resp)
+		}
+	}
+	exchange("one", "first", false)
+	exchange("two", "second", true) // its sweep reports the response and the FIN
+	c.Write([]byte("three"))        // may fail or not: the peer is gone
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 64))
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		if err == nil {
+			t.Fatal("read after the peer closed returned data")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the read after the peer's FIN waited for a report that never comes")
+	}
+}
+
+// readSweeping is c.Read with the dispatcher's sweeps: one every
+// millisecond until the read returns.
+func readSweeping(t *testing.T, lp *lazyPoll, c *lazyConn, buf []byte) (int, error) {
+	t.Helper()
+	type read struct {
+		n   int
+		err error
+	}
+	got := make(chan read, 1)
+	go func() {
+		n, err := c.Read(buf)
+		got <- read{n, err}
+	}()
+	for i := 0; ; i++ {
+		select {
+		case r := <-got:
+			return r.n, r.err
+		case <-time.After(time.Millisecond):
+			lp.sweep()
+		}
+		if i == 5000 {
+			t.Fatal("the read did not return with sweeps")
+		}
+	}
+}
+
+// waitTCPState waits until the socket fd is in the TCP state (BPF_TCP_*).
+func waitTCPState(t *testing.T, fd int, state uint8) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if info, err := unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO); err == nil && info.State == state {
+			return
+		}
+		if i == 5000 {
+			t.Fatalf("the socket never reached TCP state %d", state)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A worker's scratch reuses a workload's whole request while its requests
+// are all the same; a request of another workload in between (one with a
+// placeholder, built for every request) must not be sent as the first
+// one's next request.
+func TestFastOpReusedRequestStaysItsWorkloads(t *testing.T) {
+	got := make(chan string, 16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Method + " " + r.URL.RequestURI()
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	tg := Target{URL: u, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}
+	sc := &scenario.Scenario{Timeout: 5 * time.Second, MaxInFlight: 4}
+	hc := newFastClient(sc, tg)
+	defer hc.CloseIdleConnections()
+	static := newFastOp(hc, tg, scenario.Workload{Name: "s", HTTP: &scenario.HTTP{Method: "GET", Path: "/static"}, Expect: scenario.Expect{Status: []int{200}}}, nil, sc.Timeout)
+	numbered := newFastOp(hc, tg, scenario.Workload{Name: "n", HTTP: &scenario.HTTP{Method: "POST", Path: "/items/{n}", Body: "x"}, Expect: scenario.Expect{Status: []int{200}}}, nil, sc.Timeout)
+	var s scratch
+	for i, op := range []*fastOp{static, static, numbered, static, numbered, static} {
+		if class := op.do(context.Background(), int64(i), &s); class != "" {
+			t.Fatalf("request %d: %s", i, class)
+		}
+	}
+	var seen []string
+	for range 6 {
+		seen = append(seen, <-got)
+	}
+	want := []string{"GET /static", "GET /static", "POST /items/2", "GET /static", "POST /items/4", "GET /static"}
+	if strings.Join(seen, ", ") != strings.Join(want, ", ") {
+		t.Errorf("the server saw %v, want %v", seen, want)
 	}
 }

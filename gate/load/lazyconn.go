@@ -28,14 +28,19 @@ type lazyConn struct {
 
 	mu      sync.RWMutex // read-held across each system call on fd; Close takes it to close fd
 	closing atomic.Bool
-	closed  chan struct{}
 
-	rwake, wwake chan struct{} // a token: the socket was ready since the last look
-	rdl, wdl     deadline
+	// rdl.wake, wdl.wake hold a token: look again. The lazy poll leaves
+	// one when the socket was ready for that direction since the last
+	// look, and so do Close, a deadline's timer and a deadline changed
+	// while parked (deadline).
+	rdl, wdl deadline
 
-	mid   atomic.Bool // bytes were read since the last write: a response is being read
-	oob   [64]byte    // the reader's control buffer
-	stamp rxStamp     // the last read's (reader only)
+	mid      atomic.Bool // bytes were read since the last write: a response is being read
+	awaiting atomic.Bool // written after a drained read, and nothing read since: the next read starts a response
+	drained  atomic.Bool // the last read left nothing queued: it found none (EAGAIN) or took less than it asked for
+	hup      atomic.Bool // the poll reported the peer's FIN, a reset or an error (sticky)
+	oob      [64]byte    // the reader's control buffer
+	stamp    rxStamp     // the last read's (reader only)
 
 	laddr connAddr
 	raddr net.Addr
@@ -58,12 +63,64 @@ func stampOf(a net.Addr) rxStamp {
 	return rxStamp{}
 }
 
-// deadline is one direction's deadline: ns since the epoch, 0 for none.
+// deadline is one direction's deadline (ns since the epoch, 0 for none)
+// and its wake-up channel.
+//
+// Its timer is an AfterFunc that outlives the parks: a park arms it only
+// when it is not armed or armed later than the deadline, so a deadline
+// moved later from one request to the next (the usual case) costs no timer
+// operation; a timer that fires before the deadline re-arms itself for the
+// rest while a goroutine is parked, and leaves a token only once the
+// deadline has passed.
 type deadline struct {
-	at      atomic.Int64
-	parked  atomic.Bool   // a goroutine is parked on this direction
-	changed chan struct{} // a token on a change while parked: it looks again
-	timer   *time.Timer   // the parked goroutine's
+	at     atomic.Int64
+	parked atomic.Bool   // a goroutine is parked on this direction
+	wake   chan struct{} // a token: look again (capacity 1)
+
+	mu    sync.Mutex // guards armed and timer
+	armed int64      // when the timer fires (ns since the epoch); 0: not armed
+	timer *time.Timer
+}
+
+// poke leaves a token on the direction's channel (one is enough).
+func (d *deadline) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// arm makes the timer fire no later than at (≠ 0). Called by the goroutine
+// about to park, after it set parked.
+func (d *deadline) arm(at int64) {
+	d.mu.Lock()
+	if d.armed == 0 || d.armed > at {
+		left := time.Duration(at - time.Now().UnixNano())
+		if d.timer == nil {
+			d.timer = time.AfterFunc(left, d.fire)
+		} else {
+			d.timer.Reset(left)
+		}
+		d.armed = at
+	}
+	d.mu.Unlock()
+}
+
+// fire is the timer's: the deadline passed wakes the parked goroutine; a
+// deadline moved later while one is parked re-arms the timer for it.
+func (d *deadline) fire() {
+	d.mu.Lock()
+	d.armed = 0
+	at, now := d.at.Load(), time.Now().UnixNano()
+	parked := d.parked.Load()
+	if at != 0 && at > now && parked {
+		d.timer.Reset(time.Duration(at - now))
+		d.armed = at
+	}
+	d.mu.Unlock()
+	if at != 0 && at <= now && parked {
+		d.poke()
+	}
 }
 
 // passed: the deadline is set and past. Read and Write look before every
@@ -85,12 +142,8 @@ func (d *deadline) set(t time.Time) {
 	// Only a parked goroutine needs telling (one that parks later reads at
 	// after setting parked): a token left for nobody would cost the next
 	// park a spurious wake-up and a system call, on every request.
-	if !d.parked.Load() {
-		return
-	}
-	select {
-	case d.changed <- struct{}{}:
-	default:
+	if d.parked.Load() {
+		d.poke()
 	}
 }
 
@@ -116,10 +169,9 @@ func wrapLazy(c net.Conn, lp *lazyPoll) net.Conn {
 		return wrapRaw(c)
 	}
 	la, _ := tc.LocalAddr().(*net.TCPAddr)
-	lc := &lazyConn{lp: lp, fd: fd, closed: make(chan struct{}),
-		rwake: make(chan struct{}, 1), wwake: make(chan struct{}, 1), raddr: tc.RemoteAddr()}
-	lc.rdl.changed = make(chan struct{}, 1)
-	lc.wdl.changed = make(chan struct{}, 1)
+	lc := &lazyConn{lp: lp, fd: fd, raddr: tc.RemoteAddr()}
+	lc.rdl.wake = make(chan struct{}, 1)
+	lc.wdl.wake = make(chan struct{}, 1)
 	lc.laddr = connAddr{TCPAddr: la, c: lc}
 	if err := lp.register(lc); err != nil {
 		unix.Close(fd)
@@ -140,15 +192,28 @@ func enableRxTimestamps(fd int) bool {
 	return unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS_OLD, 1) == nil
 }
 
-// signal gives both directions a token (lazy poll: the socket was ready).
-func (c *lazyConn) signal() {
-	select {
-	case c.rwake <- struct{}{}:
-	default:
+// Readiness as the lazy poll reports it. The poll is edge-triggered, and
+// an edge-triggered event carries the socket's state when it is reported,
+// not what caused it: a socket with data queued is reported with EPOLLIN
+// whatever woke it, and data that arrives later makes a new event. So a
+// reader needs a token only for the events that say it may read.
+const (
+	readEvents  = unix.EPOLLIN | unix.EPOLLPRI | unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
+	hupEvents   = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
+	writeEvents = unix.EPOLLOUT | unix.EPOLLHUP | unix.EPOLLERR
+)
+
+// signal gives each direction the socket is ready for a token (lazy poll:
+// the socket's events ev were reported).
+func (c *lazyConn) signal(ev uint32) {
+	if ev&hupEvents != 0 {
+		c.hup.Store(true)
 	}
-	select {
-	case c.wwake <- struct{}{}:
-	default:
+	if ev&readEvents != 0 {
+		c.rdl.poke()
+	}
+	if ev&writeEvents != 0 {
+		c.wdl.poke()
 	}
 }
 
@@ -156,11 +221,31 @@ func (c *lazyConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	// The start of a response that the poll has not reported yet: parking
+	// at once saves the read that would find nothing (the response comes
+	// tens of µs after its request; the sweep that reports it wakes us, or
+	// the token already left by an earlier report). Not after the peer's
+	// FIN or an error: a reset that came with a response's last bytes leaves
+	// no later event.
+	if c.awaiting.Load() && !c.hup.Load() && !c.rdl.passed() {
+		if err := c.park(&c.rdl, false); err != nil {
+			return 0, c.opError("read", err)
+		}
+	}
 	for {
 		if c.rdl.passed() {
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		}
 		n, errno := c.recv(b)
+		if errno != syscall.EINTR {
+			// A short read took everything queued (TCP copies until the
+			// buffer is full or the queue empty); a later arrival makes a
+			// new event. A FIN eaten by a short read is reported too (hup).
+			c.drained.Store(errno == syscall.EAGAIN || errno == 0 && n > 0 && n < len(b))
+			if errno != syscall.EAGAIN {
+				c.awaiting.Store(false)
+			}
+		}
 		switch errno {
 		case 0:
 			if n == 0 {
@@ -172,7 +257,7 @@ func (c *lazyConn) Read(b []byte) (int, error) {
 		case syscall.EAGAIN:
 			// The rest of a response is read at once; the start of one
 			// waits for the next sweep unless the poll is awake anyway.
-			if err := c.park(&c.rdl, c.rwake, c.mid.Load()); err != nil {
+			if err := c.park(&c.rdl, c.mid.Load()); err != nil {
 				return 0, c.opError("read", err)
 			}
 		case syscall.EBADF:
@@ -208,6 +293,9 @@ func (c *lazyConn) recv(b []byte) (int, syscall.Errno) {
 
 func (c *lazyConn) Write(b []byte) (int, error) {
 	c.mid.Store(false) // a new request: its response has not started
+	// Its first read may park at once only if nothing was left queued
+	// before it (no event would come for bytes that arrived earlier).
+	c.awaiting.Store(c.drained.Load())
 	n := 0
 	for n < len(b) {
 		if c.wdl.passed() {
@@ -221,7 +309,7 @@ func (c *lazyConn) Write(b []byte) (int, error) {
 			n += r
 		case errno == syscall.EINTR:
 		case errno == syscall.EAGAIN:
-			if err := c.park(&c.wdl, c.wwake, true); err != nil {
+			if err := c.park(&c.wdl, true); err != nil {
 				return n, c.opError("write", err)
 			}
 		case errno == syscall.EBADF:
@@ -243,43 +331,36 @@ func (c *lazyConn) send(b []byte) (int, syscall.Errno) {
 	return int(r), e
 }
 
-// park waits for a token on wake, the deadline d or Close. prompt keeps
-// the lazy poll awake meanwhile (the socket's readiness wakes the thread);
-// otherwise the dispatcher's next sweep delivers it.
-func (c *lazyConn) park(d *deadline, wake chan struct{}, prompt bool) error {
-	d.parked.Store(true)
-	defer d.parked.Store(false)
-	var expired <-chan time.Time
+// park waits for a token on d's channel: the socket's readiness, the
+// deadline d passed or changed, or Close; the caller looks again (its
+// system call tells which). prompt keeps the lazy poll awake meanwhile (the
+// socket's readiness wakes the thread); otherwise the dispatcher's next
+// sweep delivers it.
+func (c *lazyConn) park(d *deadline, prompt bool) error {
+	d.parked.Store(true) // before the checks and arming: see deadline.fire, Close
+	if c.closing.Load() {
+		d.parked.Store(false)
+		return net.ErrClosed
+	}
 	if at := d.at.Load(); at != 0 {
-		left := time.Until(time.Unix(0, at))
-		if left <= 0 {
+		if time.Now().UnixNano() >= at {
+			d.parked.Store(false)
 			return os.ErrDeadlineExceeded
 		}
-		if d.timer == nil {
-			d.timer = time.NewTimer(left)
-		} else {
-			d.timer.Reset(left)
-		}
-		defer d.timer.Stop()
-		expired = d.timer.C
+		d.arm(at)
 	}
 	lp := c.lp
 	lp.parked.Add(1)
-	defer lp.parked.Add(-1)
 	if prompt {
 		lp.setAwake(1)
-		defer lp.setAwake(-1)
 	}
-	select {
-	case <-wake:
-		return nil
-	case <-d.changed:
-		return nil // look again, with the new deadline
-	case <-expired:
-		return os.ErrDeadlineExceeded
-	case <-c.closed:
-		return net.ErrClosed
+	<-d.wake
+	if prompt {
+		lp.setAwake(-1)
 	}
+	lp.parked.Add(-1)
+	d.parked.Store(false)
+	return nil
 }
 
 // Close closes the socket; a parked Read or Write returns net.ErrClosed.
@@ -287,10 +368,18 @@ func (c *lazyConn) Close() error {
 	if !c.closing.CompareAndSwap(false, true) {
 		return c.opError("close", net.ErrClosed)
 	}
-	close(c.closed)
+	c.rdl.poke() // a parked Read or Write looks again and finds the connection closed
+	c.wdl.poke()
 	c.mu.Lock() // no system call on fd is in progress, and none starts
 	defer c.mu.Unlock()
 	c.lp.unregister(c)
+	for _, d := range []*deadline{&c.rdl, &c.wdl} {
+		d.mu.Lock()
+		if d.timer != nil {
+			d.timer.Stop()
+		}
+		d.mu.Unlock()
+	}
 	if err := unix.Close(c.fd); err != nil {
 		return c.opError("close", err)
 	}
