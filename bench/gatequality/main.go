@@ -49,7 +49,7 @@ func main() {
 		rounds  = flag.String("rounds", "3,5,8,12", "fixed round counts to try")
 		deltas  = flag.String("deltas", "0.05,0.10,0.20,0.50", "the slowdowns δ made by scaling head's latencies by 1+δ")
 		budget  = flag.Duration("budget", 10*time.Minute, "the --rounds auto candidate's budget (the Action's default)")
-		maxR    = flag.Int("max-rounds", 10, "the --rounds auto candidate's --max-rounds (the Action's default)")
+		maxR    = flag.Int("max-rounds", verdict.DefaultSeqMaxRounds, "the --rounds auto candidate's --max-rounds (the default of the CLI and the Action)")
 		tol     = flag.Float64("tolerance", verdict.DefaultTolerance, "the gate's tolerance")
 		workers = flag.Int("workers", runtime.GOMAXPROCS(0), "simulations in parallel")
 		only    = flag.String("designs", "", "comma-separated designs to judge (default: all in the corpus)")

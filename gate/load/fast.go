@@ -198,7 +198,14 @@ func (op *fastOp) build(req *fasthttp.Request, k int64, s *scratch) {
 	}
 	if op.hasBody {
 		s.body = op.body.AppendTo(s.body[:0], k)
-		req.SetBodyRaw(s.body)
+		if op.static {
+			// Sent again as built (do): the body is the request's own copy,
+			// for s.body is the worker's scratch, which the next operation
+			// of another workload (WebSocket, gRPC, another HTTP) overwrites.
+			req.SetBody(s.body)
+		} else {
+			req.SetBodyRaw(s.body)
+		}
 	}
 }
 

@@ -566,3 +566,36 @@ func TestFastOpReusedRequestStaysItsWorkloads(t *testing.T) {
 		t.Errorf("the server saw %v, want %v", seen, want)
 	}
 }
+
+// Regression: a request built once and sent again kept the worker's
+// scratch body (SetBodyRaw), which a WebSocket or gRPC operation of the
+// same worker overwrites: a fixed POST body went out as another workload's
+// message.
+func TestRegression_ReusedRequestSentAnotherWorkloadsBody(t *testing.T) {
+	got := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- string(b)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	tg := Target{URL: u, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}
+	sc := &scenario.Scenario{Timeout: 5 * time.Second, MaxInFlight: 4}
+	hc := newFastClient(sc, tg)
+	defer hc.CloseIdleConnections()
+	login := newFastOp(hc, tg, scenario.Workload{Name: "login", HTTP: &scenario.HTTP{Method: "POST", Path: "/login", Body: `{"user":"alice","pw":"x"}`}, Expect: scenario.Expect{Status: []int{200}}}, nil, sc.Timeout)
+	var s scratch
+	for i := range 2 {
+		if class := login.do(context.Background(), int64(i), &s); class != "" {
+			t.Fatalf("request %d: %s", i, class)
+		}
+		// Another workload of this worker (a WebSocket send, say) renders
+		// its message into the same scratch.
+		s.body = append(s.body[:0], `{"q":"hello 7"}`...)
+	}
+	for i := range 2 {
+		if b := <-got; b != `{"user":"alice","pw":"x"}` {
+			t.Errorf("request %d: the server got body %q", i, b)
+		}
+	}
+}

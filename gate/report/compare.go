@@ -220,14 +220,19 @@ func pooledRounds(rounds int, leftOut []int) string {
 	return fmt.Sprintf("%d of %d rounds (%s %s left out)", rounds-len(leftOut), rounds, word, strings.Join(ns, ", "))
 }
 
-// judgedRounds are rs without the duet rounds left out (by number).
+// judgedRounds are rs without the duet rounds left out, by the verdict's
+// round numbers (a duet result's own, else its place).
 func judgedRounds(rs []*result.Result, leftOut []int) []*result.Result {
 	if len(leftOut) == 0 {
 		return rs
 	}
 	var out []*result.Result
-	for _, r := range rs {
-		if r == nil || r.Round == nil || !slices.Contains(leftOut, r.Round.Number) {
+	for i, r := range rs {
+		n := i + 1
+		if r != nil && r.Round != nil && r.Round.Number > 0 {
+			n = r.Round.Number
+		}
+		if !slices.Contains(leftOut, n) {
 			out = append(out, r)
 		}
 	}

@@ -118,7 +118,7 @@ func NoteText(n verdict.Note) string {
 		return fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", n.Side, n.Round)
 	case verdict.NoteDuetRoundLeftOut:
 		if n.Side != "" {
-			return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on the %s side, and neither side's engine waited for an in-flight permit (one process sends both sides at the same instants: the lateness is the generator's own, the machine's, not a side's server), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds)
+			return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on the %s side, the other side was half-way to the limits, and neither side's engine waited for an in-flight permit (one process sends both sides at the same instants: a lateness both show is the generator's own, the machine's, not a side's server), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds)
 		}
 		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Rounds)
 	case verdict.NoteFewRounds:

@@ -44,9 +44,9 @@ type GateVerdictFile struct {
 	// UntrustedRounds: rounds whose generator fell behind its schedule
 	// (absent when none).
 	UntrustedRounds []verdict.UntrustedRound `json:"untrusted_rounds,omitempty"`
-	// LeftOutRounds: duet rounds behind their schedule on both sides (a
-	// stall of the machine), left out of every comparison and threshold
-	// (absent when none).
+	// LeftOutRounds: duet rounds behind their schedule for a cause both
+	// sides share (verdict.Verdict.LeftOut), left out of every comparison
+	// and threshold (absent when none).
 	LeftOutRounds []int `json:"left_out_rounds,omitempty"`
 	// Noise: the noise bound the comparisons used where their rounds
 	// could not measure the noise between runs — a matching calibration or

@@ -61,17 +61,18 @@ func isDuet(r *result.Result) bool {
 //   - behind on both sides (the same instants: a stall of the machine, as
 //     the A/A corpus shows);
 //   - behind on one side only while neither side's engine waited for an
-//     in-flight permit (Result.Stalled 0 on both): one process sends both
-//     sides' requests at the same instants, so its lateness is its own (the
-//     machine's CPU), not a side's server — which can delay the generator
-//     only by holding max_in_flight requests; which side crossed the limit
-//     is chance (the A/A corpus: its one-sided rounds had lateness p99 just
-//     over 5 ms, on either side).
+//     in-flight permit (Result.Stalled 0 on both) and the other side was at
+//     least half-way to the limits (nearlyBehind): one process sends both
+//     sides' requests at the same instants, so a lateness both sides show is
+//     its own (the machine's CPU), and which side crossed the limit is
+//     chance (the A/A corpus: its one-sided rounds had lateness p99 just
+//     over 5 ms on one side, just under on the other).
 //
-// A round behind on one side whose engine stalled at max_in_flight is kept
-// and marks the comparison untrusted as in any gate: its cause may be that
-// side's own (a slow head holding every permit), and leaving it out could
-// hide it. Nothing is left out when fewer than two rounds would remain. The
+// A round behind on one side whose engine stalled at max_in_flight, or
+// whose other side was on schedule with room to spare, is kept and marks
+// the comparison untrusted as in any gate: its cause may be that side's own
+// (a slow head holding every permit, or costing its engine more work per
+// request), and leaving it out could hide it. Nothing is left out when fewer than two rounds would remain. The
 // left-out rounds come back in order, with the side behind ("" for both).
 func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, left []leftOut) {
 	left = sharedStalls(base, head)
@@ -91,8 +92,11 @@ func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, l
 }
 
 // onlySharedStalls: every round behind its schedule (on either side) is
-// one leaveOutSharedStalls would leave out, had enough others stayed: more
-// rounds can then make the comparison trustworthy (Sequential goes on).
+// one leaveOutSharedStalls would leave out, had enough others stayed, and
+// at least one round kept its schedule on both sides: more rounds can then
+// make the comparison trustworthy (Sequential goes on). A gate whose every
+// round so far fell behind stops untrusted, as before: a machine stalled
+// throughout would spend the budget on nothing.
 func onlySharedStalls(base, head []*result.Result) bool {
 	shared := sharedStalls(base, head)
 	behind := 0
@@ -101,7 +105,20 @@ func onlySharedStalls(base, head []*result.Result) bool {
 			behind++
 		}
 	}
-	return behind > 0 && behind == len(shared)
+	return behind > 0 && behind == len(shared) && behind < len(base)
+}
+
+// nearlyBehind: r's generator was at least half-way to the behind-schedule
+// limits (late share or lateness p99) — the evidence that the other side's
+// lateness in the same round was shared, not caused by that side alone (a
+// head that makes its own engine late, by bodies to drain or dials, leaves
+// base's lateness low, and its round is kept).
+func nearlyBehind(r *result.Result) bool {
+	share := 0.0
+	if r.Offered > 0 {
+		share = float64(r.Late) / float64(r.Offered)
+	}
+	return share >= result.LateShareLimit/2 || r.LatenessMS.P99 >= result.LatenessP99LimitMS/2
 }
 
 // sharedStalls are the duet rounds behind their schedule for a cause both
@@ -115,12 +132,10 @@ func sharedStalls(base, head []*result.Result) (left []leftOut) {
 		switch {
 		case bb && hb:
 			left = append(left, leftOut{round: roundNo(base[i], i), index: i})
-		case (bb || hb) && base[i].Stalled == 0 && head[i].Stalled == 0:
-			side := "base"
-			if hb {
-				side = "head"
-			}
-			left = append(left, leftOut{round: roundNo(base[i], i), index: i, side: side})
+		case bb && base[i].Stalled == 0 && head[i].Stalled == 0 && nearlyBehind(head[i]):
+			left = append(left, leftOut{round: roundNo(base[i], i), index: i, side: "base"})
+		case hb && base[i].Stalled == 0 && head[i].Stalled == 0 && nearlyBehind(base[i]):
+			left = append(left, leftOut{round: roundNo(base[i], i), index: i, side: "head"})
 		}
 	}
 	return left

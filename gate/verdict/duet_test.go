@@ -420,12 +420,25 @@ func TestDuetSharedStallLeftOut(t *testing.T) {
 	if _, c = p95Of(t, base, h, verdict.CompareOptions{}); c.Value != verdict.Inconclusive || c.Undecided != verdict.Regression {
 		t.Errorf("round 3 behind on head only, stalled at max_in_flight: %s (undecided %q), want inconclusive, a regression undecided", c.Value, c.Undecided)
 	}
-	// Behind on one side with no in-flight stall on either: the generator's
-	// own lateness (one process sends both sides), left out like a shared
-	// stall, the side named.
+	// Behind on one side, the other half-way to the limits, no in-flight
+	// stall on either: the generator's own lateness (one process sends both
+	// sides), left out like a shared stall, the side named.
+	nearly := func(r *result.Result) *result.Result {
+		cp := *r
+		cp.LatenessMS.P99 = 3 // under the 5 ms limit, past half of it
+		return &cp
+	}
 	h = slices.Clone(head)
 	h[2] = stall(h[2])
-	v, c = p95Of(t, base, h, verdict.CompareOptions{})
+	b = slices.Clone(base)
+	// Head behind alone while base kept its schedule with room to spare:
+	// the cause may be head's own (more work per request for its engine):
+	// kept, untrusted.
+	if v, c = p95Of(t, b, h, verdict.CompareOptions{}); c.Value != verdict.Inconclusive || len(v.LeftOut) != 0 {
+		t.Errorf("round 3 behind on head only, base on schedule: %s, left out %v, want inconclusive, nothing left out", c.Value, v.LeftOut)
+	}
+	b[2] = nearly(b[2])
+	v, c = p95Of(t, b, h, verdict.CompareOptions{})
 	if c.Value != verdict.Regression || len(c.RoundRatios) != 8 || len(v.Untrusted) != 0 {
 		t.Errorf("round 3 behind on head only, no in-flight stall: %s on %d rounds (untrusted %+v), want a regression on the other 8", c.Value, len(c.RoundRatios), v.Untrusted)
 	}
@@ -486,7 +499,8 @@ func TestRegression_LeftOutDuetRoundBrokeAThreshold(t *testing.T) {
 // A sequential duet gate whose first look has too many rounds behind
 // their schedule for shared causes to leave them out (3 of 4) goes on —
 // more rounds on schedule can decide it — where a round behind on a side
-// whose engine stalled at max_in_flight stops it, untrusted.
+// whose engine stalled at max_in_flight, or every round behind, stops it,
+// untrusted.
 func TestSequentialDuetGoesOnPastSharedStalls(t *testing.T) {
 	s := duetSim{n: 500, reqSD: 0.3, rho: 0.9, round: 0.05, side: 0.02, ratio: 1}
 	base, head := s.rounds(t, rand.New(rand.NewPCG(5, 5)), verdict.DefaultSeqMinRounds)
@@ -498,15 +512,28 @@ func TestSequentialDuetGoesOnPastSharedStalls(t *testing.T) {
 	plan := verdict.SeqPlan{MaxRounds: 10}
 	opt := verdict.CompareOptions{Percentile: "p95"}
 	b, h := slices.Clone(base), slices.Clone(head)
+	nearly := func(r *result.Result) *result.Result {
+		cp := *r
+		cp.LatenessMS.P99 = 3 // half-way to the 5 ms limit
+		return &cp
+	}
 	b[0], h[0] = behind(b[0], 0), behind(h[0], 0) // both sides
-	h[1] = behind(h[1], 0)                        // head only, no in-flight stall
-	b[2] = behind(b[2], 0)                        // base only, no in-flight stall
+	h[1], b[1] = behind(h[1], 0), nearly(b[1])    // head only, base nearly, no in-flight stall
+	b[2], h[2] = behind(b[2], 0), nearly(h[2])    // base only, head nearly, no in-flight stall
 	v, err := verdict.Sequential(b, h, opt, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.Sequential.Stop != "" {
 		t.Errorf("3 of 4 rounds behind for shared causes: stopped (%s), want the gate to go on", v.Sequential.Stop)
+	}
+	all := slices.Clone(b)
+	all[3] = behind(all[3], 0) // every round behind: a machine stalled throughout
+	if v, err = verdict.Sequential(all, h, opt, plan); err != nil {
+		t.Fatal(err)
+	}
+	if v.Sequential.Stop != verdict.StopUntrusted {
+		t.Errorf("every round behind: stop %q, want %q (no round kept its schedule)", v.Sequential.Stop, verdict.StopUntrusted)
 	}
 	h[3] = behind(h[3], 0.5) // head behind, its engine waited for permits
 	if v, err = verdict.Sequential(b, h, opt, plan); err != nil {

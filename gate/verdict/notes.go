@@ -58,7 +58,7 @@ const (
 	// Notes of a comparison (Compare).
 	NoteRoundInterrupted     NoteCode = "round_interrupted"       // Side, Round stopped before its schedule ended
 	NoteFewRounds            NoteCode = "few_rounds"              // Rounds: fewer than 3 measure no noise between rounds
-	NoteDuetRoundLeftOut     NoteCode = "duet_round_left_out"     // Round: a duet round behind schedule for a shared cause, left out; Side: the side behind ("" both, else base or head, neither engine stalled at max_in_flight); Rounds: the rounds judged
+	NoteDuetRoundLeftOut     NoteCode = "duet_round_left_out"     // Round: a duet round behind schedule for a shared cause, left out; Side: the side behind ("" both, else base or head: the other half-way to the limits, neither engine stalled at max_in_flight); Rounds: the rounds judged
 	NoteNoWorkloadEitherSide NoteCode = "no_workload_either_side" // Phase: no workload ran on either side
 
 	// Why a gate is unusable (package rounds, the command).
