@@ -543,14 +543,9 @@ func TestFastOpReusedRequestStaysItsWorkloads(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got <- r.Method + " " + r.URL.RequestURI()
 	}))
-	defer srv.Close()
-	u, _ := url.Parse(srv.URL)
-	tg := Target{URL: u, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}
-	sc := &scenario.Scenario{Timeout: 5 * time.Second, MaxInFlight: 4}
-	hc := newFastClient(sc, tg)
-	defer hc.CloseIdleConnections()
-	static := newFastOp(hc, tg, scenario.Workload{Name: "s", HTTP: &scenario.HTTP{Method: "GET", Path: "/static"}, Expect: scenario.Expect{Status: []int{200}}}, nil, sc.Timeout)
-	numbered := newFastOp(hc, tg, scenario.Workload{Name: "n", HTTP: &scenario.HTTP{Method: "POST", Path: "/items/{n}", Body: "x"}, Expect: scenario.Expect{Status: []int{200}}}, nil, sc.Timeout)
+	newOp := fastOpsAt(t, srv)
+	static := newOp(scenario.HTTP{Method: "GET", Path: "/static"})
+	numbered := newOp(scenario.HTTP{Method: "POST", Path: "/items/{n}", Body: "x"})
 	var s scratch
 	for i, op := range []*fastOp{static, static, numbered, static, numbered, static} {
 		if class := op.do(context.Background(), int64(i), &s); class != "" {
@@ -577,13 +572,8 @@ func TestRegression_ReusedRequestSentAnotherWorkloadsBody(t *testing.T) {
 		b, _ := io.ReadAll(r.Body)
 		got <- string(b)
 	}))
-	defer srv.Close()
-	u, _ := url.Parse(srv.URL)
-	tg := Target{URL: u, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}
-	sc := &scenario.Scenario{Timeout: 5 * time.Second, MaxInFlight: 4}
-	hc := newFastClient(sc, tg)
-	defer hc.CloseIdleConnections()
-	login := newFastOp(hc, tg, scenario.Workload{Name: "login", HTTP: &scenario.HTTP{Method: "POST", Path: "/login", Body: `{"user":"alice","pw":"x"}`}, Expect: scenario.Expect{Status: []int{200}}}, nil, sc.Timeout)
+	newOp := fastOpsAt(t, srv)
+	login := newOp(scenario.HTTP{Method: "POST", Path: "/login", Body: `{"user":"alice","pw":"x"}`})
 	var s scratch
 	for i := range 2 {
 		if class := login.do(context.Background(), int64(i), &s); class != "" {
@@ -597,5 +587,19 @@ func TestRegression_ReusedRequestSentAnotherWorkloadsBody(t *testing.T) {
 		if b := <-got; b != `{"user":"alice","pw":"x"}` {
 			t.Errorf("request %d: the server got body %q", i, b)
 		}
+	}
+}
+
+// fastOpsAt makes fastOps of one fasthttp client to srv (closed, with its
+// idle connections, when the test ends), each expecting 200.
+func fastOpsAt(t *testing.T, srv *httptest.Server) func(h scenario.HTTP) *fastOp {
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	tg := Target{URL: u, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}
+	sc := &scenario.Scenario{Timeout: 5 * time.Second, MaxInFlight: 4}
+	hc := newFastClient(sc, tg)
+	t.Cleanup(hc.CloseIdleConnections)
+	return func(h scenario.HTTP) *fastOp {
+		return newFastOp(hc, tg, scenario.Workload{Name: "w", HTTP: &h, Expect: scenario.Expect{Status: []int{200}}}, nil, sc.Timeout)
 	}
 }
