@@ -20,18 +20,19 @@ import (
 // usage is what the kernel says one generator process used (all its
 // threads: wait4's rusage of the child).
 type usage struct {
-	CPU       time.Duration // ru_utime + ru_stime
-	User, Sys time.Duration // ru_utime, ru_stime
-	Nvcsw     int64         // ru_nvcsw: voluntary context switches (the process slept)
-	Nivcsw    int64         // ru_nivcsw: involuntary context switches (it was preempted)
-	MaxRSS    int64         // ru_maxrss, bytes
-	Wall      time.Duration
-	ExitCode  int
-	Server    srvUsage      // the server over the same interval
-	Pinned    string        // Cpus_allowed_list read back while it ran
-	CoresBusy time.Duration // busy time of the server's and generator's cores over the same interval
-	Conns     int64         // connections the server accepted meanwhile (-1: unknown)
-	Reqs      int64         // requests the server answered meanwhile (-1: unknown)
+	CPU        time.Duration // ru_utime + ru_stime
+	User, Sys  time.Duration // ru_utime, ru_stime
+	Nvcsw      int64         // ru_nvcsw: voluntary context switches (the process slept)
+	Nivcsw     int64         // ru_nivcsw: involuntary context switches (it was preempted)
+	MaxRSS     int64         // ru_maxrss, bytes
+	Wall       time.Duration
+	ExitCode   int
+	Server     srvUsage      // the server over the same interval
+	Pinned     string        // Cpus_allowed_list read back while it ran
+	CoresBusy  time.Duration // busy time of the server's and generator's cores over the same interval
+	CoresSteal time.Duration // the hypervisor's steal on them meanwhile (another guest ran)
+	Conns      int64         // connections the server accepted meanwhile (-1: unknown)
+	Reqs       int64         // requests the server answered meanwhile (-1: unknown)
 }
 
 // srvUsage is what the server used over one run: from its own getrusage
@@ -162,19 +163,20 @@ func procCPU(pid int) time.Duration {
 	return time.Duration(ut+st) * clockTick
 }
 
-// coresBusy is the busy (non-idle, non-iowait) time of the given cores, from
-// /proc/stat, so that CPU used by anything else on the benchmark's cores
-// during a run can be reported.
-func coresBusy(cores ...string) time.Duration {
+// coresBusy is the busy (non-idle, non-iowait) time of the given cores and,
+// apart, their steal (time the hypervisor ran another guest while the vCPU
+// was ready), from /proc/stat, so that CPU used by anything else on the
+// benchmark's cores during a run, and the host's share, can be reported.
+func coresBusy(cores ...string) (busy, steal time.Duration) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	want := map[string]bool{}
 	for _, c := range cores {
 		want["cpu"+c] = true
 	}
-	var ticks int64
+	var ticks, stolen int64
 	for _, l := range strings.Split(string(b), "\n") {
 		f := strings.Fields(l)
 		if len(f) < 9 || !want[f[0]] {
@@ -182,14 +184,17 @@ func coresBusy(cores ...string) time.Duration {
 		}
 		// user nice system idle iowait irq softirq steal
 		for i, v := range f[1:9] {
-			if i == 3 || i == 4 {
-				continue
-			}
 			n, _ := strconv.ParseInt(v, 10, 64)
-			ticks += n
+			switch i {
+			case 3, 4:
+			case 7:
+				stolen += n
+			default:
+				ticks += n
+			}
 		}
 	}
-	return time.Duration(ticks) * clockTick
+	return time.Duration(ticks) * clockTick, time.Duration(stolen) * clockTick
 }
 
 func cpusAllowed(pid int) string {
@@ -219,7 +224,7 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	cmd.WaitDelay = 5 * time.Second
 	var u usage
 	srv0 := srv.CPU()
-	busy0 := coresBusy(srv.cpu, cpu)
+	busy0, steal0 := coresBusy(srv.cpu, cpu)
 	st0, serr0 := srv.Stats()
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -235,7 +240,8 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	u.Wall = time.Since(t0)
 	st1, serr1 := srv.Stats()
 	u.Server.CPU = srv.CPU() - srv0
-	u.CoresBusy = coresBusy(srv.cpu, cpu) - busy0
+	busy1, steal1 := coresBusy(srv.cpu, cpu)
+	u.CoresBusy, u.CoresSteal = busy1-busy0, steal1-steal0
 	u.Conns, u.Reqs = -1, -1
 	if serr0 == nil && serr1 == nil {
 		u.Conns, u.Reqs = st1.Conns-st0.Conns, st1.Reqs-st0.Reqs

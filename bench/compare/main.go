@@ -248,17 +248,19 @@ func (b *bench) fillUsage(r *run, u usage) {
 		r.ServerNvcsw, r.ServerNivcsw = u.Server.Nvcsw, u.Server.Nivcsw
 	}
 	r.OtherCPU = u.CoresBusy - u.CPU - u.Server.CPU
+	r.Steal = u.CoresSteal
 	r.Conns, r.SrvReqs = u.Conns, u.Reqs
-	if pct := r.OtherCPUPct(); pct > contendedPct {
-		r.Note = append(r.Note, fmt.Sprintf("contended: other processes used %.0f%% of a core on the benchmark's cores", pct))
+	if pct := r.ContendedPct(); pct > contendedPct {
+		r.Note = append(r.Note, fmt.Sprintf("contended: other processes used %.0f%% of a core and the hypervisor took %.0f%% (steal) on the benchmark's cores", r.OtherCPUPct(), r.StealPct()))
 	}
 	if r.Pinned != b.genCPU {
 		r.Note = append(r.Note, "generator affinity read back as "+r.Pinned)
 	}
 }
 
-// contendedPct is the share of a core used by other processes on the
-// benchmark's cores above which a run is flagged as contended.
+// contendedPct is the share of a core used by other processes, or taken by
+// the hypervisor (steal), on the benchmark's cores above which a run is
+// flagged as contended.
 const contendedPct = 5
 
 func offered(rate int, dur time.Duration) int64 {
@@ -290,7 +292,7 @@ func better(stage string, r, best *run) bool {
 	if stage == "search" && r.Held != best.Held {
 		return r.Held
 	}
-	return r.OtherCPUPct() < best.OtherCPUPct()
+	return r.ContendedPct() < best.ContendedPct()
 }
 
 // pause lets the loopback connections of the previous run wind down.
@@ -309,13 +311,15 @@ func (b *bench) waitQuiet(ctx context.Context) (time.Duration, bool) {
 	const window = 500 * time.Millisecond
 	t0 := time.Now()
 	for {
-		busy0, srv0 := coresBusy(b.srv.cpu, b.genCPU), b.srv.CPU()
+		busy0, steal0 := coresBusy(b.srv.cpu, b.genCPU)
+		srv0 := b.srv.CPU()
 		select {
 		case <-ctx.Done():
 			return time.Since(t0), false
 		case <-time.After(window):
 		}
-		other := coresBusy(b.srv.cpu, b.genCPU) - busy0 - (b.srv.CPU() - srv0)
+		busy1, steal1 := coresBusy(b.srv.cpu, b.genCPU)
+		other := busy1 - busy0 - (b.srv.CPU() - srv0) + steal1 - steal0
 		if 100*other.Seconds()/window.Seconds() <= contendedPct {
 			return time.Since(t0), true
 		}
@@ -349,15 +353,15 @@ func (b *bench) measure(ctx context.Context, g generator, stage string, rate int
 		b.crit.judge(&r)
 		logRun(&r)
 		pause(ctx)
-		others = append(others, fmt.Sprintf("%.0f%%", r.OtherCPUPct()))
+		others = append(others, fmt.Sprintf("%.0f%%", r.ContendedPct()))
 		if try == 0 || better(stage, &r, &best) {
 			best = r
 		}
-		contended := best.Skipped == "" && best.OtherCPUPct() > contendedPct
+		contended := best.Skipped == "" && best.ContendedPct() > contendedPct
 		if !contended || try >= b.retries || ctx.Err() != nil || (stage == "search" && best.Held) ||
 			time.Until(b.deadline) < dur+15*time.Second {
 			if try > 0 {
-				best.Note = append(best.Note, fmt.Sprintf("kept 1 of %d attempts (other CPU %s)", try+1, strings.Join(others, ", ")))
+				best.Note = append(best.Note, fmt.Sprintf("kept 1 of %d attempts (other CPU + steal %s)", try+1, strings.Join(others, ", ")))
 			}
 			return best
 		}

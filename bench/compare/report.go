@@ -123,7 +123,7 @@ func (rep *report) markdown() string {
 	p("- **held** means: successes ≥ %.0f%% of rate × duration AND lateness p99 ≤ %g ms\n", 100*rep.Crit.MinSuccess, rep.Crit.MaxLatenessMS)
 	p("- server CPU %% = the server's CPU (its own getrusage, reported on /__bench/stats; /proc if not) over the generator's wall time; near 100%% means the server, not the generator, was the limit. Per request, with its context switches: the server table below\n")
 	p("- conns = connections the server accepted during the run; the server also counts the requests it answered, and a note says so when that differs from the tool's own count\n")
-	p("- other CPU %% = CPU used on cores %s and %s by anything but the server and the generator during the run (from /proc/stat, percent of one core); above %d%% the run is flagged *contended* in the notes and its figures are not to be trusted\n\n", rep.ServerCPU, rep.GenCPU, contendedPct)
+	p("- other CPU %% = CPU used on cores %s and %s by anything but the server and the generator during the run (from /proc/stat, percent of one core); steal %% = the time the hypervisor gave those cores to another guest while they were ready to run (/proc/stat's steal: on a virtual machine, the host's other work; no process here shows it); when the two together pass %d%% the run is flagged *contended* in the notes and its figures are not to be trusted\n\n", rep.ServerCPU, rep.GenCPU, contendedPct)
 
 	p("## Fixed rates (%s each)\n\n", rep.Dur)
 	rep.table(&sb, "fixed")
@@ -157,12 +157,12 @@ func (rep *report) markdown() string {
 
 	contended := 0
 	for _, r := range rep.Runs {
-		if r.Skipped == "" && r.OtherCPUPct() > contendedPct {
+		if r.Skipped == "" && r.ContendedPct() > contendedPct {
 			contended++
 		}
 	}
 	if contended > 0 {
-		p("\n**%d of %d runs were contended** (other processes used more than %d%% of a core on the benchmark's cores): their figures, and any target judged on them, are not to be trusted; rerun on a quiet machine.\n",
+		p("\n**%d of %d runs were contended** (other processes and the hypervisor's steal took more than %d%% of a core on the benchmark's cores): their figures, and any target judged on them, are not to be trusted; rerun on a quiet machine.\n",
 			contended, len(rep.Runs), contendedPct)
 	}
 
@@ -188,24 +188,24 @@ func (rep *report) markdown() string {
 }
 
 func (rep *report) table(sb *strings.Builder, stage string) {
-	fmt.Fprintf(sb, "| tool | target rate /s | held rate /s | CPU µs/req | user µs/req | sys µs/req | vol. cs/req | invol. cs/req | lateness p50 ms | lateness p99 ms | lateness n | peak RSS MiB | errors | server CPU %% | other CPU %% | conns | held |\n")
-	fmt.Fprintf(sb, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	fmt.Fprintf(sb, "| tool | target rate /s | held rate /s | CPU µs/req | user µs/req | sys µs/req | vol. cs/req | invol. cs/req | lateness p50 ms | lateness p99 ms | lateness n | peak RSS MiB | errors | server CPU %% | other CPU %% | steal %% | conns | held |\n")
+	fmt.Fprintf(sb, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, r := range rep.Runs {
 		if r.Stage != stage {
 			continue
 		}
 		if r.Skipped != "" {
-			fmt.Fprintf(sb, "| %s | %d | not measured | | | | | | | | | | | | | | no |\n", r.Tool, r.Rate)
+			fmt.Fprintf(sb, "| %s | %d | not measured | | | | | | | | | | | | | | | no |\n", r.Tool, r.Rate)
 			continue
 		}
 		held := "yes"
 		if !r.Held {
 			held = "no: " + r.Why
 		}
-		fmt.Fprintf(sb, "| %s | %d | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s | %d | %.1f | %d | %.0f | %.0f | %d | %s |\n",
+		fmt.Fprintf(sb, "| %s | %d | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s | %d | %.1f | %d | %.0f | %.0f | %.0f | %d | %s |\n",
 			r.Tool, r.Rate, r.HeldRate, r.CPUPerReq(), r.UserPerReq(), r.SysPerReq(), r.VcsPerReq(), r.IvcsPerReq(),
 			ms(r.LatenessP50), ms(r.LatenessP99), r.LatenessN,
-			float64(r.MaxRSS)/(1<<20), r.Errors, r.ServerCPUPct(), r.OtherCPUPct(), r.Conns, held)
+			float64(r.MaxRSS)/(1<<20), r.Errors, r.ServerCPUPct(), r.OtherCPUPct(), r.StealPct(), r.Conns, held)
 	}
 }
 

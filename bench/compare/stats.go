@@ -36,6 +36,7 @@ type run struct {
 	ServerNvcsw  int64         // the server's voluntary context switches meanwhile (-1: unknown)
 	ServerNivcsw int64         // and involuntary ones (-1: unknown)
 	OtherCPU     time.Duration // CPU anything else used on the two cores meanwhile
+	Steal        time.Duration // time the hypervisor gave the two cores to another guest meanwhile
 	Conns        int64         // connections the server accepted during the run (-1: unknown)
 	SrvReqs      int64         // requests the server answered during the run (-1: unknown)
 	Wall         time.Duration // wall time of the generator process
@@ -104,6 +105,18 @@ func (r *run) OtherCPUPct() float64 {
 	}
 	return max(0, 100*r.OtherCPU.Seconds()/r.Wall.Seconds())
 }
+
+// StealPct is the hypervisor's steal on the two cores, percent of one core.
+func (r *run) StealPct() float64 {
+	if r.Wall <= 0 {
+		return math.NaN()
+	}
+	return max(0, 100*r.Steal.Seconds()/r.Wall.Seconds())
+}
+
+// ContendedPct is what the run lost to others on its cores: other
+// processes' CPU and the hypervisor's steal, percent of one core.
+func (r *run) ContendedPct() float64 { return r.OtherCPUPct() + r.StealPct() }
 
 // criterion is what "held" means.
 type criterion struct {

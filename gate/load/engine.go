@@ -152,7 +152,15 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 		e.watchdog(ctx, stopSnaps)
 	}()
 
+	// The hypervisor's steal over the measured window (steal.go), on the
+	// generator's cpus as the topology states them: a Config without them
+	// (a library use with no topology) states no steal either.
+	var steal *stealWatch
+	if cfg.Topology.LoadCPUs != "" {
+		steal = watchSteal(startedAt.Add(sc.Warmup))
+	}
 	stop := e.dispatch(ctx)
+	stolen, stealWhy := steal.end(cfg.Topology.LoadCPUs, cfg.Topology.StackCPUs)
 	drained := e.drain(ctx, stop != stopDone)
 	abandoned := rec.abandonAll()
 	cancelReqs()
@@ -165,6 +173,10 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	// reqCtx cancelled) and their completions are dropped by the recorder.
 
 	res = e.result(startedAt, finishedAt)
+	res.Steal = stolen
+	if stealWhy != "" {
+		res.NotMeasured = append(res.NotMeasured, stealWhy)
+	}
 	res.Interrupted = stop == stopInterrupted && stageEnded(ctx) == nil // faults.go: a failed stage is not an interruption
 	switch stop {
 	case stopInterrupted:

@@ -474,8 +474,44 @@ func GeneratorWhy(g result.Generator) string {
 // generatorText states a behind-schedule warning's numbers beside their
 // limits.
 func generatorText(g result.Generator) string {
-	return fmt.Sprintf("%s of requests late (%s of %s, limit %s), lateness p99 %s ms (n=%s, limit %s ms)",
+	s := fmt.Sprintf("%s of requests late (%s of %s, limit %s), lateness p99 %s ms (n=%s, limit %s ms)",
 		Percent(g.LateShare), Count(g.Late), Count(g.Offered), Percent(g.LateShareLimit), MS(g.LatenessP99MS), Count(g.LatenessCount), exact(g.LatenessP99LimitMS))
+	if g.StealShare != nil {
+		s += ", " + stealText(*g.StealShare, "the generator's cores")
+	}
+	return s
+}
+
+// stealText words a steal share of some cores: "the hypervisor took 3.8%
+// of the generator's cores (steal)", or that it took none.
+func stealText(share float64, of string) string {
+	if share == 0 {
+		return "no hypervisor steal on " + of
+	}
+	return "the hypervisor took " + Percent(share) + " of " + of + " (steal)"
+}
+
+// stealAdvice is what a generator behind should know of steal that took 1%
+// or more of its cores: other guests of the host took them, which no core
+// inside this machine avoids ("" below that, or when not read).
+func stealAdvice(st *result.Steal) string {
+	if st == nil || st.Load.Share < 0.01 {
+		return ""
+	}
+	return "; the steal is other guests' work on this machine's host, which quieter cores inside it do not avoid: a quieter host, or a duet gate, whose two sides share it, does"
+}
+
+// StealLine words a result's steal for its header: the generator's cores'
+// share and the stack's, over the measured window; "" when not read.
+func StealLine(st *result.Steal) string {
+	if st == nil {
+		return ""
+	}
+	s := fmt.Sprintf("generator's cores (%s) %s", st.Load.CPUs, Percent(st.Load.Share))
+	if st.Stack != nil {
+		s += fmt.Sprintf(" · stack's cores (%s) %s", st.Stack.CPUs, Percent(st.Stack.Share))
+	}
+	return s + fmt.Sprintf(" of their time over the measured %s s, taken by the hypervisor for other work", exact(math.Round(st.WindowS*10)/10))
 }
 
 // untrustedText lists a gate's rounds whose generator fell behind its

@@ -136,7 +136,7 @@ func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
 		b.line("")
 	}
 	if g := generatorBehind(r); g != "" {
-		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. The generator was part of the measurement: latency is measured from each request's due time, so it includes the generator's own delay. Give the generator its own, quiet cores (`--load-cpus`) or lower the rate; a gate calls no regression on such a round.", g)
+		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. The generator was part of the measurement: latency is measured from each request's due time, so it includes the generator's own delay. Give the generator its own, quiet cores (`--load-cpus`) or lower the rate%s; a gate calls no regression on such a round.", g, stealAdvice(r.Steal))
 		b.line("")
 	}
 }
@@ -156,6 +156,9 @@ func mdHeader(b *md, r *result.Result) {
 	b.line("- **target** %s", mdtext.Code(orUnknown(r.Target)))
 	b.line("- **machine** %s", machineText(r.Machine))
 	b.line("- **topology** %s", topologyText(r.Topology, "**"))
+	if st := StealLine(r.Steal); st != "" {
+		b.line("- **steal** %s", st)
+	}
 	b.line("- **load** max_in_flight %s · timeout %s ms", Count(int64(r.Scenario.MaxInFlight)), exact(r.Scenario.TimeoutMS))
 	b.line("- **precision** %s", orUnknown(r.Precision))
 	if s := r.Scenario.Scale; s != 0 && s != 1 {

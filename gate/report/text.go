@@ -47,7 +47,7 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 		b.line("INTERRUPTED — the run stopped before its schedule ended; numbers describe only what ran")
 	}
 	if g := generatorBehind(r); g != "" {
-		b.line("GENERATOR BEHIND SCHEDULE — %s: latency includes the generator's own delay (give it quiet cores with --load-cpus, or lower the rate)", g)
+		b.line("GENERATOR BEHIND SCHEDULE — %s: latency includes the generator's own delay (give it quiet cores with --load-cpus, or lower the rate%s)", g, stealAdvice(r.Steal))
 	}
 	head := fmt.Sprintf("loadgate %s %s · %s · target %s", r.Scenario.Name, scenarioHash(r.Scenario.Hash), date(r.StartedAt), orUnknown(r.Target))
 	if r.Side != "" || r.Commit != "" {
@@ -56,6 +56,9 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	b.line("%s", head)
 	b.line("machine %s", machineText(r.Machine))
 	b.line("topology %s", topologyText(r.Topology, ""))
+	if st := StealLine(r.Steal); st != "" {
+		b.line("steal    %s", st)
+	}
 	prec := "precision " + orUnknown(r.Precision)
 	if s := r.Scenario.Scale; s != 0 && s != 1 {
 		prec += " · scale " + exact(s)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -133,11 +134,7 @@ func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
 		s = string(c.Reason)
 	}
 	if c.Undecided != "" {
-		names := make([]string, len(v.Untrusted))
-		for i, u := range v.Untrusted {
-			names[i] = untrustedName(u)
-		}
-		s += fmt.Sprintf(" — not called %s: the generator fell behind its schedule in %s (see the notes)", withArticle(c.Undecided), strings.Join(names, " and "))
+		s += fmt.Sprintf(" — not called %s: the generator fell behind its schedule in %s (see the notes)", withArticle(c.Undecided), untrustedList(v.Untrusted))
 	}
 	return s
 }
@@ -194,6 +191,48 @@ func untrustedName(u verdict.UntrustedRound) string {
 		return fmt.Sprintf("%s rounds %s (one result)", u.Side, ranges(u.Rounds))
 	}
 	return fmt.Sprintf("%s round %d", u.Side, u.Round)
+}
+
+// untrustedList names the untrusted rounds in one phrase, each side's as
+// ranges: "head round 2", "base round 1 and head round 2", "base rounds
+// 1–8, 10 and head rounds 1–3", or "rounds 1–8, 10 of both sides" when both
+// sides' are the same rounds (a duet's shared stalls; the rows of ten
+// rounds each once read "base round 1 and base round 2 and …").
+func untrustedList(us []verdict.UntrustedRound) string {
+	var sides []string
+	bySide := map[string][]verdict.UntrustedRound{}
+	for _, u := range us {
+		if _, ok := bySide[u.Side]; !ok {
+			sides = append(sides, u.Side)
+		}
+		bySide[u.Side] = append(bySide[u.Side], u)
+	}
+	// each side's rounds, sorted; nil for a side with one result (a stored
+	// baseline, paired in several rounds, keeps its own name)
+	rounds := func(side string) []int {
+		if len(bySide[side]) == 1 {
+			return nil
+		}
+		var ns []int
+		for _, u := range bySide[side] {
+			ns = append(ns, u.Round)
+		}
+		return slices.Compact(slices.Sorted(slices.Values(ns)))
+	}
+	if len(sides) == 2 {
+		if a := rounds(sides[0]); a != nil && slices.Equal(a, rounds(sides[1])) {
+			return "rounds " + ranges(a) + " of both sides"
+		}
+	}
+	parts := make([]string, len(sides))
+	for i, side := range sides {
+		if ns := rounds(side); ns != nil {
+			parts[i] = side + " rounds " + ranges(ns)
+		} else {
+			parts[i] = untrustedName(bySide[side][0])
+		}
+	}
+	return strings.Join(parts, " and ")
 }
 
 // untrustedNote is the note on one untrusted round.

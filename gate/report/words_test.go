@@ -31,6 +31,25 @@ func TestOneSpellingPerNumber(t *testing.T) {
 	if got := report.ComparisonWhy(v, l); got != "p95 −13.2% (95% CI −20.0% … −5.0%): faster beyond the +10.0% tolerance — not called an improvement: the generator fell behind its schedule in base rounds 1–3 (one result) (see the notes)" {
 		t.Errorf("why %q", got)
 	}
+	// Regression test: the rounds behind schedule were listed one by one,
+	// "base round 1 and base round 2 and … and head round 10" (a duet
+	// corpus's gate, eighteen names in every row).
+	for _, tc := range []struct {
+		untrusted []verdict.UntrustedRound
+		want      string
+	}{
+		{[]verdict.UntrustedRound{{Side: "base", Round: 1}, {Side: "base", Round: 2}, {Side: "base", Round: 3}, {Side: "base", Round: 5},
+			{Side: "head", Round: 1}, {Side: "head", Round: 2}, {Side: "head", Round: 3}, {Side: "head", Round: 5}}, "rounds 1–3, 5 of both sides"},
+		{[]verdict.UntrustedRound{{Side: "base", Round: 1}, {Side: "base", Round: 2}, {Side: "head", Round: 2}}, "base rounds 1, 2 and head round 2"},
+		{[]verdict.UntrustedRound{{Side: "base", Round: 4}, {Side: "head", Round: 4}}, "base round 4 and head round 4"},
+		{[]verdict.UntrustedRound{{Side: "base", Round: 1, Rounds: []int{1, 2, 3}}, {Side: "head", Round: 2}, {Side: "head", Round: 3}}, "base rounds 1–3 (one result) and head rounds 2, 3"},
+	} {
+		v.Untrusted = tc.untrusted
+		want := "p95 −13.2% (95% CI −20.0% … −5.0%): faster beyond the +10.0% tolerance — not called an improvement: the generator fell behind its schedule in " + tc.want + " (see the notes)"
+		if got := report.ComparisonWhy(v, l); got != want {
+			t.Errorf("why %q\nwant %q", got, want)
+		}
+	}
 	n := verdict.Comparison{Metric: "p95", Rounds: 3, Reason: verdict.ReasonStraddles, Needs: &verdict.Need{Rounds: 13, SustainFactor: 2.5}}
 	if got := report.ComparisonNeed(v, n); got != "≈ 13 rounds (now 3), or 3 rounds with a sustain ≈ 2.5× longer" {
 		t.Errorf("need %q", got)

@@ -141,7 +141,7 @@ func (r *Result) validate() error {
 			}
 		}
 	}
-	return nil
+	return r.Steal.validate()
 }
 
 // normalized returns r, copied where needed so r itself is not modified,

@@ -34,6 +34,11 @@ type Generator struct {
 	LatenessCount      int64   `json:"lateness_count"`        // = lateness_ms.count, the samples the p99 stands on
 	LateShareLimit     float64 `json:"late_share_limit"`      // LateShareLimit
 	LatenessP99LimitMS float64 `json:"lateness_p99_limit_ms"` // LatenessP99LimitMS
+	// StealShare = steal.load.share: the share of the generator's cores
+	// that their hypervisor ran something else on over the measured
+	// window, one cause of a generator behind that nothing inside the
+	// machine shows (absent when steal was not read).
+	StealShare *float64 `json:"steal_share,omitempty"`
 	// Reason is the warning in words, filled only by gate/report
 	// (report.Explain, for a gate's verdict.json). A result never sets it:
 	// result.json no longer carries it, and a file written before that
@@ -64,7 +69,13 @@ func (r *Result) GeneratorBehind() *Generator {
 	if share <= LateShareLimit && p99 <= LatenessP99LimitMS {
 		return nil
 	}
+	var steal *float64
+	if r.Steal != nil {
+		s := r.Steal.Load.Share
+		steal = &s
+	}
 	return &Generator{
+		StealShare:         steal,
 		BehindSchedule:     true,
 		Late:               r.Late,
 		Offered:            r.Offered,

@@ -42,10 +42,13 @@ type Result struct {
 	// schedule (GeneratorBehind); derived from late, offered and
 	// lateness_ms.p99 by Encode and Decode.
 	Generator *Generator `json:"generator,omitempty"`
-	Precision string     `json:"precision"` // e.g. "HdrHistogram, 3 significant digits, values in µs"
-	Warmup    Warmup     `json:"warmup"`
-	Phases    []Phase    `json:"phases"`
-	Stack     *Stack     `json:"stack,omitempty"`
+	// Steal is the hypervisor's share of the generator's and the stack's
+	// cores over the measured window (steal.go); absent when not read.
+	Steal     *Steal  `json:"steal,omitempty"`
+	Precision string  `json:"precision"` // e.g. "HdrHistogram, 3 significant digits, values in µs"
+	Warmup    Warmup  `json:"warmup"`
+	Phases    []Phase `json:"phases"`
+	Stack     *Stack  `json:"stack,omitempty"`
 	// Faults are the failures injected during the phases, as they happened
 	// (faults.go); their requests are kept out of the phases' numbers, in
 	// faults[].workloads[].during: offered and recorded above count them

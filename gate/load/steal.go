@@ -1,0 +1,97 @@
+package load
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/procstat"
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+// readSteal reads every CPU's cumulative steal (a seam for tests:
+// export_test.go).
+var readSteal = procstat.Reader{}.ReadSteal
+
+// stealWatch reads the machine's steal at the end of the warm-up and at the
+// end of the schedule, so that a result can say how much of the
+// generator's and the stack's cores the hypervisor took over the measured
+// window (result.Steal). The first read runs on a timer of its own, never
+// on the dispatcher; the second where the schedule has ended. Its methods
+// may be called from any goroutine.
+type stealWatch struct {
+	mu      sync.Mutex
+	timer   *time.Timer
+	ended   bool
+	before  procstat.Steal
+	at      time.Time // when before was read; zero: not yet (or failed)
+	readErr error
+}
+
+// watchSteal arms the first read for warmupEnd (now when it has passed).
+func watchSteal(warmupEnd time.Time) *stealWatch {
+	w := &stealWatch{}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.timer = time.AfterFunc(max(time.Until(warmupEnd), 0), func() {
+		s, err := readSteal()
+		at := time.Now()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.ended {
+			return // the schedule ended first
+		}
+		w.before, w.at, w.readErr = s, at, err
+	})
+	return w
+}
+
+// end reads the steal again and states it over the window for the
+// generator's cpus (load) and the stack's (stack, "" without one): nil and
+// "" when the window never began (the run ended in its warm-up) or w is
+// nil (not watched), nil and why when it could not be stated.
+func (w *stealWatch) end(load, stack string) (*result.Steal, string) {
+	if w == nil {
+		return nil, ""
+	}
+	w.mu.Lock()
+	w.ended = true
+	w.timer.Stop()
+	before, at, err := w.before, w.at, w.readErr
+	w.mu.Unlock()
+	if err != nil {
+		return nil, "hypervisor steal: " + err.Error()
+	}
+	if at.IsZero() {
+		return nil, ""
+	}
+	after, err := readSteal()
+	wall := time.Since(at)
+	if err != nil {
+		return nil, "hypervisor steal: " + err.Error()
+	}
+	cores := func(list string) (result.StealCores, error) {
+		set, err := pin.Parse(list)
+		if err != nil {
+			return result.StealCores{}, fmt.Errorf("cpus %q: %w", list, err)
+		}
+		sh, err := procstat.StealBetween(before, after, set.CPUs(), wall)
+		if err != nil {
+			return result.StealCores{}, err
+		}
+		return result.StealCores{CPUs: set.String(), StolenS: sh.Stolen.Seconds(), Share: sh.Share}, nil
+	}
+	st := &result.Steal{WindowS: wall.Seconds()}
+	if st.Load, err = cores(load); err != nil {
+		return nil, "hypervisor steal on the generator's cores: " + err.Error()
+	}
+	if stack != "" {
+		c, err := cores(stack)
+		if err != nil {
+			return nil, "hypervisor steal on the stack's cores: " + err.Error()
+		}
+		st.Stack = &c
+	}
+	return st, ""
+}

@@ -1,0 +1,60 @@
+package result
+
+import (
+	"fmt"
+	"math"
+)
+
+// Steal is result.json's "steal": how much of the generator's and of the
+// stack's cores their hypervisor gave to something else (another guest)
+// over the measured window — from the end of the warm-up to the end of the
+// schedule — read from /proc/stat (procstat.Steal). A vCPU that is not
+// running can neither send a request on time nor answer one, so steal is
+// a cause of lateness and of latency that nothing inside the machine shows
+// otherwise; on a machine without a hypervisor, or one that does not report
+// it, the shares are 0.
+//
+// Absent when it was not read: the run ended before its warm-up did, the
+// generator's cpus are not known, or /proc/stat could not be read (the
+// result's not_measured says which).
+type Steal struct {
+	WindowS float64     `json:"window_s"`        // the measured window's wall time the shares are of
+	Load    StealCores  `json:"load"`            // the generator's cores (topology.load_cpus)
+	Stack   *StealCores `json:"stack,omitempty"` // the stack's cores (topology.stack_cpus); absent without a stack
+}
+
+// StealCores is the steal on one set of cores: Share = the steal summed
+// over the cores ÷ (window × cores), 0…1.
+type StealCores struct {
+	CPUs    string  `json:"cpus"`           // cpuset list
+	StolenS float64 `json:"stolen_seconds"` // summed over the cores
+	Share   float64 `json:"share"`
+}
+
+// validate refuses shares outside 0…1, negative or non-finite seconds, and
+// a stack part without cpus. A nil Steal is valid (not read).
+func (s *Steal) validate() error {
+	if s == nil {
+		return nil
+	}
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 }
+	if bad(s.WindowS) {
+		return fmt.Errorf("steal.window_s %v is not a duration", s.WindowS)
+	}
+	for i, c := range []*StealCores{&s.Load, s.Stack} {
+		name := [...]string{"load", "stack"}[i]
+		if c == nil {
+			continue
+		}
+		if c.CPUs == "" {
+			return fmt.Errorf("steal.%s.cpus is empty", name)
+		}
+		if bad(c.StolenS) {
+			return fmt.Errorf("steal.%s.stolen_seconds %v is not a duration", name, c.StolenS)
+		}
+		if bad(c.Share) || c.Share > 1 {
+			return fmt.Errorf("steal.%s.share %v is not within 0…1", name, c.Share)
+		}
+	}
+	return nil
+}
