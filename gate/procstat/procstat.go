@@ -4,7 +4,8 @@
 // (measurement rule 11), never as an average over the process's lifetime.
 // It is loadgate's one CPU-delta sampler: of a watched process (Sample), of
 // the generator itself (SampleSelf), and of both from the end of a load's
-// warm-up on the engine's clock (Watch).
+// warm-up on the engine's clock (Watch). It also reads the machine's per-CPU
+// hypervisor steal from /proc/stat (ReadSteal), used as deltas too.
 //
 // Linux only: elsewhere there is no /proc and every read fails.
 package procstat
