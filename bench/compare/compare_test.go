@@ -237,3 +237,32 @@ func TestMarkdownHasTheNewColumns(t *testing.T) {
 		}
 	}
 }
+
+// Which attempts measure runs again: a contended one, and a search step not
+// held even when quiet (one lateness spike decides a step at the limit);
+// never past the retries, never a held search step or a skipped run.
+func TestAgain(t *testing.T) {
+	quiet := run{Wall: time.Second}
+	busy := run{Wall: time.Second, Steal: 200 * time.Millisecond} // 20% of a core to the hypervisor
+	heldQuiet := run{Wall: time.Second, Held: true}
+	heldBusy := run{Wall: time.Second, OtherCPU: 300 * time.Millisecond, Held: true}
+	for _, tc := range []struct {
+		name       string
+		stage      string
+		best       run
+		try, tries int
+		want       bool
+	}{
+		{"fixed, quiet: kept", "fixed", heldQuiet, 0, 1, false},
+		{"fixed, steal: again", "fixed", busy, 0, 1, true},
+		{"fixed, steal, retries spent", "fixed", busy, 1, 1, false},
+		{"search, not held, quiet: again", "search", quiet, 0, 1, true},
+		{"search, not held, retries spent", "search", quiet, 1, 1, false},
+		{"search, held on busy cores: kept", "search", heldBusy, 0, 1, false},
+		{"skipped", "search", run{Skipped: "no binary"}, 0, 1, false},
+	} {
+		if got := again(tc.stage, &tc.best, tc.try, tc.tries); got != tc.want {
+			t.Errorf("%s: again = %v", tc.name, got)
+		}
+	}
+}

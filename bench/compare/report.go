@@ -128,6 +128,7 @@ func (rep *report) markdown() string {
 	p("## Fixed rates (%s each)\n\n", rep.Dur)
 	rep.table(&sb, "fixed")
 	p("\n## Highest held rate (search: %s runs, stepping up then bisecting)\n\n", rep.SearchDur)
+	p("A step not held is run once more (`-retries`), for every tool alike: near its limit a generator is at 100%% of its core, and a single stall's lateness spike decides a %s step; the step is held when either attempt was.\n\n", rep.SearchDur)
 	p("| tool | highest held rate /s | search |\n| --- | ---: | --- |\n")
 	for _, g := range rep.Tools {
 		best, ok := rep.MaxHeld[g.name]
