@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -300,10 +301,47 @@ func (ds *design) describe() string {
 	s := fmt.Sprintf("%s (%s): %d paired rounds from %d gate(s); %d of %d results with the generator behind schedule; a paired round %s, set-up and teardown %s",
 		ds.name, ds.scenario, len(ds.pairs), ds.chunks, ds.untrusted, 2*len(ds.pairs),
 		ds.pairDur.Round(time.Second), ds.setupDur.Round(time.Second))
+	if st := ds.steal(); st != "" {
+		s += "; " + st
+	}
 	if ds.unusableGates > 0 {
 		s += fmt.Sprintf("; %d of the %d gates were unusable (exit 3: a round ended by the watchdog, or a stack that would not pause), %d of their pairs left out", ds.unusableGates, ds.chunks, ds.unusablePairs)
 	}
 	return s
+}
+
+// steal summarizes the hypervisor's steal on the generator's cores over
+// the corpus's results that recorded it (result.Steal: loadgate 015c5cc
+// on): median and largest share, and the median of those behind schedule
+// beside those on it, so a reader sees whether the machine's other guests
+// explain the rounds behind. "" when no result recorded it.
+func (ds *design) steal() string {
+	var all, behind, onTime []float64
+	for _, p := range ds.pairs {
+		for _, r := range []*result.Result{p.base, p.head} {
+			if r.Steal == nil {
+				continue
+			}
+			all = append(all, r.Steal.Load.Share)
+			if r.GeneratorBehind() != nil {
+				behind = append(behind, r.Steal.Load.Share)
+			} else {
+				onTime = append(onTime, r.Steal.Load.Share)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	med := func(xs []float64) string {
+		if len(xs) == 0 {
+			return "–"
+		}
+		xs = slices.Sorted(slices.Values(xs))
+		return fmt.Sprintf("%.1f%%", 100*xs[(len(xs)-1)/2])
+	}
+	return fmt.Sprintf("hypervisor steal on the generator's cores (%d of %d results recorded it): median %s, largest %s; median %s in the results behind schedule, %s in those on it",
+		len(all), 2*len(ds.pairs), med(all), fmt.Sprintf("%.1f%%", 100*slices.Max(all)), med(behind), med(onTime))
 }
 
 func joinInts(xs []int) string {

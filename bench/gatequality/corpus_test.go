@@ -1,0 +1,39 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+// The corpus line says how much of the generator's cores the hypervisor
+// took, in the rounds behind schedule and in those on it, from the results
+// that recorded it; a corpus of older results says nothing of it.
+func TestDescribeStatesSteal(t *testing.T) {
+	res := func(steal float64, behind bool) *result.Result {
+		r := &result.Result{Offered: 3000, LatenessMS: result.Summary{Count: 3000, P99: 1}}
+		if behind {
+			r.LatenessMS.P99 = 12
+		}
+		if steal >= 0 {
+			r.Steal = &result.Steal{WindowS: 15, Load: result.StealCores{CPUs: "1", Share: steal}}
+		}
+		return r
+	}
+	ds := &design{name: "duet5", scenario: "s.yaml", chunks: 1, pairs: []pair{
+		{base: res(0.20, true), head: res(0.30, true)},
+		{base: res(0.01, false), head: res(0.02, false)},
+		{base: res(0.03, false), head: res(-1, false)}, // an older loadgate's: no steal
+	}}
+	got := ds.describe()
+	want := "hypervisor steal on the generator's cores (5 of 6 results recorded it): median 3.0%, largest 30.0%; median 20.0% in the results behind schedule, 2.0% in those on it"
+	if !strings.Contains(got, want) {
+		t.Errorf("describe:\n%s\nlacks\n%s", got, want)
+	}
+	ds.pairs = ds.pairs[2:3]
+	ds.pairs[0].base.Steal = nil
+	if got := ds.describe(); strings.Contains(got, "steal") {
+		t.Errorf("no steal recorded, yet: %s", got)
+	}
+}
