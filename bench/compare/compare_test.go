@@ -254,6 +254,7 @@ func TestAgain(t *testing.T) {
 		want       bool
 	}{
 		{"fixed, quiet: kept", "fixed", heldQuiet, 0, 1, false},
+		{"fixed, quiet, not held: kept (its figures are judged as measured)", "fixed", quiet, 0, 1, false},
 		{"fixed, steal: again", "fixed", busy, 0, 1, true},
 		{"fixed, steal, retries spent", "fixed", busy, 1, 1, false},
 		{"search, not held, quiet: again", "search", quiet, 0, 1, true},

@@ -63,7 +63,7 @@ func main() {
 		minSuccess  = flag.Float64("held-success", 0.99, "held: successes ≥ this × rate × duration")
 		maxLate     = flag.Float64("held-lateness-ms", 10, "held: lateness p99 ≤ this, ms")
 		budget      = flag.Duration("budget", 6*time.Minute, "stop searching when the whole run would pass this")
-		retries     = flag.Int("retries", 1, "run a contended run again up to this many times")
+		retries     = flag.Int("retries", 1, "run a contended run, or a search step not held, again up to this many times")
 		quietWait   = flag.Duration("quiet-wait", 10*time.Second, "before each run, wait up to this long for the two cores to be idle")
 		tools       = flag.String("tools", "vegeta,loadgate", "generators to run")
 		work        = flag.String("work", ".bench/run", "scratch directory")
@@ -124,7 +124,7 @@ func main() {
 		Start: time.Now(), Server: srv, ServerMode: *serverMode, ServerCPU: *serverCPU, GenCPU: *genCPU,
 		Crit: b.crit, JudgeRate: *judgeRate, LowRate: *lowRate, LatenessRates: lateAt, Workers: *workers, Timeout: *timeout, MaxInFlight: *maxInFlight,
 		Dur: *dur, SearchDur: *searchDur, VegetaVersion: moduleVersion(*vegeta, "github.com/tsenart/vegeta/v12"),
-		LoadgateVersion: *lgVersion, Tools: gens, MaxHeld: map[string]int{}, SearchNote: map[string]string{},
+		LoadgateVersion: *lgVersion, Retries: *retries, Tools: gens, MaxHeld: map[string]int{}, SearchNote: map[string]string{},
 	}
 
 	// Fixed rates, the tools alternating who goes first.

@@ -22,6 +22,7 @@ type report struct {
 	LowRate         int   // low rate of the CPU and context-switch targets
 	LatenessRates   []int // rates of the lateness target
 	Workers         int
+	Retries         int // -retries: attempts after the first
 	Timeout         time.Duration
 	MaxInFlight     int
 	Dur, SearchDur  time.Duration
@@ -128,7 +129,9 @@ func (rep *report) markdown() string {
 	p("## Fixed rates (%s each)\n\n", rep.Dur)
 	rep.table(&sb, "fixed")
 	p("\n## Highest held rate (search: %s runs, stepping up then bisecting)\n\n", rep.SearchDur)
-	p("A step not held is run once more (`-retries`), for every tool alike: near its limit a generator is at 100%% of its core, and a single stall's lateness spike decides a %s step; the step is held when either attempt was.\n\n", rep.SearchDur)
+	if rep.Retries > 0 {
+		p("A step not held is run again, up to %d more time(s) (`-retries`; fewer when the time budget is short), for every tool alike: near its limit a generator is at 100%% of its core, and a single stall's lateness spike decides a %s step; the step is held when any attempt was.\n\n", rep.Retries, rep.SearchDur)
+	}
 	p("| tool | highest held rate /s | search |\n| --- | ---: | --- |\n")
 	for _, g := range rep.Tools {
 		best, ok := rep.MaxHeld[g.name]

@@ -338,7 +338,8 @@ func (ds *design) steal() string {
 			return "–"
 		}
 		xs = slices.Sorted(slices.Values(xs))
-		return fmt.Sprintf("%.1f%%", 100*xs[(len(xs)-1)/2])
+		m := (xs[(len(xs)-1)/2] + xs[len(xs)/2]) / 2
+		return fmt.Sprintf("%.1f%%", 100*m)
 	}
 	return fmt.Sprintf("hypervisor steal on the generator's cores (%d of %d results recorded it): median %s, largest %s; median %s in the results behind schedule, %s in those on it",
 		len(all), 2*len(ds.pairs), med(all), fmt.Sprintf("%.1f%%", 100*slices.Max(all)), med(behind), med(onTime))

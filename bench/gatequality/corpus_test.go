@@ -27,7 +27,7 @@ func TestDescribeStatesSteal(t *testing.T) {
 		{base: res(0.03, false), head: res(-1, false)}, // an older loadgate's: no steal
 	}}
 	got := ds.describe()
-	want := "hypervisor steal on the generator's cores (5 of 6 results recorded it): median 3.0%, largest 30.0%; median 20.0% in the results behind schedule, 2.0% in those on it"
+	want := "hypervisor steal on the generator's cores (5 of 6 results recorded it): median 3.0%, largest 30.0%; median 25.0% in the results behind schedule, 2.0% in those on it"
 	if !strings.Contains(got, want) {
 		t.Errorf("describe:\n%s\nlacks\n%s", got, want)
 	}

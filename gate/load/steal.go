@@ -14,8 +14,9 @@ import (
 // export_test.go).
 var readSteal = procstat.Reader{}.ReadSteal
 
-// stealWatch reads the machine's steal at the end of the warm-up and at the
-// end of the schedule, so that a result can say how much of the
+// stealWatch reads the machine's steal at the end of the warm-up and where
+// the dispatcher stops (the last request's due time, or an early stop), so
+// that a result can say how much of the
 // generator's and the stack's cores the hypervisor took over the measured
 // window (result.Steal). The first read runs on a timer of its own, never
 // on the dispatcher; the second where the schedule has ended. Its methods
@@ -48,9 +49,11 @@ func watchSteal(warmupEnd time.Time) *stealWatch {
 }
 
 // end reads the steal again and states it over the window for the
-// generator's cpus (load) and the stack's (stack, "" without one): nil and
-// "" when the window never began (the run ended in its warm-up) or w is
-// nil (not watched), nil and why when it could not be stated.
+// generator's cpus (load) and the stack's (stack, "" without one), over
+// the window from the end of the warm-up to now — where the dispatcher
+// stopped: its last request's due time, or an early stop. nil and "" when
+// w is nil (not watched), nil and why when it could not be stated (the
+// window never began: the run ended in its warm-up).
 func (w *stealWatch) end(load, stack string) (*result.Steal, string) {
 	if w == nil {
 		return nil, ""
@@ -64,7 +67,7 @@ func (w *stealWatch) end(load, stack string) (*result.Steal, string) {
 		return nil, "hypervisor steal: " + err.Error()
 	}
 	if at.IsZero() {
-		return nil, ""
+		return nil, "hypervisor steal: not read (the run ended before its warm-up did)"
 	}
 	after, err := readSteal()
 	wall := time.Since(at)

@@ -3,6 +3,7 @@ package load_test
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -42,8 +43,12 @@ workloads: [{name: get, share: 1, http: {method: GET, path: /}}]
 // guest whose host ran other guests had no cause in its result).
 func TestStealOverTheMeasuredWindow(t *testing.T) {
 	var reads atomic.Int32
+	var firstRead atomic.Int64 // unix ns of the first read
 	read := func() (procstat.Steal, error) {
 		n := time.Duration(reads.Add(1) - 1)
+		if n == 0 {
+			firstRead.Store(time.Now().UnixNano())
+		}
 		return procstat.Steal{CPU: map[int]time.Duration{
 			0: time.Second + n*30*time.Millisecond, // the stack's core: 30 ms stolen
 			1: time.Second + n*50*time.Millisecond, // the generator's: 50 ms
@@ -61,9 +66,12 @@ func TestStealOverTheMeasuredWindow(t *testing.T) {
 	if st.Load.CPUs != "1" || st.Load.StolenS != 0.05 || st.Stack.CPUs != "0" || st.Stack.StolenS != 0.03 {
 		t.Errorf("steal %+v, stack %+v", st.Load, *st.Stack)
 	}
-	// the window is the measured phases' (200 ms), not the warm-up's too
-	if st.WindowS <= 0 || st.WindowS > 5 || st.Load.Share != min(st.Load.StolenS/st.WindowS, 1) {
-		t.Errorf("window %v s, load share %v", st.WindowS, st.Load.Share)
+	// the window begins where the warm-up (50 ms) ends, never before it
+	if first := time.Unix(0, firstRead.Load()); first.Before(res.StartedAt.Add(50*time.Millisecond - time.Millisecond)) {
+		t.Errorf("first steal read %v, %v after the start: inside the warm-up", first, first.Sub(res.StartedAt))
+	}
+	if want := min(st.Load.StolenS/st.WindowS, 1); st.WindowS <= 0 || math.Abs(st.Load.Share-want) > 1e-9 {
+		t.Errorf("window %v s, load share %v, want %v", st.WindowS, st.Load.Share, want)
 	}
 	var buf strings.Builder
 	if err := res.Encode(&buf); err != nil {

@@ -54,8 +54,9 @@ func ParseSteal(b []byte) (Steal, error) {
 		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
 			continue
 		}
-		cpu, err := strconv.Atoi(f[0][3:])
-		if err != nil || cpu < 0 || cpu > 1<<16 {
+		num := f[0][3:]
+		cpu, err := strconv.Atoi(num)
+		if err != nil || cpu > 1<<16 || strings.TrimLeft(num, "0123456789") != "" {
 			return Steal{}, fmt.Errorf("stat: line %d: %q is not cpuN", n+1, f[0])
 		}
 		if len(f) < 9 {

@@ -48,6 +48,7 @@ func TestParseSteal(t *testing.T) {
 		{"twice", "cpu0 0 0 0 0 0 0 0 1\ncpu0 0 0 0 0 0 0 0 2\n", nil, "line 2: cpu0 listed twice"},
 		// "cpuX" is not a cpu number
 		{"bad name", "cpuX 0 0 0 0 0 0 0 1\n", nil, `line 1: "cpuX" is not cpuN`},
+		{"signed", "cpu+1 0 0 0 0 0 0 0 1\n", nil, `line 1: "cpu+1" is not cpuN`},
 		// nothing per CPU: not a /proc/stat
 		{"empty", "", nil, "no cpuN line"},
 		{"aggregate only", "cpu  1 2 3 4 5 6 7 8\n", nil, "no cpuN line"},

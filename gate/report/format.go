@@ -493,12 +493,14 @@ func stealText(share float64, of string) string {
 
 // stealAdvice is what a generator behind should know of steal that took 1%
 // or more of its cores: other guests of the host took them, which no core
-// inside this machine avoids ("" below that, or when not read).
+// inside this machine avoids ("" below that, or when not read). 1% of a
+// core's time in bursts of tens of milliseconds is enough to make more
+// than 1% of the requests late.
 func stealAdvice(st *result.Steal) string {
 	if st == nil || st.Load.Share < 0.01 {
 		return ""
 	}
-	return "; the steal is other guests' work on this machine's host, which quieter cores inside it do not avoid: a quieter host, or a duet gate, whose two sides share it, does"
+	return "; the steal is other guests' work on this machine's host, which no core inside it avoids: only a quieter host does (a duet gate makes both sides meet it alike, it does not remove it)"
 }
 
 // StealLine words a result's steal for its header: the generator's cores'

@@ -269,7 +269,7 @@ var cases = []golden{
 		want: verdict.Pass,
 		md: []string{
 			"> **GENERATOR BEHIND SCHEDULE** — 2.99% of requests late (149 of 4 980, limit 1%), lateness p99 6.80 ms (n=4 980, limit 5 ms), the hypervisor took 3.8% of the generator's cores (steal).",
-			"or lower the rate; the steal is other guests' work on this machine's host, which quieter cores inside it do not avoid",
+			"or lower the rate; the steal is other guests' work on this machine's host, which no core inside it avoids: only a quieter host does",
 			"- **steal** generator's cores (1) 3.8% · stack's cores (0) 2.9% of their time over the measured 60 s, taken by the hypervisor for other work",
 		},
 		text: []string{

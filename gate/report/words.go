@@ -207,29 +207,38 @@ func untrustedList(us []verdict.UntrustedRound) string {
 		}
 		bySide[u.Side] = append(bySide[u.Side], u)
 	}
-	// each side's rounds, sorted; nil for a side with one result (a stored
-	// baseline, paired in several rounds, keeps its own name)
+	// each side's rounds, sorted, each once: every round a result is
+	// paired in (a stored baseline: several)
 	rounds := func(side string) []int {
-		if len(bySide[side]) == 1 {
-			return nil
-		}
 		var ns []int
 		for _, u := range bySide[side] {
-			ns = append(ns, u.Round)
+			if len(u.Rounds) > 0 {
+				ns = append(ns, u.Rounds...)
+			} else {
+				ns = append(ns, u.Round)
+			}
 		}
 		return slices.Compact(slices.Sorted(slices.Values(ns)))
 	}
-	if len(sides) == 2 {
-		if a := rounds(sides[0]); a != nil && slices.Equal(a, rounds(sides[1])) {
-			return "rounds " + ranges(a) + " of both sides"
+	// one result paired in several rounds keeps its own name: "(one result)"
+	single := func(side string) bool { return len(bySide[side]) == 1 && len(bySide[side][0].Rounds) > 1 }
+	name := func(ns []int) string {
+		if len(ns) == 1 {
+			return fmt.Sprintf("round %d", ns[0])
+		}
+		return "rounds " + ranges(ns)
+	}
+	if len(sides) == 2 && !single(sides[0]) && !single(sides[1]) {
+		if a := rounds(sides[0]); len(a) > 1 && slices.Equal(a, rounds(sides[1])) {
+			return name(a) + " of both sides"
 		}
 	}
 	parts := make([]string, len(sides))
 	for i, side := range sides {
-		if ns := rounds(side); ns != nil {
-			parts[i] = side + " rounds " + ranges(ns)
-		} else {
+		if single(side) {
 			parts[i] = untrustedName(bySide[side][0])
+		} else {
+			parts[i] = side + " " + name(rounds(side))
 		}
 	}
 	return strings.Join(parts, " and ")

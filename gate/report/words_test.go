@@ -43,6 +43,11 @@ func TestOneSpellingPerNumber(t *testing.T) {
 		{[]verdict.UntrustedRound{{Side: "base", Round: 1}, {Side: "base", Round: 2}, {Side: "head", Round: 2}}, "base rounds 1, 2 and head round 2"},
 		{[]verdict.UntrustedRound{{Side: "base", Round: 4}, {Side: "head", Round: 4}}, "base round 4 and head round 4"},
 		{[]verdict.UntrustedRound{{Side: "base", Round: 1, Rounds: []int{1, 2, 3}}, {Side: "head", Round: 2}, {Side: "head", Round: 3}}, "base rounds 1–3 (one result) and head rounds 2, 3"},
+		// two results of one side numbered alike (a duet's) name the round once
+		{[]verdict.UntrustedRound{{Side: "base", Round: 1}, {Side: "base", Round: 1}, {Side: "head", Round: 1}}, "base round 1 and head round 1"},
+		{[]verdict.UntrustedRound{{Side: "base", Round: 2}, {Side: "base", Round: 2}, {Side: "head", Round: 2}, {Side: "head", Round: 2}}, "base round 2 and head round 2"},
+		// a result paired in rounds 1 and 2 beside another in round 3: all three
+		{[]verdict.UntrustedRound{{Side: "base", Round: 1, Rounds: []int{1, 2}}, {Side: "base", Round: 3}}, "base rounds 1–3"},
 	} {
 		v.Untrusted = tc.untrusted
 		want := "p95 −13.2% (95% CI −20.0% … −5.0%): faster beyond the +10.0% tolerance — not called an improvement: the generator fell behind its schedule in " + tc.want + " (see the notes)"

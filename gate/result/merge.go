@@ -26,6 +26,9 @@ import (
 // (mergeCounting). Stack services (matched by name) are merged: average
 // CPU weighted by samples, peaks the maximum.
 //
+// steal is summed (windows and stolen seconds, shares recomputed) where both
+// recorded it on the same cores, else absent (mergeSteal).
+//
 // generator (the behind-schedule warning) is recomputed from the merged
 // numbers (GeneratorBehind). Everything else is a's: schema, scenario (name, hash, scale, thresholds),
 // machine, topology, target, commit, side, late_after_ms, precision, and each
@@ -79,6 +82,7 @@ func Merge(a, b *Result) (*Result, error) {
 		m.FinishedAt = b.FinishedAt
 	}
 	m.Stack = mergeStack(m.Stack, b.Stack)
+	m.Steal = mergeSteal(a.Steal, b.Steal) // steal.go
 
 	var err error
 	if m.LatenessHist, m.LatenessMS, err = mergeHist("lateness_histogram",
@@ -269,6 +273,14 @@ func (r *Result) clone() *Result {
 		for j := range p.Workloads {
 			p.Workloads[j].Failures = maps.Clone(p.Workloads[j].Failures)
 		}
+	}
+	if r.Steal != nil {
+		st := *r.Steal
+		if st.Stack != nil {
+			sc := *st.Stack
+			st.Stack = &sc
+		}
+		c.Steal = &st
 	}
 	if r.Stack != nil {
 		s := *r.Stack

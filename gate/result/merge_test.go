@@ -2,6 +2,7 @@ package result_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,5 +113,60 @@ func TestMergeRefuses(t *testing.T) {
 	_, err = result.Merge(a, other)
 	if want := `result: merge: b: phases[1].workloads[1].service_histogram holds 0 samples, its summary counts 163`; err == nil || err.Error() != want {
 		t.Errorf("summary without histogram: %v", err)
+	}
+}
+
+// Two rounds' steal merges into the steal of both windows together, the
+// shares recomputed over the summed window; a round without it, or on other
+// cores, leaves the merge without any (one round's share is not the
+// merge's: it once kept a's pointer, its window and its share).
+func TestMergeSteal(t *testing.T) {
+	a, b := sample(t), sample(t)
+	a.Steal = &result.Steal{WindowS: 10, Load: result.StealCores{CPUs: "1", StolenS: 1, Share: 0.1},
+		Stack: &result.StealCores{CPUs: "2-3", StolenS: 0.4, Share: 0.02}}
+	b.Steal = &result.Steal{WindowS: 30, Load: result.StealCores{CPUs: "1", StolenS: 1, Share: 1.0 / 30},
+		Stack: &result.StealCores{CPUs: "2-3", StolenS: 2, Share: 2.0 / 60}}
+	m, err := result.Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &result.Steal{WindowS: 40, Load: result.StealCores{CPUs: "1", StolenS: 2, Share: 0.05},
+		Stack: &result.StealCores{CPUs: "2-3", StolenS: 2.4, Share: 2.4 / 80}}
+	if !reflect.DeepEqual(m.Steal, want) {
+		t.Errorf("merged steal %+v (stack %+v), want %+v (stack %+v)", m.Steal, m.Steal.Stack, want, want.Stack)
+	}
+	if m.Steal == a.Steal || m.Steal.Stack == a.Steal.Stack {
+		t.Error("the merge shares a's steal")
+	}
+	if g := m.GeneratorBehind(); g != nil && (g.StealShare == nil || *g.StealShare != 0.05) {
+		t.Errorf("generator steal share %v", g.StealShare)
+	}
+	for name, change := range map[string]func(r *result.Result){
+		"b without steal":      func(r *result.Result) { r.Steal = nil },
+		"b on other cores":     func(r *result.Result) { r.Steal.Load.CPUs = "0" },
+		"b without a stack":    func(r *result.Result) { r.Steal.Stack = nil },
+		"b on a stack's other": func(r *result.Result) { r.Steal.Stack.CPUs = "0" },
+	} {
+		c := sample(t)
+		c.Steal = &result.Steal{WindowS: 30, Load: result.StealCores{CPUs: "1"}, Stack: &result.StealCores{CPUs: "2-3"}}
+		change(c)
+		if m, err := result.Merge(a, c); err != nil || m.Steal != nil {
+			t.Errorf("%s: merged steal %+v, %v; want none", name, m.Steal, err)
+		}
+	}
+}
+
+// Steal that no loadgate writes is refused with its field.
+func TestDecodeRefusesBadSteal(t *testing.T) {
+	for _, tc := range []struct{ steal, want string }{
+		{`{"window_s":1,"load":{"cpus":"1","stolen_seconds":2,"share":2}}`, "steal.load.share 2 is not within 0…1"},
+		{`{"window_s":1,"load":{"cpus":"","stolen_seconds":0,"share":0}}`, "steal.load.cpus is empty"},
+		{`{"window_s":-1,"load":{"cpus":"1","stolen_seconds":0,"share":0}}`, "steal.window_s -1 is not a duration"},
+		{`{"window_s":1,"load":{"cpus":"1","stolen_seconds":0,"share":0},"stack":{"cpus":"0","stolen_seconds":-3,"share":0}}`, "steal.stack.stolen_seconds -3 is not a duration"},
+	} {
+		_, err := result.Decode(strings.NewReader(`{"schema":"loadgate/result/v1","steal":` + tc.steal + `}`))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", tc.steal, err, tc.want)
+		}
 	}
 }
