@@ -497,7 +497,15 @@ func stealText(share float64, of string) string {
 // core's time in bursts of tens of milliseconds is enough to make more
 // than 1% of the requests late.
 func stealAdvice(st *result.Steal) string {
-	if st == nil || st.Load.Share < 0.01 {
+	if st == nil {
+		return ""
+	}
+	return stealShareAdvice(st.Load.Share)
+}
+
+// stealShareAdvice is stealAdvice of the generator's cores' steal share.
+func stealShareAdvice(share float64) string {
+	if share < 0.01 {
 		return ""
 	}
 	return "; the steal is other guests' work on this machine's host, which no core inside it avoids: only a quieter host does (a duet gate makes both sides meet it alike, it does not remove it)"

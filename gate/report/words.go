@@ -246,8 +246,12 @@ func untrustedList(us []verdict.UntrustedRound) string {
 
 // untrustedNote is the note on one untrusted round.
 func untrustedNote(u verdict.UntrustedRound) string {
+	need := trustedNeed()
+	if s := u.Generator.StealShare; s != nil {
+		need += stealShareAdvice(*s)
+	}
 	return fmt.Sprintf("%s is not trustworthy: %s; no regression, improvement or pass is called on it (its latency includes the generator's own delay); to decide, %s",
-		untrustedName(u), GeneratorWhy(u.Generator), trustedNeed())
+		untrustedName(u), GeneratorWhy(u.Generator), need)
 }
 
 // withArticle is "a regression", "an improvement", "a pass".
