@@ -477,7 +477,7 @@ func ciText(c verdict.Comparison) string {
 	if c.Metric == verdict.MetricErrorRate {
 		return SignedPoints(c.CILow) + " … " + SignedPoints(c.CIHigh) + " pts"
 	}
-	return SignedPercent(c.CILow) + " … " + SignedPercent(c.CIHigh)
+	return SignedPercent(c.CILow) + " … " + boundPercent(c.CIHigh)
 }
 
 // sideValue formats a comparison's base or head number.

@@ -111,6 +111,17 @@ func Confidence(frac float64) string {
 
 // SignedPercent formats a ratio as a signed percentage change, one decimal:
 // 1.312 → "+31.2%", 0.868 → "−13.2%", a change under 0.05% → "+0.0%".
+// boundPercent is SignedPercent of an interval's upper bound or of the
+// smallest detectable change, but above 100× (+9 900%) "more than +9 900.0%":
+// a few rounds at a sequential gate's first, strictest look bound nothing,
+// and "+10 468 444 702.9%" told a reader only that.
+func boundPercent(ratio float64) string {
+	if ratio > 100 || math.IsInf(ratio, 1) {
+		return "more than " + SignedPercent(100)
+	}
+	return SignedPercent(ratio)
+}
+
 func SignedPercent(ratio float64) string {
 	d := (ratio - 1) * 100
 	if math.Abs(d) < 0.05 {

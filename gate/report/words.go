@@ -81,7 +81,7 @@ func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
 			s += fmt.Sprintf(" and %d more", len(c.Open)-2)
 		}
 	case verdict.ReasonOneRound, verdict.ReasonSlower, verdict.ReasonFaster, verdict.ReasonWithin, verdict.ReasonStraddles:
-		s = fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), SignedPercent(c.CIHigh))
+		s = fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), boundPercent(c.CIHigh))
 		if src := noiseSource(v, c); src != "" {
 			s += " " + src
 		}
@@ -101,7 +101,7 @@ func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
 			s += "; " + detectable(c)
 		}
 	case verdict.ReasonFamily:
-		s = fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), SignedPercent(c.CIHigh))
+		s = fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), boundPercent(c.CIHigh))
 		if c.Metric == verdict.MetricErrorRate {
 			s = fmt.Sprintf("error rate %s → %s (%s points, %s CI %s … %s)", Percent(c.Base), Percent(c.Head),
 				SignedPoints(c.Diff), conf, SignedPoints(c.CILow), SignedPoints(c.CIHigh))
@@ -290,7 +290,7 @@ func roundsWord(r int) string {
 
 // detectable words a comparison's smallest callable change.
 func detectable(c verdict.Comparison) string {
-	return fmt.Sprintf("the smallest slowdown %s could call a regression is %s", roundsWord(c.Rounds), SignedPercent(c.Detectable))
+	return fmt.Sprintf("the smallest slowdown %s could call a regression is %s", roundsWord(c.Rounds), boundPercent(c.Detectable))
 }
 
 // pValue formats a p-value as a percentage: 0.0042 → "0.42%".

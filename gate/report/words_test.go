@@ -154,3 +154,22 @@ func TestOverridesWordedFromValues(t *testing.T) {
 		t.Errorf("an unpinned result's report lacks the overrides or the reason:\n%s", b.String())
 	}
 }
+
+// Regression test: a sequential gate's first look (four rounds, all behind
+// schedule, intervals at 99.999%) printed "99.999% CI −100.0% …
+// +10 468 444 702.9%" and "the smallest slowdown 4 rounds could call a
+// regression is +13 169 162 963.4%". Past 100× the words say only that.
+func TestRegression_AstronomicalIntervalPrinted(t *testing.T) {
+	v := verdict.Verdict{Tolerance: 0.1, Confidence: 0.99999}
+	c := verdict.Comparison{Metric: "p95", Rounds: 4, Ratio: 0.874, CILow: 0.0001, CIHigh: 104684448.03,
+		Reason: verdict.ReasonStraddles, Detectable: 131691630.63}
+	got := report.ComparisonWhy(v, c)
+	want := "p95 −12.6% (99.999% CI −100.0% … more than +9\u2009900.0%): the interval straddles the +10.0% tolerance; the smallest slowdown 4 rounds could call a regression is more than +9\u2009900.0%"
+	if got != want {
+		t.Errorf("why %q\nwant %q", got, want)
+	}
+	c.CIHigh, c.Detectable = 1.6, 1.43
+	if got := report.ComparisonWhy(v, c); !strings.Contains(got, "… +60.0%)") || !strings.Contains(got, "is +43.0%") {
+		t.Errorf("an ordinary interval: %q", got)
+	}
+}
