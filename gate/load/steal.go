@@ -19,11 +19,12 @@ var readSteal = procstat.Reader{}.ReadSteal
 // that a result can say how much of the
 // generator's and the stack's cores the hypervisor took over the measured
 // window (result.Steal). The first read runs on a timer of its own, never
-// on the dispatcher; the second where the schedule has ended. Its methods
+// on the dispatcher; the second where the dispatcher stops. Its methods
 // may be called from any goroutine.
 type stealWatch struct {
 	mu      sync.Mutex
 	timer   *time.Timer
+	read    chan struct{} // closed when the first read's callback has returned
 	ended   bool
 	before  procstat.Steal
 	at      time.Time // when before was read; zero: not yet (or failed)
@@ -32,10 +33,11 @@ type stealWatch struct {
 
 // watchSteal arms the first read for warmupEnd (now when it has passed).
 func watchSteal(warmupEnd time.Time) *stealWatch {
-	w := &stealWatch{}
+	w := &stealWatch{read: make(chan struct{})}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.timer = time.AfterFunc(max(time.Until(warmupEnd), 0), func() {
+		defer close(w.read)
 		s, err := readSteal()
 		at := time.Now()
 		w.mu.Lock()
@@ -58,9 +60,11 @@ func (w *stealWatch) end(load, stack string) (*result.Steal, string) {
 	if w == nil {
 		return nil, ""
 	}
+	if !w.timer.Stop() {
+		<-w.read // the first read has begun: it is one /proc/stat read away
+	}
 	w.mu.Lock()
 	w.ended = true
-	w.timer.Stop()
 	before, at, err := w.before, w.at, w.readErr
 	w.mu.Unlock()
 	if err != nil {
