@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
@@ -145,4 +146,32 @@ func longest(ds []time.Duration) time.Duration {
 		m = max(m, d)
 	}
 	return m
+}
+
+// rewriteAB replaces the "Real A/B gates" section of the table file out
+// (written by an earlier run, which judged the corpus) with the gates under
+// dir, so that gates run after the corpus was judged join its file without
+// judging every cell again.
+func rewriteAB(out, dir string) error {
+	gates, err := loadAB(dir)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i := strings.Index(s, "\n## Real A/B gates\n")
+	if i < 0 {
+		return fmt.Errorf("%s: no \"## Real A/B gates\" section to rewrite (run without -ab-only first)", out)
+	}
+	rest := s[i+1:]
+	end := len(s)
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		end = i + 1 + j
+	}
+	var sb strings.Builder
+	writeAB(&sb, gates)
+	return os.WriteFile(out, []byte(s[:i]+sb.String()+s[end:]), 0o644)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -35,5 +36,29 @@ func TestDescribeStatesSteal(t *testing.T) {
 	ds.pairs[0].base.Steal = nil
 	if got := ds.describe(); strings.Contains(got, "steal") {
 		t.Errorf("no steal recorded, yet: %s", got)
+	}
+}
+
+// -ab-only replaces the A/B section of an earlier table, and only it.
+func TestRewriteABKeepsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	out := dir + "/table.md"
+	before := "# Gate quality\n\n## Operating characteristic\n\n| a | b |\n\n## Real A/B gates\n\nold rows\n\n## After\n\nkept\n"
+	if err := os.WriteFile(out, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := rewriteAB(out, dir+"/no-ab"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	want := "# Gate quality\n\n## Operating characteristic\n\n| a | b |\n\n## Real A/B gates\n\nNone kept yet (bench/gatequality/ab.sh).\n\n## After\n\nkept\n"
+	if string(b) != want {
+		t.Errorf("rewritten:\n%s\nwant:\n%s", b, want)
+	}
+	if err := os.WriteFile(out, []byte("# no section\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := rewriteAB(out, dir); err == nil || !strings.Contains(err.Error(), "no \"## Real A/B gates\" section") {
+		t.Errorf("a file without the section: %v", err)
 	}
 }

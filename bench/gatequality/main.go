@@ -58,6 +58,7 @@ func main() {
 		pctl    = flag.String("percentile", "", "the judged percentile (default: the gate's, each workload's thresholds' percentiles, else p95)")
 		onSched = flag.Int("on-schedule", 6, "also judge each design on its pairs whose generator kept its schedule, when at least this many (0: not)")
 		prof    = flag.String("cpuprofile", "", "write a CPU profile to this `file`")
+		abOnly  = flag.Bool("ab-only", false, "rewrite only the real A/B gates' section of -out (the corpus's cells are not judged again)")
 	)
 	flag.Parse()
 	// Every judged gate decodes its rounds' histograms afresh (as the gate
@@ -74,6 +75,13 @@ func main() {
 			os.Exit(1)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *abOnly {
+		if err := rewriteAB(*out, *abDir); err != nil {
+			fmt.Fprintln(os.Stderr, "gatequality:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(config{corpus: *corpus, repo: *repo, out: *out, gates: *gates, detectGates: *dgates, seed: *seed, rounds: *rounds,
 		deltas: *deltas, budget: *budget, maxRounds: *maxR, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched}); err != nil {
