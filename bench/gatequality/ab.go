@@ -118,8 +118,8 @@ func writeAB(w io.Writer, gates []abGate) {
 		walls[g.name] = append(walls[g.name], g.wall)
 		cmp := "–"
 		if c != nil {
-			cmp = fmt.Sprintf("%s/%s %s %s (%s … %s) %s", c.Phase, c.Workload, c.Metric, report.SignedPercent(c.Ratio),
-				report.SignedPercent(c.CILow), report.SignedPercent(c.CIHigh), c.Value)
+			cmp = fmt.Sprintf("%s/%s %s %s (%s) %s", c.Phase, c.Workload, c.Metric, report.SignedPercent(c.Ratio),
+				report.CIText(*c), c.Value)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s of %s | `%s` | %s | %s | %d | %s |\n", g.name, filepath.Base(g.dir), g.change, g.workload,
 			g.args, g.file.Value, cmp, g.file.Rounds, g.wall.Round(time.Second))
@@ -129,14 +129,22 @@ func writeAB(w io.Writer, gates []abGate) {
 		fmt.Fprintf(w, "- %s: caught (the changed workload called a regression) in %d of %d gates; wall time median %s, longest %s.\n",
 			n, caught[n], total[n], median(walls[n]).Round(time.Second), longest(walls[n]).Round(time.Second))
 	}
-	untrusted := 0
+	untrusted, leftOut, leftRounds, rounds := 0, 0, 0, 0
 	for _, g := range gates {
 		if len(g.file.UntrustedRounds) > 0 {
 			untrusted++
 		}
+		if len(g.file.LeftOutRounds) > 0 {
+			leftOut++
+		}
+		leftRounds += len(g.file.LeftOutRounds)
+		rounds += g.file.Rounds
 	}
 	if untrusted > 0 {
-		fmt.Fprintf(w, "- %d of %d gates had rounds whose generator fell behind its schedule (no comparison is decided on them).\n", untrusted, len(gates))
+		fmt.Fprintf(w, "- %d of %d gates had rounds whose generator fell behind its schedule, kept and untrusted (no comparison is decided on them).\n", untrusted, len(gates))
+	}
+	if leftOut > 0 {
+		fmt.Fprintf(w, "- %d of %d gates left out duet rounds behind their schedule for a cause both sides shared: %d of their %d rounds in all.\n", leftOut, len(gates), leftRounds, rounds)
 	}
 }
 

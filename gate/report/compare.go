@@ -469,6 +469,11 @@ func delta(c verdict.Comparison) string {
 	return s
 }
 
+// CIText is a comparison's interval as the tables print it: "−16.6% …
+// +50.5%", "−0.01 … +0.03 pts", "–" when it has none (a p95 of too few
+// samples), and an upper bound past 100× as "more than +9 900.0%".
+func CIText(c verdict.Comparison) string { return ciText(c) }
+
 // ciText is the interval column.
 func ciText(c verdict.Comparison) string {
 	if c.Interval == "" {
