@@ -278,3 +278,39 @@ func TestDuetDoesNotUseAnABBACalibration(t *testing.T) {
 		}
 	}
 }
+
+// A round whose generator fell behind its schedule says so on the log as
+// it ends, with the steal its host took, in a duet and in ABBA alike; a
+// round on schedule says nothing more.
+func TestRoundBehindScheduleIsLoggedAsItEnds(t *testing.T) {
+	for _, duet := range []bool{true, false} {
+		f := newFixture(t, scenarioWithStack)
+		f.cfg.Rounds, f.cfg.Duet = 2, duet
+		if duet {
+			f.runner.block = together(time.Minute)
+		}
+		f.runner.editSide = func(side string, n int, r *result.Result) {
+			r.Late = 0 // on schedule (the testdata result is behind)
+			if side == "head" && r.Round != nil && r.Round.Number == 2 {
+				r.Late = r.Offered / 10
+				r.Steal = &result.Steal{WindowS: 10, Load: result.StealCores{CPUs: "1", StolenS: 0.7, Share: 0.07}}
+			}
+		}
+		var log strings.Builder
+		if _, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log,
+			LookupEnv: func(string) (string, bool) { return "", false }}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(log.String(), "\n")
+		var behind []string
+		for _, l := range lines {
+			if strings.Contains(l, "generator behind schedule") {
+				behind = append(behind, l)
+			}
+		}
+		if len(behind) != 1 || !strings.HasPrefix(behind[0], "loadgate: round 2: head: generator behind schedule: 10% of requests late") ||
+			!strings.HasSuffix(behind[0], "the hypervisor took 7% of the generator's cores (steal)") {
+			t.Errorf("duet %v: log lines on rounds behind: %q", duet, behind)
+		}
+	}
+}

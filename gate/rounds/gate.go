@@ -613,11 +613,22 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 			return false, err
 		}
 		s.Results = append(s.Results, res)
+		g.logBehind(i, s.Name, res)
 		if res.Interrupted {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// logBehind says on the log, as the round ends, that side's generator fell
+// behind its schedule in round i, with its numbers and the steal its host
+// took (report.GeneratorWhy): a reader of a CI log sees why the looks stay
+// undecided without waiting for the verdict.
+func (g *gate) logBehind(i int, side string, res *result.Result) {
+	if gb := res.GeneratorBehind(); gb != nil {
+		fmt.Fprintf(g.d.Log, "loadgate: round %d: %s: %s\n", i+1, side, report.GeneratorWhy(*gb))
+	}
 }
 
 // duetRound runs round i's two sides at once, both told one common
@@ -703,6 +714,7 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 	}
 	for k, p := range ps {
 		p.s.Results = append(p.s.Results, res[k])
+		g.logBehind(i, p.s.Name, res[k])
 	}
 	return res[0].Interrupted || res[1].Interrupted, nil
 }
