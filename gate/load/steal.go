@@ -2,7 +2,6 @@ package load
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/pin"
@@ -16,36 +15,28 @@ var readSteal = procstat.Reader{}.ReadSteal
 
 // stealWatch reads the machine's steal at the end of the warm-up and where
 // the dispatcher stops (the last request's due time, or an early stop), so
-// that a result can say how much of the
-// generator's and the stack's cores the hypervisor took over the measured
-// window (result.Steal). The first read runs on a timer of its own, never
-// on the dispatcher; the second where the dispatcher stops. Its methods
-// may be called from any goroutine.
+// that a result can say how much of the generator's and the stack's cores
+// the hypervisor took over the measured window (result.Steal). The first
+// read runs on a timer of its own, never on the dispatcher; end, called
+// once by the goroutine that called watchSteal, makes the second. The
+// first read's fields are written only by the timer's callback and read
+// by end only after the callback has returned (read is closed) or after
+// Stop kept it from running.
 type stealWatch struct {
-	mu      sync.Mutex
 	timer   *time.Timer
 	read    chan struct{} // closed when the first read's callback has returned
-	ended   bool
 	before  procstat.Steal
-	at      time.Time // when before was read; zero: not yet (or failed)
+	at      time.Time // when before was read; zero: not read
 	readErr error
 }
 
 // watchSteal arms the first read for warmupEnd (now when it has passed).
 func watchSteal(warmupEnd time.Time) *stealWatch {
 	w := &stealWatch{read: make(chan struct{})}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.timer = time.AfterFunc(max(time.Until(warmupEnd), 0), func() {
 		defer close(w.read)
-		s, err := readSteal()
-		at := time.Now()
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.ended {
-			return // the schedule ended first
-		}
-		w.before, w.at, w.readErr = s, at, err
+		w.before, w.readErr = readSteal()
+		w.at = time.Now()
 	})
 	return w
 }
@@ -63,10 +54,8 @@ func (w *stealWatch) end(load, stack string) (*result.Steal, string) {
 	if !w.timer.Stop() {
 		<-w.read // the first read has begun: it is one /proc/stat read away
 	}
-	w.mu.Lock()
-	w.ended = true
+	// Stop true: the callback never runs, the fields stay zero (not read)
 	before, at, err := w.before, w.at, w.readErr
-	w.mu.Unlock()
 	if err != nil {
 		return nil, "hypervisor steal: " + err.Error()
 	}

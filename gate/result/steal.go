@@ -9,13 +9,14 @@ import (
 
 // Steal is result.json's "steal": how much of the generator's and of the
 // stack's cores their hypervisor gave to something else (another guest)
-// over the measured window — from the end of the warm-up to where the
-// dispatcher stopped (the last request's due time, within one interval of
-// the schedule's end; past it when the generator was behind) — read from /proc/stat (procstat.Steal). A vCPU that is not
-// running can neither send a request on time nor answer one, so steal is
-// a cause of lateness and of latency that nothing inside the machine shows
-// otherwise; on a machine without a hypervisor, or one that does not report
-// it, the shares are 0.
+// over the measured window, read from /proc/stat (procstat.Steal). The
+// window runs from the end of the warm-up to where the dispatcher stopped:
+// the last request's due time, within one interval of the schedule's end,
+// or past it when the generator was behind. A vCPU that is not running can
+// neither send a request on time nor answer one, so steal is a cause of
+// lateness and of latency that nothing inside the machine shows otherwise;
+// on a machine without a hypervisor, or one that does not report it, the
+// shares are 0.
 //
 // Absent when it was not read: the run ended before its warm-up did or
 // /proc/stat could not be read (the result's not_measured says which), or
