@@ -7,13 +7,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
 )
 
 // machine is where the generator runs (rule 12), for load.Config.
 func machine() result.Machine {
 	host, _ := os.Hostname()
-	m := result.Machine{Host: host, CPUs: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	m := result.Machine{Host: host, CPUModel: procstat.Reader{}.CPUModel(), CPUs: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		m.Kernel = unix.ByteSliceToString(u.Release[:])

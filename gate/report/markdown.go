@@ -201,8 +201,25 @@ func sideText(r *result.Result) string {
 	return s
 }
 
+// modelPrefix is a processor's name and a separator, "" when unknown (a
+// result of an older loadgate): "AMD EPYC · " in machineText; modelText
+// the same after a comma: ", AMD EPYC".
+func modelPrefix(model string) string {
+	if model == "" {
+		return ""
+	}
+	return model + " · "
+}
+
+func modelText(model string) string {
+	if model == "" {
+		return ""
+	}
+	return ", " + model
+}
+
 func machineText(m result.Machine) string {
-	s := fmt.Sprintf("%s · %d CPUs · kernel %s · %s", orUnknown(m.Host), m.CPUs, orUnknown(m.Kernel), orUnknown(m.Go))
+	s := fmt.Sprintf("%s · %s%d CPUs · kernel %s · %s", orUnknown(m.Host), modelPrefix(m.CPUModel), m.CPUs, orUnknown(m.Kernel), orUnknown(m.Go))
 	if m.OS != "" || m.Arch != "" {
 		s += " · " + m.OS + "/" + m.Arch
 	}

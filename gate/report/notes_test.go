@@ -93,6 +93,8 @@ var gateNoteWords = []struct {
 		"a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"},
 	{verdict.Note{Code: verdict.NoteBaselineMachine, BaseMachine: &result.Machine{Host: "ci-1", CPUs: 2, Kernel: "6.8"}, HeadMachine: &result.Machine{Host: "laptop", CPUs: 8, Kernel: "6.9"}},
 		"WARNING: the baseline was measured on another machine (ci-1, 2 cpus, kernel 6.8) than head (laptop, 8 cpus, kernel 6.9)"},
+	{verdict.Note{Code: verdict.NoteBaselineMachine, BaseMachine: &result.Machine{Host: "vm", CPUModel: "Intel(R) Xeon(R) Processor", CPUs: 2, Kernel: "6.18"}, HeadMachine: &result.Machine{Host: "vm", CPUModel: "AMD EPYC", CPUs: 2, Kernel: "6.18"}},
+		"WARNING: the baseline was measured on another machine (vm, Intel(R) Xeon(R) Processor, 2 cpus, kernel 6.18) than head (vm, AMD EPYC, 2 cpus, kernel 6.18)"},
 	{verdict.Note{Code: verdict.NoteBaselineTopology, BaseTopology: &result.Topology{StackCPUs: "0", LoadCPUs: "1", Pinned: true}, HeadTopology: &result.Topology{StackCPUs: "0-3", LoadCPUs: "4-7"}},
 		`WARNING: the baseline's topology differs (stack cpus "0", load cpus "1", pinned true) from head's ("0-3", "4-7", false)`},
 	{verdict.Note{Code: verdict.NoteWorkflowChange, Path: ".github/workflows/load-gate.yml", Detail: "changes"},

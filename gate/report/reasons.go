@@ -178,8 +178,8 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = "a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"
 	case verdict.NoteBaselineMachine:
 		b, h := orZero(n.BaseMachine), orZero(n.HeadMachine)
-		s = fmt.Sprintf("WARNING: the baseline was measured on another machine (%s, %d cpus, kernel %s) than head (%s, %d cpus, kernel %s)",
-			b.Host, b.CPUs, b.Kernel, h.Host, h.CPUs, h.Kernel)
+		s = fmt.Sprintf("WARNING: the baseline was measured on another machine (%s%s, %d cpus, kernel %s) than head (%s%s, %d cpus, kernel %s)",
+			b.Host, modelText(b.CPUModel), b.CPUs, b.Kernel, h.Host, modelText(h.CPUModel), h.CPUs, h.Kernel)
 	case verdict.NoteBaselineTopology:
 		b, h := orZero(n.BaseTopology), orZero(n.HeadTopology)
 		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v) from head's (%q, %q, %v)",

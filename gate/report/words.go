@@ -332,7 +332,11 @@ func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
 	switch rejected {
 	case verdict.NoiseOtherMachine:
 		m := s.Machine
-		return fmt.Sprintf("%s (%d CPUs, %s/%s)", m.Host, m.CPUs, m.OS, m.Arch)
+		model := ""
+		if m.CPUModel != "" {
+			model = m.CPUModel + ", "
+		}
+		return fmt.Sprintf("%s (%s%d CPUs, %s/%s)", m.Host, model, m.CPUs, m.OS, m.Arch)
 	case verdict.NoiseOtherTopology:
 		t := s.Topology
 		p := "not pinned"

@@ -98,12 +98,17 @@ type PctThr struct {
 
 // Machine is where the generator ran.
 type Machine struct {
-	Host   string `json:"host"`
-	CPUs   int    `json:"cpus"`
-	Kernel string `json:"kernel"`
-	Go     string `json:"go"`
-	OS     string `json:"os"`
-	Arch   string `json:"arch"`
+	Host string `json:"host"`
+	// CPUModel: the processor's name (/proc/cpuinfo's "model name"; "" when
+	// unknown, and in results of a loadgate before it). Virtual machines of
+	// one name and size can run on different processors, whose noise
+	// differs (bench/README.md, 2 December 2026).
+	CPUModel string `json:"cpu_model,omitempty"`
+	CPUs     int    `json:"cpus"`
+	Kernel   string `json:"kernel"`
+	Go       string `json:"go"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
 }
 
 // Topology says which cores the stack and the generator had.

@@ -191,7 +191,7 @@ func BaselineNotes(b *result.Result, head []*result.Result) []verdict.Note {
 		return notes
 	}
 	h := head[0]
-	if b.Machine.Host != h.Machine.Host || b.Machine.CPUs != h.Machine.CPUs || b.Machine.Kernel != h.Machine.Kernel {
+	if b.Machine.Host != h.Machine.Host || b.Machine.CPUModel != h.Machine.CPUModel || b.Machine.CPUs != h.Machine.CPUs || b.Machine.Kernel != h.Machine.Kernel {
 		bm, hm := b.Machine, h.Machine
 		notes = append(notes, verdict.Note{Code: verdict.NoteBaselineMachine, BaseMachine: &bm, HeadMachine: &hm})
 	}

@@ -187,10 +187,15 @@ const (
 )
 
 // MachineKey is what must be equal for a calibration to be of the same
-// machine: host name, CPU count, OS and architecture (not the kernel or Go
-// version: a runner image update keeps the machine).
+// machine: host name, processor model, CPU count, OS and architecture (not
+// the kernel or Go version: a runner image update keeps the machine). The
+// processor is part of it because virtual machines of one host name and
+// size are handed out on different processors, and the noise differs with
+// them (±3–8% per round on one, ±9–40% on another: bench/README.md); a
+// calibration that does not name its processor (an older loadgate's) is
+// therefore not taken for a result that does.
 func MachineKey(m result.Machine) string {
-	return fmt.Sprintf("%s|%d|%s|%s", m.Host, m.CPUs, m.OS, m.Arch)
+	return fmt.Sprintf("%s|%s|%d|%s|%s", m.Host, m.CPUModel, m.CPUs, m.OS, m.Arch)
 }
 
 // TopologyKey is what must be equal for a calibration to be of the same
