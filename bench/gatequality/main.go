@@ -232,7 +232,9 @@ func run(cfg config) error {
 		return err
 	}
 	sb.WriteString(preamble(strings.TrimSpace(string(conditions))))
-	writeTable(&sb, cfg, designs, rows, ds)
+	if err := writeTable(&sb, cfg, designs, rows, ds); err != nil {
+		return err
+	}
 	writeAB(&sb, ab)
 	fmt.Print(sb.String())
 	if cfg.out != "" {
@@ -290,7 +292,7 @@ func (r *row) detWall(c cell) time.Duration {
 	return r.ds.setupDur + time.Duration(float64(c.RoundsSum)/float64(n)*float64(r.ds.pairDur))
 }
 
-func writeTable(w io.Writer, cfg config, designs []*design, rows []*row, deltas []float64) {
+func writeTable(w io.Writer, cfg config, designs []*design, rows []*row, deltas []float64) error {
 	fmt.Fprintf(w, "## Operating characteristic (make gate-quality)\n\n")
 	pctl := cfg.percentile
 	if pctl == "" {
@@ -303,7 +305,11 @@ func writeTable(w io.Writer, cfg config, designs []*design, rows []*row, deltas 
 	for _, d := range designs {
 		fmt.Fprintf(w, "- %s\n", d.describe())
 	}
-	fmt.Fprintf(w, "\n### Per gate (A/A)\n\n")
+	fmt.Fprintln(w)
+	if err := writeSymmetry(w, designs); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "### Per gate (A/A)\n\n")
 	fmt.Fprintf(w, "| design | rounds | false regression | decided (pass) | undecidable: a round behind schedule | threshold broken | rounds run (mean) | wall time (mean) |\n|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		n := r.aa.Gates - r.aa.Errors
@@ -344,6 +350,7 @@ func writeTable(w io.Writer, cfg config, designs []*design, rows []*row, deltas 
 		}
 	}
 	fmt.Fprintf(w, "\n† more rounds than the corpus holds: drawn with replacement (a round can appear twice; the estimate leans on few distinct rounds).\n")
+	return nil
 }
 
 func replacementMark(c cell) string {

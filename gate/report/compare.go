@@ -469,6 +469,10 @@ func delta(c verdict.Comparison) string {
 	return s
 }
 
+// DeltaText is a comparison's estimate as the tables' Δ column prints it,
+// "~" beside it when it is not significant: "+31.2%", "−13.2% ~".
+func DeltaText(c verdict.Comparison) string { return delta(c) }
+
 // CIText is a comparison's interval as the tables print it: "−16.6% …
 // +50.5%", "−0.01 … +0.03 pts", "–" when it has none (a p95 of too few
 // samples), and an upper bound past 100× as "more than +9 900.0%".

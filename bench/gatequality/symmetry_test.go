@@ -1,0 +1,82 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+// round is one side's duet round of one workload: n latencies (µs),
+// log-normal with median med and log-sd 0.5.
+func round(t *testing.T, rng *rand.Rand, n int, med float64) *result.Result {
+	t.Helper()
+	h := result.NewHistogram()
+	for range n {
+		if err := h.RecordValue(max(int64(med*math.Exp(0.5*rng.NormFloat64())), 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := result.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := int64(n)
+	w := result.Workload{Name: "api", Offered: ok, Succeeded: ok, Completed: ok, Failures: map[string]int64{},
+		Histogram: enc, ServiceH: enc, LatencyMS: result.Summarize(h)}
+	w.ServiceMS = w.LatencyMS
+	return &result.Result{Schema: result.Schema, Usable: true, Offered: ok, Recorded: ok,
+		Scenario: result.Scenario{Name: "s", Hash: "h", Scale: 1},
+		Round:    &result.Round{Mode: result.RoundDuet},
+		Phases:   []result.Phase{{Name: "sustain", Pattern: "constant", Judged: true, DurationS: 15, Workloads: []result.Workload{w}}}}
+}
+
+// An A/A corpus whose head side is 12% slower in every pair, beyond the
+// rounds' noise, is an asymmetry the table must show (an interval that
+// excludes 1, no "~"); with the sides exchangeable it must not.
+func TestSymmetryShowsASideThatIsAlwaysSlower(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		head   float64 // head's median ÷ base's
+		asymm  bool
+		sdLess float64 // the rounds' sd is below this
+	}{
+		{"exchangeable sides", 1.00, false, 0.2},
+		{"head always 12% slower", 1.12, true, 0.2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			ds := &design{name: "duet"}
+			for i := range 20 {
+				shared := 3000 * math.Exp(0.3*rng.NormFloat64()) // the machine's noise, both sides'
+				ds.pairs = append(ds.pairs, pair{base: round(t, rng, 2000, shared), head: round(t, rng, 2000, shared*tc.head), round: i + 1})
+			}
+			rows, err := symmetry(ds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != 1 {
+				t.Fatalf("%d rows, want 1 (api's p95): %+v", len(rows), rows)
+			}
+			r := rows[0]
+			if r.c.Workload != "api" || r.c.Metric != "p95" || r.c.Rounds != 20 {
+				t.Errorf("row %s %s over %d pairs, want api p95 over 20", r.c.Workload, r.c.Metric, r.c.Rounds)
+			}
+			if r.c.Significant != tc.asymm {
+				t.Errorf("head/base %.3f (%.3f … %.3f): significant %v, want %v", r.c.Ratio, r.c.CILow, r.c.CIHigh, r.c.Significant, tc.asymm)
+			}
+			if !(r.sd > 0 && r.sd < tc.sdLess) || !(r.sd50 > 0 && r.sd50 < r.sd) {
+				t.Errorf("sd %.3f at p95, %.3f at p50: want 0 < sd50 < sd < %v (the shared noise cancels, the tail is noisier)", r.sd, r.sd50, tc.sdLess)
+			}
+			var sb strings.Builder
+			if err := writeSymmetry(&sb, []*design{ds}); err != nil {
+				t.Fatal(err)
+			}
+			if got := sb.String(); strings.Contains(got, "~ |") == tc.asymm {
+				t.Errorf("table marks the estimate as not significant: %v, want %v:\n%s", !tc.asymm, tc.asymm, got)
+			}
+		})
+	}
+}
