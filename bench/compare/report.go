@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/loadgate/loadgate/gate/procstat"
 )
 
 type report struct {
@@ -324,15 +326,11 @@ func orUnknown(s string) string {
 	return s
 }
 
+// cpuModel is the processor as loadgate's results name it
+// (result.Machine.CPUModel).
 func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
+	if m := (procstat.Reader{}).CPUModel(); m != "" {
+		return m
 	}
 	return "unknown CPU"
 }

@@ -59,6 +59,7 @@ func main() {
 		onSched = flag.Int("on-schedule", 6, "also judge each design on its pairs whose generator kept its schedule, when at least this many (0: not)")
 		prof    = flag.String("cpuprofile", "", "write a CPU profile to this `file`")
 		abOnly  = flag.Bool("ab-only", false, "rewrite only the real A/B gates' section of -out (the corpus's cells are not judged again)")
+		symOnly = flag.Bool("symmetry-only", false, "rewrite only the sides' symmetry section of -out (the corpus's cells are not judged again)")
 	)
 	flag.Parse()
 	// Every judged gate decodes its rounds' histograms afresh (as the gate
@@ -84,7 +85,7 @@ func main() {
 		return
 	}
 	if err := run(config{corpus: *corpus, repo: *repo, out: *out, gates: *gates, detectGates: *dgates, seed: *seed, rounds: *rounds,
-		deltas: *deltas, budget: *budget, maxRounds: *maxR, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched}); err != nil {
+		deltas: *deltas, budget: *budget, maxRounds: *maxR, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched, symmetryOnly: *symOnly}); err != nil {
 		fmt.Fprintln(os.Stderr, "gatequality:", err)
 		os.Exit(1)
 	}
@@ -96,6 +97,7 @@ type config struct {
 	seed                                                           uint64
 	budget                                                         time.Duration
 	tolerance                                                      float64
+	symmetryOnly                                                   bool // -symmetry-only
 }
 
 // row is one design × plan: the A/A cell and one detection cell per
@@ -134,6 +136,9 @@ func run(cfg config) error {
 				designs = append(designs, q)
 			}
 		}
+	}
+	if cfg.symmetryOnly {
+		return rewriteSymmetry(cfg.out, designs, verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile})
 	}
 	fixed, err := ints(cfg.rounds)
 	if err != nil {
@@ -232,7 +237,7 @@ func run(cfg config) error {
 		return err
 	}
 	sb.WriteString(preamble(strings.TrimSpace(string(conditions))))
-	if err := writeTable(&sb, cfg, designs, rows, ds); err != nil {
+	if err := writeTable(&sb, cfg, opt, designs, rows, ds); err != nil {
 		return err
 	}
 	writeAB(&sb, ab)
@@ -292,7 +297,7 @@ func (r *row) detWall(c cell) time.Duration {
 	return r.ds.setupDur + time.Duration(float64(c.RoundsSum)/float64(n)*float64(r.ds.pairDur))
 }
 
-func writeTable(w io.Writer, cfg config, designs []*design, rows []*row, deltas []float64) error {
+func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*design, rows []*row, deltas []float64) error {
 	fmt.Fprintf(w, "## Operating characteristic (make gate-quality)\n\n")
 	pctl := cfg.percentile
 	if pctl == "" {
@@ -306,10 +311,10 @@ func writeTable(w io.Writer, cfg config, designs []*design, rows []*row, deltas 
 		fmt.Fprintf(w, "- %s\n", d.describe())
 	}
 	fmt.Fprintln(w)
-	if err := writeSymmetry(w, designs); err != nil {
+	if err := writeSymmetry(w, designs, opt); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "### Per gate (A/A)\n\n")
+	fmt.Fprintf(w, "%s\n", perGateHead)
 	fmt.Fprintf(w, "| design | rounds | false regression | decided (pass) | undecidable: a round behind schedule | threshold broken | rounds run (mean) | wall time (mean) |\n|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		n := r.aa.Gates - r.aa.Errors

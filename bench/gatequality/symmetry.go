@@ -3,87 +3,99 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
+	"os"
+	"sort"
+	"strings"
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// symRow is one latency comparison of a design's whole corpus judged as
-// one gate, with the spread of its rounds.
+// symRow is one latency comparison of one A/A gate of the corpus, judged
+// as the gate judged it, with the spread of its rounds.
 type symRow struct {
-	c verdict.Comparison
-	// sd, sd50: the sample sd of ln(head_i/base_i) over the pairs the
-	// comparison judged (its RoundRatios), at its percentile and at p50:
-	// what a calibration would store, were duet rounds a calibration's
-	// (verdict.Calibrate refuses them); NaN with fewer than 2 ratios.
+	chunk string // the gate (chunk-<k>)
+	c     verdict.Comparison
+	// sd, sd50: the sd of ln(head_i/base_i) over the gate's rounds at the
+	// comparison's percentile and at p50 (verdict.RoundSD); NaN with fewer
+	// than two rounds.
 	sd, sd50 float64
 }
 
-// symmetry judges a design's corpus as one gate over all its pairs
-// (verdict.Compare, as gate/rounds would judge that many rounds). Both
-// sides ran one commit, so each latency comparison's ratio measures how
-// far the design's two sides differ when nothing differs between them —
-// for a duet, whether the sides' interference with each other is
-// symmetric — and its interval how precisely the corpus says so. The sd
-// beside it is the noise each round of a gate of this design carries.
-func symmetry(ds *design) ([]symRow, error) {
-	if len(ds.pairs) < 2 {
-		return nil, nil
-	}
-	base := make([]*result.Result, 0, len(ds.pairs))
-	head := make([]*result.Result, 0, len(ds.pairs))
+// symmetry judges each A/A gate (chunk) of a design's corpus over all its
+// rounds (verdict.Compare with the harness's options, as gate/rounds
+// judges a gate of that many rounds). Both sides ran one commit, so each
+// latency comparison's change measures how far the design's two sides
+// differ when nothing differs between them — for a duet, whether the
+// sides' interference with each other is symmetric — and its interval how
+// precisely that gate says so. Gates are judged one by one, not pooled:
+// each had its own stacks, and an offset between two stacks is one gate's,
+// not a property of the design. The sd beside it is the noise each round
+// of the gate carried.
+func symmetry(ds *design, opt verdict.CompareOptions) ([]symRow, error) {
+	byChunk := map[string][]pair{}
 	for _, p := range ds.pairs {
-		base, head = append(base, p.base), append(head, p.head)
+		byChunk[p.chunk] = append(byChunk[p.chunk], p)
 	}
-	v, err := verdict.Compare(base, head, verdict.CompareOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("design %s: %w", ds.name, err)
+	chunks := make([]string, 0, len(byChunk))
+	for c := range byChunk {
+		chunks = append(chunks, c)
 	}
-	v50, err := verdict.Compare(base, head, verdict.CompareOptions{Percentile: verdict.MetricP50})
-	if err != nil {
-		return nil, fmt.Errorf("design %s: p50: %w", ds.name, err)
-	}
-	p50 := map[[2]string]verdict.Comparison{}
-	for _, c := range latency(v50) {
-		p50[[2]string{c.Phase, c.Workload}] = c
-	}
+	sort.Strings(chunks)
 	var out []symRow
-	for _, c := range latency(v) {
-		out = append(out, symRow{c: c, sd: logSD(c.RoundRatios), sd50: logSD(p50[[2]string{c.Phase, c.Workload}].RoundRatios)})
+	for _, chunk := range chunks {
+		ps := byChunk[chunk]
+		if len(ps) < 2 {
+			continue // one round measures no spread; counted in the corpus line
+		}
+		base := make([]*result.Result, 0, len(ps))
+		head := make([]*result.Result, 0, len(ps))
+		for _, p := range ps {
+			base, head = append(base, p.base), append(head, p.head)
+		}
+		v, err := verdict.Compare(base, head, opt)
+		if err != nil {
+			return nil, fmt.Errorf("design %s %s: %w", ds.name, chunk, err)
+		}
+		o50 := opt
+		o50.Percentile = verdict.MetricP50
+		v50, err := verdict.Compare(base, head, o50)
+		if err != nil {
+			return nil, fmt.Errorf("design %s %s: p50: %w", ds.name, chunk, err)
+		}
+		p50 := map[[2]string]verdict.Comparison{}
+		for _, c := range latency(v50) {
+			p50[[2]string{c.Phase, c.Workload}] = c
+		}
+		for _, c := range latency(v) {
+			out = append(out, symRow{chunk: chunk, c: c, sd: verdict.RoundSD(c), sd50: verdict.RoundSD(p50[[2]string{c.Phase, c.Workload}])})
+		}
 	}
 	return out, nil
 }
 
 // writeSymmetry is the table of every design's symmetry rows.
-func writeSymmetry(w io.Writer, designs []*design) error {
-	fmt.Fprintf(w, "### The sides' symmetry and the rounds' noise (A/A)\n\n")
-	fmt.Fprintf(w, "Both sides ran one commit, so head/base should be 1. Each design's whole corpus is judged here as one gate "+
-		"(`verdict.Compare` over all its pairs, duet rounds behind schedule for a shared cause left out as a gate leaves them): "+
-		"a ratio whose interval excludes 1 is an asymmetry between the sides that a gate of this design would carry into every verdict. "+
-		"sd: the standard deviation of a pair's ln(head/base) over the pairs judged (what `loadgate calibrate` stores for one-side-at-a-time rounds), "+
-		"at the judged percentile and at p50: the noise each round of a gate of this design carries. Rounds of different gates had different stacks.\n\n")
-	fmt.Fprintf(w, "| design | workload | percentile | pairs | head/base | 95%% CI | interval | sd of ln(head/base) | sd at p50 |\n|---|---|---|---|---|---|---|---|---|\n")
+func writeSymmetry(w io.Writer, designs []*design, opt verdict.CompareOptions) error {
+	fmt.Fprintf(w, "%s\n", symmetryHead)
+	fmt.Fprintf(w, "Both sides ran one commit, so head's change against base should be 0. Each A/A gate of the corpus is judged here over all its rounds "+
+		"(`verdict.Compare`, duet rounds behind schedule for a shared cause left out as a gate leaves them), one gate at a time: "+
+		"each had its own stacks. A change whose interval excludes 0 in gate after gate would be an asymmetry between the sides that every verdict of this design carries; "+
+		"in one gate alone it can be that gate's two stacks, or chance (5%% of intervals per comparison). "+
+		"sd: the standard deviation of a round's ln(head/base) within the gate, at the judged percentile and at p50: the noise each round carried.\n\n")
+	fmt.Fprintf(w, "| design | gate | workload | percentile | rounds | change, head vs base | 95%% CI | interval | sd of ln(head/base) | sd at p50 |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, ds := range designs {
-		rows, err := symmetry(ds)
+		rows, err := symmetry(ds, opt)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", ds.name, r.c.Workload, r.c.Metric, r.c.Rounds,
-				report.DeltaText(r.c), report.CIText(r.c), r.c.Interval, sdText(r.sd), sdText(r.sd50))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", ds.name, r.chunk, r.c.Workload, r.c.Metric, r.c.Rounds,
+				report.DeltaText(r.c), report.CIText(r.c), r.c.Interval, report.LogSD(r.sd), report.LogSD(r.sd50))
 		}
 	}
 	fmt.Fprintln(w)
 	return nil
-}
-
-func sdText(sd float64) string {
-	if math.IsNaN(sd) {
-		return "–"
-	}
-	return fmt.Sprintf("%.3f", sd)
 }
 
 // latency is a verdict's latency comparisons that have an interval.
@@ -99,20 +111,28 @@ func latency(v verdict.Verdict) []verdict.Comparison {
 	return out
 }
 
-// logSD is the sample standard deviation of ln(r) over ratios; NaN for
-// fewer than two.
-func logSD(ratios []float64) float64 {
-	if len(ratios) < 2 {
-		return math.NaN()
+// symmetryHead and the heading after it delimit the section in a table.
+const (
+	symmetryHead = "### The sides' symmetry and the rounds' noise (A/A)\n"
+	perGateHead  = "### Per gate (A/A)\n"
+)
+
+// rewriteSymmetry replaces the symmetry section of an earlier table (out)
+// with one written from designs: the section is cheap, the simulated cells
+// around it are not.
+func rewriteSymmetry(out string, designs []*design, opt verdict.CompareOptions) error {
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return err
 	}
-	var sum, sq float64
-	for _, r := range ratios {
-		sum += math.Log(r)
+	s := string(b)
+	i, j := strings.Index(s, symmetryHead), strings.Index(s, perGateHead)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %q section before %q to rewrite (run without -symmetry-only first)", out, strings.TrimSpace(symmetryHead), strings.TrimSpace(perGateHead))
 	}
-	mean := sum / float64(len(ratios))
-	for _, r := range ratios {
-		d := math.Log(r) - mean
-		sq += d * d
+	var sb strings.Builder
+	if err := writeSymmetry(&sb, designs, opt); err != nil {
+		return err
 	}
-	return math.Sqrt(sq / float64(len(ratios)-1))
+	return os.WriteFile(out, []byte(s[:i]+sb.String()+s[j:]), 0o644)
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
 )
 
 // round is one side's duet round of one workload: n latencies (µs),
@@ -51,9 +53,10 @@ func TestSymmetryShowsASideThatIsAlwaysSlower(t *testing.T) {
 			ds := &design{name: "duet"}
 			for i := range 20 {
 				shared := 3000 * math.Exp(0.3*rng.NormFloat64()) // the machine's noise, both sides'
-				ds.pairs = append(ds.pairs, pair{base: round(t, rng, 2000, shared), head: round(t, rng, 2000, shared*tc.head), round: i + 1})
+				ds.pairs = append(ds.pairs, pair{base: round(t, rng, 2000, shared), head: round(t, rng, 2000, shared*tc.head), chunk: "chunk-1", round: i + 1})
 			}
-			rows, err := symmetry(ds)
+			ds.pairs = append(ds.pairs, pair{base: round(t, rng, 2000, 3000), head: round(t, rng, 2000, 3000), chunk: "chunk-2", round: 1}) // one round: no spread, no row
+			rows, err := symmetry(ds, verdict.CompareOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,6 +64,9 @@ func TestSymmetryShowsASideThatIsAlwaysSlower(t *testing.T) {
 				t.Fatalf("%d rows, want 1 (api's p95): %+v", len(rows), rows)
 			}
 			r := rows[0]
+			if r.chunk != "chunk-1" {
+				t.Errorf("row of %s, want chunk-1", r.chunk)
+			}
 			if r.c.Workload != "api" || r.c.Metric != "p95" || r.c.Rounds != 20 {
 				t.Errorf("row %s %s over %d pairs, want api p95 over 20", r.c.Workload, r.c.Metric, r.c.Rounds)
 			}
@@ -71,12 +77,60 @@ func TestSymmetryShowsASideThatIsAlwaysSlower(t *testing.T) {
 				t.Errorf("sd %.3f at p95, %.3f at p50: want 0 < sd50 < sd < %v (the shared noise cancels, the tail is noisier)", r.sd, r.sd50, tc.sdLess)
 			}
 			var sb strings.Builder
-			if err := writeSymmetry(&sb, []*design{ds}); err != nil {
+			if err := writeSymmetry(&sb, []*design{ds}, verdict.CompareOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if got := sb.String(); strings.Contains(got, "~ |") == tc.asymm {
 				t.Errorf("table marks the estimate as not significant: %v, want %v:\n%s", !tc.asymm, tc.asymm, got)
 			}
 		})
+	}
+}
+
+// The section judges the percentile the harness was told to judge, as the
+// rest of its table does.
+func TestSymmetryJudgesTheHarnessPercentile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ds := &design{name: "duet"}
+	for i := range 6 {
+		ds.pairs = append(ds.pairs, pair{base: round(t, rng, 2000, 3000), head: round(t, rng, 2000, 3000), chunk: "chunk-1", round: i + 1})
+	}
+	rows, err := symmetry(ds, verdict.CompareOptions{Percentile: verdict.MetricP99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].c.Metric != verdict.MetricP99 {
+		t.Fatalf("rows %+v, want one p99 row", rows)
+	}
+}
+
+// -symmetry-only replaces the symmetry section of an earlier table, and
+// only it; a table without the section is refused.
+func TestRewriteSymmetryKeepsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	out := dir + "/table.md"
+	before := "# Gate quality\n\n- corpus line\n\n" + symmetryHead + "\nold pooled rows\n\n" + perGateHead + "\n| kept |\n"
+	if err := os.WriteFile(out, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	ds := &design{name: "duet"}
+	for i := range 3 {
+		ds.pairs = append(ds.pairs, pair{base: round(t, rng, 2000, 3000), head: round(t, rng, 2000, 3000), chunk: "chunk-1", round: i + 1})
+	}
+	if err := rewriteSymmetry(out, []*design{ds}, verdict.CompareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	got := string(b)
+	if strings.Contains(got, "old pooled rows") || !strings.Contains(got, "| duet | chunk-1 | api | p95 | 3 |") ||
+		!strings.HasPrefix(got, "# Gate quality\n\n- corpus line\n\n") || !strings.HasSuffix(got, perGateHead+"\n| kept |\n") {
+		t.Errorf("rewritten:\n%s", got)
+	}
+	if err := os.WriteFile(out, []byte("# no section\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := rewriteSymmetry(out, []*design{ds}, verdict.CompareOptions{}); err == nil || !strings.Contains(err.Error(), "-symmetry-only") {
+		t.Errorf("a file without the section: %v", err)
 	}
 }

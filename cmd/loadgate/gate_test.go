@@ -221,6 +221,23 @@ func TestBaselineNotesWarnOnOtherMachine(t *testing.T) {
 	}
 }
 
+// Regression: this development machine's VMs are all "vm", 2 CPUs, one
+// session on an Intel Xeon and the next on an AMD EPYC, whose noise differs;
+// a baseline of one is another machine for the other.
+func TestBaselineNotesWarnOnOtherProcessor(t *testing.T) {
+	top := result.Topology{StackCPUs: "0", LoadCPUs: "1", Pinned: true}
+	b := &result.Result{Machine: result.Machine{Host: "vm", CPUModel: "Intel(R) Xeon(R) Processor", CPUs: 2, Kernel: "6.18"}, Topology: top}
+	h := &result.Result{Machine: result.Machine{Host: "vm", CPUModel: "AMD EPYC", CPUs: 2, Kernel: "6.18"}, Topology: top}
+	notes := strings.Join(report.NoteTexts(rounds.BaselineNotes(b, []*result.Result{h})), "\n")
+	if !strings.Contains(notes, "another machine (vm, Intel(R) Xeon(R) Processor, 2 cpus") {
+		t.Errorf("no warning about the processor:\n%s", notes)
+	}
+	h.Machine.CPUModel = b.Machine.CPUModel
+	if notes := strings.Join(report.NoteTexts(rounds.BaselineNotes(b, []*result.Result{h})), "\n"); strings.Contains(notes, "another machine") {
+		t.Errorf("the same processor warned:\n%s", notes)
+	}
+}
+
 func TestGateRefusals(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	for _, c := range []struct {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/loadgate/loadgate/gate/verdict"
@@ -37,7 +38,7 @@ func Calibration(w io.Writer, n *verdict.Noise, tol, conf float64) error {
 	}
 	ew.printf("\n")
 	for _, e := range n.Entries {
-		ew.printf("%-28s %-6s %8s", e.Phase+"/"+e.Workload, e.Metric, logSD(e.SD))
+		ew.printf("%-28s %-6s %8s", e.Phase+"/"+e.Workload, e.Metric, LogSD(e.SD))
 		for _, r := range CalibrationRounds {
 			ew.printf(" %9s", SignedPercent(e.Detectable(r, tol, conf, calibrationPower)))
 		}
@@ -46,8 +47,14 @@ func Calibration(w io.Writer, n *verdict.Noise, tol, conf float64) error {
 	return ew.err
 }
 
-// logSD formats a log-ratio standard deviation in a table: four decimals.
-func logSD(sd float64) string { return strconv.FormatFloat(sd, 'f', 4, 64) }
+// LogSD formats a log-ratio standard deviation in a table: four
+// decimals, "–" for NaN (none measured).
+func LogSD(sd float64) string {
+	if math.IsNaN(sd) {
+		return dash
+	}
+	return strconv.FormatFloat(sd, 'f', 4, 64)
+}
 
 // errWriter keeps the first write error.
 type errWriter struct {

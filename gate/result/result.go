@@ -101,8 +101,8 @@ type Machine struct {
 	Host string `json:"host"`
 	// CPUModel: the processor's name (/proc/cpuinfo's "model name"; "" when
 	// unknown, and in results of a loadgate before it). Virtual machines of
-	// one name and size can run on different processors, whose noise
-	// differs (bench/README.md, 2 December 2026).
+	// one name and size can run on different processors, whose noise can
+	// differ (README.md, "Measured a fourth time").
 	CPUModel string `json:"cpu_model,omitempty"`
 	CPUs     int    `json:"cpus"`
 	Kernel   string `json:"kernel"`

@@ -190,10 +190,12 @@ const (
 // machine: host name, processor model, CPU count, OS and architecture (not
 // the kernel or Go version: a runner image update keeps the machine). The
 // processor is part of it because virtual machines of one host name and
-// size are handed out on different processors, and the noise differs with
-// them (±3–8% per round on one, ±9–40% on another: bench/README.md); a
-// calibration that does not name its processor (an older loadgate's) is
-// therefore not taken for a result that does.
+// size are handed out on different processors, and their noise can differ
+// (README.md, "Measured a fourth time": a round's sd ±3–8% on this
+// development machine's Intel Xeon VM, ±9–40% on its AMD EPYC VM, other
+// differences between the two days not ruled out); a calibration that does
+// not name its processor (an older loadgate's) is therefore not taken for
+// a result that does: calibrate again.
 func MachineKey(m result.Machine) string {
 	return fmt.Sprintf("%s|%s|%d|%s|%s", m.Host, m.CPUModel, m.CPUs, m.OS, m.Arch)
 }

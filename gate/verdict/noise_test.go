@@ -105,7 +105,8 @@ func TestCalibrationMatch(t *testing.T) {
 		{"machine", func(n *verdict.Noise) { n.Machine.Host = "laptop" }, verdict.NoiseOtherMachine},
 		{"cpus", func(n *verdict.Noise) { n.Machine.CPUs = 8 }, verdict.NoiseOtherMachine},
 		// Regression: two sessions' VMs were both "vm", 2 CPUs, linux/amd64,
-		// one on an Intel Xeon (±3–8% per round), one on an AMD EPYC (±9–40%).
+		// one on an Intel Xeon, one on an AMD EPYC, and MachineKey took one
+		// for the other.
 		{"processor", func(n *verdict.Noise) { n.Machine.CPUModel = "Intel(R) Xeon(R) Processor" }, verdict.NoiseOtherMachine},
 		{"topology", func(n *verdict.Noise) { n.Topology.LoadCPUs = "2-3" }, verdict.NoiseOtherTopology},
 		{"scenario", func(n *verdict.Noise) { n.Hash = "sha256:bbbb" }, verdict.NoiseOtherScenario},
