@@ -201,9 +201,10 @@ func sideText(r *result.Result) string {
 	return s
 }
 
-// modelPrefix is a processor's name and a separator, "" when unknown (a
-// result of an older loadgate): "AMD EPYC · " in machineText; modelText
-// the same after a comma: ", AMD EPYC".
+// modelPrefix is a processor's name before machineText's next field,
+// "AMD EPYC · ", and modelText the same after a host name in a sentence,
+// ", AMD EPYC"; both "" when the processor is unknown (a result of a
+// loadgate before it was recorded).
 func modelPrefix(model string) string {
 	if model == "" {
 		return ""

@@ -332,11 +332,7 @@ func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
 	switch rejected {
 	case verdict.NoiseOtherMachine:
 		m := s.Machine
-		model := ""
-		if m.CPUModel != "" {
-			model = m.CPUModel + ", "
-		}
-		return fmt.Sprintf("%s (%s%d CPUs, %s/%s)", m.Host, model, m.CPUs, m.OS, m.Arch)
+		return fmt.Sprintf("%s%s (%d CPUs, %s/%s)", m.Host, modelText(m.CPUModel), m.CPUs, m.OS, m.Arch)
 	case verdict.NoiseOtherTopology:
 		t := s.Topology
 		p := "not pinned"

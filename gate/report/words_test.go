@@ -96,7 +96,7 @@ func TestNoiseFamilySequentialWords(t *testing.T) {
 	w.Noise = &verdict.NoiseUse{Source: verdict.NoiseDefault, SD: 0.3, Pairs: 10, Rejected: verdict.NoiseOtherMachine,
 		Here:  verdict.NoiseSetting{Machine: result.Machine{Host: "vm", CPUModel: "AMD EPYC", CPUs: 2, OS: "linux", Arch: "amd64"}},
 		There: verdict.NoiseSetting{Machine: result.Machine{Host: "vm", CPUModel: "Intel(R) Xeon(R) Processor", CPUs: 2, OS: "linux", Arch: "amd64"}}}
-	if got := report.NoiseNote(w); !strings.Contains(got, "vm (AMD EPYC, 2 CPUs, linux/amd64)") || !strings.Contains(got, "vm (Intel(R) Xeon(R) Processor, 2 CPUs, linux/amd64)") {
+	if got := report.NoiseNote(w); !strings.Contains(got, "vm, AMD EPYC (2 CPUs, linux/amd64)") || !strings.Contains(got, "vm, Intel(R) Xeon(R) Processor (2 CPUs, linux/amd64)") {
 		t.Errorf("noise note names no processor: %q", got)
 	}
 	v.Sequential = &verdict.SeqDecision{Look: 2, Looks: 4, Rounds: 6, MaxRounds: 10, Spending: verdict.SpendOBF, Nominal: 0.95, Level: 0.0049, Spent: 0.0055, Stop: verdict.StopDecided}

@@ -1138,7 +1138,6 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// stddev is the sample standard deviation (n−1) of xs around m.
 // RoundSD is the sample standard deviation of ln(head_i/base_i) over a
 // latency comparison's rounds (its RoundRatios): the spread its rounds
 // interval stood on, and what a calibration stores for one-side-at-a-time
@@ -1148,14 +1147,13 @@ func RoundSD(c Comparison) float64 {
 		return math.NaN()
 	}
 	logs := make([]float64, len(c.RoundRatios))
-	var m float64
 	for i, r := range c.RoundRatios {
 		logs[i] = math.Log(r)
-		m += logs[i]
 	}
-	return stddev(logs, m/float64(len(logs)))
+	return stddev(logs, mean(logs))
 }
 
+// stddev is the sample standard deviation (n−1) of xs around m.
 func stddev(xs []float64, m float64) float64 {
 	var s float64
 	for _, x := range xs {
