@@ -11,9 +11,9 @@ import (
 // CPUModel is the machine's processor as ROOT/cpuinfo names it (the first
 // "model name", e.g. "AMD EPYC" or "Intel(R) Xeon(R) Processor"), "" when
 // it cannot be read. Two virtual machines alike in host name, cores and
-// kernel can run on different processors, and their noise differs with
-// them: a calibration or a baseline of one is not the other's
-// (result.Machine.CPUModel).
+// kernel can run on different processors, and their noise can differ
+// with them: a calibration or a baseline of one is not taken for the
+// other's (result.Machine.CPUModel, verdict.MachineKey).
 func (r Reader) CPUModel() string {
 	b, err := os.ReadFile(filepath.Join(r.root(), "cpuinfo"))
 	if err != nil {
