@@ -119,7 +119,7 @@ func mkItem(id int) item {
 }
 
 // work is one endpoint's fixed work per request, as a real service does
-// it: CPU (chained sha256 rounds, about 0.13 µs each on the 2-core CI
+// it: CPU (chained sha256 rounds, about 0.1 µs each on the 2-core CI
 // machine) and waiting (a sleep standing for a database or cache call).
 // The work is a count, not a timed loop: a slower machine makes it slower,
 // as it would a real service.
@@ -149,19 +149,20 @@ func (w work) do(ctx context.Context, seed []byte) [32]byte {
 // apiWork is the api's work per endpoint from the environment
 // (<EP>_CPU_ROUNDS, <EP>_WAIT_US), defaults a few milliseconds each, so
 // that the machine's scheduling jitter is not most of the latency:
-// /items?page 1 ms CPU + 2 ms wait, /items/{id} 0.5 + 1.5, /search
-// SEARCH_ITERATIONS rounds + 1 ms, /profile 0.5 ms + the backend's answer,
-// /documents 0.5 + 2 ms.
+// /items?page 0.2 ms CPU + 2.5 ms wait, /items/{id} 0.1 + 1.8, /search
+// SEARCH_ITERATIONS rounds + 1.5 ms, /profile 0.1 ms + the backend's
+// answer, /documents 0.1 + 2.5 ms: mostly waiting, as a real service's
+// milliseconds are (examples/demo/compose.yaml says why).
 func apiWork(searchRounds int) map[string]work {
 	get := func(ep string, rounds, waitUS int) work {
 		return work{cpuRounds: envInt(ep+"_CPU_ROUNDS", rounds), wait: time.Duration(envInt(ep+"_WAIT_US", waitUS)) * time.Microsecond}
 	}
 	return map[string]work{
-		"items":   get("ITEMS", 7600, 2000),
-		"item":    get("ITEM", 3800, 1500),
-		"search":  {cpuRounds: searchRounds, wait: time.Duration(envInt("SEARCH_WAIT_US", 1000)) * time.Microsecond},
-		"profile": get("PROFILE", 3800, 0),
-		"ingest":  get("INGEST", 3800, 2000),
+		"items":   get("ITEMS", 1900, 2500),
+		"item":    get("ITEM", 950, 1800),
+		"search":  {cpuRounds: searchRounds, wait: time.Duration(envInt("SEARCH_WAIT_US", 1500)) * time.Microsecond},
+		"profile": get("PROFILE", 950, 0),
+		"ingest":  get("INGEST", 950, 2500),
 	}
 }
 
