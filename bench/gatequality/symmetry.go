@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -21,6 +22,13 @@ type symRow struct {
 	// comparison's percentile and at p50 (verdict.RoundSD); NaN with fewer
 	// than two rounds.
 	sd, sd50 float64
+	// busy: the gate's stack cpus' busy share, % (verdict.DuetStackBusy
+	// over all its rounds; NaN where it is not a duet or sampled none).
+	// corr: the mean correlation, over pairs of the gate's latency
+	// comparisons, of their rounds' ln(head/base) — near 1 when in each
+	// round one side is slower on every workload at once (NaN with fewer
+	// than two comparisons or three rounds).
+	busy, corr float64
 }
 
 // symmetry judges each A/A gate (chunk) of a design's corpus over all its
@@ -64,12 +72,17 @@ func symmetry(ds *design, opt verdict.CompareOptions) ([]symRow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("design %s %s: p50: %w", ds.name, chunk, err)
 		}
+		busy := math.NaN()
+		if pct, _, ok := verdict.DuetStackBusy(base, head); ok {
+			busy = pct
+		}
+		corr := meanCorrelation(latency(v))
 		p50 := map[[2]string]verdict.Comparison{}
 		for _, c := range latency(v50) {
 			p50[[2]string{c.Phase, c.Workload}] = c
 		}
 		for _, c := range latency(v) {
-			out = append(out, symRow{chunk: chunk, c: c, sd: verdict.RoundSD(c), sd50: verdict.RoundSD(p50[[2]string{c.Phase, c.Workload}])})
+			out = append(out, symRow{chunk: chunk, c: c, sd: verdict.RoundSD(c), sd50: verdict.RoundSD(p50[[2]string{c.Phase, c.Workload}]), busy: busy, corr: corr})
 		}
 	}
 	return out, nil
@@ -82,20 +95,85 @@ func writeSymmetry(w io.Writer, designs []*design, opt verdict.CompareOptions) e
 		"(`verdict.Compare`, duet rounds behind schedule for a shared cause left out as a gate leaves them), one gate at a time: "+
 		"each had its own stacks. A change whose interval excludes 0 in gate after gate would be an asymmetry between the sides that every verdict of this design carries; "+
 		"in one gate alone it can be that gate's two stacks, or chance (5%% of intervals per comparison). "+
-		"sd: the standard deviation of a round's ln(head/base) within the gate, at the judged percentile and at p50: the noise each round carried.\n\n")
-	fmt.Fprintf(w, "| design | gate | workload | percentile | rounds | change, head vs base | 95%% CI | interval | sd of ln(head/base) | sd at p50 |\n|---|---|---|---|---|---|---|---|---|---|\n")
+		"sd: the standard deviation of a round's ln(head/base) within the gate, at the judged percentile and at p50: the noise each round carried. "+
+		"Per gate: how busy both sides' services kept the stack cpus (`verdict.DuetStackBusy`; past %d%% a gate notes that the two stacks queue behind each other), "+
+		"and the mean correlation across the gate's workloads of their rounds' ln(head/base) (near 1: in each round one side was slower on every workload at once, a side's queue rather than a workload's noise).\n\n", verdict.DuetBusyPct)
+	fmt.Fprintf(w, "| design | gate | workload | percentile | rounds | change, head vs base | 95%% CI | interval | sd of ln(head/base) | sd at p50 | stack cpus busy | corr. across workloads |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, ds := range designs {
 		rows, err := symmetry(ds, opt)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", ds.name, r.chunk, r.c.Workload, r.c.Metric, r.c.Rounds,
-				report.DeltaText(r.c), report.CIText(r.c), r.c.Interval, report.LogSD(r.sd), report.LogSD(r.sd50))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", ds.name, r.chunk, r.c.Workload, r.c.Metric, r.c.Rounds,
+				report.DeltaText(r.c), report.CIText(r.c), r.c.Interval, report.LogSD(r.sd), report.LogSD(r.sd50), busyText(r.busy), corrText(r.corr))
 		}
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// meanCorrelation is the mean Pearson correlation, over every pair of cs,
+// of their rounds' ln(head/base) (Comparison.RoundRatios, one value per
+// judged round, the same rounds for every comparison of a verdict); NaN
+// with fewer than two comparisons or three rounds, or where a comparison's
+// rounds do not vary.
+func meanCorrelation(cs []verdict.Comparison) float64 {
+	var logs [][]float64
+	for _, c := range cs {
+		if len(c.RoundRatios) < 3 || (len(logs) > 0 && len(c.RoundRatios) != len(logs[0])) {
+			return math.NaN()
+		}
+		xs := make([]float64, len(c.RoundRatios))
+		for i, r := range c.RoundRatios {
+			xs[i] = math.Log(r)
+		}
+		logs = append(logs, xs)
+	}
+	sum, n := 0.0, 0
+	for i := range logs {
+		for j := i + 1; j < len(logs); j++ {
+			sum += pearson(logs[i], logs[j])
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+func pearson(x, y []float64) float64 {
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= float64(len(x))
+	my /= float64(len(y))
+	var sxy, sxx, syy float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+		syy += (y[i] - my) * (y[i] - my)
+	}
+	return sxy / math.Sqrt(sxx*syy) // NaN where a side's rounds do not vary
+}
+
+// busyText is a stack's busy share, "–" where not measured.
+func busyText(pct float64) string {
+	if math.IsNaN(pct) {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%%", pct)
+}
+
+// corrText is a correlation to two places, "–" where not measured.
+func corrText(r float64) string {
+	if math.IsNaN(r) {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", r)
 }
 
 // latency is a verdict's latency comparisons that have an interval.

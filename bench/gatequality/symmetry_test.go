@@ -134,3 +134,25 @@ func TestRewriteSymmetryKeepsTheRest(t *testing.T) {
 		t.Errorf("a file without the section: %v", err)
 	}
 }
+
+// The correlation column: comparisons whose rounds move together read
+// near 1 (one side slower on every workload at once), opposite ones −1,
+// and too few rounds or comparisons read as not measured.
+func TestMeanCorrelation(t *testing.T) {
+	cmp := func(rs ...float64) verdict.Comparison { return verdict.Comparison{RoundRatios: rs} }
+	for _, tc := range []struct {
+		name string
+		cs   []verdict.Comparison
+		want float64 // NaN: not measured
+	}{
+		{"together", []verdict.Comparison{cmp(1.1, 0.9, 1.3, 1), cmp(1.21, 0.81, 1.69, 1), cmp(1.1, 0.9, 1.3, 1)}, 1},
+		{"opposite", []verdict.Comparison{cmp(1.1, 0.9, 1.2), cmp(1/1.1, 1/0.9, 1/1.2)}, -1},
+		{"one comparison", []verdict.Comparison{cmp(1.1, 0.9, 1.2)}, math.NaN()},
+		{"two rounds", []verdict.Comparison{cmp(1.1, 0.9), cmp(1.1, 0.9)}, math.NaN()},
+	} {
+		got := meanCorrelation(tc.cs)
+		if math.IsNaN(tc.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-tc.want) > 1e-9) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

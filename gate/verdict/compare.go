@@ -328,6 +328,11 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		notes = append(notes, Note{Code: NoteDuetRoundLeftOut, Round: l.round, Side: l.side, Rounds: len(base)})
 		v.LeftOut = append(v.LeftOut, l.round)
 	}
+	if c.duet {
+		if busy, cpus, ok := DuetStackBusy(base, head); ok && busy > DuetBusyPct {
+			notes = append(notes, Note{Code: NoteDuetStackBusy, BusyPct: math.Round(busy*10) / 10, StackCPUs: cpus})
+		}
+	}
 	v.Workloads, v.Notes, v.Untrusted = wvs, notes, c.untrusted
 	if c.floorUsed || use.Rejected != "" {
 		v.Noise = &use

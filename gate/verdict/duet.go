@@ -1,6 +1,9 @@
 package verdict
 
-import "github.com/loadgate/loadgate/gate/result"
+import (
+	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/result"
+)
 
 // Duet rounds: the interval of a comparison whose rounds ran base and head
 // at the same instants (result.RoundDuet).
@@ -156,4 +159,51 @@ func roundNo(r *result.Result, i int) int {
 		return r.Round.Number
 	}
 	return i + 1
+}
+
+// DuetBusyPct is how busy a duet's stack cpus may be, in % of them, before
+// a gate says that its two stacks queue behind each other
+// (NoteDuetStackBusy). A duet runs both sides' stacks on the same cpus, so
+// each side's requests wait behind the other's work: on the demo (seven
+// ten-round duet A/A gates on a 2-core VM, 2 December 2026, README
+// "Measured a fifth time"), with both sides' services 50–66% of the one stack
+// core, a round's p95 was 9–26 ms for 3 ms of work and the sides were
+// ±13–43% apart a round (the sd of a round's log ratio), one side slower
+// on every workload at once (correlation 0.68–0.88 across workloads); at
+// 43–44% the p95 was 7 ms and the sides ±4–11% apart (correlation 0.41).
+// Past it, much of a gate's noise is the queue's, not the change's.
+const DuetBusyPct = 45
+
+// DuetStackBusy is how busy a duet's stack cpus were (the number
+// NoteDuetStackBusy carries, and make gate-quality's symmetry section
+// prints): per round, both
+// sides' services' mean CPU (result.Service.CPUAvgPct, % of one core)
+// summed and divided by the stack cpus (base's topology), averaged over
+// the rounds. ok is false where a round sampled no stack or names no
+// stack cpus that read as a cpu list.
+func DuetStackBusy(base, head []*result.Result) (pct float64, cpus string, ok bool) {
+	if len(base) == 0 || len(base) != len(head) {
+		return 0, "", false
+	}
+	cpus = base[0].Topology.StackCPUs
+	set, err := pin.Parse(cpus)
+	if err != nil || set.Len() == 0 {
+		return 0, "", false
+	}
+	for i := range base {
+		if base[i].Topology.StackCPUs != cpus || head[i].Topology.StackCPUs != cpus {
+			return 0, "", false
+		}
+		round := 0.0
+		for _, r := range []*result.Result{base[i], head[i]} {
+			if r.Stack == nil || len(r.Stack.Services) == 0 {
+				return 0, "", false
+			}
+			for _, s := range r.Stack.Services {
+				round += s.CPUAvgPct
+			}
+		}
+		pct += round / float64(set.Len())
+	}
+	return pct / float64(len(base)), cpus, true
 }

@@ -543,3 +543,57 @@ func TestSequentialDuetGoesOnPastSharedStalls(t *testing.T) {
 		t.Errorf("a round behind with an in-flight stall: stop %q, want %q", v.Sequential.Stop, verdict.StopUntrusted)
 	}
 }
+
+// withStack gives every result the stack cpus and one service's mean CPU.
+func withStack(rs []*result.Result, cpus string, apiPct float64) []*result.Result {
+	for _, r := range rs {
+		r.Topology.StackCPUs = cpus
+		r.Stack = &result.Stack{Services: []result.Service{{Name: "api", CPUAvgPct: apiPct, Samples: 15}, {Name: "db", CPUAvgPct: 6, Samples: 15}}}
+	}
+	return rs
+}
+
+func busyNote(v verdict.Verdict) *verdict.Note {
+	for i, n := range v.Notes {
+		if n.Code == verdict.NoteDuetStackBusy {
+			return &v.Notes[i]
+		}
+	}
+	return nil
+}
+
+// A duet whose two sides' services keep the stack cpus busier than
+// DuetBusyPct says so, with how busy and which cpus: on one stack core
+// 2 × (24.5 + 6) = 61% (the demo before 2 December's change); at
+// 2 × (15.5 + 6) = 43% (the demo after it) it says nothing, nor on two
+// stack cpus at 61% of one, nor in rounds that ran one side at a time
+// (each side had the cpus alone).
+func TestDuetStackBusyNoted(t *testing.T) {
+	for _, tc := range []struct {
+		cpus   string
+		apiPct float64
+		duet   bool
+		want   float64 // 0: no note
+	}{
+		{"0", 24.5, true, 61},  // the demo's stack core before the change: noted
+		{"0", 15.5, true, 0},   // 43%: headroom, no note
+		{"0-1", 24.5, true, 0}, // the same load on two cpus is 30.5% of them
+		{"2,5", 45, true, 51},  // 2 × (45 + 6) / 2 cpus
+		{"0", 24.5, false, 0},  // one side at a time: not a duet's queue
+		{"", 24.5, true, 0},    // no stack cpus recorded: nothing to divide by, no note
+	} {
+		base, head := duetRounds(t, verdict.DuetMinRounds)
+		if !tc.duet {
+			base, head = unduet(base), unduet(head)
+		}
+		base, head = withStack(base, tc.cpus, tc.apiPct), withStack(head, tc.cpus, tc.apiPct)
+		v, _ := p95Of(t, base, head, verdict.CompareOptions{})
+		n := busyNote(v)
+		switch {
+		case tc.want == 0 && n != nil:
+			t.Errorf("cpus %q, api %.1f%%, duet %v: note %+v, want none", tc.cpus, tc.apiPct, tc.duet, *n)
+		case tc.want != 0 && (n == nil || n.BusyPct != tc.want || n.StackCPUs != tc.cpus):
+			t.Errorf("cpus %q, api %.1f%%, duet %v: note %+v, want %.1f%% of %q", tc.cpus, tc.apiPct, tc.duet, n, tc.want, tc.cpus)
+		}
+	}
+}

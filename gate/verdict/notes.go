@@ -60,6 +60,10 @@ const (
 	NoteFewRounds            NoteCode = "few_rounds"              // Rounds: fewer than 3 measure no noise between rounds
 	NoteDuetRoundLeftOut     NoteCode = "duet_round_left_out"     // Round: a duet round behind schedule for a shared cause, left out; Side: the side behind ("" both, else base or head: the other half-way to the limits, neither engine stalled at max_in_flight); Rounds: the rounds judged
 	NoteNoWorkloadEitherSide NoteCode = "no_workload_either_side" // Phase: no workload ran on either side
+	// NoteDuetStackBusy: BusyPct, StackCPUs: a duet's stack cpus were
+	// BusyPct% busy with both sides' services (DuetStackBusy), above
+	// DuetBusyPct: the two stacks queue behind each other.
+	NoteDuetStackBusy NoteCode = "duet_stack_busy"
 
 	// Why a gate is unusable (package rounds, the command).
 	NoteGateInterrupted  NoteCode = "gate_interrupted"  // interrupted before its rounds ended
@@ -131,6 +135,8 @@ type Note struct {
 	WithinS      float64 `json:"within_s,omitempty"`
 	NotObservedS int     `json:"not_observed_s,omitempty"`
 	WindowS      int     `json:"window_s,omitempty"`
+	BusyPct      float64 `json:"busy_pct,omitempty"`   // NoteDuetStackBusy
+	StackCPUs    string  `json:"stack_cpus,omitempty"` // NoteDuetStackBusy
 
 	Phases    []string `json:"phases,omitempty"`
 	RefPhases []string `json:"ref_phases,omitempty"`
