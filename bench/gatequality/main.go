@@ -306,7 +306,7 @@ func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*
 	fmt.Fprintf(w, "Resampled gates: %s per A/A cell, %s per detection cell (seed %d); tolerance %s; confidence %s; judged: %s; `--rounds auto` with `--budget %s --max-rounds %d` (the command's defaults for it). Run at %s.\n\n",
 		report.Count(int64(cfg.gates)), report.Count(int64(cfg.detectGates)), cfg.seed, report.Percent(cfg.tolerance), report.Percent(verdict.DefaultConfidence), pctl, cfg.budget, cfg.maxRounds,
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(w, "Corpus (real A/A rounds, both sides one commit, ABBA, idle side paused):\n\n")
+	fmt.Fprintf(w, "Corpus (real A/A rounds, both sides one commit, run as each design's flags run a gate: duet rounds both at once, else ABBA with the idle side paused):\n\n")
 	for _, d := range designs {
 		fmt.Fprintf(w, "- %s\n", d.describe())
 	}

@@ -48,9 +48,9 @@ const caveats = `The corpus is small (tens of rounds per
 design): resampling cannot invent independent noise it did not record, so the rates of rare
 events (a 1% false-alarm rate) are coarse, and plans near the corpus size reuse the same rounds.
 Rounds are drawn across gates (each chunk had its own stacks), which mixes stack-to-stack
-differences into the round-to-round noise as a real gate's rounds would not. The designs'
-chunks were interleaved, so the machine's drift over the half hour fell on every design alike;
-the rows "(on schedule)" keep only the pairs whose generator kept its schedule: a selection of
+differences into the round-to-round noise as a real gate's rounds would not. Where a corpus
+holds several designs, collect.sh interleaves their chunks, so the machine's drift fell on every
+design alike; the rows "(on schedule)" keep only the pairs whose generator kept its schedule: a selection of
 the quieter minutes, not what a gate on this machine meets.
 
 `

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,8 +73,9 @@ func symmetry(ds *design, opt verdict.CompareOptions) ([]symRow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("design %s %s: p50: %w", ds.name, chunk, err)
 		}
-		busy := math.NaN()
-		if pct, _, ok := verdict.DuetStackBusy(base, head); ok {
+		busy := math.NaN() // over the rounds the verdict judged, as Compare's note is
+		kb, kh := keptRounds(base, v.LeftOut), keptRounds(head, v.LeftOut)
+		if pct, _, ok := verdict.DuetStackBusy(kb, kh); ok {
 			busy = pct
 		}
 		corr := meanCorrelation(latency(v))
@@ -96,8 +98,8 @@ func writeSymmetry(w io.Writer, designs []*design, opt verdict.CompareOptions) e
 		"each had its own stacks. A change whose interval excludes 0 in gate after gate would be an asymmetry between the sides that every verdict of this design carries; "+
 		"in one gate alone it can be that gate's two stacks, or chance (5%% of intervals per comparison). "+
 		"sd: the standard deviation of a round's ln(head/base) within the gate, at the judged percentile and at p50: the noise each round carried. "+
-		"Per gate: how busy both sides' services kept the stack cpus (`verdict.DuetStackBusy`; past %d%% a gate notes that the two stacks queue behind each other), "+
-		"and the mean correlation across the gate's workloads of their rounds' ln(head/base) (near 1: in each round one side was slower on every workload at once, a side's queue rather than a workload's noise).\n\n", verdict.DuetBusyPct)
+		"Per gate, over the rounds it judged: how busy both sides' services kept the stack cpus (`verdict.DuetStackBusy`; past %d%% a gate notes that the two stacks queue behind each other), "+
+		"and the mean correlation, over pairs of its latency comparisons (one per workload where one percentile of one phase is judged), of their rounds' ln(head/base) (near 1: in each round one side was slower on every workload at once, a side's queue rather than a workload's noise).\n\n", verdict.DuetBusyPct)
 	fmt.Fprintf(w, "| design | gate | workload | percentile | rounds | change, head vs base | 95%% CI | interval | sd of ln(head/base) | sd at p50 | stack cpus busy | corr. across workloads |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, ds := range designs {
 		rows, err := symmetry(ds, opt)
@@ -116,8 +118,8 @@ func writeSymmetry(w io.Writer, designs []*design, opt verdict.CompareOptions) e
 // meanCorrelation is the mean Pearson correlation, over every pair of cs,
 // of their rounds' ln(head/base) (Comparison.RoundRatios, one value per
 // judged round, the same rounds for every comparison of a verdict); NaN
-// with fewer than two comparisons or three rounds, or where a comparison's
-// rounds do not vary.
+// with fewer than two comparisons or three rounds, or where no pair has
+// rounds that vary (a pair with a constant comparison is skipped).
 func meanCorrelation(cs []verdict.Comparison) float64 {
 	var logs [][]float64
 	for _, c := range cs {
@@ -133,8 +135,10 @@ func meanCorrelation(cs []verdict.Comparison) float64 {
 	sum, n := 0.0, 0
 	for i := range logs {
 		for j := i + 1; j < len(logs); j++ {
-			sum += pearson(logs[i], logs[j])
-			n++
+			if r := pearson(logs[i], logs[j]); !math.IsNaN(r) { // a comparison whose rounds do not vary has none
+				sum += r
+				n++
+			}
 		}
 	}
 	if n == 0 {
@@ -160,12 +164,24 @@ func pearson(x, y []float64) float64 {
 	return sxy / math.Sqrt(sxx*syy) // NaN where a side's rounds do not vary
 }
 
-// busyText is a stack's busy share, "–" where not measured.
+// busyText is a stack's busy share to 0.1, as the gate's note prints it
+// ("–" where not measured).
 func busyText(pct float64) string {
 	if math.IsNaN(pct) {
 		return "–"
 	}
-	return fmt.Sprintf("%.0f%%", pct)
+	return fmt.Sprintf("%.1f%%", pct)
+}
+
+// keptRounds is rs without the 1-based rounds a verdict left out.
+func keptRounds(rs []*result.Result, left []int) []*result.Result {
+	out := make([]*result.Result, 0, len(rs))
+	for i, r := range rs {
+		if !slices.Contains(left, i+1) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // corrText is a correlation to two places, "–" where not measured.

@@ -149,6 +149,9 @@ func TestMeanCorrelation(t *testing.T) {
 		{"opposite", []verdict.Comparison{cmp(1.1, 0.9, 1.2), cmp(1/1.1, 1/0.9, 1/1.2)}, -1},
 		{"one comparison", []verdict.Comparison{cmp(1.1, 0.9, 1.2)}, math.NaN()},
 		{"two rounds", []verdict.Comparison{cmp(1.1, 0.9), cmp(1.1, 0.9)}, math.NaN()},
+		{"a constant comparison skipped", []verdict.Comparison{cmp(1.1, 0.9, 1.2), cmp(1, 1, 1), cmp(1.1, 0.9, 1.2)}, 1},
+		{"only constant ones", []verdict.Comparison{cmp(1, 1, 1), cmp(1, 1, 1)}, math.NaN()},
+		{"rounds of different counts", []verdict.Comparison{cmp(1.1, 0.9, 1.2), cmp(1.1, 0.9, 1.2, 1)}, math.NaN()},
 	} {
 		got := meanCorrelation(tc.cs)
 		if math.IsNaN(tc.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-tc.want) > 1e-9) {

@@ -124,7 +124,7 @@ func NoteText(n verdict.Note) string {
 	case verdict.NoteFewRounds:
 		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", n.Rounds)
 	case verdict.NoteDuetStackBusy:
-		return fmt.Sprintf("duet: both sides' services kept the stack's cpus (%s) %s busy on average: the two stacks queue behind each other there, so much of a round's tail latency is which side waited, not what it ran (on the demo at 50–66%%, the sides were 13–43%% apart a round, one side slower on every workload at once; at 43–44%%, 4–11%%). More headroom decides sooner: more stack cpus (--stack-cpus) or a lower rate",
+		return fmt.Sprintf("duet: both sides' services kept the stack's cpus (%s) %s busy on average: the two stacks queue behind each other there, so much of a round's tail latency is which side waited, not what it ran (on the demo at 50–66%%, the sides were ±13–43%% apart a round, one side slower on every workload at once; at 41–45%%, ±3–23%%). More headroom decides sooner: more stack cpus (--stack-cpus) or a lower rate",
 			n.StackCPUs, Percent(n.BusyPct/100))
 	case verdict.NoteNoWorkloadEitherSide:
 		return fmt.Sprintf("phase %s: no workload ran on either side", n.Phase)

@@ -329,8 +329,10 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		v.LeftOut = append(v.LeftOut, l.round)
 	}
 	if c.duet {
-		if busy, cpus, ok := DuetStackBusy(base, head); ok && busy > DuetBusyPct {
-			notes = append(notes, Note{Code: NoteDuetStackBusy, BusyPct: math.Round(busy*10) / 10, StackCPUs: cpus})
+		if busy, cpus, ok := DuetStackBusy(base, head); ok {
+			if busy = math.Round(busy*10) / 10; busy > DuetBusyPct {
+				notes = append(notes, Note{Code: NoteDuetStackBusy, BusyPct: busy, StackCPUs: cpus})
+			}
 		}
 	}
 	v.Workloads, v.Notes, v.Untrusted = wvs, notes, c.untrusted

@@ -163,24 +163,28 @@ func roundNo(r *result.Result, i int) int {
 
 // DuetBusyPct is how busy a duet's stack cpus may be, in % of them, before
 // a gate says that its two stacks queue behind each other
-// (NoteDuetStackBusy). A duet runs both sides' stacks on the same cpus, so
-// each side's requests wait behind the other's work: on the demo (seven
-// ten-round duet A/A gates on a 2-core VM, 2 December 2026, README
-// "Measured a fifth time"), with both sides' services 50–66% of the one stack
-// core, a round's p95 was 9–26 ms for 3 ms of work and the sides were
-// ±13–43% apart a round (the sd of a round's log ratio), one side slower
-// on every workload at once (correlation 0.68–0.88 across workloads); at
-// 43–44% the p95 was 7 ms and the sides ±4–11% apart (correlation 0.41).
-// Past it, much of a gate's noise is the queue's, not the change's.
-const DuetBusyPct = 45
+// (NoteDuetStackBusy; the share rounded to 0.1 must exceed it). A duet
+// runs both sides' stacks on the same cpus, so each side's requests wait
+// behind the other's work: on the demo (duet A/A gates on a 2-core VM,
+// 2 December 2026, README "Measured a fifth time"), with both sides'
+// services 50–66% of the one stack core, a round's p95 was 9–26 ms for
+// 3 ms of work and the sides were ±13–43% apart a round (the sd of a
+// round's log ratio), one side slower on every workload at once
+// (correlation 0.68–0.88 across workloads); at 41–45% the p95 was 7–8 ms
+// and the sides ±3–23% apart (search the noisiest, correlation 0.41–0.84).
+// Past it, much of a gate's noise is the queue's, not the change's; the
+// demo's gate load, at 41–45%, stays below it.
+const DuetBusyPct = 50
 
 // DuetStackBusy is how busy a duet's stack cpus were (the number
 // NoteDuetStackBusy carries, and make gate-quality's symmetry section
-// prints): per round, both
-// sides' services' mean CPU (result.Service.CPUAvgPct, % of one core)
-// summed and divided by the stack cpus (base's topology), averaged over
-// the rounds. ok is false where a round sampled no stack or names no
-// stack cpus that read as a cpu list.
+// prints): per round, both sides' services' mean CPU
+// (result.Service.CPUAvgPct, % of one core) summed and divided by the
+// stack cpus (base's topology), averaged over the rounds given (Compare
+// gives the rounds it judges, without those it left out). ok is false
+// where the sides' rounds differ in number, a round sampled no stack, its
+// stack was not pinned (its services may have run on any cpu), or the
+// sides name other stack cpus or none that read as a cpu list.
 func DuetStackBusy(base, head []*result.Result) (pct float64, cpus string, ok bool) {
 	if len(base) == 0 || len(base) != len(head) {
 		return 0, "", false
@@ -191,7 +195,7 @@ func DuetStackBusy(base, head []*result.Result) (pct float64, cpus string, ok bo
 		return 0, "", false
 	}
 	for i := range base {
-		if base[i].Topology.StackCPUs != cpus || head[i].Topology.StackCPUs != cpus {
+		if base[i].Topology.StackCPUs != cpus || head[i].Topology.StackCPUs != cpus || !base[i].Topology.Pinned || !head[i].Topology.Pinned {
 			return 0, "", false
 		}
 		round := 0.0

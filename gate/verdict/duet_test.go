@@ -544,11 +544,15 @@ func TestSequentialDuetGoesOnPastSharedStalls(t *testing.T) {
 	}
 }
 
-// withStack gives every result the stack cpus and one service's mean CPU.
-func withStack(rs []*result.Result, cpus string, apiPct float64) []*result.Result {
+// withStack gives every result the stack cpus (pinned or not) and one
+// service's mean CPU beside a database's 6%; apiPct < 0: no stack sampled.
+func withStack(rs []*result.Result, cpus string, pinned bool, apiPct float64) []*result.Result {
 	for _, r := range rs {
-		r.Topology.StackCPUs = cpus
-		r.Stack = &result.Stack{Services: []result.Service{{Name: "api", CPUAvgPct: apiPct, Samples: 15}, {Name: "db", CPUAvgPct: 6, Samples: 15}}}
+		r.Topology.StackCPUs, r.Topology.Pinned = cpus, pinned
+		r.Stack = nil
+		if apiPct >= 0 {
+			r.Stack = &result.Stack{Services: []result.Service{{Name: "api", CPUAvgPct: apiPct, Samples: 15}, {Name: "db", CPUAvgPct: 6, Samples: 15}}}
+		}
 	}
 	return rs
 }
@@ -565,35 +569,43 @@ func busyNote(v verdict.Verdict) *verdict.Note {
 // A duet whose two sides' services keep the stack cpus busier than
 // DuetBusyPct says so, with how busy and which cpus: on one stack core
 // 2 × (24.5 + 6) = 61% (the demo before 2 December's change); at
-// 2 × (15.5 + 6) = 43% (the demo after it) it says nothing, nor on two
-// stack cpus at 61% of one, nor in rounds that ran one side at a time
-// (each side had the cpus alone).
+// 2 × (15.5 + 6) = 43% (the demo after it) it says nothing, nor at exactly
+// the limit, nor on two stack cpus at 61% of one, nor in rounds that ran
+// one side at a time (each side had the cpus alone), nor where the stack
+// was not pinned or not sampled (the share would be a guess).
 func TestDuetStackBusyNoted(t *testing.T) {
 	for _, tc := range []struct {
+		name   string
 		cpus   string
+		pinned bool
 		apiPct float64
 		duet   bool
 		want   float64 // 0: no note
 	}{
-		{"0", 24.5, true, 61},  // the demo's stack core before the change: noted
-		{"0", 15.5, true, 0},   // 43%: headroom, no note
-		{"0-1", 24.5, true, 0}, // the same load on two cpus is 30.5% of them
-		{"2,5", 45, true, 51},  // 2 × (45 + 6) / 2 cpus
-		{"0", 24.5, false, 0},  // one side at a time: not a duet's queue
-		{"", 24.5, true, 0},    // no stack cpus recorded: nothing to divide by, no note
+		{"the old demo", "0", true, 24.5, true, 61},
+		{"the demo now", "0", true, 15.5, true, 0},
+		{"at the limit", "0", true, 19, true, 0},           // 2 × (19 + 6) = 50: not above it
+		{"rounds to the limit", "0", true, 19.02, true, 0}, // 50.04% is 50.0% as printed: not above it
+		{"above", "0", true, 19.3, true, 50.6},             // 2 × 25.3
+		{"two cpus", "0-1", true, 24.5, true, 0},           // 30.5% of two
+		{"two other cpus", "2,5", true, 45, true, 51},      // 2 × (45 + 6) / 2
+		{"one side at a time", "0", true, 24.5, false, 0},  // ABBA: not a duet's queue
+		{"no stack cpus", "", true, 24.5, true, 0},         // nothing to divide by
+		{"not pinned", "0", false, 24.5, true, 0},          // the services may have run anywhere
+		{"no stack sampled", "0", true, -1, true, 0},       // nothing measured
 	} {
 		base, head := duetRounds(t, verdict.DuetMinRounds)
 		if !tc.duet {
 			base, head = unduet(base), unduet(head)
 		}
-		base, head = withStack(base, tc.cpus, tc.apiPct), withStack(head, tc.cpus, tc.apiPct)
+		base, head = withStack(base, tc.cpus, tc.pinned, tc.apiPct), withStack(head, tc.cpus, tc.pinned, tc.apiPct)
 		v, _ := p95Of(t, base, head, verdict.CompareOptions{})
 		n := busyNote(v)
 		switch {
 		case tc.want == 0 && n != nil:
-			t.Errorf("cpus %q, api %.1f%%, duet %v: note %+v, want none", tc.cpus, tc.apiPct, tc.duet, *n)
+			t.Errorf("%s: note %+v, want none", tc.name, *n)
 		case tc.want != 0 && (n == nil || n.BusyPct != tc.want || n.StackCPUs != tc.cpus):
-			t.Errorf("cpus %q, api %.1f%%, duet %v: note %+v, want %.1f%% of %q", tc.cpus, tc.apiPct, tc.duet, n, tc.want, tc.cpus)
+			t.Errorf("%s: note %+v, want %.1f%% of %q", tc.name, n, tc.want, tc.cpus)
 		}
 	}
 }

@@ -61,8 +61,9 @@ const (
 	NoteDuetRoundLeftOut     NoteCode = "duet_round_left_out"     // Round: a duet round behind schedule for a shared cause, left out; Side: the side behind ("" both, else base or head: the other half-way to the limits, neither engine stalled at max_in_flight); Rounds: the rounds judged
 	NoteNoWorkloadEitherSide NoteCode = "no_workload_either_side" // Phase: no workload ran on either side
 	// NoteDuetStackBusy: BusyPct, StackCPUs: a duet's stack cpus were
-	// BusyPct% busy with both sides' services (DuetStackBusy), above
-	// DuetBusyPct: the two stacks queue behind each other.
+	// BusyPct% busy with both sides' services (DuetStackBusy over the
+	// judged rounds, to 0.1), above DuetBusyPct: the two stacks queue
+	// behind each other.
 	NoteDuetStackBusy NoteCode = "duet_stack_busy"
 
 	// Why a gate is unusable (package rounds, the command).
