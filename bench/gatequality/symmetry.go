@@ -24,7 +24,8 @@ type symRow struct {
 	// than two rounds.
 	sd, sd50 float64
 	// busy: the gate's stack cpus' busy share, % (verdict.DuetStackBusy
-	// over all its rounds; NaN where it is not a duet or sampled none).
+	// over the rounds its verdict judged; NaN where it is not a duet or
+	// sampled none).
 	// corr: the mean correlation, over pairs of the gate's latency
 	// comparisons, of their rounds' ln(head/base) — near 1 when in each
 	// round one side is slower on every workload at once (NaN with fewer
@@ -164,8 +165,8 @@ func pearson(x, y []float64) float64 {
 	return sxy / math.Sqrt(sxx*syy) // NaN where a side's rounds do not vary
 }
 
-// busyText is a stack's busy share to 0.1, as the gate's note prints it
-// ("–" where not measured).
+// busyText is a stack's busy share (verdict.DuetStackBusy, to 0.1), "–"
+// where not measured.
 func busyText(pct float64) string {
 	if math.IsNaN(pct) {
 		return "–"

@@ -298,6 +298,10 @@ type Need struct {
 // the successes) gives Value Unusable with reasons naming the side and round,
 // and no comparison at all.
 //
+// Duet rounds whose two sides' services kept the stack cpus more than
+// DuetBusyPct busy (DuetStackBusy over the judged rounds) get a
+// NoteDuetStackBusy.
+//
 // The returned Verdict has one WorkloadVerdict per phase and workload,
 // carrying Comparisons and no Checks; its Value is the worst of theirs.
 func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
@@ -329,10 +333,8 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		v.LeftOut = append(v.LeftOut, l.round)
 	}
 	if c.duet {
-		if busy, cpus, ok := DuetStackBusy(base, head); ok {
-			if busy = math.Round(busy*10) / 10; busy > DuetBusyPct {
-				notes = append(notes, Note{Code: NoteDuetStackBusy, BusyPct: busy, StackCPUs: cpus})
-			}
+		if busy, cpus, ok := DuetStackBusy(base, head); ok && busy > DuetBusyPct {
+			notes = append(notes, Note{Code: NoteDuetStackBusy, BusyPct: busy, StackCPUs: cpus})
 		}
 	}
 	v.Workloads, v.Notes, v.Untrusted = wvs, notes, c.untrusted

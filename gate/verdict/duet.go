@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"math"
+
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/result"
 )
@@ -163,7 +165,7 @@ func roundNo(r *result.Result, i int) int {
 
 // DuetBusyPct is how busy a duet's stack cpus may be, in % of them, before
 // a gate says that its two stacks queue behind each other
-// (NoteDuetStackBusy; the share rounded to 0.1 must exceed it). A duet
+// (NoteDuetStackBusy; DuetStackBusy's share, to 0.1, must exceed it). A duet
 // runs both sides' stacks on the same cpus, so each side's requests wait
 // behind the other's work: on the demo (duet A/A gates on a 2-core VM,
 // 2 December 2026, README "Measured a fifth time"), with both sides'
@@ -181,7 +183,9 @@ const DuetBusyPct = 50
 // prints): per round, both sides' services' mean CPU
 // (result.Service.CPUAvgPct, % of one core) summed and divided by the
 // stack cpus (base's topology), averaged over the rounds given (Compare
-// gives the rounds it judges, without those it left out). ok is false
+// gives the rounds it judges, without those it left out), to 0.1 (as the
+// note prints it, so that what is compared with DuetBusyPct is what the
+// reader sees). ok is false
 // where the sides' rounds differ in number, a round sampled no stack, its
 // stack was not pinned (its services may have run on any cpu), or the
 // sides name other stack cpus or none that read as a cpu list.
@@ -209,5 +213,5 @@ func DuetStackBusy(base, head []*result.Result) (pct float64, cpus string, ok bo
 		}
 		pct += round / float64(set.Len())
 	}
-	return pct / float64(len(base)), cpus, true
+	return math.Round(pct/float64(len(base))*10) / 10, cpus, true
 }
