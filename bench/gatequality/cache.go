@@ -38,7 +38,7 @@ func (c cellCache) key(ds *design, p plan, cond condition, gates int, seed uint6
 }
 
 // cacheVersion changes when what a cell means changes.
-const cacheVersion = 4 // 2: the sequential plan is re-planned after round 1; 3: a look that calls a regression stops, duet intervals; 4: duet rounds stalled on both sides left out
+const cacheVersion = 5 // 2: the sequential plan is re-planned after round 1; 3: a look that calls a regression stops, duet intervals; 4: duet rounds stalled on both sides left out; 5: a look's level from the group-sequential boundary
 
 func (c cellCache) get(key string) (cell, bool) {
 	if c.dir == "" {

@@ -52,6 +52,11 @@ type CompareOptions struct {
 	// an inconclusive comparison asks for is capped by it, saying so. 0
 	// means MaxNeedRounds.
 	MaxRounds int
+
+	// holmLevel, when set, is the level Holm's procedure tests the
+	// one-sided share a of its α at (a sequential look's boundary at a);
+	// nil: a itself.
+	holmLevel func(a float64) float64
 }
 
 // withDefaults fills zero fields and checks the rest.
@@ -341,7 +346,7 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	if c.floorUsed || use.Rejected != "" {
 		v.Noise = &use
 	}
-	v.Family = holm(v.Workloads, opt.Confidence)
+	v.Family = holm(v.Workloads, opt.Confidence, opt.holmLevel)
 	values = values[:0]
 	for _, wv := range v.Workloads {
 		values = append(values, wv.Value)

@@ -9,3 +9,9 @@ var (
 	Wilson       = wilson
 	Newcombe     = newcombe
 )
+
+// SeqBound is seqBound, for the boundaries' table test.
+var SeqBound = seqBound
+
+// SeqBounds is seqBounds, for the recursion's tests.
+var SeqBounds = seqBounds

@@ -119,7 +119,10 @@ func (t *test) scoreP(sign float64) float64 {
 // hold in its family becomes inconclusive (ReasonFamily) or pass. Each
 // workload's value is the worst of its comparisons again. It returns the
 // family, nil when nothing was tested.
-func holm(wvs []WorkloadVerdict, confidence float64) *Family {
+//
+// levelAt, when not nil, maps the share α/(k − j + 1) to the level it is
+// tested at (a sequential look's group-sequential boundary at that share).
+func holm(wvs []WorkloadVerdict, confidence float64, levelAt func(float64) float64) *Family {
 	alpha := math.Round((1-confidence)/2*1e12) / 1e12
 	type ref struct {
 		c *Comparison
@@ -144,7 +147,11 @@ func holm(wvs []WorkloadVerdict, confidence float64) *Family {
 		sort.SliceStable(rs, func(a, b int) bool { return rs[a].p < rs[b].p })
 		held := true
 		for j, r := range rs {
-			level := math.Round(alpha/float64(k-j)*1e12) / 1e12
+			share := alpha / float64(k-j)
+			if levelAt != nil && k-j > 1 {
+				share = levelAt(share) // at k − j = 1 it is the look's own level, (1 − confidence)/2
+			}
+			level := math.Round(share*1e12) / 1e12
 			held = held && r.p <= level
 			c := r.c
 			pointsUp := c.test.m > 0

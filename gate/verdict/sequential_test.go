@@ -87,9 +87,12 @@ func seqTally(t *testing.T, seed uint64, gates int, plan verdict.SeqPlan, n int,
 
 // Sequential rounds under optional stopping, over seeded gates of at most
 // 10 rounds (looks after 4, 6, 8, 10) and of the default's most
-// (DefaultSeqMaxRounds), 500 successes per round: the A/A
-// false-regression rate stays within the nominal 2.5%, and the table of
-// detection and average rounds is logged (README, "How a gate decides").
+// (DefaultSeqMaxRounds), 500 successes per round: at exactly the
+// tolerance, where both errors are likeliest, regressions and passes each
+// stay within the nominal 2.5% (the looks' intervals at their
+// group-sequential boundary's level, t intervals of few rounds), A/A calls
+// no more, and the table of detection and average rounds is logged
+// (README, "How a gate decides").
 func TestSimSequential(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -113,18 +116,22 @@ func TestSimSequential(t *testing.T) {
 		plan := verdict.SeqPlan{MaxRounds: maxRounds, Spending: spending}
 		var lines []string
 		for i, c := range []struct{ ratio, noise float64 }{
-			{1, 0.03}, {1, 0.1}, {1.2, 0.03}, {1.2, 0.1}, {1.5, 0.03}, {1.5, 0.1},
+			{1, 0.03}, {1, 0.1}, {1.1, 0.03}, {1.1, 0.1}, {1.2, 0.03}, {1.2, 0.1}, {1.5, 0.03}, {1.5, 0.1},
 		} {
 			r := seqTally(t, uint64(1<<24+i<<16), gates, plan, 500, c.ratio, c.noise)
 			line := fmt.Sprintf("| %s | %+.0f%% | %.2f | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f |", spending, 100*(c.ratio-1), c.noise,
 				100*r.regression, 100*r.pass, 100*r.inc, 100*r.improvement, r.avgRounds)
 			lines = append(lines, line)
 			t.Log(line)
-			if c.ratio == 1 && r.regression > 0.025+2*math.Sqrt(0.025*0.975/float64(gates)) {
-				t.Errorf("%s A/A σ=%v: %.1f%% false regressions, want ≤ 2.5%%", spending, c.noise, 100*r.regression)
+			// Within the tolerance (10%) a regression is false; at or past it
+			// a pass is. At exactly the tolerance both are at their most
+			// likely, each ≤ 2.5% (half the 5% the looks spend).
+			bound := 0.025 + 2*math.Sqrt(0.025*0.975/float64(gates))
+			if c.ratio <= 1.1 && r.regression > bound {
+				t.Errorf("%s %+.0f%% σ=%v: %.1f%% false regressions, want ≤ 2.5%%", spending, 100*(c.ratio-1), c.noise, 100*r.regression)
 			}
-			if c.ratio > 1 && r.pass+r.improvement > 0.025+2*math.Sqrt(0.025*0.975/float64(gates)) {
-				t.Errorf("%s %+.0f%% σ=%v: %.1f%% passed", spending, 100*(c.ratio-1), c.noise, 100*(r.pass+r.improvement))
+			if c.ratio >= 1.1 && r.pass+r.improvement > bound {
+				t.Errorf("%s %+.0f%% σ=%v: %.1f%% passed, want ≤ 2.5%%", spending, 100*(c.ratio-1), c.noise, 100*(r.pass+r.improvement))
 			}
 		}
 		t.Logf("%d gates each, at most %d rounds, 500 successes per round:\n| spending | change | σ | regression | pass | inconclusive | improvement | avg rounds |\n%s", gates, maxRounds, strings.Join(lines, "\n"))
