@@ -110,6 +110,10 @@ func seqBounds(ns []int, cum []float64) []float64 {
 		aj := cum[j] - prev
 		prev = math.Max(prev, cum[j])
 		I := float64(n)
+		sd := 0.0 // the sd of S_j − S_{j−1}: the rounds between the looks
+		if j > 0 {
+			sd = math.Sqrt(I - float64(ns[j-1]))
+		}
 		if j == 0 {
 			// The first look: S_1 ~ N(0, n_1), exact.
 			if aj <= 0 {
@@ -118,7 +122,6 @@ func seqBounds(ns []int, cum []float64) []float64 {
 				c[0] = -normQuantile(aj / 2)
 			}
 		} else {
-			sd := math.Sqrt(I - float64(ns[j-1]))
 			cross := func(b float64) float64 { // P(continue to j−1, |S_j| ≥ b)
 				p := 0.0
 				for i, u := range grid {
@@ -158,7 +161,6 @@ func seqBounds(ns []int, cum []float64) []float64 {
 				nd[i] = math.Exp(-s*s/(2*I)) / math.Sqrt(2*math.Pi*I)
 				continue
 			}
-			sd := math.Sqrt(I - float64(ns[j-1]))
 			x := 0.0
 			for k, u := range grid {
 				z := (s - u) / sd

@@ -41,8 +41,10 @@ func TestSeqBoundsPublished(t *testing.T) {
 			}
 		}
 	}
-	// The gate's own spending is Lan and DeMets' two-sided O'Brien–Fleming
-	// type 2 − 2Φ(z_{α/2}/√t): the same shape, spent over both sides at once.
+	// SeqBound, as Sequential calls it, gives the same recursion's last
+	// look. (The gate's O'Brien–Fleming type is Lan and DeMets' two-sided
+	// 2 − 2Φ(z_{α/2}/√t), not ldbounds' α/2 a side: TestSeqBoundsSpend
+	// checks it.)
 	if got := verdict.SeqBound(verdict.SpendPocock, 0.05, 1, 1, 5, 5, false); math.Abs(got-2.386) > 0.0015 {
 		t.Errorf("SeqBound pocock look 5 of 5: %.4f, want 2.386", got)
 	}
