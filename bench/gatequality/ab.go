@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -24,6 +27,10 @@ type abGate struct {
 	scenario string
 	wall     time.Duration
 	file     *report.GateVerdictFile
+	// From the gate's first and last base rounds (result.json), when they
+	// are there: when its rounds ran and the machine they ran on.
+	started, finished time.Time
+	machine           string
 }
 
 // abDone is the DONE file ab.sh writes beside a kept gate.
@@ -64,6 +71,14 @@ func loadAB(dir string) ([]abGate, error) {
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", g.dir, err)
+		}
+		if r, err := result.ReadFile(filepath.Join(g.dir, "base", "round-1", "result.json")); err == nil {
+			g.started = r.StartedAt
+			g.machine = r.Machine.CPUModel
+		}
+		last := filepath.Join(g.dir, "base", fmt.Sprintf("round-%d", g.file.Rounds), "result.json")
+		if r, err := result.ReadFile(last); err == nil {
+			g.finished = r.FinishedAt
 		}
 		out = append(out, g)
 	}
@@ -126,8 +141,8 @@ func writeAB(w io.Writer, gates []abGate) {
 	}
 	fmt.Fprintln(w)
 	for _, n := range order {
-		fmt.Fprintf(w, "- %s: caught (the changed workload called a regression) in %d of %d gates; wall time median %s, longest %s.\n",
-			n, caught[n], total[n], median(walls[n]).Round(time.Second), longest(walls[n]).Round(time.Second))
+		fmt.Fprintf(w, "- %s: caught (the changed workload called a regression) in %d of %d gates; wall time median %s, longest %s.%s\n",
+			n, caught[n], total[n], median(walls[n]).Round(time.Second), longest(walls[n]).Round(time.Second), provenance(gates, n))
 	}
 	untrusted, leftOut, leftRounds, rounds := 0, 0, 0, 0
 	for _, g := range gates {
@@ -147,6 +162,50 @@ func writeAB(w io.Writer, gates []abGate) {
 		fmt.Fprintf(w, "- %d of %d gates left out duet rounds behind their schedule for a cause both sides shared: %d of their %d rounds in all.\n", leftOut, len(gates), leftRounds, rounds)
 	}
 }
+
+// provenance says when the A/B name's gates ran, on what processor, and
+// which commits they compared, as far as their files record it ("" when
+// they do not): an A/B's gates are kept across sessions and hosts, and the
+// corpus's conditions are not theirs.
+func provenance(gates []abGate, name string) string {
+	var first, last time.Time
+	machines, commits := map[string]bool{}, map[string]bool{}
+	for _, g := range gates {
+		if g.name != name {
+			continue
+		}
+		if !g.started.IsZero() {
+			if first.IsZero() || g.started.Before(first) {
+				first = g.started
+			}
+		}
+		if g.finished.After(last) {
+			last = g.finished
+		}
+		if g.machine != "" {
+			machines[g.machine] = true
+		}
+		if len(g.file.Sides) == 2 {
+			commits[short(g.file.Sides[0].Commit)+" → "+short(g.file.Sides[1].Commit)] = true
+		}
+	}
+	var parts []string
+	if !first.IsZero() && !last.IsZero() {
+		parts = append(parts, "rounds run "+first.UTC().Format("2006-01-02 15:04")+"–"+last.UTC().Format("15:04")+" UTC")
+	}
+	if len(machines) > 0 {
+		parts = append(parts, "on "+strings.Join(slices.Sorted(maps.Keys(machines)), ", "))
+	}
+	if len(commits) > 0 {
+		parts = append(parts, "base → head "+strings.Join(slices.Sorted(maps.Keys(commits)), ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.ToUpper(parts[0][:1]) + parts[0][1:] + strings.Join(append([]string{""}, parts[1:]...), ", ") + "."
+}
+
+func short(commit string) string { return commit[:min(len(commit), 7)] }
 
 func longest(ds []time.Duration) time.Duration {
 	var m time.Duration

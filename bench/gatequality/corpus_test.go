@@ -4,7 +4,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 )
 
@@ -60,5 +62,32 @@ func TestRewriteABKeepsTheRest(t *testing.T) {
 	}
 	if err := rewriteAB(out, dir); err == nil || !strings.Contains(err.Error(), "no \"## Real A/B gates\" section") {
 		t.Errorf("a file without the section: %v", err)
+	}
+}
+
+// An A/B's summary line says when its gates' rounds ran, on what processor
+// and between which commits: A/B gates are kept across sessions and hosts,
+// so the corpus's conditions in the table's preamble are not theirs.
+func TestABProvenance(t *testing.T) {
+	at := func(hm string) time.Time {
+		v, err := time.Parse("2006-01-02 15:04", "2026-12-03 "+hm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	file := &report.GateVerdictFile{Sides: []report.GateSideFile{{Commit: "a8c440a024ac"}, {Commit: "3a57799f07e7"}}}
+	gates := []abGate{
+		{name: "profile25", started: at("11:10"), finished: at("11:13"), machine: "Intel Xeon", file: file},
+		{name: "profile25", started: at("10:54"), finished: at("10:58"), machine: "Intel Xeon", file: file},
+		{name: "ingest25", started: at("09:00"), finished: at("09:30"), machine: "AMD EPYC", file: file},
+	}
+	want := " Rounds run 2026-12-03 10:54–11:13 UTC, on Intel Xeon, base → head a8c440a → 3a57799."
+	if got := provenance(gates, "profile25"); got != want {
+		t.Errorf("provenance:\n%q\nwant\n%q", got, want)
+	}
+	// Gates kept before the results named the processor or their rounds: nothing claimed.
+	if got := provenance([]abGate{{name: "old", file: &report.GateVerdictFile{}}}, "old"); got != "" {
+		t.Errorf("nothing recorded, yet: %q", got)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +176,43 @@ func TestEdgeServesShortAndSlowHTTP1(t *testing.T) {
 	line, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "HTTP/1.0 200") {
 		t.Errorf("status line %q, %v", line, err)
+	}
+}
+
+// TestRegression_FirstSequenceNumberFailed: the demo's scenarios put a
+// workload's sequence number {n}, which starts at 0, in /items?page={n},
+// /items/{n} and /profile/{n}, and the api answered 0 with 400 and 404, so
+// every run failed three warm-up requests and every gate noted that the
+// service had failed. Any id >= 0 names an item (1..n, 0 wraps to the last);
+// a negative or non-integer one is still refused.
+func TestRegression_FirstSequenceNumberFailed(t *testing.T) {
+	backend := httptest.NewServer(backendHandler(time.Millisecond))
+	defer backend.Close()
+	api := httptest.NewServer(apiHandler(backend.URL, 10))
+	defer api.Close()
+	for _, c := range []struct {
+		path   string
+		status int
+		want   string // in the body
+	}{
+		{"/items?page=0", 200, `"page":5000`},           // wraps to the last page
+		{"/items?page=1", 200, `"page":1`},              // unchanged
+		{"/items?page=5001", 200, `"page":1`},           // wraps past the last
+		{"/items/0", 200, `"id":100000`},                // wraps to the last item
+		{"/items/100001", 200, `"id":1`},                // wraps past the last
+		{"/profile/0", 200, `"id":"0"`},                 // the backend's answer
+		{"/items?page=-1", 400, "non-negative integer"}, // still refused
+		{"/items/-3", 404, "no such item"},
+		{"/profile/x", 404, "no such profile"},
+	} {
+		resp, err := http.Get(api.URL + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(string(body), c.want) {
+			t.Errorf("GET %s: %d %s, want %d with %s", c.path, resp.StatusCode, body, c.status, c.want)
+		}
 	}
 }
