@@ -50,6 +50,7 @@ func main() {
 		deltas  = flag.String("deltas", "0.05,0.10,0.20,0.50", "the slowdowns δ made by scaling head's latencies by 1+δ")
 		budget  = flag.Duration("budget", 10*time.Minute, "the --rounds auto candidate's budget (the Action's default)")
 		maxR    = flag.Int("max-rounds", verdict.DefaultSeqMaxRounds, "the --rounds auto candidate's --max-rounds (the default of the CLI and the Action)")
+		spend   = flag.String("spending", verdict.SpendOBF, "the --rounds auto candidate's alpha spending: "+verdict.SpendOBF+" (the gate's) or "+verdict.SpendPocock)
 		tol     = flag.Float64("tolerance", verdict.DefaultTolerance, "the gate's tolerance")
 		workers = flag.Int("workers", runtime.GOMAXPROCS(0), "simulations in parallel")
 		only    = flag.String("designs", "", "comma-separated designs to judge (default: all in the corpus)")
@@ -84,8 +85,12 @@ func main() {
 		}
 		return
 	}
+	if *spend != verdict.SpendOBF && *spend != verdict.SpendPocock {
+		fmt.Fprintf(os.Stderr, "gatequality: -spending %q: want %s or %s\n", *spend, verdict.SpendOBF, verdict.SpendPocock)
+		os.Exit(2)
+	}
 	if err := run(config{corpus: *corpus, repo: *repo, out: *out, gates: *gates, detectGates: *dgates, seed: *seed, rounds: *rounds,
-		deltas: *deltas, budget: *budget, maxRounds: *maxR, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched, symmetryOnly: *symOnly}); err != nil {
+		deltas: *deltas, budget: *budget, maxRounds: *maxR, spending: *spend, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched, symmetryOnly: *symOnly}); err != nil {
 		fmt.Fprintln(os.Stderr, "gatequality:", err)
 		os.Exit(1)
 	}
@@ -93,6 +98,7 @@ func main() {
 
 type config struct {
 	corpus, repo, out, rounds, deltas, only, ab, percentile, cache string
+	spending                                                       string // the auto plan's alpha spending
 	gates, detectGates, maxRounds, workers, onSchedule             int
 	seed                                                           uint64
 	budget                                                         time.Duration
@@ -152,7 +158,11 @@ func run(cfg config) error {
 	for _, r := range fixed {
 		plans = append(plans, plan{Rounds: r, Budget: cfg.budget})
 	}
-	plans = append(plans, plan{Auto: true, Budget: cfg.budget, MaxRounds: cfg.maxRounds})
+	sp := cfg.spending
+	if sp == verdict.SpendOBF {
+		sp = "" // the gate's own, as the cache has always keyed it
+	}
+	plans = append(plans, plan{Auto: true, Budget: cfg.budget, MaxRounds: cfg.maxRounds, Spending: sp})
 	opt := verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile}
 	ab, err := loadAB(cfg.ab)
 	if err != nil {
@@ -297,14 +307,24 @@ func (r *row) detWall(c cell) time.Duration {
 	return r.ds.setupDur + time.Duration(float64(c.RoundsSum)/float64(n)*float64(r.ds.pairDur))
 }
 
+// spendingNote names the auto plan's alpha spending where it is not the
+// gate's (O'Brien–Fleming-type): a candidate judged by this table, not
+// what loadgate gate does today.
+func spendingNote(s string) string {
+	if s == "" || s == verdict.SpendOBF {
+		return ""
+	}
+	return fmt.Sprintf(", with %s-type alpha spending in place of the gate's %s (a candidate)", s, verdict.SpendOBF)
+}
+
 func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*design, rows []*row, deltas []float64) error {
 	fmt.Fprintf(w, "## Operating characteristic (make gate-quality)\n\n")
 	pctl := cfg.percentile
 	if pctl == "" {
 		pctl = "each workload's threshold percentiles, else p95 (the gate's default)"
 	}
-	fmt.Fprintf(w, "Resampled gates: %s per A/A cell, %s per detection cell (seed %d); tolerance %s; confidence %s; judged: %s; `--rounds auto` with `--budget %s --max-rounds %d` (the command's defaults for it). Run at %s.\n\n",
-		report.Count(int64(cfg.gates)), report.Count(int64(cfg.detectGates)), cfg.seed, report.Percent(cfg.tolerance), report.Percent(verdict.DefaultConfidence), pctl, cfg.budget, cfg.maxRounds,
+	fmt.Fprintf(w, "Resampled gates: %s per A/A cell, %s per detection cell (seed %d); tolerance %s; confidence %s; judged: %s; `--rounds auto` with `--budget %s --max-rounds %d` (the command's defaults for it)%s. Run at %s.\n\n",
+		report.Count(int64(cfg.gates)), report.Count(int64(cfg.detectGates)), cfg.seed, report.Percent(cfg.tolerance), report.Percent(verdict.DefaultConfidence), pctl, cfg.budget, cfg.maxRounds, spendingNote(cfg.spending),
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(w, "Corpus (real A/A rounds, both sides one commit, run as each design's flags run a gate: duet rounds both at once, else ABBA with the idle side paused):\n\n")
 	for _, d := range designs {

@@ -18,12 +18,16 @@ type plan struct {
 	Auto      bool
 	Budget    time.Duration
 	MaxRounds int
+	Spending  string `json:",omitempty"` // the sequential plan's alpha spending (verdict.SeqPlan); "": the default's
 }
 
 func (p plan) String() string {
 	if p.Auto {
 		// loadgate gate's --rounds default (and the Action's, which leaves
 		// rounds to the command), chosen from this table
+		if p.Spending != "" && p.Spending != verdict.SpendOBF {
+			return fmt.Sprintf("auto (≤ %d, %s, %s spending)", p.MaxRounds, p.Budget, p.Spending)
+		}
 		return fmt.Sprintf("auto (≤ %d, %s; the default)", p.MaxRounds, p.Budget)
 	}
 	return fmt.Sprint(p.Rounds)
@@ -88,7 +92,7 @@ func judge(ds *design, p plan, base, head []*result.Result, opt verdict.CompareO
 		return classify(v, len(head), err)
 	}
 	maxR := p.seqMax(ds)
-	sp := verdict.SeqPlan{MaxRounds: maxR, MinRounds: min(verdict.DefaultSeqMinRounds, maxR)}
+	sp := verdict.SeqPlan{MaxRounds: maxR, MinRounds: min(verdict.DefaultSeqMinRounds, maxR), Spending: p.Spending}
 	for R := sp.MinRounds; R <= maxR; R += 2 {
 		sp.Final = budgetRounds(ds, p.Budget, R) < 2
 		v, err := verdict.Sequential(base[:R], head[:R], opt, sp)

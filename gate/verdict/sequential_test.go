@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -104,11 +105,27 @@ func TestSimSequential(t *testing.T) {
 		spending  string
 		maxRounds int
 	}
-	spendings := []plan{{verdict.SpendOBF, 10}, {verdict.SpendOBF, verdict.DefaultSeqMaxRounds}}
+	// LOADGATE_SIM_SEQ_MAX=10 runs the plans of at most 10 rounds alone
+	// (a 1 000-gate run of the default's 20 takes most of an hour on 2 cores).
+	maxes := []int{10, verdict.DefaultSeqMaxRounds}
+	if s := os.Getenv("LOADGATE_SIM_SEQ_MAX"); s != "" {
+		maxes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < verdict.DefaultSeqMinRounds {
+				t.Fatalf("LOADGATE_SIM_SEQ_MAX=%s: want round counts of at least %d, comma-separated", s, verdict.DefaultSeqMinRounds)
+			}
+			maxes = append(maxes, n)
+		}
+	}
+	spends := []string{verdict.SpendOBF}
 	if s := os.Getenv("LOADGATE_SIM_SPENDING"); s != "" {
-		spendings = nil
-		for _, sp := range strings.Split(s, ",") {
-			spendings = append(spendings, plan{sp, 10}, plan{sp, verdict.DefaultSeqMaxRounds})
+		spends = strings.Split(s, ",")
+	}
+	var spendings []plan
+	for _, sp := range spends {
+		for _, m := range maxes {
+			spendings = append(spendings, plan{sp, m})
 		}
 	}
 	for _, c := range spendings {
