@@ -76,9 +76,11 @@ func loadAB(dir string) ([]abGate, error) {
 			g.started = r.StartedAt
 			g.machine = r.Machine.CPUModel
 		}
-		last := filepath.Join(g.dir, "base", fmt.Sprintf("round-%d", g.file.Rounds), "result.json")
-		if r, err := result.ReadFile(last); err == nil {
-			g.finished = r.FinishedAt
+		for _, side := range g.file.Sides { // the later side's last round: in ABBA either ends the gate
+			last := filepath.Join(g.dir, side.Name, fmt.Sprintf("round-%d", side.Rounds), "result.json")
+			if r, err := result.ReadFile(last); err == nil && r.FinishedAt.After(g.finished) {
+				g.finished = r.FinishedAt
+			}
 		}
 		out = append(out, g)
 	}
@@ -185,13 +187,17 @@ func provenance(gates []abGate, name string) string {
 		if g.machine != "" {
 			machines[g.machine] = true
 		}
-		if len(g.file.Sides) == 2 {
+		if len(g.file.Sides) == 2 && g.file.Sides[0].Commit != "" && g.file.Sides[1].Commit != "" {
 			commits[short(g.file.Sides[0].Commit)+" → "+short(g.file.Sides[1].Commit)] = true
 		}
 	}
 	var parts []string
 	if !first.IsZero() && !last.IsZero() {
-		parts = append(parts, "rounds run "+first.UTC().Format("2006-01-02 15:04")+"–"+last.UTC().Format("15:04")+" UTC")
+		end := last.UTC().Format("15:04")
+		if last.UTC().Format("2006-01-02") != first.UTC().Format("2006-01-02") {
+			end = last.UTC().Format("2006-01-02 15:04")
+		}
+		parts = append(parts, "rounds run "+first.UTC().Format("2006-01-02 15:04")+"–"+end+" UTC")
 	}
 	if len(machines) > 0 {
 		parts = append(parts, "on "+strings.Join(slices.Sorted(maps.Keys(machines)), ", "))

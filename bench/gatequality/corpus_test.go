@@ -86,6 +86,12 @@ func TestABProvenance(t *testing.T) {
 	if got := provenance(gates, "profile25"); got != want {
 		t.Errorf("provenance:\n%q\nwant\n%q", got, want)
 	}
+	// Gates of two days say both dates; a side without its commit names no commits.
+	next := abGate{name: "profile25", started: at("23:50"), finished: at("23:59").Add(24 * time.Hour), file: &report.GateVerdictFile{Sides: []report.GateSideFile{{Commit: ""}, {Commit: "3a57799f07e7"}}}}
+	want = " Rounds run 2026-12-03 23:50–2026-12-04 23:59 UTC."
+	if got := provenance([]abGate{next}, "profile25"); got != want {
+		t.Errorf("provenance over two days:\n%q\nwant\n%q", got, want)
+	}
 	// Gates kept before the results named the processor or their rounds: nothing claimed.
 	if got := provenance([]abGate{{name: "old", file: &report.GateVerdictFile{}}}, "old"); got != "" {
 		t.Errorf("nothing recorded, yet: %q", got)

@@ -112,8 +112,9 @@ func TestSimSequential(t *testing.T) {
 		maxes = nil
 		for _, f := range strings.Split(s, ",") {
 			n, err := strconv.Atoi(f)
-			if err != nil || n < verdict.DefaultSeqMinRounds {
-				t.Fatalf("LOADGATE_SIM_SEQ_MAX=%s: want round counts of at least %d, comma-separated", s, verdict.DefaultSeqMinRounds)
+			if err != nil || n < verdict.DefaultSeqMinRounds || (n-verdict.DefaultSeqMinRounds)%2 != 0 {
+				t.Fatalf("LOADGATE_SIM_SEQ_MAX=%s: want round counts where a look falls (%d, %d, %d, …), comma-separated", s,
+					verdict.DefaultSeqMinRounds, verdict.DefaultSeqMinRounds+2, verdict.DefaultSeqMinRounds+4)
 			}
 			maxes = append(maxes, n)
 		}

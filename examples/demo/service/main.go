@@ -255,7 +255,7 @@ func apiHandler(backendURL string, iterations int) http.Handler {
 			http.Error(w, fmt.Sprintf("backend answered %d", resp.StatusCode), http.StatusBadGateway)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"profile": prof, "recent": []item{mkItem(id), mkItem(id + 1)}})
+		writeJSON(w, http.StatusOK, map[string]any{"profile": prof, "recent": []item{mkItem(wrap(id, maxItems)), mkItem(wrap(id+1, maxItems))}})
 	})
 	return mux
 }

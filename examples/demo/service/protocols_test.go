@@ -204,10 +204,11 @@ func TestOpenAPIDocumentNamesEveryRoute(t *testing.T) {
 		{"GET", "/items", "", 200},
 		{"GET", "/items/42", "", 200},
 		{"GET", "/items/100000", "", 200},
+		{"GET", "/items/0", "", 200}, // a load's first {n}
 		{"GET", "/search?q=alpha", "", 200},
 		{"POST", "/documents", `{"title":"t"}`, 202},
 		{"GET", "/profile/7", "", 200},
-		{"GET", "/items?page=0", "", 400},    // refused by the document (minimum 1)
+		{"GET", "/items?page=-1", "", 400},   // refused by the document (minimum 0)
 		{"GET", "/nowhere", "", 400},         // not in the document
 		{"GET", "/items/100001", "", 400},    // above the document's maximum
 		{"POST", "/documents", `{}`, 400},    // title is required

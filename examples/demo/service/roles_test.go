@@ -195,12 +195,14 @@ func TestRegression_FirstSequenceNumberFailed(t *testing.T) {
 		status int
 		want   string // in the body
 	}{
-		{"/items?page=0", 200, `"page":5000`},           // wraps to the last page
-		{"/items?page=1", 200, `"page":1`},              // unchanged
-		{"/items?page=5001", 200, `"page":1`},           // wraps past the last
-		{"/items/0", 200, `"id":100000`},                // wraps to the last item
-		{"/items/100001", 200, `"id":1`},                // wraps past the last
-		{"/profile/0", 200, `"id":"0"`},                 // the backend's answer
+		{"/items?page=0", 200, `"page":5000}`},         // wraps to the last page
+		{"/items?page=1", 200, `"page":1}`},            // unchanged
+		{"/items?page=5001", 200, `"page":1}`},         // wraps past the last
+		{"/items/0", 200, `{"id":100000,`},             // wraps to the last item
+		{"/items/100001", 200, `{"id":1,`},             // wraps past the last
+		{"/profile/0", 200, `"id":"0"`},                // the backend's answer
+		{"/profile/0", 200, `"recent":[{"id":100000,`}, // its recent items wrap too
+		{"/profile/100000", 200, `"item-100000","price_cents":0},{"id":1,`},
 		{"/items?page=-1", 400, "non-negative integer"}, // still refused
 		{"/items/-3", 404, "no such item"},
 		{"/profile/x", 404, "no such profile"},
