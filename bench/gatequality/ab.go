@@ -27,8 +27,9 @@ type abGate struct {
 	scenario string
 	wall     time.Duration
 	file     *report.GateVerdictFile
-	// From the gate's first and last base rounds (result.json), when they
-	// are there: when its rounds ran and the machine they ran on.
+	// From the rounds' result.json, when they are there: the start of base's
+	// round 1 (ABBA's first, or a duet's, which both sides start at once),
+	// the later end of the two sides' last rounds, and the machine.
 	started, finished time.Time
 	machine           string
 }
