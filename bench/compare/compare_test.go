@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -265,5 +267,35 @@ func TestAgain(t *testing.T) {
 		if got := again(tc.stage, &tc.best, tc.try, tc.tries); got != tc.want {
 			t.Errorf("%s: again = %v", tc.name, got)
 		}
+	}
+}
+
+// The report says how idle cores wait: on a virtual machine whose vCPUs
+// halt at once (guest_halt_poll_ns 0) every wake-up goes through the
+// hypervisor, which changes both tools' CPU per request.
+func TestCPUIdle(t *testing.T) {
+	sys := t.TempDir()
+	put := func(p, v string) {
+		t.Helper()
+		p = filepath.Join(sys, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := cpuIdle(sys); got != "unknown" {
+		t.Errorf("nothing readable: %q, want unknown", got)
+	}
+	put("devices/system/cpu/cpuidle/current_driver", "haltpoll")
+	put("devices/system/cpu/cpuidle/current_governor", "haltpoll")
+	put("module/haltpoll/parameters/guest_halt_poll_ns", "0")
+	if got, want := cpuIdle(sys), "cpuidle driver haltpoll, governor haltpoll, guest_halt_poll_ns 0"; got != want {
+		t.Errorf("cpuIdle = %q, want %q", got, want)
+	}
+	put("devices/system/cpu/cpuidle/current_governor_ro", "menu") // the read-only name wins where the kernel has it
+	if got, want := cpuIdle(sys), "cpuidle driver haltpoll, governor menu, guest_halt_poll_ns 0"; got != want {
+		t.Errorf("cpuIdle = %q, want %q", got, want)
 	}
 }

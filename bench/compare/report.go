@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -112,6 +113,7 @@ func (rep *report) markdown() string {
 	}
 	p("- date: %s (took %s)\n", rep.Start.UTC().Format(time.RFC3339), rep.End.Sub(rep.Start).Round(time.Second))
 	p("- machine: %s, %s, %d cores, kernel %s, %s %s/%s\n", host, cpuModel(), onlineCPUs(), kernel(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	p("- idle cores: %s — how an idle core waits shapes both the CPU a wake-up costs and how late it comes (bench/README.md, \"One host, before and after, and what the host adds\")\n", cpuIdle("/sys"))
 	p("- topology: server (bench/server, %s mode) pinned to core %s (affinity read back: %s); each generator pinned to core %s with taskset, one at a time; the orchestrator shares core %s with the server and sleeps in wait4 while a generator runs\n",
 		rep.ServerMode, rep.ServerCPU, rep.Server.CPUs, rep.GenCPU, rep.ServerCPU)
 	p("- target: http://%s/ (loopback, HTTP/1.1 keep-alive, 200 \"ok\")\n", rep.Server.Addr)
@@ -349,6 +351,40 @@ func onlineCPUs() int {
 		}
 	}
 	return n
+}
+
+// cpuIdle says how the machine's idle cores wait: the cpuidle driver and
+// governor under sys (/sys), and for the haltpoll driver of a virtual
+// machine how long an idle vCPU polls before it halts (guest_halt_poll_ns;
+// 0: it halts at once, and every wake-up is a wake from halt through the
+// hypervisor). "unknown" when none of it can be read.
+func cpuIdle(sys string) string {
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(sys, p))
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	driver := read("devices/system/cpu/cpuidle/current_driver")
+	gov := read("devices/system/cpu/cpuidle/current_governor_ro")
+	if gov == "" {
+		gov = read("devices/system/cpu/cpuidle/current_governor")
+	}
+	var parts []string
+	if driver != "" {
+		parts = append(parts, "cpuidle driver "+driver)
+	}
+	if gov != "" {
+		parts = append(parts, "governor "+gov)
+	}
+	if ns := read("module/haltpoll/parameters/guest_halt_poll_ns"); ns != "" {
+		parts = append(parts, "guest_halt_poll_ns "+ns)
+	}
+	if len(parts) == 0 {
+		return "unknown"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func kernel() string {

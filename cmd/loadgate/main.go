@@ -27,6 +27,7 @@ import (
 const emergencyBound = 10 * time.Second
 
 func main() {
+	applyGeneratorGC(os.Getenv) // gc.go
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

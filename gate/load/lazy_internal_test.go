@@ -603,3 +603,25 @@ func fastOpsAt(t *testing.T, srv *httptest.Server) func(h scenario.HTTP) *fastOp
 		return newFastOp(hc, tg, scenario.Workload{Name: "w", HTTP: &h, Expect: scenario.Expect{Status: []int{200}}}, nil, sc.Timeout)
 	}
 }
+
+// LOADGATE_ENGINE_SPIN sets how short a wait must be to be spun instead of
+// slept; a value that is not a duration from 0 to 1ms keeps the default.
+func TestSpinFloorFrom(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want time.Duration
+	}{
+		{"", spinFloorDefault},          // unset: the measured default
+		{"60us", 60 * time.Microsecond}, // a side-by-side run's value
+		{"0s", 0},                       // never spin: every wait sleeps
+		{"1ms", time.Millisecond},       // the largest accepted
+		{"2ms", spinFloorDefault},       // past the bound: a spin that long is a busy loop
+		{"-5us", spinFloorDefault},      // negative: meaningless
+		{"fast", spinFloorDefault},      // not a duration
+		{"30", spinFloorDefault},        // no unit: not a Go duration
+	} {
+		if got := spinFloorFrom(c.v); got != c.want {
+			t.Errorf("LOADGATE_ENGINE_SPIN=%q: spin floor %v, want %v", c.v, got, c.want)
+		}
+	}
+}

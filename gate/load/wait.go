@@ -72,8 +72,26 @@ type waiter struct {
 
 const (
 	coarseSlack = 2 * time.Millisecond
-	spinFloor   = 30 * time.Microsecond
+	// spinFloorDefault: chosen by measurement, side by side (bench/README.md,
+	// "Spinning instead of sleeping"): at 20 000 req/s 30 µs cost the least
+	// CPU of 0, 15, 30 and 60 µs; 60 µs was cheaper at 10 000 req/s but spun
+	// through every gap at 20 000 (a whole core).
+	spinFloorDefault = 30 * time.Microsecond
 )
+
+// spinFloor is spinFloorDefault unless LOADGATE_ENGINE_SPIN (read once per
+// process, for side-by-side runs) sets it (spinFloorFrom).
+var spinFloor = spinFloorFrom(os.Getenv("LOADGATE_ENGINE_SPIN"))
+
+// spinFloorFrom parses LOADGATE_ENGINE_SPIN: a Go duration from 0 ("never
+// spin") to 1ms; anything else, or nothing, is the default.
+func spinFloorFrom(v string) time.Duration {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > time.Millisecond {
+		return spinFloorDefault
+	}
+	return d
+}
 
 // errAborted is returned by until after abort.
 var errAborted = errors.New("wait aborted")

@@ -1,0 +1,25 @@
+package main
+
+import "testing"
+
+// The generator's collector is set only where the user left it alone.
+func TestGeneratorGC(t *testing.T) {
+	for _, c := range []struct {
+		gogc, limit string
+		set         bool
+	}{
+		{"", "", true},      // nothing set: loadgate's GOGC=400 and 1 GiB limit
+		{"100", "", false},  // the user's GOGC decides
+		{"off", "", false},  // even off
+		{"", "2GiB", false}, // a memory limit of theirs too
+		{"200", "1GiB", false},
+	} {
+		p, l, set := generatorGC(c.gogc, c.limit)
+		if set != c.set {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: set %v, want %v", c.gogc, c.limit, set, c.set)
+		}
+		if set && (p != generatorGCPercent || l != generatorMemLimit) {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: %d%%, %d B", c.gogc, c.limit, p, l)
+		}
+	}
+}
