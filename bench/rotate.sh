@@ -58,7 +58,7 @@ YAML
 			name=${v%%=*}
 			s0=$(steal)
 			if [ "$v" = vegeta ]; then
-				/usr/bin/time -f "%U %S %w %c" -o "$W/time" taskset -c 1 .bench/bin/vegeta attack \
+				/usr/bin/time -f "%U %S %w %c" -o "$W/time" timeout -k 5 $((SECS + 30)) taskset -c 1 .bench/bin/vegeta attack \
 					-rate="$R/1s" -duration="${SECS}s" -workers=64 -max-workers=64 -timeout=5s \
 					-targets="$W/targets.txt" -output="$W/vegeta.bin" || true
 				lat="(vegeta: see make bench)"

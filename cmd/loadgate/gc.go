@@ -1,9 +1,6 @@
 package main
 
-import (
-	"math"
-	"runtime/debug"
-)
+import "runtime/debug"
 
 // The generator's garbage collector. On its one core (the runtime sets
 // GOMAXPROCS from the affinity), a GC cycle's mark phase takes the core
@@ -12,9 +9,8 @@ import (
 // workload) made a cycle every second at 20 000 req/s — the streamed
 // response bodies (fasthttp's clientStreamBody, needed so that what a
 // server sends cannot grow memory) cost ≈ 4 allocations, 200 B, a request.
-// Side by side on 3 December 2026 (bench/README.md, "The generator's
-// garbage collector"), GOGC=400 lowered the lateness p99 at 20 000 req/s from
-// 0.20–18.5 ms to 0.13–0.95 ms. A GOMEMLIMIT bounds what the larger goal
+// GOGC=400 makes that a cycle every few seconds (measured side by side in
+// bench/README.md, "The generator's garbage collector"). A GOMEMLIMIT bounds what the larger goal
 // may cost: past it the collector runs as often as it must, as it would with
 // the default.
 const (
@@ -39,7 +35,5 @@ func applyGeneratorGC(getenv func(string) string) {
 		return
 	}
 	debug.SetGCPercent(percent)
-	if limit > 0 && limit < math.MaxInt64 {
-		debug.SetMemoryLimit(limit)
-	}
+	debug.SetMemoryLimit(limit)
 }
