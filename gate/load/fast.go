@@ -30,6 +30,12 @@ type scratch struct {
 	resp      fasthttp.Response
 	built     *fastOp // req is this operation's whole request, reused as it is (fastOp.static); nil: build it
 	rx        rxStamp // the response's last read on a lazy connection (lazy.go); zero otherwise
+
+	// What fastOp.do and drainTransport.RoundTrip tell each other about
+	// the request in flight (the transport finds the scratch as the
+	// request's user value, streamKey).
+	deadline time.Time // the request's deadline
+	bodyErr  error     // why the body was not read to its end; nil: it was
 }
 
 // buffer is the worker's body buffer, made on its first body.
@@ -53,13 +59,13 @@ func (s *scratch) buffer() []byte {
 // fasthttp retries idempotent requests on connection errors by default;
 // that is switched off: an offered request is exactly one attempt.
 //
-// Response bodies are streamed (HostClient.StreamResponseBody): the worker
-// reads them in bodyChunk pieces into its scratch buffer and drops them, so
-// a body of any length, or an endless chunked one, costs bodyChunk bytes. A
-// body longer than max_body is "body too large": reading stops there, and
-// closing a stream that was not read to its end closes its connection
-// (fasthttp's clientStreamBody.CloseWithError), so the rest of that body is
-// never read as the next response.
+// Response bodies are streamed (HostClient.StreamResponseBody) and read by
+// the client's transport (drainTransport), to their end, in bodyChunk
+// pieces into the worker's scratch buffer, and dropped, so a body of any
+// length, or an endless chunked one, costs bodyChunk bytes. A body longer
+// than max_body is "body too large": reading stops there and the
+// connection is closed, not reused, so the rest of that body is never read
+// as the next response.
 //
 // A Host header from the scenario is sent as given (Request.UseHostHeader);
 // without it fasthttp would send the URI's host.
@@ -99,8 +105,9 @@ func newFastClient(sc *scenario.Scenario, t Target) *fasthttp.HostClient {
 		TLSConfig:          &tls.Config{InsecureSkipVerify: t.Insecure, ServerName: t.URL.Hostname()},
 		DialTimeout:        d.dialTimeout,
 		StreamResponseBody: true,
-		// Ignored by fasthttp on streamed bodies: it carries max_body to
-		// newFastOp, which enforces it while draining.
+		Transport:          drainTransport{},
+		// Ignored by fasthttp on streamed bodies: drainTransport enforces
+		// it while it reads the body.
 		MaxResponseBodySize:           int(limit),
 		MaxConns:                      sc.MaxInFlight,
 		MaxIdleConnDuration:           90 * time.Second,
@@ -162,17 +169,13 @@ func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 			s.built = op
 		}
 	}
-	deadline := time.Now().Add(op.timeout)
-	if err := op.hc.DoDeadline(req, resp, deadline); err != nil {
+	s.deadline, s.bodyErr = time.Now().Add(op.timeout), nil
+	if err := op.hc.DoDeadline(req, resp, s.deadline); err != nil {
 		s.built = nil // whatever fasthttp left in it, the next request is built anew
 		return classifyFast(err)
 	}
-	// No stamp here: a response without a body stream (HEAD, 204, 304) has
-	// handed its connection back to the pool already, and another worker's
-	// read may be writing the stamp; it is timed by its read (session.go).
-	// A body stream holds the connection until drain has read the stamp.
-	if class := op.drain(resp, s, deadline); class != "" {
-		return class
+	if s.bodyErr != nil {
+		return bodyClass(s.bodyErr, s.deadline)
 	}
 	code := resp.StatusCode()
 	if code < 0 || code >= len(op.expect) || !op.expect[code] {
@@ -184,6 +187,7 @@ func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 // build makes req the k-th request of the workload.
 func (op *fastOp) build(req *fasthttp.Request, k int64, s *scratch) {
 	req.Reset()
+	req.SetUserValue(streamKey{}, s) // for drainTransport
 	s.uri = op.path.AppendTo(append(s.uri[:0], op.prefix...), k)
 	req.SetRequestURIBytes(s.uri)
 	req.Header.SetMethod(op.method)
@@ -209,31 +213,108 @@ func (op *fastOp) build(req *fasthttp.Request, k int64, s *scratch) {
 	}
 }
 
-// drain reads the streamed body to its end into the worker's buffer and
-// closes the stream. The request deadline set on the connection bounds the
-// reading (an endless body ends at max_body or the timeout).
-func (op *fastOp) drain(resp *fasthttp.Response, s *scratch, deadline time.Time) string {
-	bs := resp.BodyStream()
-	if bs == nil {
-		return "" // no body (HEAD, 204, 304)
+// streamKey is the request's user value under which fastOp hands its
+// worker's scratch to drainTransport.
+type streamKey struct{}
+
+// errNoScratch: a request without its worker's scratch reached the
+// transport (it cannot: fastOp.build sets it on every request).
+var errNoScratch = errors.New("loadgate: a request reached the transport without its worker's scratch")
+
+// drainTransport is the HostClient's transport: fasthttp's own
+// (transport.RoundTrip in fasthttp 1.78: the connection from the pool, the
+// request written, the response's header read) but for the body, which it
+// reads itself, to its end, before the connection goes back to the pool.
+// fasthttp hands a streamed body to its caller wrapped in an object and
+// three closures, made for every response (4 allocations, 184 B): with the
+// wrapper a streamed response cost 260 B of garbage and a collection every
+// second at 20 000 req/s (bench/README.md, "The generator's garbage
+// collector"). Here the body is read through fasthttp's pooled stream into
+// the worker's buffer (its scratch, the request's user value), and a
+// response costs nothing on the heap. Reading it before the connection is
+// released also lets every response, a HEAD's or a 204 too, take its
+// receive timestamp from the connection that read it.
+//
+// The limits are the client's: the request's deadline (the scratch's) on
+// every read and write, MaxResponseBodySize as max_body. A body that was
+// not read to its end (max_body, the deadline, a broken chunk) closes its
+// connection, and why is left in the scratch (bodyErr) for fastOp.do to
+// class.
+type drainTransport struct{}
+
+func (drainTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (retry bool, err error) {
+	s, _ := req.UserValue(streamKey{}).(*scratch)
+	if s == nil {
+		return false, errNoScratch
 	}
-	var err error
-	if cl := resp.Header.ContentLength(); cl > 0 && int64(cl) > op.maxBody {
-		err = errBodyTooLarge // announced: not read at all
-	} else {
-		err = discardBody(bs, op.maxBody, s.buffer())
-		s.rx = stampOf(resp.LocalAddr()) // its last byte read; the connection is still this request's
+	cc, err := hc.AcquireConn(time.Until(s.deadline), req.ConnectionClose())
+	if err != nil {
+		return false, err
+	}
+	conn := cc.Conn()
+	resp.ParseNetConn(conn)
+	if err := conn.SetWriteDeadline(s.deadline); err != nil {
+		hc.CloseConn(cc)
+		return true, err
+	}
+	bw := hc.AcquireWriter(conn)
+	err = req.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	hc.ReleaseWriter(bw)
+	if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
+		err = fasthttp.ErrTimeout
 	}
 	if err != nil {
-		// Stopped before the end: the connection is closed, not reused.
-		if c, ok := bs.(fasthttp.ReadCloserWithError); ok {
-			_ = c.CloseWithError(err)
-		}
+		hc.CloseConn(cc)
+		return true, err
 	}
-	_ = resp.CloseBodyStream()
+	if err := conn.SetReadDeadline(s.deadline); err != nil {
+		hc.CloseConn(cc)
+		return true, err
+	}
+	if req.Header.IsHead() {
+		resp.SkipBody = true
+	}
+	if hc.DisableHeaderNamesNormalizing {
+		resp.Header.DisableNormalizing()
+	}
+	br := hc.AcquireReader(conn)
+	if err := resp.ReadLimitBody(br, hc.MaxResponseBodySize); err != nil {
+		hc.ReleaseReader(br)
+		hc.CloseConn(cc)
+		return err != fasthttp.ErrBodyTooLarge, err
+	}
+	s.bodyErr = drainBody(resp, int64(hc.MaxResponseBodySize), s.buffer())
+	s.rx = stampOf(conn.LocalAddr()) // its last byte read; the connection is still this request's
+	_ = resp.CloseBodyStream()       // the stream back to fasthttp's pool
+	hc.ReleaseReader(br)
+	if s.bodyErr != nil || req.ConnectionClose() || resp.ConnectionClose() {
+		hc.CloseConn(cc)
+	} else {
+		hc.ReleaseConn(cc)
+	}
+	return false, nil
+}
+
+// drainBody reads resp's streamed body to its end into buf, at most limit
+// bytes: an announced Content-Length above limit is not read at all.
+func drainBody(resp *fasthttp.Response, limit int64, buf []byte) error {
+	bs := resp.BodyStream()
+	if bs == nil {
+		return nil // no body (HEAD, 1xx, 204, 304)
+	}
+	if cl := resp.Header.ContentLength(); cl > 0 && int64(cl) > limit {
+		return errBodyTooLarge
+	}
+	return discardBody(bs, limit, buf)
+}
+
+// bodyClass names why a body was not read to its end (drainBody's error;
+// deadline is the request's).
+func bodyClass(err error, deadline time.Time) string {
 	switch {
-	case err == nil:
-		return ""
 	case errors.Is(err, errBodyTooLarge):
 		return ClassBodyTooLarge
 	case !time.Now().Before(deadline):
