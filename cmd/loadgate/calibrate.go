@@ -47,6 +47,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&f.progress, "progress", "auto", "progress line: auto, always, never")
 	fs.StringVar(&f.target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target)")
 	addStackFlags(fs, &f.stack)
+	addPriorityFlag(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, calibrateHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {

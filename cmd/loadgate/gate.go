@@ -124,6 +124,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&f.duet, "duet", true, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (the default, chosen by make gate-quality; --duet=false for ABBA rounds with the idle side paused; off against a baseline, which has no second side)")
 	fs.StringVar(&f.target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target; needed with --compose when the scenario has no stack: section)")
 	addStackFlags(fs, &f.stack)
+	addPriorityFlag(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, gateHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -259,7 +260,7 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 	return cfg, rounds.Deps{
 		Repo:      repo,
 		Stacks:    &composeStacks{runID: runID, plan: plan, f: f.stack, stderr: stderr},
-		Runner:    &loadRunner{f: runFlags{progress: f.progress}, stderr: stderr},
+		Runner:    &loadRunner{f: runFlags{progress: f.progress, stack: f.stack}, stderr: stderr},
 		LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
 		Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
 		Log:       stderr,

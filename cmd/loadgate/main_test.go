@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/result"
 )
 
@@ -56,6 +57,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"missing env", "name: x\nphases: [{name: sustain, rate: 1, duration: 1s}]\nworkloads: [{name: a, http: {path: /, headers: {X: '${LOADGATE_TEST_UNSET_VAR}'}}}]\n", nil, 2, "LOADGATE_TEST_UNSET_VAR is not set"},
 		{"bad scale", strings.Replace(okScenario, "%s", "5s", 1), []string{"--scale", "2"}, 2, "scale"},
 		{"unknown flag", strings.Replace(okScenario, "%s", "5s", 1), []string{"--nope"}, 2, "flag provided but not defined"},
+		{"bad load priority", strings.Replace(okScenario, "%s", "5s", 1), []string{"--load-priority", "fifo"}, 2, `invalid value "fifo" for flag -load-priority: "fifo": want auto, rt or normal`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,6 +84,54 @@ func TestRunExitCodes(t *testing.T) {
 				if !strings.Contains(stdout.String(), "verdict") {
 					t.Errorf("no verdict printed:\n%s", stdout.String())
 				}
+			}
+		})
+	}
+}
+
+// The generator's scheduling is stated in the result, raised only where
+// --load-priority says so, and lowered again when the load ends.
+func TestRunLoadPriority(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	sc := writeScenario(t, strings.Replace(okScenario, "%s", "5s", 1))
+	cases := []struct {
+		args      []string
+		sched     string // the result's load_scheduling
+		why       string // a fragment of its reason; "" none
+		needRaise bool
+	}{
+		// auto in a plain run: the target may share the generator's cpus.
+		{nil, "SCHED_OTHER", "plain run mode", false},
+		{[]string{"--load-priority", "normal"}, "SCHED_OTHER", "--load-priority normal", false},
+		{[]string{"--load-priority", "rt"}, "SCHED_RR 1", "", true},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			if c.needRaise {
+				if err := pin.CheckRaise(); err != nil {
+					t.Skipf("no real-time policy here: %v", err)
+				}
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--scenario", sc, "--target", srv.URL, "--out", out}, c.args...)
+			var stdout, stderr bytes.Buffer
+			if err := run(context.Background(), args, &stdout, &stderr); code(err) != 0 {
+				t.Fatalf("exit %d: %v\n%s", code(err), err, stderr.String())
+			}
+			res, err := result.ReadFile(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tp := res.Topology
+			if tp.LoadScheduling != c.sched || !strings.Contains(tp.LoadSchedulingWhy, c.why) || (c.why == "" && tp.LoadSchedulingWhy != "") {
+				t.Errorf("load_scheduling %q (%q), want %q (%q)", tp.LoadScheduling, tp.LoadSchedulingWhy, c.sched, c.why)
+			}
+			if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "generator "+c.sched) {
+				t.Errorf("report.md does not state the generator's %s", c.sched)
+			}
+			if now, err := pin.ReadScheduling(); err != nil || now != "SCHED_OTHER" {
+				t.Errorf("after the run this process runs %q (%v), want SCHED_OTHER again", now, err)
 			}
 		})
 	}

@@ -38,13 +38,16 @@ Two modes:
           itself to the others (--load-cpus), sends the load to the target
           service's container address, samples its CPU and memory
           (DIR/stats.jsonl), saves its logs (DIR/logs/) and tears it down, also
-          on failure, SIGINT and SIGTERM.
+          on failure, SIGINT and SIGTERM. The generator's threads run SCHED_RR 1
+          during the load where the system permits (--load-priority), so that
+          nothing else on its cores delays a request; the result says which.
 
 Examples:
   loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --out out/api
   loadgate run --scenario examples/demo/scenario.yaml --out out/demo
   loadgate run --scenario load.yaml --compose compose.yaml --target api:8080 --stack-cpus 0 --load-cpus 1
   loadgate run --scenario load.yaml --target http://localhost:8080 --scale 0.1
+  loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --load-cpus 1 --load-priority rt   # the server elsewhere
 
 Flags:
 `
@@ -101,6 +104,12 @@ func addStackFlags(fs *flag.FlagSet, f *stackFlags) {
 	fs.DurationVar(&f.statsEvery, "stats-interval", time.Second, "stack stats sampling `interval`")
 }
 
+// addPriorityFlag adds --load-priority, for the commands that send a load.
+func addPriorityFlag(fs *flag.FlagSet, f *stackFlags) {
+	f.priority = pin.ModeAuto
+	fs.TextVar(&f.priority, "load-priority", pin.ModeAuto, "the generator's scheduling during a load: `auto` (SCHED_RR 1 when a stack and the generator are pinned apart and the system permits it), rt (SCHED_RR 1 wherever it runs, or refuse), normal (never raised)")
+}
+
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	started := time.Now()
 	var f runFlags
@@ -115,6 +124,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to `file` (for make bench)")
 	fs.Var(&f.watch, "watch-pid", watchPIDUsage)
 	addStackFlags(fs, &f.stack)
+	addPriorityFlag(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, runHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -239,6 +249,13 @@ func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, 
 		return nil, usageErr("run: %w", err)
 	}
 	snapW := bufio.NewWriter(snapF)
+	topo := withGenerator(f.about.topology)
+	lower, err := raiseGenerator(f.stack.priority, &topo)
+	if err != nil {
+		snapF.Close()
+		return nil, usageErr("run: %w", err)
+	}
+	defer lower()
 	cfg := load.Config{
 		Scenario:  sc,
 		Target:    load.Target{URL: target, Insecure: f.insecure},
@@ -248,7 +265,7 @@ func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, 
 		Started:   f.started,
 		StartAt:   f.startAt,
 		// what the result states that is known before the load: load.Run returns it final
-		Machine: machine(), Topology: withGenerator(f.about.topology), TargetLabel: f.about.targetLabel,
+		Machine: machine(), Topology: topo, TargetLabel: f.about.targetLabel,
 		Side: f.about.side, Commit: f.about.commit, Round: f.about.round,
 	}
 	pl := newProgressLine(stderr, f.progress)

@@ -74,6 +74,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification (self-signed loopback servers)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), always, never")
 	addStackFlags(fs, &f.stack)
+	addPriorityFlag(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, soakHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -140,7 +141,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 	col := soak.NewCollector()
 	every := f.stack.statsEvery
-	rn := &soakRunner{lr: loadRunner{f: runFlags{progress: "never", insecure: f.insecure}, stderr: stderr}, env: env, target: targetURL, about: plainAbout(loadSet), dir: out}
+	rn := &soakRunner{lr: loadRunner{f: runFlags{progress: "never", insecure: f.insecure, stack: f.stack}, stderr: stderr}, env: env, target: targetURL, about: plainAbout(loadSet), dir: out}
 	var sampler soak.Sampler = &soakPlain{out: out, pids: f.watch, every: every, col: col}
 	if !plain {
 		sr, err := startStack(ctx, "soak", sc, files, target, out, f.stack, stderr)

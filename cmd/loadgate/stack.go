@@ -25,6 +25,7 @@ type stackFlags struct {
 	allowOverlap bool
 	readyTimeout time.Duration
 	statsEvery   time.Duration
+	priority     pin.Mode // --load-priority (commands that send a load; "" elsewhere: auto)
 }
 
 type multiFlag []string
@@ -77,7 +78,7 @@ func plainTarget(ctx context.Context, cmd, raw string, f stackFlags) (*url.URL, 
 		return nil, pin.Set{}, usageErr("%s: %w", cmd, err)
 	}
 	if f.loadCPUs == "" {
-		return u, pin.Set{}, nil
+		return u, pin.Set{}, checkPriority(f)
 	}
 	set, err := pin.Parse(f.loadCPUs)
 	if err != nil {
@@ -85,6 +86,9 @@ func plainTarget(ctx context.Context, cmd, raw string, f stackFlags) (*url.URL, 
 	}
 	if err := pin.PinProcess(set); err != nil {
 		return nil, pin.Set{}, usageErr("%s: --load-cpus: %w", cmd, err)
+	}
+	if err := checkPriority(f); err != nil {
+		return nil, pin.Set{}, usageErr("%s: %w", cmd, err)
 	}
 	return u, set, nil
 }
@@ -106,9 +110,56 @@ func startStack(ctx context.Context, cmd string, sc *scenario.Scenario, files []
 	return sr, nil
 }
 
-// planCPUs is pin.NewPlan of the stack flags.
+// planCPUs is pin.NewPlan of the stack flags, and checkPriority.
 func planCPUs(f stackFlags) (pin.Plan, error) {
-	return pin.NewPlan(f.stackCPUs, f.loadCPUs, f.allowOverlap)
+	p, err := pin.NewPlan(f.stackCPUs, f.loadCPUs, f.allowOverlap)
+	if err != nil {
+		return p, err
+	}
+	return p, checkPriority(f)
+}
+
+// checkPriority refuses --load-priority rt where the system would not
+// permit it, before anything starts.
+func checkPriority(f stackFlags) error {
+	if f.priority != pin.ModeRealtime {
+		return nil
+	}
+	if err := pin.CheckRaise(); err != nil {
+		return fmt.Errorf("--load-priority rt: %w", err)
+	}
+	return nil
+}
+
+// raiseGenerator applies --load-priority (mode) to a load about to run
+// with topology t (pin.Want: raised when loadgate pinned a stack and the
+// generator apart, or when rt says so) and states in t the generator's
+// scheduling as read back, with why it was not raised. lower ends the
+// raise (a no-op when nothing was raised). Under rt a raise that fails is
+// an error; under auto it is the reason stated.
+func raiseGenerator(mode pin.Mode, t *result.Topology) (lower func(), err error) {
+	if mode == "" {
+		mode = pin.ModeAuto
+	}
+	lower = func() {}
+	raise, why := pin.Want(mode, t.Pinned, t.StackCPUs != "")
+	if raise {
+		l, err := pin.Raise()
+		switch {
+		case err == nil:
+			lower = l
+		case mode == pin.ModeRealtime:
+			return nil, fmt.Errorf("--load-priority rt: %w", err)
+		default:
+			why = err.Error()
+		}
+	}
+	sched, err := pin.ReadScheduling()
+	if err != nil {
+		sched, why = "", "not read back: "+err.Error()
+	}
+	t.LoadScheduling, t.LoadSchedulingWhy = sched, why
+	return lower, nil
 }
 
 // composeFiles are --compose files when given, else the scenario's.

@@ -86,6 +86,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification (self-signed loopback servers)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), always, never")
 	addStackFlags(fs, &f.stack)
+	addPriorityFlag(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, sweepHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/sweep"
@@ -219,6 +220,17 @@ func TestSweepDemoStack(t *testing.T) {
 	}
 	if len(sw.Steps) != 2 || sw.Topology.TargetPath == "" || sw.Topology.TargetPath == "loopback" {
 		t.Fatalf("steps %d topology %+v", len(sw.Steps), sw.Topology)
+	}
+	// The stack and the generator pinned apart: --load-priority auto raises
+	// the generator where it may, and says why not where it may not.
+	tp := sw.Topology
+	switch {
+	case tp.Pinned && pin.CheckRaise() == nil:
+		if tp.LoadScheduling != "SCHED_RR 1" || tp.LoadSchedulingWhy != "" {
+			t.Errorf("pinned apart, raising permitted: generator %q (%q), want SCHED_RR 1", tp.LoadScheduling, tp.LoadSchedulingWhy)
+		}
+	case tp.LoadSchedulingWhy == "":
+		t.Errorf("generator %q not raised and no reason stated (pinned %t: %s)", tp.LoadScheduling, tp.Pinned, tp.PinnedReason)
 	}
 	for _, s := range sw.Steps {
 		if s.Offered == 0 || len(s.Services) == 0 || s.Services[0].Name != "pool" {

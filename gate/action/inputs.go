@@ -17,20 +17,23 @@ import (
 
 // Input names, as in action.yml.
 const (
-	InScenario   = "scenario"
-	InCompose    = "compose"
-	InBase       = "base"
-	InAgainst    = "against"
-	InStackCPUs  = "stack-cpus"
-	InLoadCPUs   = "load-cpus"
-	InRounds     = "rounds"
-	InBudget     = "budget"
-	InTolerance  = "tolerance"
-	InScale      = "scale"
-	InFailOn     = "fail-on"
-	InComment    = "comment"
-	InToken      = "github-token"
-	InResultsDir = "results-dir"
+	InScenario  = "scenario"
+	InCompose   = "compose"
+	InBase      = "base"
+	InAgainst   = "against"
+	InStackCPUs = "stack-cpus"
+	InLoadCPUs  = "load-cpus"
+	// InLoadPriority is the generator's scheduling during a load
+	// (--load-priority): auto (the default), rt or normal.
+	InLoadPriority = "load-priority"
+	InRounds       = "rounds"
+	InBudget       = "budget"
+	InTolerance    = "tolerance"
+	InScale        = "scale"
+	InFailOn       = "fail-on"
+	InComment      = "comment"
+	InToken        = "github-token"
+	InResultsDir   = "results-dir"
 	// InArtifactURL is the results artifact's URL for the comment's footer
 	// (actions/upload-artifact v4's artifact-url output); empty: the run's
 	// artifacts list.
@@ -67,7 +70,7 @@ const (
 // InputNames are the inputs ReadInputs reads: exactly action.yml's inputs
 // (a test checks it).
 var InputNames = []string{
-	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs,
+	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs, InLoadPriority,
 	InRounds, InBudget, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
 	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges, InDuet,
 }
@@ -133,6 +136,9 @@ type Inputs struct {
 	// Duet: both sides' loads at the same instants each round, both
 	// stacks up (--duet; the default); off against a baseline (one side).
 	Duet bool
+	// LoadPriority is --load-priority: auto unless the input says rt or
+	// normal.
+	LoadPriority pin.Mode
 }
 
 // InputError is a bad input: the command refuses (exit 2). Its message names
@@ -303,6 +309,14 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 	case "false":
 	default:
 		return in, inputErr(InDuet, s, "want true (the default) or false")
+	}
+	in.LoadPriority = pin.ModeAuto
+	if s := get(InLoadPriority); s != "" {
+		m, err := pin.ParseMode(s)
+		if err != nil {
+			return in, inputErr(InLoadPriority, s, "want auto (the default), rt or normal")
+		}
+		in.LoadPriority = m
 	}
 	switch s := get(InScenarioFrom); s {
 	case "", "base":

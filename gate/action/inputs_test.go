@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/loadgate/loadgate/gate/action"
+	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
@@ -46,6 +47,7 @@ func TestReadInputs(t *testing.T) {
 		"INPUT_MAX-IN-FLIGHT": "64",
 		"INPUT_SCENARIO-FROM": "head",
 		"INPUT_DUET":          "true",
+		"INPUT_LOAD-PRIORITY": "rt",
 	}
 	a, out := actionWith(env)
 	in, err := action.ReadInputs(a)
@@ -60,6 +62,7 @@ func TestReadInputs(t *testing.T) {
 		Limits:       scenario.OperatorLimits{Rate: 250.5, Duration: 90 * time.Second, InFlight: 64},
 		ScenarioFrom: "head",
 		Duet:         true,
+		LoadPriority: pin.ModeRealtime,
 	}
 	if !equalInputs(in, want) {
 		t.Errorf("ReadInputs =\n%+v\nwant\n%+v", in, want)
@@ -74,7 +77,7 @@ func TestReadInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Against != "base" || in.FailOn != action.FailOnRegression || !in.Comment || in.ResultsDir != action.DefaultResultsDir || in.Rounds != 0 || in.Base != "" || in.ScenarioFrom != "" || !in.Duet {
+	if in.Against != "base" || in.FailOn != action.FailOnRegression || !in.Comment || in.ResultsDir != action.DefaultResultsDir || in.Rounds != 0 || in.Base != "" || in.ScenarioFrom != "" || !in.Duet || in.LoadPriority != pin.ModeAuto {
 		t.Errorf("defaults %+v", in)
 	}
 	// The operator ceilings are bounded by default: never "no limit".
@@ -138,6 +141,7 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 		{"max-in-flight", "1.5", "input max-in-flight"},
 		{"scenario-from", "pr", "input scenario-from: \"pr\": want base (the default) or head"},
 		{"duet", "yes", "input duet: \"yes\": want true (the default) or false"},
+		{"load-priority", "fifo", "input load-priority: \"fifo\": want auto (the default), rt or normal"},
 	}
 	for _, c := range cases {
 		env := map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_STACK-CPUS": "0-1"}

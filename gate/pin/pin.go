@@ -195,6 +195,6 @@ func Split(all Set) (stack, load Set) {
 	return Set{cpus: append([]int(nil), all.cpus[:h]...)}, Set{cpus: append([]int(nil), all.cpus[h:]...)}
 }
 
-// ErrUnsupported is returned where CPU affinity cannot be read or set on
+// ErrUnsupported is returned where CPU affinity or a thread's scheduling cannot be read or set on
 // this platform.
-var ErrUnsupported = errors.New("cpu affinity is not supported on this platform")
+var ErrUnsupported = errors.New("cpu affinity and scheduling policies are not supported on this platform (Linux only)")

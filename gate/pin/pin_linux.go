@@ -82,7 +82,25 @@ func PinProcess(s Set) error {
 		_ = unix.SchedSetaffinity(0, &before)
 		return fmt.Errorf("pin: cpus %s are not all allowed for this process (got %s)", s, got)
 	}
-	done := map[int]bool{unix.Gettid(): true}
+	err = eachThread(map[int]bool{unix.Gettid(): true}, func(tid int) error {
+		if err := unix.SchedSetaffinity(tid, m); err != nil {
+			return fmt.Errorf("pin: sched_setaffinity(tid %d): %w", tid, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	runtime.GOMAXPROCS(s.Len())
+	return nil
+}
+
+// eachThread calls set for every thread of this process not in done,
+// walking /proc/self/task again until a pass finds no thread it had not
+// set (threads created meanwhile by a thread set earlier inherit what it
+// was set: the passes catch those cloned from one not yet set). A thread
+// that exited meanwhile (ESRCH) is skipped.
+func eachThread(done map[int]bool, set func(tid int) error) error {
 	for pass := 0; pass < 10; pass++ {
 		tids, err := threads()
 		if err != nil {
@@ -94,12 +112,8 @@ func PinProcess(s Set) error {
 				continue
 			}
 			fresh++
-			if err := unix.SchedSetaffinity(tid, m); err != nil {
-				if errors.Is(err, syscall.ESRCH) { // thread exited meanwhile
-					done[tid] = true
-					continue
-				}
-				return fmt.Errorf("pin: sched_setaffinity(tid %d): %w", tid, err)
+			if err := set(tid); err != nil && !errors.Is(err, syscall.ESRCH) {
+				return err
 			}
 			done[tid] = true
 		}
@@ -107,7 +121,6 @@ func PinProcess(s Set) error {
 			break
 		}
 	}
-	runtime.GOMAXPROCS(s.Len())
 	return nil
 }
 

@@ -243,8 +243,22 @@ func topologyText(t result.Topology, em string) string {
 	if t.CPUsetOverridden {
 		pinned += ", cpuset overridden"
 	}
-	return fmt.Sprintf("stack CPUs %s · load CPUs %s · GOMAXPROCS %d · pinned %s · target path %s",
-		stack, orUnknown(t.LoadCPUs), t.GOMAXPROCS, pinned, orUnknown(t.TargetPath))
+	return fmt.Sprintf("stack CPUs %s · load CPUs %s · GOMAXPROCS %d · pinned %s%s · target path %s",
+		stack, orUnknown(t.LoadCPUs), t.GOMAXPROCS, pinned, schedulingText(t), orUnknown(t.TargetPath))
+}
+
+// schedulingText is the generator's scheduling as a topology line states
+// it: " · generator SCHED_RR 1", " · generator SCHED_OTHER (plain run
+// mode: …)"; "" for a result of an older loadgate, which did not state it.
+func schedulingText(t result.Topology) string {
+	if t.LoadScheduling == "" && t.LoadSchedulingWhy == "" {
+		return ""
+	}
+	s := " · generator " + orUnknown(t.LoadScheduling)
+	if t.LoadSchedulingWhy != "" {
+		s += " (" + t.LoadSchedulingWhy + ")"
+	}
+	return s
 }
 
 // pinnedWhy is why a run was not pinned and what loadgate overrode in its

@@ -185,8 +185,8 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 			b.Host, modelText(b.CPUModel), b.CPUs, b.Kernel, h.Host, modelText(h.CPUModel), h.CPUs, h.Kernel)
 	case verdict.NoteBaselineTopology:
 		b, h := orZero(n.BaseTopology), orZero(n.HeadTopology)
-		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v) from head's (%q, %q, %v)",
-			b.StackCPUs, b.LoadCPUs, b.Pinned, h.StackCPUs, h.LoadCPUs, h.Pinned)
+		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v, generator %s) from head's (%q, %q, %v, %s)",
+			b.StackCPUs, b.LoadCPUs, b.Pinned, b.Scheduling(), h.StackCPUs, h.LoadCPUs, h.Pinned, h.Scheduling())
 	case verdict.NoteWorkflowChange:
 		s = "WARNING: " + workflowNoteText(n) + ": the inputs of this run come from the pull request's own workflow and may loosen it"
 	case verdict.NoteWorkflowAllowed:

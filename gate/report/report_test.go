@@ -66,7 +66,8 @@ func base() *result.Result {
 		FinishedAt: time.Date(2026, 3, 1, 12, 5, 57, 0, time.UTC),
 		Machine:    result.Machine{Host: "ci-runner-7", CPUs: 8, Kernel: "6.8.0-45-generic", Go: "go1.26.0", OS: "linux", Arch: "amd64"},
 		Topology: result.Topology{LoadCPUs: "0-7", GOMAXPROCS: 8, Pinned: false,
-			PinnedReason: "no stack: plain run against a loopback target", TargetPath: "loopback"},
+			PinnedReason: "no stack: plain run against a loopback target", TargetPath: "loopback",
+			LoadScheduling: "SCHED_OTHER", LoadSchedulingWhy: "plain run mode: the target may share the generator's cpus; --load-priority rt raises it"},
 		Target:      "http://127.0.0.1:8080",
 		Usable:      true,
 		Late:        3,
@@ -296,7 +297,7 @@ var cases = []golden{
 			r := base()
 			r.Side, r.Commit = "head", "3f1c2a9be07d5f6a1c2d3e4f5a6b7c8d9e0f1a2b"
 			r.Target = "api:8080"
-			r.Topology = result.Topology{StackCPUs: "2-5", LoadCPUs: "0-1", GOMAXPROCS: 2, Pinned: true, TargetPath: "container-network"}
+			r.Topology = result.Topology{StackCPUs: "2-5", LoadCPUs: "0-1", GOMAXPROCS: 2, Pinned: true, TargetPath: "container-network", LoadScheduling: "SCHED_RR 1"}
 			r.Stack = &result.Stack{Services: []result.Service{
 				{Name: "api", CPUAvgPct: 41.27, CPUPeakPct: 187.5, MemPeakBytes: 48 << 20, Samples: 356},
 				{Name: "db", CPUAvgPct: 12.04, CPUPeakPct: 63.9, MemPeakBytes: 312<<20 + 1<<19, Samples: 356},
@@ -307,7 +308,7 @@ var cases = []golden{
 		},
 		want: verdict.Pass,
 		md: []string{
-			"- **side** head at `3f1c2a9be07d`", "pinned yes · target path container-network",
+			"- **side** head at `3f1c2a9be07d`", "pinned yes · generator SCHED_RR 1 · target path container-network",
 			"## Stack", "| api | 41.3 | 187.5 | 48.0 | 356 |", "| db | 12.0 | 63.9 | 312.5 | 356 |",
 			"Nothing is listed as not measured. This run measured", "and the stack's CPU and memory.",
 			"- the demo stack: a small Go service",

@@ -339,7 +339,7 @@ func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
 		if t.Pinned {
 			p = "pinned"
 		}
-		return fmt.Sprintf("stack CPUs %q, load CPUs %q, %s, %s", t.StackCPUs, t.LoadCPUs, p, t.TargetPath)
+		return fmt.Sprintf("stack CPUs %q, load CPUs %q, %s, %s, generator %s", t.StackCPUs, t.LoadCPUs, p, t.TargetPath, t.Scheduling())
 	}
 	return s.Hash
 }

@@ -124,6 +124,23 @@ type Topology struct {
 	// stack whose own cpuset it replaced (absent otherwise); gate/report
 	// words them.
 	Overrides []Override `json:"overrides,omitempty"`
+	// LoadScheduling is how the generator's threads were scheduled during
+	// the load, read back from every thread (pin.ReadScheduling: "SCHED_RR
+	// 1", "SCHED_OTHER"; absent in a result of an older loadgate, whose
+	// generator ran SCHED_OTHER unless it was started under chrt), and
+	// LoadSchedulingWhy why loadgate did not raise it (--load-priority).
+	LoadScheduling    string `json:"load_scheduling,omitempty"`
+	LoadSchedulingWhy string `json:"load_scheduling_reason,omitempty"`
+}
+
+// Scheduling is the generator's scheduling for comparing topologies:
+// LoadScheduling, and SCHED_OTHER for a result that does not state it (an
+// older loadgate never raised its generator).
+func (t Topology) Scheduling() string {
+	if t.LoadScheduling == "" {
+		return "SCHED_OTHER"
+	}
+	return t.LoadScheduling
 }
 
 // OverrideKind is what loadgate changed in a compose service.

@@ -195,7 +195,8 @@ func BaselineNotes(b *result.Result, head []*result.Result) []verdict.Note {
 		bm, hm := b.Machine, h.Machine
 		notes = append(notes, verdict.Note{Code: verdict.NoteBaselineMachine, BaseMachine: &bm, HeadMachine: &hm})
 	}
-	if b.Topology.StackCPUs != h.Topology.StackCPUs || b.Topology.LoadCPUs != h.Topology.LoadCPUs || b.Topology.Pinned != h.Topology.Pinned {
+	if b.Topology.StackCPUs != h.Topology.StackCPUs || b.Topology.LoadCPUs != h.Topology.LoadCPUs || b.Topology.Pinned != h.Topology.Pinned ||
+		b.Topology.Scheduling() != h.Topology.Scheduling() {
 		bt, ht := b.Topology, h.Topology
 		notes = append(notes, verdict.Note{Code: verdict.NoteBaselineTopology, BaseTopology: &bt, HeadTopology: &ht})
 	}

@@ -202,9 +202,11 @@ func MachineKey(m result.Machine) string {
 
 // TopologyKey is what must be equal for a calibration to be of the same
 // topology: the stack's and the generator's cores, whether they were
-// pinned and the path to the target.
+// pinned, the path to the target and the generator's scheduling (a
+// generator raised to real time is late less often than one that is not:
+// its rounds' noise is another).
 func TopologyKey(t result.Topology) string {
-	return fmt.Sprintf("%s|%s|%t|%s", t.StackCPUs, t.LoadCPUs, t.Pinned, t.TargetPath)
+	return fmt.Sprintf("%s|%s|%t|%s|%s", t.StackCPUs, t.LoadCPUs, t.Pinned, t.TargetPath, t.Scheduling())
 }
 
 // Match says why the calibration n cannot stand for the noise of r's runs

@@ -109,6 +109,9 @@ func TestCalibrationMatch(t *testing.T) {
 		// for the other.
 		{"processor", func(n *verdict.Noise) { n.Machine.CPUModel = "Intel(R) Xeon(R) Processor" }, verdict.NoiseOtherMachine},
 		{"topology", func(n *verdict.Noise) { n.Topology.LoadCPUs = "2-3" }, verdict.NoiseOtherTopology},
+		// A calibration of a generator raised to real time is not one of a
+		// generator that was not (the results here state none: SCHED_OTHER).
+		{"scheduling", func(n *verdict.Noise) { n.Topology.LoadScheduling = "SCHED_RR 1" }, verdict.NoiseOtherTopology},
 		{"scenario", func(n *verdict.Noise) { n.Hash = "sha256:bbbb" }, verdict.NoiseOtherScenario},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,8 +130,15 @@ func TestCalibrationMatch(t *testing.T) {
 			}
 		})
 	}
-	// The kernel or Go version is not the machine.
+	// A calibration that states SCHED_OTHER is one of an older loadgate's
+	// results, which state no scheduling: the generator ran SCHED_OTHER.
 	n := calibration(0.03, 9)
+	n.Topology.LoadScheduling = "SCHED_OTHER"
+	if why := n.Match(head[0]); why != "" {
+		t.Errorf("SCHED_OTHER stated against none stated: %q", why)
+	}
+	// The kernel or Go version is not the machine.
+	n = calibration(0.03, 9)
 	n.Machine.Kernel, n.Machine.Go = "6.19", "go1.27"
 	if why := n.Match(head[0]); why != "" {
 		t.Errorf("kernel update: %q", why)
