@@ -9,9 +9,12 @@
 #
 # A variant is NAME=ENV, where ENV is a comma-separated list of VAR=VALUE
 # given to loadgate (or "-" for none); LG_BIN=PATH in it runs that loadgate
-# binary instead of bin/loadgate. The variant "vegeta" runs vegeta
-# (.bench/bin/vegeta, built by `make bench`) with 64 workers.
-# Environment: RATES (default "5000 10000 20000"), SECS per run (5), REPS (3).
+# binary instead of bin/loadgate, LG_ARGS="--flag value ..." adds flags to
+# its run (after the rotation's own: they win). The variant "vegeta" runs
+# vegeta (.bench/bin/vegeta, built by `make bench`) with 64 workers.
+# Environment: RATES (default "5000 10000 20000"), SECS per run (5), REPS (3),
+# PRIO (rt, the default, as make bench: vegeta under chrt -r 1, loadgate
+# --load-priority rt; normal: both SCHED_OTHER).
 # Server on core 0, generator on core 1, as in `make bench`. One line per
 # run: CPU µs per request (user + system, wait4 rusage via GNU time),
 # voluntary / involuntary context switches per request, loadgate's lateness,
@@ -22,6 +25,12 @@ ROOT=$PWD
 RATES=${RATES:-"5000 10000 20000"}
 SECS=${SECS:-5}
 REPS=${REPS:-3}
+PRIO=${PRIO:-rt}
+case $PRIO in
+rt) VEGETA_PRE=(chrt -r 1) LG_PRIO=rt ;;
+normal) VEGETA_PRE=() LG_PRIO=normal ;;
+*) echo "rotate: PRIO=$PRIO: want rt or normal" >&2; exit 2 ;;
+esac
 W=${ROTATE_DIR:-$ROOT/.bench/rotate}
 [ $# -gt 0 ] || { sed -n 2,17p "$0" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "rotate: needs GNU time (/usr/bin/time, Debian package time)" >&2; exit 2; }
@@ -58,25 +67,36 @@ YAML
 			name=${v%%=*}
 			s0=$(steal)
 			if [ "$v" = vegeta ]; then
-				/usr/bin/time -f "%U %S %w %c" -o "$W/time" timeout -k 5 $((SECS + 30)) taskset -c 1 .bench/bin/vegeta attack \
+				/usr/bin/time -f "%U %S %w %c" -o "$W/time" timeout -k 5 $((SECS + 30)) taskset -c 1 ${VEGETA_PRE[@]+"${VEGETA_PRE[@]}"} .bench/bin/vegeta attack \
 					-rate="$R/1s" -duration="${SECS}s" -workers=64 -max-workers=64 -timeout=5s \
 					-targets="$W/targets.txt" -output="$W/vegeta.bin" || true
 				lat="(vegeta: see make bench)"
 			else
 				envs=()
+				extra=()
 				lg=bin/loadgate
 				if [ "${v#*=}" != - ]; then
 					IFS=, read -ra kv <<<"${v#*=}"
 					for e in "${kv[@]}"; do
-						case $e in LG_BIN=*) lg=${e#LG_BIN=} ;; *) envs+=("$e") ;; esac
+						case $e in
+						LG_BIN=*) lg=${e#LG_BIN=} ;;
+						LG_ARGS=*) read -ra extra <<<"${e#LG_ARGS=}" ;;
+						*) envs+=("$e") ;;
+						esac
 					done
+				fi
+				# A loadgate older than --load-priority runs under chrt instead.
+				pre=() prio=(--load-priority "$LG_PRIO")
+				if ! "$lg" run -h 2>&1 | grep -q -- -load-priority; then
+					prio=()
+					[ "$LG_PRIO" = rt ] && pre=(chrt -r 1)
 				fi
 				rm -rf "$W/out"
 				# Bounded: a loadgate that hangs (the lost wake-up of the engine before
 				# issue 8's fix did, here, on 3 December) dumps its goroutines
 				# into loadgate.err and the rotation goes on.
-				env ${envs[@]+"${envs[@]}"} /usr/bin/time -f "%U %S %w %c" -o "$W/time" timeout -s QUIT -k 5 $((SECS + 30)) taskset -c 1 "$lg" run \
-					--scenario "$W/s.yaml" --target "http://$ADDR/" --out "$W/out" --load-cpus 1 --progress never \
+				env ${envs[@]+"${envs[@]}"} /usr/bin/time -f "%U %S %w %c" -o "$W/time" timeout -s QUIT -k 5 $((SECS + 30)) taskset -c 1 ${pre[@]+"${pre[@]}"} "$lg" run \
+					--scenario "$W/s.yaml" --target "http://$ADDR/" --out "$W/out" --load-cpus 1 --progress never ${prio[@]+"${prio[@]}"} ${extra[@]+"${extra[@]}"} \
 					>/dev/null 2>"$W/loadgate.err" || true
 				lat=$("$W/wakeups" -result "$W/out/result.json" 2>/dev/null) || lat="no result: hung or failed (see $W/loadgate.err)"
 			fi

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loadgate/loadgate/gate/pin"
 )
 
 // usage is what the kernel says one generator process used (all its
@@ -29,6 +31,7 @@ type usage struct {
 	ExitCode   int
 	Server     srvUsage      // the server over the same interval
 	Pinned     string        // Cpus_allowed_list read back while it ran
+	Sched      string        // its main thread's scheduling read back while it ran ("SCHED_RR 1")
 	CoresBusy  time.Duration // busy time of the server's and generator's cores over the same interval
 	CoresSteal time.Duration // the hypervisor's steal on them meanwhile (another guest ran)
 	Conns      int64         // connections the server accepted meanwhile (-1: unknown)
@@ -210,6 +213,31 @@ func cpusAllowed(pid int) string {
 	return "?"
 }
 
+// schedulingOf reads a process's main thread's scheduling from
+// /proc/PID/stat (nice, rt_priority and policy: fields 19, 40 and 41),
+// worded as loadgate's results word it; "?" when it cannot.
+func schedulingOf(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "?"
+	}
+	i := bytes.LastIndexByte(b, ')') // the command name may hold spaces
+	if i < 0 {
+		return "?"
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
+	if len(f) < 39 {
+		return "?"
+	}
+	nice, err1 := strconv.ParseInt(f[16], 10, 32)
+	prio, err2 := strconv.ParseUint(f[37], 10, 32)
+	policy, err3 := strconv.ParseUint(f[38], 10, 32)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return "?"
+	}
+	return pin.Scheduling(uint32(policy), uint32(prio), int32(nice))
+}
+
 // runPinned runs bin with args on the generator core via taskset (which
 // execs, so the process and its rusage are the generator's own), waits for
 // it, and reports its rusage and the server's CPU over the same interval.
@@ -230,11 +258,14 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	if err := cmd.Start(); err != nil {
 		return u, "", err
 	}
-	pinned := make(chan string, 1)
+	pinned, sched := make(chan string, 1), make(chan string, 1)
 	go func() {
-		// taskset sets the affinity and execs at once; read it back a little later.
+		// taskset sets the affinity and execs at once (and chrt its policy);
+		// loadgate raises its own when its load starts: read them back a
+		// little later.
 		time.Sleep(200 * time.Millisecond)
 		pinned <- cpusAllowed(cmd.Process.Pid)
+		sched <- schedulingOf(cmd.Process.Pid)
 	}()
 	err := cmd.Wait()
 	u.Wall = time.Since(t0)
@@ -256,8 +287,9 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	}
 	select {
 	case u.Pinned = <-pinned:
+		u.Sched = <-sched
 	default:
-		u.Pinned = "?"
+		u.Pinned, u.Sched = "?", "?"
 	}
 	if ctx.Err() != nil {
 		return u, stderr.String(), fmt.Errorf("%s did not finish within %s", bin, limit)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/result"
 )
 
@@ -297,5 +298,45 @@ func TestCPUIdle(t *testing.T) {
 	put("devices/system/cpu/cpuidle/current_governor_ro", "menu") // the read-only name wins where the kernel has it
 	if got, want := cpuIdle(sys), "cpuidle driver haltpoll, governor menu, guest_halt_poll_ns 0"; got != want {
 		t.Errorf("cpuIdle = %q, want %q", got, want)
+	}
+}
+
+// Both generators run under the bench's one scheduling: vegeta under
+// chrt, loadgate by its own flag.
+func TestGeneratorArgv(t *testing.T) {
+	cases := []struct {
+		rt, old   bool
+		tool, bin string
+		wantBin   string
+		wantArgs  string
+	}{
+		{true, false, "vegeta", "vegeta", "chrt", "-r 1 vegeta attack"},
+		{true, false, "loadgate", "loadgate", "loadgate", "attack --load-priority rt"},
+		{false, false, "vegeta", "vegeta", "vegeta", "attack"},
+		{false, false, "loadgate", "loadgate", "loadgate", "attack --load-priority normal"},
+		// A loadgate from before --load-priority: under chrt, no flag.
+		{true, true, "loadgate", "lg-old", "chrt", "-r 1 lg-old attack"},
+		{false, true, "loadgate", "lg-old", "lg-old", "attack"},
+	}
+	for _, c := range cases {
+		b := &bench{rt: c.rt, lgOld: c.old}
+		bin, args := b.generatorArgv(c.tool, c.bin, "attack")
+		if bin != c.wantBin || strings.Join(args, " ") != c.wantArgs {
+			t.Errorf("rt %t old %t %s: %s %v, want %s %s", c.rt, c.old, c.tool, bin, args, c.wantBin, c.wantArgs)
+		}
+	}
+}
+
+// schedulingOf reads a process's scheduling as loadgate's results word it.
+func TestSchedulingOf(t *testing.T) {
+	want, err := pin.ReadScheduling()
+	if err != nil || strings.HasPrefix(want, "mixed") {
+		t.Skipf("this process's threads: %q, %v", want, err)
+	}
+	if got := schedulingOf(os.Getpid()); got != want {
+		t.Errorf("schedulingOf(self) = %q, want %q", got, want)
+	}
+	if got := schedulingOf(-1); got != "?" {
+		t.Errorf("schedulingOf(-1) = %q, want ?", got)
 	}
 }

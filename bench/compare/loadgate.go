@@ -42,9 +42,10 @@ func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) ru
 		r.Skipped = err.Error()
 		return r
 	}
-	u, stderr, err := runPinned(ctx, b.genCPU, b.srv, dur+time.Minute, io.Discard, b.loadgate,
+	bin, args := b.generatorArgv("loadgate", b.loadgate,
 		"run", "--scenario", scen, "--target", "http://"+b.srv.Addr+"/", "--out", outDir,
 		"--load-cpus", b.genCPU, "--progress", "never")
+	u, stderr, err := runPinned(ctx, b.genCPU, b.srv, dur+time.Minute, io.Discard, bin, args...)
 	b.fillUsage(&r, u)
 	if err != nil {
 		r.Skipped = fmt.Sprintf("loadgate run: %v: %s", err, tail(stderr, 3))

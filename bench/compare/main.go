@@ -13,12 +13,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loadgate/loadgate/gate/pin"
 )
 
 type bench struct {
@@ -33,6 +36,12 @@ type bench struct {
 	deadline         time.Time
 	quietWait        time.Duration
 	retries          int
+	// rt: both generators run SCHED_RR 1 (vegeta under chrt -r 1, loadgate
+	// with --load-priority rt); false: both SCHED_OTHER.
+	rt bool
+	// lgOld: the loadgate binary predates --load-priority (a before/after
+	// comparison): it runs under chrt like vegeta, and gets no flag.
+	lgOld bool
 }
 
 type generator struct {
@@ -69,6 +78,7 @@ func main() {
 		work        = flag.String("work", ".bench/run", "scratch directory")
 		out         = flag.String("out", ".bench/results.md", "where the markdown report is written")
 		lgVersion   = flag.String("loadgate-version", "", "loadgate commit, for the report")
+		priority    = flag.String("priority", "rt", "both generators' scheduling: rt (SCHED_RR 1: vegeta under chrt -r 1, loadgate --load-priority rt; SCHED_OTHER for both where it is not permitted) or normal")
 	)
 	flag.Parse()
 
@@ -99,6 +109,23 @@ func main() {
 		crit:     criterion{MinSuccess: *minSuccess, MaxLatenessMS: *maxLate},
 		deadline: time.Now().Add(*budget), quietWait: *quietWait, retries: *retries,
 	}
+	var schedNote string
+	switch *priority {
+	case "rt":
+		// Permitted here? chrt execs true under SCHED_RR 1, or fails.
+		if out, err := exec.CommandContext(ctx, "chrt", "-r", "1", "true").CombinedOutput(); err != nil {
+			schedNote = fmt.Sprintf("SCHED_RR 1 was asked for but is not permitted here (chrt -r 1: %v %s): both ran SCHED_OTHER", err, strings.TrimSpace(string(out)))
+		} else {
+			b.rt = true
+		}
+	case "normal":
+	default:
+		fatal(fmt.Errorf("-priority %q: want rt or normal", *priority))
+	}
+	if *loadgate != "" {
+		help, _ := exec.CommandContext(ctx, *loadgate, "run", "-h").CombinedOutput()
+		b.lgOld = !strings.Contains(string(help), "-load-priority")
+	}
 	var gens []generator
 	for _, t := range strings.Split(*tools, ",") {
 		switch strings.TrimSpace(t) {
@@ -125,6 +152,7 @@ func main() {
 		Crit: b.crit, JudgeRate: *judgeRate, LowRate: *lowRate, LatenessRates: lateAt, Workers: *workers, Timeout: *timeout, MaxInFlight: *maxInFlight,
 		Dur: *dur, SearchDur: *searchDur, VegetaVersion: moduleVersion(*vegeta, "github.com/tsenart/vegeta/v12"),
 		LoadgateVersion: *lgVersion, Retries: *retries, Tools: gens, MaxHeld: map[string]int{}, SearchNote: map[string]string{},
+		RT: b.rt, SchedNote: schedNote,
 	}
 
 	// Fixed rates, the tools alternating who goes first.
@@ -256,6 +284,33 @@ func (b *bench) fillUsage(r *run, u usage) {
 	if r.Pinned != b.genCPU {
 		r.Note = append(r.Note, "generator affinity read back as "+r.Pinned)
 	}
+	if want := b.scheduling(); u.Sched != want {
+		r.Note = append(r.Note, fmt.Sprintf("generator scheduling read back as %s, not %s", u.Sched, want))
+	}
+}
+
+// scheduling is what both generators' scheduling should read back as.
+func (b *bench) scheduling() string {
+	if b.rt {
+		return pin.Scheduling(2, pin.RealtimePriority, 0) // SCHED_RR 1
+	}
+	return pin.Scheduling(0, 0, 0)
+}
+
+// generatorArgv is how bin with args runs on the generator core under the
+// bench's scheduling: vegeta under chrt (it has no such setting of its
+// own), loadgate with its own --load-priority (under chrt too when it
+// predates it).
+func (b *bench) generatorArgv(tool, bin string, args ...string) (string, []string) {
+	switch {
+	case tool == "loadgate" && b.rt && !b.lgOld:
+		return bin, append(args, "--load-priority", "rt")
+	case tool == "loadgate" && !b.lgOld:
+		return bin, append(args, "--load-priority", "normal")
+	case b.rt:
+		return "chrt", append([]string{"-r", "1", bin}, args...)
+	}
+	return bin, args
 }
 
 // contendedPct is the share of a core used by other processes, or taken by

@@ -35,6 +35,8 @@ type report struct {
 	Runs            []run
 	MaxHeld         map[string]int
 	SearchNote      map[string]string
+	RT              bool   // both generators ran SCHED_RR 1
+	SchedNote       string // why not, when it was asked for
 }
 
 // Targets from the issue (15).
@@ -116,6 +118,14 @@ func (rep *report) markdown() string {
 	p("- idle cores: %s — how an idle core waits shapes both the CPU a wake-up costs and how late it comes (bench/README.md, \"One host, before and after, and what the host adds\")\n", cpuIdle("/sys"))
 	p("- topology: server (bench/server, %s mode) pinned to core %s (affinity read back: %s); each generator pinned to core %s with taskset, one at a time; the orchestrator shares core %s with the server and sleeps in wait4 while a generator runs\n",
 		rep.ServerMode, rep.ServerCPU, rep.Server.CPUs, rep.GenCPU, rep.ServerCPU)
+	switch {
+	case rep.RT:
+		p("- scheduling: both generators SCHED_RR 1 — vegeta under `chrt -r 1` for its whole run, loadgate with `--load-priority rt` (every thread raised for its load) — read back from /proc while each ran (a run whose read-back differs says so in the notes); nothing else on the generator's core can then delay it but the kernel's own real-time threads and the host (bench/README.md, \"What preempts the generator\"). `-priority normal` runs both SCHED_OTHER\n")
+	case rep.SchedNote != "":
+		p("- scheduling: %s\n", rep.SchedNote)
+	default:
+		p("- scheduling: both generators SCHED_OTHER (`-priority normal`: loadgate with `--load-priority normal`)\n")
+	}
 	p("- target: http://%s/ (loopback, HTTP/1.1 keep-alive, 200 \"ok\")\n", rep.Server.Addr)
 	p("- vegeta %s (built from the Go module proxy): `attack -rate=R/1s -duration=D -workers=%d -max-workers=%d -timeout=%s`, results written as gob to a file by the attack (part of its measured cost); decoded with `vegeta encode --to csv` after the attack process exited (not counted)\n",
 		orUnknown(rep.VegetaVersion), rep.Workers, rep.Workers, rep.Timeout)

@@ -28,7 +28,7 @@ func (b *bench) runVegeta(ctx context.Context, rate int, dur time.Duration) run 
 	}
 	out := filepath.Join(b.work, fmt.Sprintf("vegeta-%d-%s.gob", rate, dur))
 	defer os.Remove(out)
-	u, stderr, err := runPinned(ctx, b.genCPU, b.srv, dur+time.Minute, io.Discard, b.vegeta,
+	bin, args := b.generatorArgv("vegeta", b.vegeta,
 		"attack",
 		"-rate="+strconv.Itoa(rate)+"/1s",
 		"-duration="+dur.String(),
@@ -38,6 +38,7 @@ func (b *bench) runVegeta(ctx context.Context, rate int, dur time.Duration) run 
 		"-targets="+targets,
 		"-output="+out,
 	)
+	u, stderr, err := runPinned(ctx, b.genCPU, b.srv, dur+time.Minute, io.Discard, bin, args...)
 	b.fillUsage(&r, u)
 	if err == nil && u.ExitCode != 0 {
 		err = fmt.Errorf("exit code %d", u.ExitCode)

@@ -255,7 +255,6 @@ func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, 
 		snapF.Close()
 		return nil, usageErr("run: %w", err)
 	}
-	defer lower()
 	cfg := load.Config{
 		Scenario:  sc,
 		Target:    load.Target{URL: target, Insecure: f.insecure},
@@ -280,6 +279,9 @@ func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, 
 		return nil, usageErr("run: --cpuprofile: %w", err)
 	}
 	res, err := load.Run(ctx, cfg)
+	if dropped := lower(); dropped != "" && res != nil {
+		res.Topology.LoadSchedulingWhy = dropped // raised, and lowered by its guard during the load
+	}
 	stopProfile()
 	pl.finish()
 	if ferr := errors.Join(snapW.Flush(), snapF.Close()); ferr != nil && err == nil {

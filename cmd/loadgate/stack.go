@@ -135,19 +135,24 @@ func checkPriority(f stackFlags) error {
 // with topology t (pin.Want: raised when loadgate pinned a stack and the
 // generator apart, or when rt says so) and states in t the generator's
 // scheduling as read back, with why it was not raised. lower ends the
-// raise (a no-op when nothing was raised). Under rt a raise that fails is
-// an error; under auto it is the reason stated.
-func raiseGenerator(mode pin.Mode, t *result.Topology) (lower func(), err error) {
+// raise and returns why its guard lowered the generator during the load
+// ("" when it did not, or when nothing was raised). Under rt a raise that
+// fails is an error; under auto it is the reason stated.
+func raiseGenerator(mode pin.Mode, t *result.Topology) (lower func() string, err error) {
 	if mode == "" {
 		mode = pin.ModeAuto
 	}
-	lower = func() {}
+	lower = func() string { return "" }
 	raise, why := pin.Want(mode, t.Pinned, t.StackCPUs != "")
 	if raise {
-		l, err := pin.Raise()
+		r, err := pin.Raise()
 		switch {
 		case err == nil:
-			lower = l
+			lower = func() string {
+				dropped := r.Dropped()
+				r.Lower()
+				return dropped
+			}
 		case mode == pin.ModeRealtime:
 			return nil, fmt.Errorf("--load-priority rt: %w", err)
 		default:

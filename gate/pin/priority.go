@@ -3,6 +3,7 @@ package pin
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // The generator's scheduling during a load (--load-priority).
@@ -21,7 +22,8 @@ import (
 // same priority (sysmon) still get the cpu within a time slice. The
 // kernel's real-time throttling (sched_rt_runtime_us, 95% of each second
 // by default) leaves the rest of each second to everything else however
-// busy the generator is.
+// busy the generator is — by stopping it for that rest, which a guard
+// (Raise) avoids by lowering a generator that comes close.
 
 // Mode is --load-priority: how a load schedules its generator's threads.
 type Mode string
@@ -130,4 +132,56 @@ func (m *Mode) UnmarshalText(b []byte) error {
 	}
 	*m = p
 	return nil
+}
+
+// The guard of a raise (Raise).
+const (
+	// guardEvery is how often the guard reads the process's CPU time.
+	guardEvery = 100 * time.Millisecond
+	// guardWindow is the span the guard judges: shorter than the period
+	// of the kernel's real-time throttling (1 s), so that a generator at
+	// the limit of its cpus is lowered before it runs out of its share.
+	guardWindow = 500 * time.Millisecond
+	// guardMargin is how far below the throttling's share the guard
+	// lowers (0.90 of the cpus under the default 0.95).
+	guardMargin = 0.05
+)
+
+// overShare says whether a process that used cpu of CPU time over wall on
+// cpus cpus used more than limit of them.
+func overShare(cpu, wall time.Duration, cpus int, limit float64) bool {
+	return wall > 0 && cpus > 0 && float64(cpu) > limit*float64(wall)*float64(cpus)
+}
+
+// guard watches a raised process's CPU time (read at every tick of tick)
+// until stop is closed (""), or until over the last guardWindow it used
+// more than limit of its cpus: then it says so. A failed read is skipped.
+// now is the clock of the ticks (a seam for tests).
+func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, read func() (time.Duration, error), limit float64, cpus int) string {
+	type sample struct {
+		at  time.Time
+		cpu time.Duration
+	}
+	var window []sample // the samples of the last guardWindow, oldest first
+	for {
+		select {
+		case <-stop:
+			return ""
+		case <-tick:
+		}
+		cpu, err := read()
+		if err != nil {
+			continue
+		}
+		at := now()
+		window = append(window, sample{at, cpu})
+		for len(window) > 1 && at.Sub(window[1].at) >= guardWindow {
+			window = window[1:]
+		}
+		first := window[0]
+		if wall := at.Sub(first.at); wall >= guardWindow && overShare(cpu-first.cpu, wall, cpus, limit) {
+			return fmt.Sprintf("the generator used %.0f%% of its %d cpu(s) over %s, and the kernel's real-time throttling would have stopped it for the rest of every second past %.0f%%",
+				100*float64(cpu-first.cpu)/(float64(wall)*float64(cpus)), cpus, wall.Round(time.Millisecond), 100*(limit+guardMargin))
+		}
+	}
 }

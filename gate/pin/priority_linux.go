@@ -5,35 +5,54 @@ package pin
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// raised is the process's raise: how many loads hold it and what lowering
-// restores.
+// raised is the process's raise: how many loads hold it, what lowering
+// restores, and its guard.
 var raised struct {
-	mu   sync.Mutex
-	n    int            // raises not yet lowered
-	base unix.SchedAttr // the scheduling before the first raise
-	kept bool           // the process already ran a real-time policy: nothing was changed
+	mu      sync.Mutex
+	n       int            // holds not yet lowered
+	base    unix.SchedAttr // the scheduling before the first raise
+	kept    bool           // the process already ran a real-time policy: nothing was changed
+	stop    chan struct{}  // closed when the last hold is lowered: the guard ends
+	dropped string         // why the guard lowered the threads while held ("" while it has not)
+}
+
+// Raised is one load's hold on the raise (Raise).
+type Raised struct {
+	once sync.Once
 }
 
 // Raise gives every thread of this process SCHED_RR at RealtimePriority
-// and returns lower, which gives them back the scheduling they had (the
-// calling thread's, read before). Threads the runtime creates meanwhile
-// inherit the policy; lower reaches them too. Raises nest: a duet gate
-// runs both sides' loads at once, and the threads are lowered when the
-// last raise is. A process that already runs a real-time policy (started
-// under chrt) keeps it, and lower leaves it.
+// until the returned hold is lowered; then they get back the scheduling
+// they had (the calling thread's, read before). Threads the runtime
+// creates meanwhile inherit the policy, and lowering reaches them too.
+// Holds nest: a duet gate runs both sides' loads at once, and the threads
+// are lowered when the last hold is. A process that already runs a
+// real-time policy (started under chrt) keeps it, unguarded.
+//
+// While raised, a guard reads the process's CPU time every guardEvery: a
+// real-time thread that keeps its cpu busy past the kernel's real-time
+// throttling (sched_rt_runtime_us of every sched_rt_period_us, 95% of each
+// second by default) is stopped for the rest of that second — 50 ms
+// without a single request sent — so when the process used more than
+// guardMargin below that share of its cpus over guardWindow, the guard
+// lowers the threads at once, for the rest of the hold, and Dropped says
+// why. Where throttling is off (-1) there is no guard.
 //
 // Nothing is started as a child process while raised: it would inherit
-// the policy. Safe for concurrent use; lower is idempotent.
-func Raise() (lower func(), err error) {
+// the policy. Safe for concurrent use; Lower is idempotent.
+func Raise() (*Raised, error) {
 	raised.mu.Lock()
 	defer raised.mu.Unlock()
 	if raised.n == 0 {
@@ -43,30 +62,111 @@ func Raise() (lower func(), err error) {
 		if err != nil {
 			return nil, fmt.Errorf("pin: sched_getattr: %w", err)
 		}
-		raised.base, raised.kept = *base, realtime(base.Policy)
+		raised.base, raised.kept, raised.dropped = *base, realtime(base.Policy), ""
 		if !raised.kept {
 			rt := unix.SchedAttr{Policy: policyRR, Priority: RealtimePriority}
 			if err := setAll(&rt); err != nil {
 				_ = setAll(&raised.base)
 				return nil, err
 			}
+			if share, ok := throttleShare(); ok {
+				raised.stop = make(chan struct{})
+				go runGuard(raised.stop, share-guardMargin, runtime.GOMAXPROCS(0))
+			}
 		}
 	}
 	raised.n++
-	var once sync.Once
-	return func() { once.Do(lowerOne) }, nil
+	return &Raised{}, nil
+}
+
+// Lower ends this hold.
+func (r *Raised) Lower() { r.once.Do(lowerOne) }
+
+// Dropped says why the guard lowered the threads during the holds that
+// include this one, "" when it did not.
+func (r *Raised) Dropped() string {
+	raised.mu.Lock()
+	defer raised.mu.Unlock()
+	return raised.dropped
 }
 
 func lowerOne() {
 	raised.mu.Lock()
 	defer raised.mu.Unlock()
 	raised.n--
-	if raised.n == 0 && !raised.kept {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		base := raised.base // the scheduling a thread may always return to from real time
-		_ = setAll(&base)
+	if raised.n > 0 || raised.kept {
+		return
 	}
+	if raised.stop != nil {
+		close(raised.stop)
+		raised.stop = nil
+	}
+	if raised.dropped == "" {
+		restoreLocked()
+	}
+}
+
+// restoreLocked gives every thread the scheduling it had before the raise
+// (raised.mu held).
+func restoreLocked() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	base := raised.base // the scheduling a thread may always return to from real time
+	_ = setAll(&base)
+}
+
+// runGuard is the guard's goroutine: guard on a ticker and this process's
+// CPU time; lowers the threads when it says so and the raise still holds.
+func runGuard(stop <-chan struct{}, limit float64, cpus int) {
+	t := time.NewTicker(guardEvery)
+	defer t.Stop()
+	start := time.Now()
+	why := guard(stop, t.C, time.Now, processCPU, limit, cpus)
+	if why == "" {
+		return
+	}
+	raised.mu.Lock()
+	defer raised.mu.Unlock()
+	select {
+	case <-stop: // the last hold was lowered meanwhile: it restored
+		return
+	default:
+	}
+	raised.dropped = fmt.Sprintf("lowered to %s after %s raised: %s", Scheduling(raised.base.Policy, raised.base.Priority, raised.base.Nice),
+		time.Since(start).Round(10*time.Millisecond), why)
+	restoreLocked()
+}
+
+// processCPU is this process's CPU time (user and system, every thread).
+func processCPU() (time.Duration, error) {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+// throttleShare is the kernel's real-time throttling as the share of each
+// period real-time threads may use (0.95 by default), false when it is off
+// (sched_rt_runtime_us -1). Unreadable files leave the default.
+func throttleShare() (float64, bool) {
+	runtimeUS, err1 := readInt("/proc/sys/kernel/sched_rt_runtime_us")
+	periodUS, err2 := readInt("/proc/sys/kernel/sched_rt_period_us")
+	switch {
+	case err1 != nil || err2 != nil || periodUS <= 0:
+		return 0.95, true
+	case runtimeUS < 0:
+		return 0, false
+	}
+	return float64(runtimeUS) / float64(periodUS), true
+}
+
+func readInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 }
 
 // CheckRaise says whether Raise would be permitted, without raising

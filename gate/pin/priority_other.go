@@ -2,8 +2,17 @@
 
 package pin
 
+// Raised is a raise: none off Linux.
+type Raised struct{}
+
 // Raise is not supported off Linux.
-func Raise() (lower func(), err error) { return nil, ErrUnsupported }
+func Raise() (*Raised, error) { return nil, ErrUnsupported }
+
+// Lower does nothing off Linux.
+func (r *Raised) Lower() {}
+
+// Dropped is "" off Linux.
+func (r *Raised) Dropped() string { return "" }
 
 // CheckRaise is not supported off Linux.
 func CheckRaise() error { return ErrUnsupported }

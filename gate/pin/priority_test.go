@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/loadgate/loadgate/gate/pin"
 )
@@ -89,7 +90,7 @@ func TestRaiseLower(t *testing.T) {
 	if strings.HasPrefix(before, "SCHED_RR") || strings.HasPrefix(before, "SCHED_FIFO") || strings.HasPrefix(before, "mixed") {
 		t.Skipf("this test process already runs %s", before)
 	}
-	lower1, err := pin.Raise()
+	r1, err := pin.Raise()
 	if errors.Is(err, pin.ErrNotPermitted) {
 		t.Skipf("not permitted here: %v", err)
 	}
@@ -112,16 +113,19 @@ func TestRaiseLower(t *testing.T) {
 	if got, err := pin.ReadScheduling(); err != nil || got != "SCHED_RR 1" {
 		t.Errorf("raised: %q, %v; want SCHED_RR 1 on every thread", got, err)
 	}
-	lower2, err := pin.Raise() // a duet gate's other side
+	r2, err := pin.Raise() // a duet gate's other side
 	if err != nil {
 		t.Fatal(err)
 	}
-	lower1()
-	lower1() // idempotent: the other raise still holds
+	r1.Lower()
+	r1.Lower() // idempotent: the other raise still holds
 	if got, _ := pin.ReadScheduling(); got != "SCHED_RR 1" {
 		t.Errorf("one of two raises lowered: %q, want SCHED_RR 1", got)
 	}
-	lower2()
+	if why := r2.Dropped(); why != "" {
+		t.Errorf("the guard lowered an idle test process: %s", why)
+	}
+	r2.Lower()
 	if got, _ := pin.ReadScheduling(); got != before {
 		t.Errorf("lowered: %q, want %q as before", got, before)
 	}
@@ -182,4 +186,44 @@ func TestRaiseNotPermitted(t *testing.T) {
 	if !strings.Contains(string(out), "--- PASS: TestRaiseNotPermitted") {
 		t.Fatalf("child as nobody did not run the check:\n%s", out)
 	}
+}
+
+// A raised process that keeps its cpus busy is lowered by the guard
+// before the kernel's real-time throttling would stop it, and stays
+// lowered; the hold says why.
+func TestRaiseGuardLowersABusyProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("scheduling policies are Linux-only")
+	}
+	if err := pin.CheckRaise(); err != nil {
+		t.Skipf("not permitted here: %v", err)
+	}
+	before, _ := pin.ReadScheduling()
+	r, err := pin.Raise()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Lower()
+	// Every cpu of the process busy, for at most 5 s (the guard judges 0.5 s).
+	deadline := time.Now().Add(5 * time.Second)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r.Dropped() == "" && time.Now().Before(deadline) {
+				for i := 0; i < 1e5; i++ { // busy
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	why := r.Dropped()
+	if why == "" || !strings.Contains(why, "throttling") {
+		t.Fatalf("busy for 5 s and not lowered (%q)", why)
+	}
+	if got, _ := pin.ReadScheduling(); got != before {
+		t.Errorf("lowered by the guard: threads run %q, want %q", got, before)
+	}
+	t.Logf("guard: %s", why)
 }
