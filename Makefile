@@ -55,6 +55,7 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=^FuzzParseStat$$ -fuzztime=30s ./gate/procstat
 	$(GO) test -run=^$$ -fuzz=^FuzzParseStatm$$ -fuzztime=30s ./gate/procstat
 	$(GO) test -run=^$$ -fuzz=^FuzzParseSteal$$ -fuzztime=30s ./gate/procstat
+	$(GO) test -run=^$$ -fuzz=^FuzzParseCPUTimes$$ -fuzztime=30s ./gate/procstat
 	$(GO) test -run=^$$ -fuzz=^FuzzParseCPUModel$$ -fuzztime=30s ./gate/procstat
 	$(GO) test -run=^$$ -fuzz=^FuzzCollector$$ -fuzztime=30s ./gate/soak
 	$(GO) test -run=^$$ -fuzz=^FuzzDecodeSweep$$ -fuzztime=30s ./gate/sweep

@@ -79,7 +79,6 @@ type fastOp struct {
 	headers [][2]string
 	host    string
 	timeout time.Duration
-	maxBody int64
 	expect  [600]bool
 	// static: every request of the workload is the same (no placeholder
 	// in the path or body). A worker then builds it once in its scratch and
@@ -126,10 +125,6 @@ func newFastOp(hc *fasthttp.HostClient, t Target, w scenario.Workload, env map[s
 		method:  h.Method,
 		prefix:  strings.TrimSuffix(t.URL.Scheme+"://"+t.URL.Host+t.URL.Path, "/"),
 		timeout: timeout,
-		maxBody: scenario.DefaultMaxBody,
-	}
-	if hc.MaxResponseBodySize > 0 {
-		op.maxBody = int64(hc.MaxResponseBodySize)
 	}
 	op.path = scenario.CompileTemplate(h.Path, env, h.Vars)
 	if h.Body != "" {
@@ -226,9 +221,9 @@ var errNoScratch = errors.New("loadgate: a request reached the transport without
 // request written, the response's header read) but for the body, which it
 // reads itself, to its end, before the connection goes back to the pool.
 // fasthttp hands a streamed body to its caller wrapped in an object and
-// three closures, made for every response (4 allocations, 184 B): with the
-// wrapper a streamed response cost 260 B of garbage and a collection every
-// second at 20 000 req/s (bench/README.md, "The generator's garbage
+// three closures, made for every response (4 allocations, 184 B), and at
+// 20 000 req/s that garbage made a collection every second on the
+// generator's one core (bench/README.md, "The generator's garbage
 // collector"). Here the body is read through fasthttp's pooled stream into
 // the worker's buffer (its scratch, the request's user value), and a
 // response costs nothing on the heap. Reading it before the connection is
@@ -286,7 +281,11 @@ func (drainTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, 
 		hc.CloseConn(cc)
 		return err != fasthttp.ErrBodyTooLarge, err
 	}
-	s.bodyErr = drainBody(resp, int64(hc.MaxResponseBodySize), s.buffer())
+	limit := int64(hc.MaxResponseBodySize) // max_body (newFastClient)
+	if limit <= 0 {
+		limit = scenario.DefaultMaxBody
+	}
+	s.bodyErr = drainBody(resp, limit, s.buffer())
 	s.rx = stampOf(conn.LocalAddr()) // its last byte read; the connection is still this request's
 	_ = resp.CloseBodyStream()       // the stream back to fasthttp's pool
 	hc.ReleaseReader(br)

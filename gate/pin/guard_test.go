@@ -2,39 +2,50 @@ package pin
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 )
 
-// The guard, tick by tick, with no clock: each row is what the process's
-// CPU time read at each tick (100 ms apart), and whether and at which tick
-// the guard says to lower.
+// The guard, tick by tick, with no clock: each row is each cpu's busy
+// time read at each tick (100 ms apart), and whether and at which tick the
+// guard says to lower.
 func TestGuard(t *testing.T) {
 	ms := time.Millisecond
+	one := func(v ...time.Duration) [][]time.Duration { // one cpu's series
+		out := make([][]time.Duration, len(v))
+		for i, b := range v {
+			out[i] = []time.Duration{b}
+		}
+		return out
+	}
 	cases := []struct {
 		name string
-		cpus int
-		cpu  []time.Duration // CPU time read at ticks 1, 2, …; -1: the read fails
-		at   int             // the tick (1-based) at which it lowers; 0: never
+		cpus []int
+		busy [][]time.Duration // at ticks 1, 2, …: each cpu's busy time; nil: the read fails
+		at   int               // the tick (1-based) at which it lowers; 0: never
 	}{
 		// Idle: never.
-		{"idle", 1, []time.Duration{0, 1 * ms, 2 * ms, 3 * ms, 4 * ms, 5 * ms, 6 * ms, 7 * ms}, 0},
-		// 85% of one cpu for 0.7 s: under the 90% limit, never.
-		{"busy under the limit", 1, []time.Duration{0, 85 * ms, 170 * ms, 255 * ms, 340 * ms, 425 * ms, 510 * ms, 595 * ms}, 0},
-		// 100% of one cpu: judged once the window is 500 ms wide, at tick 6.
-		{"saturated", 1, []time.Duration{0, 100 * ms, 200 * ms, 300 * ms, 400 * ms, 500 * ms, 600 * ms}, 6},
-		// 95% of one cpu after 200 ms of idling: the window slides; over
-		// 90% once its oldest sample is the idle end, at tick 8.
-		{"saturated after idling", 1, []time.Duration{0, 0, 0, 95 * ms, 190 * ms, 285 * ms, 380 * ms, 475 * ms, 570 * ms}, 8},
-		// Two cpus at 100% of one of them: 50% of the generator's cpus, never.
-		{"half of two cpus", 2, []time.Duration{0, 100 * ms, 200 * ms, 300 * ms, 400 * ms, 500 * ms, 600 * ms}, 0},
-		// Two cpus both saturated: at tick 6.
-		{"two cpus saturated", 2, []time.Duration{0, 200 * ms, 400 * ms, 600 * ms, 800 * ms, 1000 * ms, 1200 * ms}, 6},
+		{"idle", []int{1}, one(0, 1*ms, 2*ms, 3*ms, 4*ms, 5*ms, 6*ms, 7*ms), 0},
+		// 85% busy for 0.7 s: under the 90% limit, never.
+		{"busy under the limit", []int{1}, one(0, 85*ms, 170*ms, 255*ms, 340*ms, 425*ms, 510*ms, 595*ms), 0},
+		// 100% busy: judged once the window is 500 ms wide, at tick 6.
+		{"saturated", []int{1}, one(0, 100*ms, 200*ms, 300*ms, 400*ms, 500*ms, 600*ms), 6},
+		// 95% busy after 200 ms of idling: the window slides; over 90%
+		// once its oldest sample is the idle end, at tick 8.
+		{"saturated after idling", []int{1}, one(0, 0, 0, 95*ms, 190*ms, 285*ms, 380*ms, 475*ms, 570*ms), 8},
+		// Two cpus, one saturated, one idle: the kernel throttles cpu by
+		// cpu, so the busy one decides, at tick 6.
+		{"one of two cpus saturated", []int{2, 3}, [][]time.Duration{
+			{0, 0}, {100 * ms, 0}, {200 * ms, 0}, {300 * ms, 0}, {400 * ms, 0}, {500 * ms, 0}, {600 * ms, 0}}, 6},
+		// Two cpus at 80% each: never.
+		{"two cpus under the limit", []int{2, 3}, [][]time.Duration{
+			{0, 0}, {80 * ms, 80 * ms}, {160 * ms, 160 * ms}, {240 * ms, 240 * ms}, {320 * ms, 320 * ms}, {400 * ms, 400 * ms}, {480 * ms, 480 * ms}}, 0},
 		// A failed read is skipped, not taken for idle or for busy.
-		{"failed reads", 1, []time.Duration{0, -1, 200 * ms, -1, 400 * ms, 500 * ms, 600 * ms}, 6},
-		// A burst shorter than the window (startup): never.
-		{"burst", 1, []time.Duration{0, 100 * ms, 200 * ms, 210 * ms, 220 * ms, 230 * ms, 240 * ms, 250 * ms}, 0},
+		{"failed reads", []int{1}, [][]time.Duration{{0}, nil, {200 * ms}, nil, {400 * ms}, {500 * ms}, {600 * ms}}, 6},
+		// A burst shorter than the window (the start): never.
+		{"burst", []int{1}, one(0, 100*ms, 200*ms, 210*ms, 220*ms, 230*ms, 240*ms, 250*ms), 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -42,17 +53,17 @@ func TestGuard(t *testing.T) {
 			tick := make(chan time.Time)
 			stop := make(chan struct{})
 			r := 0 // reads so far: the guard's goroutine only
-			read := func() (time.Duration, error) {
+			read := func() ([]time.Duration, error) {
 				r++
-				if c.cpu[r-1] < 0 {
-					return 0, errors.New("no rusage")
+				if c.busy[r-1] == nil {
+					return nil, errors.New("no /proc/stat")
 				}
-				return c.cpu[r-1], nil
+				return c.busy[r-1], nil
 			}
 			now := func() time.Time { return start.Add(time.Duration(r) * guardEvery) }
 			done := make(chan string)
-			go func() { done <- guard(stop, tick, now, read, 0.95-guardMargin, c.cpus) }()
-			for sent := 0; sent < len(c.cpu); sent++ {
+			go func() { done <- guard(stop, tick, now, read, c.cpus, 0.95-guardMargin) }()
+			for sent := 0; sent < len(c.busy); sent++ {
 				select {
 				case tick <- start: // the guard reads its time from now
 				case why := <-done:
@@ -65,12 +76,12 @@ func TestGuard(t *testing.T) {
 			close(stop)
 			why := <-done
 			switch {
-			case why != "" && c.at != len(c.cpu):
+			case why != "" && c.at != len(c.busy):
 				t.Fatalf("lowered at the last tick, want %d: %s", c.at, why)
 			case why == "" && c.at != 0:
 				t.Fatalf("never lowered, want at tick %d", c.at)
-			case why != "" && !strings.Contains(why, "throttling"):
-				t.Errorf("why %q does not name the throttling", why)
+			case why != "" && (!strings.Contains(why, "throttling") || !strings.Contains(why, fmt.Sprintf("cpu %d ", c.cpus[0]))):
+				t.Errorf("why %q does not name the cpu and the throttling", why)
 			}
 		})
 	}

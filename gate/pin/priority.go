@@ -147,20 +147,16 @@ const (
 	guardMargin = 0.05
 )
 
-// overShare says whether a process that used cpu of CPU time over wall on
-// cpus cpus used more than limit of them.
-func overShare(cpu, wall time.Duration, cpus int, limit float64) bool {
-	return wall > 0 && cpus > 0 && float64(cpu) > limit*float64(wall)*float64(cpus)
-}
-
-// guard watches a raised process's CPU time (read at every tick of tick)
-// until stop is closed (""), or until over the last guardWindow it used
-// more than limit of its cpus: then it says so. A failed read is skipped.
-// now is the clock of the ticks (a seam for tests).
-func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, read func() (time.Duration, error), limit float64, cpus int) string {
+// guard watches the cpus of a raised process (read at every tick of tick:
+// each cpu's cumulative busy time, in the order of cpus) until stop is
+// closed (""), or until over the last guardWindow one of them was busy for
+// more than limit of it: then it says so. The kernel throttles real-time
+// threads cpu by cpu, so the busiest one decides. A failed read is
+// skipped. now is the clock of the ticks (a seam for tests).
+func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, read func() ([]time.Duration, error), cpus []int, limit float64) string {
 	type sample struct {
-		at  time.Time
-		cpu time.Duration
+		at   time.Time
+		busy []time.Duration
 	}
 	var window []sample // the samples of the last guardWindow, oldest first
 	for {
@@ -169,19 +165,25 @@ func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, re
 			return ""
 		case <-tick:
 		}
-		cpu, err := read()
-		if err != nil {
+		busy, err := read()
+		if err != nil || len(busy) != len(cpus) {
 			continue
 		}
 		at := now()
-		window = append(window, sample{at, cpu})
+		window = append(window, sample{at, busy})
 		for len(window) > 1 && at.Sub(window[1].at) >= guardWindow {
 			window = window[1:]
 		}
 		first := window[0]
-		if wall := at.Sub(first.at); wall >= guardWindow && overShare(cpu-first.cpu, wall, cpus, limit) {
-			return fmt.Sprintf("the generator used %.0f%% of its %d cpu(s) over %s, and the kernel's real-time throttling would have stopped it for the rest of every second past %.0f%%",
-				100*float64(cpu-first.cpu)/(float64(wall)*float64(cpus)), cpus, wall.Round(time.Millisecond), 100*(limit+guardMargin))
+		wall := at.Sub(first.at)
+		if wall < guardWindow {
+			continue
+		}
+		for i, b := range busy {
+			if share := float64(b-first.busy[i]) / float64(wall); share > limit {
+				return fmt.Sprintf("cpu %d was %.0f%% busy over %s, and the kernel's real-time throttling would have stopped the generator for the rest of every second past %.0f%%",
+					cpus[i], 100*min(share, 1), wall.Round(time.Millisecond), 100*(limit+guardMargin))
+			}
 		}
 	}
 }

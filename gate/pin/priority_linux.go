@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loadgate/loadgate/gate/procstat"
 )
 
 // raised is the process's raise: how many loads hold it, what lowering
@@ -41,14 +43,15 @@ type Raised struct {
 // are lowered when the last hold is. A process that already runs a
 // real-time policy (started under chrt) keeps it, unguarded.
 //
-// While raised, a guard reads the process's CPU time every guardEvery: a
-// real-time thread that keeps its cpu busy past the kernel's real-time
-// throttling (sched_rt_runtime_us of every sched_rt_period_us, 95% of each
-// second by default) is stopped for the rest of that second — 50 ms
-// without a single request sent — so when the process used more than
-// guardMargin below that share of its cpus over guardWindow, the guard
-// lowers the threads at once, for the rest of the hold, and Dropped says
-// why. Where throttling is off (-1) there is no guard.
+// While raised, a guard reads how busy the generator's cpus were (its
+// affinity, /proc/stat) every guardEvery: a real-time thread that keeps its
+// cpu busy past the kernel's real-time throttling (sched_rt_runtime_us of
+// every sched_rt_period_us, 95% of each second by default) is stopped for
+// the rest of that second — 50 ms without a single request sent — so when
+// one of the cpus was busy more than guardMargin below that share over
+// guardWindow, the guard lowers the threads at once, for the rest of the
+// hold, and Dropped says why. Where throttling is off (-1) there is no
+// guard.
 //
 // Nothing is started as a child process while raised: it would inherit
 // the policy. Safe for concurrent use; Lower is idempotent.
@@ -70,8 +73,10 @@ func Raise() (*Raised, error) {
 				return nil, err
 			}
 			if share, ok := throttleShare(); ok {
-				raised.stop = make(chan struct{})
-				go runGuard(raised.stop, share-guardMargin, runtime.GOMAXPROCS(0))
+				if cpus, err := Available(); err == nil { // the calling thread's: the generator's cpus
+					raised.stop = make(chan struct{})
+					go runGuard(raised.stop, share-guardMargin, cpus.CPUs())
+				}
 			}
 		}
 	}
@@ -115,13 +120,29 @@ func restoreLocked() {
 	_ = setAll(&base)
 }
 
-// runGuard is the guard's goroutine: guard on a ticker and this process's
-// CPU time; lowers the threads when it says so and the raise still holds.
-func runGuard(stop <-chan struct{}, limit float64, cpus int) {
+// runGuard is the guard's goroutine: guard on a ticker and the busy time
+// of cpus from /proc/stat; lowers the threads when it says so and the
+// raise still holds.
+func runGuard(stop <-chan struct{}, limit float64, cpus []int) {
 	t := time.NewTicker(guardEvery)
 	defer t.Stop()
 	start := time.Now()
-	why := guard(stop, t.C, time.Now, processCPU, limit, cpus)
+	read := func() ([]time.Duration, error) {
+		times, err := procstat.Reader{}.ReadCPUTimes()
+		if err != nil {
+			return nil, err
+		}
+		busy := make([]time.Duration, len(cpus))
+		for i, c := range cpus {
+			t, ok := times[c]
+			if !ok {
+				return nil, fmt.Errorf("cpu %d is not in /proc/stat", c)
+			}
+			busy[i] = t.Busy
+		}
+		return busy, nil
+	}
+	why := guard(stop, t.C, time.Now, read, cpus, limit)
 	if why == "" {
 		return
 	}
@@ -135,15 +156,6 @@ func runGuard(stop <-chan struct{}, limit float64, cpus int) {
 	raised.dropped = fmt.Sprintf("lowered to %s after %s raised: %s", Scheduling(raised.base.Policy, raised.base.Priority, raised.base.Nice),
 		time.Since(start).Round(10*time.Millisecond), why)
 	restoreLocked()
-}
-
-// processCPU is this process's CPU time (user and system, every thread).
-func processCPU() (time.Duration, error) {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
-		return 0, err
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
 // throttleShare is the kernel's real-time throttling as the share of each

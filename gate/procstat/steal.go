@@ -40,15 +40,57 @@ func (r Reader) ReadSteal() (Steal, error) {
 	return s, nil
 }
 
-// ParseSteal parses the contents of /proc/stat: the per-CPU lines
+// ParseSteal parses the contents of /proc/stat for each CPU's steal
+// (ParseCPUTimes).
+func ParseSteal(b []byte) (Steal, error) {
+	times, err := ParseCPUTimes(b)
+	if err != nil {
+		return Steal{}, err
+	}
+	s := Steal{CPU: make(map[int]time.Duration, len(times))}
+	for cpu, t := range times {
+		s.CPU[cpu] = t.Steal
+	}
+	return s, nil
+}
+
+// CPUTimes is one CPU's cumulative times since boot, from /proc/stat.
+type CPUTimes struct {
+	// Busy is the time it ran anything: user, nice, system, irq and
+	// softirq (a guest's time is in user already).
+	Busy time.Duration
+	// Steal is the time it was ready to run while its hypervisor ran
+	// something else.
+	Steal time.Duration
+}
+
+// ReadCPUTimes reads every CPU's cumulative times from ROOT/stat.
+func (r Reader) ReadCPUTimes() (map[int]CPUTimes, error) {
+	name := filepath.Join(r.root(), "stat")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	t, err := ParseCPUTimes(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return t, nil
+}
+
+// statCounts names /proc/stat's first eight counts of a CPU, in order.
+var statCounts = [8]string{"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"}
+
+// ParseCPUTimes parses the contents of /proc/stat: the per-CPU lines
 // "cpuN user nice system idle iowait irq softirq steal ...", steal being
 // the eighth count (kernels since 2.6.11 have it). The aggregate "cpu" line
 // and every other line are skipped. A file with no per-CPU line, a line
-// with fewer than eight counts, a count that is not a number and a CPU
-// listed twice are errors.
-func ParseSteal(b []byte) (Steal, error) {
-	s := Steal{CPU: map[int]time.Duration{}}
-	const maxTicks = int64(1<<63-1) / int64(time.Second/ClockTicks)
+// with fewer than eight counts, a count that is not a number (or whose sum
+// overflows) and a CPU listed twice are errors.
+func ParseCPUTimes(b []byte) (map[int]CPUTimes, error) {
+	out := map[int]CPUTimes{}
+	const tick = time.Second / ClockTicks
+	const maxTicks = int64(1<<63-1) / int64(tick)
 	for n, line := range bytes.Split(b, []byte("\n")) {
 		f := strings.Fields(string(line))
 		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
@@ -57,24 +99,35 @@ func ParseSteal(b []byte) (Steal, error) {
 		num := f[0][3:]
 		cpu, err := strconv.Atoi(num)
 		if err != nil || cpu > 1<<16 || strings.TrimLeft(num, "0123456789") != "" {
-			return Steal{}, fmt.Errorf("stat: line %d: %q is not cpuN", n+1, f[0])
+			return nil, fmt.Errorf("stat: line %d: %q is not cpuN", n+1, f[0])
 		}
 		if len(f) < 9 {
-			return Steal{}, fmt.Errorf("stat: line %d (%s): %d counts, want at least 8 (up to steal)", n+1, f[0], len(f)-1)
+			return nil, fmt.Errorf("stat: line %d (%s): %d counts, want at least 8 (up to steal)", n+1, f[0], len(f)-1)
 		}
-		ticks, err := strconv.ParseInt(f[8], 10, 64)
-		if err != nil || ticks < 0 || ticks > maxTicks {
-			return Steal{}, fmt.Errorf("stat: line %d (%s): steal %q is not a tick count", n+1, f[0], f[8])
+		var c [8]int64
+		for i := range c {
+			v, err := strconv.ParseInt(f[i+1], 10, 64)
+			if err != nil || v < 0 || v > maxTicks {
+				return nil, fmt.Errorf("stat: line %d (%s): %s %q is not a tick count", n+1, f[0], statCounts[i], f[i+1])
+			}
+			c[i] = v
 		}
-		if _, dup := s.CPU[cpu]; dup {
-			return Steal{}, fmt.Errorf("stat: line %d: %s listed twice", n+1, f[0])
+		busy := int64(0)
+		for _, i := range []int{0, 1, 2, 5, 6} {
+			if busy > maxTicks-c[i] {
+				return nil, fmt.Errorf("stat: line %d (%s): busy ticks overflow", n+1, f[0])
+			}
+			busy += c[i]
 		}
-		s.CPU[cpu] = time.Duration(ticks) * (time.Second / ClockTicks)
+		if _, dup := out[cpu]; dup {
+			return nil, fmt.Errorf("stat: line %d: %s listed twice", n+1, f[0])
+		}
+		out[cpu] = CPUTimes{Busy: time.Duration(busy) * tick, Steal: time.Duration(c[7]) * tick}
 	}
-	if len(s.CPU) == 0 {
-		return Steal{}, errors.New("stat: no cpuN line")
+	if len(out) == 0 {
+		return nil, errors.New("stat: no cpuN line")
 	}
-	return s, nil
+	return out, nil
 }
 
 // StealShare is the steal on a set of CPUs over an interval: Stolen, summed

@@ -146,3 +146,57 @@ func FuzzParseSteal(f *testing.F) {
 		}
 	})
 }
+
+// A CPU's busy time is what it ran: user, nice, system, irq and softirq
+// (not idle, iowait or steal), in clock ticks.
+func TestParseCPUTimes(t *testing.T) {
+	got, err := procstat.ParseCPUTimes([]byte(procStat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]procstat.CPUTimes{
+		0: {Busy: (40123 + 15001 + 2500) * 10 * time.Millisecond, Steal: 61 * time.Second},
+		1: {Busy: (46468 + 16396 + 3078) * 10 * time.Millisecond, Steal: 44540 * time.Millisecond},
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("ParseCPUTimes = %v, want %v", got, want)
+	}
+	// Counts past steal (guest, guest_nice) are not busy again: a guest's
+	// time is in user already.
+	got, err = procstat.ParseCPUTimes([]byte("cpu0 1 2 3 4 5 6 7 8 100 100\n"))
+	if err != nil || got[0].Busy != (1+2+3+6+7)*10*time.Millisecond {
+		t.Errorf("with guest counts: %v, %v", got, err)
+	}
+	// A busy sum that would overflow is refused.
+	big := fmt.Sprint(int64(1<<63-1) / int64(10*time.Millisecond))
+	if _, err := procstat.ParseCPUTimes([]byte("cpu0 " + big + " " + big + " 0 0 0 0 0 0\n")); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("overflowing busy: %v", err)
+	}
+}
+
+// FuzzParseCPUTimes: whatever ParseCPUTimes accepts has no negative time,
+// and written back as /proc/stat lines reads the same again.
+func FuzzParseCPUTimes(f *testing.F) {
+	f.Add([]byte(procStat))
+	f.Add([]byte("cpu0 1 2 3 4 5 6 7 8\n"))
+	f.Add([]byte("cpu1 9223372036 0 0 0 0 0 0 0\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		times, err := procstat.ParseCPUTimes(b)
+		if err != nil {
+			return
+		}
+		tick := time.Second / procstat.ClockTicks
+		var sb strings.Builder
+		for _, cpu := range slices.Sorted(maps.Keys(times)) {
+			c := times[cpu]
+			if c.Busy < 0 || c.Steal < 0 {
+				t.Fatalf("cpu %d: negative %+v", cpu, c)
+			}
+			fmt.Fprintf(&sb, "cpu%d %d 0 0 0 0 0 0 %d\n", cpu, c.Busy/tick, c.Steal/tick)
+		}
+		again, err := procstat.ParseCPUTimes([]byte(sb.String()))
+		if err != nil || !maps.Equal(again, times) {
+			t.Fatalf("round trip: %v, %v; want %v", again, err, times)
+		}
+	})
+}
