@@ -198,13 +198,29 @@ func TestRaiseGuardLowersABusyProcess(t *testing.T) {
 	if err := pin.CheckRaise(); err != nil {
 		t.Skipf("not permitted here: %v", err)
 	}
+	// On one cpu only, so that the rest of the machine keeps a cpu.
+	avail, err := pin.Available()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := runtime.GOMAXPROCS(0)
+	one, _ := pin.Of(avail.CPUs()[avail.Len()-1])
+	if err := pin.PinProcess(one); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := pin.PinProcess(avail); err != nil {
+			t.Errorf("restore: %v", err)
+		}
+		runtime.GOMAXPROCS(prev)
+	})
 	before, _ := pin.ReadScheduling()
 	r, err := pin.Raise()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Lower()
-	// Every cpu of the process busy, for at most 5 s (the guard judges 0.5 s).
+	// The process's cpu busy, for at most 5 s (the guard judges 0.5 s).
 	deadline := time.Now().Add(5 * time.Second)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
