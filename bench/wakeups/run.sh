@@ -16,7 +16,8 @@
 #   3. the same for the server's threads, from the same recording;
 # and prints the run's lateness. The two are separate runs (perf adds
 # overhead). Needs perf and root (or perf_event_paranoid ≤ -1).
-# Environment: GODEBUG etc. pass through to loadgate; WAKEUPS_PERF=0 skips 2.
+# Environment: GODEBUG etc. pass through to loadgate; WAKEUPS_PERF=0 skips 2;
+# LG_ARGS adds flags to loadgate's run (e.g. LG_ARGS="--load-priority rt").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LG=${1:-bin/loadgate}
@@ -54,7 +55,7 @@ threads() { # TID VOL INVOL for every thread of $1
 start() { # $1: out dir
 	rm -rf "$1"
 	taskset -c 1 "$LG" run --scenario "$W/scenario.yaml" --target "http://$ADDR/" --out "$1" \
-		--load-cpus 1 --progress never >/dev/null 2>"$1.err" &
+		--load-cpus 1 --progress never ${LG_ARGS:-} >/dev/null 2>"$1.err" &
 	PID=$!
 	sleep 2
 }

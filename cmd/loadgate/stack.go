@@ -78,7 +78,10 @@ func plainTarget(ctx context.Context, cmd, raw string, f stackFlags) (*url.URL, 
 		return nil, pin.Set{}, usageErr("%s: %w", cmd, err)
 	}
 	if f.loadCPUs == "" {
-		return u, pin.Set{}, checkPriority(f)
+		if err := checkPriority(f); err != nil {
+			return nil, pin.Set{}, usageErr("%s: %w", cmd, err)
+		}
+		return u, pin.Set{}, nil
 	}
 	set, err := pin.Parse(f.loadCPUs)
 	if err != nil {
