@@ -127,20 +127,14 @@ func runGuard(stop <-chan struct{}, limit float64, cpus []int) {
 	t := time.NewTicker(guardEvery)
 	defer t.Stop()
 	start := time.Now()
+	stat, err := procstat.Reader{}.OpenCPUTimes() // kept open: a read every tick on the generator's core
+	if err != nil {
+		return // no /proc/stat: nothing to judge by
+	}
+	defer stat.Close()
 	read := func() ([]time.Duration, error) {
-		times, err := procstat.Reader{}.ReadCPUTimes()
-		if err != nil {
-			return nil, err
-		}
-		busy := make([]time.Duration, len(cpus))
-		for i, c := range cpus {
-			t, ok := times[c]
-			if !ok {
-				return nil, fmt.Errorf("cpu %d is not in /proc/stat", c)
-			}
-			busy[i] = t.Busy
-		}
-		return busy, nil
+		busy := make([]time.Duration, len(cpus)) // the guard keeps it in its window
+		return busy, stat.Busy(cpus, busy)
 	}
 	why := guard(stop, t.C, time.Now, read, cpus, limit)
 	if why == "" {

@@ -200,3 +200,42 @@ func FuzzParseCPUTimes(f *testing.F) {
 		}
 	})
 }
+
+// CPUTimesFile reads the same busy times as ParseCPUTimes, again and
+// again from the file's start as it changes, a file larger than its first
+// buffer too, and allocates nothing once it has its buffer.
+func TestCPUTimesFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(procStat)
+	f, err := procstat.Reader{Root: dir}.OpenCPUTimes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cpus, busy := []int{1, 0}, make([]time.Duration, 2)
+	if err := f.Busy(cpus, busy); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := procstat.ParseCPUTimes([]byte(procStat))
+	if busy[0] != want[1].Busy || busy[1] != want[0].Busy {
+		t.Errorf("Busy = %v, want cpu1 %v, cpu0 %v", busy, want[1].Busy, want[0].Busy)
+	}
+	// The file changes in place (as /proc/stat does between reads) and grows
+	// past the first buffer: a long "intr" line before the cpu lines.
+	long := "intr " + strings.Repeat("0 ", 8000) + "\ncpu0 1 0 0 0 0 0 0 0\ncpu1 2 0 0 0 0 0 0 0\n"
+	write(long)
+	if err := f.Busy(cpus, busy); err != nil || busy[0] != 20*time.Millisecond || busy[1] != 10*time.Millisecond {
+		t.Errorf("after a rewrite past the buffer: %v, %v", busy, err)
+	}
+	if err := f.Busy([]int{7}, busy[:1]); err == nil {
+		t.Error("a cpu /proc/stat does not list: no error")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = f.Busy(cpus, busy) }); allocs > 0 {
+		t.Errorf("%.1f allocations a read, want none", allocs)
+	}
+}
