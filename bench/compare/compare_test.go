@@ -217,6 +217,20 @@ func TestTargets(t *testing.T) {
 			t.Errorf("%s: met %v (present %v), want %v", k, m, ok, v)
 		}
 	}
+	// The process's start and exit, measured alone, are stated beside the
+	// switches; the target is still judged on every switch.
+	rep.Runs[1].Nvcsw = 50254
+	rep.Startup = map[string]int64{"loadgate": 146, "vegeta": 37}
+	for _, tg := range rep.targets() {
+		if strings.HasPrefix(tg.What, "loadgate voluntary context switches per request at 5000/s") {
+			if tg.Met || !strings.Contains(tg.Value, "1.01 (50254 for 50000 requests") || !strings.Contains(tg.Value, "a run of one request makes 146 (the process's start and exit): 1.002 a request beyond them") {
+				t.Errorf("with the start-up: %+v", tg)
+			}
+		}
+	}
+	if got := startupText(rep.Startup); got != ": loadgate 146, vegeta 37" {
+		t.Errorf("startupText = %q", got)
+	}
 }
 
 func TestMarkdownHasTheNewColumns(t *testing.T) {

@@ -155,6 +155,19 @@ func main() {
 		RT: b.rt, SchedNote: schedNote,
 	}
 
+	// What each tool's process costs whatever the load: a run of one
+	// request (its context switches beside the targets').
+	rep.Startup = map[string]int64{}
+	for _, g := range gens {
+		if ctx.Err() != nil {
+			break
+		}
+		if r := g.run(ctx, 1, time.Second); r.Skipped == "" {
+			rep.Startup[g.name] = r.Nvcsw
+			logf("%s: a run of one request: %d voluntary context switches", g.name, r.Nvcsw)
+		}
+		pause(ctx)
+	}
 	// Fixed rates, the tools alternating who goes first.
 	for i, rate := range fixed {
 		for j := range gens {

@@ -37,6 +37,9 @@ type report struct {
 	SearchNote      map[string]string
 	RT              bool   // both generators ran SCHED_RR 1
 	SchedNote       string // why not, when it was asked for
+	// Startup is each tool's voluntary context switches in a run of one
+	// request: what its process's start and exit cost whatever the load.
+	Startup map[string]int64
 }
 
 // Targets from the issue (15).
@@ -99,6 +102,9 @@ func (rep *report) targets() []target {
 		if vg, vok := rep.find("vegeta", c.rate); vok && vg.Sent > 0 {
 			value += fmt.Sprintf("; vegeta %.2f", vg.VcsPerReq())
 		}
+		if s, sok := rep.Startup["loadgate"]; sok && ok {
+			value += fmt.Sprintf("; a run of one request makes %d (the process's start and exit): %.3f a request beyond them", s, float64(lg.Nvcsw-s)/float64(lg.Sent))
+		}
 		add(fmt.Sprintf("loadgate voluntary context switches per request at %d/s "+c.what, c.rate, c.max), ok, value, lg.VcsPerReq() <= c.max)
 	}
 	return ts
@@ -132,7 +138,7 @@ func (rep *report) markdown() string {
 	p("- loadgate %s: `loadgate run --scenario S --target URL --out DIR --load-cpus %s --progress never` (under taskset too), one constant phase, one GET workload, no warm-up, timeout %s, max_in_flight %d\n",
 		orUnknown(rep.LoadgateVersion), rep.GenCPU, rep.Timeout, rep.MaxInFlight)
 	p("- CPU µs/req = (user + system CPU of the generator process, all threads, from wait4 rusage: ru_utime + ru_stime) ÷ requests sent and answered, with user and system beside it; peak RSS = ru_maxrss. Both include process start-up and, for loadgate, writing result.json\n")
-	p("- vol. / invol. cs/req = the generator process's voluntary context switches (ru_nvcsw: a thread slept — epoll_wait, futex, nanosleep) and involuntary ones (ru_nivcsw: preempted), all threads, from wait4 rusage, ÷ requests sent and answered\n")
+	p("- vol. / invol. cs/req = the generator process's voluntary context switches (ru_nvcsw: a thread slept — epoll_wait, futex, nanosleep) and involuntary ones (ru_nivcsw: preempted), all threads, from wait4 rusage, ÷ requests sent and answered. Both include the process's start and exit; before the fixed rates each tool runs once with a single request (1/s for 1 s) to measure those alone%s\n", startupText(rep.Startup))
 	p("- lateness = send time − due time. loadgate: its own `lateness_ms` (HdrHistogram, 3 significant digits). vegeta: computed here from each hit's Seq and Timestamp, due = start + Seq/rate with start = min over hits of (Timestamp − Seq/rate) (the least-late hit is 0 late; this can only understate vegeta's lateness); percentiles nearest-rank over every hit\n")
 	p("- held rate: vegeta = successes ÷ (last completion − start); loadgate = its completions inside the phase window per second (`throughput.completed_per_s`), capped at successes ÷ the phase's seconds\n")
 	p("- **held** means: successes ≥ %.0f%% of rate × duration AND lateness p99 ≤ %g ms\n", 100*rep.Crit.MinSuccess, rep.Crit.MaxLatenessMS)
@@ -418,4 +424,18 @@ func moduleVersion(bin, mod string) string {
 		}
 	}
 	return ""
+}
+
+// startupText words the runs of one request: ": loadgate 146, vegeta 37".
+func startupText(m map[string]int64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, name := range []string{"loadgate", "vegeta"} {
+		if n, ok := m[name]; ok {
+			parts = append(parts, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	return ": " + strings.Join(parts, ", ")
 }
