@@ -32,7 +32,7 @@ normal) VEGETA_PRE=() LG_PRIO=normal ;;
 *) echo "rotate: PRIO=$PRIO: want rt or normal" >&2; exit 2 ;;
 esac
 W=${ROTATE_DIR:-$ROOT/.bench/rotate}
-[ $# -gt 0 ] || { sed -n 2,17p "$0" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "rotate: needs GNU time (/usr/bin/time, Debian package time)" >&2; exit 2; }
 mkdir -p "$W" bin
 go build -o "$W/server" ./bench/server
@@ -87,7 +87,8 @@ YAML
 				fi
 				# A loadgate older than --load-priority runs under chrt instead.
 				pre=() prio=(--load-priority "$LG_PRIO")
-				if ! "$lg" run -h 2>&1 | grep -q -- -load-priority; then
+				help=$("$lg" run -h 2>&1 || true) # whole: a grep -q closing the pipe early fails it under pipefail
+				if [[ $help != *-load-priority* ]]; then
 					prio=()
 					[ "$LG_PRIO" = rt ] && pre=(chrt -r 1)
 				fi

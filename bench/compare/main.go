@@ -152,7 +152,7 @@ func main() {
 		Crit: b.crit, JudgeRate: *judgeRate, LowRate: *lowRate, LatenessRates: lateAt, Workers: *workers, Timeout: *timeout, MaxInFlight: *maxInFlight,
 		Dur: *dur, SearchDur: *searchDur, VegetaVersion: moduleVersion(*vegeta, "github.com/tsenart/vegeta/v12"),
 		LoadgateVersion: *lgVersion, Retries: *retries, Tools: gens, MaxHeld: map[string]int{}, SearchNote: map[string]string{},
-		RT: b.rt, SchedNote: schedNote,
+		RT: b.rt, LgOld: b.lgOld, SchedNote: schedNote,
 	}
 
 	// What each tool's process costs whatever the load: a run of one

@@ -36,6 +36,7 @@ type report struct {
 	MaxHeld         map[string]int
 	SearchNote      map[string]string
 	RT              bool   // both generators ran SCHED_RR 1
+	LgOld           bool   // the loadgate binary predates --load-priority
 	SchedNote       string // why not, when it was asked for
 	// Startup is each tool's voluntary context switches in a run of one
 	// request: what its process's start and exit cost whatever the load.
@@ -124,19 +125,28 @@ func (rep *report) markdown() string {
 	p("- idle cores: %s — how an idle core waits shapes both the CPU a wake-up costs and how late it comes (bench/README.md, \"One host, before and after, and what the host adds\")\n", cpuIdle("/sys"))
 	p("- topology: server (bench/server, %s mode) pinned to core %s (affinity read back: %s); each generator pinned to core %s with taskset, one at a time; the orchestrator shares core %s with the server and sleeps in wait4 while a generator runs\n",
 		rep.ServerMode, rep.ServerCPU, rep.Server.CPUs, rep.GenCPU, rep.ServerCPU)
+	lgHow, lgFlag := "loadgate with `--load-priority rt` (every thread raised for its load)", " --load-priority rt"
+	switch {
+	case rep.LgOld && rep.RT:
+		lgHow, lgFlag = "loadgate too (this binary predates `--load-priority`)", ""
+	case rep.LgOld:
+		lgFlag = ""
+	case !rep.RT:
+		lgFlag = " --load-priority normal"
+	}
 	switch {
 	case rep.RT:
-		p("- scheduling: both generators SCHED_RR 1 — vegeta under `chrt -r 1` for its whole run, loadgate with `--load-priority rt` (every thread raised for its load) — read back from /proc while each ran (a run whose read-back differs says so in the notes); nothing else on the generator's core can then delay it but the kernel's own real-time threads and the host (bench/README.md, \"What preempts the generator\"). `-priority normal` runs both SCHED_OTHER\n")
+		p("- scheduling: both generators SCHED_RR 1 — vegeta under `chrt -r 1` for its whole run, %s — read back from /proc while each ran (a run whose read-back differs says so in the notes); nothing else on the generator's core can then delay it but the kernel's own real-time threads and the host (bench/README.md, \"What preempts the generator\"). `-priority normal` runs both SCHED_OTHER\n", lgHow)
 	case rep.SchedNote != "":
 		p("- scheduling: %s\n", rep.SchedNote)
 	default:
-		p("- scheduling: both generators SCHED_OTHER (`-priority normal`: loadgate with `--load-priority normal`)\n")
+		p("- scheduling: both generators SCHED_OTHER (`-priority normal`)\n")
 	}
 	p("- target: http://%s/ (loopback, HTTP/1.1 keep-alive, 200 \"ok\")\n", rep.Server.Addr)
 	p("- vegeta %s (built from the Go module proxy): `attack -rate=R/1s -duration=D -workers=%d -max-workers=%d -timeout=%s`, results written as gob to a file by the attack (part of its measured cost); decoded with `vegeta encode --to csv` after the attack process exited (not counted)\n",
 		orUnknown(rep.VegetaVersion), rep.Workers, rep.Workers, rep.Timeout)
-	p("- loadgate %s: `loadgate run --scenario S --target URL --out DIR --load-cpus %s --progress never` (under taskset too), one constant phase, one GET workload, no warm-up, timeout %s, max_in_flight %d\n",
-		orUnknown(rep.LoadgateVersion), rep.GenCPU, rep.Timeout, rep.MaxInFlight)
+	p("- loadgate %s: `loadgate run --scenario S --target URL --out DIR --load-cpus %s --progress never%s` (under taskset too), one constant phase, one GET workload, no warm-up, timeout %s, max_in_flight %d\n",
+		orUnknown(rep.LoadgateVersion), rep.GenCPU, lgFlag, rep.Timeout, rep.MaxInFlight)
 	p("- CPU µs/req = (user + system CPU of the generator process, all threads, from wait4 rusage: ru_utime + ru_stime) ÷ requests sent and answered, with user and system beside it; peak RSS = ru_maxrss. Both include process start-up and, for loadgate, writing result.json\n")
 	p("- vol. / invol. cs/req = the generator process's voluntary context switches (ru_nvcsw: a thread slept — epoll_wait, futex, nanosleep) and involuntary ones (ru_nivcsw: preempted), all threads, from wait4 rusage, ÷ requests sent and answered. Both include the process's start and exit; before the fixed rates each tool runs once with a single request (1/s for 1 s) to measure those alone%s\n", startupText(rep.Startup))
 	p("- lateness = send time − due time. loadgate: its own `lateness_ms` (HdrHistogram, 3 significant digits). vegeta: computed here from each hit's Seq and Timestamp, due = start + Seq/rate with start = min over hits of (Timestamp − Seq/rate) (the least-late hit is 0 late; this can only understate vegeta's lateness); percentiles nearest-rank over every hit\n")
