@@ -255,6 +255,7 @@ func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, 
 		snapF.Close()
 		return nil, usageErr("run: %w", err)
 	}
+	defer lower() // every return, a panic's too (it is called again at once after the load: idempotent)
 	cfg := load.Config{
 		Scenario:  sc,
 		Target:    load.Target{URL: target, Insecure: f.insecure},

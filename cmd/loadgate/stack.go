@@ -139,8 +139,9 @@ func checkPriority(f stackFlags) error {
 // generator apart, or when rt says so) and states in t the generator's
 // scheduling as read back, with why it was not raised. lower ends the
 // raise and returns why its guard lowered the generator during the load
-// ("" when it did not, or when nothing was raised). Under rt a raise that
-// fails is an error; under auto it is the reason stated.
+// ("" when it did not, or when nothing was raised); it may be called
+// again. Under rt a raise that fails is an error; under auto it is the
+// reason stated.
 func raiseGenerator(mode pin.Mode, t *result.Topology) (lower func() string, err error) {
 	if mode == "" {
 		mode = pin.ModeAuto

@@ -234,7 +234,9 @@ var errNoScratch = errors.New("loadgate: a request reached the transport without
 // every read and write, MaxResponseBodySize as max_body. A body that was
 // not read to its end (max_body, the deadline, a broken chunk) closes its
 // connection, and why is left in the scratch (bodyErr) for fastOp.do to
-// class.
+// class. A 101 Switching Protocols closes its connection too: it no longer
+// speaks HTTP/1.1. fasthttp's MaxConnDuration, ReadTimeout and WriteTimeout
+// are not applied here (newFastClient sets none of them).
 type drainTransport struct{}
 
 func (drainTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (retry bool, err error) {
@@ -289,7 +291,7 @@ func (drainTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, 
 	s.rx = stampOf(conn.LocalAddr()) // its last byte read; the connection is still this request's
 	_ = resp.CloseBodyStream()       // the stream back to fasthttp's pool
 	hc.ReleaseReader(br)
-	if s.bodyErr != nil || req.ConnectionClose() || resp.ConnectionClose() {
+	if s.bodyErr != nil || req.ConnectionClose() || resp.ConnectionClose() || resp.StatusCode() == fasthttp.StatusSwitchingProtocols {
 		hc.CloseConn(cc)
 	} else {
 		hc.ReleaseConn(cc)

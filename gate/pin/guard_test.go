@@ -44,6 +44,9 @@ func TestGuard(t *testing.T) {
 			{0, 0}, {80 * ms, 80 * ms}, {160 * ms, 160 * ms}, {240 * ms, 240 * ms}, {320 * ms, 320 * ms}, {400 * ms, 400 * ms}, {480 * ms, 480 * ms}}, 0},
 		// A failed read is skipped, not taken for idle or for busy.
 		{"failed reads", []int{1}, [][]time.Duration{{0}, nil, {200 * ms}, nil, {400 * ms}, {500 * ms}, {600 * ms}}, 6},
+		// /proc/stat unreadable: a real-time generator is not left
+		// unwatched, lowered at the tenth failed read in a row.
+		{"unreadable", []int{1}, make([][]time.Duration, 12), 10},
 		// A burst shorter than the window (the start): never.
 		{"burst", []int{1}, one(0, 100*ms, 200*ms, 210*ms, 220*ms, 230*ms, 240*ms, 250*ms), 0},
 	}
@@ -62,13 +65,16 @@ func TestGuard(t *testing.T) {
 			}
 			now := func() time.Time { return start.Add(time.Duration(r) * guardEvery) }
 			done := make(chan string)
-			go func() { done <- guard(stop, tick, now, read, c.cpus, 0.95-guardMargin) }()
+			go func() { done <- guard(stop, tick, now, read, c.cpus, guardLimit(0.95)) }()
 			for sent := 0; sent < len(c.busy); sent++ {
 				select {
 				case tick <- start: // the guard reads its time from now
 				case why := <-done:
 					if sent != c.at {
 						t.Fatalf("lowered at tick %d, want %d: %s", sent, c.at, why)
+					}
+					if c.name == "unreadable" && !strings.Contains(why, "not left unwatched") {
+						t.Errorf("why %q", why)
 					}
 					return
 				}
@@ -84,5 +90,19 @@ func TestGuard(t *testing.T) {
 				t.Errorf("why %q does not name the cpu and the throttling", why)
 			}
 		})
+	}
+}
+
+// guardLimit: the throttling's share less guardMargin, never below half of
+// the share (a throttling set to 5% of a period would leave no margin).
+func TestGuardLimit(t *testing.T) {
+	for _, c := range []struct{ share, want float64 }{
+		{0.95, 0.90}, // the kernel's default
+		{0.5, 0.45},
+		{0.05, 0.025},
+	} {
+		if got := guardLimit(c.share); got < c.want-1e-9 || got > c.want+1e-9 {
+			t.Errorf("guardLimit(%g) = %g, want %g", c.share, got, c.want)
+		}
 	}
 }

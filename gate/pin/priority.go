@@ -147,18 +147,31 @@ const (
 	guardMargin = 0.05
 )
 
+// guardMaxFailedReads is how many reads in a row may fail before the
+// guard lowers a generator it can no longer watch (a second's worth).
+const guardMaxFailedReads = 10
+
+// guardLimit is the busy share of a cpu at which the guard lowers, under
+// throttling that lets real-time threads use share of each period:
+// guardMargin below it, and never below half of it.
+func guardLimit(share float64) float64 { return max(share-guardMargin, share/2) }
+
 // guard watches the cpus of a raised process (read at every tick of tick:
 // each cpu's cumulative busy time, in the order of cpus) until stop is
 // closed (""), or until over the last guardWindow one of them was busy for
 // more than limit of it: then it says so. The kernel throttles real-time
-// threads cpu by cpu, so the busiest one decides. A failed read is
-// skipped. now is the clock of the ticks (a seam for tests).
+// threads cpu by cpu, so the busiest one decides; a cpu's busy time is
+// whatever ran on it, the generator or not (on cpus of its own, the
+// generator). A failed read is skipped, guardMaxFailedReads in a row
+// lower too: a real-time generator is not left unwatched. now is the clock
+// of the ticks (a seam for tests).
 func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, read func() ([]time.Duration, error), cpus []int, limit float64) string {
 	type sample struct {
 		at   time.Time
 		busy []time.Duration
 	}
 	var window []sample // the samples of the last guardWindow, oldest first
+	failed := 0         // reads in a row that failed
 	for {
 		select {
 		case <-stop:
@@ -166,9 +179,16 @@ func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, re
 		case <-tick:
 		}
 		busy, err := read()
-		if err != nil || len(busy) != len(cpus) {
+		if err == nil && len(busy) != len(cpus) {
+			err = fmt.Errorf("%d cpus read, want %d", len(busy), len(cpus))
+		}
+		if err != nil {
+			if failed++; failed >= guardMaxFailedReads {
+				return fmt.Sprintf("how busy its cpus were could not be read %d times in a row (%v): a real-time generator is not left unwatched", failed, err)
+			}
 			continue
 		}
+		failed = 0
 		at := now()
 		window = append(window, sample{at, busy})
 		for len(window) > 1 && at.Sub(window[1].at) >= guardWindow {
@@ -181,8 +201,8 @@ func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, re
 		}
 		for i, b := range busy {
 			if share := float64(b-first.busy[i]) / float64(wall); share > limit {
-				return fmt.Sprintf("cpu %d was %.0f%% busy over %s, and the kernel's real-time throttling would have stopped the generator for the rest of every second past %.0f%%",
-					cpus[i], 100*min(share, 1), wall.Round(time.Millisecond), 100*(limit+guardMargin))
+				return fmt.Sprintf("cpu %d was %.0f%% busy over %s, and the kernel's real-time throttling would stop the generator for the rest of a second it kept a cpu busy past its share",
+					cpus[i], 100*min(share, 1), wall.Round(time.Millisecond))
 			}
 		}
 	}

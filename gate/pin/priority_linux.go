@@ -48,10 +48,14 @@ type Raised struct {
 // cpu busy past the kernel's real-time throttling (sched_rt_runtime_us of
 // every sched_rt_period_us, 95% of each second by default) is stopped for
 // the rest of that second — 50 ms without a single request sent — so when
-// one of the cpus was busy more than guardMargin below that share over
+// one of the cpus was busy more than guardLimit of that share over
 // guardWindow, the guard lowers the threads at once, for the rest of the
-// hold, and Dropped says why. Where throttling is off (-1) there is no
-// guard.
+// hold, and Dropped says why. Without the means of a guard (the cpus or
+// /proc/stat unreadable) Raise raises nothing and says so. Where
+// throttling is off (-1, or a whole period) there is no guard.
+//
+// Lowering gives every thread the calling thread's scheduling from before
+// the raise (a thread the process had given another is not remembered).
 //
 // Nothing is started as a child process while raised: it would inherit
 // the policy. Safe for concurrent use; Lower is idempotent.
@@ -67,16 +71,30 @@ func Raise() (*Raised, error) {
 		}
 		raised.base, raised.kept, raised.dropped = *base, realtime(base.Policy), ""
 		if !raised.kept {
+			// The guard's means first: a generator is never left real-time
+			// with nothing to lower it.
+			var stat *procstat.CPUTimesFile
+			var cpus Set
+			share, throttled := throttleShare()
+			if throttled {
+				if cpus, err = Available(); err == nil { // the calling thread's: the generator's cpus
+					stat, err = procstat.Reader{}.OpenCPUTimes() // kept open: a read every tick on the generator's core
+				}
+				if err != nil {
+					return nil, fmt.Errorf("pin: no guard for a real-time generator: %w", err)
+				}
+			}
 			rt := unix.SchedAttr{Policy: policyRR, Priority: RealtimePriority}
 			if err := setAll(&rt); err != nil {
 				_ = setAll(&raised.base)
+				if stat != nil {
+					stat.Close()
+				}
 				return nil, err
 			}
-			if share, ok := throttleShare(); ok {
-				if cpus, err := Available(); err == nil { // the calling thread's: the generator's cpus
-					raised.stop = make(chan struct{})
-					go runGuard(raised.stop, share-guardMargin, cpus.CPUs())
-				}
+			if throttled {
+				raised.stop = make(chan struct{})
+				go runGuard(raised.stop, guardLimit(share), cpus.CPUs(), stat)
 			}
 		}
 	}
@@ -123,14 +141,10 @@ func restoreLocked() {
 // runGuard is the guard's goroutine: guard on a ticker and the busy time
 // of cpus from /proc/stat; lowers the threads when it says so and the
 // raise still holds.
-func runGuard(stop <-chan struct{}, limit float64, cpus []int) {
+func runGuard(stop <-chan struct{}, limit float64, cpus []int, stat *procstat.CPUTimesFile) {
 	t := time.NewTicker(guardEvery)
 	defer t.Stop()
 	start := time.Now()
-	stat, err := procstat.Reader{}.OpenCPUTimes() // kept open: a read every tick on the generator's core
-	if err != nil {
-		return // no /proc/stat: nothing to judge by
-	}
 	defer stat.Close()
 	read := func() ([]time.Duration, error) {
 		busy := make([]time.Duration, len(cpus)) // the guard keeps it in its window
@@ -154,15 +168,16 @@ func runGuard(stop <-chan struct{}, limit float64, cpus []int) {
 
 // throttleShare is the kernel's real-time throttling as the share of each
 // period real-time threads may use (0.95 by default), false when it is off
-// (sched_rt_runtime_us -1). Unreadable files leave the default.
+// (sched_rt_runtime_us -1, or a whole period). Unreadable files leave the
+// default.
 func throttleShare() (float64, bool) {
 	runtimeUS, err1 := readInt("/proc/sys/kernel/sched_rt_runtime_us")
 	periodUS, err2 := readInt("/proc/sys/kernel/sched_rt_period_us")
 	switch {
 	case err1 != nil || err2 != nil || periodUS <= 0:
 		return 0.95, true
-	case runtimeUS < 0:
-		return 0, false
+	case runtimeUS < 0 || runtimeUS >= periodUS:
+		return 0, false // no throttling, or none short of a whole period
 	}
 	return float64(runtimeUS) / float64(periodUS), true
 }
