@@ -604,24 +604,62 @@ func fastOpsAt(t *testing.T, srv *httptest.Server) func(h scenario.HTTP) *fastOp
 	}
 }
 
-// LOADGATE_ENGINE_SPIN sets how short a wait must be to be spun instead of
-// slept; a value that is not a duration from 0 to 1ms keeps the default.
-func TestSpinFloorFrom(t *testing.T) {
+// LOADGATE_ENGINE_SPIN and LOADGATE_ENGINE_SPIN_AFTER_SLEEP set how short a
+// wait must be to be spun instead of slept; a value that is not a duration
+// from 0 to 1ms keeps the default.
+func TestSpinDurationFrom(t *testing.T) {
+	const def = 45 * time.Microsecond
 	for _, c := range []struct {
 		v    string
 		want time.Duration
 	}{
-		{"", spinFloorDefault},          // unset: the measured default
+		{"", def},                       // unset: the measured default
 		{"60us", 60 * time.Microsecond}, // a side-by-side run's value
-		{"0s", 0},                       // never spin: every wait sleeps
+		{"0s", 0},                       // never spin: every such wait sleeps
 		{"1ms", time.Millisecond},       // the largest accepted
-		{"2ms", spinFloorDefault},       // past the bound: a spin that long is a busy loop
-		{"-5us", spinFloorDefault},      // negative: meaningless
-		{"fast", spinFloorDefault},      // not a duration
-		{"30", spinFloorDefault},        // no unit: not a Go duration
+		{"2ms", def},                    // past the bound: a spin that long is a busy loop
+		{"-5us", def},                   // negative: meaningless
+		{"fast", def},                   // not a duration
+		{"30", def},                     // no unit: not a Go duration
 	} {
-		if got := spinFloorFrom(c.v); got != c.want {
-			t.Errorf("LOADGATE_ENGINE_SPIN=%q: spin floor %v, want %v", c.v, got, c.want)
+		if got := spinDurationFrom(c.v, def); got != c.want {
+			t.Errorf("%q: %v, want %v", c.v, got, c.want)
+		}
+	}
+}
+
+// The dispatcher's choice between spinning and sleeping, with the defaults
+// (floor 30 µs, 45 µs after a sleep) unless a row says otherwise. At
+// 20 000 req/s (50 µs gaps) the floor alone let nearly every wait sleep on
+// the 4 December host (0.60–0.95 voluntary switches per request): a sleep's
+// wake-up latency and the dispatch left 35–45 µs, just over it.
+func TestSpins(t *testing.T) {
+	const (
+		floor = spinFloorDefault
+		after = spinAfterSleepDefault
+	)
+	us := func(n int) time.Duration { return time.Duration(n) * time.Microsecond }
+	for _, c := range []struct {
+		d            time.Duration
+		slept        bool
+		floor, after time.Duration
+		want         bool
+	}{
+		{us(1), false, floor, after, true},      // a wait of a microsecond: a sleep costs more than that
+		{us(30), false, floor, after, true},     // the floor itself is spun
+		{us(31), false, floor, after, false},    // past the floor after a spin: sleep (20 000/s, on time: 50 − dispatch)
+		{us(31), true, floor, after, true},      // the same wait after a sleep, whose wake-up came late: spin
+		{us(45), true, floor, after, true},      // the after-sleep bound itself is spun
+		{us(46), true, floor, after, false},     // past it even after a sleep: sleep
+		{us(180), true, floor, after, false},    // 5 000/s: a gap of 200 µs sleeps every time, as before
+		{us(80), true, floor, after, false},     // 10 000/s: so does a gap of 100 µs
+		{us(40), true, floor, 0, false},         // LOADGATE_ENGINE_SPIN_AFTER_SLEEP=0: the floor alone decides
+		{us(20), true, 0, 0, false},             // both 0: every wait sleeps
+		{us(50), false, us(60), after, true},    // a floor above the after-sleep bound still decides alone
+		{us(1000), true, floor, us(1000), true}, // the largest accepted bound: spun
+	} {
+		if got := spins(c.d, c.slept, c.floor, c.after); got != c.want {
+			t.Errorf("spins(%v, slept %v, floor %v, after sleep %v) = %v, want %v", c.d, c.slept, c.floor, c.after, got, c.want)
 		}
 	}
 }

@@ -23,7 +23,8 @@ import (
 // due time (cancellable), and the rest on a timerfd read through the runtime
 // poller: the dispatcher parks, its P runs other goroutines (the requests),
 // and the poller wakes it when the timerfd fires, tens of microseconds after
-// the due time. A wait shorter than spinFloor yields instead of sleeping.
+// the due time. A wait shorter than spinFloor, or than spinAfterSleep right
+// after a wait that slept, yields instead of sleeping (spins).
 //
 // # The lost wake-up, and why it cannot happen here
 //
@@ -60,6 +61,7 @@ type waiter struct {
 	rc    syscall.RawConn
 	fd    int
 	due   time.Duration // the current wait's due time, read by park
+	slept bool          // the previous wait slept
 	park  func(uintptr) bool
 
 	abortOnce sync.Once
@@ -77,20 +79,45 @@ const (
 	// CPU of 0, 15, 30 and 60 µs; 60 µs was cheaper at 10 000 req/s but spun
 	// through every gap at 20 000 (a whole core).
 	spinFloorDefault = 30 * time.Microsecond
+	// spinAfterSleepDefault: a wait after one that slept is spun up to
+	// this long (spins). Measured side by side against the floor alone
+	// and a floor of 45 µs (bench/README.md, "Every other wait").
+	spinAfterSleepDefault = 45 * time.Microsecond
 )
 
 // spinFloor is spinFloorDefault unless LOADGATE_ENGINE_SPIN (read once per
-// process, for side-by-side runs) sets it (spinFloorFrom).
-var spinFloor = spinFloorFrom(os.Getenv("LOADGATE_ENGINE_SPIN"))
+// process, for side-by-side runs) sets it (spinDurationFrom).
+var spinFloor = spinDurationFrom(os.Getenv("LOADGATE_ENGINE_SPIN"), spinFloorDefault)
 
-// spinFloorFrom parses LOADGATE_ENGINE_SPIN: a Go duration from 0 ("never
-// spin") to 1ms; anything else, or nothing, is the default.
-func spinFloorFrom(v string) time.Duration {
+// spinAfterSleep is spinAfterSleepDefault unless
+// LOADGATE_ENGINE_SPIN_AFTER_SLEEP (read once per process, for side-by-side
+// runs; same bounds as LOADGATE_ENGINE_SPIN) sets it.
+var spinAfterSleep = spinDurationFrom(os.Getenv("LOADGATE_ENGINE_SPIN_AFTER_SLEEP"), spinAfterSleepDefault)
+
+// spinDurationFrom parses LOADGATE_ENGINE_SPIN and
+// LOADGATE_ENGINE_SPIN_AFTER_SLEEP: a Go duration from 0 ("never spin") to
+// 1ms; anything else, or nothing, is def.
+func spinDurationFrom(v string, def time.Duration) time.Duration {
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 || d > time.Millisecond {
-		return spinFloorDefault
+		return def
 	}
 	return d
+}
+
+// spins is the dispatcher's choice for a wait of d > 0: spin (true) or
+// sleep. A wait up to floor is spun; so is one up to afterSleep when the
+// previous wait slept (slept). A sleep's wake-up comes late (the wake-up
+// latency, ~10 µs on the development machine with a real-time generator),
+// so the wait after it is that much shorter, and spinning it puts the
+// dispatcher back on time; the wait after a spin is then the longer one,
+// and sleeps. Above ~17 000 req/s with the defaults, where every gap is
+// shorter than afterSleep plus what a wake-up and a dispatch take, at most
+// every other wait sleeps; at 5 000 and 10 000 req/s (gaps of 200 and
+// 100 µs) nothing changes. bench/README.md, "Every other wait" (4
+// December 2026), has the measurements that chose it.
+func spins(d time.Duration, slept bool, floor, afterSleep time.Duration) bool {
+	return d <= floor || slept && d <= afterSleep
 }
 
 // errAborted is returned by until after abort.
@@ -175,13 +202,16 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 		}
 		d = due - w.clock()
 	}
+	slept := w.slept
+	w.slept = false
 	switch {
 	case d <= 0:
-	case d <= spinFloor:
+	case spins(d, slept, spinFloor, spinAfterSleep):
 		for w.clock() < due {
 			runtime.Gosched()
 		}
 	case w.tfd != nil:
+		w.slept = true
 		w.due = due
 		if w.arm(d) == nil {
 			if w.beforePark != nil {
@@ -197,6 +227,7 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 		}
 		fallthrough // settime or the poller failed: sleep the rest
 	default:
+		w.slept = true
 		ts := unix.NsecToTimespec(int64(due - w.clock()))
 		for ts.Nano() > 0 {
 			if err := unix.Nanosleep(&ts, &ts); err != unix.EINTR {
