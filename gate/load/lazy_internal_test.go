@@ -628,11 +628,32 @@ func TestSpinDurationFrom(t *testing.T) {
 	}
 }
 
+// Unset, the two variables leave the engine's waits at their measured
+// defaults: 30 µs, and 45 µs after a sleep.
+func TestSpinDefaults(t *testing.T) {
+	for _, c := range []struct {
+		env       string
+		got, want time.Duration
+	}{
+		{"LOADGATE_ENGINE_SPIN", spinFloor, 30 * time.Microsecond},
+		{"LOADGATE_ENGINE_SPIN_AFTER_SLEEP", spinAfterSleep, 45 * time.Microsecond},
+	} {
+		if _, set := os.LookupEnv(c.env); set {
+			t.Logf("%s is set: its default is not what this process uses", c.env)
+			continue
+		}
+		if c.got != c.want {
+			t.Errorf("%s unset: %v, want %v", c.env, c.got, c.want)
+		}
+	}
+}
+
 // The dispatcher's choice between spinning and sleeping, with the defaults
 // (floor 30 µs, 45 µs after a sleep) unless a row says otherwise. At
-// 20 000 req/s (50 µs gaps) the floor alone let nearly every wait sleep on
-// the 4 December host (0.60–0.95 voluntary switches per request): a sleep's
-// wake-up latency and the dispatch left 35–45 µs, just over it.
+// 20 000 req/s (50 µs gaps) the floor alone let half to nearly all of the
+// waits sleep on the 4 December afternoon's host (0.50–0.96 voluntary
+// switches per request): a sleep's wake-up latency and the dispatch left
+// 35–45 µs, just over it.
 func TestSpins(t *testing.T) {
 	const (
 		floor = spinFloorDefault
@@ -655,7 +676,8 @@ func TestSpins(t *testing.T) {
 		{us(80), true, floor, after, false},     // 10 000/s: so does a gap of 100 µs
 		{us(40), true, floor, 0, false},         // LOADGATE_ENGINE_SPIN_AFTER_SLEEP=0: the floor alone decides
 		{us(20), true, 0, 0, false},             // both 0: every wait sleeps
-		{us(50), false, us(60), after, true},    // a floor above the after-sleep bound still decides alone
+		{us(55), true, us(60), after, true},     // a floor above the after-sleep bound still decides alone: spun after a sleep too
+		{us(55), false, us(60), after, true},    // and after a spin
 		{us(1000), true, floor, us(1000), true}, // the largest accepted bound: spun
 	} {
 		if got := spins(c.d, c.slept, c.floor, c.after); got != c.want {

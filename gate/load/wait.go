@@ -23,7 +23,7 @@ import (
 // due time (cancellable), and the rest on a timerfd read through the runtime
 // poller: the dispatcher parks, its P runs other goroutines (the requests),
 // and the poller wakes it when the timerfd fires, tens of microseconds after
-// the due time. A wait shorter than spinFloor, or than spinAfterSleep right
+// the due time. A wait of up to spinFloor, or up to spinAfterSleep right
 // after a wait that slept, yields instead of sleeping (spins).
 //
 // # The lost wake-up, and why it cannot happen here
