@@ -111,8 +111,9 @@ func spinDurationFrom(v string, def time.Duration) time.Duration {
 // latency, ~10 µs on the development machine with a real-time generator),
 // so the wait after it is that much shorter, and spinning it puts the
 // dispatcher back on time; the wait after a spin is then the longer one,
-// and sleeps. Above ~17 000 req/s with the defaults, where every gap is
-// shorter than afterSleep plus what a wake-up and a dispatch take, at most
+// and sleeps. Where every gap is shorter than afterSleep plus what a
+// wake-up and a dispatch take (with the defaults, above ~17 000 req/s on
+// the development machine; higher where wake-ups come sooner), at most
 // every other wait sleeps; at 5 000 and 10 000 req/s (gaps of 200 and
 // 100 µs) nothing changes. bench/README.md, "Every other wait" (4
 // December 2026), has the measurements that chose it.
