@@ -63,20 +63,6 @@ type CPUTimes struct {
 	Steal time.Duration
 }
 
-// ReadCPUTimes reads every CPU's cumulative times from ROOT/stat.
-func (r Reader) ReadCPUTimes() (map[int]CPUTimes, error) {
-	name := filepath.Join(r.root(), "stat")
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	t, err := ParseCPUTimes(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return t, nil
-}
-
 // statCounts names /proc/stat's first eight counts of a CPU, in order.
 var statCounts = [8]string{"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"}
 
