@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/baseline"
 	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -49,7 +50,7 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("baseline save: %w", err)
 	}
 	fmt.Fprintf(stdout, "saved baseline %s (scenario %s %s, commit %s, %s) to %s\n", *name, merged.Scenario.Name,
-		report.ShortHash(merged.Scenario.Hash), report.ShortHash(merged.Commit), merged.Machine.Host, path)
+		result.ShortHash(merged.Scenario.Hash), result.ShortHash(merged.Commit), merged.Machine.Host, path)
 	return nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -152,7 +151,7 @@ func TestPrepareRunsInEveryCommand(t *testing.T) {
 // on (to the step summary and the comment), not a file read back.
 func TestGateReportRenderedOnce(t *testing.T) {
 	out := t.TempDir()
-	gr := report.GateReport{Verdict: rounds.ErrorVerdict("the stack did not come up")}
+	gr := rounds.Outcome{Verdict: rounds.ErrorVerdict("the stack did not come up")}
 	var stdout, stderr bytes.Buffer
 	md, err := writeGateReports(out, gr, &stdout, &stderr)
 	if err != nil {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/counted"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
-	"github.com/loadgate/loadgate/gate/stack"
 )
 
 // startCounting is a load's "counted by the service" (gate/counted): its
@@ -31,7 +31,7 @@ func startCounting(ctx context.Context, sc *scenario.Scenario, sr *stackRun, std
 // usage error (exit 2), an unreached one unusable (exit 3) unless
 // unreachedOK (a gate's side).
 func resolveCounts(ctx context.Context, sc *scenario.Scenario, sr *stackRun, unreachedOK bool) (counted.Addrs, error) {
-	ca, err := counted.Resolve(ctx, sc, sr.stack, counted.ResolveOptions{Refused: stack.ErrTargetRefused, UnreachedOK: unreachedOK})
+	ca, err := counted.Resolve(ctx, sc, sr.stack, counted.ResolveOptions{Refused: compose.ErrTargetRefused, UnreachedOK: unreachedOK})
 	var refused *counted.RefusedError
 	switch {
 	case errors.As(err, &refused):

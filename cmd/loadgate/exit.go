@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/soak"
 	"github.com/loadgate/loadgate/gate/verdict"
@@ -61,7 +62,7 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var se *shownError
 	if !errors.As(err, &se) {
-		fmt.Fprintln(stderr, "loadgate:", err)
+		fmt.Fprintln(stderr, "loadgate:", report.ErrorText(err))
 	}
 	var soe *soakError
 	if errors.As(err, &soe) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/counted"
 	"github.com/loadgate/loadgate/gate/pin"
@@ -19,7 +20,6 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/outfile"
 )
@@ -142,7 +142,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if _, err := writeGateReports(gr.out, gr.GateReport, stdout, stderr); err != nil {
+	if _, err := writeGateReports(gr.out, gr.Outcome, stdout, stderr); err != nil {
 		return err
 	}
 	return verdictExit(gr.Verdict)
@@ -180,7 +180,7 @@ func (r roundsValue) Set(s string) error {
 // gateOutcome is a gate's report (partial when it stopped before its
 // verdict), and where its files are.
 type gateOutcome struct {
-	report.GateReport
+	rounds.Outcome
 	out string
 }
 
@@ -208,7 +208,7 @@ func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gateOutcome, e
 		return gateOutcome{}, err
 	}
 	gr, err := rounds.Run(ctx, cfg, deps)
-	return gateOutcome{GateReport: gr, out: cfg.Out}, err
+	return gateOutcome{Outcome: gr, out: cfg.Out}, err
 }
 
 // prepareGate is the gate's rounds.Config and its ways to git, Docker
@@ -219,7 +219,7 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 	if err := cfg.Validate(); err != nil {
 		return cfg, rounds.Deps{}, err
 	}
-	runID := stack.NewRunID()
+	runID := compose.NewRunID()
 	wd, err := os.Getwd()
 	if err != nil {
 		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
@@ -264,6 +264,7 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 		LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
 		Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
 		Log:       stderr,
+		Words:     report.GateWords{},
 	}, nil
 }
 
@@ -369,7 +370,7 @@ func (l *loadRunner) Run(ctx context.Context, spec rounds.RunSpec) (*result.Resu
 // beside it, and the text report to stdout. An error is a file that could
 // not be written (unusable); the verdict's exit code is the caller's
 // (verdictExit).
-func writeGateReports(out string, gr report.GateReport, stdout, stderr io.Writer) ([]byte, error) {
+func writeGateReports(out string, gr rounds.Outcome, stdout, stderr io.Writer) ([]byte, error) {
 	var md bytes.Buffer
 	if err := report.CompareMarkdown(&md, gr); err != nil {
 		return nil, err

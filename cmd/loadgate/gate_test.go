@@ -280,9 +280,9 @@ func TestBaselineReportCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gr := report.GateReport{
-		Base: report.GateSide{Name: "baseline", Ref: "baseline:main", Results: []*result.Result{b}},
-		Head: report.GateSide{Name: "head", Ref: "HEAD", Results: heads}, Rounds: 3, Verdict: v,
+	gr := rounds.Outcome{
+		Base: rounds.SideResults{Name: "baseline", Ref: "baseline:main", Results: []*result.Result{b}},
+		Head: rounds.SideResults{Name: "head", Ref: "HEAD", Results: heads}, Rounds: 3, Verdict: v,
 	}
 	var md bytes.Buffer
 	if err := report.CompareMarkdown(&md, gr); err != nil {

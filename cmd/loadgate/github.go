@@ -10,7 +10,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loadgate/loadgate/gate/action"
-	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/rounds"
 )
 
 // gateGitHub is `loadgate gate --github`: the Action's step (gate/action's
@@ -20,7 +20,7 @@ import (
 func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) error {
 	res, err := action.Step{
 		Gate: actionGate{f: f, stderr: stderr},
-		Reports: func(out string, gr report.GateReport) ([]byte, error) {
+		Reports: func(out string, gr rounds.Outcome) ([]byte, error) {
 			return writeGateReports(out, gr, stdout, stderr)
 		},
 		Getenv:    os.Getenv,
@@ -41,9 +41,9 @@ type actionGate struct {
 	stderr io.Writer
 }
 
-func (g actionGate) Run(ctx context.Context, in action.Inputs) (report.GateReport, string, error) {
+func (g actionGate) Run(ctx context.Context, in action.Inputs) (rounds.Outcome, string, error) {
 	gr, err := runGate(ctx, g.f.withInputs(in), g.stderr)
-	return gr.GateReport, gr.out, err
+	return gr.Outcome, gr.out, err
 }
 
 // withInputs is f with the Action's inputs as flags: an input left empty

@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/stack"
+	"github.com/loadgate/loadgate/compose"
 )
 
 // emergencyBound bounds the cleanup a second signal runs before exiting.
@@ -97,10 +97,10 @@ func onEmergency(fn func(context.Context) error) (remove func()) {
 func emergencyExit(ctx context.Context, stderr io.Writer) {
 	emergencyMu.Lock()
 	fns := []func(context.Context) error{func(ctx context.Context) error {
-		if !stack.Touched() {
+		if !compose.Touched() {
 			return nil // no stack was started: nothing of ours on the engine
 		}
-		r, err := stack.RemoveOwned(ctx)
+		r, err := compose.RemoveOwned(ctx)
 		if r.Total() > 0 {
 			fmt.Fprintf(stderr, "loadgate: removed this process's %s\n", r)
 		}

@@ -274,7 +274,7 @@ func runLoad(ctx context.Context, sc *scenario.Scenario, env map[string]string, 
 		cfg.Progress = func(p load.Progress) { pl.update(p); f.onProgress(p) }
 	}
 	fmt.Fprintf(stderr, "loadgate: %s (%s) → %s for %s, results in %s\n",
-		sc.Name, report.ShortHash(sc.Hash), target.Redacted(), sc.TotalDuration().Round(time.Millisecond), out)
+		sc.Name, result.ShortHash(sc.Hash), target.Redacted(), sc.TotalDuration().Round(time.Millisecond), out)
 	stopProfile, err := startCPUProfile(f.cpuProfile)
 	if err != nil {
 		return nil, usageErr("run: --cpuprofile: %w", err)

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/enginetest"
 )
 
@@ -31,7 +31,7 @@ func repoRoot(t *testing.T) string {
 // leftovers lists what carries io.loadgate.owner=<host>:<pid>.
 func leftovers(t *testing.T, pid int) []string {
 	host, _ := os.Hostname()
-	return enginetest.Leftovers(t, fmt.Sprintf("%s=%s:%d", stack.LabelOwner, host, pid))
+	return enginetest.Leftovers(t, fmt.Sprintf("%s=%s:%d", compose.LabelOwner, host, pid))
 }
 
 // A run of the demo stack interrupted with SIGINT (then, separately,

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
-	"github.com/loadgate/loadgate/gate/stack"
 )
 
 // stackFlags are the flags of every command that brings a stack up.
@@ -182,13 +183,13 @@ func composeFiles(sc *scenario.Scenario, f stackFlags) []string {
 	return nil
 }
 
-// stackRun is a stack brought up for one run (gate/stack's Run), as this
+// stackRun is a stack brought up for one run (compose's Run), as this
 // command's files use it.
 type stackRun struct {
-	run      *stack.Run
-	stack    *stack.Stack // run.Stack
-	addr     string       // run.Addr
-	statsTee io.Writer    // when set before sample, also gets every stats.jsonl line (soak)
+	run      *compose.Run
+	stack    *compose.Stack // run.Stack
+	addr     string         // run.Addr
+	statsTee io.Writer      // when set before sample, also gets every stats.jsonl line (soak)
 }
 
 // stackSpec is a stack to bring up: the same for run, up and each side of
@@ -214,20 +215,21 @@ func stackPrepare(sc *scenario.Scenario) ([]string, string) {
 	return sc.Stack.Prepare, sc.Stack.Dir
 }
 
-// bringUp is stack.Start with the flags, the prepare command run without
+// bringUp is compose.Start with the flags, the prepare command run without
 // the runner's credentials: a refused target is a usage error (exit 2),
 // anything else that kept the stack from coming up unusable (exit 3).
 //
 // plan comes from planCPUs, called once per process: after the generator is
 // pinned, this process's CPUs are the load set only.
 func bringUp(ctx context.Context, sp stackSpec, plan pin.Plan, f stackFlags, stderr io.Writer) (*stackRun, error) {
-	r, err := stack.Start(ctx, stack.Spec{
+	r, err := compose.Start(ctx, compose.Spec{
 		Files: sp.files, Target: sp.target,
 		Prepare: sp.prepare, PrepareDir: sp.prepareDir, PrepareEnv: action.EnvWithoutRunnerSecrets(os.Environ()), // no GitHub token for the checkout's own script
 		OutDir: sp.out, RunID: sp.runID, Side: sp.side, Plan: plan, ReadyTimeout: f.readyTimeout, Log: stderr,
+		OverrideText: report.OverrideText,
 	})
 	switch {
-	case errors.Is(err, stack.ErrTargetRefused):
+	case errors.Is(err, compose.ErrTargetRefused):
 		return nil, usageErr("%w", err)
 	case err != nil:
 		return nil, unusable(err)

@@ -8,9 +8,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
-	"github.com/loadgate/loadgate/gate/stack"
 )
 
 const upHelp = `Usage: loadgate up --scenario FILE [--compose FILE]... [flags]
@@ -115,10 +115,10 @@ func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if werr != nil {
 		errs = append(errs, werr)
 	}
-	if err := stack.Available(ctx); err != nil {
+	if err := compose.Available(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("no Docker engine: %w", err))
 	} else {
-		r, err := stack.Sweep(ctx)
+		r, err := compose.Sweep(ctx)
 		fmt.Fprintf(stdout, "removed what earlier runs left: %s\n", r)
 		if err != nil {
 			errs = append(errs, err)

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/stack"
 )
 
 // pidFlag is a repeatable --watch-pid.
@@ -53,15 +53,15 @@ func checkWatchPIDs(cmd string, pids []int) error {
 // plainSampler samples, in plain mode and from the end of the warm-up on
 // the schedule's own clock (procstat.Watch, rule 7), the --watch-pid
 // processes and (when self) the generator into OUT/stats.jsonl — the same
-// lines as a stack's (stack.Sample) — and into tee when not nil. A nil
+// lines as a stack's (compose.Sample) — and into tee when not nil. A nil
 // plainSampler has no start listener.
 type plainSampler struct {
 	watch *procstat.Watch
-	stats *stack.StatsFile
+	stats *compose.StatsFile
 }
 
 func startPlainSampling(ctx context.Context, out string, pids []int, every, warmup time.Duration, self bool, cpus int, tee io.Writer) (*plainSampler, error) {
-	stats, err := stack.CreateStats(out, tee)
+	stats, err := compose.CreateStats(out, tee)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (ps *plainSampler) stop() (services []result.Service, pids []procstat.Summa
 		services = append(services, result.Service{Name: name, CPUAvgPct: sum.CPUAvgPct, CPUPeakPct: sum.CPUPeakPct, MemPeakBytes: sum.MemPeakBytes, Samples: sum.Samples})
 	}
 	if self != nil {
-		g := stack.GeneratorService(*self)
+		g := compose.GeneratorService(*self)
 		gen = &g
 	}
 	return services, pids, gen, ps.stats.Close()

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/examples/demo"
 	"github.com/loadgate/loadgate/gate/pin"
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/enginetest"
 )
 
@@ -30,7 +30,7 @@ func TestDemoStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	stackCPUs, _ := pin.Split(all)
-	s, err := stack.Up(ctx, stack.Options{
+	s, err := compose.Up(ctx, compose.Options{
 		Files: []string{filepath.Join(dir, "compose.yaml")}, Side: "demo",
 		StackCPUs: stackCPUs, OutDir: t.TempDir(), ReadyTimeout: time.Minute,
 	})

@@ -24,8 +24,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/action"
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/enginetest"
 )
@@ -745,7 +745,7 @@ func (h *e2eHarness) checkNoLeftovers(ctx context.Context) {
 		t.Errorf("%d gate runs, %d distinct run ids %v", gates, len(ids), ids)
 	}
 	for id := range ids {
-		left := enginetest.Leftovers(t, stack.LabelRun+"="+id)
+		left := enginetest.Leftovers(t, compose.LabelRun+"="+id)
 		if len(left) > 0 {
 			t.Errorf("run %s left %s", id, strings.Join(left, "; "))
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -56,10 +57,10 @@ const (
 // the commits and the reason.
 func gateMarkdown(t *testing.T, v verdict.Value) (verdict.Verdict, string) {
 	t.Helper()
-	gr := report.GateReport{
+	gr := rounds.Outcome{
 		Scenario: result.Scenario{Name: "demo-api", Hash: "sha256:abcd"},
-		Base:     report.GateSide{Name: "base", Ref: baseSHA, Commit: baseSHA},
-		Head:     report.GateSide{Name: "head", Ref: "working tree", Commit: headSHA},
+		Base:     rounds.SideResults{Name: "base", Ref: baseSHA, Commit: baseSHA},
+		Head:     rounds.SideResults{Name: "head", Ref: "working tree", Commit: headSHA},
 		Rounds:   3,
 	}
 	switch v {

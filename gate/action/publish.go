@@ -14,6 +14,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -174,7 +175,7 @@ func commentFooter(head, runURL, artifactURL, extra string) string {
 	var parts []string
 	parts = append(parts, "loadgate")
 	if shaRE.MatchString(head) {
-		parts = append(parts, "head `"+report.ShortHash(head)+"`")
+		parts = append(parts, "head `"+result.ShortHash(head)+"`")
 	}
 	if u := linkURL(runURL); u != "" {
 		parts = append(parts, "[workflow run]("+u+")")
@@ -453,7 +454,7 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 		return out, fmt.Errorf("no head commit to check #%d against (neither the event nor %s has one)", pr, ManifestFile)
 	}
 	if m.HeadSHA != "" && !strings.EqualFold(m.HeadSHA, want) {
-		out.notice(a, "loadgate: the artifact is of commit %s, the run of %s: no comment on #%d", report.ShortHash(m.HeadSHA), report.ShortHash(want), pr)
+		out.notice(a, "loadgate: the artifact is of commit %s, the run of %s: no comment on #%d", result.ShortHash(m.HeadSHA), result.ShortHash(want), pr)
 		return out, nil
 	}
 	if token == "" {
@@ -474,7 +475,7 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 		return out, nil
 	}
 	if !strings.EqualFold(got.GetHead().GetSHA(), want) {
-		out.notice(a, "loadgate: #%d's head is %s, the results are of %s: no comment (a newer run will comment)", pr, report.ShortHash(got.GetHead().GetSHA()), report.ShortHash(want))
+		out.notice(a, "loadgate: #%d's head is %s, the results are of %s: no comment (a newer run will comment)", pr, result.ShortHash(got.GetHead().GetSHA()), result.ShortHash(want))
 		return out, nil
 	}
 	runURL := ""

@@ -26,7 +26,7 @@ import (
 // ErrUsage or ErrUnusable); the report is returned anyway, with what is
 // known.
 type Gate interface {
-	Run(ctx context.Context, in Inputs) (gr report.GateReport, out string, err error)
+	Run(ctx context.Context, in Inputs) (gr rounds.Outcome, out string, err error)
 }
 
 // Step is the Action's step, `loadgate gate --github`: the inputs (INPUT_*
@@ -44,7 +44,7 @@ type Step struct {
 	// the text report to the log) and returns report.md's bytes: the step
 	// summary and the comment are that rendering, never a re-read. An
 	// error is a file that could not be written.
-	Reports func(out string, gr report.GateReport) ([]byte, error)
+	Reports func(out string, gr rounds.Outcome) ([]byte, error)
 	// Getenv and LookupEnv are the process's environment (os.Getenv,
 	// os.LookupEnv): the runner's variables, the inputs, the scenario's
 	// ${ENV} values.
@@ -158,11 +158,11 @@ func inDir(dir, p string) string {
 // scenario file (a gate that stopped before it loaded the scenario). Never
 // the file's name: that would be another marker, so another comment. ""
 // when none is known (Publish then does not comment).
-func scenarioName(gr report.GateReport, sc *scenario.Scenario) string {
+func scenarioName(gr rounds.Outcome, sc *scenario.Scenario) string {
 	if gr.Scenario.Name != "" {
 		return gr.Scenario.Name
 	}
-	for _, side := range []report.GateSide{gr.Head, gr.Base} {
+	for _, side := range []rounds.SideResults{gr.Head, gr.Base} {
 		for _, r := range side.Results {
 			if r != nil && r.Scenario.Name != "" {
 				return r.Scenario.Name
@@ -179,7 +179,7 @@ func scenarioName(gr report.GateReport, sc *scenario.Scenario) string {
 // its verdict lacks and is known anyway: the scenario (name, hash, file)
 // and both sides' refs and commits (head: the workspace's HEAD, which is
 // what head measures; base: the base input, resolved in the workspace).
-func completeUnusable(ctx context.Context, dir string, gr *report.GateReport, sc *scenario.Scenario, in Inputs, env *Env) {
+func completeUnusable(ctx context.Context, dir string, gr *rounds.Outcome, sc *scenario.Scenario, in Inputs, env *Env) {
 	if gr.Scenario.Name == "" && sc != nil {
 		gr.Scenario = result.Scenario{Name: sc.Name, Hash: sc.Hash, File: filepath.ToSlash(in.Scenario)}
 	}
@@ -207,6 +207,6 @@ func completeUnusable(ctx context.Context, dir string, gr *report.GateReport, sc
 // oneLineReason is err's message on one line, without a final period (the
 // report adds its own): a reason must not end the banner line it is on.
 func oneLineReason(err error) string {
-	s := strings.Join(strings.Fields(err.Error()), " ")
+	s := strings.Join(strings.Fields(report.ErrorText(err)), " ")
 	return strings.TrimRight(s, ". ")
 }

@@ -20,13 +20,13 @@ import (
 // fakeGate is action.Gate: it returns what it is given, and records the
 // inputs it was run with.
 type fakeGate struct {
-	gr   report.GateReport
+	gr   rounds.Outcome
 	out  string
 	err  error
 	runs []action.Inputs
 }
 
-func (g *fakeGate) Run(_ context.Context, in action.Inputs) (report.GateReport, string, error) {
+func (g *fakeGate) Run(_ context.Context, in action.Inputs) (rounds.Outcome, string, error) {
 	g.runs = append(g.runs, in)
 	return g.gr, g.out, g.err
 }
@@ -39,7 +39,7 @@ const demoScenario = "name: demo-api\nphases: [{name: sustain, rate: 10, duratio
 type stepHarness struct {
 	r        *runner
 	step     action.Step
-	rendered []report.GateReport
+	rendered []rounds.Outcome
 	stdout   bytes.Buffer
 }
 
@@ -62,7 +62,7 @@ func newStep(t *testing.T, f *fakeGitHub, dir string, g action.Gate) *stepHarnes
 	}
 	s.step = action.Step{
 		Gate: g,
-		Reports: func(out string, gr report.GateReport) ([]byte, error) {
+		Reports: func(out string, gr rounds.Outcome) ([]byte, error) {
 			s.rendered = append(s.rendered, gr)
 			var md bytes.Buffer
 			if err := report.CompareMarkdown(&md, gr); err != nil {
@@ -100,8 +100,8 @@ func TestRegression_UnusableGateMarkerIsTheScenarioName(t *testing.T) {
 	if err := os.MkdirAll(results, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	usable := &fakeGate{out: results, gr: report.GateReport{
-		Head:    report.GateSide{Name: "head", Results: []*result.Result{{Scenario: result.Scenario{Name: "demo-api"}}}},
+	usable := &fakeGate{out: results, gr: rounds.Outcome{
+		Head:    rounds.SideResults{Name: "head", Results: []*result.Result{{Scenario: result.Scenario{Name: "demo-api"}}}},
 		Verdict: passing(),
 	}}
 	if res := newStep(t, f, dir, usable).run(t); res.Outcome.CommentAction != action.Created || res.ExitCode != 0 {
@@ -177,7 +177,7 @@ func TestRegression_UnusableReportNamesScenarioCommitsReason(t *testing.T) {
 // fail-on never: a regression exits 0, and the report says the step's
 // exit code is not the verdict's; the outputs still say fail.
 func TestStepFailOnNeverSaysTheExitCode(t *testing.T) {
-	g := &fakeGate{gr: report.GateReport{Scenario: result.Scenario{Name: "demo-api"}, Verdict: regressed()}}
+	g := &fakeGate{gr: rounds.Outcome{Scenario: result.Scenario{Name: "demo-api"}, Verdict: regressed()}}
 	s := newStep(t, nil, "", g)
 	s.r.env[action.InputEnv(action.InFailOn)] = "never"
 	g.out = s.r.env[action.InputEnv(action.InResultsDir)]
@@ -228,7 +228,7 @@ func TestStepRefusesBeforePublishing(t *testing.T) {
 // The inputs the gate is run with are the resolved ones: the base is the
 // pull request's base commit when the base input is empty.
 func TestStepRunsTheGateWithResolvedInputs(t *testing.T) {
-	g := &fakeGate{gr: report.GateReport{Scenario: result.Scenario{Name: "demo-api"}, Verdict: passing()}}
+	g := &fakeGate{gr: rounds.Outcome{Scenario: result.Scenario{Name: "demo-api"}, Verdict: passing()}}
 	s := newStep(t, nil, "", g)
 	g.out = s.r.env[action.InputEnv(action.InResultsDir)]
 	os.MkdirAll(g.out, 0o755)

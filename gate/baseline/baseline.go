@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
@@ -65,8 +64,8 @@ func Save(ctx context.Context, opt SaveOptions) (path string, saved *result.Resu
 		}
 		// Checked exactly as compare checks it: a broken result is unusable
 		// there (exit 3), so it is never stored as a baseline.
-		if why := rounds.BrokenResult(r); why != "" {
-			return "", nil, rounds.Unusablef("%s cannot be a baseline: %s", p, why)
+		if notes := rounds.BrokenResult(r); notes != nil {
+			return "", nil, rounds.Unusable(&rounds.NotesError{Op: p + " cannot be a baseline", Notes: notes})
 		}
 		if !scenario.ValidName(r.Scenario.Name) {
 			return "", nil, rounds.Usagef("%s: scenario name %q is not a valid scenario name (%s): refused", p, clip(r.Scenario.Name), scenario.NameRule)
@@ -77,8 +76,8 @@ func Save(ctx context.Context, opt SaveOptions) (path string, saved *result.Resu
 			return "", nil, rounds.Usage(err)
 		}
 	}
-	if why := rounds.BrokenResult(merged); why != "" {
-		return "", nil, rounds.Unusablef("the merged rounds cannot be a baseline: %s", why)
+	if notes := rounds.BrokenResult(merged); notes != nil {
+		return "", nil, rounds.Unusable(&rounds.NotesError{Op: "the merged rounds cannot be a baseline", Notes: notes})
 	}
 	if opt.Commit != "" {
 		merged.Commit = opt.Commit
@@ -117,21 +116,21 @@ type CompareOptions struct {
 // results of different loads and a calibration that does not decode are
 // refused (ErrUsage); a broken result gives an unusable verdict, not an
 // error.
-func Compare(ctx context.Context, opt CompareOptions) (report.GateReport, error) {
+func Compare(ctx context.Context, opt CompareOptions) (rounds.Outcome, error) {
 	if len(opt.Bases) == 0 || len(opt.Heads) == 0 {
-		return report.GateReport{}, rounds.Usagef("give BASE.json HEAD.json, or --base and --head files")
+		return rounds.Outcome{}, rounds.Usagef("give BASE.json HEAD.json, or --base and --head files")
 	}
 	b, err := readResults(opt.Bases)
 	if err != nil {
-		return report.GateReport{}, err
+		return rounds.Outcome{}, err
 	}
 	h, err := readResults(opt.Heads)
 	if err != nil {
-		return report.GateReport{}, err
+		return rounds.Outcome{}, err
 	}
 	noise, p, err := Noise(ctx, opt.Dir, b[0].Scenario.Name)
 	if err != nil {
-		return report.GateReport{}, rounds.Usage(err)
+		return rounds.Outcome{}, rounds.Usage(err)
 	}
 	if noise != nil && opt.Log != nil {
 		fmt.Fprintf(opt.Log, "loadgate: noise calibration %s (%d pairs)\n", p, noise.Pairs)
@@ -140,12 +139,12 @@ func Compare(ctx context.Context, opt CompareOptions) (report.GateReport, error)
 	co.Noise = noise
 	v, err := verdict.Gate(b, h, co)
 	if err != nil {
-		return report.GateReport{}, rounds.Usage(err)
+		return rounds.Outcome{}, rounds.Usage(err)
 	}
-	return report.GateReport{
-		Base:    report.GateSide{Name: "base", Ref: strings.Join(opt.Bases, ", "), Commit: b[0].Commit, Results: b},
-		Head:    report.GateSide{Name: "head", Ref: strings.Join(opt.Heads, ", "), Commit: h[0].Commit, Results: h},
-		Verdict: v, // the order of rounds is read from the results (report.GateReport.order)
+	return rounds.Outcome{
+		Base:    rounds.SideResults{Name: "base", Ref: strings.Join(opt.Bases, ", "), Commit: b[0].Commit, Results: b},
+		Head:    rounds.SideResults{Name: "head", Ref: strings.Join(opt.Heads, ", "), Commit: h[0].Commit, Results: h},
+		Verdict: v, // the order of rounds is read from the results (rounds.Outcome.order)
 	}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loadgate/loadgate/gate/baseline"
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
@@ -143,7 +144,7 @@ func TestSaveRefusesWhatCompareRefuses(t *testing.T) {
 			}
 			root := t.TempDir()
 			_, _, err = baseline.Save(context.Background(), baseline.SaveOptions{Root: root, Name: "main", Results: []string{fixture(t, nil), bad}})
-			if rounds.KindOf(err) != rounds.ErrUnusable || !strings.Contains(err.Error(), c.want) {
+			if rounds.KindOf(err) != rounds.ErrUnusable || !strings.Contains(report.ErrorText(err), c.want) {
 				t.Errorf("save: %v, want unusable saying %q", err, c.want)
 			}
 			if fs := files(t, root); len(fs) != 0 {

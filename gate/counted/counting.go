@@ -20,7 +20,7 @@ import (
 const LabelStub = "io.loadgate.stub"
 
 // Resolver resolves a service:port of the stack loadgate started to the
-// address to connect to (gate/stack's Stack.Target, which waits for the
+// address to connect to (compose's Stack.Target, which waits for the
 // port up to the stack's ready timeout).
 type Resolver interface {
 	Target(ctx context.Context, serviceColonPort string) (addr, path string, err error)

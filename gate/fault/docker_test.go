@@ -11,15 +11,15 @@ import (
 
 	"github.com/docker/docker/client"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/fault"
 	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/enginetest"
 )
 
 // testStack brings the tiny test stack up (testdata/stack with the compose
 // tests' app binary) and registers its teardown.
-func testStack(t *testing.T) *stack.Stack {
+func testStack(t *testing.T) *compose.Stack {
 	t.Helper()
 	enginetest.Require(t, "fault injection tests")
 	dir := t.TempDir()
@@ -39,7 +39,7 @@ func testStack(t *testing.T) *stack.Stack {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := stack.Up(ctx, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, Side: "fault"})
+	s, err := compose.Up(ctx, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, Side: "fault"})
 	if s != nil {
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -119,7 +119,7 @@ func TestDockerFaults(t *testing.T) {
 	t.Run("each other action", func(t *testing.T) { dockerActions(t, s) })
 }
 
-func dockerStopFault(t *testing.T, s *stack.Stack) {
+func dockerStopFault(t *testing.T, s *compose.Stack) {
 	sc := parse(t, `name: f
 stack: {compose: [compose.yaml], target: web:8080}
 phases:
@@ -161,23 +161,23 @@ workloads: [{name: read, http: {path: /}}]
 
 // dockerActions applies each other action straight through the stack
 // and checks with the engine that it happened and was undone.
-func dockerActions(t *testing.T, s *stack.Stack) {
+func dockerActions(t *testing.T, s *compose.Stack) {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	if _, err := s.Inject(ctx, stack.FaultStop, "nope"); err == nil || !strings.Contains(err.Error(), "no such service") {
+	if _, err := s.Inject(ctx, compose.FaultStop, "nope"); err == nil || !strings.Contains(err.Error(), "no such service") {
 		t.Errorf("Inject on a service not in the stack: %v", err)
 	}
 	for _, tc := range []struct{ action, during, how string }{
-		{stack.FaultPause, "paused", "unpaused"},
-		{stack.FaultKill, "exited", "started (no restart by a restart policy)"},
-		{stack.FaultDisconnect, "running", "reconnected"},
+		{compose.FaultPause, "paused", "unpaused"},
+		{compose.FaultKill, "exited", "started (no restart by a restart policy)"},
+		{compose.FaultDisconnect, "running", "reconnected"},
 	} {
 		f, err := s.Inject(ctx, tc.action, "dep")
 		if err != nil {
 			t.Fatalf("%s: %v", tc.action, err)
 		}
 		st, nets := state(t, f.Containers()[0])
-		if st != tc.during || (tc.action == stack.FaultDisconnect) != (len(nets) == 0) {
+		if st != tc.during || (tc.action == compose.FaultDisconnect) != (len(nets) == 0) {
 			t.Errorf("during %s: %s on networks %q", tc.action, st, nets)
 		}
 		how, err := f.Undo(ctx)

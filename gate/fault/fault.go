@@ -29,14 +29,14 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
-	"github.com/loadgate/loadgate/gate/stack"
 )
 
 // Target is where faults are injected: the services of the stack loadgate
-// started (Stack adapts a *stack.Stack).
+// started (Stack adapts a *compose.Stack).
 type Target interface {
 	// Services are the stack's service names.
 	Services() []string
@@ -52,9 +52,9 @@ type Active interface {
 }
 
 // Stack adapts a compose stack to Target.
-func Stack(s *stack.Stack) Target { return stackTarget{s} }
+func Stack(s *compose.Stack) Target { return stackTarget{s} }
 
-type stackTarget struct{ s *stack.Stack }
+type stackTarget struct{ s *compose.Stack }
 
 func (t stackTarget) Services() []string { return t.s.Services() }
 func (t stackTarget) Inject(ctx context.Context, action, service string) (Active, error) {

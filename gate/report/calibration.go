@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -30,7 +31,7 @@ func Calibration(w io.Writer, n *verdict.Noise, tol, conf float64) error {
 		conf = verdict.DefaultConfidence
 	}
 	ew := &errWriter{w: w}
-	ew.printf("calibration of %s (%s), %s A/A pairs, %s\n", n.Scenario, ShortHash(n.Hash), Count(int64(n.Pairs)), date(n.Date))
+	ew.printf("calibration of %s (%s), %s A/A pairs, %s\n", n.Scenario, result.ShortHash(n.Hash), Count(int64(n.Pairs)), date(n.Date))
 	ew.printf("smallest slowdown detected with power %s at tolerance %s, confidence %s:\n", Percent(calibrationPower), Percent(tol), Confidence(conf))
 	ew.printf("%-28s %-6s %8s", "phase/workload", "metric", "sd")
 	for _, r := range CalibrationRounds {

@@ -9,35 +9,16 @@ import (
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// GateSide is one side of a gate: a checkout and its rounds.
-type GateSide struct {
-	Name    string           // "base" or "head"
-	Ref     string           // the git ref as given ("main", "HEAD", "pr-42")
-	Commit  string           // the commit it resolved to
-	Results []*result.Result // one per round, in round order; topology and stack are read from them
-}
+// gateReport is a gate's outcome as the renderers read it: its methods
+// normalize and query it; how the rounds ran is read from the results.
+type gateReport rounds.Outcome
 
-// GateReport is what a gate report renders: both sides, the rounds, the
-// scenario and the verdict (verdict.Gate).
-//
-// How the rounds ran (which side went first, whether the idle side was
-// paused) is read from the results (result.Round, else their start
-// times), never assumed: a compare of result files claims only what they
-// record.
-type GateReport struct {
-	Scenario result.Scenario // zero: taken from the first result
-	Base     GateSide
-	Head     GateSide
-	Rounds   int // paired rounds; 0: len(Head.Results)
-	Verdict  verdict.Verdict
-	Notes    []verdict.Note // the caller's notes (a gate's set-up and plan), worded by NoteText with the verdict's
-}
-
-func (g *GateReport) normalize() {
+func (g *gateReport) normalize() {
 	if g.Base.Name == "" {
 		g.Base.Name = "base"
 	}
@@ -54,8 +35,8 @@ func (g *GateReport) normalize() {
 	}
 }
 
-func (g *GateReport) first() *result.Result {
-	for _, s := range []GateSide{g.Base, g.Head} {
+func (g *gateReport) first() *result.Result {
+	for _, s := range []rounds.SideResults{g.Base, g.Head} {
 		for _, r := range s.Results {
 			if r != nil {
 				return r
@@ -65,7 +46,7 @@ func (g *GateReport) first() *result.Result {
 	return nil
 }
 
-func (g *GateReport) sides() []GateSide { return []GateSide{g.Base, g.Head} }
+func (g *gateReport) sides() []rounds.SideResults { return []rounds.SideResults{g.Base, g.Head} }
 
 // roundOrder is how the rounds ran, read from the results: per round the
 // side that went first (result.Round, else the earlier start time), and
@@ -79,7 +60,7 @@ type roundOrder struct {
 	duet      bool   // every round ran both sides at the same instants (result.RoundDuet)
 }
 
-func (g *GateReport) order() roundOrder {
+func (g *gateReport) order() roundOrder {
 	var o roundOrder
 	if len(g.Base.Results) == 1 && len(g.Head.Results) > 1 {
 		o.oneBase = true
@@ -145,7 +126,7 @@ func (o roundOrder) label() string {
 }
 
 // spell spells the order of sides in each round: "1 base→head · 2 head→base".
-func (o roundOrder) spell(g *GateReport) string {
+func (o roundOrder) spell(g *gateReport) string {
 	parts := make([]string, len(o.baseFirst))
 	for i, bf := range o.baseFirst {
 		a, b := g.Base.Name, g.Head.Name
@@ -158,7 +139,7 @@ func (o roundOrder) spell(g *GateReport) string {
 }
 
 // sentence says how the rounds ran, in the report's "What ran".
-func (o roundOrder) sentence(g *GateReport) string {
+func (o roundOrder) sentence(g *gateReport) string {
 	var s string
 	switch {
 	case o.oneBase:
@@ -183,7 +164,7 @@ func (o roundOrder) sentence(g *GateReport) string {
 }
 
 // judgedPhases are the phases the gate judges, from the first result.
-func (g *GateReport) judgedPhases() []result.Phase {
+func (g *gateReport) judgedPhases() []result.Phase {
 	r := g.first()
 	if r == nil {
 		return nil
@@ -195,7 +176,7 @@ func (g *GateReport) judgedPhases() []result.Phase {
 // over the rounds judged (result.PoolLatency, the exact merge the
 // verdict's numbers come from; a duet round the verdict left out is not
 // drawn either). ok is false when a histogram does not decode.
-func pooledSummary(s GateSide, leftOut []int, phase, workload string) (result.Summary, bool) {
+func pooledSummary(s rounds.SideResults, leftOut []int, phase, workload string) (result.Summary, bool) {
 	h, err := result.PoolLatency(judgedRounds(s.Results, leftOut), phase, workload)
 	if err != nil {
 		return result.Summary{}, false
@@ -240,7 +221,7 @@ func judgedRounds(rs []*result.Result, leftOut []int) []*result.Result {
 }
 
 // workloadNames lists a phase's workloads on either side, base's first.
-func (g *GateReport) workloadNames(phase string) []string {
+func (g *gateReport) workloadNames(phase string) []string {
 	var names []string
 	for _, s := range g.sides() {
 		for _, r := range s.Results {
@@ -261,7 +242,7 @@ func (g *GateReport) workloadNames(phase string) []string {
 
 // topo summarizes a side's topology over its rounds: the value when every
 // round agrees, else the distinct values joined.
-func topo(s GateSide, f func(result.Topology) string) string {
+func topo(s rounds.SideResults, f func(result.Topology) string) string {
 	var vals []string
 	for _, r := range s.Results {
 		if r == nil {
@@ -294,7 +275,7 @@ func pinnedText(t result.Topology) string {
 }
 
 // sideCommit is the side's commit, from the side or its first result.
-func sideCommit(s GateSide) string {
+func sideCommit(s rounds.SideResults) string {
 	if s.Commit != "" {
 		return s.Commit
 	}
@@ -308,7 +289,7 @@ func sideCommit(s GateSide) string {
 
 // warnings are the report's own notes: pinning that did not hold, sides on
 // different cpusets, the caller's notes and the verdict's.
-func (g *GateReport) warnings() []string {
+func (g *gateReport) warnings() []string {
 	var ws []string
 	add := func(s string) {
 		if s != "" && !slices.Contains(ws, s) {
@@ -352,7 +333,7 @@ func (g *GateReport) warnings() []string {
 // warmupNote words a side's warm-up failures over its rounds, "" when
 // none failed: the warm-up is excluded from every number, but a warm-up
 // that fails is a finding.
-func warmupNote(s GateSide) string {
+func warmupNote(s rounds.SideResults) string {
 	var failed, of int64
 	by := map[string]int64{}
 	var rounds []int
@@ -380,7 +361,7 @@ func warmupNote(s GateSide) string {
 // notPinned words the rounds whose pinning did not hold, one note per
 // reason however many rounds share it: "rounds 1–12 of both sides were
 // not pinned (…)", "base round 2 was not pinned (…)".
-func (g *GateReport) notPinned() []string {
+func (g *gateReport) notPinned() []string {
 	type group struct {
 		reason string
 		rounds [2][]int // base, head
@@ -432,7 +413,7 @@ func (g *GateReport) notPinned() []string {
 }
 
 // unusableGate returns why the gate is unusable, or nil.
-func (g *GateReport) unusableGate() []string {
+func (g *gateReport) unusableGate() []string {
 	if g.Verdict.Value != verdict.Unusable {
 		return nil
 	}
@@ -443,7 +424,7 @@ func (g *GateReport) unusableGate() []string {
 }
 
 // comparisons of one phase, in verdict order.
-func (g *GateReport) comparisons(phase string) []verdict.Comparison {
+func (g *gateReport) comparisons(phase string) []verdict.Comparison {
 	var cs []verdict.Comparison
 	for _, wv := range g.Verdict.Workloads {
 		if wv.Phase == phase {
@@ -513,7 +494,8 @@ func metricName(c verdict.Comparison) string {
 // counts per side ("~" when not significant) and a latency-by-percentile
 // chart (mermaid xychart-beta), the stack per service per side, notes, what
 // is not measured and synthetic, and the verdict last.
-func CompareMarkdown(w io.Writer, g GateReport) error {
+func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
+	g := gateReport(o)
 	g.normalize()
 	g.Verdict = Explain(g.Verdict)
 	v := g.Verdict
@@ -588,7 +570,7 @@ func methodText(v verdict.Verdict) string {
 		perc, Confidence(v.Confidence), Percent(v.Tolerance))
 }
 
-func targets(s GateSide) string {
+func targets(s rounds.SideResults) string {
 	var vals []string
 	for _, r := range s.Results {
 		if r != nil && !slices.Contains(vals, orUnknown(r.Target)) {
@@ -624,7 +606,7 @@ func summaryValues(s result.Summary) []float64 {
 	return []float64{s.P50, s.P90, s.P95, s.P99, s.P999}
 }
 
-func mdComparePhase(b *md, g *GateReport, p result.Phase) {
+func mdComparePhase(b *md, g *gateReport, p result.Phase) {
 	b.line("## %s", mdSectionTitle(p))
 	b.line("")
 	cs := g.comparisons(p.Name)
@@ -707,7 +689,7 @@ func joinPlain(vs []float64) string {
 	return strings.Join(s, ", ")
 }
 
-func mdCompareStack(b *md, g *GateReport) {
+func mdCompareStack(b *md, g *gateReport) {
 	sb, sh := result.PoolServices(g.Base.Results), result.PoolServices(g.Head.Results)
 	if len(sb) == 0 && len(sh) == 0 {
 		return
@@ -750,7 +732,7 @@ func mdCompareStack(b *md, g *GateReport) {
 }
 
 // notMeasured and synthetic lists, over both sides.
-func (g *GateReport) lists() (nm, syn []string) {
+func (g *gateReport) lists() (nm, syn []string) {
 	for _, s := range g.sides() {
 		for _, r := range s.Results {
 			if r == nil {
@@ -771,7 +753,7 @@ func (g *GateReport) lists() (nm, syn []string) {
 	return nm, syn
 }
 
-func mdCompareNotMeasured(b *md, g *GateReport) {
+func mdCompareNotMeasured(b *md, g *gateReport) {
 	nm, syn := g.lists()
 	b.line("## Not measured")
 	b.line("")
@@ -793,7 +775,8 @@ func mdCompareNotMeasured(b *md, g *GateReport) {
 
 // CompareText writes a compact gate report for a terminal, in the same
 // order as CompareMarkdown, the verdict last.
-func CompareText(w io.Writer, g GateReport) error {
+func CompareText(w io.Writer, o rounds.Outcome) error {
+	g := gateReport(o)
 	g.normalize()
 	g.Verdict = Explain(g.Verdict)
 	v := g.Verdict

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -51,7 +52,8 @@ func verdictColor(v verdict.Value) string {
 // judged percentile is marked with its Δ and value. Each point carries a
 // tooltip with its value and sample count. A workload not measured on a
 // side is drawn as text, not as a line.
-func ComparePlotSVG(w io.Writer, g GateReport) error {
+func ComparePlotSVG(w io.Writer, o rounds.Outcome) error {
+	g := gateReport(o)
 	g.normalize()
 	g.Verdict = Explain(g.Verdict)
 	v := g.Verdict
@@ -180,7 +182,7 @@ func judgedLabel(c verdict.Comparison) string {
 	return s
 }
 
-func noPanels(g GateReport) string {
+func noPanels(g gateReport) string {
 	if g.Verdict.Value == verdict.Unusable {
 		return "the gate is unusable: nothing is drawn"
 	}

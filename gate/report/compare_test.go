@@ -13,6 +13,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -100,7 +101,7 @@ const baseCommit, headCommit = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", "3f1c
 
 // gateFixture builds a gate of len(jitter) rounds: base at factor 1, head at
 // head.sustain·(1+jitter_i) and head.recover·(1+jitter_i).
-func gateFixture(t *testing.T, head shape, jitter []float64, mutate func(base, head []*result.Result)) report.GateReport {
+func gateFixture(t *testing.T, head shape, jitter []float64, mutate func(base, head []*result.Result)) rounds.Outcome {
 	var bs, hs []*result.Result
 	for i, j := range jitter {
 		// ABBA: base first in odd rounds (1, 3, …), head first in even ones.
@@ -121,9 +122,9 @@ func gateFixture(t *testing.T, head shape, jitter []float64, mutate func(base, h
 	if err != nil {
 		t.Fatal(err)
 	}
-	return report.GateReport{
-		Base:    report.GateSide{Name: "base", Ref: "main", Commit: baseCommit, Results: bs},
-		Head:    report.GateSide{Name: "head", Ref: "feature/cache", Commit: headCommit, Results: hs},
+	return rounds.Outcome{
+		Base:    rounds.SideResults{Name: "base", Ref: "main", Commit: baseCommit, Results: bs},
+		Head:    rounds.SideResults{Name: "head", Ref: "feature/cache", Commit: headCommit, Results: hs},
 		Verdict: v,
 	}
 }
@@ -133,11 +134,11 @@ var calm = []float64{0, 0.004, -0.004, 0.002, -0.002}
 func TestCompareGolden(t *testing.T) {
 	cases := []struct {
 		name string
-		g    func(t *testing.T) report.GateReport
+		g    func(t *testing.T) rounds.Outcome
 		want verdict.Value
 		md   []string
 	}{
-		{"pass", func(t *testing.T) report.GateReport {
+		{"pass", func(t *testing.T) rounds.Outcome {
 			// A sequential gate that stopped at its third look: verdict.json
 			// carries the look (sequential), the notes word it.
 			g := gateFixture(t, shape{sustain: 1.01, recover: 1, ingestOK: 400}, calm, nil)
@@ -145,21 +146,21 @@ func TestCompareGolden(t *testing.T) {
 				Nominal: 0.95, Level: 0.0131, Spent: 0.0163, Stop: verdict.StopDecided}
 			return g
 		}, verdict.Pass, []string{"| api_read | p95 ms |", "**PASS** (exit 0)", "| base | main | `0a1b2c3d4e5f` | 2-5 | 0-1 | yes |", "1 base→head · 2 head→base"}},
-		{"regression", func(t *testing.T) report.GateReport {
+		{"regression", func(t *testing.T) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1.31, recover: 1.02, apiFail: 12, ingestOK: 400}, calm, nil)
 		}, verdict.Regression, []string{"+31.", "**regression**", "**REGRESSION** (exit 1)", "```mermaid", "xychart-beta"}},
-		{"improvement", func(t *testing.T) report.GateReport {
+		{"improvement", func(t *testing.T) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 0.7, recover: 0.72, ingestOK: 400}, calm, nil)
 		}, verdict.Improvement, []string{"−30.", "**IMPROVEMENT** (exit 0)"}},
-		{"inconclusive", func(t *testing.T) report.GateReport {
+		{"inconclusive", func(t *testing.T) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1.15, recover: 1, ingestOK: 400}, []float64{0, 0.07, -0.07}, nil)
 		}, verdict.Inconclusive, []string{"inconclusive: to decide, ≈", "rounds (now 3)", "**INCONCLUSIVE** (exit 0)"}},
-		{"not_measured", func(t *testing.T) report.GateReport {
+		{"not_measured", func(t *testing.T) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm[:3], func(_, hs []*result.Result) {
 				hs[1] = gateRound(t, "head", headCommit, 2, shape{sustain: 1, recover: 1, ingestOK: 0, ingestFail: 400})
 			})
 		}, verdict.NotMeasured, []string{"head round 2: no successful request (0 of 400", "**NOT MEASURED** (exit 1)"}},
-		{"generator_behind", func(t *testing.T) report.GateReport {
+		{"generator_behind", func(t *testing.T) rounds.Outcome {
 			// The regression fixture, with head round 2's generator far behind
 			// its schedule: the regression is not called, the round is named.
 			// Its host took 12% of the generator's core meanwhile (steal):
@@ -176,7 +177,7 @@ func TestCompareGolden(t *testing.T) {
 			"head round 2 is not trustworthy: generator behind schedule: 57% of requests late",
 			"**INCONCLUSIVE** (exit 0)",
 		}},
-		{"unusable", func(t *testing.T) report.GateReport {
+		{"unusable", func(t *testing.T) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm[:3], func(bs, _ []*result.Result) {
 				bs[1].Offered += 2
 				bs[1].Topology.Pinned, bs[1].Topology.PinnedReason = false, "cpuset not available"
@@ -190,7 +191,7 @@ func TestCompareGolden(t *testing.T) {
 				t.Fatalf("fixture verdict %s, want %s: %+v %q", g.Verdict.Value, tc.want, g.Verdict.Workloads, report.NoteTexts(g.Verdict.Notes))
 			}
 			out := map[string]string{}
-			for ext, fn := range map[string]func(io.Writer, report.GateReport) error{
+			for ext, fn := range map[string]func(io.Writer, rounds.Outcome) error{
 				"md": report.CompareMarkdown, "txt": report.CompareText, "json": report.CompareJSON, "svg": report.ComparePlotSVG,
 			} {
 				var a, b bytes.Buffer

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -82,7 +83,7 @@ func TestRegression_UnusableBannerReadsWell(t *testing.T) {
 		"compose up: Cannot connect to the Docker daemon. Is the docker daemon running?": "daemon running? Nothing is compared",
 		"the stack failed": "the stack failed. Nothing is compared",
 	} {
-		gr := report.GateReport{Rounds: 3, Scenario: result.Scenario{Name: "demo-api"},
+		gr := rounds.Outcome{Rounds: 3, Scenario: result.Scenario{Name: "demo-api"},
 			Verdict: verdict.Verdict{Value: verdict.Unusable, Notes: []verdict.Note{{Code: verdict.NoteError, Detail: reason}}}}
 		var b bytes.Buffer
 		if err := report.CompareMarkdown(&b, gr); err != nil {

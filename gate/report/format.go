@@ -145,33 +145,16 @@ func SignedPoints(d float64) string {
 	return s
 }
 
-// ShortHash shortens a hash to 12 hex digits, keeping an algorithm prefix:
-// "sha256:<hex>" → "sha256:9f86d081884c", a git commit → its first 12
-// digits. "" stays "" (the caller says what is unknown).
-func ShortHash(h string) string {
-	algo, hex, ok := strings.Cut(h, ":")
-	if !ok {
-		algo, hex = "", h
-	}
-	if len(hex) > 12 {
-		hex = hex[:12]
-	}
-	if algo == "" {
-		return hex
-	}
-	return algo + ":" + hex
-}
-
 // scenarioHash is a scenario's short hash, "(no hash)" when it has none.
 func scenarioHash(h string) string {
 	if h == "" {
 		return "(no hash)"
 	}
-	return ShortHash(h)
+	return result.ShortHash(h)
 }
 
 // commitText is a commit's short form, "unknown" when there is none.
-func commitText(c string) string { return orUnknown(ShortHash(c)) }
+func commitText(c string) string { return orUnknown(result.ShortHash(c)) }
 
 // fixed1 formats a rate, a CPU percentage or MiB with one decimal, digits
 // grouped: 1 234.6.

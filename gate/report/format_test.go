@@ -16,8 +16,6 @@ func TestNumberFormats(t *testing.T) {
 		{SignedPoints(0.0007), "+0.07"}, {SignedPoints(-0.0032), "−0.32"}, {SignedPoints(0), "+0.00"},
 		{exact(300), "300"}, {exact(0.5), "0.5"}, {exact(5000), "5" + s + "000"},
 		{seconds(60), "60 s"}, {seconds(1.5), "1.5 s"}, {seconds(180), "180 s"}, {seconds(0), "0 s"},
-		{ShortHash("sha256:9f86d081884c7d659a2f"), "sha256:9f86d081884c"}, {ShortHash("abc"), "abc"},
-		{ShortHash("0a1b2c3d4e5f60718293a4b5"), "0a1b2c3d4e5f"}, {ShortHash(""), ""},
 		{scenarioHash(""), "(no hash)"}, {commitText(""), "unknown"},
 		{ranges([]int{1, 2, 3, 5, 7, 8}), "1–3, 5, 7, 8"}, {ranges([]int{4}), "4"},
 		{factor(1.5), "1.5"}, {factor(14), "14"},

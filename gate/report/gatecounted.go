@@ -29,7 +29,7 @@ func countKey(c result.Counted) string {
 
 // gateCounts pools each side's counting and pairs the counts: base's
 // order, then head's new ones.
-func gateCounts(g *GateReport) (rows []gateCount, base, head *result.Counting) {
+func gateCounts(g *gateReport) (rows []gateCount, base, head *result.Counting) {
 	base, head = result.PoolCounting(g.Base.Results), result.PoolCounting(g.Head.Results)
 	idx := map[string]int{}
 	add := func(c *result.Counting, isHead bool) {
@@ -80,7 +80,7 @@ func gateCountWhy(side string, c *result.Counted) []string {
 
 // gateWhys are the reasons the rows are not measured, each said once with
 // the workloads it holds for: "head: not measured (api_read, item): why".
-func gateWhys(g *GateReport, rows []gateCount) []string {
+func gateWhys(g *gateReport, rows []gateCount) []string {
 	var order []string
 	holds := map[string][]string{}
 	for _, r := range rows {
@@ -101,7 +101,7 @@ func gateWhys(g *GateReport, rows []gateCount) []string {
 
 // gateStubs are the stub lines: one per stub when both sides state the
 // same configuration, else one per side.
-func gateStubs(g *GateReport, base, head *result.Counting) []string {
+func gateStubs(g *gateReport, base, head *result.Counting) []string {
 	var out []string
 	text := func(c *result.Counting) map[string]string {
 		m := map[string]string{}
@@ -144,7 +144,7 @@ func gateStubs(g *GateReport, base, head *result.Counting) []string {
 }
 
 // mdGateCounting writes the gate's "Counted by the service" section.
-func mdGateCounting(b *md, g *GateReport) {
+func mdGateCounting(b *md, g *gateReport) {
 	rows, base, head := gateCounts(g)
 	b.line("## Counted by the service")
 	b.line("")
@@ -179,7 +179,7 @@ func mdGateCounting(b *md, g *GateReport) {
 }
 
 // textGateCounting writes the text report's counted lines of a gate.
-func textGateCounting(b *txt, g *GateReport) {
+func textGateCounting(b *txt, g *gateReport) {
 	rows, base, head := gateCounts(g)
 	b.line("")
 	if len(rows) == 0 {

@@ -196,7 +196,7 @@ func scenarioLine(sc result.Scenario) string {
 func sideText(r *result.Result) string {
 	s := orUnknown(r.Side)
 	if r.Commit != "" {
-		s += " at `" + ShortHash(r.Commit) + "`"
+		s += " at `" + result.ShortHash(r.Commit) + "`"
 	}
 	return s
 }
@@ -529,9 +529,6 @@ const (
 	// DuetGeneratorRow names the generator's row of a duet round's Stack
 	// table.
 	DuetGeneratorRow = "loadgate (generator, both sides of the duet)"
-	// DuetGeneratorNotMeasured is the not_measured line of a duet round's
-	// result (gate/rounds adds it where the generator was sampled).
-	DuetGeneratorNotMeasured = "the generator's own CPU and memory (stack.generator) are not one side's: one loadgate process ran both duet sides' engines, so they are both sides' together"
 )
 
 // stackRows are the stack's services, then the generator's own row (named

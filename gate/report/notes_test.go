@@ -13,6 +13,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
@@ -60,7 +61,7 @@ var noteWords = []struct {
 }
 
 // gateNoteWords is every note of a gate's set-up and plan (package rounds,
-// GateReport.Notes) and of its publishing step, with its whole words: the
+// rounds.Outcome.Notes) and of its publishing step, with its whole words: the
 // sentences rounds and action wrote before report worded them.
 var gateNoteWords = []struct {
 	n    verdict.Note
@@ -121,7 +122,7 @@ func TestGateNoteWordsInTheReports(t *testing.T) {
 			if got := report.NoteText(c.n); got != c.want {
 				t.Fatalf("NoteText\n got %q\nwant %q", got, c.want)
 			}
-			gr := report.GateReport{Rounds: 3, Scenario: result.Scenario{Name: "demo-api"}, Notes: []verdict.Note{c.n},
+			gr := rounds.Outcome{Rounds: 3, Scenario: result.Scenario{Name: "demo-api"}, Notes: []verdict.Note{c.n},
 				Verdict: verdict.Verdict{Value: verdict.Pass, Workloads: []verdict.WorkloadVerdict{}}}
 			var md, js bytes.Buffer
 			if err := report.CompareMarkdown(&md, gr); err != nil {
@@ -158,7 +159,7 @@ func TestNoteWordsInTheMarkdownReport(t *testing.T) {
 			if c.unusable {
 				v.Value = verdict.Unusable
 			}
-			gr := report.GateReport{Rounds: 3, Scenario: result.Scenario{Name: "demo-api"}, Verdict: v}
+			gr := rounds.Outcome{Rounds: 3, Scenario: result.Scenario{Name: "demo-api"}, Verdict: v}
 			var b bytes.Buffer
 			if err := report.CompareMarkdown(&b, gr); err != nil {
 				t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -64,7 +65,7 @@ func PolicyText(c verdict.PolicyChange) string {
 		}
 		return "head changes " + what
 	case verdict.PolicyLoad:
-		return fmt.Sprintf("head changes the load (scenario hash %s → %s)", ShortHash(c.Base.Hash), ShortHash(c.Head.Hash))
+		return fmt.Sprintf("head changes the load (scenario hash %s → %s)", result.ShortHash(c.Base.Hash), result.ShortHash(c.Head.Hash))
 	}
 	// A kind this version does not know: its code and names.
 	parts := []string{"head changes", string(c.Kind)}

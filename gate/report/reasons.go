@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -158,7 +160,7 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 	case verdict.NotePolicyNotApplied:
 		s = policyNoteText(n) + ": not applied (the scenario is base's; --scenario-from head applies head's, unsafe for a required check)"
 	case verdict.NoteScenarioNewInHead:
-		s = fmt.Sprintf("the scenario is new in head (base %s has no %s): judged by head's file", ShortHash(n.Commit), n.Path)
+		s = fmt.Sprintf("the scenario is new in head (base %s has no %s): judged by head's file", result.ShortHash(n.Commit), n.Path)
 	case verdict.NoteScenarioRemovedInHead:
 		s = fmt.Sprintf("head removes %s: base's scenario applied", n.Path)
 	case verdict.NoteScenarioUnreadInHead:
@@ -170,7 +172,7 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 	case verdict.NoteBaselineFromHead:
 		s = fmt.Sprintf("baseline %s is read from head's checkout (no --base): on a pull request pass the base commit, so that the change judged cannot replace its own baseline", n.Name)
 	case verdict.NoteBaselineOfBase:
-		s = fmt.Sprintf("baseline %s is base's: %s at %s", n.Name, n.Path, ShortHash(n.Commit))
+		s = fmt.Sprintf("baseline %s is base's: %s at %s", n.Name, n.Path, result.ShortHash(n.Commit))
 	case verdict.NoteBaselineRemovedInHead:
 		s = fmt.Sprintf("head removes baseline %s (%s): not applied", n.Name, n.Path)
 	case verdict.NoteBaselineUnreadInHead:
@@ -239,4 +241,35 @@ func noteAt(n verdict.Note) string {
 		return n.Side + ": "
 	}
 	return ""
+}
+
+// GateWords words a gate's log lines (rounds.Words): its plan and a
+// generator that fell behind.
+type GateWords struct{}
+
+// Plan is PlanWhy.
+func (GateWords) Plan(n verdict.Note) string { return PlanWhy(n) }
+
+// Generator is GeneratorWhy.
+func (GateWords) Generator(g result.Generator) string { return GeneratorWhy(g) }
+
+// ErrorText is err's message with the notes of every rounds.NotesError in
+// it worded (the error itself gives their codes).
+func ErrorText(err error) string {
+	s := err.Error()
+	var word func(error)
+	word = func(e error) {
+		switch u := e.(type) {
+		case *rounds.NotesError:
+			s = strings.Replace(s, u.Error(), u.Op+": unusable: "+strings.Join(NoteTexts(u.Notes), "; "), 1)
+		case interface{ Unwrap() error }:
+			word(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				word(e)
+			}
+		}
+	}
+	word(err)
+	return s
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -93,7 +94,8 @@ func JSON(w io.Writer, v verdict.Verdict) error {
 // verdict's keys, then the scenario, rounds and how they ran, tolerance,
 // confidence, percentile option, the untrusted rounds, the noise bound
 // used, the sequential look, both sides and the notes. Indented, keys in a stable order, no nulls.
-func CompareJSON(w io.Writer, g GateReport) error {
+func CompareJSON(w io.Writer, out rounds.Outcome) error {
+	g := gateReport(out)
 	g.normalize()
 	v := Explain(g.Verdict)
 	o := g.order()

@@ -152,7 +152,7 @@ const (
 	OverrideHostPort OverrideKind = "host_port" // the published host port From of Target/Protocol made ephemeral
 )
 
-// Override is one change loadgate made to a compose service (gate/stack).
+// Override is one change loadgate made to a compose service (compose).
 type Override struct {
 	Service  string       `json:"service"`
 	Kind     OverrideKind `json:"kind"`

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
@@ -69,16 +68,14 @@ func clip(s string) string {
 	return s
 }
 
-// BrokenResult says why r cannot be compared, in the words compare and
-// report use (verdict.Thresholds' unusable reasons: offered != recorded,
-// negative counts, failure classes that do not add up, no judged phase, a
-// latency count that is not the successes, a result marked unusable), or
-// "" when it is sound.
-func BrokenResult(r *result.Result) string {
+// BrokenResult is why r cannot be compared (verdict.Thresholds' unusable
+// notes: counts that do not add up, no judged phase, a result marked
+// unusable), or nil when it is sound.
+func BrokenResult(r *result.Result) []verdict.Note {
 	if v := verdict.Thresholds(r); v.Value == verdict.Unusable {
-		return strings.Join(report.NoteTexts(v.Notes), "; ")
+		return v.Notes
 	}
-	return ""
+	return nil
 }
 
 // LoadBaseline reads baseline NAME of the scenario at rel (relative to
@@ -121,8 +118,8 @@ func loadBaselineFile(root, name string) (*result.Result, string, error) {
 	if err != nil {
 		return nil, p, err
 	}
-	if why := BrokenResult(b); why != "" {
-		return nil, p, fmt.Errorf("%s: broken baseline: %s", p, why)
+	if notes := BrokenResult(b); notes != nil {
+		return nil, p, &NotesError{Op: p + ": broken baseline", Notes: notes}
 	}
 	if want := filepath.Base(filepath.Dir(p)); b.Scenario.Name != want {
 		return nil, p, fmt.Errorf("%s: holds scenario %q, not %q", p, clip(b.Scenario.Name), want)
@@ -150,10 +147,10 @@ func (g *gate) loadBaseline(name string) error {
 	if err != nil {
 		if errors.Is(err, errNoBaseline) {
 			if _, hp, herr := loadBaselineFile(g.head.Root, name); hp != "" || herr == nil {
-				return Usagef("gate: baseline %s is new in head (%s): not applied; a baseline is read from the protected side, base %s, which has none: store it there first", name, relTo(g.head, hp), report.ShortHash(g.prot.Commit))
+				return Usagef("gate: baseline %s is new in head (%s): not applied; a baseline is read from the protected side, base %s, which has none: store it there first", name, relTo(g.head, hp), result.ShortHash(g.prot.Commit))
 			}
 		}
-		return Usagef("gate: base side (%s): %w", report.ShortHash(g.prot.Commit), err)
+		return Usagef("gate: base side (%s): %w", result.ShortHash(g.prot.Commit), err)
 	}
 	g.baseline = b
 	rel := relTo(g.prot, p)
@@ -184,7 +181,7 @@ func relTo(s *Side, p string) string {
 
 // BaselineNotes says that a stored baseline is a fixed reference, and warns
 // where it was measured on another machine or topology than head's first
-// round (report.NoteText words them).
+// round (gate/report words them).
 func BaselineNotes(b *result.Result, head []*result.Result) []verdict.Note {
 	notes := []verdict.Note{{Code: verdict.NoteBaselineFixed}}
 	if len(head) == 0 {

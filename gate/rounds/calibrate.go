@@ -3,10 +3,8 @@ package rounds
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -21,7 +19,7 @@ const DefaultCalibrationPairs = 10
 // is returned whatever happened. Base, Against, Auto and Duet of cfg are
 // ignored: a calibration is of one-side-at-a-time rounds (what noise.json
 // states, and what a duet gate therefore does not use).
-func Calibrate(ctx context.Context, cfg Config, d Deps, now func() time.Time) (*verdict.Noise, report.GateReport, error) {
+func Calibrate(ctx context.Context, cfg Config, d Deps, now func() time.Time) (*verdict.Noise, Outcome, error) {
 	if cfg.Head == "" {
 		cfg.Head = "HEAD"
 	}
@@ -30,18 +28,18 @@ func Calibrate(ctx context.Context, cfg Config, d Deps, now func() time.Time) (*
 		cfg.Rounds = DefaultCalibrationPairs
 	}
 	if cfg.Rounds < 2 {
-		return nil, report.GateReport{}, Usagef("calibrate: --pairs must be at least 2 (10 or more make a useful calibration), not %d", cfg.Rounds)
+		return nil, Outcome{}, Usagef("calibrate: --pairs must be at least 2 (10 or more make a useful calibration), not %d", cfg.Rounds)
 	}
 	gr, err := Run(ctx, cfg, d)
 	if err != nil {
 		return nil, gr, err
 	}
 	if gr.Verdict.Value == verdict.Unusable {
-		return nil, gr, Unusablef("calibrate: the A/A rounds are unusable: %s", strings.Join(report.NoteTexts(gr.Verdict.Notes), "; "))
+		return nil, gr, Unusable(&NotesError{Op: "calibrate: the A/A rounds", Notes: gr.Verdict.Notes})
 	}
 	n, err := verdict.Calibrate(gr.Base.Results, gr.Head.Results, now())
 	if ue, ok := errors.AsType[*verdict.UnusableError](err); ok {
-		return nil, gr, Unusablef("%s: unusable: %s", ue.Op, strings.Join(report.NoteTexts(ue.Notes), "; "))
+		return nil, gr, Unusable(&NotesError{Op: ue.Op, Notes: ue.Notes})
 	}
 	if err != nil {
 		return nil, gr, Unusablef("%w", err)

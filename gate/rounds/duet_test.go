@@ -54,7 +54,7 @@ func TestDuetRunsBothSidesAtOneStartAndNeverPauses(t *testing.T) {
 	f.runner.block = together(time.Minute)
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	var log strings.Builder
-	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log,
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log, Words: report.GateWords{},
 		Now: func() time.Time { return t0.Add(time.Duration(f.runner.runs()/2) * 10 * time.Second) }})
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestDuetResultsSayTheGeneratorFigureIsBothSides(t *testing.T) {
 				t.Fatal(err)
 			}
 			for where, nm := range map[string][]string{"result": r.NotMeasured, "result.json": onDisk.NotMeasured} {
-				if got := slices.Contains(nm, report.DuetGeneratorNotMeasured); got != duet {
+				if got := slices.Contains(nm, result.DuetGeneratorNotMeasured); got != duet {
 					t.Errorf("duet %v, result %d (%s), %s: says the generator figure is both sides' %v; not_measured %q", duet, i, r.Side, where, got, nm)
 				}
 			}
@@ -267,7 +267,7 @@ func TestDuetDoesNotUseAnABBACalibration(t *testing.T) {
 		f.cfg.Rounds, f.cfg.Duet = 2, duet
 		f.repo.files["b1"]["baselines/demo-api/noise.json"] = noise
 		var log strings.Builder
-		gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log})
+		gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log, Words: report.GateWords{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +297,7 @@ func TestRoundBehindScheduleIsLoggedAsItEnds(t *testing.T) {
 			}
 		}
 		var log strings.Builder
-		if _, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log,
+		if _, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log, Words: report.GateWords{},
 			LookupEnv: func(string) (string, bool) { return "", false }}); err != nil {
 			t.Fatal(err)
 		}

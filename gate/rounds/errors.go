@@ -3,6 +3,10 @@ package rounds
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
 )
 
 // The two kinds of error that end a command without a verdict. Every error
@@ -60,4 +64,39 @@ func KindOf(err error) error {
 		return ke.kind
 	}
 	return nil
+}
+
+// NotesError is a result or gate that cannot be judged, with the notes
+// that say why. The caller words the notes (gate/report); Error gives
+// their codes.
+type NotesError struct {
+	Op    string // what was refused, e.g. "calibrate: the A/A rounds"
+	Notes []verdict.Note
+}
+
+func (e *NotesError) Error() string {
+	codes := make([]string, len(e.Notes))
+	for i, n := range e.Notes {
+		codes[i] = string(n.Code)
+	}
+	return e.Op + ": unusable: " + strings.Join(codes, "; ")
+}
+
+// Words are how a gate's log states its plan and a generator that fell
+// behind. The caller gives them (gate/report's GateWords) so that rounds
+// words nothing itself; nil logs the bare figures.
+type Words interface {
+	Plan(verdict.Note) string
+	Generator(result.Generator) string
+}
+
+// bareWords is the log's wording when the caller gives none.
+type bareWords struct{}
+
+func (bareWords) Plan(n verdict.Note) string {
+	return fmt.Sprintf("--max-rounds %d, budget %s", n.MaxRounds, n.Budget)
+}
+
+func (bareWords) Generator(g result.Generator) string {
+	return fmt.Sprintf("generator behind schedule: %d of %d requests late", g.Late, g.Offered)
 }

@@ -30,7 +30,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
@@ -232,6 +231,7 @@ type Deps struct {
 	Mask      func(map[string]string)     // called with the resolved ${ENV} values before anything is logged
 	Log       io.Writer                   // progress lines; default io.Discard. Written from the goroutine that called Run only (a duet's sides' warnings too)
 	Now       func() time.Time            // the clock of the budget; default time.Now
+	Words     Words                       // the log's wording of plan and generator; default bare figures
 }
 
 // Side is one checkout of a gate.
@@ -275,9 +275,9 @@ type gate struct {
 // verdict — its scenario, sides and commits, the rounds that ran — so an
 // unusable gate still names them. Everything the gate started is torn
 // down and removed before Run returns.
-func Run(ctx context.Context, cfg Config, d Deps) (report.GateReport, error) {
+func Run(ctx context.Context, cfg Config, d Deps) (Outcome, error) {
 	if err := cfg.Validate(); err != nil {
-		return report.GateReport{Rounds: cfg.Rounds}, err
+		return Outcome{Rounds: cfg.Rounds}, err
 	}
 	if d.Log == nil {
 		d.Log = io.Discard
@@ -288,10 +288,13 @@ func Run(ctx context.Context, cfg Config, d Deps) (report.GateReport, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.Words == nil {
+		d.Words = bareWords{}
+	}
 	g := &gate{cfg: cfg, d: d, start: d.Now()}
 	defer g.close()
 	err := g.setup(ctx)
-	var gr report.GateReport
+	var gr Outcome
 	if err == nil {
 		gr, err = g.run(ctx)
 	}
@@ -506,7 +509,7 @@ func (g *gate) up(ctx context.Context, s *Side) error {
 		if KindOf(err) == ErrUsage {
 			return err
 		}
-		return Unusablef("gate: %s side (%s) is unusable: %w", s.Name, report.ShortHash(s.Commit), err)
+		return Unusablef("gate: %s side (%s) is unusable: %w", s.Name, result.ShortHash(s.Commit), err)
 	}
 	s.stack = st
 	if g.cfg.Duet {
@@ -526,7 +529,7 @@ func (g *gate) up(ctx context.Context, s *Side) error {
 // request is due, the same for both sides.
 const duetLead = 250 * time.Millisecond
 
-func (g *gate) run(ctx context.Context) (report.GateReport, error) {
+func (g *gate) run(ctx context.Context) (Outcome, error) {
 	sides := []*Side{g.head}
 	if g.base != nil {
 		sides = []*Side{g.base, g.head}
@@ -538,10 +541,10 @@ func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 	if g.cfg.Duet {
 		roundsWord += ", duet (both sides at the same instants)"
 	}
-	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, report.ShortHash(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
+	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, result.ShortHash(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
 	for _, s := range sides {
 		if err := g.up(ctx, s); err != nil {
-			return report.GateReport{}, err
+			return Outcome{}, err
 		}
 	}
 	// The plan is fixed before round 1, once the stacks are up (their
@@ -552,7 +555,7 @@ func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 	if g.cfg.Auto {
 		var err error
 		if seq, err = g.planSequential(len(sides)); err != nil {
-			return report.GateReport{}, err
+			return Outcome{}, err
 		}
 		planned = seq.plan.MaxRounds
 		g.maxRounds = planned
@@ -569,7 +572,7 @@ func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 			interrupted, err = g.pairRound(ctx, i, planned)
 		}
 		if err != nil {
-			return report.GateReport{}, err
+			return Outcome{}, err
 		}
 		if interrupted {
 			return g.finish(true)
@@ -577,14 +580,14 @@ func (g *gate) run(ctx context.Context) (report.GateReport, error) {
 		took := g.d.Now().Sub(began)
 		if i == 0 {
 			if planned, err = g.replan(seq, len(sides), took, planned); err != nil {
-				return report.GateReport{}, err
+				return Outcome{}, err
 			}
 		}
 		if seq != nil {
 			seq.roundTime = max(seq.roundTime, took)
 			stop, err := g.look(seq)
 			if err != nil {
-				return report.GateReport{}, err
+				return Outcome{}, err
 			}
 			if stop {
 				break
@@ -606,7 +609,7 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 		if s == nil {
 			continue
 		}
-		fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: %s (%s)\n", i+1, planned, s.Name, report.ShortHash(s.Commit))
+		fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: %s (%s)\n", i+1, planned, s.Name, result.ShortHash(s.Commit))
 		res, err := g.round(ctx, s, result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil})
 		first = false
 		if err != nil {
@@ -623,11 +626,11 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 
 // logBehind says on the log, as the round ends, that side's generator fell
 // behind its schedule in round i, with its numbers and the steal its host
-// took (report.GeneratorWhy): a reader of a CI log sees why the looks stay
+// took (Deps.Words): a reader of a CI log sees why the looks stay
 // undecided without waiting for the verdict.
 func (g *gate) logBehind(i int, side string, res *result.Result) {
 	if gb := res.GeneratorBehind(); gb != nil {
-		fmt.Fprintf(g.d.Log, "loadgate: round %d: %s: %s\n", i+1, side, report.GeneratorWhy(*gb))
+		fmt.Fprintf(g.d.Log, "loadgate: round %d: %s: %s\n", i+1, side, g.d.Words.Generator(*gb))
 	}
 }
 
@@ -649,7 +652,7 @@ func (g *gate) logBehind(i int, side string, res *result.Result) {
 // Both results are kept, and their result.json written, only together:
 // the rounds stay paired, and no lone side's result is left on disk.
 func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
-	fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: base (%s) and head (%s) at the same instants (duet)\n", i+1, planned, report.ShortHash(g.base.Commit), report.ShortHash(g.head.Commit))
+	fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: base (%s) and head (%s) at the same instants (duet)\n", i+1, planned, result.ShortHash(g.base.Commit), result.ShortHash(g.head.Commit))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sides := Order(i, g.base, g.head) // the launch order
@@ -814,12 +817,12 @@ func (g *gate) load(ctx context.Context, p *prepared, startAt time.Time, noProgr
 // figures into res; the error is the stats file's (a warning: the result
 // stands). In a duet the generator's own figures, sampled of the one
 // process that runs both sides' engines, are both sides' together: the
-// result says so (report.DuetGeneratorNotMeasured).
+// result says so (result.DuetGeneratorNotMeasured).
 func (g *gate) complete(ctx context.Context, p *prepared, res *result.Result) error {
 	p.cnt.Finish(ctx, res) // what the side's services counted in this round
 	err := p.stop(res)
 	if p.duet() && res.Stack != nil && res.Stack.Generator != nil {
-		res.NotMeasured = append(res.NotMeasured, report.DuetGeneratorNotMeasured)
+		res.NotMeasured = append(res.NotMeasured, result.DuetGeneratorNotMeasured)
 	}
 	return err
 }
@@ -839,12 +842,12 @@ func (g *gate) write(ctx context.Context, p *prepared, res *result.Result) error
 }
 
 func (g *gate) describeSides() string {
-	h := fmt.Sprintf("head %s (%s)", g.head.Ref, report.ShortHash(g.head.Commit))
+	h := fmt.Sprintf("head %s (%s)", g.head.Ref, result.ShortHash(g.head.Commit))
 	if g.base != nil {
-		return fmt.Sprintf("base %s (%s) vs %s", g.base.Ref, report.ShortHash(g.base.Commit), h)
+		return fmt.Sprintf("base %s (%s) vs %s", g.base.Ref, result.ShortHash(g.base.Commit), h)
 	}
 	if g.prot != nil {
-		return fmt.Sprintf("baseline %s from base %s (%s) vs %s", g.cfg.Against, g.prot.Ref, report.ShortHash(g.prot.Commit), h)
+		return fmt.Sprintf("baseline %s from base %s (%s) vs %s", g.cfg.Against, g.prot.Ref, result.ShortHash(g.prot.Commit), h)
 	}
 	return fmt.Sprintf("baseline %s vs %s", g.cfg.Against, h)
 }
@@ -875,7 +878,7 @@ func (g *gate) close() {
 }
 
 // finish tears the stacks down and judges.
-func (g *gate) finish(interrupted bool) (report.GateReport, error) {
+func (g *gate) finish(interrupted bool) (Outcome, error) {
 	g.down()
 	gr := g.partialReport()
 	base := g.baseResults()
@@ -919,7 +922,7 @@ func (g *gate) baseResults() []*result.Result {
 // its verdict: its scenario, sides and commits, the rounds that ran.
 // Against a stored baseline the report shows the baseline once: its sample
 // counts are its own, not multiplied by the rounds it is paired with.
-func (g *gate) partialReport() report.GateReport {
+func (g *gate) partialReport() Outcome {
 	rounds := g.cfg.Rounds
 	if g.cfg.Auto {
 		rounds = 0
@@ -927,18 +930,18 @@ func (g *gate) partialReport() report.GateReport {
 			rounds = len(g.head.Results) // the rounds that ran
 		}
 	}
-	gr := report.GateReport{Rounds: rounds, Notes: append([]verdict.Note(nil), g.notes...)}
+	gr := Outcome{Rounds: rounds, Notes: append([]verdict.Note(nil), g.notes...)}
 	if g.sc != nil {
 		gr.Scenario = result.Scenario{Name: g.sc.Name, Hash: g.sc.Hash, File: filepath.ToSlash(g.cfg.Scenario)}
 	}
 	if g.head != nil {
-		gr.Head = report.GateSide{Name: "head", Ref: g.head.Ref, Commit: g.head.Commit, Results: g.head.Results}
+		gr.Head = SideResults{Name: "head", Ref: g.head.Ref, Commit: g.head.Commit, Results: g.head.Results}
 	}
 	switch {
 	case g.base != nil:
-		gr.Base = report.GateSide{Name: "base", Ref: g.base.Ref, Commit: g.base.Commit, Results: g.base.Results}
+		gr.Base = SideResults{Name: "base", Ref: g.base.Ref, Commit: g.base.Commit, Results: g.base.Results}
 	case g.baseline != nil:
-		gr.Base = report.GateSide{Name: "baseline", Ref: g.cfg.Against, Commit: g.baseline.Commit, Results: []*result.Result{g.baseline}}
+		gr.Base = SideResults{Name: "baseline", Ref: g.cfg.Against, Commit: g.baseline.Commit, Results: []*result.Result{g.baseline}}
 	}
 	return gr
 }

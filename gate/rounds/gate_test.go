@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
@@ -279,7 +280,7 @@ func newFixture(t *testing.T, scenarioBody string) *fixture {
 func (f *fixture) run(t *testing.T) (rounds.Config, error, string) {
 	t.Helper()
 	var log strings.Builder
-	_, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, LookupEnv: func(string) (string, bool) { return "", false }, Log: &log})
+	_, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, LookupEnv: func(string) (string, bool) { return "", false }, Log: &log, Words: report.GateWords{}})
 	return f.cfg, err, log.String()
 }
 

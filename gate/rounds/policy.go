@@ -12,7 +12,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
@@ -38,7 +37,7 @@ import (
 // WebSocket first message and connect), a phase's recovery targets or
 // injected faults, a count, a ceiling, the load itself (its hash), a
 // workload added or removed. Empty when they agree. The values are data;
-// gate/report words them (report.PolicyText).
+// gate/report words them.
 func PolicyChanges(base, head *scenario.Scenario) []verdict.PolicyChange {
 	var out []verdict.PolicyChange
 	add := func(c verdict.PolicyChange) { out = append(out, c) }
@@ -351,7 +350,7 @@ func runsLoadgate(b []byte) bool {
 // allowed is the operator's explicit opt-in, for a gate whose workflow is
 // enforced from the protected branch (a ruleset's "require workflows to
 // pass"), where head's copy does not run.
-func GuardWorkflows(gr *report.GateReport, changes []WorkflowChange, allowed bool) {
+func GuardWorkflows(gr *Outcome, changes []WorkflowChange, allowed bool) {
 	if len(changes) == 0 {
 		return
 	}

@@ -348,7 +348,7 @@ func TestRegression_PolicyChangesMissesSessionRecoveryCountAndInject(t *testing.
 		"head changes recovery target of phase outage error_rate " + report.Percent(0.01) + " → none",
 		"head changes p95 recovery target of phase outage 500 ms → " + report.MS(5000) + " ms",
 		"head changes ceilings.rate " + report.Rate(scenario.DefaultCeilings().Rate) + " → " + report.Rate(1e6) + " req/s",
-		"head changes the load (scenario hash " + report.ShortHash(base.Hash) + " → " + report.ShortHash(head.Hash) + ")",
+		"head changes the load (scenario hash " + result.ShortHash(base.Hash) + " → " + result.ShortHash(head.Hash) + ")",
 	}
 	changes := rounds.PolicyChanges(base, head)
 	got := policyTexts(changes)
@@ -420,7 +420,7 @@ func TestRegression_HeadWorkflowLoosensItsOwnGate(t *testing.T) {
 		t.Errorf("a checkout against itself has changes")
 	}
 
-	gr := report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass, Notes: []verdict.Note{{Code: verdict.NoteFewRounds, Rounds: 1}}}, Notes: []verdict.Note{{Code: verdict.NoteHeadDirty}}}
+	gr := rounds.Outcome{Verdict: verdict.Verdict{Value: verdict.Pass, Notes: []verdict.Note{{Code: verdict.NoteFewRounds, Rounds: 1}}}, Notes: []verdict.Note{{Code: verdict.NoteHeadDirty}}}
 	rounds.GuardWorkflows(&gr, got, false)
 	if !strings.Contains(strings.Join(report.NoteTexts(gr.Notes), "\n"), "1 round(s): at least 3 are needed") {
 		t.Errorf("the pass's own notes are lost: %q", report.NoteTexts(gr.Notes))
@@ -436,19 +436,19 @@ func TestRegression_HeadWorkflowLoosensItsOwnGate(t *testing.T) {
 		t.Errorf("reasons: %q", why)
 	}
 	// A regression is made unusable too: fail-on: never would pass it.
-	gr = report.GateReport{Verdict: verdict.Verdict{Value: verdict.Regression}}
+	gr = rounds.Outcome{Verdict: verdict.Verdict{Value: verdict.Regression}}
 	rounds.GuardWorkflows(&gr, got, false)
 	if gr.Verdict.Value != verdict.Unusable {
 		t.Errorf("regression: verdict %s", gr.Verdict.Value)
 	}
 	// The explicit opt-in keeps the verdict, and still says so.
-	gr = report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass}}
+	gr = rounds.Outcome{Verdict: verdict.Verdict{Value: verdict.Pass}}
 	rounds.GuardWorkflows(&gr, got, true)
 	if gr.Verdict.Value != verdict.Pass || !strings.Contains(strings.Join(report.NoteTexts(gr.Notes), "\n"), sentence) {
 		t.Errorf("opt-in: verdict %s, notes %q", gr.Verdict.Value, report.NoteTexts(gr.Notes))
 	}
 	// No change: nothing said, nothing changed.
-	gr = report.GateReport{Verdict: verdict.Verdict{Value: verdict.Pass}}
+	gr = rounds.Outcome{Verdict: verdict.Verdict{Value: verdict.Pass}}
 	rounds.GuardWorkflows(&gr, nil, false)
 	if gr.Verdict.Value != verdict.Pass || len(gr.Notes) != 0 {
 		t.Errorf("no change: %+v", gr)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -103,7 +102,7 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 	// unusable side, an interrupt) still says what was planned.
 	s.noteAt = len(g.notes)
 	g.notes = append(g.notes, s.note())
-	fmt.Fprintf(g.d.Log, "loadgate: sequential rounds: at most %d (%s); first look after %d (after 2 with a matching calibration)\n", maxR, report.PlanWhy(s.why), s.plan.MinRounds)
+	fmt.Fprintf(g.d.Log, "loadgate: sequential rounds: at most %d (%s); first look after %d (after 2 with a matching calibration)\n", maxR, g.d.Words.Plan(s.why), s.plan.MinRounds)
 	return s, nil
 }
 

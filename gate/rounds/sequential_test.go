@@ -68,7 +68,7 @@ func clean(t *testing.T, r *result.Result) {
 
 // seqRun runs f's gate with sequential rounds; the clock advances step
 // per round of one side.
-func seqRun(t *testing.T, f *fixture, step time.Duration) (report.GateReport, string, error) {
+func seqRun(t *testing.T, f *fixture, step time.Duration) (rounds.Outcome, string, error) {
 	t.Helper()
 	return seqRunClock(t, f, func(runs int) time.Duration { return time.Duration(runs) * step })
 }
@@ -171,7 +171,7 @@ func TestSequentialBudgetStopsTheGate(t *testing.T) {
 
 // seqRunClock is seqRun on a clock that reads at(runs) past the start,
 // runs being how many side-rounds the runner has returned.
-func seqRunClock(t *testing.T, f *fixture, at func(runs int) time.Duration) (report.GateReport, string, error) {
+func seqRunClock(t *testing.T, f *fixture, at func(runs int) time.Duration) (rounds.Outcome, string, error) {
 	t.Helper()
 	f.cfg.Auto, f.cfg.Rounds = true, 0
 	if f.cfg.MaxRounds == 0 {
@@ -183,7 +183,7 @@ func seqRunClock(t *testing.T, f *fixture, at func(runs int) time.Duration) (rep
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	var log strings.Builder
 	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner,
-		LookupEnv: func(string) (string, bool) { return "", false }, Log: &log,
+		LookupEnv: func(string) (string, bool) { return "", false }, Log: &log, Words: report.GateWords{},
 		Now: func() time.Time { return t0.Add(at(f.runner.runs())) }})
 	return gr, log.String(), err
 }
@@ -465,7 +465,7 @@ func TestSequentialDefaultPlan(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	var log strings.Builder
 	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner,
-		LookupEnv: func(string) (string, bool) { return "", false }, Log: &log,
+		LookupEnv: func(string) (string, bool) { return "", false }, Log: &log, Words: report.GateWords{},
 		Now: func() time.Time { return t0.Add(time.Duration(f.runner.runs()) * time.Second) }})
 	if err != nil {
 		t.Fatal(err)

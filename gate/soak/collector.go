@@ -17,7 +17,7 @@ import (
 // a longer one is not a stats line, and is dropped.
 const maxPartial = 1 << 20
 
-// statsLine is what a Collector reads of a stats.jsonl line (gate/stack's
+// statsLine is what a Collector reads of a stats.jsonl line (compose's
 // Sample, the format of every sampler's lines).
 type statsLine struct {
 	Time      time.Time `json:"time"`

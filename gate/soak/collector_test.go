@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/soak"
-	"github.com/loadgate/loadgate/gate/stack"
 )
 
 const soakScenarioYAML = `
@@ -63,9 +63,9 @@ func TestMemCollectorSplitWrites(t *testing.T) {
 	enc := json.NewEncoder(&buf)
 	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 3 {
-		_ = enc.Encode(stack.Sample{Time: at.Add(time.Duration(i) * time.Second), Service: "api", Container: "c1", MemBytes: int64(100 + i), CPUPct: 10})
-		_ = enc.Encode(stack.Sample{Time: at.Add(time.Duration(i) * time.Second), Service: "loadgate", Container: "pid 7", MemBytes: 50})
-		_ = enc.Encode(stack.Sample{Time: at.Add(time.Duration(i) * time.Second), Service: "pid 42 (svc)", Container: "pid 42", MemBytes: 70})
+		_ = enc.Encode(compose.Sample{Time: at.Add(time.Duration(i) * time.Second), Service: "api", Container: "c1", MemBytes: int64(100 + i), CPUPct: 10})
+		_ = enc.Encode(compose.Sample{Time: at.Add(time.Duration(i) * time.Second), Service: "loadgate", Container: "pid 7", MemBytes: 50})
+		_ = enc.Encode(compose.Sample{Time: at.Add(time.Duration(i) * time.Second), Service: "pid 42 (svc)", Container: "pid 42", MemBytes: 70})
 	}
 	c := soak.NewCollector()
 	b := buf.Bytes()
@@ -124,8 +124,8 @@ func TestSoakExitedWatchedProcessIsInconclusive(t *testing.T) {
 	enc := json.NewEncoder(&buf)
 	for i := range 1200 { // 20 flat minutes: stable on their own
 		ts := at.Add(time.Duration(i) * time.Second)
-		_ = enc.Encode(stack.Sample{Time: ts, Service: "pid 42 (svc)", Container: "pid 42", MemBytes: 100 << 20})
-		_ = enc.Encode(stack.Sample{Time: ts, Service: "loadgate", Container: "pid 7", MemBytes: 50 << 20})
+		_ = enc.Encode(compose.Sample{Time: ts, Service: "pid 42 (svc)", Container: "pid 42", MemBytes: 100 << 20})
+		_ = enc.Encode(compose.Sample{Time: ts, Service: "loadgate", Container: "pid 7", MemBytes: 50 << 20})
 	}
 	_, _ = c.Write(buf.Bytes())
 	watched := []procstat.Summary{

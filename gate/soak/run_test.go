@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/soak"
-	"github.com/loadgate/loadgate/gate/stack"
 )
 
 // engineT0 is the schedule's start the fake engine tells its listeners.
@@ -25,7 +25,7 @@ var engineT0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 // what the soak asked of it.
 type fakeSampler struct {
 	w        io.Writer
-	lines    func(t0 time.Time, warmup time.Duration) []stack.Sample
+	lines    func(t0 time.Time, warmup time.Duration) []compose.Sample
 	watched  []procstat.Summary
 	warmup   time.Duration
 	t0s      []time.Time
@@ -80,12 +80,12 @@ func (r *fakeRunner) Run(ctx context.Context, sc *scenario.Scenario, started []f
 
 // flat is 20 minutes of flat memory, one line a second from t0 + warm-up,
 // of the generator and of watched pid 42.
-func flat(t0 time.Time, warmup time.Duration) []stack.Sample {
-	var out []stack.Sample
+func flat(t0 time.Time, warmup time.Duration) []compose.Sample {
+	var out []compose.Sample
 	for i := range 1200 {
 		at := t0.Add(warmup + time.Duration(i)*time.Second)
-		out = append(out, stack.Sample{Time: at, Service: "loadgate", Container: "pid 7", MemBytes: 50 << 20},
-			stack.Sample{Time: at, Service: "pid 42 (svc)", Container: "pid 42", MemBytes: 100 << 20})
+		out = append(out, compose.Sample{Time: at, Service: "loadgate", Container: "pid 7", MemBytes: 50 << 20},
+			compose.Sample{Time: at, Service: "pid 42 (svc)", Container: "pid 42", MemBytes: 100 << 20})
 	}
 	return out
 }

@@ -9,14 +9,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/loadgate/loadgate/gate/stack"
+	"github.com/loadgate/loadgate/compose"
 )
 
 // Require skips t, loudly, when no Docker engine answers, or fails it under
 // LOADGATE_REQUIRE_DOCKER=1. what names the tests that would not run.
 func Require(t testing.TB, what string) {
 	t.Helper()
-	if err := stack.Available(context.Background()); err != nil {
+	if err := compose.Available(context.Background()); err != nil {
 		msg := fmt.Sprintf("!!! NO DOCKER ENGINE: %v — %s NOT RUN (set LOADGATE_REQUIRE_DOCKER=1 to fail instead)", err, what)
 		if os.Getenv("LOADGATE_REQUIRE_DOCKER") == "1" {
 			t.Fatal(msg)
@@ -30,7 +30,7 @@ func Require(t testing.TB, what string) {
 // label ("key=value"), failing t when the engine cannot be asked.
 func Leftovers(t testing.TB, label string) []string {
 	t.Helper()
-	left, err := stack.Labelled(context.Background(), label)
+	left, err := compose.Labelled(context.Background(), label)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package stack
+package compose
 
 import (
 	"cmp"
@@ -17,7 +17,6 @@ import (
 	"github.com/docker/docker/api/types/filters"
 
 	"github.com/loadgate/loadgate/gate/pin"
-	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 )
 
@@ -138,7 +137,9 @@ func (s *Stack) load(ctx context.Context) error {
 		if o.Kind == result.OverrideCPUSet {
 			s.overridden = true
 		}
-		s.logf("%s", report.OverrideText(o))
+		if s.opt.OverrideText != nil {
+			s.logf("%s", s.opt.OverrideText(o))
+		}
 	}
 	s.project = p
 	return nil

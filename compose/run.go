@@ -1,4 +1,4 @@
-package stack
+package compose
 
 import (
 	"context"
@@ -33,6 +33,8 @@ type Spec struct {
 	// ReadyTimeout bounds how long the stack may take to be healthy.
 	ReadyTimeout time.Duration
 	Log          io.Writer // progress and warnings
+	// OverrideText words a change made to a service for Log (nil: none).
+	OverrideText func(result.Override) string
 }
 
 // Run is a stack brought up for one run (Start): its target resolved, its
@@ -91,7 +93,7 @@ func Start(ctx context.Context, sp Spec) (*Run, error) {
 	t0 := time.Now()
 	st, err := Up(ctx, Options{
 		Files: sp.Files, RunID: sp.RunID, Side: sp.Side, StackCPUs: sp.Plan.Stack, OutDir: sp.OutDir,
-		ReadyTimeout: sp.ReadyTimeout, Log: log,
+		ReadyTimeout: sp.ReadyTimeout, Log: log, OverrideText: sp.OverrideText,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -136,7 +138,7 @@ func prepare(ctx context.Context, argv []string, dir string, env []string, log i
 // The generator's sampler reads this whole process (procstat's Self):
 // where one process runs two loads at once — a duet gate's two sides, each
 // with its own Run — each side's generator figure is both loads' together,
-// and the gate's results say so (gate/rounds, report.DuetGeneratorRow).
+// and the gate's results say so (gate/rounds, result.DuetGeneratorNotMeasured).
 //
 // Samples may run concurrently with the listener and the timer's callback
 // (procstat.Watch): every sampler started is one it ends before the file

@@ -1,4 +1,4 @@
-package stack
+package compose
 
 // Forget drops a stack from this process's live set, so that Sweep treats
 // it as a leftover of an earlier run.

@@ -10,7 +10,7 @@
 // of removed containers are dropped; call the sampler's stop function to
 // collect its summary). Down is idempotent: once it succeeded, later calls
 // return nil at once; after a failed Down, calling it again retries.
-package stack
+package compose
 
 import (
 	"context"
@@ -31,7 +31,7 @@ import (
 	"github.com/docker/cli/cli/command"
 	"github.com/docker/cli/cli/flags"
 	"github.com/docker/compose/v5/pkg/api"
-	"github.com/docker/compose/v5/pkg/compose"
+	composesdk "github.com/docker/compose/v5/pkg/compose"
 	"github.com/docker/docker/client"
 
 	"github.com/loadgate/loadgate/gate/pin"
@@ -78,6 +78,9 @@ type Options struct {
 	OutDir       string        // logs go to OutDir/logs/<service>.log at Down; empty: logs are not saved
 	ReadyTimeout time.Duration // how long start + health may take; default DefaultReadyTimeout
 	Log          io.Writer     // progress lines (build output, lifecycle); nil: discarded
+	// OverrideText words a change loadgate made to a service, for the log
+	// (gate/report's); nil: the changes are not logged.
+	OverrideText func(result.Override) string
 }
 
 // Stack is a running throwaway project. See the package comment for its
@@ -237,9 +240,9 @@ func Up(ctx context.Context, opt Options) (*Stack, error) {
 		log:       logw,
 		stackCPUs: opt.StackCPUs,
 	}
-	s.svc, err = compose.NewComposeService(cli,
-		compose.WithEventProcessor(&progress{w: logw}),
-		compose.WithPrompt(compose.AlwaysOkPrompt()))
+	s.svc, err = composesdk.NewComposeService(cli,
+		composesdk.WithEventProcessor(&progress{w: logw}),
+		composesdk.WithPrompt(composesdk.AlwaysOkPrompt()))
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package stack_test
+package compose_test
 
 import (
 	"bufio"
@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/procstat"
-	"github.com/loadgate/loadgate/gate/stack"
 )
 
 // A stack.prepare that fails stops the bring-up before any Docker call,
@@ -23,12 +23,12 @@ import (
 func TestStartPrepareFailsFirst(t *testing.T) {
 	dir := t.TempDir()
 	var log bytes.Buffer
-	_, err := stack.Start(context.Background(), stack.Spec{
+	_, err := compose.Start(context.Background(), compose.Spec{
 		Files: []string{"compose.yaml"}, Target: "api:8080",
 		Prepare: []string{"sh", "-c", "echo building the fixtures; exit 3"}, PrepareDir: dir,
 		PrepareEnv: []string{"PATH=" + os.Getenv("PATH")}, Log: &log,
 	})
-	var pe *stack.PrepareError
+	var pe *compose.PrepareError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "stack.prepare: sh -c") || !strings.Contains(err.Error(), "exit status 3") {
 		t.Fatalf("Start: %v, want a *PrepareError naming the command and its exit status", err)
 	}
@@ -48,11 +48,11 @@ func TestStartPrepareGetsOnlyItsEnvironment(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "prep.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := stack.Start(context.Background(), stack.Spec{
+	_, err := compose.Start(context.Background(), compose.Spec{
 		Prepare: []string{"./prep.sh"}, PrepareDir: dir,
 		PrepareEnv: []string{"KEPT=yes", "PATH=" + os.Getenv("PATH")},
 	})
-	var pe *stack.PrepareError
+	var pe *compose.PrepareError
 	if !errors.As(err, &pe) {
 		t.Fatalf("Start: %v, want the prepare's failure", err)
 	}
@@ -72,7 +72,7 @@ func TestStartPrepareGetsOnlyItsEnvironment(t *testing.T) {
 func TestStatsFileLines(t *testing.T) {
 	dir := t.TempDir()
 	var tee bytes.Buffer
-	sf, err := stack.CreateStats(dir, &tee)
+	sf, err := compose.CreateStats(dir, &tee)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestStatsFileLines(t *testing.T) {
 			}
 		}(i)
 	}
-	b, _ := json.Marshal(stack.Sample{Time: at, Service: "db", Container: "c1", IntervalS: 1})
+	b, _ := json.Marshal(compose.Sample{Time: at, Service: "db", Container: "c1", IntervalS: 1})
 	sf.Writer().Write(append(b, '\n'))
 	wg.Wait()
 	if err := sf.Close(); err != nil {
@@ -103,7 +103,7 @@ func TestStatsFileLines(t *testing.T) {
 	count := map[string]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		var s stack.Sample
+		var s compose.Sample
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatalf("a torn line %q: %v", sc.Text(), err)
 		}

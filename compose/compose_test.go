@@ -1,4 +1,4 @@
-package stack_test
+package compose_test
 
 import (
 	"bufio"
@@ -24,8 +24,8 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
+	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/pin"
-	"github.com/loadgate/loadgate/gate/stack"
 	"github.com/loadgate/loadgate/internal/enginetest"
 )
 
@@ -110,14 +110,14 @@ func (w *recordLog) String() string {
 }
 
 // up brings a stack up and registers its teardown.
-func up(t *testing.T, opt stack.Options) (*stack.Stack, error) {
+func up(t *testing.T, opt compose.Options) (*compose.Stack, error) {
 	t.Helper()
 	if opt.Log == nil {
 		opt.Log = logWriter{t}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := stack.Up(ctx, opt)
+	s, err := compose.Up(ctx, opt)
 	if s != nil {
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -164,9 +164,9 @@ func TestStackLifecycle(t *testing.T) {
 	if cpus.String() == "0-1" {
 		t.Setenv("FILE_CPUSET", "0")
 	}
-	runID := stack.NewRunID()
+	runID := compose.NewRunID()
 	log := &recordLog{t: t}
-	s, err := up(t, stack.Options{
+	s, err := up(t, compose.Options{
 		Files: []string{"compose.yaml", "more.yaml"}, ProjectDir: dir, RunID: runID, Side: "head",
 		StackCPUs: cpus, OutDir: out, ReadyTimeout: 60 * time.Second, Log: log,
 	})
@@ -201,7 +201,7 @@ func TestStackLifecycle(t *testing.T) {
 	}
 
 	// Every container carries the labels and the stack cpuset.
-	cs, err := c.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", stack.LabelRun+"="+runID))})
+	cs, err := c.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", compose.LabelRun+"="+runID))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestStackLifecycle(t *testing.T) {
 		if ins.HostConfig.CpusetCpus != cpus.String() {
 			t.Errorf("%s: cpuset %q, want %q", ct.Names, ins.HostConfig.CpusetCpus, cpus)
 		}
-		if ins.Config.Labels[stack.LabelProject] != s.Name() {
+		if ins.Config.Labels[compose.LabelProject] != s.Name() {
 			t.Errorf("%s: labels %v", ct.Names, ins.Config.Labels)
 		}
 		if ct.Labels["com.docker.compose.service"] == "worker" {
@@ -231,7 +231,7 @@ func TestStackLifecycle(t *testing.T) {
 			}
 		}
 	}
-	if n := leftovers(t, c, stack.LabelProject+"="+s.Name()); n < 4 { // 2 containers, network, volume
+	if n := leftovers(t, c, compose.LabelProject+"="+s.Name()); n < 4 { // 2 containers, network, volume
 		t.Errorf("only %d labelled resources", n)
 	}
 	gotCPUs, pinned, reason, overridden := s.Topology()
@@ -245,7 +245,7 @@ func TestStackLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if path != stack.PathContainerNetwork {
+	if path != compose.PathContainerNetwork {
 		t.Errorf("path %q", path)
 	}
 	resp, err := http.Get("http://" + addr + "/")
@@ -258,7 +258,7 @@ func TestStackLifecycle(t *testing.T) {
 		t.Errorf("GET %s: %d %q", addr, resp.StatusCode, body)
 	}
 	for _, bad := range []string{"db:5432", "web", "web:x", "example.com:80"} {
-		if _, _, err := s.Target(context.Background(), bad); !errors.Is(err, stack.ErrTargetRefused) {
+		if _, _, err := s.Target(context.Background(), bad); !errors.Is(err, compose.ErrTargetRefused) {
 			t.Errorf("Target(%q) = %v, want ErrTargetRefused", bad, err)
 		}
 	}
@@ -274,7 +274,7 @@ func TestStackLifecycle(t *testing.T) {
 	seen := map[string]int{}
 	sc := bufio.NewScanner(strings.NewReader(buf.String()))
 	for sc.Scan() {
-		var smp stack.Sample
+		var smp compose.Sample
 		if err := json.Unmarshal(sc.Bytes(), &smp); err != nil {
 			t.Fatalf("bad line %q: %v", sc.Text(), err)
 		}
@@ -308,7 +308,7 @@ func TestStackLifecycle(t *testing.T) {
 	if err := s.Down(context.Background()); err != nil {
 		t.Fatalf("second Down: %v", err)
 	}
-	if n := leftovers(t, c, stack.LabelRun+"="+runID); n != 0 {
+	if n := leftovers(t, c, compose.LabelRun+"="+runID); n != 0 {
 		t.Errorf("%d labelled resources left after Down", n)
 	}
 	// A clean teardown's built images are not leftovers (it said "removed 3
@@ -337,10 +337,10 @@ func atReadyDeadline(err error) bool {
 func TestUnhealthyFailsFast(t *testing.T) {
 	requireEngine(t)
 	dir := stage(t, "unhealthy")
-	runID := stack.NewRunID()
+	runID := compose.NewRunID()
 	start := time.Now()
 	const readyTimeout = 2 * time.Minute
-	s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, Side: "base", ReadyTimeout: readyTimeout, OutDir: t.TempDir()})
+	s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, Side: "base", ReadyTimeout: readyTimeout, OutDir: t.TempDir()})
 	took := time.Since(start)
 	if err == nil {
 		t.Fatalf("Up of an unhealthy stack succeeded (%s)", s.Name())
@@ -354,7 +354,7 @@ func TestUnhealthyFailsFast(t *testing.T) {
 	if atReadyDeadline(err) || took >= readyTimeout {
 		t.Errorf("took %s: failed at the ready deadline (%s), not on the unhealthy state", took, readyTimeout)
 	}
-	var re *stack.ReadyError
+	var re *compose.ReadyError
 	if !errors.As(err, &re) {
 		t.Fatalf("error %T is not a *ReadyError", err)
 	}
@@ -364,7 +364,7 @@ func TestUnhealthyFailsFast(t *testing.T) {
 	if !strings.Contains(err.Error(), "refusing health check on purpose") {
 		t.Errorf("error lacks the service's logs: %v", err)
 	}
-	if n := leftovers(t, engine(t), stack.LabelRun+"="+runID); n != 0 {
+	if n := leftovers(t, engine(t), compose.LabelRun+"="+runID); n != 0 {
 		t.Errorf("%d labelled resources left after a failed Up", n)
 	}
 }
@@ -375,13 +375,13 @@ func TestSweep(t *testing.T) {
 	ctx := context.Background()
 	host, _ := os.Hostname()
 	// A leftover of a dead process, and one of a live process (pid 1).
-	dead := map[string]string{stack.LabelRun: "sweepdead", stack.LabelProject: "loadgate-sweepdead", stack.LabelOwner: host + ":4194399"}
-	alive := map[string]string{stack.LabelRun: "sweepalive", stack.LabelProject: "loadgate-sweepalive", stack.LabelOwner: host + ":1"}
+	dead := map[string]string{compose.LabelRun: "sweepdead", compose.LabelProject: "loadgate-sweepdead", compose.LabelOwner: host + ":4194399"}
+	alive := map[string]string{compose.LabelRun: "sweepalive", compose.LabelProject: "loadgate-sweepalive", compose.LabelOwner: host + ":1"}
 	for _, l := range []map[string]string{dead, alive} {
-		if _, err := c.NetworkCreate(ctx, l[stack.LabelProject]+"_default", network.CreateOptions{Labels: l}); err != nil {
+		if _, err := c.NetworkCreate(ctx, l[compose.LabelProject]+"_default", network.CreateOptions{Labels: l}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.VolumeCreate(ctx, volume.CreateOptions{Name: l[stack.LabelProject] + "_data", Labels: l}); err != nil {
+		if _, err := c.VolumeCreate(ctx, volume.CreateOptions{Name: l[compose.LabelProject] + "_data", Labels: l}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -393,48 +393,48 @@ func TestSweep(t *testing.T) {
 	})
 	// A whole stack of this process that was never taken down.
 	dir := stage(t, "ok")
-	s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, Side: "leftover", ReadyTimeout: 60 * time.Second})
+	s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, Side: "leftover", ReadyTimeout: 60 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// While the stack is live, Sweep leaves it alone.
-	if _, err := stack.Sweep(ctx); err != nil {
+	if _, err := compose.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := leftovers(t, c, stack.LabelProject+"="+s.Name()); n == 0 {
+	if n := leftovers(t, c, compose.LabelProject+"="+s.Name()); n == 0 {
 		t.Fatal("Sweep removed a live stack")
 	}
-	stack.Forget(s.Name())
-	r, err := stack.Sweep(ctx)
+	compose.Forget(s.Name())
+	r, err := compose.Sweep(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Total() < 6 || r.Containers == 0 || r.Networks == 0 {
 		t.Errorf("Sweep removed %s, want at least 6 resources, containers and networks among them", r)
 	}
-	if n := leftovers(t, c, stack.LabelProject+"="+s.Name()); n != 0 {
+	if n := leftovers(t, c, compose.LabelProject+"="+s.Name()); n != 0 {
 		t.Errorf("%d resources of the forgotten stack left", n)
 	}
-	if n := leftovers(t, c, stack.LabelRun+"=sweepdead"); n != 0 {
+	if n := leftovers(t, c, compose.LabelRun+"=sweepdead"); n != 0 {
 		t.Errorf("%d resources of the dead owner left", n)
 	}
-	if n := leftovers(t, c, stack.LabelRun+"=sweepalive"); n != 2 {
+	if n := leftovers(t, c, compose.LabelRun+"=sweepalive"); n != 2 {
 		t.Errorf("%d resources of the live owner left, want 2", n)
 	}
 }
 
 func TestLoadErrors(t *testing.T) {
 	ctx := context.Background()
-	_, err := stack.Up(ctx, stack.Options{Files: []string{"testdata/bad/compose.yaml"}})
+	_, err := compose.Up(ctx, compose.Options{Files: []string{"testdata/bad/compose.yaml"}})
 	if err == nil || !strings.Contains(err.Error(), "compose.yaml") || !strings.Contains(err.Error(), "colour") {
 		t.Errorf("bad key: %v", err)
 	}
 	t.Logf("bad key: %v", err)
-	_, err = stack.Up(ctx, stack.Options{Files: []string{"testdata/none.yaml"}})
+	_, err = compose.Up(ctx, compose.Options{Files: []string{"testdata/none.yaml"}})
 	if err == nil || !strings.Contains(err.Error(), "none.yaml") {
 		t.Errorf("missing file: %v", err)
 	}
-	if got := stack.ProjectName("AB.c", "Head"); got != "loadgate-abc-head" {
+	if got := compose.ProjectName("AB.c", "Head"); got != "loadgate-abc-head" {
 		t.Errorf("ProjectName = %q", got)
 	}
 }
@@ -459,7 +459,7 @@ func (s *syncBuffer) String() string {
 func TestCancelledUpTearsDown(t *testing.T) {
 	requireEngine(t)
 	dir := stage(t, "ok")
-	runID := stack.NewRunID()
+	runID := compose.NewRunID()
 	ctx, cancel := context.WithCancel(context.Background())
 	created := make(chan struct{})
 	var once sync.Once
@@ -477,13 +477,13 @@ func TestCancelledUpTearsDown(t *testing.T) {
 		}
 		cancel()
 	}()
-	s, err := stack.Up(ctx, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 60 * time.Second, Log: lw})
+	s, err := compose.Up(ctx, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 60 * time.Second, Log: lw})
 	if err == nil {
 		s.Down(context.Background())
 		t.Fatal("Up succeeded despite cancellation")
 	}
 	t.Logf("cancelled Up: %v", err)
-	if n := leftovers(t, engine(t), stack.LabelRun+"="+runID); n != 0 {
+	if n := leftovers(t, engine(t), compose.LabelRun+"="+runID); n != 0 {
 		t.Errorf("%d labelled resources left after a cancelled Up", n)
 	}
 }
@@ -497,13 +497,13 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 func TestSlowStarterBecomesReady(t *testing.T) {
 	requireEngine(t)
 	dir := stage(t, "slow")
-	runID := stack.NewRunID()
+	runID := compose.NewRunID()
 	t.Cleanup(func() {
-		if n := leftovers(t, engine(t), stack.LabelRun+"="+runID); n != 0 {
+		if n := leftovers(t, engine(t), compose.LabelRun+"="+runID); n != 0 {
 			t.Errorf("%d labelled resources left", n)
 		}
 	})
-	s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 30 * time.Second})
+	s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,7 +514,7 @@ func TestSlowStarterBecomesReady(t *testing.T) {
 		t.Fatalf("Target of a service that listens after 2 s: %v", err)
 	}
 	t.Logf("target %s (%s) answered after %s", addr, path, took)
-	if path != stack.PathContainerNetwork {
+	if path != compose.PathContainerNetwork {
 		t.Errorf("path %q", path)
 	}
 	if took < 500*time.Millisecond {
@@ -539,10 +539,10 @@ func TestExitedServiceFailsFast(t *testing.T) {
 		t.Run("after "+delay, func(t *testing.T) {
 			t.Setenv("CRASH_DELAY", delay)
 			dir := stage(t, "exits")
-			runID := stack.NewRunID()
+			runID := compose.NewRunID()
 			start := time.Now()
 			const readyTimeout = 2 * time.Minute
-			s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: readyTimeout})
+			s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: readyTimeout})
 			upTook := time.Since(start)
 			stage, took := "Up", upTook // Up includes the image build
 			if err == nil {
@@ -561,7 +561,7 @@ func TestExitedServiceFailsFast(t *testing.T) {
 			if atReadyDeadline(err) || time.Since(start) >= readyTimeout {
 				t.Errorf("%s took %s: an exited container must fail at once, not wait for the %s ready timeout", stage, took, readyTimeout)
 			}
-			var re *stack.ReadyError
+			var re *compose.ReadyError
 			if !errors.As(err, &re) {
 				t.Fatalf("error %T is not a *ReadyError: %v", err, err)
 			}
@@ -582,7 +582,7 @@ func TestExitedServiceFailsFast(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			if n := leftovers(t, engine(t), stack.LabelRun+"="+runID); n != 0 {
+			if n := leftovers(t, engine(t), compose.LabelRun+"="+runID); n != 0 {
 				t.Errorf("%d labelled resources left", n)
 			}
 		})
@@ -594,13 +594,13 @@ func TestExitedServiceFailsFast(t *testing.T) {
 func TestTargetNeverListening(t *testing.T) {
 	requireEngine(t)
 	dir := stage(t, "slow")
-	runID := stack.NewRunID()
+	runID := compose.NewRunID()
 	// The ready deadline covers the containers' start too: 4 s was not
 	// enough for the engine to start one on a loaded machine ("compose:
 	// start …: context deadline exceeded" beside two CPU hogs and other
 	// builds), and Up failed before Target was asked.
 	const readyTimeout = 15 * time.Second
-	s, err := up(t, stack.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: readyTimeout})
+	s, err := up(t, compose.Options{Files: []string{filepath.Join(dir, "compose.yaml")}, RunID: runID, ReadyTimeout: readyTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -608,7 +608,7 @@ func TestTargetNeverListening(t *testing.T) {
 	_, _, err = s.Target(context.Background(), "slow:9999")
 	took := time.Since(start)
 	t.Logf("Target of a port nobody listens on failed after %s: %v", took.Round(time.Millisecond), err)
-	var re *stack.ReadyError
+	var re *compose.ReadyError
 	if !errors.As(err, &re) {
 		t.Fatalf("error %T is not a *ReadyError: %v", err, err)
 	}

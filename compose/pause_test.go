@@ -1,4 +1,4 @@
-package stack_test
+package compose_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadgate/loadgate/gate/stack"
+	"github.com/loadgate/loadgate/compose"
 )
 
 // A gate died on "pause failed: unable to freeze" on an overloaded machine:
@@ -14,7 +14,7 @@ import (
 // and a second try succeeds. Other errors are not retried.
 func TestRegression_PauseUnableToFreeze(t *testing.T) {
 	calls := 0
-	err := stack.RetryFreeze(context.Background(), func() error {
+	err := compose.RetryFreeze(context.Background(), func() error {
 		if calls++; calls < 3 {
 			return errors.New("Error response from daemon: cannot pause container abc: unable to freeze")
 		}
@@ -25,13 +25,13 @@ func TestRegression_PauseUnableToFreeze(t *testing.T) {
 	}
 
 	calls = 0
-	err = stack.RetryFreeze(context.Background(), func() error { calls++; return errors.New("no such container") })
+	err = compose.RetryFreeze(context.Background(), func() error { calls++; return errors.New("no such container") })
 	if err == nil || calls != 1 {
 		t.Fatalf("another error: err %v after %d calls, want it at once", err, calls)
 	}
 
 	calls = 0
-	err = stack.RetryFreeze(context.Background(), func() error { calls++; return errors.New("unable to freeze") })
+	err = compose.RetryFreeze(context.Background(), func() error { calls++; return errors.New("unable to freeze") })
 	if err == nil || !strings.Contains(err.Error(), "tried 4 times") || calls != 4 {
 		t.Fatalf("never freezes: err %v after %d calls, want the error after 4 tries", err, calls)
 	}
@@ -39,7 +39,7 @@ func TestRegression_PauseUnableToFreeze(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	calls = 0
-	err = stack.RetryFreeze(ctx, func() error { calls++; return errors.New("unable to freeze") })
+	err = compose.RetryFreeze(ctx, func() error { calls++; return errors.New("unable to freeze") })
 	if !errors.Is(err, context.Canceled) || calls != 1 {
 		t.Fatalf("cancelled: err %v after %d calls, want context.Canceled after 1", err, calls)
 	}

@@ -1,0 +1,41 @@
+// Package layout states the pipeline's order: which stage each package of
+// loadgate sits in. A package may import packages of its own stage or
+// below, never one above it (TestNoImportUpward checks the tree).
+package layout
+
+// Stages lists loadgate's packages (import paths without the module
+// prefix) by stage, lowest first. A package missing here fails the test:
+// a new package says where it belongs.
+var Stages = [][]string{
+	// 0 data and leaves: what everything reads.
+	{"internal/ctxwait", "internal/mdtext", "internal/outfile", "internal/promtext",
+		"internal/stackget", "internal/testtier", "gate/procstat", "gate/pin", "gate/result", "gate/scenario"},
+	// 1 measure: the engine, the stack and what runs beside a load.
+	{"gate/load", "compose", "gate/stub", "gate/counted", "gate/fault"},
+	// 2 judge: numbers and reason codes, no words.
+	{"gate/verdict"},
+	// 3 one measured run, shared by every command that loads.
+	{"gate/session"},
+	// 4 orchestrate runs: the gate's rounds, the sweep, the soak, history.
+	{"gate/rounds", "gate/sweep", "gate/soak", "gate/history"},
+	// 5 words: every format and rendering.
+	{"gate/report"},
+	// 6 surfaces: the Action and stored baselines.
+	{"gate/action", "gate/baseline"},
+	// 7 programs and test helpers.
+	{"cmd/loadgate", "internal/enginetest", "internal/layout", "examples/demo", "examples/demo/service",
+		"bench/compare", "bench/server", "bench/wakeups", "bench/gatequality"},
+}
+
+// Stage is the stage of pkg (a path without the module prefix) and
+// whether Stages places it.
+func Stage(pkg string) (int, bool) {
+	for i, s := range Stages {
+		for _, p := range s {
+			if p == pkg {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
