@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
@@ -146,7 +147,7 @@ func TestRegression_BaselineSaveStoresBrokenResults(t *testing.T) {
 			}
 			root := t.TempDir()
 			err := run(context.Background(), []string{"baseline", "save", "--result", bad, "--name", "main", "--dir", root}, &stdout, &stderr)
-			if code(err) != 3 || !strings.Contains(err.Error(), c.want) {
+			if code(err) != 3 || !strings.Contains(report.ErrorText(err), c.want) {
 				t.Errorf("baseline save: exit %d (%v), want 3 saying %q", code(err), err, c.want)
 			}
 			if files := listFiles(t, root); len(files) != 0 {
@@ -160,7 +161,7 @@ func TestRegression_BaselineSaveStoresBrokenResults(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, "baselines", "cmp", "main.json"), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := rounds.LoadBaseline(root, "main", ""); err == nil || !strings.Contains(err.Error(), c.want) {
+			if _, err := rounds.LoadBaseline(root, "main", ""); err == nil || !strings.Contains(report.ErrorText(err), c.want) {
 				t.Errorf("loadBaseline: %v, want a refusal saying %q", err, c.want)
 			}
 		})

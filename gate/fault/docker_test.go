@@ -23,12 +23,12 @@ func testStack(t *testing.T) *compose.Stack {
 	t.Helper()
 	enginetest.Require(t, "fault injection tests")
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "app"), "../stack/testdata/app")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "app"), "../../compose/testdata/app")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build test app: %v\n%s", err, out)
 	}
-	for src, dst := range map[string]string{"../stack/testdata/Dockerfile": "Dockerfile", "testdata/stack/compose.yaml": "compose.yaml"} {
+	for src, dst := range map[string]string{"../../compose/testdata/Dockerfile": "Dockerfile", "testdata/stack/compose.yaml": "compose.yaml"} {
 		b, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
