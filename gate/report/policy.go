@@ -90,8 +90,11 @@ func policyNoteText(n verdict.Note) string {
 // (NoteWorkflowChange): "head changes .github/workflows/gate.yml"; a file
 // that cannot be compared (err, why) may change.
 func WorkflowChangeText(path string, how verdict.WorkflowHow, err string) string {
-	if how == verdict.WorkflowUnreadable {
+	switch how {
+	case verdict.WorkflowUnreadable:
 		return fmt.Sprintf("head may change %s (loadgate cannot compare it: %s)", path, err)
+	case verdict.WorkflowOutsideGate:
+		return fmt.Sprintf("head changes %s outside the loadgate job's steps up to the gate", path)
 	}
 	return fmt.Sprintf("head %s %s", how, path)
 }

@@ -190,6 +190,10 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v, generator %s) from head's (%q, %q, %v, %s)",
 			b.StackCPUs, b.LoadCPUs, b.Pinned, b.Scheduling(), h.StackCPUs, h.LoadCPUs, h.Pinned, h.Scheduling())
 	case verdict.NoteWorkflowChange:
+		if n.How == verdict.WorkflowOutsideGate {
+			s = workflowNoteText(n) + " (a pinned action bumped or another job): gated normally"
+			break
+		}
 		s = "WARNING: " + workflowNoteText(n) + ": the inputs of this run come from the pull request's own workflow and may loosen it"
 	case verdict.NoteWorkflowAllowed:
 		s = "the workflow changes are allowed by the operator's opt-in (--allow-workflow-changes): the verdict stands"

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -256,11 +257,13 @@ func WorkflowChanges(baseRoot, headRoot string) []WorkflowChange {
 		case berr != nil || herr != nil:
 			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowUnreadable, Err: errors.Join(berr, herr)})
 		case bytes.Equal(b, h):
-		case !runsLoadgate(b) && !runsLoadgate(h):
+		case !strings.HasPrefix(p, localActionsDir+"/") && !runsLoadgate(b) && !runsLoadgate(h):
 		case b == nil:
 			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowAdds})
 		case h == nil:
 			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowRemoves})
+		case strings.HasPrefix(p, workflowDir+"/") && !judgesItself(b, h):
+			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowOutsideGate})
 		default:
 			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowChanges})
 		}
@@ -275,8 +278,21 @@ func listWorkflows(root string, paths map[string]bool) error {
 			paths[a] = true
 		}
 	}
-	dir := filepath.Join(root, filepath.FromSlash(workflowDir))
 	n := 0
+	for _, d := range []string{workflowDir, localActionsDir} {
+		if err := walkWorkflows(root, d, paths, &n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// localActionsDir holds a repository's own actions (`uses: ./.github/actions/x`).
+const localActionsDir = ".github/actions"
+
+// walkWorkflows adds the files under root's dir to paths, counting them in n.
+func walkWorkflows(root, rel string, paths map[string]bool, n *int) error {
+	dir := filepath.Join(root, filepath.FromSlash(rel))
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && p == dir {
@@ -287,8 +303,8 @@ func listWorkflows(root string, paths map[string]bool) error {
 		if d.IsDir() {
 			return nil
 		}
-		if n++; n > MaxWorkflowFiles {
-			return fmt.Errorf("more than %d files under %s", MaxWorkflowFiles, workflowDir)
+		if *n++; *n > MaxWorkflowFiles {
+			return fmt.Errorf("more than %d files under %s", MaxWorkflowFiles, rel)
 		}
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
@@ -355,13 +371,17 @@ func GuardWorkflows(gr *Outcome, changes []WorkflowChange, allowed bool) {
 		return
 	}
 	notes := make([]verdict.Note, 0, len(changes)+1)
-	paths := make([]string, 0, len(changes))
+	var paths []string
 	for _, c := range changes {
 		notes = append(notes, c.Note())
-		paths = append(paths, c.Path)
+		if c.How != verdict.WorkflowOutsideGate {
+			paths = append(paths, c.Path)
+		}
 	}
 	v := &gr.Verdict
 	switch {
+	case len(paths) == 0:
+		// Only steps and jobs the gate does not depend on changed: noted.
 	case allowed:
 		notes = append(notes, verdict.Note{Code: verdict.NoteWorkflowAllowed})
 	case v.Value != verdict.Unusable:

@@ -272,6 +272,10 @@ const (
 	WorkflowAdds       WorkflowHow = "adds"
 	WorkflowRemoves    WorkflowHow = "removes"
 	WorkflowUnreadable WorkflowHow = "unreadable" // it cannot be compared (the error says why): it may change
+	// WorkflowOutsideGate: head changes the file, but not the job that runs
+	// loadgate up to its step, the jobs it needs, nor the trigger, env or
+	// permissions (a pinned action's ref bumped is such a change).
+	WorkflowOutsideGate WorkflowHow = "outside_gate"
 )
 
 // addNote appends n to ns unless ns already says it.

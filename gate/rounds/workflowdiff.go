@@ -1,0 +1,181 @@
+package rounds
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// judgesItself reports whether head's version of a workflow file changes
+// what decides the gate it runs: a job that runs loadgate (its keys, its
+// loadgate step and every step before it, except a third-party action's
+// pinned ref bumped), the jobs it needs, or the workflow's trigger, env,
+// defaults and permissions. Anything it cannot read counts as a change.
+func judgesItself(base, head []byte) bool {
+	b, bok := parseWorkflow(base)
+	h, hok := parseWorkflow(head)
+	if !bok || !hok {
+		return true
+	}
+	for _, k := range []string{"on", "true", "env", "defaults", "permissions"} {
+		if !reflect.DeepEqual(b[k], h[k]) {
+			return true
+		}
+	}
+	bj, hj := mapOf(b["jobs"]), mapOf(h["jobs"])
+	for _, id := range gateJobs(bj, hj) {
+		if jobChanged(mapOf(bj[id]), mapOf(hj[id])) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseWorkflow decodes a workflow file; false when it is not a mapping.
+func parseWorkflow(b []byte) (map[string]any, bool) {
+	if b == nil {
+		return nil, false
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(b, &m); err != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// gateJobs are the jobs that run loadgate on either side, and the jobs
+// they need, transitively.
+func gateJobs(base, head map[string]any) []string {
+	var ids []string
+	add := func(id string) {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, jobs := range []map[string]any{base, head} {
+		for id, j := range jobs {
+			if runsGate(mapOf(j)) {
+				add(id)
+			}
+		}
+	}
+	for i := 0; i < len(ids); i++ {
+		for _, jobs := range []map[string]any{base, head} {
+			for _, need := range needs(mapOf(jobs[ids[i]])) {
+				add(need)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// runsGate: the job calls loadgate (a step or a reusable workflow) or a
+// local action or workflow.
+func runsGate(job map[string]any) bool {
+	if isGate(job) {
+		return true
+	}
+	return gateStep(steps(job)) >= 0
+}
+
+func isGate(step map[string]any) bool {
+	uses, _ := step["uses"].(string)
+	run, _ := step["run"].(string)
+	return strings.Contains(strings.ToLower(uses), "loadgate") || strings.HasPrefix(uses, "./") ||
+		strings.Contains(strings.ToLower(run), "loadgate")
+}
+
+// gateStep is the index of the last step that runs loadgate, or -1.
+func gateStep(s []map[string]any) int {
+	last := -1
+	for i, st := range s {
+		if isGate(st) {
+			last = i
+		}
+	}
+	return last
+}
+
+func steps(job map[string]any) []map[string]any {
+	list, _ := job["steps"].([]any)
+	out := make([]map[string]any, len(list))
+	for i, s := range list {
+		out[i] = mapOf(s)
+	}
+	return out
+}
+
+func needs(job map[string]any) []string {
+	switch n := job["needs"].(type) {
+	case string:
+		return []string{n}
+	case []any:
+		var out []string
+		for _, v := range n {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// jobChanged: a job's keys other than its name, timeout and steps differ,
+// or a step up to its last loadgate step does (bumpOnly aside).
+func jobChanged(b, h map[string]any) bool {
+	if b == nil || h == nil {
+		return true
+	}
+	strip := func(j map[string]any) map[string]any {
+		c := map[string]any{}
+		for k, v := range j {
+			if k != "name" && k != "timeout-minutes" && k != "steps" {
+				c[k] = v
+			}
+		}
+		return c
+	}
+	if !reflect.DeepEqual(strip(b), strip(h)) {
+		return true
+	}
+	bs, hs := steps(b), steps(h)
+	n := max(gateStep(bs), gateStep(hs))
+	if n < 0 {
+		n = max(len(bs), len(hs)) - 1 // a job needed by the gate's: all of it
+	}
+	if n >= len(bs) || n >= len(hs) {
+		return true
+	}
+	for i := 0; i <= n; i++ {
+		if !reflect.DeepEqual(bs[i], hs[i]) && (isGate(bs[i]) || isGate(hs[i]) || !bumpOnly(bs[i], hs[i])) {
+			return true
+		}
+	}
+	return false
+}
+
+// bumpOnly: two steps differ only in the ref of one third-party action
+// (owner/repo[/path]@ref), as a Dependabot or Renovate bump does.
+func bumpOnly(b, h map[string]any) bool {
+	bu, _ := b["uses"].(string)
+	hu, _ := h["uses"].(string)
+	ba, _, bok := strings.Cut(bu, "@")
+	ha, _, hok := strings.Cut(hu, "@")
+	if !bok || !hok || ba != ha || strings.HasPrefix(ba, "./") || strings.HasPrefix(ba, "docker://") {
+		return false
+	}
+	bc, hc := maps.Clone(b), maps.Clone(h)
+	delete(bc, "uses")
+	delete(hc, "uses")
+	return reflect.DeepEqual(bc, hc)
+}
