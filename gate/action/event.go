@@ -31,6 +31,10 @@ type Event struct {
 	BaseSHA, HeadSHA string
 	BaseRef, HeadRef string // branch names
 
+	// DefaultBranch is the repository's default branch (workflow_dispatch,
+	// push): a run outside a pull request compares against its tip.
+	DefaultBranch string
+
 	// Fork is true when the head repository is not the base repository (or
 	// is gone): its GITHUB_TOKEN is read-only and secrets are withheld.
 	Fork bool
@@ -100,10 +104,13 @@ func ParseEvent(name string, data []byte) (Event, error) {
 		err = ev.workflowRun(p.WorkflowRun)
 	case *github.WorkflowDispatchEvent:
 		ev.Inputs, err = dispatchInputs(p.Inputs)
+		ev.DefaultBranch = p.GetRepo().GetDefaultBranch()
+		ev.HeadRef = strings.TrimPrefix(p.GetRef(), "refs/heads/")
 	case *github.PushEvent:
 		ev.Action = p.GetAction()
 		ev.HeadSHA = p.GetAfter()
 		ev.HeadRef = strings.TrimPrefix(p.GetRef(), "refs/heads/")
+		ev.DefaultBranch = p.GetRepo().GetDefaultBranch()
 	default:
 		// Another event go-github knows: only its action, which every
 		// payload that has one keeps at the top level.

@@ -36,7 +36,7 @@ func TestReadEventFixtures(t *testing.T) {
 	}
 
 	got, err := action.ReadEvent(&action.Env{EventName: "workflow_dispatch", EventPath: "testdata/workflow_dispatch.json"})
-	if err != nil || got.PR != 0 || got.Inputs["name"] != "Mona the Octocat" {
+	if err != nil || got.PR != 0 || got.Inputs["name"] != "Mona the Octocat" || got.DefaultBranch != "master" || got.HeadRef != "master" {
 		t.Errorf("workflow_dispatch: %+v, %v", got, err)
 	}
 

@@ -102,22 +102,24 @@ const DefaultResultsDir = "loadgate-results"
 // Inputs are the action's inputs, validated. Zero values mean "the
 // command's default" where the input is optional.
 type Inputs struct {
-	Scenario   string        // path of the scenario file; required
-	Compose    []string      // compose files, one per line or comma-separated; empty: the scenario's stack.compose
-	Base       string        // git ref of the base side; empty: the pull request's base commit (Resolve)
-	Against    string        // "base" or "baseline:<name>"
-	Baseline   string        // <name> of against: baseline:<name>, else ""
-	StackCPUs  string        // cpu list ("0-1"), "" for the command's split
-	LoadCPUs   string        // cpu list, "" for the command's split
-	Rounds     int           // 0: the command's default
-	AutoRounds bool          // rounds: auto (sequential rounds)
-	Budget     time.Duration // the gate's wall time, 0: the command's default
-	Tolerance  float64       // fraction (0.05 for "5%"), 0: the command's default
-	Scale      float64       // 0 < scale <= 1, 0: unscaled
-	FailOn     FailOn
-	Comment    bool
-	Token      string // masked as soon as read
-	ResultsDir string
+	Scenario string   // path of the scenario file; required
+	Compose  []string // compose files, one per line or comma-separated; empty: the scenario's stack.compose
+	Base     string   // git ref of the base side; empty: the pull request's base commit (Resolve)
+	// BaseDefaulted: Resolve took the default branch's tip as the base.
+	BaseDefaulted bool
+	Against       string        // "base" or "baseline:<name>"
+	Baseline      string        // <name> of against: baseline:<name>, else ""
+	StackCPUs     string        // cpu list ("0-1"), "" for the command's split
+	LoadCPUs      string        // cpu list, "" for the command's split
+	Rounds        int           // 0: the command's default
+	AutoRounds    bool          // rounds: auto (sequential rounds)
+	Budget        time.Duration // the gate's wall time, 0: the command's default
+	Tolerance     float64       // fraction (0.05 for "5%"), 0: the command's default
+	Scale         float64       // 0 < scale <= 1, 0: unscaled
+	FailOn        FailOn
+	Comment       bool
+	Token         string // masked as soon as read
+	ResultsDir    string
 	// ArtifactURL is the results artifact's link for the comment's footer,
 	// "" for the run's artifacts list (ArtifactURL).
 	ArtifactURL string
@@ -329,15 +331,18 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 }
 
 // Resolve fills what the inputs leave to the event: the base defaults to
-// the pull request's base commit. Comparing against the base with no base
-// at all (not a pull request, no base input) is an *InputError.
+// the pull request's base commit, else to the default branch's tip
+// (origin/<branch>: BaseDefaulted). No base at all is an *InputError.
 func (in *Inputs) Resolve(ev Event) error {
 	if in.Base == "" {
 		in.Base = ev.BaseSHA
 	}
+	if in.Base == "" && ev.DefaultBranch != "" && in.Against == AgainstBase {
+		in.Base, in.BaseDefaulted = "origin/"+ev.DefaultBranch, true
+	}
 	in.GuardWorkflows = ev.Name == "pull_request"
 	if in.Against == AgainstBase && in.Base == "" {
-		return inputErr(InBase, "", "required when against is %q and the event (%s) is not a pull request", AgainstBase, orNone(ev.Name))
+		return inputErr(InBase, "", "required when against is %q, the event (%s) is not a pull request and names no default branch", AgainstBase, orNone(ev.Name))
 	}
 	return nil
 }

@@ -97,6 +97,11 @@ func TestReadInputs(t *testing.T) {
 	if err := in.Resolve(action.Event{Name: "workflow_dispatch"}); !errors.As(err, &ie) || ie.Input != "base" {
 		t.Errorf("Resolve without a base: %v", err)
 	}
+	// A manual run or a push compares against the default branch's tip.
+	in.Base = ""
+	if err := in.Resolve(action.Event{Name: "workflow_dispatch", DefaultBranch: "main"}); err != nil || in.Base != "origin/main" || !in.BaseDefaulted {
+		t.Errorf("Resolve on workflow_dispatch: %v, base %q, defaulted %v", err, in.Base, in.BaseDefaulted)
+	}
 }
 
 func equalInputs(a, b action.Inputs) bool {

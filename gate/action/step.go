@@ -91,6 +91,9 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 		a.Errorf("%v", err)
 		return StepResult{}, rounds.Usagef("gate --github: %w", err)
 	}
+	if in.BaseDefaulted {
+		a.Noticef("base: %s, the default branch's tip (no pull request; set the base input to choose another)", in.Base)
+	}
 	dir := s.Dir
 	if dir == "" {
 		dir = "."
