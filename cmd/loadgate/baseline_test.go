@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/report"
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
