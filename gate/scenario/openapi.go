@@ -15,16 +15,10 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// OpenAPI operations. The scenario's top-level openapi: names the service's
-// OpenAPI document (3.0 or 3.1, YAML or JSON, relative to the scenario
-// file); an openapi: workload names one of its operations by operationId.
-// Parse resolves each such workload into an HTTP template (Workload.HTTP),
-// so the engine sends it as any HTTP workload and the hash covers it as
-// resolved: an edit of the document that changes the load changes the hash.
-//
-// Method and path come from the document, the path prefixed with the path
-// of its first servers URL (server variables at their defaults); the
-// server's host is never used: load goes only to the run's target.
+// OpenAPI operations. An openapi: workload names an operationId of the
+// scenario's top-level openapi: document; Parse resolves it into an HTTP
+// template, so the hash covers it as resolved. The path is prefixed with
+// the first servers URL's path; its host is never used.
 
 // MaxOpenAPIBytes bounds the document read whole.
 const MaxOpenAPIBytes = 16 << 20
