@@ -8,9 +8,8 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// result turns the recorder's cells into the results contract, with what
-// the Config states of the run (machine, topology, target label, side,
-// commit, round) copied in as given.
+// result turns the recorder's cells into a result, with the Config's
+// stated fields copied in.
 func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 	sc := e.cfg.Scenario
 	r := e.rec

@@ -15,44 +15,33 @@ import (
 	"time"
 )
 
-// Target is where the load goes, and the only addresses it may go to.
-//
-// The target is the address that was checked: its host is resolved once
-// (Resolve, CheckLoopback or, failing that, the first connection of a run),
-// and every connection of every protocol dials only those addresses through
-// one dialer (Target.dialer), which checks the remote address again in
-// net.Dialer.Control before the connect system call and once more on the
-// connected socket. A name that answers differently later (DNS rebinding)
-// changes nothing: it is never resolved again. TLS still verifies, and sends
-// as SNI, the host name of the URL.
+// Target is where the load goes and the only addresses it may go to: its
+// host is resolved once and every connection dials only those addresses,
+// checked again before connect and on the socket, so DNS rebinding changes
+// nothing. TLS still verifies the URL's host name.
 type Target struct {
 	URL      *url.URL
 	Insecure bool // skip TLS verification (self-signed loopback servers)
 
-	// Addrs are the addresses that passed the check: connections go only
-	// there. Empty: the host is resolved once, at the first connection,
-	// with the rule of Resolve.
+	// Addrs are the checked addresses (empty: resolved at the first
+	// connection, as Resolve does).
 	Addrs []netip.Addr
 
-	// LookupIP resolves the URL's host when it is a name (nil:
-	// net.DefaultResolver). A seam for tests.
+	// LookupIP resolves the host (nil: net.DefaultResolver); a test seam.
 	LookupIP func(ctx context.Context, host string) ([]net.IP, error)
 
-	// lazy is the run's lazy poll (lazy.go), set by Run; nil: every
-	// connection takes the runtime poller (rawConn).
+	// lazy is the run's lazy poll, set by Run (nil: rawConn for all).
 	lazy *lazyPoll
 }
 
-// ErrTargetRefused is in the chain of every error about an address that is
-// not allowed as a target: refused by the check, or by the dialer.
+// ErrTargetRefused is in the chain of every error about a disallowed address.
 var ErrTargetRefused = errors.New("not an allowed target")
 
 // resolveTimeout bounds one resolution of the target's name.
 const resolveTimeout = 5 * time.Second
 
-// ParseTarget parses raw as a target URL: http or https, a host, no
-// credentials (they would be written into results), no query or fragment.
-// It does not resolve the host.
+// ParseTarget parses raw as an http or https URL with a host and no
+// credentials, query or fragment. It does not resolve the host.
 func ParseTarget(raw string) (Target, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -78,10 +67,8 @@ func ParseTarget(raw string) (Target, error) {
 	return Target{URL: u}, nil
 }
 
-// LoopbackTarget is plain mode's target (rule 14): ParseTarget, then
-// CheckLoopback with the default resolver. The returned Target carries the
-// checked addresses; run the load with it, and nothing resolves the name
-// again.
+// LoopbackTarget is plain mode's target: ParseTarget then CheckLoopback;
+// run the load with the returned Target so nothing resolves again.
 func LoopbackTarget(ctx context.Context, raw string) (Target, error) {
 	t, err := ParseTarget(raw)
 	if err != nil {
@@ -113,12 +100,9 @@ func (t Target) CheckLoopback(ctx context.Context) (Target, error) {
 	return t, nil
 }
 
-// Resolve returns t with Addrs filled. Addrs already set are kept. A host
-// given as an IP address is its own allowed set (the caller vouches for it:
-// plain mode checked it is loopback, stack mode got it from the engine as
-// the container's address on loadgate's own network). A name is resolved
-// once, and every address it resolves to must be loopback: a name is never
-// trusted to point at anything else.
+// Resolve returns t with Addrs filled (kept if already set). An IP host is
+// its own allowed set (the caller vouches for it); a name is resolved once
+// and must resolve to loopback only.
 func (t Target) Resolve(ctx context.Context) (Target, error) {
 	if t.URL == nil {
 		return Target{}, fmt.Errorf("target: no URL")
@@ -195,14 +179,13 @@ func (t Target) port() uint16 {
 	return 80
 }
 
-// hostPort is the address the HTTP clients are told to connect to: the
-// URL's host name (for TLS) and port. The dialer maps it to Addrs.
+// hostPort is what the HTTP clients connect to (the URL's host, for TLS);
+// the dialer maps it to Addrs.
 func (t Target) hostPort() string {
 	return net.JoinHostPort(t.URL.Hostname(), strconv.Itoa(int(t.port())))
 }
 
-// dialer is the one way out of the generator: every protocol's connections
-// are made by it. Safe for concurrent use.
+// dialer is the generator's one way out. Safe for concurrent use.
 type dialer struct {
 	t       Target
 	host    string // the URL's host name, lowercased
@@ -214,9 +197,8 @@ type dialer struct {
 	bad   error        // a resolution that failed the check: every dial fails with it
 	next  atomic.Uint32
 
-	// lazy, when set, puts plain TCP connections on lazy sockets
-	// (lazyconn.go); only a client that speaks cleartext HTTP/1.1 on them
-	// sets it (newFastClient).
+	// lazy puts plain TCP connections on lazy sockets; only newFastClient
+	// sets it.
 	lazy *lazyPoll
 }
 
@@ -232,9 +214,8 @@ func (t Target) dialer(timeout time.Duration) *dialer {
 	return d
 }
 
-// allowed returns the checked addresses, resolving the name the first time
-// when the Target came without them. Once an answer is had it is kept for
-// the dialer's life: the name is not resolved again.
+// allowed returns the checked addresses, resolving the name once for the
+// dialer's life when the Target came without them.
 func (d *dialer) allowed(ctx context.Context) ([]netip.Addr, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -270,9 +251,8 @@ func (d *dialer) isAllowed(a netip.Addr, port uint16) bool {
 	return false
 }
 
-// DialContext connects to addr, which must be the target's host:port, by
-// dialing one of the checked addresses (in turn across connections; the
-// next one when a connect fails).
+// DialContext connects to addr (the target's host:port) through the
+// checked addresses in turn.
 func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	switch network {
 	case "tcp", "tcp4", "tcp6":
@@ -308,8 +288,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	return nil, err
 }
 
-// control runs after the socket is made and before connect(2): the address
-// about to be connected must be one that passed the check.
+// control refuses, before connect(2), an address that was not checked.
 func (d *dialer) control(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil || !d.isAllowed(ap.Addr(), ap.Port()) {

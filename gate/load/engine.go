@@ -26,30 +26,20 @@ type Config struct {
 	Progress func(Progress)
 	// SnapshotEvery is the snapshot interval (default 1s).
 	SnapshotEvery time.Duration
-	// Faults is told the schedule's start and every measured outcome
-	// (faults.go). A scenario that injects faults is refused without it: a
-	// fault is never silently skipped.
+	// Faults is told the schedule's start and every measured outcome; a
+	// scenario that injects faults is refused without it.
 	Faults FaultHook
-	// Started is called once each, in order, with the schedule's start,
-	// before the first request is due (after Faults.Start): what is timed
-	// on the run's own clock besides faults (the counted reads, watched
-	// processes' sampling). Unlike Faults, it never stands for an injector.
+	// Started is called once each, in order, with the schedule's start before
+	// the first request is due (after Faults.Start).
 	Started []func(t0 time.Time)
-	// StartAt is the schedule's t0 (zero: now, as Run reaches its first due
-	// time): the instant every due time counts from. Two runs given one
-	// StartAt (a duet gate's two sides) send their schedules at the same
-	// instants. A StartAt already past makes the first requests late, and
-	// their lateness says so.
+	// StartAt is the schedule's t0 (zero: now). Two runs given one StartAt (a
+	// duet's sides) send at the same instants.
 	StartAt time.Time
 
-	// What the result states that the engine does not measure, known
-	// before the load and copied into the Result as given (build.go), so
-	// that Run returns it final; only what is known after the load
-	// (result.After: stack samples, teardown) is added by Result.Complete.
+	// Known before the load and copied into the Result as given (build.go).
 	Machine  result.Machine  // where the generator runs
 	Topology result.Topology // the stack's and the generator's cpus, pinning, target path
-	// TargetLabel is how the result names the target, e.g. "api:8080
-	// (172.18.0.3:8080)"; "" names it by its URL.
+	// TargetLabel is how the result names the target ("": its URL).
 	TargetLabel  string
 	Side, Commit string        // in a gate: "base"/"head" and the side's commit
 	Round        *result.Round // in a gate: the round and its order; nil otherwise
@@ -70,18 +60,57 @@ type Progress struct {
 // result says Interrupted. Run returns an error only when the run could not
 // start; a run that started always returns its result.
 func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
+	e, release, err := newEngine(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	// reqCtx outlives ctx by the drain: requests in flight when the schedule
+	// ends may finish; it is cancelled when the run is finalized.
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	e.reqCtx = reqCtx
+	e.startClock()
+	defer e.wait.close()
+	stopBackground := e.startBackground(ctx)
+
+	// Steal is stated only on the generator's cpus as the topology names them.
+	topo := e.cfg.Topology
+	var steal *stealWatch
+	if topo.LoadCPUs != "" {
+		steal = watchSteal(e.start.Add(e.cfg.Scenario.Warmup))
+	}
+	stop := e.dispatch(ctx)
+	stolen, stealWhy := steal.end(topo.LoadCPUs, topo.StackCPUs)
+	drained := e.drain(ctx, stop != stopDone)
+	abandoned := e.rec.abandonAll()
+	cancelReqs()
+	finishedAt := time.Now()
+	stopBackground()
+
+	res = e.result(e.start, finishedAt)
+	res.Steal = stolen
+	if stealWhy != "" {
+		res.NotMeasured = append(res.NotMeasured, stealWhy)
+	}
+	e.explainStop(ctx, res, stop, drained, abandoned)
+	return res, nil
+}
+
+// newEngine resolves the target and builds the run's schedule, mix,
+// recorder and operations; release frees the operations and lazy reads.
+func newEngine(ctx context.Context, cfg Config) (e *engine, release func(), err error) {
 	sc := cfg.Scenario
-	// The target's addresses are checked once, here; every connection of
-	// the run goes only to them (dial.go).
+	// Every connection of the run goes only to the addresses resolved here.
 	if cfg.Target, err = cfg.Target.Resolve(ctx); err != nil {
-		return nil, fmt.Errorf("target: %w", err)
+		return nil, nil, fmt.Errorf("target: %w", err)
 	}
 	sched, err := NewSchedule(sc)
 	if err != nil {
-		return nil, fmt.Errorf("schedule: %w", err)
+		return nil, nil, fmt.Errorf("schedule: %w", err)
 	}
-	if err := checkFaultHook(cfg); err != nil { // faults.go
-		return nil, err
+	if err := checkFaultHook(cfg); err != nil {
+		return nil, nil, err
 	}
 	shares := make([]float64, len(sc.Workloads))
 	for i, w := range sc.Workloads {
@@ -89,56 +118,57 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	}
 	mix, err := NewMix(shares)
 	if err != nil {
-		return nil, fmt.Errorf("mix: %w", err)
+		return nil, nil, fmt.Errorf("mix: %w", err)
 	}
 	rec := newRecorder(sched, len(sc.Workloads), sc.LateAfter)
-	var lazy *lazyPoll        // lazy response reads (lazy.go); nil: off
-	if testClockSeam == nil { // a fake clock's operations have no sockets, and its bubble no I/O wait
+	var lazy *lazyPoll        // nil: lazy reads off
+	if testClockSeam == nil { // a fake clock's operations have no sockets
 		lazy = newLazyPoll()
 	}
-	defer lazy.close()
 	cfg.Target.lazy = lazy
-	e := &engine{cfg: cfg, lazy: lazy, sched: sched, mix: mix, rec: rec,
+	e = &engine{cfg: cfg, lazy: lazy, sched: sched, mix: mix, rec: rec,
 		jobs: make(chan job), seq: make([]int64, len(sc.Workloads))}
 	e.waitDue.Store(-1)
-	e.sess = newSessionRecorder(rec, sc) // session.go
+	e.sess = newSessionRecorder(rec, sc)
 	ops, closeOps, err := newOperations(ctx, sc, cfg)
 	if err != nil {
-		return nil, err
+		lazy.close()
+		return nil, nil, err
 	}
-	defer closeOps()
 	e.ops = ops
-	every := cfg.SnapshotEvery
-	if every <= 0 {
-		every = time.Second
-	}
+	return e, func() { closeOps(); lazy.close() }, nil
+}
 
-	// reqCtx outlives ctx by the drain: requests in flight when the schedule
-	// ends may finish; it is cancelled when the run is finalized.
-	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelReqs()
-	e.reqCtx = reqCtx
-
-	startedAt := time.Now()
-	if !cfg.StartAt.IsZero() {
-		startedAt = cfg.StartAt
+// startClock fixes the schedule's t0 and tells Faults and Started of it,
+// before the first request is due.
+func (e *engine) startClock() {
+	e.start = time.Now()
+	if !e.cfg.StartAt.IsZero() {
+		e.start = e.cfg.StartAt
 	}
-	e.start = startedAt
 	e.wait = newWaiter(e.clock)
-	defer e.wait.close()
 	e.until = e.wait.until
 	if testClockSeam != nil {
-		testClockSeam(e) // tests only: the runtime's timers and fake operations (clock_export_test.go)
+		testClockSeam(e)
 	}
-	if cfg.Faults != nil {
-		cfg.Faults.Start(startedAt) // before the first due time: the injector's clock (faults.go)
+	if e.cfg.Faults != nil {
+		e.cfg.Faults.Start(e.start)
 	}
-	for _, f := range cfg.Started {
-		f(startedAt)
+	for _, f := range e.cfg.Started {
+		f(e.start)
 	}
 	if h := testWaitHook; h != nil {
 		w := e.wait
 		w.beforePark = func() { h(func() { w.due += 24 * time.Hour }) }
+	}
+}
+
+// startBackground starts the snapshot and watchdog goroutines; stop ends
+// them and waits for both.
+func (e *engine) startBackground(ctx context.Context) (stop func()) {
+	every := e.cfg.SnapshotEvery
+	if every <= 0 {
+		every = time.Second
 	}
 	snapDone := make(chan struct{})
 	stopSnaps := make(chan struct{})
@@ -151,33 +181,19 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 		defer close(watchDone)
 		e.watchdog(ctx, stopSnaps)
 	}()
-
-	// The hypervisor's steal over the measured window (steal.go), on the
-	// generator's cpus as the topology states them: a Config without them
-	// (a library use with no topology) states no steal either.
-	var steal *stealWatch
-	if cfg.Topology.LoadCPUs != "" {
-		steal = watchSteal(startedAt.Add(sc.Warmup))
+	return func() {
+		close(stopSnaps)
+		<-snapDone
+		<-watchDone
 	}
-	stop := e.dispatch(ctx)
-	stolen, stealWhy := steal.end(cfg.Topology.LoadCPUs, cfg.Topology.StackCPUs)
-	drained := e.drain(ctx, stop != stopDone)
-	abandoned := rec.abandonAll()
-	cancelReqs()
-	finishedAt := time.Now()
-	close(stopSnaps)
-	<-snapDone
-	<-watchDone
-	// Requests still in flight were recorded as abandoned; their goroutines
-	// end at their deadline (or at once on net/http, whose requests see
-	// reqCtx cancelled) and their completions are dropped by the recorder.
+}
 
-	res = e.result(startedAt, finishedAt)
-	res.Steal = stolen
-	if stealWhy != "" {
-		res.NotMeasured = append(res.NotMeasured, stealWhy)
-	}
-	res.Interrupted = stop == stopInterrupted && stageEnded(ctx) == nil // faults.go: a failed stage is not an interruption
+// explainStop states in res why and how the run ended when it did not
+// simply run its schedule out.
+func (e *engine) explainStop(ctx context.Context, res *result.Result, stop stopReason, drained bool, abandoned int64) {
+	sc := e.cfg.Scenario
+	// A failed fault stage is not an interruption.
+	res.Interrupted = stop == stopInterrupted && stageEnded(ctx) == nil
 	switch stop {
 	case stopInterrupted:
 		res.Usable = false
@@ -188,9 +204,9 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	case stopWallBound:
 		res.NotMeasured = append(res.NotMeasured, fmt.Sprintf(
 			"%d requests were never sent: the dispatcher (max_in_flight %d) could not send them before the run's wall-time bound (schedule %s + drain %s); they are recorded as abandoned",
-			e.unsent, sc.MaxInFlight, sched.Duration(), sc.Drain))
+			e.unsent, sc.MaxInFlight, e.sched.Duration(), sc.Drain))
 	}
-	if n := lazy.clockSteps(); n > 0 {
+	if n := e.lazy.clockSteps(); n > 0 {
 		res.NotMeasured = append(res.NotMeasured, fmt.Sprintf(
 			"%d completions were timed by their read instead of the kernel's receive timestamp: the wall clock stepped during the run", n))
 	}
@@ -198,13 +214,10 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 		res.NotMeasured = append(res.NotMeasured,
 			fmt.Sprintf("%d requests still in flight after the %s drain were recorded as abandoned", abandoned, sc.Drain))
 	}
-	return res, nil
 }
 
-// WallBound is how long a run of sc may take at most, from its first due
-// time to Run's return: the schedule (warm-up included), the drain and
-// WallSlack. Run never outlives it (but for the fine part of one wait and
-// the bookkeeping after it, a few milliseconds).
+// WallBound is the most a run of sc may take from its first due time to
+// Run's return: schedule, drain and WallSlack.
 func WallBound(sc *scenario.Scenario) (time.Duration, error) {
 	sched, err := NewSchedule(sc)
 	if err != nil {
@@ -213,25 +226,19 @@ func WallBound(sc *scenario.Scenario) (time.Duration, error) {
 	return sched.Duration() + sc.Drain + WallSlack, nil
 }
 
-// testWaitHook (tests only, export_test.go) runs in every timer wait between
-// arming and parking; postpone moves the wait's due time a day away, which
-// makes the park last until something aborts it — a stuck dispatcher.
+// testWaitHook (tests only) runs in every timer wait between arming and
+// parking; postpone makes the park last until aborted.
 var testWaitHook func(postpone func())
 
-// testClockSeam (tests only, clock_export_test.go), when set, may replace a
-// run's dispatcher wait (e.until) and operations once, before the first due
-// time: a wait on the runtime's timers alone and operations without network
-// make a run deterministic under testing/synctest's fake clock.
+// testClockSeam (tests only) may replace a run's wait and operations
+// before the first due time, for testing/synctest's fake clock.
 var testClockSeam func(e *engine)
 
-// WallSlack is what a run may take beyond its schedule and drain: the
-// dispatcher's watchdog interval and the bookkeeping at the end.
+// WallSlack is what a run may take beyond its schedule and drain.
 const WallSlack = 2 * time.Second
 
-// HangAfter is how long the dispatcher may make no progress past a due time
-// before the run is ended as unusable. No legitimate wait lasts longer than
-// the fine part of a timer wait (2 ms); this catches a lost wake-up or any
-// other stuck stage, whatever its cause.
+// HangAfter is how long the dispatcher may make no progress past a due
+// time before the run ends as unusable: no legitimate wait lasts that long.
 const HangAfter = time.Second
 
 // newOperations builds one operation per workload: fasthttp for HTTP/1.1,
@@ -278,9 +285,8 @@ type engine struct {
 	lazy    *lazyPoll                                          // lazy response reads (lazy.go); nil: off
 	until   func(ctx context.Context, due time.Duration) error // the dispatcher's wait: wait.until (a test's under testClockSeam)
 
-	// waitDue is the due time (ns since start) the dispatcher is waiting
-	// for on its timer, -1 when it is not waiting on it: the watchdog's view
-	// of the dispatcher's progress.
+	// waitDue is the due time (ns since start) the dispatcher waits for on its
+	// timer, -1 when it is not: the watchdog's view of progress.
 	waitDue atomic.Int64
 	over    overrun // the watchdog's account of waitDue's overrun (watchdog only)
 	hungMu  sync.Mutex
@@ -308,18 +314,10 @@ const (
 )
 
 // dispatch sends every request of the schedule at its due time and says
-// why it stopped. When the wall-time bound stopped it, the requests it never
-// sent are recorded as offered and abandoned, so the result still holds the
-// whole schedule; an interrupted or hung run (unusable) counts what it
-// offered.
-//
-// Requests are handed to workers over an unbuffered channel: an idle worker
-// takes the job at once; with none idle a new worker starts, up to
-// max_in_flight; beyond that the dispatcher waits (stalled time) and the
-// request keeps its due time, so the wait shows in its latency and
-// lateness — but never past the schedule's end plus the drain, the run's
-// wall-time bound. Workers live for the run, keep their scratch memory and
-// end when the channel is closed.
+// why it stopped. Workers take jobs from an unbuffered channel, up to
+// max_in_flight; beyond that the dispatcher waits and the request keeps
+// its due time, so the wait shows as latency. Requests never sent by the
+// wall-time bound are recorded as offered and abandoned.
 func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 	defer close(e.jobs)
 	defer e.lazy.setAwake(1) // the drain: no more sweeps, read every response at once
@@ -348,9 +346,8 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 		e.lazy.beforeWait(due, now) // a long wait keeps the sockets awake (lazy.go)
 		err := e.until(ctx, due)
 		e.waitDue.Store(-1)
-		// The responses that arrived since the last wake-up wake their
-		// readers before the hand-off: the request's worker, readied last,
-		// runs first (the runtime's runnext), and they run after it sends.
+		// Wake the readers of arrived responses before the hand-off, so the
+		// worker readied last runs first.
 		e.lazy.sweep()
 		if err != nil || ctx.Err() != nil {
 			if e.hungReason() != "" {
@@ -399,9 +396,8 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 	return stopDone
 }
 
-// recordUnsent records requests from..n-1 (never offered to a worker) as
-// offered and abandoned, keeping the mix's assignment, and returns how many
-// there were.
+// recordUnsent records requests from..n-1 as offered and abandoned and
+// returns how many there were.
 func (e *engine) recordUnsent(from, n int64) int64 {
 	for i := from; i < n; i++ {
 		_, seg := e.sched.Due(i)
@@ -412,10 +408,8 @@ func (e *engine) recordUnsent(from, n int64) int64 {
 	return e.unsent + n - from
 }
 
-// waiting tells the watchdog the dispatcher starts a wait for due. It
-// stores when the wait should end — due, or now for a request already late
-// — so the watchdog measures how long a wait overran, never how far behind
-// the schedule is.
+// waiting tells the watchdog a wait for due starts; it stores when the
+// wait should end, so the watchdog measures overrun, not lateness.
 func (e *engine) waiting(due, now time.Duration) {
 	e.waitDue.Store(int64(max(due, now)))
 }
@@ -426,8 +420,7 @@ func (e *engine) hungReason() string {
 	return e.hung
 }
 
-// watchInterval is how often the watchdog looks: on its own goroutine, so
-// neither the snapshot interval nor a blocked snapshot writer delays it.
+// watchInterval is how often the watchdog looks.
 const watchInterval = 100 * time.Millisecond
 
 // watchdog calls watch every watchInterval and at once when ctx is done,
@@ -449,9 +442,8 @@ func (e *engine) watchdog(ctx context.Context, stop <-chan struct{}) {
 	}
 }
 
-// watch is the watchdog's look: a cancelled run, or a dispatcher parked on its timer HangAfter past
-// the due time it waits for, has its wait aborted (a run never hangs,
-// whatever stuck it).
+// watch aborts the dispatcher's wait when the run is cancelled or the wait
+// overran its due time by HangAfter.
 func (e *engine) watch(ctx context.Context) {
 	if ctx.Err() != nil {
 		e.wait.abort()
@@ -470,22 +462,16 @@ func (e *engine) watch(ctx context.Context) {
 	}
 }
 
-// maxLookGap is the most one look of the watchdog adds to a wait's overrun.
-// A look that comes later than that means this whole process was not given
-// the CPU (an overloaded machine: the watchdog's own ticker was late too),
-// which is not the dispatcher being stuck: the run's lateness says so, and
-// ending it as unusable would throw away an honest, flagged measurement.
+// maxLookGap is the most one look adds to an overrun; a later look means
+// the process was starved, not the dispatcher stuck, and the run's
+// lateness already says so.
 const maxLookGap = 2 * watchInterval
 
-// HangAlways bounds a wait's overrun however starved the process was: past
-// it the run ends as hung even if the watchdog's looks all came late.
+// HangAlways bounds an overrun however starved the process was.
 const HangAlways = 10 * HangAfter
 
-// overrun measures how long the dispatcher's current timer wait has
-// overrun its due time while the process was running: a pure account of
-// the watchdog's looks (now, the due time waited for, whether the
-// dispatcher is waiting on its timer at all), with no clock of its own.
-// Used by the watchdog goroutine only.
+// overrun accounts how long the current timer wait overran its due time
+// while the process ran. Watchdog goroutine only.
 type overrun struct {
 	last, due, counted time.Duration // the previous look; the wait being measured; its overrun so far
 	measuring          bool
@@ -518,9 +504,8 @@ func (e *engine) worker(j job) {
 	}
 }
 
-// drain waits for requests in flight, up to the scenario's drain timeout
-// after the schedule's end (none when interrupted). It reports whether every
-// request finished.
+// drain waits for requests in flight up to the scenario's drain (none when
+// interrupted) and reports whether every one finished.
 func (e *engine) drain(ctx context.Context, interrupted bool) bool {
 	all := make(chan struct{})
 	go func() {
@@ -569,8 +554,7 @@ func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
 		now := e.clock()
 		span := now - last
 		last = now
-		// The snapshot covers the interval that just ended: name it by the
-		// segment at the interval's middle.
+		// Name the interval by the segment at its middle.
 		seg := e.sched.SegmentAt(now - every/2)
 		name, pe, pd := "drain", time.Duration(0), time.Duration(0)
 		if seg >= 0 {

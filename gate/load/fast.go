@@ -20,9 +20,8 @@ type operation interface {
 	do(ctx context.Context, k int64, s *scratch) string
 }
 
-// scratch is a worker's reusable memory: with it a request allocates
-// nothing on the generator's heap, so the GC (a hiccup on the generator's
-// one core) rarely runs.
+// scratch is a worker's reusable memory, so a request allocates nothing on
+// the heap and the GC rarely runs.
 type scratch struct {
 	uri, body []byte
 	buf       []byte // response bodies are read into it and dropped (bodyChunk)
@@ -31,9 +30,8 @@ type scratch struct {
 	built     *fastOp // req is this operation's whole request, reused as it is (fastOp.static); nil: build it
 	rx        rxStamp // the response's last read on a lazy connection (lazy.go); zero otherwise
 
-	// What fastOp.do and drainTransport.RoundTrip tell each other about
-	// the request in flight (the transport finds the scratch as the
-	// request's user value, streamKey).
+	// The request in flight, shared by fastOp.do and drainTransport (found as
+	// the request's user value, streamKey).
 	deadline time.Time // the request's deadline
 	bodyErr  error     // why the body was not read to its end; nil: it was
 }
@@ -46,29 +44,11 @@ func (s *scratch) buffer() []byte {
 	return s.buf
 }
 
-// fastOp is an HTTP/1.1 operation on fasthttp's client, which costs a third
-// of net/http's CPU per request: one goroutine hand-off less per request, no
-// per-request timer goroutine, pooled requests and responses (the
-// generator's CPU is what bounds the rate it can hold honestly). HTTP/2 stays
-// on net/http (httpOp).
-//
-// A connection closed or reset by the server before the first response
-// byte is classed "closed" (fasthttp cannot tell FIN from RST there); a reset
-// after it is "reset".
-//
-// fasthttp retries idempotent requests on connection errors by default;
-// that is switched off: an offered request is exactly one attempt.
-//
-// Response bodies are streamed (HostClient.StreamResponseBody) and read by
-// the client's transport (drainTransport), to their end, in bodyChunk
-// pieces into the worker's scratch buffer, and dropped, so a body of any
-// length, or an endless chunked one, costs bodyChunk bytes. A body longer
-// than max_body is "body too large": reading stops there and the
-// connection is closed, not reused, so the rest of that body is never read
-// as the next response.
-//
-// A Host header from the scenario is sent as given (Request.UseHostHeader);
-// without it fasthttp would send the URI's host.
+// fastOp is an HTTP/1.1 operation on fasthttp's client, cheaper per request
+// than net/http (HTTP/2 stays on httpOp). Retries are off: an offered
+// request is one attempt. Bodies are read to their end in bodyChunk pieces
+// by drainTransport; one over max_body closes its connection. A close
+// before the first response byte is "closed" (FIN and RST look alike).
 type fastOp struct {
 	hc      *fasthttp.HostClient
 	method  string
@@ -80,10 +60,8 @@ type fastOp struct {
 	host    string
 	timeout time.Duration
 	expect  [600]bool
-	// static: every request of the workload is the same (no placeholder
-	// in the path or body). A worker then builds it once in its scratch and
-	// sends that Request again: fasthttp keeps it parsed, so the URI is not
-	// parsed again nor the headers set again for every request.
+	// static: every request is the same, so a worker builds it once and sends
+	// it again.
 	static bool
 }
 
@@ -97,16 +75,15 @@ func newFastClient(sc *scenario.Scenario, t Target) *fasthttp.HostClient {
 		d.lazy = t.lazy // cleartext HTTP/1.1: lazy sockets (lazy.go); TLS keeps the poller
 	}
 	return &fasthttp.HostClient{
-		// Addr is the URL's host name and port: TLS verifies (and sends as
-		// SNI) that name; the dialer connects to the checked addresses only.
+		// TLS verifies the URL's host name; the dialer connects to the checked
+		// addresses only.
 		Addr:               t.hostPort(),
 		IsTLS:              t.URL.Scheme == "https",
 		TLSConfig:          &tls.Config{InsecureSkipVerify: t.Insecure, ServerName: t.URL.Hostname()},
 		DialTimeout:        d.dialTimeout,
 		StreamResponseBody: true,
 		Transport:          drainTransport{},
-		// Ignored by fasthttp on streamed bodies: drainTransport enforces
-		// it while it reads the body.
+		// Enforced by drainTransport; fasthttp ignores it on streamed bodies.
 		MaxResponseBodySize:           int(limit),
 		MaxConns:                      sc.MaxInFlight,
 		MaxIdleConnDuration:           90 * time.Second,
@@ -190,17 +167,15 @@ func (op *fastOp) build(req *fasthttp.Request, k int64, s *scratch) {
 		req.Header.Set(h[0], h[1])
 	}
 	if op.host != "" {
-		// The URI is a full URL (fasthttp checks its scheme against the
-		// client's); without UseHostHeader its host would replace this one.
+		// Without UseHostHeader the URI's host would replace this one.
 		req.Header.SetHost(op.host)
 		req.UseHostHeader = true
 	}
 	if op.hasBody {
 		s.body = op.body.AppendTo(s.body[:0], k)
 		if op.static {
-			// Sent again as built (do): the body is the request's own copy,
-			// for s.body is the worker's scratch, which the next operation
-			// of another workload (WebSocket, gRPC, another HTTP) overwrites.
+			// The request keeps its own copy: s.body is overwritten by the next
+			// operation.
 			req.SetBody(s.body)
 		} else {
 			req.SetBodyRaw(s.body)
@@ -208,35 +183,18 @@ func (op *fastOp) build(req *fasthttp.Request, k int64, s *scratch) {
 	}
 }
 
-// streamKey is the request's user value under which fastOp hands its
-// worker's scratch to drainTransport.
+// streamKey is the request's user value holding its worker's scratch.
 type streamKey struct{}
 
-// errNoScratch: a request without its worker's scratch reached the
-// transport (it cannot: fastOp.build sets it on every request).
+// errNoScratch: a request reached the transport without its scratch (a bug).
 var errNoScratch = errors.New("loadgate: a request reached the transport without its worker's scratch")
 
-// drainTransport is the HostClient's transport: fasthttp's own
-// (transport.RoundTrip in fasthttp 1.78: the connection from the pool, the
-// request written, the response's header read) but for the body, which it
-// reads itself, to its end, before the connection goes back to the pool.
-// fasthttp hands a streamed body to its caller wrapped in an object and
-// three closures, made for every response (4 allocations, 184 B), and at
-// 20 000 req/s that garbage made a collection every second on the
-// generator's one core (bench/README.md, "The generator's garbage
-// collector"). Here the body is read through fasthttp's pooled stream into
-// the worker's buffer (its scratch, the request's user value), and a
-// response costs nothing on the heap. Reading it before the connection is
-// released also lets every response, a HEAD's or a 204 too, take its
-// receive timestamp from the connection that read it.
-//
-// The limits are the client's: the request's deadline (the scratch's) on
-// every read and write, MaxResponseBodySize as max_body. A body that was
-// not read to its end (max_body, the deadline, a broken chunk) closes its
-// connection, and why is left in the scratch (bodyErr) for fastOp.do to
-// class. A 101 Switching Protocols closes its connection too: it no longer
-// speaks HTTP/1.1. fasthttp's MaxConnDuration, ReadTimeout and WriteTimeout
-// are not applied here (newFastClient sets none of them).
+// drainTransport is fasthttp's transport but for the body, which it reads
+// to its end into the worker's buffer before the connection goes back to
+// the pool: no garbage per response, and every response gets the receive
+// timestamp of the connection that read it. The request's deadline applies
+// to every read and write and MaxResponseBodySize is max_body; a body not
+// read to its end, or a 101, closes its connection (why: scratch bodyErr).
 type drainTransport struct{}
 
 func (drainTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (retry bool, err error) {
@@ -299,8 +257,8 @@ func (drainTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, 
 	return false, nil
 }
 
-// drainBody reads resp's streamed body to its end into buf, at most limit
-// bytes: an announced Content-Length above limit is not read at all.
+// drainBody reads resp's body into buf, at most limit bytes; a larger
+// Content-Length is not read at all.
 func drainBody(resp *fasthttp.Response, limit int64, buf []byte) error {
 	bs := resp.BodyStream()
 	if bs == nil {
@@ -319,9 +277,8 @@ func bodyClass(err error, deadline time.Time) string {
 	case errors.Is(err, errBodyTooLarge):
 		return ClassBodyTooLarge
 	case !time.Now().Before(deadline):
-		// The body was still arriving at the deadline. fasthttp wraps a
-		// read timeout inside a chunk header in ErrBrokenChunk, which
-		// hides it from errors.Is.
+		// fasthttp wraps a read timeout in a chunk header in ErrBrokenChunk,
+		// hiding it from errors.Is.
 		return ClassTimeout
 	}
 	var broken fasthttp.ErrBrokenChunk

@@ -6,29 +6,21 @@ import (
 	"time"
 )
 
-// ErrNoFaultHook is returned by Run for a scenario that injects faults
-// when Config.Faults is nil: whoever runs the load must inject them (a
-// fault is never silently skipped).
+// ErrNoFaultHook: the scenario injects faults and Config.Faults is nil; a
+// fault is never silently skipped.
 var ErrNoFaultHook = errors.New("the scenario injects faults, but this run has no fault injector")
 
-// FaultHook is what a fault injector needs from the engine: the
-// schedule's start, on which the faults are timed, and every measured
-// request's outcome, to count what the workloads met during and after a
-// fault.
-//
-// Start is called once, before the first request is due. Observe is called
-// from the workers, concurrently, once for each request of a measured phase
-// whose outcome the run counted (never for the warm-up, never after the
-// run stopped counting); it must be safe for concurrent use and fast.
+// FaultHook is what a fault injector needs from the engine. Start is called
+// once before the first request is due; Observe concurrently from the
+// workers for each counted request of a measured phase, so it must be
+// safe for concurrent use and fast.
 type FaultHook interface {
 	Start(t0 time.Time)
 	Observe(Outcome)
 }
 
-// Outcome is one measured request's outcome, with the numbers the
-// recorder derives from it, computed once here (MakeOutcome) so a fault
-// injector takes exactly what the phase's numbers hold out of them. Times
-// are from the start of the schedule (t0 of FaultHook.Start).
+// Outcome is one measured request's outcome and the numbers the recorder
+// derives from it (MakeOutcome). Times are from the schedule's start.
 type Outcome struct {
 	Phase     int // index into the scenario's phases (of the due time)
 	DonePhase int // index of the phase whose window holds Done; -1 in the warm-up or after the schedule
@@ -37,9 +29,7 @@ type Outcome struct {
 	Sent      time.Duration
 	Done      time.Duration
 	Class     string // "" for a success, else the failure class
-	// LatencyUS and ServiceUS are what the recorder's histograms hold for a
-	// success: due-time latency and service time, µs, clamped to the
-	// histograms' range.
+	// LatencyUS and ServiceUS: a success's histogram values, µs, clamped.
 	LatencyUS, ServiceUS int64
 	Late                 bool // sent more than late_after after its due time (counted in late)
 }
@@ -55,10 +45,9 @@ func MakeOutcome(sched *Schedule, lateAfter time.Duration, seg, w int, class str
 	return o
 }
 
-// StageError is a cancellation cause (context.WithCancelCause on Run's
-// ctx) saying a stage of the run ended it on purpose — a fault that could
-// not be injected — rather than an interruption: the result is unusable
-// naming the stage, and not Interrupted.
+// StageError is a cancellation cause of Run's ctx: a stage (a fault that
+// could not be injected) ended the run. The result is unusable, not
+// Interrupted.
 type StageError struct{ Err error }
 
 func (e *StageError) Error() string { return e.Err.Error() }

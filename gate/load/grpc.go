@@ -32,10 +32,8 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// grpcClient is the one gRPC connection of a run: HTTP/2 over the target's
-// dialer (plaintext for an http target, TLS for https), retries off (an
-// offered call is one attempt), receive windows and messages bounded like
-// HTTP/2 bodies (max_body).
+// grpcClient is a run's one gRPC connection: HTTP/2 over the target's
+// dialer, retries off, windows and messages bounded by max_body.
 type grpcClient struct {
 	conn    *grpc.ClientConn
 	maxBody int64
@@ -74,10 +72,8 @@ func newGRPCClient(sc *scenario.Scenario, t Target) (*grpcClient, error) {
 
 func (c *grpcClient) close() { _ = c.conn.Close() }
 
-// grpcOp is a gRPC unary call workload. The method is resolved, and the
-// request checked against its input message, once before any load; each
-// call sends the request's protobuf encoding (made once when the request
-// has no {n}) and drops the response's bytes unread (rawCodec).
+// grpcOp is a gRPC unary call workload: the method is resolved and the
+// request checked once before the load; responses are dropped unread.
 type grpcOp struct {
 	c       *grpcClient
 	method  string // "/pkg.Service/Method"
@@ -199,10 +195,8 @@ func grpcClass(c codes.Code) string {
 // rawFrame is a message already in (or left in) its wire encoding.
 type rawFrame []byte
 
-// rawCodec sends a rawFrame as it is and receives a response by its length
-// only: the response is dropped, never decoded (its bytes are bounded by
-// MaxCallRecvMsgSize, max_body). Named "proto" so the content type is
-// application/grpc+proto, as for any protobuf client.
+// rawCodec sends a rawFrame as is and drops the response unread. Named
+// "proto" so the content type is application/grpc+proto.
 type rawCodec struct{}
 
 func (rawCodec) Name() string { return "proto" }
@@ -222,9 +216,8 @@ func (rawCodec) Unmarshal(data []byte, v any) error {
 	return fmt.Errorf("rawCodec: cannot unmarshal into %T", v)
 }
 
-// resolveMethod finds g's method in the descriptor set file, or by server
-// reflection, and checks it is unary. Every failure wraps ErrOperation and
-// names the method.
+// resolveMethod finds g's unary method in the descriptor set or by server
+// reflection; failures wrap ErrOperation.
 func resolveMethod(ctx context.Context, conn *grpc.ClientConn, g *scenario.GRPC, timeout time.Duration) (protoreflect.MethodDescriptor, error) {
 	var files *protoregistry.Files
 	var err error
@@ -265,9 +258,8 @@ func resolveMethod(ctx context.Context, conn *grpc.ClientConn, g *scenario.GRPC,
 	return md, nil
 }
 
-// descriptorFile reads a FileDescriptorSet (protoc --descriptor_set_out,
-// buf build -o); dependencies it leaves out are taken from the well-known
-// types compiled into loadgate.
+// descriptorFile reads a FileDescriptorSet; missing dependencies come from
+// the well-known types.
 func descriptorFile(path string) (*protoregistry.Files, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -39,11 +39,8 @@ type transport struct {
 	maxBody int64
 }
 
-// HTTP/2 receive windows: what the transport buffers for a response the
-// worker has not read yet, per stream and per connection (Go's defaults are
-// 4 MiB and 1 GiB). Small windows bound the generator's memory whatever the
-// server sends; on loopback or a container network they do not limit
-// throughput.
+// HTTP/2 receive windows per stream and connection: small, to bound the
+// generator's memory; they do not limit throughput on local networks.
 const (
 	h2StreamWindow = 256 << 10
 	h2ConnWindow   = 1 << 20
@@ -151,9 +148,7 @@ func (op *httpOp) do(ctx context.Context, k int64, s *scratch) string {
 	if err != nil {
 		return classify(ctx, err)
 	}
-	// Closing a body that was not read to its end resets the stream
-	// (HTTP/2) or closes the connection (HTTP/1.1): nothing of it is
-	// read later by another request.
+	// Closing an unread body resets the stream or closes the connection.
 	if resp.ContentLength > op.maxBody {
 		resp.Body.Close()
 		return ClassBodyTooLarge

@@ -12,49 +12,34 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Lazy response reads (issue 15, bench/README.md "After the lazy reads").
+// Lazy response reads. A response over the runtime poller wakes the
+// generator's thread, a second wake-up per request. A lazy socket is
+// outside the poller: its reader parks, and the dispatcher at its next due
+// time asks the kernel which sockets have data (sweep) and wakes their
+// readers. Completion time is the kernel's receive timestamp
+// (SO_TIMESTAMPNS), never the late read.
 //
-// Over the runtime poller (rawconn.go) a response wakes the generator's
-// thread when it arrives, ~30–50 µs after its request went out: at 5 000
-// req/s that is a second wake-up per request beside the dispatcher's timer.
-// A lazy connection's socket is outside the runtime poller, so its data
-// wakes nobody: a reader that finds no data parks its goroutine, and the
-// dispatcher, at its next due time, asks the kernel which sockets have data
-// (one epoll_wait with a zero timeout on the passive set) and wakes their
-// readers — the response shares the wake-up of the next request. Its
-// arrival is not lost by reading it late: every socket has SO_TIMESTAMPNS
-// on, and the completion instant is the kernel's receive timestamp of the
-// response's last segment (engine.completion), never a read that came later.
-//
-// The sockets are woken for when waiting would cost precision or progress:
-// a response that is partly read (the rest must be read at once, or a
-// response larger than the receive buffer would be timed by our own late
-// read), a write that found the send buffer full, a dispatcher wait longer
-// than lazyHorizon, a dispatcher stalled on max_in_flight, and the drain
-// after the schedule. Then the passive set is enabled inside the awake
-// epoll instance, which is registered in the runtime poller and read by one
-// goroutine (loop): any socket's data wakes it, and it wakes the readers.
+// Where waiting would cost precision or progress (a partly read response,
+// a full send buffer, a wait longer than lazyHorizon, a stalled or draining
+// dispatcher), the passive epoll is enabled inside the awake one, which
+// loop reads through the runtime poller:
 //
 //	runtime poller ─ awake epoll (e) ─[enabled while awake > 0]─ passive epoll (p) ─ every lazy socket
 //
-// TLS, HTTP/2, WebSocket and gRPC keep the poller path (rawConn); so does a
-// socket where SO_TIMESTAMPNS cannot be set, and every socket when
-// LOADGATE_ENGINE_LAZY=0.
+// TLS, HTTP/2, WebSocket and gRPC keep the poller path (rawConn), as does
+// every socket when LOADGATE_ENGINE_LAZY=0.
 
 // lazyHorizon: a dispatcher wait longer than this keeps the sockets awake,
-// so that at low rates responses are read (and connections freed) at once.
-// Below it the next due time comes soon enough to read what arrived.
+// so responses at low rates are read at once.
 const lazyHorizon = time.Millisecond
 
-// lazyEnabled reads LOADGATE_ENGINE_LAZY once: "0" turns lazy reads off
-// (side-by-side measurement, bench/README.md).
+// lazyEnabled: LOADGATE_ENGINE_LAZY=0 turns lazy reads off.
 var lazyEnabled = sync.OnceValue(func() bool { return lazyWanted(os.Getenv("LOADGATE_ENGINE_LAZY")) })
 
 func lazyWanted(v string) bool { return v != "0" }
 
-// lazyPoll is one run's lazy sockets and their two epoll instances.
-// Safe for concurrent use; beforeWait, sweep and the sweep buffer belong
-// to the dispatcher.
+// lazyPoll is one run's lazy sockets and their two epoll instances. Safe
+// for concurrent use; beforeWait and sweep belong to the dispatcher.
 type lazyPoll struct {
 	p   int // passive: every lazy socket, edge-triggered; nobody sleeps on it
 	ef  *os.File
@@ -72,16 +57,14 @@ type lazyPoll struct {
 	sweepBuf [64]unix.EpollEvent
 	loopDone chan struct{}
 
-	// off is the wall clock minus the monotonic clock (ns) as last seen by
-	// completion; steps counts completions timed by the read because it
-	// moved by more than maxClockStep (a clock step).
+	// off is wall minus monotonic clock (ns) as completion last saw it; steps
+	// counts completions timed by the read after a clock step.
 	off   atomic.Int64
 	steps atomic.Int64
 }
 
 // newLazyPoll returns the run's lazy poll, or nil when lazy reads are off
-// or the system lacks what they need (every socket then takes the poller
-// path).
+// or unsupported.
 func newLazyPoll() *lazyPoll {
 	if !lazyEnabled() {
 		return nil
@@ -121,8 +104,7 @@ func newLazyPoll() *lazyPoll {
 // processStart anchors the monotonic readings of off (any fixed instant).
 var processStart = time.Now()
 
-// loop is the awake side: parked on e in the runtime poller, it wakes only
-// while p is enabled in e and one of p's sockets is ready.
+// loop is the awake side, parked on e in the runtime poller.
 func (lp *lazyPoll) loop() {
 	defer close(lp.loopDone)
 	var evs [64]unix.EpollEvent
@@ -159,8 +141,8 @@ func (lp *lazyPoll) drain(evs []unix.EpollEvent) (closed bool) {
 	}
 }
 
-// epollWait is epoll_wait(fd, evs, 0) as a raw system call (it never
-// blocks; see rawConn for why raw). It returns the number of events, or -1.
+// epollWait is a non-blocking epoll_wait as a raw system call (see
+// rawConn); it returns the number of events, or -1.
 func epollWait(fd int, evs []unix.EpollEvent) int {
 	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(fd), uintptr(unsafe.Pointer(&evs[0])), uintptr(len(evs)), 0, 0, 0)
 	if e != 0 {
@@ -175,9 +157,8 @@ func epollCtl(epfd, op, fd int, events uint32) syscall.Errno {
 	return e
 }
 
-// setAwake adds delta to the reasons to wake for socket readiness and
-// enables or disables p in e when that crosses zero. Enabling polls p at
-// once: readiness that came before is not lost.
+// setAwake adds delta to the reasons to stay awake, enabling or disabling
+// p in e at zero. Enabling polls p at once, so no readiness is lost.
 func (lp *lazyPoll) setAwake(delta int) {
 	if lp == nil {
 		return
@@ -198,8 +179,8 @@ func (lp *lazyPoll) setAwake(delta int) {
 	}
 }
 
-// beforeWait is the dispatcher's, before it waits for due at now: a wait
-// longer than lazyHorizon keeps the sockets awake while it lasts.
+// beforeWait, the dispatcher's: a wait longer than lazyHorizon keeps the
+// sockets awake while it lasts.
 func (lp *lazyPoll) beforeWait(due, now time.Duration) {
 	if lp == nil {
 		return
@@ -214,8 +195,7 @@ func (lp *lazyPoll) beforeWait(due, now time.Duration) {
 	}
 }
 
-// sweep is the dispatcher's, at every wake-up: it wakes the readers whose
-// response arrived meanwhile.
+// sweep, the dispatcher's at every wake-up, wakes readers whose data came.
 func (lp *lazyPoll) sweep() {
 	if lp == nil || lp.parked.Load() == 0 {
 		return
@@ -223,8 +203,8 @@ func (lp *lazyPoll) sweep() {
 	lp.drain(lp.sweepBuf[:])
 }
 
-// close ends the loop and releases both epoll instances. Connections that
-// outlive it still close cleanly; their parked reads end at their deadline.
+// close ends the loop and releases both epolls; parked reads on surviving
+// connections end at their deadline.
 func (lp *lazyPoll) close() {
 	if lp == nil {
 		return
@@ -232,8 +212,7 @@ func (lp *lazyPoll) close() {
 	lp.mu.Lock()
 	lp.closed = true // from now on nothing touches p or e
 	lp.mu.Unlock()
-	// Not under mu: Close waits for loop's Read, whose callback may be
-	// waiting for mu.
+	// Not under mu: Close waits for loop's Read, whose callback may need mu.
 	lp.ef.Close()
 	<-lp.loopDone
 	lp.mu.Lock()
@@ -266,23 +245,20 @@ func (lp *lazyPoll) unregister(c *lazyConn) {
 	}
 }
 
-// rxStamp is what a lazy connection's last read returned: the kernel's
-// receive timestamp of the last segment it consumed (wall clock, ns since
-// the epoch; 0 when the kernel gave none) and when the read was made.
+// rxStamp is a lazy read's kernel receive timestamp (wall ns, 0 for none)
+// and when the read was made.
 type rxStamp struct {
 	wallNS int64
 	at     time.Time // zero: no lazy read
 }
 
-// maxClockStep is how far the wall clock may move against the monotonic
-// clock between two completions before a receive timestamp is distrusted.
+// maxClockStep is how far wall and monotonic clocks may drift apart between
+// completions before a receive timestamp is distrusted.
 const maxClockStep = time.Millisecond
 
-// completion is the completion instant (the engine's clock) of a request
-// sent at sent whose operation returned now, with st from its last read: the
-// kernel's receive timestamp when it is sound, now otherwise — a
-// timestamp missing, later than the read, earlier than the send, or taken
-// across a clock step. Latency is still the due time to this instant.
+// completion is a request's completion instant on the engine's clock: the
+// kernel's receive timestamp when sound, else now (missing, after the
+// read, before the send, or across a clock step).
 func (e *engine) completion(st rxStamp, sent, now time.Duration) time.Duration {
 	lp := e.lazy
 	if lp == nil || st.wallNS == 0 || st.at.IsZero() {
@@ -303,8 +279,7 @@ func (e *engine) completion(st rxStamp, sent, now time.Duration) time.Duration {
 	return at
 }
 
-// clockSteps is how many completions were timed by their read because the
-// wall clock stepped.
+// clockSteps counts completions timed by their read after a clock step.
 func (lp *lazyPoll) clockSteps() int64 {
 	if lp == nil {
 		return 0
@@ -312,9 +287,8 @@ func (lp *lazyPoll) clockSteps() int64 {
 	return lp.steps.Load()
 }
 
-// parseRxTimestamp finds the receive timestamp (SCM_TIMESTAMPNS, old or
-// new layout) in a recvmsg control buffer and returns it as ns since the
-// epoch; ok is false when there is none or the buffer is malformed.
+// parseRxTimestamp finds SCM_TIMESTAMPNS (old or new layout) in a recvmsg
+// control buffer as ns since the epoch.
 func parseRxTimestamp(oob []byte) (ns int64, ok bool) {
 	const align = int(unsafe.Sizeof(uintptr(0)))
 	hdr := unix.SizeofCmsghdr

@@ -14,14 +14,10 @@ import (
 )
 
 // lazyConn is a TCP connection on a socket outside the runtime poller
-// (lazy.go): reads are recvmsg(2) with the receive timestamp, writes
-// write(2), both raw system calls on the non-blocking socket (see rawConn);
-// a read or write that would block parks its goroutine until the run's
-// lazy poll wakes it, its deadline passes or the connection is closed.
-//
-// Safe for one reader and one writer at a time, like a net.Conn; Close and
-// the deadline setters may be called from any goroutine, and Close
-// unblocks a parked Read or Write.
+// (lazy.go): raw recvmsg(2) with the receive timestamp and write(2); a call
+// that would block parks until the lazy poll, its deadline or Close wakes
+// it. Like a net.Conn: one reader and one writer; Close and the deadline
+// setters from any goroutine.
 type lazyConn struct {
 	lp *lazyPoll
 	fd int
@@ -29,10 +25,8 @@ type lazyConn struct {
 	mu      sync.RWMutex // read-held across each system call on fd; Close takes it to close fd
 	closing atomic.Bool
 
-	// rdl.wake, wdl.wake hold a token: look again. The lazy poll leaves
-	// one when the socket was ready for that direction since the last
-	// look, and so do Close, a deadline's timer and a deadline changed
-	// while parked (deadline).
+	// rdl.wake, wdl.wake hold a token meaning "look again", left by the lazy
+	// poll, Close, a deadline's timer or a deadline changed while parked.
 	rdl, wdl deadline
 
 	mid      atomic.Bool // bytes were read since the last write: a response is being read
@@ -46,9 +40,8 @@ type lazyConn struct {
 	raddr net.Addr
 }
 
-// connAddr is a lazy connection's local address; it leads from what an
-// HTTP client tells of a response (fasthttp's Response.LocalAddr) back to
-// the connection, for its receive timestamp (stampOf).
+// connAddr is a lazy connection's local address, leading from a response
+// (fasthttp's Response.LocalAddr) back to its receive timestamp (stampOf).
 type connAddr struct {
 	*net.TCPAddr
 	c *lazyConn
@@ -64,14 +57,9 @@ func stampOf(a net.Addr) rxStamp {
 }
 
 // deadline is one direction's deadline (ns since the epoch, 0 for none)
-// and its wake-up channel.
-//
-// Its timer is an AfterFunc that outlives the parks: a park arms it only
-// when it is not armed or armed later than the deadline, so a deadline
-// moved later from one request to the next (the usual case) costs no timer
-// operation; a timer that fires before the deadline re-arms itself for the
-// rest while a goroutine is parked, and leaves a token only once the
-// deadline has passed.
+// and its wake-up channel. Its AfterFunc timer outlives the parks and is
+// re-armed only when it would fire too late, so moving a deadline later
+// costs no timer operation.
 type deadline struct {
 	at     atomic.Int64
 	parked atomic.Bool   // a goroutine is parked on this direction
@@ -90,7 +78,7 @@ func (d *deadline) poke() {
 	}
 }
 
-// arm makes the timer fire no later than at (≠ 0). Called by the goroutine
+// arm makes the timer fire no later than at (≠ 0); called by the goroutine
 // about to park, after it set parked.
 func (d *deadline) arm(at int64) {
 	d.mu.Lock()
@@ -106,8 +94,8 @@ func (d *deadline) arm(at int64) {
 	d.mu.Unlock()
 }
 
-// fire is the timer's: the deadline passed wakes the parked goroutine; a
-// deadline moved later while one is parked re-arms the timer for it.
+// fire wakes the parked goroutine once the deadline passed, re-arming for
+// a deadline moved later.
 func (d *deadline) fire() {
 	d.mu.Lock()
 	d.armed = 0
@@ -123,11 +111,9 @@ func (d *deadline) fire() {
 	}
 }
 
-// passed: the deadline is set and past. Read and Write look before every
-// system call, as Go's own poller does (an expired deadline fails the call
-// even when data is ready): a peer that never stops sending — an endless
-// body faster than it is read — never lets a read reach EAGAIN and park,
-// and would outlive its timeout (TestRegression_HugeBodyBoundedMemory).
+// passed: the deadline is set and past. Read and Write check it before
+// every system call, so a peer that never stops sending cannot outlive the
+// timeout.
 func (d *deadline) passed() bool {
 	at := d.at.Load()
 	return at != 0 && time.Now().UnixNano() >= at
@@ -139,18 +125,15 @@ func (d *deadline) set(t time.Time) {
 	} else {
 		d.at.Store(t.UnixNano())
 	}
-	// Only a parked goroutine needs telling (one that parks later reads at
-	// after setting parked): a token left for nobody would cost the next
-	// park a spurious wake-up and a system call, on every request.
+	// Only a parked goroutine needs a token; one left for nobody costs the
+	// next park a spurious wake-up.
 	if d.parked.Load() {
 		d.poke()
 	}
 }
 
 // wrapLazy returns c on a lazy socket when lp is set, c is TCP, its
-// descriptor can be duplicated and the socket takes SO_TIMESTAMPNS, and
-// wrapRaw(c) otherwise. The checks made on c (dial.go) hold for the
-// socket: it is the same one.
+// descriptor can be duplicated and takes SO_TIMESTAMPNS; else wrapRaw(c).
 func wrapLazy(c net.Conn, lp *lazyPoll) net.Conn {
 	tc, ok := c.(*net.TCPConn)
 	if lp == nil || !ok {
@@ -177,8 +160,7 @@ func wrapLazy(c net.Conn, lp *lazyPoll) net.Conn {
 		unix.Close(fd)
 		return wrapRaw(c)
 	}
-	// Go's Close removes its descriptor from the runtime poller and closes
-	// it; the duplicate keeps the socket.
+	// The duplicate keeps the socket open.
 	tc.Close()
 	return lc
 }
@@ -192,19 +174,16 @@ func enableRxTimestamps(fd int) bool {
 	return unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS_OLD, 1) == nil
 }
 
-// Readiness as the lazy poll reports it. The poll is edge-triggered, and
-// an edge-triggered event carries the socket's state when it is reported,
-// not what caused it: a socket with data queued is reported with EPOLLIN
-// whatever woke it, and data that arrives later makes a new event. So a
-// reader needs a token only for the events that say it may read.
+// Readiness as the edge-triggered lazy poll reports it: an event carries
+// the socket's state, so a reader needs a token only for events that say
+// it may read.
 const (
 	readEvents  = unix.EPOLLIN | unix.EPOLLPRI | unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
 	hupEvents   = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
 	writeEvents = unix.EPOLLOUT | unix.EPOLLHUP | unix.EPOLLERR
 )
 
-// signal gives each direction the socket is ready for a token (lazy poll:
-// the socket's events ev were reported).
+// signal gives a token to each direction ready in ev.
 func (c *lazyConn) signal(ev uint32) {
 	if ev&hupEvents != 0 {
 		c.hup.Store(true)
@@ -221,12 +200,9 @@ func (c *lazyConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	// The start of a response that the poll has not reported yet: parking
-	// at once saves the read that would find nothing (the response comes
-	// tens of µs after its request; the sweep that reports it wakes us, or
-	// the token already left by an earlier report). Not after the peer's
-	// FIN or an error: a reset that came with a response's last bytes leaves
-	// no later event.
+	// Park at once for the start of a response the poll has not reported,
+	// saving an empty read; not after FIN or an error, which leave no later
+	// event.
 	if c.awaiting.Load() && !c.hup.Load() && !c.rdl.passed() {
 		if err := c.park(&c.rdl, false); err != nil {
 			return 0, c.opError("read", err)
@@ -238,9 +214,7 @@ func (c *lazyConn) Read(b []byte) (int, error) {
 		}
 		n, errno := c.recv(b)
 		if errno != syscall.EINTR {
-			// A short read took everything queued (TCP copies until the
-			// buffer is full or the queue empty); a later arrival makes a
-			// new event. A FIN eaten by a short read is reported too (hup).
+			// A short read took everything queued; a later arrival makes a new event.
 			c.drained.Store(errno == syscall.EAGAIN || errno == 0 && n > 0 && n < len(b))
 			if errno != syscall.EAGAIN {
 				c.awaiting.Store(false)
@@ -255,8 +229,7 @@ func (c *lazyConn) Read(b []byte) (int, error) {
 			return n, nil
 		case syscall.EINTR:
 		case syscall.EAGAIN:
-			// The rest of a response is read at once; the start of one
-			// waits for the next sweep unless the poll is awake anyway.
+			// The rest of a response is read at once; its start waits for a sweep.
 			if err := c.park(&c.rdl, c.mid.Load()); err != nil {
 				return 0, c.opError("read", err)
 			}
@@ -293,8 +266,7 @@ func (c *lazyConn) recv(b []byte) (int, syscall.Errno) {
 
 func (c *lazyConn) Write(b []byte) (int, error) {
 	c.mid.Store(false) // a new request: its response has not started
-	// Its first read may park at once only if nothing was left queued
-	// before it (no event would come for bytes that arrived earlier).
+	// Park at once only if nothing was left queued (no event would come).
 	c.awaiting.Store(c.drained.Load())
 	n := 0
 	for n < len(b) {
@@ -331,11 +303,9 @@ func (c *lazyConn) send(b []byte) (int, syscall.Errno) {
 	return int(r), e
 }
 
-// park waits for a token on d's channel: the socket's readiness, the
-// deadline d passed or changed, or Close; the caller looks again (its
-// system call tells which). prompt keeps the lazy poll awake meanwhile (the
-// socket's readiness wakes the thread); otherwise the dispatcher's next
-// sweep delivers it.
+// park waits for a token on d's channel (readiness, deadline, Close); the
+// caller looks again. prompt keeps the lazy poll awake meanwhile;
+// otherwise the dispatcher's next sweep delivers it.
 func (c *lazyConn) park(d *deadline, prompt bool) error {
 	d.parked.Store(true) // before the checks and arming: see deadline.fire, Close
 	if c.closing.Load() {

@@ -6,34 +6,13 @@ import (
 	"math"
 )
 
-// Mix assigns workloads to requests in order, deterministically and with low
-// discrepancy (rule 10: two runs at the same rate issue the same count of
-// each workload). Not safe for concurrent use (the dispatcher owns it).
-//
-// Bound: with K workloads, s_k = share_k / Σ share (the normalized shares,
-// as float64) and δ = 2^−⌈log₂(2K−2)⌉ (1/2 for K = 2, 1/4 for 3, 1/8 for
-// 4–5, 1/16 for 6–9), after any number n of requests every workload's count
-// c_k(n) satisfies
-//
-//	|c_k(n) − s_k·n| ≤ 1 − δ < 1.
-//
-// So over any window of consecutive requests each count is within 2 of its
-// share of the window, a workload with s_k·n > 1 − δ has been sent at least
-// once, and two Mix with the same shares produce the same sequence.
-//
-// The rule is Tijdeman's for the chairman assignment problem (1980), with δ
-// rounded down to a power of two so that every comparison is exact: request
-// n (1-based) goes to the workload with the smallest deadline
-// (c_k + 1 − δ)/s_k among the released ones, s_k·n − c_k ≥ δ; ties go to
-// the lowest index. Each workload's j-th request must fall in the window of
-// positions that keeps the bound; Tijdeman proved that the windows for
-// δ = 1/(2K−2) can all be met, the wider ones of a smaller δ then can too, and
-// earliest-deadline-first meets any set of unit-length windows that can be
-// met. A workload is always released, since Σ (s_k·n − c_k) = 1 ≥ K·δ. The
-// comparisons use fused multiply-adds on exact float64 values (while counts
-// stay below 2^48), so rounding never breaks a tie the wrong way, and the
-// normalized float64 shares sum to 1 within K ulps, which matters only past
-// n ≈ 10^15. Next is O(K) and does not allocate.
+// Mix assigns workloads to requests in order, deterministically and with
+// low discrepancy: after any n requests each count c_k(n) is within
+// 1 − δ < 1 of s_k·n (s_k the normalized share, δ = 2^−⌈log₂(2K−2)⌉), so
+// two runs at the same rate send the same count of each workload. The rule
+// is Tijdeman's chairman assignment (1980), earliest deadline first, with δ
+// a power of two and fused multiply-adds so every comparison is exact.
+// Next is O(K) and does not allocate. Dispatcher only.
 type Mix struct {
 	shares []float64
 	counts []int64

@@ -10,32 +10,17 @@ import (
 )
 
 // rawConn is a TCP connection whose reads and writes are raw system calls
-// on the non-blocking socket, waited for through the runtime poller
-// (syscall.RawConn), instead of the standard library's syscall.Read/Write.
-//
-// Why (bench/README.md, "Wake-ups per request"): every syscall.Syscall
-// enters the scheduler's syscall state, and the first one after the
-// generator's only P went idle wakes sysmon from its deep sleep (a futex
-// wake, and sysmon then polls every 20 µs until it sees the P idle again):
-// about half the generator's context switches per request were sysmon's.
-// A read or write on a non-blocking socket never blocks, so it needs no
-// syscall state: RawSyscall leaves sysmon asleep, and a P can never be
-// handed off to another thread in the middle of a request.
-//
-// Everything else (deadlines, Close, addresses) is the *net.TCPConn's.
-// A rawConn is safe for concurrent use, like a net.Conn (net/http's
-// writeLoop may still be in a Write of an upgraded connection when a
-// WebSocket's first frame is written): each call has its own rawIO, from
-// a pool, with its callback bound once (a closure made for every call was
-// an allocation a read and a write, TestRegression_StreamedResponseAllocated).
+// on the non-blocking socket, waited for through the runtime poller. A
+// syscall.Syscall would wake sysmon from deep sleep on the generator's one
+// P; a non-blocking call needs no syscall state. Everything else is the
+// *net.TCPConn's. Safe for concurrent use like a net.Conn; each call takes
+// a pooled rawIO so it does not allocate.
 type rawConn struct {
 	*net.TCPConn
 	rc syscall.RawConn
 }
 
-// rawIO is one Read or Write in progress: the buffer, what the system
-// call did with it, and the callbacks RawConn.Read and Write run (read and
-// write, bound to this rawIO when it was made).
+// rawIO is one Read or Write in progress and its bound callbacks.
 type rawIO struct {
 	b        []byte
 	n        int
@@ -120,9 +105,7 @@ func (r *rawIO) read(fd uintptr) bool {
 	}
 }
 
-// write is the write callback: write(2) until all of w.b is written; false
-// parks on the poller until the socket is writable (what was written so
-// far stays in w.n).
+// write writes all of w.b; false parks until the socket is writable.
 func (w *rawIO) write(fd uintptr) bool {
 	for w.n < len(w.b) {
 		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&w.b[w.n])), uintptr(len(w.b)-w.n))
@@ -143,9 +126,8 @@ func (w *rawIO) write(fd uintptr) bool {
 	return true
 }
 
-// opError dresses err as the standard library does (a *net.OpError), so
-// that classify, fasthttp and net/http see what they would from a
-// *net.TCPConn: timeouts stay net.Error timeouts, errnos stay errnos.
+// opError wraps err as a *net.TCPConn would, so timeouts stay net.Error
+// timeouts and errnos stay errnos.
 func (c *rawConn) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }

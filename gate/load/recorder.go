@@ -25,12 +25,9 @@ type interval struct {
 	lat                                         *hdrhistogram.Histogram
 }
 
-// recorder is the one place records land. Every offered request is counted
-// once by offered and once, exactly, by completed, abandonOne or abandonAll
-// (a request never offered to a worker is counted by unsent, both at once);
-// a completion that arrives after abandonAll is dropped, so the sum stays
-// exact.
-// Safe for concurrent use: every method takes mu.
+// recorder is where records land. Every offered request is counted once by
+// offered and exactly once by completed, abandonOne, abandonAll or unsent;
+// completions after abandonAll are dropped. Safe for concurrent use.
 type recorder struct {
 	mu        sync.Mutex
 	workloads int
@@ -60,10 +57,8 @@ func newRecorder(sched *Schedule, workloads int, lateAfter time.Duration) *recor
 	return r
 }
 
-// A cell's histograms and failure map are made when its first success or
-// failure lands: memory grows with the cells that receive samples, not with
-// phases × workloads (an HdrHistogram of loadgate's range and precision
-// takes 184 KiB, two per measured cell that received a success).
+// A cell's histograms are made at its first sample, so memory grows with
+// the cells that receive samples.
 func (c *cell) record(warmup bool, lat, svc int64) {
 	if warmup {
 		return
@@ -130,10 +125,8 @@ func (r *recorder) sent(seg, w int, lateness time.Duration) {
 	r.mu.Unlock()
 }
 
-// completed records the one outcome of a dispatched request. class "" is a
-// success. doneSeg is the segment whose window the completion landed in (-1:
-// after the schedule). It reports whether the outcome was counted (false
-// after abandonAll).
+// completed records a dispatched request's one outcome (class "" is a
+// success; doneSeg -1: after the schedule). False after abandonAll.
 func (r *recorder) completed(seg, w int, class string, due, sent, done time.Duration, doneSeg int) bool {
 	r.mu.Lock()
 	if r.closed { // already counted as abandoned

@@ -9,18 +9,10 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Segment is one stretch of the absolute timeline: the warm-up (Warmup true,
-// same pattern as the first phase) or a phase.
-//
-// Within a segment the rate function r(t) (requests per second, t the offset
-// from Start) has the cumulative count N(t) = ∫₀ᵗ r. Request k of the segment
-// (k = 0, 1, ...) is due at the first instant N reaches past k, i.e. at
-// inf{t : N(t) > k}: where the rate is positive that is the t with N(t) = k;
-// no request is ever due inside a stretch of rate 0 (the next one waits for
-// the rate to resume). The segment issues every k whose due time is before
-// Duration, so Count = ceil(N(Duration)), where a value within 1e-9 (or
-// about 1e-12 relative, for large counts) of an integer counts as that
-// integer.
+// Segment is one stretch of the timeline: the warm-up (Warmup true) or a
+// phase. Request k is due at inf{t : N(t) > k}, N the cumulative count of
+// the rate r(t); none is due while the rate is 0. Count = ceil(N(Duration)),
+// a value within float error of an integer counting as that integer.
 type Segment struct {
 	Name   string
 	Warmup bool
@@ -36,19 +28,16 @@ type Segment struct {
 // start, t in [0, Duration).
 func (g *Segment) Rate(t time.Duration) float64 { return g.curve.rate(t) }
 
-// Cumulative returns N(t), the number of requests the rate function asks for
-// in [0, t) from the segment's start (a real number: requests due in
-// [Start+a, Start+b) number N(b)-N(a) within 1). t is clamped to
-// [0, Duration].
+// Cumulative returns N(t), the (real) number of requests asked for in
+// [0, t), t clamped to [0, Duration].
 func (g *Segment) Cumulative(t time.Duration) float64 {
 	t = min(max(t, 0), g.Duration)
 	return g.curve.cumulative(t)
 }
 
-// Schedule is the absolute schedule of a run: the warm-up (if any) then the
-// phases, back to back, each request with a due time. It is a pure function
-// of the scenario: nothing here reads a clock. A *Schedule is immutable and
-// safe for concurrent use.
+// Schedule is a run's absolute schedule: the warm-up then the phases, back
+// to back. A pure function of the scenario, immutable and safe for
+// concurrent use.
 type Schedule struct {
 	Segments []Segment
 
@@ -59,10 +48,9 @@ type Schedule struct {
 // maxRequests bounds a schedule so that every index is exact in a float64.
 const maxRequests = 1 << 53
 
-// NewSchedule builds the schedule of s: the warm-up (when s.Warmup > 0; the
-// first phase's rate function over its first s.Warmup, a ramp holding its To
-// and a step its last rate should the warm-up outlast the phase) then the
-// phases, back to back.
+// NewSchedule builds the schedule of s: a warm-up of s.Warmup on the first
+// phase's rate function (held at its end if the warm-up outlasts it), then
+// the phases.
 func NewSchedule(s *scenario.Scenario) (*Schedule, error) {
 	if s == nil {
 		return nil, errors.New("no scenario")
@@ -164,11 +152,8 @@ func (s *Schedule) Len() int64 { return s.total }
 // Duration returns the length of the schedule, warm-up included.
 func (s *Schedule) Duration() time.Duration { return s.duration }
 
-// Due returns the due offset (from run start) of request i (0 <= i < Len())
-// and the index of its segment. Due times never decrease with i, and request
-// i's due time lies in its segment's window [Start, Start+Duration). It costs
-// O(log segments + log pieces) (a step phase has one piece per rate, every
-// other pattern one or two). Out of range, it returns (Duration(), -1).
+// Due returns request i's due offset from run start and its segment; due
+// times never decrease with i. Out of range it returns (Duration(), -1).
 func (s *Schedule) Due(i int64) (due time.Duration, seg int) {
 	if i < 0 || i >= s.total {
 		return s.duration, -1
@@ -191,10 +176,8 @@ func (s *Schedule) Due(i int64) (due time.Duration, seg int) {
 	return g.Start + d, lo
 }
 
-// Pace is vegeta's pacer shape: given the time elapsed since the run started
-// and the number of hits already sent, it returns how long to wait before
-// sending hit number hits (0 when it is due or overdue), or stop once the
-// schedule is exhausted.
+// Pace is vegeta's pacer shape: how long to wait before hit number hits,
+// or stop once the schedule is exhausted.
 func (s *Schedule) Pace(elapsed time.Duration, hits int64) (wait time.Duration, stop bool) {
 	if hits >= s.total {
 		return 0, true
@@ -206,9 +189,7 @@ func (s *Schedule) Pace(elapsed time.Duration, hits int64) (wait time.Duration, 
 	return due - elapsed, false
 }
 
-// SegmentAt returns the index of the segment whose window
-// [Start, Start+Duration) contains t (to attribute completions to a window),
-// or -1 when t is before 0 or past the end.
+// SegmentAt returns the segment whose window contains t, or -1.
 func (s *Schedule) SegmentAt(t time.Duration) int {
 	if t < 0 || t >= s.duration {
 		return -1
@@ -225,9 +206,8 @@ func (s *Schedule) SegmentAt(t time.Duration) int {
 	return lo
 }
 
-// DueBefore returns the number of requests due before t: those in [a, b)
-// number DueBefore(b) - DueBefore(a) (the requests offered during a window).
-// It is consistent with Due by construction (a binary search over it).
+// DueBefore returns the number of requests due before t (consistent with
+// Due).
 func (s *Schedule) DueBefore(t time.Duration) int64 {
 	lo, hi := int64(0), s.total
 	for lo < hi {
@@ -274,9 +254,8 @@ func (p *piece) solve(y float64) float64 {
 	if p.from == p.to {
 		return y / p.from // from > 0: a piece of rate 0 holds no request
 	}
-	// from·x + slope·x²/2 = y. The root 2y / (from + sqrt(from² + 2·slope·y))
-	// adds two non-negative terms, so it has no cancellation, and it holds
-	// for from = 0 and for falling ramps (slope < 0) alike.
+	// from·x + slope·x²/2 = y, by the root without cancellation, valid for
+	// from = 0 and falling ramps.
 	slope := (p.to - p.from) / p.length.Seconds()
 	disc := max(p.from*p.from+2*slope*y, 0)
 	den := p.from + math.Sqrt(disc)
@@ -286,8 +265,8 @@ func (p *piece) solve(y float64) float64 {
 	return 2 * y / den
 }
 
-// curve is the rate function of one segment, piecewise linear. When period
-// is > 0, pieces cover one period [0, period) that repeats.
+// curve is a segment's piecewise linear rate; with period > 0 its pieces
+// cover one repeating period.
 type curve struct {
 	pieces   []piece
 	period   time.Duration
@@ -397,8 +376,7 @@ func (c *curve) find(y float64) int {
 	return lo
 }
 
-// inverse returns the due offset of request k of the curve: inf{t : N(t) > k}
-// rounded to the nanosecond.
+// inverse returns request k's due offset, inf{t : N(t) > k}, to the ns.
 func (c *curve) inverse(k float64) time.Duration {
 	var base time.Duration
 	y := k

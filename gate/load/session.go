@@ -12,9 +12,8 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// sessionStats is what a session operation (a WebSocket session) tells
-// the recorder beyond its class. Times are from the session's start (its
-// send time); zero when the step was not reached.
+// sessionStats is what a session tells the recorder beyond its class; times
+// from the session's send time, zero for steps not reached.
 type sessionStats struct {
 	start     time.Time
 	connect   time.Duration // handshake done
@@ -24,17 +23,14 @@ type sessionStats struct {
 	cancelled bool          // closed part-way on purpose: a success without a latency sample
 }
 
-// sessionOperation is an operation whose requests are sessions: the
-// engine records their connect and first-message times, and a cancelled
-// session as a success without its full latency.
+// sessionOperation is an operation whose requests are sessions.
 type sessionOperation interface {
 	operation
 	session(ctx context.Context, k int64, s *scratch, st *sessionStats) string
 }
 
-// serve runs job j on the worker's scratch and records its one outcome in
-// e.rec, or in sr for a session. It replaces the worker's do-and-record
-// (engine.go: serve(e, e.sess, j, &s, sent)).
+// serve runs job j and records its one outcome in e.rec, or in sr for a
+// session.
 func serve(e *engine, sr *sessionRecorder, j job, s *scratch, sent time.Duration) {
 	op := e.ops[j.w]
 	so, isSession := op.(sessionOperation)
@@ -66,9 +62,8 @@ type sessCell struct {
 	first, connect      *hdrhistogram.Histogram // µs from the due time; nil until a sample
 }
 
-// sessionRecorder keeps the session numbers beside the recorder's cells,
-// under the recorder's lock, so a session's record is one event: after
-// abandonAll nothing lands.
+// sessionRecorder keeps session numbers beside the recorder's cells, under
+// its lock, so nothing lands after abandonAll.
 type sessionRecorder struct {
 	r     *recorder
 	cells []sessCell // segment*workloads + workload, like r.cells
@@ -83,9 +78,8 @@ func newSessionRecorder(r *recorder, sc *scenario.Scenario) *sessionRecorder {
 	return sr
 }
 
-// completed is recorder.completed for a session: a success records its
-// latency unless it was cancelled, and its connect and first-message times
-// (from the due time) when it reached them.
+// completed is recorder.completed for a session: latency unless cancelled,
+// and connect and first-message times when reached.
 func (sr *sessionRecorder) completed(seg, w int, class string, due, sent, done time.Duration, doneSeg int, st *sessionStats) {
 	r := sr.r
 	r.mu.Lock()
@@ -156,16 +150,13 @@ func (sr *sessionRecorder) fill(i int, wr *result.Workload) {
 	wr.ConnectH, _ = result.EncodeHistogram(connect)
 }
 
-// ErrOperation is in the chain of every error about a workload's
-// operation that cannot be resolved before the load starts (a gRPC method
-// the server or the descriptors do not have, a request that does not fit
-// its message): a refusal (exit 2), not an unusable run.
+// ErrOperation is in the chain of every error about an operation that
+// cannot be resolved before the load: a refusal (exit 2), not an unusable
+// run.
 var ErrOperation = fmt.Errorf("operation refused")
 
-// newOperationsByKind builds one operation per workload when not all are
-// plain HTTP: HTTP (and openapi, resolved to HTTP) workloads as
-// newOperations would, ws and grpc by their kind. closeOps releases what
-// they hold.
+// newOperationsByKind builds the operations when not all workloads are
+// plain HTTP.
 func newOperationsByKind(ctx context.Context, sc *scenario.Scenario, cfg Config) (ops []operation, closeOps func(), err error) {
 	ops = make([]operation, len(sc.Workloads))
 	var closers []func()

@@ -13,15 +13,10 @@ import (
 // export_test.go).
 var readSteal = procstat.Reader{}.ReadSteal
 
-// stealWatch reads the machine's steal at the end of the warm-up and where
-// the dispatcher stops (the last request's due time, or an early stop), so
-// that a result can say how much of the generator's and the stack's cores
-// the hypervisor took over the measured window (result.Steal). The first
-// read runs on a timer of its own, never on the dispatcher; end, called
-// once by the goroutine that called watchSteal, makes the second. The
-// first read's fields are written only by the timer's callback and read
-// by end only after the callback has returned (read is closed) or after
-// Stop kept it from running.
+// stealWatch reads the machine's steal at the end of the warm-up (on a
+// timer of its own) and at end, so a result can state the hypervisor's
+// share over the measured window. end is called once, by watchSteal's
+// caller, after the timer's read finished or was stopped.
 type stealWatch struct {
 	timer   *time.Timer
 	read    chan struct{} // closed when the first read's callback has returned
@@ -41,12 +36,9 @@ func watchSteal(warmupEnd time.Time) *stealWatch {
 	return w
 }
 
-// end reads the steal again and states it over the window for the
-// generator's cpus (load) and the stack's (stack, "" without one), over
-// the window from the end of the warm-up to now — where the dispatcher
-// stopped: its last request's due time, or an early stop. nil and "" when
-// w is nil (not watched), nil and why when it could not be stated (the
-// window never began: the run ended in its warm-up).
+// end states the steal over the window for the generator's (load) and
+// stack's cpus. nil and "" when not watched; nil and why when the window
+// never began.
 func (w *stealWatch) end(load, stack string) (*result.Steal, string) {
 	if w == nil {
 		return nil, ""

@@ -15,23 +15,11 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// wsOp is a WebSocket session workload (scenario.WS) on
-// github.com/coder/websocket: its reads and writes take a context, so every
-// wait of a session is bounded by the session's deadline without a timer
-// goroutine of our own, and it has a per-message read limit.
-//
-// A session: handshake (connect), the send messages in turn, then receive
-// messages awaited (the first one is the session's first message), then the
-// socket held open for hold with a ping every ping, then a normal close.
-// The session's deadline is its send time + timeout + hold; its latency
-// ends when its last step is done, before the close handshake (which is not
-// the service's answer and is not timed).
-//
-// Every connection is made by the target's dialer (dial.go), through a
-// net/http transport used for the handshake only (the connection is then
-// the session's). Messages are read in bodyChunk pieces into the worker's
-// buffer and dropped; one longer than max_body fails the session
-// ("message too large").
+// wsOp is a WebSocket session workload on github.com/coder/websocket,
+// whose context-bound reads and writes keep every wait within the
+// session's deadline (send time + timeout + hold). A session: handshake,
+// the sends, the awaited receives, hold with pings, then a normal close,
+// which is not timed. Messages over max_body fail the session.
 type wsOp struct {
 	client  *http.Client
 	prefix  string // ws[s]://host[:port][/base path]
@@ -47,9 +35,8 @@ type wsOp struct {
 	maxBody int64
 }
 
-// newWSClient is the http.Client WebSocket handshakes go through: HTTP/1.1
-// only (a WebSocket is an upgraded HTTP/1.1 connection), never a proxy,
-// every connection from the target's dialer.
+// newWSClient is the http.Client for WebSocket handshakes: HTTP/1.1 only,
+// no proxy, the target's dialer.
 func newWSClient(sc *scenario.Scenario, t Target) (*http.Client, *http.Transport) {
 	tr := &http.Transport{
 		Proxy:                  nil,
@@ -139,9 +126,8 @@ func (op *wsOp) do(ctx context.Context, k int64, s *scratch) string {
 	return op.session(ctx, k, s, &st)
 }
 
-// session runs the k-th session; st receives its times (from the start of
-// session) and counts. Class "" is a success; st.cancelled says it was one
-// of the cancelled share.
+// session runs the k-th session, its times and counts into st. Class ""
+// is a success; st.cancelled marks one of the cancelled share.
 func (op *wsOp) session(ctx context.Context, k int64, s *scratch, st *sessionStats) string {
 	start := time.Now()
 	st.start = start
@@ -201,10 +187,8 @@ func (op *wsOp) readOne(ctx context.Context, c *websocket.Conn, s *scratch) erro
 	return discardBody(r, op.maxBody, s.buffer())
 }
 
-// holdOpen keeps the socket open for hold, reading (and counting) what the
-// server pushes and pinging every ping. The reader runs on its own
-// goroutine (a ping's pong arrives through it); it ends when the socket is
-// closed, before holdOpen returns.
+// holdOpen keeps the socket open for hold, counting what the server pushes
+// and pinging every ping; its reader goroutine ends before it returns.
 func (op *wsOp) holdOpen(ctx context.Context, c *websocket.Conn, s *scratch, st *sessionStats) (class string) {
 	readErr := make(chan error, 1)
 	var n int64

@@ -11,12 +11,9 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Encode writes r as indented JSON with a trailing newline. Keys come in
-// struct order and map keys sorted, so equal results encode to equal bytes.
-// Lists and maps of the contract that are nil are written as [] and {}.
-// Encode refuses a result Decode would refuse (wrong schema, a histogram that
-// does not decode or whose count is not its summary's count), so every file
-// it writes reads back.
+// Encode writes r as indented JSON with a trailing newline; equal results
+// encode to equal bytes, nil contract lists and maps as [] and {}. It
+// refuses a result Decode would refuse, so every file it writes reads back.
 func (r *Result) Encode(w io.Writer) error {
 	if r == nil {
 		return errors.New("result: encode: nil result")
@@ -35,13 +32,9 @@ func (r *Result) Encode(w io.Writer) error {
 	return err
 }
 
-// Decode reads one result. It refuses unknown fields, a schema other than
-// Schema (naming both), trailing data, and a histogram that does not decode
-// or whose total count differs from the count of the summary it travels with;
-// those errors name the JSON path (phases[1].workloads[0].histogram: ...).
-// null or absent lists and maps of the contract decode as empty ones, and
-// empty omitempty ones (unusable, synthetic, scenario.thresholds) as nil, so
-// Decode(Encode(Decode(x))) deeply equals Decode(x).
+// Decode reads one result, refusing unknown fields, another Schema,
+// trailing data and a histogram that does not match its summary's count
+// (naming the JSON path). Decode(Encode(Decode(x))) deeply equals Decode(x).
 func Decode(rd io.Reader) (*Result, error) {
 	data, err := io.ReadAll(rd)
 	if err != nil {
@@ -77,9 +70,8 @@ func schemaError(found string) error {
 	return fmt.Errorf("schema %q is not supported; this loadgate reads %q", found, Schema)
 }
 
-// WriteFile encodes r to path (mode 0644) through internal/outfile: a
-// temporary file in path's directory renamed over path, so a symlink at
-// path is replaced, never followed, and a reader never sees half a result.
+// WriteFile writes r to path (0644) by renaming a temporary file over it:
+// a symlink is replaced, not followed, and no reader sees half a result.
 func (r *Result) WriteFile(path string) error {
 	var buf bytes.Buffer
 	if err := r.Encode(&buf); err != nil {
@@ -144,9 +136,8 @@ func (r *Result) validate() error {
 	return r.Steal.validate()
 }
 
-// normalized returns r, copied where needed so r itself is not modified,
-// with nil contract lists and maps made empty and empty omitempty ones nil,
-// and the derived "generator" warning recomputed from the counts.
+// normalized returns r, copied where needed, with contract lists and maps
+// normalized and the generator warning recomputed.
 func normalized(r *Result) *Result {
 	n := *r
 	n.Generator = r.GeneratorBehind() // derived: one owner for the fact
@@ -186,17 +177,11 @@ func normalized(r *Result) *Result {
 	return &n
 }
 
-// Check recomputes the counting invariants and returns what does not hold,
-// in words (nil when the result is consistent):
-//   - no count is negative;
-//   - offered == recorded, at top level and for warm-up;
-//   - per workload, offered == succeeded + failed + abandoned;
-//   - per workload and for warm-up, the failures by class sum to failed;
-//   - top-level offered and recorded equal their sums over the phases
-//     and the faults' during (requests due while a fault was in effect).
-//
-// A result with problems is not usable (design rule 3); Check does not
-// change Usable.
+// Check returns, in words, the counting invariants that do not hold (nil
+// when consistent): no negative count; offered == recorded; per workload
+// offered == succeeded + failed + abandoned; failures by class sum to
+// failed; top-level totals equal phases plus faults' during. A result with
+// problems is not usable; Check does not change Usable.
 func (r *Result) Check() []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }

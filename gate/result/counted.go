@@ -6,22 +6,17 @@ import (
 	"strings"
 )
 
-// Counting is what the services of the stack said themselves: their own
-// counters (count: in the scenario) and the stubs' stated configurations.
-// Result.Counting is nil when the run read no counter and found no stub.
+// Counting is what the stack's services said themselves: their counters
+// and the stubs' configurations. nil when there was neither.
 type Counting struct {
 	Counts []Counted `json:"counts"`
 	Stubs  []Stub    `json:"stubs"`
 }
 
-// Counted is what a service's own counter said about one count: of the
-// scenario (issue 13, "counted by the service"): the counter named by
-// Metric on Service:Port Path, read before and after each phase. A count
-// of one workload compares with that workload's requests; the
-// scenario-wide count (Workload "") with every workload's.
-//
-// A counter that went down between two reads (the service restarted) is a
-// reset: said, never subtracted, and that span is not measured.
+// Counted is one scenario count: the counter Metric on Service:Port Path,
+// read before and after each phase, against one workload's requests (or
+// all, Workload ""). A counter that went down is a reset: said, never
+// subtracted, and that span is not measured.
 type Counted struct {
 	Workload string        `json:"workload,omitempty"` // "" for the scenario-wide count
 	Service  string        `json:"service"`
@@ -57,9 +52,8 @@ type CountedSpan struct {
 // TotalSpan is the Phase of Counted.Total.
 const TotalSpan = "all phases"
 
-// Difference is Counted − Sent: negative when the service counted fewer
-// requests than were sent (dropped before it counted them), positive when
-// it counted more (retries, duplicates). ok is false when not measured.
+// Difference is Counted − Sent (negative: dropped, positive: retries or
+// duplicates); ok is false when not measured.
 func (s CountedSpan) Difference() (d float64, ok bool) {
 	if s.Counted == nil {
 		return 0, false
@@ -114,16 +108,10 @@ type StubStream struct {
 	ChunkEveryMS float64   `json:"chunk_every_ms"`
 }
 
-// mergeCounting merges what the services counted in two runs of the same
-// side (Merge): a count (matched by workload, service, port, path and
-// metric) is summed span by span when both parts measured the span and
-// neither saw a reset; otherwise the merged span is not measured and says
-// why (never "equal to sent"), with Reset kept when either part reset. A
-// count one part did not read is not measured in the merge, and its Sent
-// is the reading part's only (the other part did not say what it sent
-// toward that counter); Sent is otherwise summed. BeforeS and AfterS are a's (a merge's reads are its parts').
-// Stubs are a's, then b's services a did not have. nil when neither part
-// has a Counting; a side without one reads as "no count named".
+// mergeCounting merges two runs' counts (Merge): a span is summed when both
+// measured it without a reset, else not measured saying why. A count one
+// part did not read is not measured. Reads and stubs are a's, then b's new
+// stubs. nil when neither has a Counting.
 func mergeCounting(a, b *Counting) *Counting {
 	if a == nil && b == nil {
 		return nil
@@ -227,13 +215,9 @@ func mergeSpan(a, b CountedSpan) CountedSpan {
 	return m
 }
 
-// PoolCounting is what the services counted over rs (one side's rounds),
-// merged as Merge merges it: a span is summed over the rounds only when
-// every round measured it without a reset, else not measured with the
-// reason of the first round that did not (a reset's first), prefixed "round N:". A round
-// without a Counting, when another has one, leaves every count not
-// measured. nil when no result of rs has a Counting. A result given more
-// than once counts once.
+// PoolCounting merges the counts of one side's rounds as Merge does; a
+// span not measured names the first round that did not ("round N:"). nil
+// when no result has a Counting; a repeated result counts once.
 func PoolCounting(rs []*Result) *Counting {
 	var uniq []*Result
 	counted := false

@@ -6,16 +6,10 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Fault is one failure injected during a run, as it really happened
-// (issue 13). Times are seconds from the start of the run's schedule (the
-// same clock as the due times; the warm-up starts at 0).
-//
-// The requests due while the fault was in effect (from StartedS, when the
-// action was issued, to EndedS, when undoing it returned) are kept out of
-// their phase's numbers: they are in Workloads[].During, counted by class.
-// The seconds after EndedS, up to the declared recovery.within, are in
-// Workloads[].Seconds, which the verdict judges against the recovery
-// targets (verdict.Recovery); they stay in the phase's numbers as well.
+// Fault is one failure injected during a run, as it happened. Times are
+// seconds from the schedule's start. Requests due while it was in effect
+// are taken out of their phase into Workloads[].During; the seconds after
+// it, up to recovery.within, are in Workloads[].Seconds for the verdict.
 type Fault struct {
 	Phase        string   `json:"phase"`
 	Action       string   `json:"action"` // stop, pause, kill, disconnect
@@ -30,9 +24,8 @@ type Fault struct {
 	EndedS       float64  `json:"ended_s"`         // undoing returned: started, unpaused, reconnected
 	Undo         string   `json:"undo,omitempty"`  // how it was undone, in words ("started", "restarted by its restart policy", ...)
 	Error        string   `json:"error,omitempty"` // why the fault could not be injected or undone: the run is unusable
-	// ObservedUntilS is where the run stopped observing: the schedule's
-	// end, or 0 when the run ended before it. A recovery second past it is
-	// not observed (Second.Observed false).
+	// ObservedUntilS is the schedule's end, or 0 when the run ended before
+	// it; a recovery second past it is not observed.
 	ObservedUntilS float64 `json:"observed_until_s"`
 
 	Recovery  RecoveryTargets `json:"recovery"`
@@ -53,10 +46,8 @@ type RecoveryTargets struct {
 // FaultWorkload is what one workload met during and after one fault.
 type FaultWorkload struct {
 	Name string `json:"name"`
-	// During holds the requests due while the fault was in effect, taken
-	// out of their phase's numbers (Phase of the fault, or the next one if
-	// undoing ran past the phase's end): counts, failures by class,
-	// latency of the successes.
+	// During holds the requests due while the fault was in effect, taken out
+	// of their phase's numbers.
 	During Workload `json:"during"`
 	// Seconds are the seconds after the fault's end, by due time, one per
 	// second of recovery.within (the last one may be short).
@@ -64,13 +55,9 @@ type FaultWorkload struct {
 }
 
 // Second is one second of a recovery window for one workload. Over counts
-// the successes whose due-time latency (exact, µs) was above each latency
-// target (key "p95" etc.), so a target's nearest-rank percentile is met
-// exactly when Over <= Succeeded - ceil(q × Succeeded).
-//
-// Observed says the whole second lay inside the run's schedule (before
-// Fault.ObservedUntilS): a second past it was never observed, which is not
-// the same as a second in which no request was due (Observed, zero counts).
+// successes above each latency target (key "p95" …), so a target is met
+// exactly when Over <= Succeeded - ceil(q × Succeeded). Observed: the
+// second lay inside the schedule (unlike a second with no request due).
 type Second struct {
 	Observed  bool             `json:"observed"`
 	Succeeded int64            `json:"succeeded"`
@@ -80,9 +67,7 @@ type Second struct {
 	MaxMS     float64          `json:"max_ms,omitempty"` // slowest success
 }
 
-// Add adds o's counts (offered, succeeded, failed, abandoned, late,
-// completed, failures by class) to w; histograms and summaries are not
-// touched.
+// Add adds o's counts to w; histograms and summaries are not touched.
 func (w *Workload) Add(o Workload) {
 	w.Offered += o.Offered
 	w.Succeeded += o.Succeeded
@@ -98,9 +83,8 @@ func (w *Workload) Add(o Workload) {
 	}
 }
 
-// Sub takes o's counts (as Add adds them) out of w. o must be contained in
-// w: a count of o above w's is an inconsistency, returned as an error and
-// never clamped; w is then unchanged.
+// Sub takes o's counts out of w. A count of o above w's is an error, never
+// clamped, and w is then unchanged.
 func (w *Workload) Sub(o Workload) error {
 	for _, c := range []struct {
 		name       string
@@ -130,9 +114,8 @@ func (w *Workload) Sub(o Workload) error {
 	return nil
 }
 
-// faultCounts sums the faults' During over workloads: with the phases'
-// sums they make the top-level offered and recorded; over names the sum in
-// Check's words.
+// faultCounts sums the faults' During over workloads; over says in Check's
+// words what does not add up.
 func (r *Result) faultCounts() (offered, recorded int64, over string) {
 	over = "phases"
 	if len(r.Faults) > 0 {
@@ -168,9 +151,8 @@ func (r *Result) checkFaults(add func(string, ...any)) {
 	}
 }
 
-// SubtractHistogram returns a − b bucket by bucket, both encoded as in a
-// result; b must be contained in a (every bucket of b at most a's). It is
-// how a fault's requests are taken out of their phase's histogram exactly.
+// SubtractHistogram returns a − b bucket by bucket; b must be contained in
+// a. It takes a fault's requests out of their phase exactly.
 func SubtractHistogram(a, b string) (string, Summary, error) {
 	ha, err := DecodeHistogram(a)
 	if err != nil {

@@ -35,9 +35,8 @@ func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(LowestUS, HighestUS, SigFigs)
 }
 
-// EncodeHistogram encodes h as HdrHistogram V2 compressed, base64 (the form
-// interchangeable with other HdrHistogram implementations). A nil h encodes
-// as "". It refuses a histogram whose parameters are not the contract's.
+// EncodeHistogram encodes h as HdrHistogram V2 compressed, base64 (nil:
+// ""). It refuses parameters other than the contract's.
 func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
 	if h == nil {
 		return "", nil
@@ -52,11 +51,9 @@ func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
 	return string(b), nil
 }
 
-// DecodeHistogram decodes what EncodeHistogram wrote; "" decodes to an empty
-// histogram. Unlike hdrhistogram.Decode it never panics on corrupt input,
-// bounds the memory a hostile input can claim, and refuses histograms whose
-// parameters (lowest, highest, significant digits) are not the contract's, so
-// every decoded histogram merges exactly with every other.
+// DecodeHistogram decodes what EncodeHistogram wrote ("" is empty). It
+// never panics on corrupt input, bounds its memory, and refuses parameters
+// other than the contract's, so decoded histograms merge exactly.
 func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
 	counts := make([]int64, countsLen)
 	if _, err := decodeCounts(s, counts); err != nil {
@@ -184,21 +181,11 @@ func checkParams(sig, lo, hi int64) error {
 	return nil
 }
 
-// Quantile returns the nearest-rank q-quantile of h (q in [0,1]): the value
-// at rank ceil(q·N) of the N recorded values, rank 1 for q = 0, rank N for
-// q = 1. It is 0 for an empty (or nil) histogram. q outside [0,1] is clamped
-// and NaN counts as 0. A q·N within 1e-12 (relative) of an integer is taken
-// as that integer, so float64 noise in q (0.7·10 = 7.000000000000001) does
-// not move the rank.
-//
-// The value is reported as the highest value equivalent to the one at that
-// rank: HdrHistogram keeps 3 significant digits, so it is exact below
-// 2048 µs and at most 0.1% above the recorded value beyond.
-//
-// hdrhistogram's ValueAtQuantile rounds the rank (int(q·N+0.5)), which is
-// not nearest-rank (q·N = 10.2 gives rank 10, nearest-rank says 11). Quantile
-// asks ValueAtPercentile for the percentile whose rounded rank is exactly
-// the nearest rank, so it walks the counts without allocating.
+// Quantile returns the nearest-rank q-quantile of h: the value at rank
+// ceil(q·N), 1 for q = 0 (q clamped, NaN as 0; 0 for an empty h), with q·N
+// within 1e-12 of an integer taken as it. The value is the highest
+// equivalent of its bucket. hdrhistogram's ValueAtQuantile rounds the rank
+// instead, so Quantile asks for the percentile whose rank is exact.
 func Quantile(h *hdrhistogram.Histogram, q float64) int64 {
 	if h == nil {
 		return 0
@@ -225,9 +212,7 @@ func rankOf(q float64, n int64) int64 {
 }
 
 // atRank returns the highest equivalent value of the k-th smallest value
-// (1 <= k <= n = h.TotalCount()). ValueAtPercentile computes its rank as
-// int64(p/100·n + 0.5); with p = 100·k/n that is k up to float rounding
-// far below 0.5.
+// (1 <= k <= n = h.TotalCount()).
 func atRank(h *hdrhistogram.Histogram, n, k int64) int64 {
 	return h.ValueAtPercentile(100 * float64(k) / float64(n))
 }
@@ -241,10 +226,9 @@ func exactRank(n int64, num, den uint64) int64 {
 	return max(int64(q), 1)
 }
 
-// Summarize returns h's count and nearest-rank p50, p90, p95, p99, p99.9 and
-// max in milliseconds (µs / 1000), each the highest equivalent value of its
-// bucket (see Quantile). The ranks are computed in integers: P95 of 20
-// values is the 19th. An empty or nil histogram gives the zero Summary.
+// Summarize returns h's count and nearest-rank p50 … p99.9 and max in ms,
+// each its bucket's highest equivalent value, ranks in integers. An empty
+// or nil h gives the zero Summary.
 func Summarize(h *hdrhistogram.Histogram) Summary {
 	if h == nil || h.TotalCount() <= 0 {
 		return Summary{}

@@ -45,10 +45,8 @@ func (p *Phase) Workload(name string) *Workload {
 	return nil
 }
 
-// ErrorRate returns failed / (succeeded + failed) and that denominator n.
-// Abandoned requests (still in flight when the run ended) are neither
-// successes nor failures and are left out. With n == 0 the rate is 0 and
-// means nothing: the workload was not measured, which is never a pass.
+// ErrorRate returns failed / (succeeded + failed) and that n, abandoned
+// left out. With n == 0 the rate is 0 and means not measured.
 func (w *Workload) ErrorRate() (rate float64, n int64) {
 	n = w.Succeeded + w.Failed
 	if n <= 0 {

@@ -8,33 +8,14 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Merge combines two rounds of the same side into one result, exactly: the
-// histograms are merged bucket by bucket and every summary is recomputed
-// from the merged histogram, so merging the results of two halves of a
-// sample set gives what recording all of it at once would have.
-//
-// a and b must have the same scenario hash and the same phases and
-// workloads, by name and in order. Summed: offered, recorded, late,
-// stalled_seconds, warm-up counts, failures by class and duration, each phase's duration_s and
-// each workload's counts, failures by class and completed. Throughput is
-// recomputed as the summed counts over the summed duration. usable is
-// a.usable && b.usable, with the reasons of both (a's first); not_measured and
-// synthetic are the union (a's order, then b's new entries); interrupted is
-// either's; round is nil (a merge of rounds is no one round). started_at is the earlier, finished_at the later (a zero time
-// counts as unknown). counting is summed per count and span where both
-// parts measured it and neither reset, else not measured saying why
-// (mergeCounting). Stack services (matched by name) are merged: average
-// CPU weighted by samples, peaks the maximum.
-//
-// steal is summed (windows and stolen seconds, shares recomputed) where both
-// recorded it on the same cores, else absent (mergeSteal).
-//
-// generator (the behind-schedule warning) is recomputed from the merged
-// numbers (GeneratorBehind). Everything else is a's: schema, scenario (name, hash, scale, thresholds),
-// machine, topology, target, commit, side, late_after_ms, precision, and each
-// phase's pattern, judged and recover flags.
-//
-// Merge does not modify a or b, and the result shares no memory with them.
+// Merge combines two rounds of the same side into one result exactly:
+// histograms merge bucket by bucket and summaries are recomputed, as if
+// all samples were recorded at once. a and b need the same hash, phases
+// and workloads in order. Counts and durations are summed, throughput and
+// the generator warning recomputed, usable is both, lists the union, round
+// nil; counting, steal and services merge where both parts allow
+// (mergeCounting, mergeSteal). Everything else is a's. a and b are not
+// modified and share no memory with the result.
 func Merge(a, b *Result) (*Result, error) {
 	if a == nil || b == nil {
 		return nil, fmt.Errorf("result: merge: nil result")
@@ -129,9 +110,8 @@ func Merge(a, b *Result) (*Result, error) {
 	return m, nil
 }
 
-// mergeHist merges two encoded histograms, checking each against the count
-// of the summary it travels with (a summary without its histogram cannot be
-// merged exactly).
+// mergeHist merges two encoded histograms, each checked against its
+// summary's count.
 func mergeHist(path, a string, countA int64, b string, countB int64) (string, Summary, error) {
 	ha, err := DecodeHistogram(a)
 	if err != nil {
@@ -160,21 +140,15 @@ func mergeHist(path, a string, countA int64, b string, countB int64) (string, Su
 	return s, Summarize(ha), nil
 }
 
-// PoolLatency merges, exactly, the due-time latency histograms of one
-// workload in one phase over rs (one side's rounds): the one pooled
-// distribution every report and the gate's verdict read their side's
-// percentiles from. A result given more than once (a stored baseline paired
-// with every round) counts once; a nil result, or one without the phase or
-// the workload, adds nothing. The histogram is empty when nothing was
-// pooled (Summarize it, or read a Quantile).
+// PoolLatency merges exactly one workload's due-time latency histograms in
+// one phase over one side's rounds, the distribution reports and verdicts
+// read. A repeated result counts once; missing ones add nothing.
 func PoolLatency(rs []*Result, phase, workload string) (*hdrhistogram.Histogram, error) {
 	return PoolMetric(rs, phase, workload, "") // session.go
 }
 
-// PoolServices merges the stack services of rs (one side's rounds), as
-// Merge does: matched by name in first-seen order, average CPU weighted by
-// samples, peaks the maximum. A result given more than once counts once.
-// nil when no result had a stack.
+// PoolServices merges one side's stack services as Merge does; a repeated
+// result counts once. nil when none had a stack.
 func PoolServices(rs []*Result) []Service {
 	var acc *Stack
 	seen := map[*Result]bool{}

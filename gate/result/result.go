@@ -1,9 +1,7 @@
 // Package result owns what a run measured: the results contract
-// ("loadgate/result/v1"), its JSON encoding and decoding, percentiles over
-// HdrHistogram values, and exact merging.
-//
-// A *Result is a plain value: not safe for concurrent mutation; concurrent
-// reads are fine.
+// ("loadgate/result/v1"), its JSON encoding, percentiles over HdrHistogram
+// values, and exact merging. A *Result is a plain value: concurrent reads
+// only.
 package result
 
 import (
@@ -38,9 +36,8 @@ type Result struct {
 	// + slack): the engine ends a run that would outlive it.
 	WallBoundS float64 `json:"wall_bound_s,omitempty"`
 	LatenessMS Summary `json:"lateness_ms"` // send time minus due time, every measured request that was sent
-	// Generator is present only when the generator fell behind its own
-	// schedule (GeneratorBehind); derived from late, offered and
-	// lateness_ms.p99 by Encode and Decode.
+	// Generator is present only when the generator fell behind its schedule;
+	// derived by Encode and Decode (GeneratorBehind).
 	Generator *Generator `json:"generator,omitempty"`
 	// Steal is the hypervisor's share of the generator's and the stack's
 	// cores over the measured window (steal.go); absent when not read.
@@ -49,10 +46,8 @@ type Result struct {
 	Warmup    Warmup  `json:"warmup"`
 	Phases    []Phase `json:"phases"`
 	Stack     *Stack  `json:"stack,omitempty"`
-	// Faults are the failures injected during the phases, as they happened
-	// (faults.go); their requests are kept out of the phases' numbers, in
-	// faults[].workloads[].during: offered and recorded above count them
-	// too (everything the run offered), as phases + during.
+	// Faults are the failures injected, as they happened; their requests are
+	// out of the phases' numbers but in offered and recorded above.
 	Faults       []Fault   `json:"faults,omitempty"`
 	Counting     *Counting `json:"counting,omitempty"` // counted by the service, stubs (counted.go)
 	NotMeasured  []string  `json:"not_measured"`
@@ -99,10 +94,8 @@ type PctThr struct {
 // Machine is where the generator ran.
 type Machine struct {
 	Host string `json:"host"`
-	// CPUModel: the processor's name (/proc/cpuinfo's "model name"; "" when
-	// unknown, and in results of a loadgate before it). Virtual machines of
-	// one name and size can run on different processors, whose noise can
-	// differ (README.md, "Measured a fourth time").
+	// CPUModel: /proc/cpuinfo's "model name" ("" when unknown); VMs of one
+	// size can run on processors of different noise.
 	CPUModel string `json:"cpu_model,omitempty"`
 	CPUs     int    `json:"cpus"`
 	Kernel   string `json:"kernel"`
@@ -120,22 +113,16 @@ type Topology struct {
 	PinnedReason     string `json:"pinned_reason,omitempty"` // why not pinned (a result of an older loadgate: or what was overridden)
 	TargetPath       string `json:"target_path"`             // "loopback", "container-network", "published-port"
 	CPUsetOverridden bool   `json:"cpuset_overridden,omitempty"`
-	// Overrides: what loadgate changed in the compose model of a pinned
-	// stack whose own cpuset it replaced (absent otherwise); gate/report
-	// words them.
+	// Overrides: what loadgate changed in a pinned stack's compose model.
 	Overrides []Override `json:"overrides,omitempty"`
-	// LoadScheduling is how the generator's threads were scheduled during
-	// the load, read back from every thread (pin.ReadScheduling: "SCHED_RR
-	// 1", "SCHED_OTHER"; absent in a result of an older loadgate, whose
-	// generator ran SCHED_OTHER unless it was started under chrt), and
-	// LoadSchedulingWhy why loadgate did not raise it (--load-priority).
+	// LoadScheduling is the generator threads' scheduling ("SCHED_RR 1",
+	// "SCHED_OTHER"; absent in older results), LoadSchedulingWhy why it was
+	// not raised.
 	LoadScheduling    string `json:"load_scheduling,omitempty"`
 	LoadSchedulingWhy string `json:"load_scheduling_reason,omitempty"`
 }
 
-// Scheduling is the generator's scheduling for comparing topologies:
-// LoadScheduling, and SCHED_OTHER for a result that does not state it (an
-// older loadgate never raised its generator).
+// Scheduling is LoadScheduling, SCHED_OTHER when not stated.
 func (t Topology) Scheduling() string {
 	if t.LoadScheduling == "" {
 		return "SCHED_OTHER"
@@ -162,12 +149,8 @@ type Override struct {
 	Protocol string       `json:"protocol,omitempty"` // its protocol, "tcp" or "udp"
 }
 
-// Warmup accounts for warm-up requests; no latency number is kept.
-//
-// Failed and Failures (added in the same schema, absent when nothing failed)
-// name the warm-up's failures by class, as a workload's do: a warm-up that
-// fails (a 404 on a path the service does not know yet) is a finding even
-// though none of its numbers is judged.
+// Warmup accounts for warm-up requests; no latency is kept. Failures name
+// its failures by class: a failing warm-up is a finding though not judged.
 type Warmup struct {
 	DurationS float64          `json:"duration_s"`
 	Offered   int64            `json:"offered"`
@@ -191,11 +174,8 @@ func (w *Warmup) AddFailures(failures map[string]int64) {
 	}
 }
 
-// Round says how a gate ran this result: its round, its place in the
-// round, and whether the other side's stack was paused while it ran. Only
-// a gate sets it; a result without it was not run as part of paired rounds
-// (or by a loadgate before the field existed), and a report of such
-// results claims no order and no pausing.
+// Round says how a gate ran this result: its round, its place, and whether
+// the other side was paused. Only a gate sets it.
 type Round struct {
 	Number      int       `json:"number"`         // 1-based
 	First       bool      `json:"first"`          // this side ran first in its round
@@ -206,13 +186,9 @@ type Round struct {
 // RoundMode is how a gate ran a round's two sides.
 type RoundMode string
 
-// Round modes. A result without a mode ran its round's sides one after
-// the other (its First says in which place; a loadgate before the field
-// existed ran only those).
+// Round modes; a result without one ran its sides one after the other.
 const (
-	// RoundDuet: both sides' loads ran at the same instants (one common
-	// schedule start), both stacks up and neither paused: First and
-	// OtherPaused are false on both sides.
+	// RoundDuet: both sides ran at the same instants, neither paused.
 	RoundDuet RoundMode = "duet"
 )
 
@@ -251,9 +227,8 @@ type Workload struct {
 	ServiceH   string           `json:"service_histogram"` // service time, same encoding
 	Completed  int64            `json:"completed"`         // completions (any outcome) that landed inside the phase window
 
-	// WebSocket sessions only (absent for other workloads; session.go).
-	// Cancelled sessions are successes (in Succeeded) without a latency
-	// sample: latency_ms counts Succeeded - Cancelled.
+	// WebSocket sessions only: cancelled sessions are successes without a
+	// latency sample (latency_ms counts Succeeded - Cancelled).
 	Cancelled        int64    `json:"cancelled,omitempty"`
 	MessagesReceived int64    `json:"messages_received,omitempty"`
 	FirstMessageMS   *Summary `json:"first_message_ms,omitempty"`        // due time → first message, sessions that got one
@@ -298,10 +273,8 @@ type Service struct {
 	Samples      int     `json:"samples"`
 }
 
-// After is what is known of a run only after its load ended: the stack's
-// samples and how its teardown went. What is known before the load
-// (machine, topology, target, side, commit, round) is gate/load's Config
-// and is in the result load.Run returns.
+// After is what is known only after the load: the stack's samples and its
+// teardown. What is known before is in load.Config.
 type After struct {
 	Stack       *Stack        // the services (and the generator) sampled over the measured phases; nil: none sampled
 	Up          time.Duration // from the command's start to the first request (0: not timed)
@@ -309,9 +282,8 @@ type After struct {
 	TeardownErr error         // the stack was not torn down cleanly: the result is not usable
 }
 
-// Complete records a: the one step after load.Run, the same for run,
-// gate, soak and sweep. A stack that was not torn down cleanly makes the
-// result unusable, with the reason.
+// Complete records a after load.Run; an unclean teardown makes the result
+// unusable, with the reason.
 func (r *Result) Complete(a After) {
 	if a.Stack != nil {
 		r.Stack = a.Stack

@@ -7,9 +7,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Session numbers of a WebSocket workload (Workload.Cancelled,
-// MessagesReceived, FirstMessageMS, ConnectMS and their histograms): merged
-// exactly like latency, validated like it.
+// Session numbers of a WebSocket workload: merged and validated like
+// latency.
 
 // IsSession reports whether w carries WebSocket session numbers.
 func (w *Workload) IsSession() bool {
@@ -78,9 +77,8 @@ func (w *Workload) validateSession(at string, check func(path, hist, sumPath str
 	return nil
 }
 
-// Timed is how many of w's successes carry a latency sample: all of them
-// but the cancelled sessions (a success whose full latency is not
-// recorded). It is what latency_ms.count and the latency histogram hold.
+// Timed is how many successes carry a latency sample: all but the
+// cancelled sessions.
 func (w *Workload) Timed() int64 { return w.Succeeded - w.Cancelled }
 
 // Metric prefixes of the session percentiles ("first_message_p95",
@@ -90,11 +88,8 @@ const (
 	ConnectPrefix      = "connect_"
 )
 
-// MetricHistogram decodes the histogram a latency metric is judged on:
-// first_message_pXX the first-message histogram, connect_pXX the connect
-// histogram, any other ("p95") the latency histogram. n is the sample
-// count w's summary of it states (latency: Timed), which the histogram
-// must hold.
+// MetricHistogram decodes the histogram metric is judged on (first_message_,
+// connect_ or latency) and n, the count its summary states and it must hold.
 func (w *Workload) MetricHistogram(metric string) (h *hdrhistogram.Histogram, n int64, err error) {
 	switch {
 	case strings.HasPrefix(metric, FirstMessagePrefix):
@@ -114,9 +109,8 @@ func (w *Workload) MetricHistogram(metric string) (h *hdrhistogram.Histogram, n 
 	return h, n, err
 }
 
-// PoolMetric is a side's histogram for metric (see MetricHistogram) over
-// all its rounds: an exact merge; a result given more than once counts
-// once.
+// PoolMetric merges a side's histogram for metric over its rounds; a
+// repeated result counts once.
 func PoolMetric(rs []*Result, phase, workload, metric string) (*hdrhistogram.Histogram, error) {
 	acc := NewHistogram()
 	seen := map[*Result]bool{}

@@ -7,21 +7,11 @@ import (
 	"github.com/loadgate/loadgate/gate/pin"
 )
 
-// Steal is result.json's "steal": how much of the generator's and of the
-// stack's cores their hypervisor gave to something else (another guest)
-// over the measured window, read from /proc/stat (procstat.Steal). The
-// window runs from the end of the warm-up to where the dispatcher stopped:
-// the last request's due time, within one interval of the schedule's end,
-// or past it when the generator was behind. A vCPU that is not running can
-// neither send a request on time nor answer one, so steal is a cause of
-// lateness and of latency that nothing inside the machine shows otherwise;
-// on a machine without a hypervisor, or one that does not report it, the
-// shares are 0.
-//
-// Absent when it was not read: the run ended before its warm-up did or
-// /proc/stat could not be read (the result's not_measured says which), or
-// the generator's cpus are not known (a load.Config without a topology: the
-// result states no topology either).
+// Steal is result.json's "steal": how much of the generator's and stack's
+// cores the hypervisor gave to another guest over the measured window
+// (end of warm-up to where the dispatcher stopped), from /proc/stat. A
+// cause of lateness nothing else shows. Absent when not read (not_measured
+// says why) or the generator's cpus are unknown.
 type Steal struct {
 	WindowS float64     `json:"window_s"`        // the measured window's wall time the shares are of
 	Load    StealCores  `json:"load"`            // the generator's cores (topology.load_cpus)
@@ -64,11 +54,9 @@ func (s *Steal) validate() error {
 	return nil
 }
 
-// mergeSteal is the steal of two rounds together: their windows and stolen
-// seconds summed and each share recomputed over the summed window, when
-// both recorded it on the same cores (the stack's too, or neither has a
-// stack part); nil otherwise — a share of one round is not the merge's.
-// It shares no memory with a or b.
+// mergeSteal sums two rounds' windows and stolen seconds and recomputes the
+// shares when both are on the same cores; nil otherwise. It shares no
+// memory with a or b.
 func mergeSteal(a, b *Steal) *Steal {
 	if a == nil || b == nil || a.Load.CPUs != b.Load.CPUs || (a.Stack == nil) != (b.Stack == nil) ||
 		(a.Stack != nil && a.Stack.CPUs != b.Stack.CPUs) {

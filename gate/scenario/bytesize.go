@@ -8,10 +8,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// byteUnits are the suffixes a byte size may carry: binary (KiB, MiB, GiB)
-// and decimal (KB, MB, GB) multiples, and B. Matching is case-sensitive
-// except for the final "b"/"B", so "16MiB", "1MB", "512KiB" and "100B" read
-// as expected; longest suffixes first.
+// byteUnits are the byte-size suffixes, binary and decimal, longest first;
+// only the final "b"/"B" is case-insensitive.
 var byteUnits = []struct {
 	suffix string
 	mult   int64
@@ -21,9 +19,8 @@ var byteUnits = []struct {
 	{"kB", 1e3}, {"B", 1},
 }
 
-// ParseBytes reads a byte size: an integer number of bytes ("1048576"), or
-// a number with a unit ("16MiB", "1.5GiB", "1MB", "512KiB", "100B").
-// A fraction needs a unit larger than a byte. The result must be > 0 and
+// ParseBytes reads a byte size: bytes ("1048576") or a number with a unit
+// ("16MiB", "1.5GiB"); a fraction needs a unit above B. It must be > 0 and
 // fit in an int64.
 func ParseBytes(s string) (int64, bool) {
 	s = strings.TrimSpace(s)

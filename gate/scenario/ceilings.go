@@ -6,18 +6,10 @@ import (
 	"time"
 )
 
-// CheckCeilings refuses a scenario that asks for more than its ceilings
-// (measurement rule 13: refuse, never clamp). It checks the peak rate of
-// every phase against ceilings.rate, warmup plus all phases against
-// ceilings.duration, max_in_flight against ceilings.in_flight, timeout and
-// drain against ceilings.timeout and ceilings.drain (they bound the wall
-// time: a run lasts at most warmup + phases + drain) and max_body against
-// ceilings.max_body. The error
-// names the limit broken, is an *Error and wraps ErrCeiling.
-//
-// Parse calls it after --scale, so a scaled run is judged by what it will
-// actually ask for. Zero ceilings refuse everything: a Scenario built in
-// memory should start from DefaultCeilings.
+// CheckCeilings refuses, never clamps, a scenario that asks for more than
+// its ceilings: rate, duration, in_flight, timeout, drain and max_body.
+// Parse calls it after --scale. The error is an *Error wrapping ErrCeiling;
+// zero ceilings refuse everything, so start from DefaultCeilings.
 func (s *Scenario) CheckCeilings() error {
 	c := s.Ceilings
 	for _, p := range s.Phases {

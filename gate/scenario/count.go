@@ -9,14 +9,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Count names a Prometheus counter on a service of the stack whose
-// increase over each phase is compared with what was sent ("counted by the
-// service", issue 13). A workload's count compares with that workload's
-// requests; the scenario's (top-level count:) with every workload's.
+// Count names a Prometheus counter on a stack service whose increase over
+// each phase is compared with what was sent (a workload's, or all for the
+// top-level count:). It is not part of the hash.
 //
 //	count: {service: api, port: 9090, path: /metrics, metric: 'http_requests_total{route="GET /items"}'}
-//
-// It does not change the load, so it is not part of the scenario's hash.
 type Count struct {
 	Service string   // a service of the stack (checked once the stack is up)
 	Port    int      // TCP port of its metrics endpoint
@@ -53,10 +50,8 @@ var (
 	serviceRE    = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
 )
 
-// ParseSelector reads a selector in PromQL's instant-vector syntax with
-// equality matchers only: name, or name{label="value",...}. Label values
-// are double-quoted with the escapes \\, \" and \n; a label may appear
-// once.
+// ParseSelector reads a PromQL instant-vector selector with equality
+// matchers only; each label once, values double-quoted.
 func ParseSelector(s string) (Selector, error) {
 	bad := func(format string, a ...any) (Selector, error) {
 		return Selector{}, fmt.Errorf("%w %q: %s", ErrSelector, clip(s), fmt.Sprintf(format, a...))

@@ -7,18 +7,11 @@ import (
 	"sort"
 )
 
-// ResolveEnv looks up every ${NAME} referenced in the workloads' paths,
-// header values and bodies and returns name -> value. It does not change
-// the Scenario: the templates (and so Hash) keep the references, and the
-// engine substitutes the values with ExpandEnv when the run starts.
-//
-// Every missing variable is reported, each as an *Error naming file, line
-// and field, joined with errors.Join:
-//
-//	scenario.yaml:20: workloads[0].http.headers.Authorization: environment variable API_TOKEN is not set
-//
-// A variable set to the empty string counts as set. All resolved values are
-// treated as secrets: pass the map to Secrets to get the strings to mask.
+// ResolveEnv looks up every ${NAME} in the workloads' paths, headers and
+// bodies and returns name -> value; the Scenario keeps the references.
+// Each missing variable is an *Error naming file, line and field, joined
+// with errors.Join; an empty value counts as set. Values are secrets
+// (Secrets).
 func (s *Scenario) ResolveEnv(lookup func(string) (string, bool)) (map[string]string, error) {
 	env := map[string]string{}
 	var errs []error
@@ -40,11 +33,9 @@ func (s *Scenario) ResolveEnv(lookup func(string) (string, bool)) (map[string]st
 	return env, errors.Join(errs...)
 }
 
-// Secrets returns the non-empty values of env for the variables this
-// scenario references, longest first, without duplicates, so a masker that
-// replaces them in order never leaves part of a longer secret behind.
-// Every ${NAME} value is treated as a secret; none may be written to a
-// result, a report or a log.
+// Secrets returns the non-empty referenced values of env, longest first and
+// deduplicated, so masking in order leaves no part of a longer one. None
+// may be written to a result, report or log.
 func (s *Scenario) Secrets(env map[string]string) []string {
 	var out []string
 	for _, ref := range s.envRefs() {

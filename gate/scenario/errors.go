@@ -5,16 +5,13 @@ import (
 	"fmt"
 )
 
-// ErrCeiling is wrapped by every error that refuses a scenario because it
-// asks for more rate, duration, in-flight requests, timeout, drain or
-// max_body than its ceilings allow (measurement rule 13: ceilings refuse,
-// never clamp). Test for it with errors.Is.
+// ErrCeiling is wrapped by every refusal for asking more than the ceilings
+// allow. Test with errors.Is.
 var ErrCeiling = errors.New("ceiling")
 
-// Error is a problem in a scenario file, located by file, line and field.
-// Every error returned by Parse and Load (other than a failure to read the
-// file) is, or wraps, an *Error; refusals by a ceiling also wrap ErrCeiling,
-// and refusals by a fixed limit (MaxFileBytes, MaxCells) wrap ErrLimit.
+// Error is a problem in a scenario file, by file, line and field. Parse and
+// Load errors (but reading the file) are or wrap one; ceiling refusals
+// also wrap ErrCeiling, fixed limits ErrLimit.
 type Error struct {
 	File  string // the file as given to Load or Parse ("" in memory)
 	Line  int    // 1-based; 0 when unknown

@@ -34,11 +34,9 @@ func RecoverySeconds(within time.Duration) int {
 	return int((within + time.Second - 1) / time.Second)
 }
 
-// Fault is one failure injected during a phase, on a service of the stack.
-//
-// At is measured from the phase's start and is scaled by --scale like the
-// phase; For (the failure's length) is not: it is the failure mode, as
-// recovery.within is its declared recovery.
+// Fault is one failure injected during a phase on a stack service. At,
+// from the phase's start, is scaled by --scale; For, the failure mode, is
+// not.
 type Fault struct {
 	Action  string        // FaultStop, FaultPause, FaultKill or FaultDisconnect
 	Service string        // a service of the stack (checked against the stack once it is up)
@@ -48,10 +46,8 @@ type Fault struct {
 	Line int // line of the fault in the scenario file (0 in memory)
 }
 
-// Recovery declares what recovery means after a phase's faults: from the
-// end of each fault, within Within, there must be a second from which every
-// following second meets the targets. A zero percentile means no target;
-// ErrorRate < 0 means none.
+// Recovery: within Within of each fault's end some second must start a run
+// of seconds meeting the targets. Percentile 0 or ErrorRate < 0: none.
 type Recovery struct {
 	Within                   time.Duration
 	ErrorRate                float64 // fraction in [0,1]; -1 when none
@@ -138,13 +134,10 @@ func (d *decoder) recovery(n *yaml.Node, path string) Recovery {
 	return r
 }
 
-// checkFaults validates the faults against the whole scenario, after
-// --scale: a stack to inject into, each fault (at + for) inside its phase,
-// its recovery window (for + within after at) inside the schedule, no two
-// faults' windows (fault and recovery) overlapping, no stop, kill or
-// disconnect of the load's own target (its address could change when it
-// comes back; pause keeps it), at most MaxFaults, and the faults' cells
-// with the engine's within MaxCells. Parse calls it.
+// checkFaults validates the faults after --scale: a stack, each fault and
+// its recovery window inside the schedule, no overlapping windows, no
+// stop, kill or disconnect of the target itself (its address could
+// change), at most MaxFaults, and cells within MaxCells.
 func (s *Scenario) checkFaults() error {
 	var start time.Duration = s.Warmup // phase start, from the schedule's t0
 	total := s.TotalDuration()
@@ -199,11 +192,8 @@ func (s *Scenario) checkFaults() error {
 	return nil
 }
 
-// FaultCells is how many cells (a latency and a service-time histogram
-// each, like the engine's) a run's fault injector may keep: per fault, one
-// per workload in its phase and, when there is one, the next (undoing may
-// run past the phase's end). With the engine's cells it is bounded by
-// MaxCells (checkFaults).
+// FaultCells is how many cells a fault injector may keep: per fault, one
+// per workload in its phase and the next (undoing may overrun it).
 func (s *Scenario) FaultCells() int {
 	n := 0
 	for i, p := range s.Phases {

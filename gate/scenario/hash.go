@@ -11,24 +11,12 @@ import (
 // changes meaning, so old and new hashes never compare equal by accident.
 const hashVersion = "loadgate/scenario/v1"
 
-// ComputeHash returns the normalized hash of the load, "sha256:<hex>".
-// Parse stores it in Hash; call it again after changing a Scenario.
-//
-// The hash covers exactly what decides which requests are sent and when,
-// after defaults and --scale: name, warmup, timeout, max_in_flight,
-// late_after, drain, http_version, max_body (a body limit changes what
-// counts as a failure), every phase (pattern, duration, its
-// pattern's fields, judged, the faults it injects) and every workload (name, share, the HTTP
-// method, path, headers, body and vars as templates, expect). Two results
-// are compared only when their hashes match (measurement rule 15).
-//
-// It leaves out what does not change the load: thresholds (tightening a
-// threshold judges the same load more strictly, so baselines stay
-// comparable), ceilings (they only refuse), the stack (where the load goes,
-// not what it is), the file path, comments, key order and formatting.
-// ${ENV} references are hashed as written, unresolved, so no secret ever
-// enters the hash. The scale factor itself is not hashed: its effect on the
-// durations is.
+// ComputeHash returns the normalized hash of the load, "sha256:<hex>";
+// call it again after changing a Scenario. It covers what decides which
+// requests are sent and when, after defaults and --scale, and leaves out
+// what does not (thresholds, ceilings, the stack, formatting). ${ENV}
+// references are hashed unresolved, so no secret enters it. Results are
+// compared only when their hashes match.
 func (s *Scenario) ComputeHash() string {
 	data, err := json.Marshal(s.canonical())
 	if err != nil { // cannot happen: plain strings, numbers and maps

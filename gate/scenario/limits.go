@@ -10,26 +10,16 @@ import (
 // Fixed limits. Unlike the ceilings, a scenario cannot raise them: they
 // bound what the generator allocates for any input.
 const (
-	// MaxFileBytes bounds the scenario file (1 MiB). Load and Parse refuse
-	// a larger file before any YAML is parsed, so a huge file costs its
-	// first MaxFileBytes+1 bytes of memory and nothing else. A realistic
-	// scenario is a few KiB; one at MaxCells with long templates stays well
-	// under 1 MiB.
+	// MaxFileBytes bounds the scenario file, refused before any YAML is
+	// parsed.
 	MaxFileBytes = 1 << 20
 
-	// MaxCells bounds segments × workloads: the engine keeps one cell (its
-	// counters and, for a phase, a latency and a service-time histogram of
-	// about 184 KiB each) per segment and workload, where the segments are
-	// the warm-up (when warmup > 0) and each phase (a step phase is one
-	// segment, however many rates it lists). 1024 cells is at most about
-	// 370 MiB of histograms if every cell receives samples, and covers
-	// e.g. 8 phases × 128 workloads or 64 phases × 16 workloads.
+	// MaxCells bounds segments × workloads: the engine keeps one cell (two
+	// histograms of ~184 KiB) per segment and workload.
 	MaxCells = 1024
 
-	// MinShare and MaxShare bound each workload's share, and MaxShareRatio
-	// the largest share over the smallest: a workload with less than a
-	// millionth of another's share would practically never be sent, and
-	// shares this far apart lose precision when the mix normalizes them.
+	// MinShare, MaxShare and MaxShareRatio bound the shares: a far smaller
+	// share would practically never be sent and loses precision in the mix.
 	MinShare      = 1e-6
 	MaxShare      = 1e6
 	MaxShareRatio = 1e6

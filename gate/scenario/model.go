@@ -1,9 +1,6 @@
 // Package scenario owns the named load: the YAML model users write, its
 // validation (errors name file, line and field), its normalized hash and
-// --scale.
-//
-// A *Scenario is immutable once Load returns it; it is safe for concurrent
-// reads.
+// --scale. A *Scenario is immutable once loaded; safe for concurrent reads.
 package scenario
 
 import "time"
@@ -122,12 +119,9 @@ type Expect struct {
 	Codes []string
 }
 
-// Thresholds are absolute limits judged on head for the judged phase.
-// A zero Duration means "no threshold"; ErrorRate < 0 means none.
-//
-// A workload whose thresholds leave error_rate out gets DefaultErrorRate
-// (1%) with ErrorRateDefault set; error_rate: none removes the threshold
-// (ErrorRate -1).
+// Thresholds are absolute limits judged on head. Duration 0 or ErrorRate
+// < 0: none. An omitted error_rate gets DefaultErrorRate
+// (ErrorRateDefault set); error_rate: none is -1.
 type Thresholds struct {
 	P50, P90, P95, P99, P999 time.Duration
 	ErrorRate                float64 // fraction in [0,1]; -1 when none

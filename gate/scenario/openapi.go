@@ -15,16 +15,10 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// OpenAPI operations. The scenario's top-level openapi: names the service's
-// OpenAPI document (3.0 or 3.1, YAML or JSON, relative to the scenario
-// file); an openapi: workload names one of its operations by operationId.
-// Parse resolves each such workload into an HTTP template (Workload.HTTP),
-// so the engine sends it as any HTTP workload and the hash covers it as
-// resolved: an edit of the document that changes the load changes the hash.
-//
-// Method and path come from the document, the path prefixed with the path
-// of its first servers URL (server variables at their defaults); the
-// server's host is never used: load goes only to the run's target.
+// OpenAPI operations. An openapi: workload names an operationId of the
+// scenario's top-level openapi: document; Parse resolves it into an HTTP
+// template, so the hash covers it as resolved. The path is prefixed with
+// the first servers URL's path; its host is never used.
 
 // MaxOpenAPIBytes bounds the document read whole.
 const MaxOpenAPIBytes = 16 << 20
@@ -145,6 +139,46 @@ type docOp struct {
 // ResolveOperation turns ref into the HTTP template it stands for in doc,
 // with the documented 2xx status codes (default [200]).
 func ResolveOperation(doc *openapi3.T, ref *OpenAPIRef) (*HTTP, []int, *OpenAPIError) {
+	o, oerr := findOperation(doc, ref)
+	if oerr != nil {
+		return nil, nil, oerr
+	}
+	params := operationParams(o)
+	if oerr := checkParamNames(ref, params); oerr != nil {
+		return nil, nil, oerr
+	}
+	b := &binder{h: &HTTP{Method: o.method}, path: o.path, vars: map[string][]string{}}
+	for _, p := range params {
+		if oerr := b.bind(p, o, ref); oerr != nil {
+			return nil, nil, oerr
+		}
+	}
+	if strings.ContainsAny(b.path, "{}") {
+		for _, name := range templateVars(b.path) {
+			if _, ok := b.vars[name]; !ok && name != "n" {
+				return nil, nil, &OpenAPIError{"operation", fmt.Sprintf("the path %s has {%s}, which no parameter of %s defines", o.path, name, ref.Operation)}
+			}
+		}
+	}
+	h := b.h
+	h.Path = serverPath(doc) + b.path
+	if len(b.query) > 0 {
+		h.Path += "?" + strings.Join(b.query, "&")
+	}
+	if len(b.vars) > 0 {
+		h.Vars = b.vars
+	}
+	if !strings.HasPrefix(h.Path, "/") || strings.ContainsFunc(h.Path, isSpaceOrControl) {
+		return nil, nil, &OpenAPIError{"operation", fmt.Sprintf("the resolved path %q is not a request path", clip(h.Path))}
+	}
+	if err := requestBody(o.op, ref, h); err != nil {
+		return nil, nil, err
+	}
+	return h, documentedStatus(o.op), nil
+}
+
+// findOperation looks ref's operationId up in doc.
+func findOperation(doc *openapi3.T, ref *OpenAPIRef) (docOp, *OpenAPIError) {
 	ops := map[string]docOp{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -155,12 +189,17 @@ func ResolveOperation(doc *openapi3.T, ref *OpenAPIRef) (*HTTP, []int, *OpenAPIE
 	}
 	o, ok := ops[ref.Operation]
 	if !ok {
-		return nil, nil, &OpenAPIError{"operation", fmt.Sprintf("unknown operationId %q%s", clip(ref.Operation), closest(ref.Operation, ops))}
+		return o, &OpenAPIError{"operation", fmt.Sprintf("unknown operationId %q%s", clip(ref.Operation), closest(ref.Operation, ops))}
 	}
 	if !slices.Contains(methods, o.method) {
-		return nil, nil, &OpenAPIError{"operation", fmt.Sprintf("%s is a %s operation; supported methods: %s", ref.Operation, o.method, strings.Join(methods, ", "))}
+		return o, &OpenAPIError{"operation", fmt.Sprintf("%s is a %s operation; supported methods: %s", ref.Operation, o.method, strings.Join(methods, ", "))}
 	}
-	// Parameters: the path item's, overridden by the operation's (name, in).
+	return o, nil
+}
+
+// operationParams is the path item's parameters, overridden by the
+// operation's with the same name and location.
+func operationParams(o docOp) []*openapi3.Parameter {
 	var params []*openapi3.Parameter
 	for _, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
 		for _, pr := range list {
@@ -175,6 +214,11 @@ func ResolveOperation(doc *openapi3.T, ref *OpenAPIRef) (*HTTP, []int, *OpenAPIE
 			}
 		}
 	}
+	return params
+}
+
+// checkParamNames refuses a scenario param the operation does not declare.
+func checkParamNames(ref *OpenAPIRef, params []*openapi3.Parameter) *OpenAPIError {
 	for name := range ref.Params {
 		if !slices.ContainsFunc(params, func(p *openapi3.Parameter) bool { return p.Name == name }) {
 			var names []string
@@ -185,89 +229,82 @@ func ResolveOperation(doc *openapi3.T, ref *OpenAPIRef) (*HTTP, []int, *OpenAPIE
 			if len(names) > 0 {
 				has = "it has: " + strings.Join(names, ", ")
 			}
-			return nil, nil, &OpenAPIError{"params." + name, fmt.Sprintf("%s has no parameter %q (%s)", ref.Operation, clip(name), has)}
+			return &OpenAPIError{"params." + name, fmt.Sprintf("%s has no parameter %q (%s)", ref.Operation, clip(name), has)}
 		}
 	}
-	h := &HTTP{Method: o.method}
-	path := o.path
-	var query []string
-	vars := map[string][]string{}
-	for _, p := range params {
-		vals, given := ref.Params[p.Name]
-		field := "params." + p.Name
-		if !given {
-			if !p.Required {
-				continue
-			}
-			v, ok := paramExample(p)
-			if !ok {
-				return nil, nil, &OpenAPIError{field, fmt.Sprintf("required %s parameter %q of %s has no value: give one in params (the document has no example, default or enum for it)", p.In, p.Name, ref.Operation)}
-			}
-			vals = []string{v}
+	return nil
+}
+
+// binder accumulates the request as ResolveOperation binds each parameter.
+type binder struct {
+	h     *HTTP
+	path  string
+	query []string
+	vars  map[string][]string
+}
+
+// bind puts p's value (the scenario's, else the document's example for a
+// required parameter) into the path, query or headers.
+func (b *binder) bind(p *openapi3.Parameter, o docOp, ref *OpenAPIRef) *OpenAPIError {
+	vals, given := ref.Params[p.Name]
+	field := "params." + p.Name
+	if !given {
+		if !p.Required {
+			return nil
 		}
-		var esc func(string) string
-		switch p.In {
-		case openapi3.ParameterInPath:
-			esc = url.PathEscape
-		case openapi3.ParameterInQuery:
-			esc = url.QueryEscape
-		case openapi3.ParameterInHeader:
-			if len(vals) > 1 {
-				return nil, nil, &OpenAPIError{field, "a header parameter takes one value"}
-			}
-			if strings.ContainsAny(vals[0], "\r\n\x00") {
-				return nil, nil, &OpenAPIError{field, "must not contain CR, LF or NUL"}
-			}
-			if h.Headers == nil {
-				h.Headers = map[string]string{}
-			}
-			h.Headers[p.Name] = vals[0]
-			continue
-		default:
-			return nil, nil, &OpenAPIError{field, fmt.Sprintf("%s parameters are not supported (path, query and header are)", p.In)}
+		v, ok := paramExample(p)
+		if !ok {
+			return &OpenAPIError{field, fmt.Sprintf("required %s parameter %q of %s has no value: give one in params (the document has no example, default or enum for it)", p.In, p.Name, ref.Operation)}
 		}
-		value := escapeTemplate(vals[0], esc)
-		if len(vals) > 1 {
-			name := "oa" + strconv.Itoa(len(vars))
-			for _, v := range vals {
-				if len(templateVars(v)) > 0 || len(envRefs(v)) > 0 {
-					return nil, nil, &OpenAPIError{field, "{n} and ${ENV} may appear only in a single value, not in a list of values taken in turn"}
-				}
-				vars[name] = append(vars[name], esc(v))
+		vals = []string{v}
+	}
+	var esc func(string) string
+	switch p.In {
+	case openapi3.ParameterInPath:
+		esc = url.PathEscape
+	case openapi3.ParameterInQuery:
+		esc = url.QueryEscape
+	case openapi3.ParameterInHeader:
+		return b.header(p, vals, field)
+	default:
+		return &OpenAPIError{field, fmt.Sprintf("%s parameters are not supported (path, query and header are)", p.In)}
+	}
+	value := escapeTemplate(vals[0], esc)
+	if len(vals) > 1 {
+		// Several values are taken in turn through a template variable.
+		name := "oa" + strconv.Itoa(len(b.vars))
+		for _, v := range vals {
+			if len(templateVars(v)) > 0 || len(envRefs(v)) > 0 {
+				return &OpenAPIError{field, "{n} and ${ENV} may appear only in a single value, not in a list of values taken in turn"}
 			}
-			value = "{" + name + "}"
+			b.vars[name] = append(b.vars[name], esc(v))
 		}
-		if p.In == openapi3.ParameterInPath {
-			ph := "{" + p.Name + "}"
-			if !strings.Contains(path, ph) {
-				return nil, nil, &OpenAPIError{field, fmt.Sprintf("path parameter %q is not in the path %s", p.Name, o.path)}
-			}
-			path = strings.ReplaceAll(path, ph, value)
-		} else {
-			query = append(query, url.QueryEscape(p.Name)+"="+value)
-		}
+		value = "{" + name + "}"
 	}
-	if strings.ContainsAny(path, "{}") {
-		for _, name := range templateVars(path) {
-			if _, ok := vars[name]; !ok && name != "n" {
-				return nil, nil, &OpenAPIError{"operation", fmt.Sprintf("the path %s has {%s}, which no parameter of %s defines", o.path, name, ref.Operation)}
-			}
-		}
+	if p.In == openapi3.ParameterInQuery {
+		b.query = append(b.query, url.QueryEscape(p.Name)+"="+value)
+		return nil
 	}
-	h.Path = serverPath(doc) + path
-	if len(query) > 0 {
-		h.Path += "?" + strings.Join(query, "&")
+	ph := "{" + p.Name + "}"
+	if !strings.Contains(b.path, ph) {
+		return &OpenAPIError{field, fmt.Sprintf("path parameter %q is not in the path %s", p.Name, o.path)}
 	}
-	if len(vars) > 0 {
-		h.Vars = vars
+	b.path = strings.ReplaceAll(b.path, ph, value)
+	return nil
+}
+
+func (b *binder) header(p *openapi3.Parameter, vals []string, field string) *OpenAPIError {
+	if len(vals) > 1 {
+		return &OpenAPIError{field, "a header parameter takes one value"}
 	}
-	if !strings.HasPrefix(h.Path, "/") || strings.ContainsFunc(h.Path, isSpaceOrControl) {
-		return nil, nil, &OpenAPIError{"operation", fmt.Sprintf("the resolved path %q is not a request path", clip(h.Path))}
+	if strings.ContainsAny(vals[0], "\r\n\x00") {
+		return &OpenAPIError{field, "must not contain CR, LF or NUL"}
 	}
-	if err := requestBody(o.op, ref, h); err != nil {
-		return nil, nil, err
+	if b.h.Headers == nil {
+		b.h.Headers = map[string]string{}
 	}
-	return h, documentedStatus(o.op), nil
+	b.h.Headers[p.Name] = vals[0]
+	return nil
 }
 
 // requestBody sets the body and its Content-Type: the scenario's body, else

@@ -2,10 +2,8 @@ package scenario
 
 import "time"
 
-// OperatorLimits are the operator's ceilings (loadgate's --max-rate,
-// --max-duration and --max-in-flight flags, the Action's inputs): they
-// bound every scenario, whatever its own ceilings say. A zero field is no
-// operator limit.
+// OperatorLimits are the operator's ceilings (--max-rate, --max-duration,
+// --max-in-flight); zero is no limit.
 type OperatorLimits struct {
 	Rate     float64       // requests per second, the highest instantaneous rate of any phase
 	Duration time.Duration // warmup + all phases
@@ -13,12 +11,8 @@ type OperatorLimits struct {
 }
 
 // CheckOperatorLimits refuses a scenario that asks for more than the
-// operator allows. The lower of the operator's limit and the scenario's own
-// ceiling wins: CheckCeilings (called by Parse) has already held the
-// scenario to its own ceilings, so only the operator's are checked here. A
-// scenario cannot raise an operator limit by raising its ceilings. The
-// error names the flag broken and the line of the value that broke it, is
-// an *Error and wraps ErrCeiling.
+// operator allows; a scenario cannot raise them by its ceilings. The error
+// names the flag and the line, is an *Error and wraps ErrCeiling.
 func (s *Scenario) CheckOperatorLimits(l OperatorLimits) error {
 	if l.Rate > 0 {
 		for _, p := range s.Phases {

@@ -17,12 +17,9 @@ import (
 
 // Options change how a scenario is loaded.
 type Options struct {
-	// Scale shortens the run (--scale): every phase duration, the warmup,
-	// step holds and burst periods are multiplied by Scale; rates are kept.
-	// It must satisfy 0 < Scale <= 1. When ScaleSet is false, a zero Scale
-	// means "no scaling" (so Options{} loads the file as written); when
-	// ScaleSet is true, Scale is the user's value as given and 0 is refused.
-	// Callers passing a --scale flag set ScaleSet.
+	// Scale shortens the run (--scale, 0 < Scale <= 1): durations are
+	// multiplied, rates kept. With ScaleSet false, 0 means no scaling; with it
+	// true, 0 is refused.
 	Scale    float64
 	ScaleSet bool
 }
@@ -43,10 +40,8 @@ const (
 	DefaultErrorRate = 0.01
 )
 
-// DefaultCeilings returns the ceilings of a file without a ceilings: key;
-// each key left out of ceilings: also takes its value from here, except
-// ceilings.drain, which follows ceilings.timeout when only that is given
-// (as drain follows timeout).
+// DefaultCeilings returns the ceilings of a file without ceilings:, and
+// of each key left out (drain follows a given timeout).
 func DefaultCeilings() Ceilings {
 	return Ceilings{
 		Rate: 10000, Duration: time.Hour, InFlight: 10000, MaxBody: 1 << 30,
@@ -75,14 +70,9 @@ func Load(path string, opts Options) (*Scenario, error) {
 	return Parse(data, path, opts)
 }
 
-// Parse decodes, validates and normalizes a scenario. file names the source
-// in errors (as given) and anchors relative stack.compose paths.
-//
-// In order: the size is checked (MaxFileBytes), the YAML is decoded and
-// checked field by field, defaults are filled in, the cells (MaxCells) and
-// the shares are bounded, --scale is applied, the hash is computed, and the
-// ceilings are checked. Errors are *Error ("file:line: field: msg");
-// ceiling refusals also wrap ErrCeiling, fixed limits ErrLimit.
+// Parse decodes, validates and normalizes a scenario; file names it in
+// errors and anchors relative paths. Errors are *Error ("file:line: field:
+// msg"); ceiling refusals wrap ErrCeiling, fixed limits ErrLimit.
 func Parse(data []byte, file string, opts Options) (*Scenario, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fileTooLarge(file, int64(len(data)))
@@ -238,13 +228,9 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 // NameRule is the rule ValidName applies, in words, for error messages.
 const NameRule = "up to 64 letters, digits, '_', '-' or '.', starting with a letter or digit, without '..'"
 
-// ValidName reports whether s is a valid scenario, phase or workload name:
-// it matches ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$ and holds no "..". Such a
-// name is safe as one path element (baselines/<scenario>/), in a comment
-// marker, a log line and Markdown, as is: it has no separator, no parent
-// reference, no space, newline, quote, pipe or markup character. Every
-// name read back from a result file must be checked with it again before
-// such use (the file may not come from this parser).
+// ValidName reports whether s matches ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$
+// without "..": safe as a path element, in logs and Markdown. Names read
+// back from a result must be checked again before such use.
 func ValidName(s string) bool {
 	return nameRE.MatchString(s) && !strings.Contains(s, "..")
 }

@@ -14,10 +14,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// WS is a WebSocket session template: after the handshake the Send
-// messages are sent in turn (text frames), then Receive messages are
-// awaited; then the socket is held open for Hold, with a ping every Ping.
-// The session's end is after the last of these.
+// WS is a WebSocket session template: handshake, Send in turn, await
+// Receive messages, then hold the socket for Hold with a ping every Ping.
 type WS struct {
 	Path    string            // template like HTTP.Path; ws:// for an http target, wss:// for https
 	Headers map[string]string // handshake headers; values may hold ${ENV}
@@ -25,11 +23,9 @@ type WS struct {
 	Receive int               // messages awaited after the last send (>= 0)
 	Hold    time.Duration     // keep the socket open this long after them (live views)
 	Ping    time.Duration     // during Hold, a WebSocket ping this often (0: none)
-	// Cancel is the share of sessions (fraction in [0,1]) closed part-way,
-	// right after their first message: a success whose full latency is not
-	// recorded. Which sessions: session k is cancelled when
-	// floor((k+1)·Cancel) > floor(k·Cancel), so any run of sessions holds
-	// within one of Cancel·n cancelled ones.
+	// Cancel is the share of sessions closed right after their first message
+	// (a success without full latency): session k when floor((k+1)·Cancel) >
+	// floor(k·Cancel).
 	Cancel float64
 	Vars   map[string][]string
 }

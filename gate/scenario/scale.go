@@ -6,10 +6,8 @@ import (
 	"time"
 )
 
-// applyScale shortens the run by f (0 < f <= 1): the warmup, every phase
-// duration, step holds and burst periods are multiplied by f. Rates and
-// everything else are unchanged. A step phase keeps duration =
-// len(rates) × hold. A phase that scaling would leave empty is an error.
+// applyScale multiplies warmup and phase durations, step holds and burst
+// periods by f (0 < f <= 1); a phase left empty is an error.
 func (s *Scenario) applyScale(f float64) error {
 	s.Scale = f
 	if f == 1 {

@@ -5,11 +5,9 @@ import (
 	"strings"
 )
 
-// Templates. Path and body are templates: {n} is the workload's sequence
-// number and {name} takes the values of vars[name] in turn. Path, body and
-// header values may also hold ${NAME} references to environment variables,
-// resolved by ResolveEnv when a run starts and never stored in the
-// Scenario (so they never reach the hash or a result).
+// Templates: {n} is the workload's sequence number, {name} takes vars[name]
+// in turn, ${NAME} an environment variable resolved at run start and never
+// stored (so never in the hash or a result).
 
 // isIdent reports whether s is a template or environment variable name.
 func isIdent(s string) bool {
@@ -117,12 +115,8 @@ func ExpandEnv(s string, env map[string]string) string {
 	return b.String()
 }
 
-// Template is a path, body or message compiled once for the engine: its
-// ${NAME} references substituted, its {n} and {var} placeholders ready to
-// fill per request. This package owns the grammar (tokens); the engine's
-// operations (http, ws, grpc) only compile and append. The zero Template
-// is empty. A Template is read-only after CompileTemplate: safe for
-// concurrent use.
+// Template is a path, body or message compiled once: ${NAME} substituted,
+// {n} and {var} ready to fill per request. Read-only after CompileTemplate.
 type Template struct {
 	parts []templatePart
 }
@@ -133,14 +127,9 @@ type templatePart struct {
 	vals []string // kind 'v'
 }
 
-// CompileTemplate compiles s in one pass of the template grammar: each
-// ${NAME} becomes env[NAME] as literal text (a value holding "{n}" is not a
-// placeholder; a name missing from env stays "${NAME}", as ExpandEnv
-// leaves it), {n} the request's sequence number, {name} the values of
-// vars[name] in turn. A {name} that is neither n nor a var with values
-// stays literal (Parse refuses unknown names), and so does every "{" that
-// does not start a placeholder (JSON bodies). A malformed "${", which Parse
-// refuses too, leaves the whole of s literal.
+// CompileTemplate compiles s: ${NAME} becomes env[NAME] as literal text
+// (missing names stay), {n} and {var} placeholders; any other "{" stays
+// literal. A malformed "${" leaves s literal.
 func CompileTemplate(s string, env map[string]string, vars map[string][]string) Template {
 	toks, bad := tokens(s)
 	if bad != "" {

@@ -5,50 +5,16 @@ import (
 	"sync"
 )
 
-// Group-sequential boundaries: the nominal level of each look.
-//
-// A sequential gate's looks judge a growing set of rounds, so their
-// statistics are strongly correlated: the mean log ratio after R rounds is
-// the one after R − 2 plus two more rounds. Spending α_k = α(t_k) −
-// α(t_{k−1}) at look k and taking the union over the looks (Bonferroni)
-// ignores that and is conservative by a factor of 2–4 at the late looks
-// (at the 9th look of 4, 6, …, 20 rounds the O'Brien–Fleming-type
-// increment is 1.1% where the exact boundary allows 4.1%). The exact
-// boundary (K. K. G. Lan and D. L. DeMets, Biometrika 70:659–663, 1983;
-// the recursive numerical integration of P. Armitage, C. K. McPherson and
-// B. C. Rowe, JRSS A 132:235–244, 1969; C. Jennison and B. W. Turnbull,
-// "Group Sequential Methods with Applications to Clinical Trials", 2000,
-// ch. 19) finds, look by look, the critical value c_k with
-//
-//	P(|Z_1| < c_1, …, |Z_{k−1}| < c_{k−1}, |Z_k| ≥ c_k) = α_k
-//
-// under no change, where Z_j is the standardized statistic after n_j
-// rounds: Z_j = S_j/√n_j for the partial sum S_j of n_j independent
-// standard normal rounds (Brownian motion, corr(Z_i, Z_j) = √(n_i/n_j)).
-// Since the events of the looks are disjoint, the chance of any crossing
-// is Σα_k = α(t_K) ≤ α exactly. The intervals of look k at the nominal
-// level 2(1 − Φ(c_k)) are then repeated confidence intervals (Jennison and
-// Turnbull, JRSS B 51:305–361, 1989): all of them cover the true change
-// at once with probability ≥ 1 − α, so a decision of any kind taken at
-// whichever look the gate stops (regression, improvement or pass) is
-// wrong with probability ≤ α — the same guarantee the union bound gave,
-// with wider levels at the late looks. The rounds' variance is estimated,
-// not known: the look applies its nominal level to its t interval (R − 1
-// degrees of freedom), the "significance level" approach of Jennison and
-// Turnbull (2000, §3.8), which they show keeps the error rates close to
-// nominal; TestSimSequential checks it at this package's few rounds.
-//
-// Within a look, Holm's procedure tests the j-th smallest of k p-values at
-// the look's nominal level of a design at α/(k − j + 1) — each comparison
-// has its own group-sequential boundary at its Holm share of α (the group
-// sequential Holm procedure: Y. Ye, A. Li, L. Liu and B. Yao, Statistics
-// in Medicine 32:1112–1124, 2013; W. Maurer and F. Bretz, Statistics in
-// Biopharmaceutical Research 5:311–320, 2013).
+// Group-sequential boundaries: the nominal level of each look. The looks'
+// statistics are correlated (each adds rounds to the last), so the exact
+// boundary (Lan and DeMets 1983; Armitage, McPherson and Rowe 1969;
+// Jennison and Turnbull 2000, ch. 19) finds by recursive integration the
+// c_k with P(no earlier crossing, |Z_k| ≥ c_k) = α_k. Intervals at level
+// 2(1 − Φ(c_k)) are repeated confidence intervals: all cover at once with
+// probability ≥ 1 − α. Holm within a look uses each comparison's own
+// boundary at its share of α (Ye et al. 2013; Maurer and Bretz 2013).
 
-// seqKey names one design's boundary at one look: the spending, the
-// two-sided α, the looks (after first, first+step, …, the look's rounds),
-// the maximum the spending's information fraction is taken against, and
-// whether this look spends all that is left.
+// seqKey names one design's boundary at one look.
 type seqKey struct {
 	kind                    string
 	alpha                   float64
@@ -56,16 +22,13 @@ type seqKey struct {
 	final                   bool
 }
 
-// seqMemo caches boundaries: a gate's looks, and a harness's thousands of
-// simulated gates, ask for the same few again and again. Safe for
-// concurrent use (a harness judges gates in parallel).
+// seqMemo caches boundaries (a harness asks for the same few thousands of
+// times). Safe for concurrent use.
 var seqMemo sync.Map // seqKey → float64
 
-// seqBound is the two-sided critical value c_k (z scale) at the look after
-// rounds rounds of a design looking after first, first+step, …, spending
-// alpha (two-sided) with kind over the information fractions n_j/mx; a
-// final look spends all of alpha that is left. +Inf: the look spends
-// nothing (it decides nothing).
+// seqBound is the two-sided critical value c_k (z scale) at the look
+// after rounds rounds of a design looking after first, first+step, …,
+// spending alpha with kind over n_j/mx. +Inf: the look spends nothing.
 func seqBound(kind string, alpha float64, first, step, rounds, mx int, final bool) float64 {
 	key := seqKey{kind, alpha, first, step, rounds, mx, final}
 	if c, ok := seqMemo.Load(key); ok {
@@ -93,15 +56,12 @@ func seqLevel(kind string, alpha float64, first, step, rounds, mx int, final boo
 	return math.Erfc(c / math.Sqrt2)
 }
 
-// seqGrid is the intervals of the Simpson grid over a look's continuation
-// region (even). The rounds' partial sums move by √2 or more between looks
-// (a pair of rounds), and the region is at most ±9√n wide: at n = 20 the
-// grid's step is 0.2, a seventh of the smallest move.
+// seqGrid is the (even) number of Simpson intervals over a look's
+// continuation region: fine against the √2 moves between looks.
 const seqGrid = 400
 
-// seqBounds is the recursive numerical integration: for looks after ns[j]
-// rounds with cumulative spending cum[j], the two-sided critical values
-// c_j (z scale; +Inf where look j spends nothing).
+// seqBounds is the recursive numerical integration: the critical values
+// c_j for looks after ns[j] rounds with cumulative spending cum[j].
 func seqBounds(ns []int, cum []float64) []float64 {
 	c := make([]float64, len(ns))
 	var grid, dens, w []float64 // the sub-density of S_{j−1} on the continuation region
@@ -134,8 +94,7 @@ func seqBounds(ns []int, cum []float64) []float64 {
 			} else if cross(0) <= aj {
 				c[j] = 0 // all that is left is more than a crossing can take
 			} else {
-				// Bisection on b = c√I in log scale of the probability:
-				// cross is decreasing in b, and α_j may be as small as 1e−12.
+				// Bisection in log scale: α_j may be as small as 1e−12.
 				lo, hi := 0.0, 40*math.Sqrt(I)
 				for range 80 {
 					mid := (lo + hi) / 2
@@ -151,8 +110,7 @@ func seqBounds(ns []int, cum []float64) []float64 {
 		if j == len(ns)-1 {
 			break
 		}
-		// The sub-density of S_j on |s| < c_j√n_j (truncated at 9√n_j,
-		// beyond which it is below 1e−18).
+		// The sub-density of S_j on |s| < c_j√n_j, truncated at 9√n_j.
 		b := math.Min(c[j]*math.Sqrt(I), 9*math.Sqrt(I))
 		ng, nw := simpson(-b, b)
 		nd := make([]float64, len(ng))

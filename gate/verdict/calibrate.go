@@ -12,15 +12,11 @@ import (
 // CalibrationMetrics are the percentiles a calibration measures.
 var CalibrationMetrics = []string{MetricP50, MetricP90, MetricP95, MetricP99, MetricP999}
 
-// Calibrate computes a calibration (noise.json) from A/A pairs of rounds:
-// base[i] and head[i] ran the same checkout, in ABBA order, as a gate
-// runs them. For every judged and recover phase, workload and percentile
-// that has an order-statistics bound in every round, the entry is the
-// sample sd of the pairs' log ratios ln(head_i/base_i), with pairs − 1
-// degrees of freedom. Machine, topology and hash are head[0]'s; every
-// result must share them (else the calibration would mix machines). It
-// needs at least 2 pairs (10 or more make a useful one: the entries' t
-// quantile with 9 df is 2.26). date is when it finished.
+// Calibrate computes noise.json from A/A pairs of rounds (base[i], head[i]
+// the same checkout, ABBA): per phase, workload and percentile bounded in
+// every round, the sample sd of ln(head_i/base_i) with pairs − 1 df. Every
+// result must share head[0]'s machine, topology and hash. It needs at
+// least 2 pairs (10 make a useful one).
 func Calibrate(base, head []*result.Result, date time.Time) (*Noise, error) {
 	if err := checkHashes(base, head); err != nil {
 		return nil, err
@@ -86,12 +82,9 @@ func Calibrate(base, head []*result.Result, date time.Time) (*Noise, error) {
 	return n, nil
 }
 
-// Detectable is the smallest slowdown (a ratio head/base) a gate of R
-// paired rounds on the calibrated machine calls a regression with
-// probability power (e.g. 0.8), at tolerance τ and confidence conf:
-// exp(ln(1+τ) + t_{R−1}·sd/√R + z_power·sd/√R), taking the rounds'
-// spread to be the calibrated sd. R = 1: the calibration stands for the
-// spread (its own df).
+// Detectable is the smallest head/base slowdown a gate of R rounds calls
+// a regression with probability power at tolerance tol and confidence
+// conf, taking the calibrated sd as the rounds' spread.
 func (e NoiseEntry) Detectable(R int, tol, conf, power float64) float64 {
 	if R < 1 {
 		return math.Inf(1)

@@ -13,9 +13,7 @@ import (
 )
 
 // ErrHashMismatch is wrapped by Compare and Gate when the results are of
-// different scenarios (different hashes): the same load or no comparison
-// (rule 15). The message names both hashes. It is a usage error (exit 2),
-// never a verdict.
+// different scenarios: a usage error (exit 2), never a verdict.
 var ErrHashMismatch = errors.New("verdict: different scenario hashes: results of different loads are never compared")
 
 // Defaults of CompareOptions (a zero field takes its default).
@@ -41,21 +39,15 @@ type CompareOptions struct {
 	// threshold percentiles from the scenario (all of them), and p95 for a
 	// workload without a latency threshold.
 	Percentile string
-	// Noise is a calibration of this machine's noise between runs
-	// (baselines/<scenario>/noise.json, DecodeNoise). It is used only when
-	// it matches every result of both sides (Noise.Match), and only where
-	// the rounds cannot measure the noise themselves (one pair, a result
-	// repeated over rounds) or measure it with fewer degrees of freedom
-	// than the calibration has. nil: DefaultNoiseSD where needed.
+	// Noise is this machine's calibration (DecodeNoise), used only where it
+	// matches every result (Noise.Match) and the rounds cannot measure the
+	// noise as well themselves. nil: DefaultNoiseSD where needed.
 	Noise *Noise
-	// MaxRounds is the most paired rounds the gate's budget allows: what
-	// an inconclusive comparison asks for is capped by it, saying so. 0
-	// means MaxNeedRounds.
+	// MaxRounds caps the rounds an inconclusive comparison asks for (0:
+	// MaxNeedRounds).
 	MaxRounds int
 
-	// holmLevel, when set, is the level Holm's procedure tests the
-	// one-sided share a of its α at (a sequential look's boundary at a);
-	// nil: a itself.
+	// holmLevel maps a one-sided share a of α to Holm's test level (nil: a).
 	holmLevel func(a float64) float64
 }
 
@@ -100,87 +92,63 @@ const (
 	IntervalRounds   = "rounds"   // t interval over the per-round log ratios (the machine's noise)
 	IntervalSampling = "sampling" // order-statistics floor: the percentiles' own sampling noise
 	IntervalScore    = "score"    // Newcombe hybrid score interval (error rates)
-	// IntervalNoise: the default bound on the noise between runs
-	// (DefaultNoiseSD), where the rounds cannot measure it.
+	// IntervalNoise: DefaultNoiseSD, where the rounds cannot measure the noise.
 	IntervalNoise = "noise"
-	// IntervalCalibration: a matching calibration's noise between runs
-	// (CompareOptions.Noise).
+	// IntervalCalibration: a matching calibration (CompareOptions.Noise).
 	IntervalCalibration = "calibration"
-	// IntervalDuet: the t interval over duet rounds alone (every result's
-	// Round.Mode is duet and there are at least DuetMinRounds rounds): no
-	// order-statistics floor (duet.go).
+	// IntervalDuet: the t interval over at least DuetMinRounds duet rounds,
+	// without the order-statistics floor (duet.go).
 	IntervalDuet = "duet"
 )
 
-// Comparison is one base/head comparison of one workload in one phase: a
-// latency percentile (Metric "p95", ...) or the error rate ("error_rate").
-// Every float is finite (JSON-safe); a number that does not exist is 0 and
-// Interval says whether the interval does.
+// Comparison is one base/head comparison of one workload in one phase, of
+// a latency percentile or the error rate. Every float is finite; a number
+// that does not exist is 0.
 type Comparison struct {
 	Phase    string `json:"phase"`
 	Workload string `json:"workload"`
 	Metric   string `json:"metric"`
-	// Base and Head: latency, the nearest-rank percentile of all rounds'
-	// successes pooled (exact histogram merge), ms; error_rate, the pooled
-	// fraction failed / (succeeded + failed).
+	// Base and Head: latency, the pooled nearest-rank percentile in ms;
+	// error_rate, the pooled failed / (succeeded + failed).
 	Base float64 `json:"base"`
 	Head float64 `json:"head"`
-	// BaseN and HeadN: the samples each side's number stands on, over all
-	// rounds: successes for latency, succeeded + failed for error_rate.
+	// BaseN and HeadN: the samples each number stands on, over all rounds.
 	BaseN  int64 `json:"base_n"`
 	HeadN  int64 `json:"head_n"`
 	Rounds int   `json:"rounds"`
-	// Ratio (latency): head/base, the geometric mean of the per-round
-	// ratios (the centre of the interval). 0 for error_rate.
+	// Ratio (latency): head/base, the geometric mean of the round ratios.
 	Ratio float64 `json:"ratio"`
 	// Diff (error_rate): head − base rate. 0 for latency.
 	Diff float64 `json:"diff"`
-	// CILow, CIHigh: the interval of Ratio (latency) or of Diff (error_rate)
-	// at the gate's confidence; both 0 when Interval is "".
+	// CILow, CIHigh: the interval of Ratio or Diff; 0 when Interval is "".
 	CILow  float64 `json:"ci_low"`
 	CIHigh float64 `json:"ci_high"`
-	// Interval: what set the interval's width: IntervalRounds,
-	// IntervalSampling, IntervalDuet, IntervalNoise, IntervalCalibration,
-	// IntervalScore, or "" when there is none.
+	// Interval: the Interval* source that set the width ("" for none).
 	Interval string `json:"interval"`
-	// Significant: the interval excludes "no change" (1 for a ratio, 0 for
-	// a difference). A report prints "~" beside the estimate when it is false.
+	// Significant: the interval excludes "no change".
 	Significant bool `json:"significant"`
-	// NoiseSD: the sd of a pair's log ratio the interval assumed for the
-	// noise between runs (Interval noise or calibration, or a bound that
-	// was smaller than what set the width); 0 when the rounds measured it.
+	// NoiseSD: the pair sd assumed for the noise between runs; 0 when the
+	// rounds measured it.
 	NoiseSD float64 `json:"noise_sd,omitempty"`
-	// Detectable (latency, with an interval): the smallest ratio head/base
-	// this comparison could have called a regression at its rounds and
-	// noise, exp(ln(1+τ) + half-width): a true change of this size is
-	// called about half of the time, a smaller one less often.
+	// Detectable (latency): the smallest head/base ratio this comparison could
+	// call a regression, about half of the time.
 	Detectable float64 `json:"detectable,omitempty"`
-	// Family: how the gate's many comparisons were accounted for (Holm),
-	// for a comparison that was tested for a regression or improvement.
+	// Family: how Holm's procedure accounted for this tested comparison.
 	Family *FamilyTest `json:"family,omitempty"`
 	// RoundRatios: head_i/base_i of each round (latency).
 	RoundRatios []float64 `json:"round_ratios,omitempty"`
 	Value       Value     `json:"value"`
-	// Reason: why the comparison has its value, as a code; package report
-	// words it from the numbers here and the Verdict's tolerance and
-	// confidence.
+	// Reason: why the comparison has its value; package report words it.
 	Reason Reason `json:"reason"`
-	// At: the side and round a not-measured reason names (N: what that
-	// round offered).
+	// At: the side and round a not-measured reason names.
 	At *RoundRef `json:"at,omitempty"`
-	// Open (ReasonTooFewSamples): the rounds whose percentile has no
-	// order-statistics bound, with their sample counts.
+	// Open (ReasonTooFewSamples): the rounds with no order-statistics bound.
 	Open []RoundRef `json:"open,omitempty"`
-	// Needs: for inconclusive, what would decide it (more rounds, a longer
-	// sustain), as numbers.
+	// Needs: for inconclusive, what would decide it.
 	Needs *Need `json:"needs,omitempty"`
-	// Undecided: the value the numbers gave (regression, improvement or
-	// pass) when an untrusted round left the comparison inconclusive; ""
-	// otherwise.
+	// Undecided: the value an untrusted round kept from being decided.
 	Undecided Value `json:"undecided,omitempty"`
-	// Why and Need are the words for Reason and Needs. Package verdict
-	// leaves them empty; report.Explain fills them (verdict.json carries
-	// them, for tools that read words).
+	// Why and Need word Reason and Needs; report.Explain fills them.
 	Why     string      `json:"why"`
 	Need    string      `json:"need,omitempty"`
 	ErrBase *ErrorRates `json:"err_base,omitempty"` // error_rate only
@@ -189,8 +157,7 @@ type Comparison struct {
 	test *test // how to test it at another level (Holm); nil when it is not tested
 }
 
-// Reason is why a comparison has its value: a code, worded by package
-// report.
+// Reason is why a comparison has its value, worded by package report.
 type Reason string
 
 // Reasons of a latency comparison.
@@ -203,9 +170,8 @@ const (
 	ReasonFaster        Reason = "faster"          // improvement: the interval lies below 1/(1+τ)
 	ReasonWithin        Reason = "within"          // pass: the interval's high end is at most 1+τ
 	ReasonStraddles     Reason = "straddles"       // inconclusive: the interval contains 1+τ
-	// ReasonFamily: inconclusive: the interval alone clears the tolerance
-	// (it would be a regression), but not at the level Holm's procedure
-	// gives it among the gate's comparisons (Family).
+	// ReasonFamily: inconclusive: a regression alone, but not at its Holm
+	// level among the gate's comparisons.
 	ReasonFamily Reason = "family"
 )
 
@@ -218,97 +184,43 @@ const (
 	ReasonNoMoreErrors  Reason = "no_more_errors" // pass: no significant increase
 )
 
-// RoundRef names one side's round: Side "base" or "head", Round 1-based
-// (0: the side as a whole), N a count that goes with it (samples, offered).
+// RoundRef names one side's round (Round 1-based, 0: the whole side) and a
+// count that goes with it.
 type RoundRef struct {
 	Side  string `json:"side"`
 	Round int    `json:"round,omitempty"`
 	N     int64  `json:"n"`
 }
 
-// Need is what would decide an inconclusive comparison, as numbers; the
-// fields that apply are set.
+// Need is what would decide an inconclusive comparison; the fields that
+// apply are set.
 type Need struct {
-	// Rounds: ≈ this many paired rounds would (ReasonOneRound: at least
-	// this many).
+	// Rounds: about this many paired rounds would.
 	Rounds int `json:"rounds,omitempty"`
-	// MoreThanRounds: not even this many (MaxNeedRounds) would; the change
-	// is close to the tolerance.
+	// MoreThanRounds: not even this many would; the change is near τ.
 	MoreThanRounds int `json:"more_than_rounds,omitempty"`
-	// SustainFactor: the same rounds with a sustain this many times longer
-	// would (ReasonTooFewSamples: the sustain needed for the successes).
+	// SustainFactor: a sustain this many times longer would.
 	SustainFactor float64 `json:"sustain_factor,omitempty"`
-	// SuccessesPerRound (ReasonTooFewSamples): the successes per round and
-	// side the percentile needs; FewestSuccesses, the fewest now.
+	// SuccessesPerRound: what the percentile needs; FewestSuccesses: now.
 	SuccessesPerRound int64 `json:"successes_per_round,omitempty"`
 	FewestSuccesses   int64 `json:"fewest_successes,omitempty"`
-	// OnTolerance: the estimate sits on the tolerance; nothing practical
-	// decides it.
+	// OnTolerance: the estimate sits on the tolerance; nothing decides it.
 	OnTolerance bool `json:"on_tolerance,omitempty"`
-	// TrustedRounds: rounds whose generator keeps its schedule (the
-	// comparison was left undecided by untrusted rounds).
+	// TrustedRounds: rounds whose generator keeps its schedule would.
 	TrustedRounds bool `json:"trusted_rounds,omitempty"`
-	// Budget: the rounds the gate's budget allows (CompareOptions.MaxRounds)
-	// when that is what limits Rounds/MoreThanRounds: more would be needed.
+	// Budget: set when CompareOptions.MaxRounds is what limits Rounds.
 	Budget int `json:"budget,omitempty"`
-	// Calibrate: a calibration of this machine (loadgate calibrate) would
-	// replace the default noise bound that set the interval's width.
+	// Calibrate: a calibration would replace the default noise bound.
 	Calibrate bool `json:"calibrate,omitempty"`
 }
 
 // Compare compares paired rounds of base and head (round i is base[i],
-// head[i]; ABBA order is the caller's) per workload, on every judged phase
-// and on the recover phase: the latency percentile(s) (see
-// CompareOptions.Percentile) as a head/base ratio with a confidence interval,
-// and the error rate as a difference of proportions. The method is in
-// the README ("How a gate decides"); in short:
-//
-//   - per round, r_i = ln(head_i / base_i) of the nearest-rank percentile;
-//   - the interval is mean(r) ± max(t_{R−1}·s/√R, z·√(Σ v_i)/R), where s is
-//     the rounds' standard deviation (the machine's noise) and v_i the
-//     sampling variance of r_i from order statistics of the histograms (a
-//     floor: never narrower than the percentiles' own uncertainty);
-//   - duet rounds (every result's Round.Mode is duet), at least
-//     DuetMinRounds of them: the t interval alone (IntervalDuet): the two
-//     sides' percentiles are measured at the same instants and strongly
-//     correlated, so the independent-sides floor does not hold (duet.go);
-//   - where the rounds cannot measure the noise between runs (one pair of
-//     rounds, a result repeated over rounds) a bound of it is a part of
-//     the width too: a matching calibration (CompareOptions.Noise), else
-//     DefaultNoiseSD (noise.go); a calibration with more degrees of
-//     freedom than the rounds stands in for their t interval;
-//   - ratio interval entirely above 1+τ: regression; entirely below
-//     1/(1+τ): improvement; at most 1+τ: pass; else inconclusive with
-//     Need and the smallest change it could call (Detectable);
-//   - the regressions and improvements of all comparisons are tested
-//     together by Holm's procedure (family.go): one that does not hold in
-//     the family is inconclusive (ReasonFamily) or a pass;
-//   - error rates: Newcombe's hybrid score interval of head − base;
-//     regression when its low end exceeds τ·base rate, improvement when its
-//     high end is below −τ·base rate, else pass;
-//   - a workload with no success in some round on either side is not
-//     measured (it fails).
-//
-// A round whose generator fell behind its own schedule
-// (result.GeneratorBehind) is not trustworthy: its due-time latency carries
-// the generator's delay. When any round of either side is, the rounds stay
-// in the numbers, but no comparison is decided on them: every regression,
-// improvement or pass becomes inconclusive, with the value it would have
-// had in Undecided and Needs.TrustedRounds; the rounds are listed in
-// Verdict.Untrusted. Not measured stays not measured.
-//
-// Results of different scenario hashes return an error wrapping
-// ErrHashMismatch. An unusable side (no rounds, unequal round counts, a
-// result that is unusable, a histogram that does not decode or does not hold
-// the successes) gives Value Unusable with reasons naming the side and round,
-// and no comparison at all.
-//
-// Duet rounds whose two sides' services kept the stack cpus more than
-// DuetBusyPct busy (DuetStackBusy over the judged rounds) get a
-// NoteDuetStackBusy.
-//
-// The returned Verdict has one WorkloadVerdict per phase and workload,
-// carrying Comparisons and no Checks; its Value is the worst of theirs.
+// head[i]) per workload on the judged and recover phases: each latency
+// percentile as a head/base ratio with a confidence interval, the error
+// rate as a difference; the method is in the README ("How a gate decides").
+// A round whose generator fell behind its schedule leaves every decision
+// inconclusive. Different scenario hashes return ErrHashMismatch; unusable
+// sides give Value Unusable with reasons and no comparisons.
 func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -356,21 +268,15 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	return v, nil
 }
 
-// Gate is a gate's whole verdict: the absolute thresholds of head's scenario
-// (Thresholds) on the exact merge of head's rounds (result.Merge; without
-// the duet rounds Compare left out), and
-// Compare of base and head, per workload on the judged and recover phases.
-// Each workload's value is the worst of its threshold checks and its
-// comparisons; the overall value is Worst(thresholds, comparisons).
-// Errors and unusable sides are as in Compare.
+// Gate is a gate's whole verdict: head's Thresholds on the merge of its
+// rounds, and Compare of base and head. Each value is the worst of its
+// checks and comparisons. Errors are as in Compare.
 func Gate(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	cv, err := Compare(base, head, opt)
 	if err != nil || cv.Value == Unusable {
 		return cv, err
 	}
-	// The rounds Compare left out (a duet's shared stalls) are left out of
-	// the thresholds' merge too: a stall of the machine would otherwise
-	// break an absolute threshold that the comparisons did not judge on.
+	// A stall left out of the comparisons must not break a threshold either.
 	_, kept, _ := leaveOutSharedStalls(base, head)
 	merged := kept[0]
 	for i, r := range kept[1:] {
@@ -505,21 +411,17 @@ type comparer struct {
 	cal        *Noise           // a matching calibration, or nil
 	duet       bool             // every result of both sides ran in a duet round (allDuet)
 	floorUsed  bool             // some interval used the noise bound or the calibration
-	// phaseValues: values that belong to no workload (an interrupted round,
-	// a phase where nothing ran).
+	// phaseValues: values that belong to no workload.
 	phaseValues []Value
 }
 
-// UntrustedRound is a round whose generator fell behind its own schedule
-// (result.GeneratorBehind: more late requests or a higher lateness p99 than
-// the documented limits). Its latency, measured from the due time, carries
-// the generator's own delay, so no comparison that uses it is decided.
+// UntrustedRound is a round whose generator fell behind its schedule
+// (result.GeneratorBehind): its latency carries the generator's delay.
 type UntrustedRound struct {
 	Side   string `json:"side"`   // "base" or "head"
 	Round  int    `json:"round"`  // 1-based, as paired
 	Rounds []int  `json:"rounds"` // every round this result is paired in (a stored baseline: all of them)
-	// Generator is the result's behind-schedule warning: its numbers, its
-	// limits and its reason in words.
+	// Generator is the result's behind-schedule warning.
 	Generator result.Generator `json:"generator"`
 }
 
@@ -548,11 +450,8 @@ func behindSchedule(base, head []*result.Result) []UntrustedRound {
 	return us
 }
 
-// distrust turns a decided comparison (regression, improvement or pass)
-// into inconclusive when any round of either side is untrusted, naming the
-// rounds and why: the whole comparison is marked, no round is dropped (the
-// pairing of ABBA rounds stays intact and the numbers stay what was
-// measured). Not measured stays not measured.
+// distrust makes a decided comparison inconclusive when any round is
+// untrusted; no round is dropped, so the ABBA pairing stays intact.
 func (c *comparer) distrust(cmp *Comparison) {
 	if len(c.untrusted) == 0 {
 		return
@@ -566,8 +465,8 @@ func (c *comparer) distrust(cmp *Comparison) {
 	cmp.Needs = &Need{TrustedRounds: true}
 }
 
-// all compares every workload of every judged and recover phase. bad lists
-// why the inputs are unusable (a histogram that does not decode).
+// all compares every workload of every judged and recover phase; bad says
+// why the inputs are unusable.
 func (c *comparer) all() (wvs []WorkloadVerdict, notes []Note, values []Value, bad []Note) {
 	wvs = []WorkloadVerdict{}
 	notes = []Note{}
@@ -621,8 +520,7 @@ func (c *comparer) all() (wvs []WorkloadVerdict, notes []Note, values []Value, b
 	return wvs, notes, values, bad
 }
 
-// workloadNames lists the workloads of a phase on either side, base's order
-// first.
+// workloadNames lists a phase's workloads on either side, base's first.
 func (c *comparer) workloadNames(phase string) []string {
 	var names []string
 	for _, rs := range [][]*result.Result{c.base, c.head} {
@@ -692,9 +590,8 @@ func (sr sideRound) ref(n int64) *RoundRef {
 	return &RoundRef{Side: sr.side, Round: sr.round, N: n}
 }
 
-// rounds decodes the latency histograms of one side's rounds.
-// metric picks the histogram (result.MetricHistogram): a session's
-// first_message_/connect_ percentiles are judged on their own histograms.
+// rounds decodes one side's histograms for metric
+// (result.MetricHistogram).
 func (c *comparer) rounds(side string, rs []*result.Result, phase, workload, metric string) ([]sideRound, error) {
 	out := make([]sideRound, len(rs))
 	for i, r := range rs {
@@ -751,9 +648,8 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	logs := make([]float64, R)
 	var open []RoundRef // rounds whose percentile has no order-statistics bound
 	needN := int64(0)
-	// The same result in several rounds (a stored baseline paired with every
-	// head round) is one sample, not k independent ones: its error enters
-	// the sum of the log ratios k times over, so it adds (k·se)², not k·se².
+	// A result in k rounds (a stored baseline) is one sample: its error
+	// adds (k·se)², not k·se².
 	type source struct {
 		se float64
 		k  int
@@ -798,8 +694,7 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	if R >= 2 {
 		s = stddev(logs, m)
 	}
-	// own: R independent pairs, every result in one round only: the
-	// rounds measure the noise between runs themselves.
+	// own: R independent pairs measure the noise between runs themselves.
 	own := R >= 2 && len(order) == 2*R
 	mdl := c.model(phase, workload, metric, R, own, s, vsum, wsum/2)
 	half, interval := mdl.half(c.opt.Confidence)
@@ -842,9 +737,8 @@ func (p part) quantile(conf float64) float64 {
 	return tQuantile(0.5+conf/2, p.df)
 }
 
-// noiseModel is how one latency comparison's interval is made: the
-// half-width is the largest of its parts' (each a valid interval on its
-// own, so their largest is too), as in the README.
+// noiseModel makes a latency interval: the half-width is the largest of
+// its parts', each a valid interval on its own.
 type noiseModel struct {
 	R       int
 	own     *part // the t interval over the rounds (nil: one pair, or a result repeated over rounds)
@@ -856,13 +750,12 @@ type noiseModel struct {
 	vbar    float64 // sampling variance per round
 	entry   *NoiseEntry
 	stored  bool // base is one result paired with every head round (a stored baseline)
-	// duet: R independent pairs of duet rounds; from DuetMinRounds on the
-	// interval is theirs alone (duetOnly).
+	// duet: R independent duet pairs (see duetOnly).
 	duet bool
 }
 
-// duetOnly: the t interval over the rounds is the whole model (no
-// order-statistics floor): duet rounds, at least DuetMinRounds of them.
+// duetOnly: the t interval over at least DuetMinRounds duet rounds is the
+// whole model.
 func (mdl noiseModel) duetOnly() bool { return mdl.duet && mdl.R >= DuetMinRounds && mdl.own != nil }
 
 func (mdl noiseModel) parts() []part {
@@ -889,27 +782,11 @@ func (mdl noiseModel) half(conf float64) (float64, string) {
 	return best, what
 }
 
-// model builds the noise model of one latency comparison of R rounds:
-// spread s of the per-round log ratios, summed sampling variance vsum and
-// w = Σ(k/R)²/2 over the distinct results (k: the rounds each stands in),
-// so that the noise between runs adds σ²·w to the variance of the mean
-// log ratio for a pair sd σ (w = 1/R for R independent pairs).
-//
-//   - the rounds measure it (own) and no calibration has more degrees of
-//     freedom: the t interval over the rounds, as before;
-//   - own, and a matching calibration with more degrees of freedom (few
-//     rounds): the calibration's sd with its t quantile, beside the
-//     rounds' own spread with a normal quantile (whichever is wider: a
-//     gate noisier than its calibration is not narrowed by it);
-//   - not own (one pair; a result repeated over rounds, whose own run's
-//     noise no number of rounds averages away): the calibration's sd, else
-//     DefaultNoiseSD with a normal quantile, beside the rounds' t interval
-//     when there are two or more;
-//   - own duet rounds (c.duet), at least DuetMinRounds: the t interval over
-//     the rounds alone, IntervalDuet (no calibration matches a duet's
-//     results: Noise.Match).
-//
-// The order-statistics floor is a part in every case but the last.
+// model builds the noise model of R rounds from the spread s of the log
+// ratios, their summed sampling variance vsum and w = Σ(k/R)²/2 over the
+// distinct results (the weight of the noise between runs). The calibration
+// or DefaultNoiseSD stands in where the rounds cannot measure the noise or
+// have fewer degrees of freedom; duet rounds use their t interval alone.
 func (c *comparer) model(phase, workload, metric string, R int, own bool, s, vsum, w float64) noiseModel {
 	mdl := noiseModel{R: R, s: s, vbar: vsum / float64(R),
 		samp:   part{se: math.Sqrt(vsum) / float64(R), df: math.Inf(1), what: IntervalSampling},
@@ -955,11 +832,8 @@ func (c *comparer) storedBaseline() bool {
 	return true
 }
 
-// future is the model of the same comparison after r paired rounds of a
-// gate (independent pairs; with a stored baseline, the baseline stays one
-// result), the spread and per-round sampling variance staying what they
-// were (the default bound or calibration standing for the spread where the
-// rounds could not measure it).
+// future is the model after r paired rounds, spread and sampling variance
+// unchanged.
 func (mdl noiseModel) future(r int) noiseModel {
 	sd := mdl.s
 	if mdl.own == nil && mdl.ownZ == nil {
@@ -993,14 +867,9 @@ func (mdl noiseModel) future(r int) noiseModel {
 	return f
 }
 
-// need estimates what would decide an inconclusive comparison at
-// confidence conf: the interval must not contain 1+τ, so its half-width
-// must fall below the distance d of the estimate from ln(1+τ). Every part
-// of the width shrinks as 1/√rounds (a stored baseline's own run excepted);
-// the sampling part also as 1/√(samples per round), i.e. sustain length.
-// It assumes the spread and the per-round sampling variance stay what they
-// were. Rounds beyond the budget (CompareOptions.MaxRounds) are named with
-// Budget set: the budget is the limit.
+// need estimates what would decide an inconclusive comparison: more rounds
+// (every part shrinks as 1/√rounds) or a longer sustain (the sampling part
+// shrinks as 1/√samples); beyond MaxRounds it sets Budget.
 func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
 	d := math.Abs(m - math.Log1p(c.opt.Tolerance))
 	if d < 1e-9 {
@@ -1028,20 +897,16 @@ func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
 			between = max(between, p.quantile(conf)*p.se)
 		}
 	}
-	// (Not for duet rounds past DuetMinRounds: the floor is no part of their width.)
+	// Not for duet rounds: the floor is no part of their width.
 	if wPart := mdl.samp.quantile(conf) * mdl.samp.se; !mdl.duetOnly() && between < d && wPart >= d {
 		n.SustainFactor = roundUp((wPart / d) * (wPart / d))
 	}
 	return n
 }
 
-// logSE is the standard error of ln(q-quantile) of h from order statistics:
-// the ranks of a distribution-free confidence interval for the q-quantile
-// of n samples are n·q ± z·√(n·q·(1−q)) (the binomial count of samples
-// below the quantile, normal approximation); read the values at those ranks
-// off the histogram and take (ln hi − ln lo)/(2z). ok is false when a rank
-// falls outside 1..n (too few samples for this quantile: the interval is
-// open-ended); need is then the fewest samples for which it would not.
+// logSE is the order-statistics standard error of ln(q-quantile) of h: the
+// values at ranks n·q ± z·√(n·q·(1−q)), (ln hi − ln lo)/(2z). ok is false
+// when a rank falls outside 1..n; need is then the fewest samples enough.
 func logSE(h *hdrhistogram.Histogram, q, z float64) (se float64, ok bool, need int64) {
 	n := h.TotalCount()
 	lo, hi := osRanks(n, q, z)
@@ -1120,9 +985,8 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 	return cmp
 }
 
-// pooled is a side's nearest-rank q-quantile in ms over all its rounds
-// (result.PoolLatency: an exact merge, a result repeated over rounds
-// counted once) and the sample count.
+// pooled is a side's nearest-rank q-quantile in ms over its rounds
+// (result.PoolLatency) and the sample count.
 func pooled(rs []*result.Result, phase, workload, metric string, q float64) (float64, int64, error) {
 	h, err := result.PoolMetric(rs, phase, workload, metric)
 	if err != nil {
@@ -1152,10 +1016,8 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// RoundSD is the sample standard deviation of ln(head_i/base_i) over a
-// latency comparison's rounds (its RoundRatios): the spread its rounds
-// interval stood on, and what a calibration stores for one-side-at-a-time
-// rounds. NaN with fewer than two rounds.
+// RoundSD is the sample sd of a latency comparison's log RoundRatios;
+// NaN with fewer than two rounds.
 func RoundSD(c Comparison) float64 {
 	if len(c.RoundRatios) < 2 {
 		return math.NaN()
@@ -1178,8 +1040,7 @@ func stddev(xs []float64, m float64) float64 {
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
-// roundUp rounds a multiplier up: to a tenth below 10, to a whole number
-// from 10 (2.1, 14), so that what it suggests is enough.
+// roundUp rounds a multiplier up, to a tenth below 10, else a whole number.
 func roundUp(k float64) float64 {
 	if k >= 10 {
 		return math.Ceil(k)

@@ -5,21 +5,10 @@ import (
 	"sort"
 )
 
-// Many comparisons, one gate.
-//
-// A gate judges workloads × phases × percentiles, and the error rate of
-// each: each interval alone at 95% calls a false regression at most 2.5%
-// of the time, so a gate of k comparisons could do so up to k × 2.5%.
-// Holm's step-down procedure (S. Holm, "A simple sequentially rejective
-// multiple test procedure", Scandinavian Journal of Statistics 6:65–70,
-// 1979) keeps the chance that *any* of them is a false regression at most
-// α = (1 − confidence)/2, whatever their dependence, and is uniformly more
-// powerful than Bonferroni: order the k one-sided p-values of "slower
-// beyond the tolerance" p(1) ≤ … ≤ p(k); the j-th smallest is a
-// regression while p(j) ≤ α/(k − j + 1) held for it and every smaller one.
-// Improvements are a second family, tested the same way. A pass (the
-// interval's high end within the tolerance) is unchanged: a family of
-// passes only makes a gate quieter.
+// A gate judges many comparisons. Holm's step-down procedure (Holm 1979)
+// keeps the chance that any is a false regression within α = (1 −
+// confidence)/2 whatever their dependence; improvements are a second
+// family. Passes are unchanged.
 
 // Family is how a verdict's comparisons were tested together.
 type Family struct {
@@ -28,11 +17,9 @@ type Family struct {
 	Alpha  float64 `json:"alpha"`  // the family's one-sided error rate, (1 − confidence)/2
 }
 
-// FamilyTest is one comparison's place in its family (Holm): its p-value
-// for the change it points to (a regression when the estimate is above
-// no change, else an improvement), its rank among the family's p-values
-// (1: smallest), the level that rank is tested at, α/(tests − rank + 1),
-// and whether it held (it and every smaller p-value within their levels).
+// FamilyTest is one comparison's place in its Holm family: its one-sided
+// p-value, its rank (1: smallest), the level α/(tests − rank + 1) it is
+// tested at, and whether it held.
 type FamilyTest struct {
 	P     float64 `json:"p"`
 	Rank  int     `json:"rank"`
@@ -41,10 +28,9 @@ type FamilyTest struct {
 	Held  bool    `json:"held"`
 }
 
-// test is how a comparison is tested at a level other than the
-// verdict's: a latency comparison's estimate m (mean log ratio) and the
-// parts of its interval, or an error-rate comparison's counts; up is the
-// tolerance (ln(1+τ), or τ·base rate).
+// test is how a comparison is tested at another level: a latency
+// estimate and its interval's parts, or error-rate counts; up is the
+// tolerance on that scale.
 type test struct {
 	m, up   float64
 	parts   []part
@@ -52,10 +38,8 @@ type test struct {
 	isScore bool
 }
 
-// pUp is the one-sided p-value of "beyond the tolerance upward": the
-// smallest α at which the interval at confidence 1 − 2α lies above up.
-// Latency: the interval is the widest of its parts, so it lies above up
-// exactly when each part's does: the largest of the parts' p-values.
+// pUp is the one-sided p-value of "beyond the tolerance upward"; for
+// latency the largest of the parts' p-values (the interval is the widest).
 func (t *test) pUp() float64 { return t.p(1) }
 
 // pDown is the same for "beyond the tolerance downward" (below −up).
@@ -84,8 +68,7 @@ func (t *test) p(sign float64) float64 {
 	return p
 }
 
-// scoreP inverts Newcombe's interval: the normal quantile z at which its
-// low end (sign +1) reaches up, or its high end (−1) reaches −up; p = 1−Φ(z).
+// scoreP inverts Newcombe's interval at up (sign +1) or −up (−1).
 func (t *test) scoreP(sign float64) float64 {
 	k1, n1, k2, n2 := t.score[0], t.score[1], t.score[2], t.score[3]
 	beyond := func(z float64) bool {
@@ -113,15 +96,10 @@ func (t *test) scoreP(sign float64) float64 {
 	return 0.5 * math.Erfc(lo/math.Sqrt2)
 }
 
-// holm applies Holm's procedure to every tested comparison of wvs (in
-// place) at the one-sided level (1 − confidence)/2, once for regressions
-// and once for improvements: a regression or improvement that does not
-// hold in its family becomes inconclusive (ReasonFamily) or pass. Each
-// workload's value is the worst of its comparisons again. It returns the
-// family, nil when nothing was tested.
-//
-// levelAt, when not nil, maps the share α/(k − j + 1) to the level it is
-// tested at (a sequential look's group-sequential boundary at that share).
+// holm applies Holm's procedure in place to wvs's tested comparisons, for
+// regressions and for improvements; one that does not hold becomes
+// inconclusive (ReasonFamily) or pass. levelAt, when not nil, maps a share
+// of α to its tested level. It returns nil when nothing was tested.
 func holm(wvs []WorkloadVerdict, confidence float64, levelAt func(float64) float64) *Family {
 	alpha := math.Round((1-confidence)/2*1e12) / 1e12
 	type ref struct {

@@ -15,15 +15,13 @@ import (
 // (report.NoteText).
 type NoteCode string
 
-// Note codes. The fields of Note each one sets are listed with it; Side and
-// Round (or Merged) name the result a note is about, where there are
-// several (a gate's rounds), and are empty in a run's verdict.
+// Note codes, with the Note fields each sets. Side and Round (or Merged)
+// name the result a note is about, where there are several.
 const (
 	// Why a result is unusable (Thresholds; Compare for each round).
 	NoteNoResult       NoteCode = "no_result"       // no result at all
 	NoteMarkedUnusable NoteCode = "marked_unusable" // the result is marked unusable and says not why
-	// NoteResult: a reason the result gives itself (result.Result.Unusable,
-	// result.Result.Check), in Detail.
+	// NoteResult: a reason the result gives itself, in Detail.
 	NoteResult        NoteCode = "result"
 	NoteLatencyCount  NoteCode = "latency_count"   // Phase, Workload: the latency summary counts Samples for Successes
 	NoteNoJudgedPhase NoteCode = "no_judged_phase" // the result has no judged phase
@@ -36,23 +34,18 @@ const (
 	// recovery within WithinS (recovery.go).
 	NoteNotRecovered NoteCode = "not_recovered"
 	// NoteRecoveryNotMeasured: Phase, Action, Service, Workload: no request
-	// in the recovery window, or NotObservedS of its WindowS seconds lay
-	// past the run's end.
+	// in the recovery window, or NotObservedS of it lay past the run's end.
 	NoteRecoveryNotMeasured NoteCode = "recovery_not_measured"
 
 	// Why the sides of a comparison are unusable (Compare, Gate).
 	NoteUnpairedRounds NoteCode = "unpaired_rounds" // BaseRounds and HeadRounds differ
-	// NotePhasesDiffer: Side, Round: the judged Phases differ from base
-	// round 1's RefPhases.
+	// NotePhasesDiffer: Side, Round: Phases differ from base round 1's.
 	NotePhasesDiffer NoteCode = "phases_differ"
-	// NoteHistogram: Side, Round, Phase, Workload: the latency histogram
-	// does not decode (Detail: why).
+	// NoteHistogram: Side, Round, Phase, Workload: does not decode (Detail).
 	NoteHistogram NoteCode = "histogram"
-	// NoteHistogramCount: Side, Round, Phase, Workload: the histogram holds
-	// Samples for Successes.
+	// NoteHistogramCount: … the histogram holds Samples for Successes.
 	NoteHistogramCount NoteCode = "histogram_count"
-	// NoteMerge: Side, Round: the round does not merge with the earlier
-	// ones (Detail: the merge error).
+	// NoteMerge: Side, Round: does not merge with earlier rounds (Detail).
 	NoteMerge NoteCode = "merge"
 
 	// Notes of a comparison (Compare).
@@ -60,10 +53,8 @@ const (
 	NoteFewRounds            NoteCode = "few_rounds"              // Rounds: fewer than 3 measure no noise between rounds
 	NoteDuetRoundLeftOut     NoteCode = "duet_round_left_out"     // Round: a duet round behind schedule for a shared cause, left out; Side: the side behind ("" both, else base or head: the other half-way to the limits, neither engine stalled at max_in_flight); Rounds: the rounds judged
 	NoteNoWorkloadEitherSide NoteCode = "no_workload_either_side" // Phase: no workload ran on either side
-	// NoteDuetStackBusy: BusyPct, StackCPUs: a duet's stack cpus were
-	// BusyPct% busy with both sides' services (DuetStackBusy over the
-	// judged rounds, to 0.1), above DuetBusyPct: the two stacks queue
-	// behind each other.
+	// NoteDuetStackBusy: BusyPct, StackCPUs: the duet's stack cpus were more
+	// than DuetBusyPct busy; the two stacks queue behind each other.
 	NoteDuetStackBusy NoteCode = "duet_stack_busy"
 
 	// Why a gate is unusable (package rounds, the command).
@@ -74,9 +65,8 @@ const (
 	NoteWorkflowChanged NoteCode = "workflow_changed"
 	NoteError           NoteCode = "error" // Detail: an error's own words (one line)
 
-	// Notes of a gate's set-up and plan (package rounds: GateReport.Notes),
-	// and of the step that publishes it (package action). Path is
-	// slash-separated, relative to the checkout.
+	// Notes of a gate's set-up and plan (package rounds) and of publishing it
+	// (package action). Path is slash-separated, relative to the checkout.
 	NoteDuetNoiseUnused       NoteCode = "duet_noise_unused"        // Path: a paused-side calibration, not used by a duet gate
 	NoteScenarioFromHead      NoteCode = "scenario_from_head"       // --scenario-from head: the judged change sets its own policy
 	NotePolicyApplied         NoteCode = "policy_applied"           // Policy: one of head's policy changes (rounds.PolicyChanges), applied
@@ -94,14 +84,11 @@ const (
 	NoteBaselineFixed         NoteCode = "baseline_fixed"           // a stored baseline: the interval is head's noise only
 	NoteBaselineMachine       NoteCode = "baseline_machine"         // BaseMachine, HeadMachine differ
 	NoteBaselineTopology      NoteCode = "baseline_topology"        // BaseTopology, HeadTopology differ
-	// NoteWorkflowChange: Path, How (head adds, removes or changes it, or
-	// it cannot be compared: Detail, the error).
+	// NoteWorkflowChange: Path, How (Detail: why it cannot be compared).
 	NoteWorkflowChange  NoteCode = "workflow_change"
 	NoteWorkflowAllowed NoteCode = "workflow_allowed" // --allow-workflow-changes: the verdict stands
-	// NoteSequentialPlan: Rounds (at most, paired), MaxRounds
-	// (--max-rounds), Budget (--budget), Fit (the rounds the budget allows
-	// at RoundTime a round), Measured (RoundTime is round 1's, else the
-	// schedule's estimate).
+	// NoteSequentialPlan: Rounds, MaxRounds, Budget, Fit (rounds the budget
+	// allows at RoundTime), Measured (RoundTime is round 1's).
 	NoteSequentialPlan NoteCode = "sequential_plan"
 	// NoteFailOn: FailOn (the step's fail-on), ExitCode (the step's),
 	// VerdictExitCode (the verdict's).
@@ -109,15 +96,11 @@ const (
 )
 
 // Note is one thing a verdict says beside its workloads: why it is
-// unusable, or, in a verdict that is not, a note (abandoned requests, an
-// interrupted round, too few rounds). It is a code and the names and
-// numbers the code needs (see the NoteCode constants); package report words
-// it. Detail carries words from elsewhere: a result's own reason, an
-// error's message. A Note is a plain value.
+// unusable, or a note. It is a code and the names and numbers the code
+// needs; Detail carries words from elsewhere. Package report words it.
 type Note struct {
 	Code NoteCode `json:"code"`
-	// Side ("base", "head") and Round (1-based) name the result; Merged:
-	// head's rounds merged (Gate's thresholds).
+	// Side and Round (1-based) name the result; Merged: head's rounds merged.
 	Side     string `json:"side,omitempty"`
 	Round    int    `json:"round,omitempty"`
 	Merged   bool   `json:"merged,omitempty"`
@@ -145,10 +128,8 @@ type Note struct {
 	Was       Value    `json:"was,omitempty"`
 	Detail    string   `json:"detail,omitempty"`
 
-	// Policy is one of head's policy changes (NotePolicyApplied,
-	// NotePolicyNotApplied); How, how head changes a workflow file
-	// (NoteWorkflowChange). A note without them (written before they
-	// existed) keeps its words in Detail.
+	// Policy is one of head's policy changes; How, how head changes a
+	// workflow file. Older notes keep their words in Detail.
 	Policy *PolicyChange `json:"policy,omitempty"`
 	How    WorkflowHow   `json:"how,omitempty"`
 
@@ -172,10 +153,8 @@ type Note struct {
 	VerdictExitCode int    `json:"verdict_exit_code,omitempty"`
 }
 
-// PolicyKind says which bar of a gate's scenario head's file sets otherwise
-// than base's (a PolicyChange); package report words it. The fields of
-// PolicyChange each kind sets are listed with it; Base and Head hold the
-// field of PolicyValue named there.
+// PolicyKind says which bar head's scenario sets otherwise than base's;
+// Base and Head hold the PolicyValue field named with each kind.
 type PolicyKind string
 
 // Policy kinds.
@@ -196,19 +175,17 @@ const (
 	// PolicyRecovery: Phase: the recovery targets, Recovery, where one
 	// side has none (None).
 	PolicyRecovery PolicyKind = "recovery"
-	// PolicyRecoveryTarget: Phase, Field: one target of a recovery both
-	// sides have: within (Duration), error_rate (Fraction; None: none), or
-	// a percentile p50 … p999 (Duration; None: none).
+	// PolicyRecoveryTarget: Phase, Field: within (Duration), error_rate
+	// (Fraction) or a percentile (Duration); None: none.
 	PolicyRecoveryTarget PolicyKind = "recovery_target"
-	// PolicyCeiling: Field: one of the scenario's ceilings: rate (ReqPerS),
-	// duration, timeout, drain (Duration), in_flight (N), max_body (Bytes).
+	// PolicyCeiling: Field: rate (ReqPerS), duration, timeout, drain
+	// (Duration), in_flight (N), max_body (Bytes).
 	PolicyCeiling PolicyKind = "ceiling"
 	PolicyLoad    PolicyKind = "load" // the load itself: its scenario Hash
 )
 
 // PolicyChange is one bar head's scenario sets otherwise than base's
-// (rounds.PolicyChanges): what kind of bar, the workload, phase or field it
-// is, and both sides' values. A plain value; package report words it.
+// (rounds.PolicyChanges), with both sides' values.
 type PolicyChange struct {
 	Kind     PolicyKind  `json:"kind"`
 	Workload string      `json:"workload,omitempty"`
@@ -218,8 +195,7 @@ type PolicyChange struct {
 	Head     PolicyValue `json:"head"`
 }
 
-// PolicyValue is one side's value of a PolicyChange's bar, in the field its
-// PolicyKind names; None when that side sets no such bar.
+// PolicyValue is one side's value of a bar; None when it sets none.
 type PolicyValue struct {
 	None     bool           `json:"none,omitempty"`
 	Duration time.Duration  `json:"duration_ns,omitempty"` // a latency limit or target, recovery within, ceilings.duration, .timeout, .drain
@@ -233,8 +209,7 @@ type PolicyValue struct {
 	Recovery *PolicyTargets `json:"recovery,omitempty"`
 }
 
-// PolicyCounter is a scenario's count: its counter (Metric, a selector as
-// the scenario writes it) and where it is read.
+// PolicyCounter is a scenario's count: its counter and where it is read.
 type PolicyCounter struct {
 	Metric  string `json:"metric"`
 	Service string `json:"service"`
@@ -250,8 +225,8 @@ type PolicyFault struct {
 	For     time.Duration `json:"for_ns"`
 }
 
-// PolicyTargets is a phase's recovery targets: Within; an error rate (a
-// fraction, < 0: none) and percentile limits (0: none).
+// PolicyTargets is a phase's recovery targets (error rate < 0: none;
+// percentile 0: none).
 type PolicyTargets struct {
 	Within    time.Duration `json:"within_ns"`
 	ErrorRate float64       `json:"error_rate"`
@@ -262,8 +237,7 @@ type PolicyTargets struct {
 	P999      time.Duration `json:"p999_ns,omitempty"`
 }
 
-// WorkflowHow says how head changes a workflow file (NoteWorkflowChange);
-// package report words it.
+// WorkflowHow says how head changes a workflow file.
 type WorkflowHow string
 
 // Workflow changes.
@@ -296,9 +270,8 @@ func at(side string, round int, ns []Note) []Note {
 	return out
 }
 
-// histogramError: a round's latency histogram does not decode (Err), or
-// does not hold the successes (Samples for Successes). Compare turns it into
-// a Note; Calibrate returns it.
+// histogramError: a round's histogram does not decode (Err) or does not
+// hold the successes.
 type histogramError struct {
 	Side               string
 	Round              int
@@ -316,8 +289,7 @@ func (e *histogramError) Error() string {
 
 func (e *histogramError) Unwrap() error { return e.Err }
 
-// histogramNote is the note of a comparison's error: a histogram that does
-// not decode or hold the successes, or does not pool.
+// histogramNote is the note of a comparison's histogram error.
 func histogramNote(phase, workload string, err error) Note {
 	if he, ok := errors.AsType[*histogramError](err); ok {
 		n := Note{Code: NoteHistogramCount, Side: he.Side, Round: he.Round, Phase: he.Phase, Workload: he.Workload,
@@ -330,9 +302,8 @@ func histogramNote(phase, workload string, err error) Note {
 	return Note{Code: NoteHistogram, Phase: phase, Workload: workload, Detail: err.Error()}
 }
 
-// UnusableError is returned where results that cannot be used stop a
-// computation that returns no Verdict (Calibrate): Notes say why, as a
-// Verdict's would (package report words them). Op names the computation.
+// UnusableError stops a computation that returns no Verdict (Calibrate):
+// Notes say why, Op names the computation.
 type UnusableError struct {
 	Op    string
 	Notes []Note

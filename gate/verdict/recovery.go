@@ -6,11 +6,8 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// RecoveryVerdict is the recovery judgement of one workload after one
-// fault: recovered after AfterS seconds (Pass), or did not recover
-// unattended within WithinS (Fail), or not measured (a second of the
-// window was not observed — past the run's end —, or no request of the
-// workload was due in the window).
+// RecoveryVerdict is one workload's recovery after one fault: Pass after
+// AfterS seconds, Fail within WithinS, or NotMeasured.
 type RecoveryVerdict struct {
 	Phase    string  `json:"phase"`
 	Action   string  `json:"action"`
@@ -20,11 +17,9 @@ type RecoveryVerdict struct {
 	AfterS   int     `json:"after_s"`  // Pass: the first second after the fault's end from which every following second meets the targets
 	WithinS  float64 `json:"within_s"` // the declared recovery.within
 	Measured int     `json:"measured_seconds"`
-	// NotObserved counts the window's seconds past the run's end: any
-	// makes the judgement NotMeasured.
+	// NotObserved: the window's seconds past the run's end (NotMeasured).
 	NotObserved int `json:"not_observed_seconds,omitempty"`
-	// Seconds is each second's judgement, in order (the numbers behind it
-	// are in the result's fault record).
+	// Seconds is each second's judgement, in order.
 	Seconds []SecondVerdict `json:"seconds"`
 }
 
@@ -38,25 +33,12 @@ type SecondVerdict struct {
 	Broken    []string `json:"broken,omitempty"` // the targets it broke: "error_rate", "p95", ...
 }
 
-// JudgeRecovery judges one workload's recovery seconds against the
-// targets. A measured second meets the targets when its error rate
-// (failed / (succeeded + failed)) is at most the error_rate target and, for
-// each latency target pXX, the nearest-rank pXX of its successes' due-time
-// latencies is at most the limit — exactly: Over[pXX] <= Succeeded -
-// ceil(q × Succeeded). A second with failures but no success breaks every
-// latency target (latency counts successes only; a refusal is not fast).
-//
-// The window must have been observed whole: a second past the run's end
-// (Second.Observed false) was never seen, so the judgement is NotMeasured
-// — a late undo never passes on the one or two seconds left. Inside an
-// observed window, a second in which no request of the workload was due
-// (a low rate) is no evidence either way: it neither breaks nor meets.
-//
-// The workload recovered after k seconds when k is the first measured
-// second after the last one that broke a target (every following measured
-// second meets the targets); with no measured second after the last broken
-// one it did not recover (Fail); with no measured second at all it is not
-// measured.
+// JudgeRecovery judges one workload's recovery seconds against t. A second
+// meets the targets when its error rate and each nearest-rank latency
+// percentile are within them; failures without a success break every
+// latency target. A second past the run's end makes it NotMeasured, and a
+// second with no request due is no evidence. Recovery is after the first
+// measured second following the last broken one; none such is Fail.
 func JudgeRecovery(seconds []result.Second, t result.RecoveryTargets) (value Value, afterS int, out []SecondVerdict) {
 	out = make([]SecondVerdict, len(seconds))
 	measured, unobserved := 0, 0
@@ -72,8 +54,7 @@ func JudgeRecovery(seconds []result.Second, t result.RecoveryTargets) (value Val
 	if measured == 0 || unobserved > 0 {
 		return NotMeasured, 0, out
 	}
-	// Walk back from the end: k is one past the last measured second that
-	// broke a target.
+	// k is one past the last measured second that broke a target.
 	k := 0
 	for i := len(out) - 1; i >= 0; i-- {
 		if out[i].Measured && !out[i].Met {
@@ -124,9 +105,8 @@ func nearestRank(q float64, n int64) int64 {
 	return max(int64(math.Ceil(x)), 1)
 }
 
-// Recovery judges every workload's recovery after every fault of r. A
-// fault that was not injected or undone gives no judgement (the result is
-// unusable; Thresholds says so first).
+// Recovery judges every workload's recovery after every fault of r; a
+// fault not injected or undone gives none (Thresholds reports it).
 func Recovery(r *result.Result) []RecoveryVerdict {
 	out := []RecoveryVerdict{}
 	for _, f := range r.Faults {
@@ -151,8 +131,7 @@ func Recovery(r *result.Result) []RecoveryVerdict {
 	return out
 }
 
-// judgeRecovery adds the recovery verdicts to v (Thresholds calls it) and
-// returns their values.
+// judgeRecovery adds the recovery verdicts to v and returns their values.
 func judgeRecovery(r *result.Result, v *Verdict) []Value {
 	v.Recovery = Recovery(r)
 	var values []Value

@@ -7,33 +7,12 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// Sequential rounds: a gate that looks after every ABBA pair and stops as
-// soon as every judged comparison is decided.
-//
-// Looking again and again at a growing sample and stopping at the first
-// interval that clears the tolerance would call false regressions far
-// more often than each look's 2.5% (optional stopping). The gate instead
-// spends its error rate α = 1 − confidence over its looks with a
-// Lan–DeMets alpha-spending function (K. K. G. Lan and D. L. DeMets,
-// "Discrete sequential boundaries for clinical trials", Biometrika
-// 70:659–663, 1983): by the look after R of at most MaxRounds rounds it
-// has spent α(R/MaxRounds), by default with the O'Brien–Fleming-type
-// function α(t) = 2 − 2Φ(z_{α/2}/√t) (it keeps most of α for the later
-// looks, where the t intervals have the degrees of freedom to use it;
-// SpendPocock, α(t) = α·ln(1 + (e − 1)·t), spends early: it stops a large
-// change sooner and decides fewer small ones — the simulations in
-// sequential_test.go compare both). A look whose caller can afford no
-// further one (the budget) spends all that is left. Each look's intervals
-// are at the nominal level of the exact group-sequential boundary for that
-// spending (boundary.go): the looks' statistics are correlated, and the
-// boundary uses it, so the chance of any false decision at any look —
-// regression, improvement or pass — is within α whenever the gate stops,
-// and Holm's procedure within each look, on each comparison's own boundary
-// at its Holm share of α, keeps it so over the gate's comparisons. (Until
-// December 2026 each look spent only its increment α_k = α(t_k) −
-// α(t_{k−1}), the union bound over the looks: valid, but at the last of
-// the default's nine looks its intervals were at 98.9% where the boundary
-// allows 96.6%.)
+// Sequential rounds: a gate looks after every ABBA pair and stops once
+// every judged comparison is decided. Repeated looks would inflate false
+// decisions (optional stopping), so the gate spends α = 1 − confidence over
+// its looks with a Lan–DeMets spending function (O'Brien–Fleming-type by
+// default, or Pocock) at the exact group-sequential boundary (boundary.go):
+// any false decision at any look stays within α.
 
 // Spending functions of a SeqPlan.
 const (
@@ -43,19 +22,15 @@ const (
 
 // SeqPlan is how a gate of sequential rounds looks at its rounds.
 type SeqPlan struct {
-	// MaxRounds: the most paired rounds the gate runs (its maximum, or what
-	// its budget allows at the expected round length). ≥ MinRounds.
+	// MaxRounds: the most paired rounds the gate runs; ≥ MinRounds.
 	MaxRounds int
-	// MinRounds: the first look's rounds (0: DefaultSeqMinRounds). With two
-	// rounds a t interval has one degree of freedom (t = 12.7): a first
-	// look there spends error rate on almost nothing, unless a matching
-	// calibration stands for the noise.
+	// MinRounds: the first look's rounds (0: DefaultSeqMinRounds); at two
+	// rounds a t interval has one degree of freedom and decides almost nothing.
 	MinRounds int
 	// Step: rounds between looks (0: 2, one ABBA pair).
 	Step int
-	// Final: the caller can afford no further look (its budget will be
-	// spent before another Step rounds end): this look spends all the
-	// error rate that is left, and the gate stops here whatever it finds.
+	// Final: the budget affords no further look, so this one spends all the
+	// error rate left and the gate stops.
 	Final bool
 	// Spending: SpendOBF (""), or SpendPocock.
 	Spending string
@@ -65,19 +40,14 @@ type SeqPlan struct {
 const DefaultSeqMinRounds = 4
 
 // DefaultSeqMaxRounds is a sequential gate's most rounds unless told
-// otherwise (gate/rounds, --max-rounds, the Action): chosen from make
-// gate-quality's table (bench/gate-quality.md) — on the demo's duet
-// rounds, at most 20 decided 61% of A/A gates where at most 10 decided 18%,
-// in a mean 5m47s, within the 10-minute budget that still bounds it.
+// otherwise, chosen from bench/gate-quality.md.
 const DefaultSeqMaxRounds = 20
 
 // Why a sequential gate stopped (SeqDecision.Stop); "" when it goes on.
 const (
 	StopDecided = "decided" // every judged comparison is decided
-	// StopRegression: a comparison is called a regression at this look (its
-	// rounds all trusted): the gate fails whatever the open ones become, so
-	// it stops — the group-sequential stop for rejection — and a later
-	// round's trouble cannot take back what this look established.
+	// StopRegression: a trusted regression at this look fails the gate
+	// whatever the open comparisons become.
 	StopRegression = "regression"
 	StopMaxRounds  = "max_rounds" // the plan's maximum of rounds is reached
 	StopBudget     = "budget"     // the caller can afford no further look
@@ -93,18 +63,15 @@ type SeqDecision struct {
 	Rounds    int    `json:"rounds"`
 	MaxRounds int    `json:"max_rounds"`
 	Spending  string `json:"spending"`
-	// Nominal: the gate's confidence (its two-sided error rate 1 − Nominal
-	// is what is spent over the looks). Level: the nominal two-sided level
-	// of this look's group-sequential boundary (its intervals are at
-	// confidence 1 − Level, which is the Verdict's Confidence). Spent: the
-	// error rate spent through this look, α(R/MaxRounds), ≤ 1 − Nominal.
+	// Nominal: the gate's confidence. Level: this look's nominal two-sided
+	// boundary level (the Verdict's Confidence is 1 − Level). Spent: the error
+	// rate spent so far, ≤ 1 − Nominal.
 	Nominal float64 `json:"nominal"`
 	Level   float64 `json:"level"`
 	Spent   float64 `json:"spent"`
 	// Open: the judged comparisons still inconclusive.
 	Open int `json:"open"`
-	// Stop: why the gate stops here (StopDecided, …); "" to run another
-	// Step rounds and call Sequential again.
+	// Stop: why the gate stops here; "" to run Step more rounds and look again.
 	Stop string `json:"stop,omitempty"`
 }
 
@@ -125,15 +92,10 @@ func spend(kind string, alpha, t float64) float64 {
 	return alpha * math.Log(1+(math.E-1)*t)
 }
 
-// Sequential is one look of a gate of sequential rounds, after the rounds
-// so far (paired as for Compare; len(base) rounds, a whole number of Steps
-// past MinRounds): it judges every comparison at this look's share of the
-// error rate (Gate's thresholds and comparisons, Holm within the look) and
-// says whether the gate stops. The round loop calls it after every ABBA
-// pair from MinRounds on, and stops when the decision's Stop is set; the
-// returned Verdict is then the gate's verdict, with Sequential filled in.
-// Before MinRounds, or off a look, it returns an error (a usage error of
-// the caller, not a verdict). It is a pure function of its inputs.
+// Sequential is one look of a sequential gate after len(base) paired
+// rounds: Gate's verdict at this look's share of the error rate, and
+// whether to stop (Verdict.Sequential). The round loop calls it after every
+// ABBA pair from MinRounds on; off a look it returns a usage error.
 func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (Verdict, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -166,8 +128,7 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 	if final {
 		spent = alpha
 	}
-	// The look's nominal level, from the boundary of the gate's spending
-	// at its looks so far (a Final look's is the budget's last).
+	// The look's nominal level, from the boundary of the looks so far.
 	levelAt := func(a float64) float64 {
 		return seqLevel(plan.Spending, a, plan.MinRounds, plan.Step, R, plan.MaxRounds, final)
 	}
@@ -182,8 +143,7 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 	if at.Confidence >= 1 {
 		at.Confidence = math.Nextafter(1, 0)
 	}
-	// Holm's j-th smallest of k p-values: the look's level of the same
-	// design at α/(k − j + 1) (one-sided here, as holm tests).
+	// Holm's j-th smallest of k p-values: this look's level at α/(k − j + 1).
 	at.holmLevel = func(a float64) float64 { return levelAt(2*a) / 2 }
 	v, err := Gate(base, head, at)
 	if err != nil {
@@ -199,9 +159,8 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 			}
 		}
 	}
-	// Rounds behind only for causes both duet sides share are left out
-	// once enough others are on schedule: more rounds can decide, so
-	// the gate goes on rather than stop untrusted.
+	// Shared duet stalls are left out once enough rounds are on schedule, so
+	// more rounds can decide.
 	if untrusted && onlySharedStalls(base, head) {
 		untrusted = false
 	}

@@ -5,14 +5,9 @@ import (
 	"sync"
 )
 
-// The statistics of a comparison, written out here (no statistics library):
-// the normal and Student-t quantiles, the regularized incomplete beta
-// function behind the t distribution, Wilson score intervals for a
-// proportion and Newcombe's hybrid score interval for a difference of two.
+// The statistics of a comparison, without a statistics library.
 
-// normQuantile returns z with Φ(z) = p for 0 < p < 1 (±Inf at 0 and 1):
-// √2·erfinv(2p−1), accurate to float64 precision for the p a gate uses
-// (math.Erfinv is exact to ~1 ulp on (−1, 1)).
+// normQuantile returns z with Φ(z) = p for 0 < p < 1 (±Inf at 0 and 1).
 func normQuantile(p float64) float64 {
 	switch {
 	case p <= 0:
@@ -32,9 +27,8 @@ func normQuantile(p float64) float64 {
 	return math.Sqrt2 * math.Erfinv(2*p-1)
 }
 
-// betaInc is the regularized incomplete beta function I_x(a, b), by the
-// continued fraction of Numerical Recipes (modified Lentz), using the
-// symmetry I_x(a,b) = 1 − I_{1−x}(b,a) where the fraction converges slowly.
+// betaInc is the regularized incomplete beta I_x(a, b), by the continued
+// fraction of Numerical Recipes (modified Lentz).
 func betaInc(x, a, b float64) float64 {
 	switch {
 	case x <= 0:
@@ -114,9 +108,8 @@ type tKey struct{ p, df float64 }
 
 var tCache sync.Map // tKey → float64
 
-// tQuantile returns t with P(T ≤ t) = p for Student's t with df degrees of
-// freedom (p in (0,1), df ≥ 1): bisection on tCDF to ~1e-13, started from
-// the normal quantile's bracket. Results are cached (a gate asks for a few).
+// tQuantile returns t with P(T ≤ t) = p (df ≥ 1), by bisection on tCDF;
+// results are cached.
 func tQuantile(p, df float64) float64 {
 	if p == 0.5 {
 		return 0
@@ -154,9 +147,8 @@ func tQuantile(p, df float64) float64 {
 	return t
 }
 
-// wilson is the Wilson score interval for k successes in n trials at the
-// normal quantile z (n > 0). It stays inside [0, 1] and is sound at k = 0
-// and k = n, where the Wald interval collapses to a point.
+// wilson is the Wilson score interval for k of n (n > 0), sound at k = 0
+// and k = n.
 func wilson(k, n int64, z float64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
@@ -177,9 +169,8 @@ func wilson(k, n int64, z float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// newcombe is Newcombe's hybrid score interval (his method 10, 1998) for
-// p2 − p1, from the Wilson intervals of each proportion: coverage close to
-// nominal even with zero counts, unlike the Wald difference interval.
+// newcombe is Newcombe's hybrid score interval (method 10, 1998) for
+// p2 − p1.
 func newcombe(k1, n1, k2, n2 int64, z float64) (diff, lo, hi float64) {
 	p1 := float64(k1) / float64(n1)
 	p2 := float64(k2) / float64(n2)

@@ -17,32 +17,13 @@ const (
 	MetricErrorRate = "error_rate"
 )
 
-// Thresholds judges r against its scenario's absolute thresholds
-// (r.Scenario.Thresholds), per workload, on every judged phase and on the
-// recover phase, each phase giving its own WorkloadVerdicts.
-//
-//   - An unusable result (r.Usable false, any problem r.Check reports such
-//     as offered != recorded, latency not counting the successes, no judged
-//     phase) gives Unusable with the reasons
-//     and no workload verdicts: its numbers cannot be trusted for a verdict.
-//   - A workload with no successful request in a judged phase is not
-//     measured, with or without thresholds; so is a workload that has
-//     thresholds but is absent from the phase (rule 6).
-//   - A latency threshold is broken when the nearest-rank due-time
-//     percentile (result.Workload.LatencyMS) exceeds the limit.
-//   - error_rate is failed / (succeeded + failed); abandoned requests are
-//     excluded and noted.
-//   - A workload without thresholds that has successes passes. Since issue
-//     8 this is rare: the scenario gives every workload an error_rate
-//     threshold of 1% (scenario.DefaultErrorRate) unless it sets its own or
-//     writes error_rate: none, and result.json carries it like any other
-//     threshold, so a half-failing run fails on error_rate.
-//   - An interrupted run is not measured at best: the phases it did not
-//     reach are missing from the result (the workloads that ran are still
-//     judged and listed).
-//
-// The overall value is the worst of the workload values (see Worst); a
-// judged phase in which no workload ran makes it not measured.
+// Thresholds judges r against its scenario's absolute thresholds, per
+// workload, on every judged phase and the recover phase. An unusable
+// result gives Unusable and no workload verdicts; a workload with no
+// success, or with thresholds but absent, is not measured; latency uses
+// the nearest-rank due-time percentile; error_rate excludes abandoned
+// requests. The value is the worst of the workloads'; a judged phase where
+// nothing ran, or an interrupted run, is not measured at best.
 func Thresholds(r *result.Result) Verdict {
 	if notes := unusable(r); len(notes) > 0 {
 		return Verdict{Value: Unusable, Workloads: []WorkloadVerdict{}, Notes: notes}
@@ -50,8 +31,7 @@ func Thresholds(r *result.Result) Verdict {
 	v := Verdict{Workloads: []WorkloadVerdict{}, Notes: []Note{}}
 	values := []Value{}
 	if r.Interrupted {
-		// The phases it did not reach are not measured, and the result cannot
-		// say which they were: an interrupted run is never a pass.
+		// The result cannot say which phases it did not reach.
 		v.Notes = append(v.Notes, Note{Code: NoteInterrupted})
 		values = append(values, NotMeasured)
 	}
@@ -75,8 +55,8 @@ func Thresholds(r *result.Result) Verdict {
 	return v
 }
 
-// judgePhase judges one phase: the workloads that ran, in result order, then
-// the workloads with thresholds that are absent, by name.
+// judgePhase judges the workloads that ran, in result order, then the
+// absent ones with thresholds, by name.
 func judgePhase(p result.Phase, thr map[string]result.Thr) ([]WorkloadVerdict, []Note) {
 	var out []WorkloadVerdict
 	var notes []Note
@@ -185,10 +165,8 @@ func thresholdChecks(t result.Thr) []Check {
 	return cs
 }
 
-// Session threshold metrics are these prefixes and a percentile
-// ("first_message_p95", "connect_p99"), judged on first_message_ms and
-// connect_ms.
-// result owns the names (result.MetricHistogram reads them).
+// Session threshold metrics: a prefix and a percentile, judged on
+// first_message_ms and connect_ms (result.MetricHistogram owns the names).
 const (
 	MetricFirstMessagePrefix = result.FirstMessagePrefix
 	MetricConnectPrefix      = result.ConnectPrefix
@@ -250,9 +228,8 @@ func judgeErrorRate(c *Check, w result.Workload) {
 	}
 }
 
-// unusable returns why r cannot be judged, or nil: what the result says of
-// itself, the record invariants of rule 3 (result.Result.Check), latency
-// summaries that do not count the successes, and a missing judged phase.
+// unusable returns why r cannot be judged (its own reasons, result.Check,
+// latency not counting the successes, a missing judged phase), or nil.
 func unusable(r *result.Result) []Note {
 	if r == nil {
 		return []Note{{Code: NoteNoResult}}

@@ -1,10 +1,7 @@
 // Package verdict compares results: absolute thresholds from the scenario
-// (Thresholds) and relative base/head regression with confidence (Compare,
-// Gate; the method is in the README, "How a gate decides"). It owns the verdict values and the exit
-// code a verdict maps to.
-//
-// A Verdict is a plain value; it holds no reference into the Result it was
-// computed from.
+// (Thresholds) and base/head regression with confidence (Compare, Gate; the
+// method is in the README, "How a gate decides"). It owns the verdict
+// values and their exit codes. A Verdict holds no reference into a Result.
 package verdict
 
 // Value is a verdict value, for a check, a workload or a whole run.
@@ -21,11 +18,8 @@ const (
 	Unusable     Value = "unusable"
 )
 
-// rank orders values from best to worst; Worst keeps the highest.
-//
-// Not measured ranks above fail: a workload the gate could not see has no
-// trustworthy reading at all (rule 6), and a check that failed alongside it
-// is still listed in its checks. Both exit 1.
+// rank orders values from best to worst. Not measured ranks above fail: a
+// workload the gate could not see has no trustworthy reading at all.
 func rank(v Value) int {
 	switch v {
 	case Pass:
@@ -83,66 +77,50 @@ type WorkloadVerdict struct {
 	Phase    string `json:"phase"`
 	Workload string `json:"workload"`
 	Value    Value  `json:"value"`
-	// Reason is a code (reasons.go): why not measured, or no thresholds.
-	// Offered, Failed and Abandoned are the phase's counts, stated with
-	// ReasonNoSuccess.
+	// Reason: why not measured, or no thresholds; Offered, Failed and
+	// Abandoned are stated with ReasonNoSuccess.
 	Reason    Reason  `json:"reason,omitempty"`
 	Offered   int64   `json:"offered,omitempty"`
 	Failed    int64   `json:"failed,omitempty"`
 	Abandoned int64   `json:"abandoned,omitempty"`
 	Why       string  `json:"why,omitempty"` // Reason in words: filled by report, never by verdict
 	Checks    []Check `json:"checks"`
-	// Comparisons are the base/head comparisons of this workload in this
-	// phase (a gate: Compare, Gate); none in a plain run.
+	// Comparisons are this workload's base/head comparisons (a gate only).
 	Comparisons []Comparison `json:"comparisons,omitempty"`
 }
 
-// Verdict is the verdict of a run (or, later, of a base/head comparison).
+// Verdict is the verdict of a run or of a gate.
 type Verdict struct {
 	Value     Value             `json:"value"`
 	Workloads []WorkloadVerdict `json:"workloads"`
 	Notes     []Note            `json:"notes"` // why unusable, else notes (abandoned requests, interruption): codes, worded by report (notes.go)
-	// Recovery judges each workload's recovery after each injected fault
-	// (recovery.go); none without faults.
+	// Recovery judges recovery after each injected fault (recovery.go).
 	Recovery []RecoveryVerdict `json:"recovery,omitempty"`
 
-	// A gate's comparison settings (zero in a plain run): the paired rounds
-	// compared, the tolerance and confidence used, and the judged
-	// percentile option ("" = each workload's threshold percentiles, else p95).
+	// A gate's settings (zero in a plain run); Percentile "" means each
+	// workload's threshold percentiles, else p95.
 	Rounds     int     `json:"rounds,omitempty"`
 	Tolerance  float64 `json:"tolerance,omitempty"`
 	Confidence float64 `json:"confidence,omitempty"`
 	Percentile string  `json:"percentile,omitempty"`
 
-	// Untrusted lists a comparison's rounds whose generator fell behind its
-	// own schedule (Compare): no comparison is decided on them.
+	// Untrusted: rounds whose generator fell behind; nothing is decided on them.
 	Untrusted []UntrustedRound `json:"untrusted_rounds,omitempty"`
-	// LeftOut: the duet rounds (1-based) left out of the comparisons and
-	// of the thresholds' merge, each behind its schedule on both sides, or
-	// on one side with neither engine stalled at max_in_flight (the
-	// generator's own lateness); NoteDuetRoundLeftOut words each.
+	// LeftOut: the duet rounds (1-based) left out as shared stalls.
 	LeftOut []int `json:"left_out_rounds,omitempty"`
 
-	// Noise: where the noise between runs came from where the rounds could
-	// not measure it (the default bound or a calibration), and a
-	// calibration given but not used, with why; nil when neither arose.
+	// Noise: the noise bound used where rounds could not measure it, or a
+	// calibration rejected; nil when neither arose.
 	Noise *NoiseUse `json:"noise,omitempty"`
-	// Family: how the comparisons were tested together (Holm); nil when
-	// none was tested.
+	// Family: how the comparisons were tested together; nil when none was.
 	Family *Family `json:"family,omitempty"`
-	// Sequential: a gate of sequential rounds (Sequential): the look, the
-	// error rate spent so far and why it stopped or goes on.
+	// Sequential: a sequential gate's look and why it stopped or goes on.
 	Sequential *SeqDecision `json:"sequential,omitempty"`
 }
 
-// ExitCode maps the verdict to the process exit code of the design:
-//
-//	0  pass, improvement, inconclusive (inconclusive alone is reported as a
-//	   warning, as benchstat does; it cannot arise from thresholds alone)
-//	1  fail, regression, not measured, or an unknown/empty value
-//	3  unusable (offered != recorded, result marked unusable)
-//
-// Exit code 2 (usage error, refused) is never a verdict; the command decides it.
+// ExitCode maps the verdict to the exit code: 0 pass, improvement,
+// inconclusive; 1 fail, regression, not measured or unknown; 3 unusable.
+// Exit 2 (usage error) is never a verdict.
 func (v Verdict) ExitCode() int {
 	switch v.Value {
 	case Pass, Improvement, Inconclusive:
