@@ -20,10 +20,9 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// load reads the compose files through compose-go (several files, env
-// files, interpolation, profiles, extends), then applies loadgate's rules:
-// labels everywhere, the stack cpuset on every service, ephemeral host
-// ports, no fixed container names.
+// load reads the compose files with compose-go, then applies loadgate's
+// rules: labels everywhere, the stack cpuset on every service, ephemeral
+// host ports, no fixed container names.
 func (s *Stack) load(ctx context.Context) error {
 	p, err := s.loadProject(ctx)
 	if err != nil {
@@ -178,8 +177,8 @@ func rel(dir string, files []string) []string {
 	return out
 }
 
-// preflightPinning checks the engine can apply the cpuset; where it cannot,
-// the cpuset is dropped and the stack reports pinned=false with the reason.
+// preflightPinning drops the cpuset when the engine cannot apply it; the
+// stack then reports pinned=false with the reason.
 func (s *Stack) preflightPinning(ctx context.Context) error {
 	if s.stackCPUs.Empty() {
 		s.reason = "no stack cpuset was given"
@@ -240,7 +239,6 @@ func (s *Stack) verifyPinning(ctx context.Context) error {
 	return nil
 }
 
-// ctr is one container of the project.
 type ctr struct {
 	ID      string
 	name    string
