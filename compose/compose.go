@@ -1,15 +1,11 @@
-// Package compose owns loadgate's throwaway stack: it loads Compose files
-// with compose-go, pins every service to the stack's cpuset, builds, creates
-// and starts the project through the Docker Compose SDK
-// (github.com/docker/compose/v5), waits until it is ready, resolves the load
-// target on the project network, samples container stats, saves logs and
-// tears everything down.
+// Package compose owns loadgate's throwaway stack: it loads Compose files,
+// pins every service to the stack's cpuset, brings the project up through
+// the Docker Compose SDK, resolves the load target, samples container stats,
+// saves logs and tears it all down.
 //
-// Concurrency contract: a *Stack's methods are safe for concurrent use.
-// Down may run while a sampler started by Sample is still running (samples
-// of removed containers are dropped; call the sampler's stop function to
-// collect its summary). Down is idempotent: once it succeeded, later calls
-// return nil at once; after a failed Down, calling it again retries.
+// A *Stack's methods are safe for concurrent use; Down may run while a
+// sampler runs. Down is idempotent once it succeeded; after a failure it
+// retries.
 package compose
 
 import (
@@ -46,8 +42,8 @@ const (
 	LabelOwner   = "io.loadgate.owner"   // "<hostname>:<pid>" of the process that started the stack
 )
 
-// PathContainerNetwork is the target path when the load reaches the
-// container's IP on the project network (no docker-proxy).
+// Target paths: the container's IP on the project network (no docker-proxy)
+// or a published host port.
 const (
 	PathContainerNetwork = "container-network"
 	PathPublishedPort    = "published-port"
@@ -56,7 +52,7 @@ const (
 // DefaultReadyTimeout applies when Options.ReadyTimeout is zero.
 const DefaultReadyTimeout = 2 * time.Minute
 
-// downTimeout bounds a teardown that Up performs itself after a failure.
+// downTimeout bounds the teardown Up performs after a failure.
 const downTimeout = 2 * time.Minute
 
 // pauseTimeout bounds Pause and Unpause when their context has no deadline.
@@ -78,12 +74,11 @@ type Options struct {
 	OutDir       string        // logs go to OutDir/logs/<service>.log at Down; empty: logs are not saved
 	ReadyTimeout time.Duration // how long start + health may take; default DefaultReadyTimeout
 	Log          io.Writer     // progress lines (build output, lifecycle); nil: discarded
-	// OverrideText words a change loadgate made to a service, for the log
-	// (gate/report's); nil: the changes are not logged.
+	// OverrideText words a change made to a service for the log; nil: not logged.
 	OverrideText func(result.Override) string
 }
 
-// Stack is a running throwaway project. See the package comment for its
+// Stack is a running throwaway project; see the package comment for its
 // concurrency contract.
 type Stack struct {
 	name    string
@@ -144,22 +139,19 @@ func (s *Stack) Project() *types.Project { return s.project }
 func (s *Stack) Services() []string { return s.project.ServiceNames() }
 
 // Topology reports the stack's cpuset, whether pinning held on every
-// container (read back after start), why not, and whether a compose file's
-// own cpuset was replaced (Overrides says what was).
+// container, why not, and whether a compose file's cpuset was replaced.
 func (s *Stack) Topology() (stackCPUs string, pinned bool, reason string, overridden bool) {
 	return s.stackCPUs.String(), s.pinned, s.reason, s.overridden
 }
 
-// Overrides lists what loadgate changed in the compose model (cpusets
-// replaced, published host ports made ephemeral), sorted by service.
+// Overrides lists what loadgate changed in the compose model, by service.
 func (s *Stack) Overrides() []result.Override { return slices.Clone(s.overrides) }
 
 func (s *Stack) logf(format string, args ...any) {
 	fmt.Fprintf(s.log, "compose: "+format+"\n", args...)
 }
 
-// newCLI makes a Docker CLI (honouring DOCKER_HOST, contexts and
-// ~/.docker/config.json) whose output goes to w.
+// newCLI makes a Docker CLI (DOCKER_HOST, contexts, config) writing to w.
 func newCLI(w io.Writer) (command.Cli, error) {
 	cli, err := command.NewDockerCli(command.WithCombinedStreams(w), command.WithInputStream(io.NopCloser(strings.NewReader(""))))
 	if err != nil {
@@ -186,11 +178,9 @@ func Available(ctx context.Context) error {
 	return nil
 }
 
-// Up loads the compose files, pins every service to opt.StackCPUs, builds
-// the images, creates and starts the project, waits until every service is
-// healthy (or running, without a healthcheck) and reads the pinning back.
-// On any failure after the engine was touched it saves the logs and tears
-// the project down (with a fresh context) before returning the error.
+// Up loads, pins, builds, creates and starts the project, waits until every
+// service is healthy (or running) and reads the pinning back. After a
+// failure that touched the engine it saves the logs and tears it down.
 func Up(ctx context.Context, opt Options) (*Stack, error) {
 	if opt.RunID == "" {
 		opt.RunID = NewRunID()
@@ -266,9 +256,8 @@ func Up(ctx context.Context, opt Options) (*Stack, error) {
 
 func (s *Stack) up(ctx context.Context) error {
 	s.logf("project %s: building and creating %s", s.name, strings.Join(s.Services(), ", "))
-	// The builder's own output (about a hundred lines per image) is kept,
-	// not printed: a clean build shows one "Image … Built" line per image
-	// (progress); a failed one shows the builder's last lines.
+	// Keep the builder's output: a clean build shows one line per image, a
+	// failed one the builder's last lines.
 	s.cliOut.hold()
 	err := s.svc.Create(ctx, s.project, api.CreateOptions{
 		Build:         &api.BuildOptions{Out: s.cliOut},
@@ -296,10 +285,8 @@ func (s *Stack) up(ctx context.Context) error {
 	return s.verifyPinning(ctx)
 }
 
-// Down saves each service's logs to OutDir/logs/<service>.log, then removes
-// the project's containers, networks, volumes and built images, and finally
-// anything else still carrying this project's label. Pass a fresh context
-// (not one already cancelled by a signal).
+// Down saves each service's log to OutDir/logs/<service>.log, then removes
+// everything labelled with this project. Pass a fresh context.
 func (s *Stack) Down(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -315,16 +302,13 @@ func (s *Stack) Down(ctx context.Context) error {
 		Project:       s.project,
 		RemoveOrphans: true,
 		Volumes:       true,
-		// Built images are removed by the label sweep below, one at a time:
-		// compose removes them concurrently, and two services built from one
-		// context share an image ID, so one removal can fail with
-		// "unrecognized image ID" while the other succeeds.
+		// Built images go in the label sweep below, one at a time: compose removes
+		// them concurrently, and services sharing an image ID make one fail.
 		Timeout: &timeout,
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("compose down %s: %w", s.name, err))
 	}
-	// The images it built (left to this sweep on purpose, see above), and
-	// whatever compose down missed (e.g. a half-created project).
+	// Built images, and whatever compose down missed.
 	r, err := removeLabelled(ctx, s.api, LabelProject+"="+s.name, func(map[string]string, time.Time) bool { return true })
 	if r.Images > 0 {
 		s.logf("project %s: removed the %s it built", s.name, Removed{Images: r.Images})
@@ -343,9 +327,8 @@ func (s *Stack) Down(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Pause freezes every running container of the stack (cgroup freezer): it
-// takes no CPU until Unpause. (Done with the engine client: the SDK's
-// UnPause has a data race on its error variable in v5.0.2.)
+// Pause freezes every running container until Unpause. It uses the engine
+// client: the SDK's UnPause has a data race.
 func (s *Stack) Pause(ctx context.Context) error {
 	return s.eachContainer(ctx, func(ctx context.Context, c ctr) error {
 		if c.state != "running" {
@@ -355,10 +338,8 @@ func (s *Stack) Pause(ctx context.Context) error {
 	})
 }
 
-// retryFreeze retries a pause that the cgroup freezer gave up on ("unable
-// to freeze": a task did not stop within the kernel's freeze timeout, as
-// on an overloaded machine) a few times, 250 ms apart, within ctx. Any
-// other error is returned at once.
+// retryFreeze retries a pause the cgroup freezer gave up on ("unable to
+// freeze", under heavy load) a few times within ctx.
 func retryFreeze(ctx context.Context, pause func() error) error {
 	const attempts = 4
 	var err error
@@ -413,9 +394,8 @@ func (s *Stack) eachContainer(ctx context.Context, fn func(context.Context, ctr)
 // Close releases the engine connection (after Down).
 func (s *Stack) Close() error { return s.api.Close() }
 
-// heldWriter writes to its writer, except between hold and release, when
-// it keeps what is written (the builder's output) for release to return.
-// Safe for concurrent use.
+// heldWriter writes through, except between hold and release, when it keeps
+// the output for release to return. Safe for concurrent use.
 type heldWriter struct {
 	mu   sync.Mutex
 	to   io.Writer
@@ -444,11 +424,9 @@ func (h *heldWriter) release() string {
 	return s
 }
 
-// buildTailLines is how many of the builder's last lines a failed build
-// prints.
+// buildTailLines is how many builder lines a failed build prints.
 const buildTailLines = 30
 
-// lastLines is the last n lines of s, without its trailing newline.
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
@@ -457,8 +435,8 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// progress turns Compose SDK events into terse progress lines, each
-// finished event once (the SDK reports an image "Built" twice).
+// progress turns Compose SDK events into terse lines, each finished event
+// once (the SDK reports "Built" twice).
 type progress struct {
 	mu   sync.Mutex
 	w    io.Writer
@@ -494,11 +472,9 @@ var (
 	live   = map[string]bool{}
 )
 
-// touched says whether this process ever started creating a stack.
 var touched bool
 
-// Touched reports whether this process ever began bringing a stack up (so
-// a cleanup by its owner label has something to look for).
+// Touched reports whether this process ever began bringing a stack up.
 func Touched() bool {
 	liveMu.Lock()
 	defer liveMu.Unlock()
@@ -526,8 +502,7 @@ type Removed struct {
 // Total is the count of every kind.
 func (r Removed) Total() int { return r.Containers + r.Networks + r.Volumes + r.Images }
 
-// String names the kinds removed with their counts, "2 containers,
-// 1 network, 3 images", or "nothing".
+// String is "2 containers, 1 network, 3 images", or "nothing".
 func (r Removed) String() string {
 	var parts []string
 	for _, k := range []struct {

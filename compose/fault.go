@@ -21,16 +21,15 @@ const (
 	FaultDisconnect = "disconnect"
 )
 
-// ErrNoService is wrapped by Inject when the service is not one of this
-// stack's, or has no container to act on.
+// ErrNoService is wrapped by Inject when the service is not the stack's or
+// has no container.
 var ErrNoService = errors.New("no such service")
 
 // FaultTimeout bounds one action or its undoing when ctx has no deadline.
 const FaultTimeout = time.Minute
 
-// Fault is an action in effect on one service of the stack: Undo ends it.
-// It only ever acts on the containers of the stack loadgate started (found
-// by the project's label). A *Fault is not safe for concurrent use.
+// Fault is an action in effect on one service of the stack until Undo.
+// Not safe for concurrent use.
 type Fault struct {
 	s       *Stack
 	action  string
@@ -46,12 +45,8 @@ type faultCtr struct {
 }
 
 // Inject applies action (stop, pause, kill, disconnect) to every container
-// of service and returns when the engine reports it done: stopped (the
-// service's stop_grace_period, else the engine's default, then SIGKILL),
-// paused, killed (SIGKILL, and the container seen exit), or disconnected
-// from each of its networks. A service that is not the stack's is refused
-// with ErrNoService; an engine error is returned wrapped, and whatever was
-// already applied is undone before Inject returns.
+// of service and returns once the engine reports it done. An unknown service
+// is ErrNoService; on an engine error, what was applied is undone first.
 func (s *Stack) Inject(ctx context.Context, action, service string) (*Fault, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
@@ -98,9 +93,7 @@ func (s *Stack) Inject(ctx context.Context, action, service string) (*Fault, err
 	}
 	for i, c := range f.ctrs {
 		if err := do(ctx, c); err != nil {
-			// Container i may be half done (stopped after the wait timed
-			// out, disconnected from some networks): undo it too. Undo is
-			// tolerant of a container already back.
+			// Container i may be half done: Undo tolerates one already back.
 			applied := &Fault{s: s, action: action, service: service, ctrs: f.ctrs[:i+1]}
 			uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), FaultTimeout)
 			_, uerr := applied.Undo(uctx)
@@ -121,11 +114,8 @@ func (f *Fault) Containers() []string {
 	return out
 }
 
-// Undo ends the fault and returns when the engine reports every container
-// back: started (stop), unpaused (pause), running again (kill: restarted
-// by its restart policy, else started explicitly), reconnected to each
-// network with its aliases (disconnect). It says how, in words. Undo is
-// idempotent.
+// Undo ends the fault, returning once every container is back, and says
+// how. Idempotent.
 func (f *Fault) Undo(ctx context.Context) (how string, err error) {
 	if f.undone {
 		return "", nil
@@ -155,8 +145,7 @@ func (f *Fault) Undo(ctx context.Context) (how string, err error) {
 }
 
 // undoCtr undoes the fault on one container, tolerating one already back
-// (running, not paused, connected): after a partial failure Inject undoes
-// the container the action failed on, whatever state it was left in.
+// (Inject's partial failures).
 func (f *Fault) undoCtr(ctx context.Context, c faultCtr) (string, error) {
 	s := f.s
 	ins, err := s.api.ContainerInspect(ctx, c.id)
@@ -219,8 +208,8 @@ func (f *Fault) undoCtr(ctx context.Context, c faultCtr) (string, error) {
 	return "", fmt.Errorf("unknown fault action %q", f.action)
 }
 
-// stopCtr stops a container with the service's stop_grace_period (else
-// the engine's default) and checks it is no longer running.
+// stopCtr stops a container with the service's stop_grace_period and checks
+// it stopped.
 func (s *Stack) stopCtr(service string) func(context.Context, faultCtr) error {
 	var timeout *int
 	if g := s.project.Services[service].StopGracePeriod; g != nil {
@@ -235,8 +224,8 @@ func (s *Stack) stopCtr(service string) func(context.Context, faultCtr) error {
 	}
 }
 
-// killCtr sends SIGKILL and waits until the container exited (it may be
-// restarted by its restart policy right after: that is Undo's to see).
+// killCtr sends SIGKILL and waits for the exit (a restart policy may restart
+// it: Undo's concern).
 func (s *Stack) killCtr(ctx context.Context, c faultCtr) error {
 	wait, werr := s.api.ContainerWait(ctx, c.id, container.WaitConditionNextExit)
 	if err := s.api.ContainerKill(ctx, c.id, "KILL"); err != nil {
@@ -264,8 +253,7 @@ func (s *Stack) disconnectCtr(ctx context.Context, c faultCtr) error {
 	return nil
 }
 
-// waitState polls the container until its state is want ("running",
-// "exited"), every 50 ms, bounded by ctx.
+// waitState polls until the container's state is want, within ctx.
 func (s *Stack) waitState(ctx context.Context, id, want string) error {
 	for {
 		ins, err := s.api.ContainerInspect(ctx, id)

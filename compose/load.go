@@ -20,29 +20,13 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// load reads the compose files through the SDK's loader (compose-go:
-// several files, .env and env files, interpolation, profiles, extends),
-// then applies loadgate's rules: labels everywhere, the stack cpuset on
-// every service, ephemeral host ports, no fixed container names.
+// load reads the compose files with compose-go, then applies loadgate's
+// rules: labels everywhere, the stack cpuset on every service, ephemeral
+// host ports, no fixed container names.
 func (s *Stack) load(ctx context.Context) error {
-	for _, f := range s.opt.Files {
-		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("compose: %w", err)
-		}
-	}
-	p, err := s.svc.LoadProject(ctx, api.ProjectLoadOptions{
-		ProjectName: s.name,
-		ConfigPaths: s.opt.Files,
-		WorkingDir:  s.opt.ProjectDir,
-		EnvFiles:    s.opt.EnvFiles,
-		Profiles:    s.opt.Profiles,
-		Offline:     true, // no git/OCI remote includes: nothing leaves this machine
-	})
+	p, err := s.loadProject(ctx)
 	if err != nil {
-		return fmt.Errorf("compose: load %s: %w", strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), err)
-	}
-	if len(p.Services) == 0 {
-		return fmt.Errorf("compose: %s: no service enabled (profiles: %v)", strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), s.opt.Profiles)
+		return err
 	}
 	labels := map[string]string{
 		LabelRun:     s.runID,
@@ -58,40 +42,7 @@ func (s *Stack) load(ctx context.Context) error {
 	)
 	// WithServicesTransform runs fn concurrently, one goroutine per service.
 	p, err = p.WithServicesTransform(func(name string, sc types.ServiceConfig) (types.ServiceConfig, error) {
-		var notes []result.Override
-		var bad []string
-		if sc.ContainerName != "" {
-			bad = append(bad, fmt.Sprintf("services.%s.container_name (%q): a fixed container name collides between runs and sides of a throwaway stack", name, sc.ContainerName))
-		}
-		if strings.HasPrefix(sc.NetworkMode, "host") {
-			bad = append(bad, fmt.Sprintf("services.%s.network_mode (%q): host networking shares the host's ports between sides and cannot be reached on a project network", name, sc.NetworkMode))
-		}
-		if sc.Labels == nil {
-			sc.Labels = types.Labels{}
-		}
-		for k, v := range labels {
-			sc.Labels[k] = v
-		}
-		if sc.Build != nil {
-			if sc.Build.Labels == nil {
-				sc.Build.Labels = types.Labels{}
-			}
-			for k, v := range labels {
-				sc.Build.Labels[k] = v
-			}
-		}
-		if cpus != "" {
-			if sc.CPUSet != "" && sc.CPUSet != cpus {
-				notes = append(notes, result.Override{Service: name, Kind: result.OverrideCPUSet, From: sc.CPUSet, To: cpus})
-			}
-			sc.CPUSet = cpus
-		}
-		for i, port := range sc.Ports {
-			if port.Published != "" {
-				notes = append(notes, result.Override{Service: name, Kind: result.OverrideHostPort, From: port.Published, Target: port.Target, Protocol: protocol(port.Protocol)})
-				sc.Ports[i].Published = ""
-			}
-		}
+		sc, notes, bad := applyServiceRules(name, sc, labels, cpus)
 		mu.Lock()
 		overrides = append(overrides, notes...)
 		refused = append(refused, bad...)
@@ -105,30 +56,94 @@ func (s *Stack) load(ctx context.Context) error {
 		sort.Strings(refused)
 		return fmt.Errorf("compose: %s: refused: %s", strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), strings.Join(refused, "; "))
 	}
+	labelResources(p, labels)
+	s.recordOverrides(overrides)
+	s.project = p
+	return nil
+}
+
+// loadProject runs the SDK loader over the stack's files.
+func (s *Stack) loadProject(ctx context.Context) (*types.Project, error) {
+	for _, f := range s.opt.Files {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("compose: %w", err)
+		}
+	}
+	p, err := s.svc.LoadProject(ctx, api.ProjectLoadOptions{
+		ProjectName: s.name,
+		ConfigPaths: s.opt.Files,
+		WorkingDir:  s.opt.ProjectDir,
+		EnvFiles:    s.opt.EnvFiles,
+		Profiles:    s.opt.Profiles,
+		Offline:     true, // no git/OCI remote includes: nothing leaves this machine
+	})
+	if err != nil {
+		return nil, fmt.Errorf("compose: load %s: %w", strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), err)
+	}
+	if len(p.Services) == 0 {
+		return nil, fmt.Errorf("compose: %s: no service enabled (profiles: %v)", strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), s.opt.Profiles)
+	}
+	return p, nil
+}
+
+// applyServiceRules labels one service, sets its cpuset and unpublishes its
+// host ports. It returns the overrides made and the settings it refuses.
+func applyServiceRules(name string, sc types.ServiceConfig, labels map[string]string, cpus string) (types.ServiceConfig, []result.Override, []string) {
+	var notes []result.Override
+	var bad []string
+	if sc.ContainerName != "" {
+		bad = append(bad, fmt.Sprintf("services.%s.container_name (%q): a fixed container name collides between runs and sides of a throwaway stack", name, sc.ContainerName))
+	}
+	if strings.HasPrefix(sc.NetworkMode, "host") {
+		bad = append(bad, fmt.Sprintf("services.%s.network_mode (%q): host networking shares the host's ports between sides and cannot be reached on a project network", name, sc.NetworkMode))
+	}
+	sc.Labels = withLabels(sc.Labels, labels)
+	if sc.Build != nil {
+		sc.Build.Labels = withLabels(sc.Build.Labels, labels)
+	}
+	if cpus != "" {
+		if sc.CPUSet != "" && sc.CPUSet != cpus {
+			notes = append(notes, result.Override{Service: name, Kind: result.OverrideCPUSet, From: sc.CPUSet, To: cpus})
+		}
+		sc.CPUSet = cpus
+	}
+	for i, port := range sc.Ports {
+		if port.Published != "" {
+			notes = append(notes, result.Override{Service: name, Kind: result.OverrideHostPort, From: port.Published, Target: port.Target, Protocol: protocol(port.Protocol)})
+			sc.Ports[i].Published = ""
+		}
+	}
+	return sc, notes, bad
+}
+
+// labelResources labels the project's own (non-external) networks and volumes.
+func labelResources(p *types.Project, labels map[string]string) {
 	for k, n := range p.Networks {
-		if bool(n.External) {
-			continue
+		if !bool(n.External) {
+			n.Labels = withLabels(n.Labels, labels)
+			p.Networks[k] = n
 		}
-		if n.Labels == nil {
-			n.Labels = types.Labels{}
-		}
-		for lk, lv := range labels {
-			n.Labels[lk] = lv
-		}
-		p.Networks[k] = n
 	}
 	for k, v := range p.Volumes {
-		if bool(v.External) {
-			continue
+		if !bool(v.External) {
+			v.Labels = withLabels(v.Labels, labels)
+			p.Volumes[k] = v
 		}
-		if v.Labels == nil {
-			v.Labels = types.Labels{}
-		}
-		for lk, lv := range labels {
-			v.Labels[lk] = lv
-		}
-		p.Volumes[k] = v
 	}
+}
+
+func withLabels(dst types.Labels, labels map[string]string) types.Labels {
+	if dst == nil {
+		dst = types.Labels{}
+	}
+	for k, v := range labels {
+		dst[k] = v
+	}
+	return dst
+}
+
+// recordOverrides keeps the overrides in a stable order and logs each.
+func (s *Stack) recordOverrides(overrides []result.Override) {
 	slices.SortFunc(overrides, func(a, b result.Override) int {
 		return cmp.Or(cmp.Compare(a.Service, b.Service), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.From, b.From), cmp.Compare(a.Target, b.Target))
 	})
@@ -141,8 +156,6 @@ func (s *Stack) load(ctx context.Context) error {
 			s.logf("%s", s.opt.OverrideText(o))
 		}
 	}
-	s.project = p
-	return nil
 }
 
 func protocol(p string) string {
@@ -164,8 +177,8 @@ func rel(dir string, files []string) []string {
 	return out
 }
 
-// preflightPinning checks the engine can apply the cpuset; where it cannot,
-// the cpuset is dropped and the stack reports pinned=false with the reason.
+// preflightPinning drops the cpuset when the engine cannot apply it; the
+// stack then reports pinned=false with the reason.
 func (s *Stack) preflightPinning(ctx context.Context) error {
 	if s.stackCPUs.Empty() {
 		s.reason = "no stack cpuset was given"
@@ -226,7 +239,6 @@ func (s *Stack) verifyPinning(ctx context.Context) error {
 	return nil
 }
 
-// ctr is one container of the project.
 type ctr struct {
 	ID      string
 	name    string

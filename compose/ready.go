@@ -16,11 +16,10 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 )
 
-// logTail is how many log lines a ReadyError carries.
 const logTail = 50
 
-// ReadyError says which service kept the stack from becoming ready, in
-// which state, with its last log lines.
+// ReadyError says which service kept the stack from becoming ready, its
+// state and last log lines.
 type ReadyError struct {
 	Project   string
 	Service   string
@@ -65,7 +64,6 @@ const (
 	failed
 )
 
-// judge classifies an inspected container.
 func judge(ins container.InspectResponse) (readiness, string, string) {
 	st := ins.State
 	if st == nil {
@@ -109,9 +107,8 @@ func judge(ins container.InspectResponse) (readiness, string, string) {
 	return notYet, st.Status, health
 }
 
-// explain fills a failed container's exit status and a hint saying what its
-// state means: an exited or restarting container stopped by itself (its
-// logs say why), it is not a network problem.
+// explain fills a failed container's exit status and a hint: an exited or
+// restarting container stopped by itself, not a network problem.
 func explain(re *ReadyError, ins container.InspectResponse) {
 	st := ins.State
 	if st == nil {
@@ -172,8 +169,8 @@ func (s *Stack) waitReady(ctx context.Context) error {
 	}
 }
 
-// readyPass inspects every container once: the first failed one, or the
-// first one not ready yet (nil, nil when all are ready).
+// readyPass inspects every container once: the first failed, else the first
+// not ready (both nil when all are).
 func (s *Stack) readyPass(ctx context.Context) (pending, fail *ReadyError, err error) {
 	cs, err := s.containers(ctx, true)
 	if err != nil {
@@ -221,8 +218,8 @@ func replicas(s *Stack, service string) int {
 	return 1
 }
 
-// explainStartFailure turns a compose start error into a ReadyError naming
-// the failing service, with its state and logs, when one can be found.
+// explainStartFailure turns a start error into a ReadyError naming the
+// failing service, when one can be found.
 func (s *Stack) explainStartFailure(ctx, rctx context.Context, startErr error) error {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
 	defer cancel()
@@ -263,8 +260,8 @@ func (s *Stack) attachLogs(re *ReadyError) {
 	re.Logs = lines
 }
 
-// containerLogs copies a container's stdout and stderr (interleaved as
-// the engine framed them) to w; tail is "all" or a line count.
+// containerLogs copies a container's interleaved stdout and stderr to w;
+// tail is "all" or a line count.
 func (s *Stack) containerLogs(ctx context.Context, id, tail string, w io.Writer) error {
 	ins, err := s.api.ContainerInspect(ctx, id)
 	if err != nil {
@@ -283,8 +280,8 @@ func (s *Stack) containerLogs(ctx context.Context, id, tail string, w io.Writer)
 	return err
 }
 
-// saveLogs writes OutDir/logs/<service>.log for every service (containers
-// of a scaled service one after the other, each under a header).
+// saveLogs writes OutDir/logs/<service>.log (a scaled service's containers
+// one after the other).
 func (s *Stack) saveLogs(ctx context.Context) error {
 	if s.opt.OutDir == "" || s.project == nil {
 		return nil
@@ -326,22 +323,15 @@ func (s *Stack) saveLogs(ctx context.Context) error {
 	return nil
 }
 
-// Backoff of the target port poll: the first retry after pollFirst, each
-// wait twice the last, at most pollMax.
+// Backoff of the target port poll: doubling from pollFirst to pollMax.
 const (
 	pollFirst = 50 * time.Millisecond
 	pollMax   = time.Second
 )
 
-// waitTarget polls the target until its port accepts a TCP connection on
-// the container's address (or its published port), with backoff, until the
-// stack's ready deadline (start + ReadyTimeout; at least one attempt). A
-// target container that exited fails at once with a *ReadyError carrying
-// its exit status, its last log lines and a hint; one that keeps running
-// without accepting fails at the deadline with a *ReadyError saying so.
-// Once the target answers, every other service is checked once more, so a
-// service without a healthcheck that exited after Up judged it running is
-// reported too.
+// waitTarget polls, with backoff until the ready deadline, until the
+// target's port accepts a TCP connection; a target that exits or never
+// accepts fails as a *ReadyError. Then the other services are rechecked.
 func (s *Stack) waitTarget(ctx context.Context, target string, sc types.ServiceConfig, port int) (string, string, error) {
 	deadline := s.readyBy
 	if deadline.IsZero() {
@@ -403,8 +393,7 @@ func (s *Stack) waitTarget(ctx context.Context, target string, sc types.ServiceC
 	return "", "", re
 }
 
-// checkOthers inspects every container once more (bounded): the first one
-// that failed since Up judged it, as a *ReadyError.
+// checkOthers returns the first container failed since Up, as a *ReadyError.
 func (s *Stack) checkOthers(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()

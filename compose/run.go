@@ -14,15 +14,12 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// Spec is a stack to bring up for one run: the same for run, up, sweep,
-// soak and each side of a gate.
+// Spec is a stack to bring up for one run, for every command and side.
 type Spec struct {
 	Files  []string // compose files
 	Target string   // the target service:port
-	// Prepare is the scenario's stack.prepare (argv; none when empty),
-	// run in PrepareDir (the scenario file's directory; in a gate, in the
-	// side's checkout) with PrepareEnv as its whole environment: the
-	// caller's, without the runner's credentials.
+	// Prepare is stack.prepare's argv (none when empty), run in PrepareDir
+	// with PrepareEnv as its whole environment.
 	Prepare    []string
 	PrepareDir string
 	PrepareEnv []string
@@ -37,14 +34,9 @@ type Spec struct {
 	OverrideText func(result.Override) string
 }
 
-// Run is a stack brought up for one run (Start): its target resolved, its
-// stats and the generator's own sampled from the load's warm-up on
-// (Sample), and torn down (Down).
-//
-// A Run belongs to the run that started it: Sample, Samples, Finish and
-// Down are called by that goroutine, in that order; the listener Started
-// returns is called by the engine, and may race with Samples (procstat's
-// Watch makes that safe).
+// Run is a stack brought up for one run (Start), sampled (Sample) and torn
+// down (Down). Sample, Samples, Finish and Down are called by the starting
+// goroutine in that order; Started's listener may race with Samples.
 type Run struct {
 	Stack  *Stack
 	Plan   pin.Plan
@@ -63,12 +55,10 @@ type PrepareError struct{ Err error }
 func (e *PrepareError) Error() string { return "stack.prepare: " + e.Err.Error() }
 func (e *PrepareError) Unwrap() error { return e.Err }
 
-// Start is the one way a stack comes up, for every command: the spec's
-// prepare command, then the leftovers of earlier runs swept, the generator
-// pinned to the plan's load cpus, the stack up on its cpuset and the
-// target resolved. An error is a *PrepareError, a refused target
-// (ErrTargetRefused: the stack is torn down), or a stack that could not
-// come up (torn down); it says which, and why.
+// Start brings a stack up for any command: prepare, sweep leftovers, pin the
+// generator to the load cpus, Up on the stack cpuset, resolve the target.
+// An error is a *PrepareError, ErrTargetRefused or a failed Up; the stack is
+// torn down in the latter two.
 func Start(ctx context.Context, sp Spec) (*Run, error) {
 	log := sp.Log
 	if log == nil {
@@ -110,7 +100,6 @@ func Start(ctx context.Context, sp Spec) (*Run, error) {
 	return r, nil
 }
 
-// prepare runs a stack's prepare command in dir with env.
 func prepare(ctx context.Context, argv []string, dir string, env []string, log io.Writer) error {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if strings.HasPrefix(argv[0], "./") {
@@ -128,21 +117,10 @@ func prepare(ctx context.Context, argv []string, dir string, env []string, log i
 	return nil
 }
 
-// Sample opens out/stats.jsonl for the stack's stats sampler and the
-// generator's own (tee, when not nil, also gets every line); they start at
-// the schedule's t0 + warmup (rule 7: the warm-up is excluded from every
-// number), armed by the load.Config.Started listener that Started returns
-// — the engine's own clock, as the counted reads use, so nothing of the
-// set-up before the load is sampled.
-//
-// The generator's sampler reads this whole process (procstat's Self):
-// where one process runs two loads at once — a duet gate's two sides, each
-// with its own Run — each side's generator figure is both loads' together,
-// and the gate's results say so (gate/rounds, result.DuetGeneratorNotMeasured).
-//
-// Samples may run concurrently with the listener and the timer's callback
-// (procstat.Watch): every sampler started is one it ends before the file
-// is closed.
+// Sample opens out/stats.jsonl for the stack's and the generator's samplers
+// (tee gets every line too). They start at the engine's t0 + warmup, armed
+// by Started's listener, so the warm-up and set-up are never sampled. The
+// generator's sampler reads this whole process: in a duet, both loads.
 func (r *Run) Sample(ctx context.Context, out string, every, warmup time.Duration, tee io.Writer) error {
 	stats, err := CreateStats(out, tee)
 	if err != nil {
@@ -166,8 +144,8 @@ func (r *Run) Sample(ctx context.Context, out string, every, warmup time.Duratio
 	return nil
 }
 
-// Started is the load.Config.Started listener that arms Sample's samplers
-// for t0 + warmup; nil before Sample, or on a nil Run (nothing to arm).
+// Started is the load.Config.Started listener that arms Sample's samplers;
+// nil before Sample or on a nil Run.
 func (r *Run) Started() func(time.Time) {
 	if r == nil {
 		return nil
@@ -175,9 +153,8 @@ func (r *Run) Started() func(time.Time) {
 	return r.startStat
 }
 
-// Topology is what a result of a load on this stack states of it, known
-// before the load: the stack's cpus, the pinning as verified after Up, the
-// target path.
+// Topology is what a result states of the stack: cpus, pinning as verified
+// after Up, target path.
 func (r *Run) Topology() result.Topology {
 	var t result.Topology
 	stackCPUs, pinned, reason, overridden := r.Stack.Topology()
@@ -191,8 +168,8 @@ func (r *Run) Topology() result.Topology {
 	return t
 }
 
-// Samples stops the samplers: the stack's figures over the measured
-// phases (result.After.Stack), and the stats file's error.
+// Samples stops the samplers and returns the stack's figures over the
+// measured phases and the stats file's error.
 func (r *Run) Samples() (*result.Stack, error) {
 	var services []result.Service
 	var gen *result.Service
@@ -207,19 +184,17 @@ func (r *Run) Samples() (*result.Stack, error) {
 	return &result.Stack{Services: services, Generator: gen}, err
 }
 
-// Finish stops the samplers and completes res with the stack's figures
-// (Result.Complete).
+// Finish stops the samplers and completes res with the stack's figures.
 func (r *Run) Finish(res *result.Result) error {
 	st, err := r.Samples()
 	res.Complete(result.After{Stack: st})
 	return err
 }
 
-// DownTimeout bounds the teardown.
 const DownTimeout = 3 * time.Minute
 
-// Down tears the stack down with a fresh context bounded by DownTimeout
-// (the run's may be cancelled by a signal) and says how long it took.
+// Down tears the stack down with a fresh context bounded by DownTimeout (the
+// run's may be cancelled) and says how long it took.
 func (r *Run) Down() (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), DownTimeout)
 	defer cancel()

@@ -14,7 +14,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// DefaultSampleInterval applies when Sample is given a non-positive interval.
+// DefaultSampleInterval applies to a non-positive interval.
 const DefaultSampleInterval = time.Second
 
 // Sample is one stats.jsonl line: one container over one interval.
@@ -32,22 +32,10 @@ type Sample struct {
 	CPUUsageNS  uint64    `json:"cpu_usage_ns"` // cumulative total_usage
 }
 
-// Sample starts a sampler that, every interval (default 1 s), takes each
-// running container's latest stats reading, computes CPU as the delta of
-// cumulative usage (cpu_stats.cpu_usage.total_usage) between this reading
-// and the one used last time, over the engine's own read timestamps, and
-// writes one JSON line per container to w.
-//
-// Readings come from the engine's stats stream, one per container (the
-// engine collects once a second; on Engine 20.10 a one-shot stats call
-// also waits for that cycle, ~1 s each, so polling would not be finer or
-// cheaper). An interval below 1 s therefore yields about one sample a
-// second; a tick without a new reading writes nothing.
-//
-// The first reading of a container is its baseline and writes nothing.
-// stop ends the sampler (so does ctx) and returns the per-service summary,
-// sorted by name; it may be called more than once. A service with several
-// containers is summed per tick.
+// Sample starts a sampler that every interval writes a JSON line per running
+// container to w, CPU as the delta of cumulative usage between the engine's
+// readings (about one a second: a shorter interval yields no more). stop
+// ends it and returns the per-service summary; it may be called again.
 func (s *Stack) Sample(ctx context.Context, interval time.Duration, w io.Writer) (stop func() []result.Service) {
 	if interval <= 0 {
 		interval = DefaultSampleInterval
@@ -115,8 +103,8 @@ type sampler struct {
 	agg     map[string]*agg    // by service
 }
 
-// stream decodes one container's stats stream into sm.latest until ctx
-// ends or the container goes away.
+// stream decodes a container's stats stream into sm.latest until ctx ends
+// or the container goes away.
 func (sm *sampler) stream(ctx context.Context, c ctr) {
 	defer sm.wg.Done()
 	defer func() {
@@ -239,8 +227,7 @@ func (sm *sampler) summary() []result.Service {
 	return out
 }
 
-// memUsage is usage minus the inactive file cache: total_inactive_file on
-// cgroup v1, inactive_file on cgroup v2 (what `docker stats` shows).
+// memUsage is usage minus inactive file cache, as `docker stats` shows.
 func memUsage(m container.MemoryStats) int64 {
 	u := m.Usage
 	if v, ok := m.Stats["total_inactive_file"]; ok && v < u {

@@ -21,19 +21,14 @@ import (
 	"github.com/docker/docker/errdefs"
 )
 
-// foreignAge is how old a resource started from another host must be
-// before Sweep removes it (its owner's liveness cannot be checked).
+// foreignAge: another host's resources cannot be checked for liveness, so
+// only old ones are swept.
 const foreignAge = time.Hour
 
-// Sweep removes the leftovers of earlier runs: every container, network,
-// volume and built image carrying loadgate's run label, except those of a
-// stack still owned by a live process — a stack of this process that is
-// not down yet, or one whose owner label names this host and a live pid.
-// Resources from another host (a shared engine) are removed when older
-// than an hour. It returns what it removed, by kind.
-//
-// Sweep is bounded: without a deadline on ctx it gives up after
-// SweepTimeout.
+// Sweep removes the leftovers of earlier runs (everything with loadgate's
+// run label) except stacks owned by a live process of this host; another
+// host's are removed after foreignAge. Without a deadline on ctx it gives up
+// after SweepTimeout.
 func Sweep(ctx context.Context) (removed Removed, err error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -54,10 +49,8 @@ func Sweep(ctx context.Context) (removed Removed, err error) {
 // SweepTimeout bounds a Sweep whose context has no deadline.
 const SweepTimeout = 2 * time.Minute
 
-// RemoveOwned removes, at once and without asking whether they are live,
-// every container, network, volume and image this process created (its
-// io.loadgate.owner label): the emergency exit of a second signal. Bound
-// ctx: it is meant to be quick (containers are killed, not stopped).
+// RemoveOwned kills and removes everything this process created, live or
+// not: a second signal's emergency exit. Bound ctx.
 func RemoveOwned(ctx context.Context) (removed Removed, err error) {
 	cli, err := newCLI(io.Discard)
 	if err != nil {
@@ -80,21 +73,17 @@ func ownerAlive(labels map[string]string, created time.Time, host string) bool {
 		return !created.IsZero() && time.Since(created) < foreignAge
 	}
 	if pid == os.Getpid() {
-		// Ours and not registered live: a leftover — unless it names no
-		// project: an intermediate build image (owner label only) that a
-		// live stack's images may be built on; Down prunes it with them.
+		// A leftover, unless it names no project: an intermediate build image a
+		// live stack's images may be built on (Down prunes it).
 		return labels[LabelProject] == ""
 	}
 	err = syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// removeImages removes images children first: an image another one was
-// built on ("image has dependent child images") can only go after it. It
-// orders them newest first and children before their parents, then retries
-// the failures for as long as a pass removes something (a child outside the
-// list, e.g. a user's image built on a loadgate image, keeps its parent).
-// The errors that remain name each image left and why.
+// removeImages removes images children first ("image has dependent child
+// images"), retrying the failures while a pass removes something. The
+// errors left name each image kept and why.
 func removeImages(ctx context.Context, c client.APIClient, imgs []image.Summary) (int, []error) {
 	parent := map[string]bool{}
 	for _, im := range imgs {
@@ -157,9 +146,8 @@ func tags(t []string) string {
 	return " (" + strings.Join(keep, ", ") + ")"
 }
 
-// removeLabelled removes containers (with their anonymous volumes), then
-// networks, volumes and images matching the label filter for which remove
-// says true, and counts what it removed by kind.
+// removeLabelled removes containers (with anonymous volumes), networks,
+// volumes and images matching label for which remove says true.
 func removeLabelled(ctx context.Context, c client.APIClient, label string, remove func(map[string]string, time.Time) bool) (Removed, error) {
 	f := filters.NewArgs(filters.Arg("label", label))
 	var n Removed
@@ -209,10 +197,8 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 		}
 		n.Volumes++
 	}
-	// The classic builder adds each build label in its own LABEL step, in
-	// name order: owner, project, run, side. A build killed between those
-	// steps leaves images with the owner label only, so the sweep of every
-	// run (label io.loadgate.run) looks for images by the owner label.
+	// A build killed between its LABEL steps leaves images with the owner label
+	// only: look for images by that label.
 	fi := f
 	if label == LabelRun {
 		fi = filters.NewArgs(filters.Arg("label", LabelOwner))
@@ -236,8 +222,7 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 	return n, nil
 }
 
-// Labelled lists the containers, networks, volumes and images carrying the
-// label selector ("key" or "key=value"), as "kind name" lines.
+// Labelled lists what carries label ("key" or "key=value") as "kind name".
 func Labelled(ctx context.Context, label string) ([]string, error) {
 	cli, err := newCLI(io.Discard)
 	if err != nil {

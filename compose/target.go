@@ -14,18 +14,11 @@ import (
 	"github.com/docker/go-connections/nat"
 )
 
-// Target resolves "service:port" to an address the load can be sent to and
-// says which path it takes. On Linux that is the container's IP on the
-// project network ("container-network": no docker-proxy in the way); when
-// that IP does not answer from here (e.g. Docker Desktop) and the port is
-// published, the published host port is used ("published-port"). A target
-// that is not a service of this stack is refused (ErrTargetRefused).
-//
-// Target waits until the port accepts a TCP connection (see waitTarget in
-// ready.go): a service without a healthcheck that binds its port a while
-// after start is polled until the stack's ready deadline (start +
-// ReadyTimeout); a target container that exits meanwhile fails at once with
-// a *ReadyError carrying its exit status and last log lines.
+// Target resolves "service:port" to an address for the load and names the
+// path: the container's IP on the project network, else (e.g. Docker
+// Desktop) a published host port. A target not of this stack is
+// ErrTargetRefused. It waits for the port to accept a connection until the
+// ready deadline; a target container that exits fails with a *ReadyError.
 func (s *Stack) Target(ctx context.Context, serviceColonPort string) (addr string, path string, err error) {
 	svc, portStr, ok := strings.Cut(serviceColonPort, ":")
 	if !ok || svc == "" {
@@ -42,8 +35,7 @@ func (s *Stack) Target(ctx context.Context, serviceColonPort string) (addr strin
 	return s.waitTarget(ctx, serviceColonPort, sc, port)
 }
 
-// attempt is one try at reaching the target: done (addr, path), fatal, or
-// to be retried (why).
+// attempt is one try at the target: done, fatal, or to be retried (why).
 type attempt struct {
 	addr, path string
 	fatal      error
@@ -84,8 +76,7 @@ func (s *Stack) tryTarget(ctx context.Context, target string, sc types.ServiceCo
 			}
 			verdict, state, health := judge(ins)
 			exited := ins.State != nil && (ins.State.Status == "exited" || ins.State.Status == "dead")
-			// It exited (even with 0: a target must keep running), or keeps
-			// restarting: say so, with its status and logs.
+			// A target must keep running: exiting, even with 0, fails.
 			if exited || verdict == failed {
 				re := &ReadyError{Project: s.name, Service: sc.Name, Container: stopped.name, State: state, Health: health,
 					Err: fmt.Errorf("target %s: the container is not running", target)}
@@ -171,6 +162,5 @@ func dial(ctx context.Context, addr string) error {
 	return c.Close()
 }
 
-// errNotAccepting is wrapped by the *ReadyError of a target that kept
-// running but never accepted a connection on its port.
+// errNotAccepting: the target kept running but never accepted a connection.
 var errNotAccepting = errors.New("the target port accepted no connection")

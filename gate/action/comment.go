@@ -17,9 +17,9 @@ import (
 
 const markerPrefix = "<!-- loadgate:comment scenario="
 
-// Marker is the hidden first line of the scenario's pull request comment:
-// `<!-- loadgate:comment scenario=NAME -->`, NAME percent-encoded outside
-// letters, digits and . _ - (so no name can close the HTML comment).
+// Marker is the hidden first line of the scenario's comment, `<!--
+// loadgate:comment scenario=NAME -->`, NAME percent-encoded so that it cannot
+// close the HTML comment.
 func Marker(scenario string) string {
 	var b strings.Builder
 	for i := 0; i < len(scenario); i++ {
@@ -33,9 +33,8 @@ func Marker(scenario string) string {
 	return markerPrefix + b.String() + " -->"
 }
 
-// NewClient returns a go-github client for env's API (GITHUB_API_URL, so
-// GitHub Enterprise Server works too) authenticated with token (none when
-// empty). hc nil is a client with a 30 s timeout.
+// NewClient returns a client for env's API (GITHUB_API_URL, so Enterprise
+// Server works) with token (none when empty). hc nil has a 30 s timeout.
 func NewClient(env *Env, token string, hc *http.Client) (*github.Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
@@ -56,22 +55,19 @@ func NewClient(env *Env, token string, hc *http.Client) (*github.Client, error) 
 	return c, nil
 }
 
-// GitHubActionsBot is the account every comment made with a workflow's
-// GITHUB_TOKEN is by.
+// GitHubActionsBot is the author of comments made with GITHUB_TOKEN.
 const GitHubActionsBot = "github-actions[bot]"
 
 // Self is the account the token comments as: only its comments are ours.
 type Self struct {
 	Login string // as REST gives a comment's user.login: "loadgate-ci", "github-actions[bot]", "my-app[bot]"
 	Bot   bool   // a bot account (user.type "Bot"): its comments must be by a Bot too
-	// How says where Login came from: "GET /user", "GraphQL viewer", or
-	// "assumed" (neither answered: the GITHUB_TOKEN's account is assumed,
-	// and the author of a comment we create corrects it, see UpsertComment).
+	// How is "GET /user", "GraphQL viewer" or "assumed" (see WhoAmI).
 	How string
 }
 
-// Wrote reports whether u is this account: the same login (GitHub logins
-// are case-insensitive) and, for a bot, a Bot account.
+// Wrote reports whether u is this account (logins case-insensitive; a bot
+// must be a Bot account).
 func (s Self) Wrote(u *github.User) bool {
 	if s.Login == "" || u == nil || !strings.EqualFold(u.GetLogin(), s.Login) {
 		return false
@@ -91,22 +87,11 @@ func selfOf(u *github.User, how string) Self {
 	return Self{Login: login, Bot: u.GetType() == "Bot" || strings.HasSuffix(strings.ToLower(login), "[bot]"), How: how}
 }
 
-// WhoAmI finds the account the token comments as, without ever reading it
-// from a comment (anyone can write any body):
-//
-//  1. GET /user: personal access tokens and OAuth tokens.
-//  2. When that is refused (403 or 404, "Resource not accessible by
-//     integration": GITHUB_TOKEN and every GitHub App installation token),
-//     GraphQL's viewer { login } at graphqlURL, which installation tokens
-//     may read: "github-actions[bot]" for GITHUB_TOKEN, "<app-slug>[bot]"
-//     for an app's token. A login ending in [bot] must be a Bot's.
-//  3. When both are refused, GitHubActionsBot is assumed (the action's
-//     default token is GITHUB_TOKEN), marked How "assumed": UpsertComment
-//     then learns the true account from the comment it creates (the API's
-//     answer names its author) and removes that account's older copies.
-//
-// Any other failure of GET /user (a 5xx, the network) is an error: guessing
-// then could duplicate a personal token's comment.
+// WhoAmI finds the account the token comments as, never from a comment:
+// GET /user; when refused (installation tokens), GraphQL's viewer login;
+// when both are refused, GitHubActionsBot with How "assumed", which
+// UpsertComment corrects from the comment it creates. Any other failure of
+// GET /user is an error: guessing could duplicate a personal token's comment.
 func WhoAmI(ctx context.Context, c *github.Client, graphqlURL string) (Self, error) {
 	u, _, err := c.Users.Get(ctx, "")
 	if err == nil && u.GetLogin() != "" {
@@ -162,10 +147,9 @@ func validLogin(s string) bool {
 	return true
 }
 
-// CommentBody is the scenario's comment: the marker line, the Markdown
-// report, and footer (may be empty), within CommentLimit. When cut, a note
-// says so and where the full report is (footer is kept). Any loadgate
-// marker inside the report is defused, so the body holds only its own.
+// CommentBody is the marker line, markdown and footer within CommentLimit;
+// when cut, a note says where the full report is. Loadgate markers inside
+// markdown are defused.
 func CommentBody(scenario, markdown, footer string) (body string, cut bool) {
 	marker := Marker(scenario)
 	md := strings.ReplaceAll(strings.TrimSpace(markdown), "<!-- loadgate:", "&lt;!-- loadgate:")
@@ -184,17 +168,15 @@ func CommentBody(scenario, markdown, footer string) (body string, cut bool) {
 	return body, !ok
 }
 
-// isMarked reports whether c's exact first line is marker (a comment that
-// quotes the marker further down is not marked).
+// isMarked: c's exact first line is marker (quoting it further down is not).
 func isMarked(c *github.IssueComment, marker string) bool {
 	first, _, _ := strings.Cut(c.GetBody(), "\n")
 	return strings.TrimRight(first, "\r") == marker
 }
 
-// FindComments pages through all of the pull request's comments (100 a
-// page) for the scenario's comments by me, oldest first: the marker as the
-// exact first line and me as the author (Self.Wrote). A comment with the
-// marker by anyone else (an impostor, another app) is never returned.
+// FindComments returns the scenario's comments by me on the pull request
+// (all pages), oldest first. A marked comment by anyone else is never
+// returned.
 func FindComments(ctx context.Context, c *github.Client, owner, repo string, pr int, scenario string, me Self) ([]*github.IssueComment, error) {
 	marker := Marker(scenario)
 	var mine []*github.IssueComment
@@ -232,23 +214,16 @@ type Upserted struct {
 	Removed []int64 // our own older copies of the scenario's comment, deleted
 }
 
-// sameBody compares comment bodies as GitHub stores them (line ends may
-// come back as CRLF; surrounding space is not kept).
+// sameBody compares bodies as GitHub stores them (CRLF, trimmed).
 func sameBody(a, b string) bool {
 	norm := func(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n")) }
 	return norm(a) == norm(b)
 }
 
-// UpsertComment keeps exactly one comment of the scenario by me on the
-// pull request: it edits the oldest of mine (FindComments) when its body
-// differs (Edited), leaves it alone when the same (Unchanged: no PATCH), or
-// creates one (Created); any further copies of mine are deleted. body
-// should come from CommentBody; a body that does not start with the marker
-// line gets it, and one over the limit is cut.
-//
-// When me was not verified (How "assumed") and the comment it creates turns
-// out to be by another account, that account is who we are: its older
-// copies are deleted, so that there is still one comment (Author says who).
+// UpsertComment keeps exactly one comment of the scenario by me: it edits
+// the oldest when the body differs, leaves it when the same, or creates one,
+// and deletes further copies. When me was assumed and the created comment's
+// author differs, that author is me and its older copies are deleted.
 func UpsertComment(ctx context.Context, c *github.Client, owner, repo string, pr int, scenario, body string, me Self) (Upserted, error) {
 	if pr <= 0 {
 		return Upserted{}, fmt.Errorf("no pull request number")
@@ -300,8 +275,7 @@ func UpsertComment(ctx context.Context, c *github.Client, owner, repo string, pr
 	return up, nil
 }
 
-// removeCopies deletes comments of ours (found by FindComments: marker and
-// author) beside the one kept.
+// removeCopies deletes our comments other than the one kept.
 func removeCopies(ctx context.Context, c *github.Client, owner, repo string, cs []*github.IssueComment) ([]int64, error) {
 	var ids []int64
 	for _, cm := range cs {
@@ -313,8 +287,7 @@ func removeCopies(ctx context.Context, c *github.Client, owner, repo string, cs 
 	return ids, nil
 }
 
-// StatusOf returns the HTTP status of a go-github error, 0 when it has none
-// (a network error).
+// StatusOf is a go-github error's HTTP status, 0 when none (network error).
 func StatusOf(err error) int {
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {

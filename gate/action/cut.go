@@ -7,21 +7,16 @@ import (
 
 // GitHub's limits.
 const (
-	// SummaryLimit is the step summary's limit: GitHub refuses a step's
-	// summary over 1 024 KiB ("upload aborted, supports content up to a
-	// size of 1024k") and shows none of it.
+	// SummaryLimit is the step summary's limit: over it GitHub shows none.
 	SummaryLimit = 1 << 20
-	// CommentLimit is an issue comment body's limit, 65 536 characters;
-	// counted here in bytes, which are never fewer than characters.
+	// CommentLimit is a comment body's limit, in characters; counted here in
+	// bytes, never fewer.
 	CommentLimit = 65536
 )
 
-// Cut returns md if it fits in limit bytes; else md with lines cut out and
-// note, on a line of its own, where they were, the whole within limit bytes.
-// The last "## " section (the verdict, last in every report) is kept when
-// it fits in half the limit; the cut falls on line boundaries, never inside
-// a UTF-8 sequence, and an open code fence is closed before the note.
-// ok is false when it cut.
+// Cut returns md within limit bytes: lines cut out on line boundaries, note
+// in their place, an open code fence closed. The last "## " section (the
+// verdict) is kept when it fits in half the limit. ok is false when it cut.
 func Cut(md, note string, limit int) (out string, ok bool) {
 	if len(md) <= limit {
 		return md, true
@@ -62,8 +57,8 @@ func fences(s string) int {
 	return n
 }
 
-// cutLines returns the longest prefix of s that ends at a line end and is
-// at most n bytes; if no whole line fits, the longest valid UTF-8 prefix.
+// cutLines is the longest prefix of s ending at a line end within n bytes,
+// else the longest valid UTF-8 prefix.
 func cutLines(s string, n int) string {
 	if n <= 0 {
 		return ""
@@ -77,8 +72,8 @@ func cutLines(s string, n int) string {
 	return truncUTF8(s, n) + "\n"
 }
 
-// truncUTF8 returns the longest prefix of s of at most n bytes that does not
-// split a UTF-8 sequence.
+// truncUTF8 is the longest prefix of s within n bytes not splitting a UTF-8
+// sequence.
 func truncUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s

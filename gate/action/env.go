@@ -7,8 +7,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 )
 
-// Env is what the runner tells the process through its environment.
-// Every field may be empty outside GitHub Actions.
+// Env is the runner's environment; every field may be empty outside Actions.
 type Env struct {
 	Actions     bool   // GITHUB_ACTIONS == "true"
 	EventName   string // GITHUB_EVENT_NAME
@@ -25,17 +24,13 @@ type Env struct {
 	Workspace   string // GITHUB_WORKSPACE
 }
 
-// defaultGraphQL is go-githubactions' GraphqlURL when GITHUB_GRAPHQL_URL is
-// unset: Env keeps it empty instead, so that GraphQL derives the endpoint
-// from GITHUB_API_URL (GitHub Enterprise Server).
+// defaultGraphQL is go-githubactions' default, kept empty in Env so that
+// GraphQL derives the endpoint from GITHUB_API_URL (Enterprise Server).
 const defaultGraphQL = "https://api.github.com/graphql"
 
-// FromEnv reads the runner's variables through getenv (os.Getenv, or a map
-// in tests), with go-githubactions' Action.Context (values trimmed of
-// spaces). It fails only on malformed values: a GITHUB_REPOSITORY that is
-// not owner/name, a GITHUB_RUN_ID (or another of the runner's numbers and
-// booleans) that does not parse. The event payload is not read here:
-// ReadEvent reads GITHUB_EVENT_PATH with go-github's types.
+// FromEnv reads the runner's variables through getenv. It fails only on
+// malformed values (GITHUB_REPOSITORY not owner/name, a number or boolean
+// that does not parse). The payload is ReadEvent's.
 func FromEnv(getenv func(string) string) (*Env, error) {
 	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	a := githubactions.New(githubactions.WithGetenv(func(k string) string {
@@ -79,9 +74,7 @@ func FromEnv(getenv func(string) string) (*Env, error) {
 	return e, nil
 }
 
-// GraphQL is the GraphQL endpoint: GITHUB_GRAPHQL_URL, else derived from
-// the REST API's URL (https://HOST/api/v3 → https://HOST/api/graphql on
-// GitHub Enterprise Server, else API/graphql).
+// GraphQL is GITHUB_GRAPHQL_URL, else derived from the REST API's URL.
 func (e *Env) GraphQL() string {
 	if e == nil {
 		return "https://api.github.com/graphql"
@@ -107,20 +100,16 @@ func (e *Env) RunURL() string {
 	return fmt.Sprintf("%s/%s/actions/runs/%d", e.ServerURL, e.Repository, e.RunID)
 }
 
-// runnerSecrets are the variables a runner or the action sets that carry a
-// credential: never for a scenario's ${ENV} references (a pull request's
-// scenario could send them to its own stack), nor for stack.prepare or the
-// services.
+// runnerSecrets carry a credential: never given to a scenario's ${ENV},
+// stack.prepare or the services.
 var runnerSecrets = []string{
 	"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
 	"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
 	"ACTIONS_RUNTIME_URL", "ACTIONS_CACHE_URL", "ACTIONS_RESULTS_URL",
 }
 
-// IsRunnerSecret reports whether the environment variable name carries a
-// GitHub credential: the runner's tokens (runnerSecrets), every ACTIONS_*
-// variable (the runner's service URLs and tokens) and the action's token
-// input, INPUT_GITHUB-TOKEN (any INPUT_* whose name holds TOKEN).
+// IsRunnerSecret reports whether name carries a GitHub credential: the
+// runner's tokens, any ACTIONS_* variable, any INPUT_* holding TOKEN.
 func IsRunnerSecret(name string) bool {
 	up := strings.ToUpper(name)
 	for _, s := range runnerSecrets {
@@ -131,8 +120,8 @@ func IsRunnerSecret(name string) bool {
 	return strings.HasPrefix(up, "ACTIONS_") || strings.HasPrefix(up, "INPUT_") && strings.Contains(up, "TOKEN")
 }
 
-// EnvWithoutRunnerSecrets is environ (os.Environ's form, NAME=value) without
-// the variables IsRunnerSecret names: the environment of stack.prepare.
+// EnvWithoutRunnerSecrets is environ (NAME=value) without IsRunnerSecret's
+// variables: stack.prepare's environment.
 func EnvWithoutRunnerSecrets(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
@@ -143,11 +132,9 @@ func EnvWithoutRunnerSecrets(environ []string) []string {
 	return out
 }
 
-// UnsetRunnerSecrets unsets (through unset, os.Unsetenv) every variable of
-// environ that IsRunnerSecret names, and returns their names: a gate does
-// so once its inputs are read (the token kept in Inputs), before any stack
-// comes up, so that compose's interpolation (${GITHUB_TOKEN}, an
-// environment: entry passed through) gives the services no credential.
+// UnsetRunnerSecrets unsets environ's IsRunnerSecret variables and returns
+// their names. A gate calls it before any stack comes up, so that compose
+// interpolation gives the services no credential.
 func UnsetRunnerSecrets(environ []string, unset func(string) error) []string {
 	var names []string
 	for _, kv := range environ {
@@ -160,9 +147,8 @@ func UnsetRunnerSecrets(environ []string, unset func(string) error) []string {
 	return names
 }
 
-// WithoutRunnerSecrets wraps lookup (os.LookupEnv) so that the variables
-// IsRunnerSecret names read as unset: for scenario.ResolveEnv, so that a
-// scenario's ${GITHUB_TOKEN} is refused as not set instead of resolved.
+// WithoutRunnerSecrets makes lookup read IsRunnerSecret's variables as unset,
+// so a scenario's ${GITHUB_TOKEN} is refused.
 func WithoutRunnerSecrets(lookup func(string) (string, bool)) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		if IsRunnerSecret(name) {

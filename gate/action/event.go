@@ -10,24 +10,18 @@ import (
 	"github.com/google/go-github/v62/github"
 )
 
-// Event is what loadgate needs of the webhook payload that started the
-// workflow (the file at GITHUB_EVENT_PATH).
+// Event is what loadgate needs of the payload at GITHUB_EVENT_PATH.
 type Event struct {
 	Name   string // GITHUB_EVENT_NAME: pull_request, workflow_dispatch, workflow_run, …
 	Action string // the payload's action: opened, synchronize, completed, …
 
-	// PR is the pull request number, 0 when there is none: the payload's for
-	// pull_request; for workflow_run, the listed pull request whose head is
-	// the run's head, else the first listed (GitHub leaves that list empty
-	// when the pull request comes from a fork: the number then comes from
-	// the artifact, see PublishFromDir).
+	// PR is the pull request number, 0 when none. For workflow_run it is the
+	// listed one whose head is the run's (else the first); a fork's list is
+	// empty, so its number comes from the artifact.
 	PR int
 
-	// BaseSHA and HeadSHA are the pull request's base and head commits
-	// (pull_request), or for workflow_run the triggering run's head commit
-	// and, when it lists a pull request, that pull request's base commit.
-	// For push, HeadSHA is the commit pushed (after) and BaseSHA stays
-	// empty: a push has no protected side to compare against.
+	// BaseSHA and HeadSHA are the pull request's commits (for workflow_run, the
+	// run's head and the listed pull request's base). For push, BaseSHA is empty.
 	BaseSHA, HeadSHA string
 	BaseRef, HeadRef string // branch names
 
@@ -35,8 +29,8 @@ type Event struct {
 	// push): a run outside a pull request compares against its tip.
 	DefaultBranch string
 
-	// Fork is true when the head repository is not the base repository (or
-	// is gone): its GITHUB_TOKEN is read-only and secrets are withheld.
+	// Fork: the head repository is not the base one (or is gone), so the token
+	// is read-only and secrets are withheld.
 	Fork bool
 
 	// Inputs are workflow_dispatch's inputs, as strings.
@@ -48,8 +42,8 @@ type Event struct {
 	RunConclusion string // success, failure, …
 }
 
-// ReadEvent reads and parses the payload at env.EventPath. Without an event
-// path (outside Actions) it returns an Event with only Name set.
+// ReadEvent parses the payload at env.EventPath; without one (outside
+// Actions) only Name is set.
 func ReadEvent(env *Env) (Event, error) {
 	if env == nil || env.EventPath == "" {
 		ev := Event{}
@@ -65,11 +59,9 @@ func ReadEvent(env *Env) (Event, error) {
 	return ParseEvent(env.EventName, data)
 }
 
-// ParseEvent parses a webhook payload of the event named name (the
-// X-GitHub-Event header, GITHUB_EVENT_NAME in a workflow) with go-github's
-// ParseWebHook. Of an event go-github does not know (schedule, …) only the
-// action is read. A payload that is not JSON, or a pull_request or
-// workflow_run payload without its object, is an error.
+// ParseEvent parses a payload of event name (GITHUB_EVENT_NAME). Of an event
+// go-github does not know only the action is read. Non-JSON, or a
+// pull_request or workflow_run payload without its object, is an error.
 func ParseEvent(name string, data []byte) (Event, error) {
 	ev := Event{Name: name}
 	if github.EventForType(name) == nil {
@@ -112,8 +104,7 @@ func ParseEvent(name string, data []byte) (Event, error) {
 		ev.HeadRef = strings.TrimPrefix(p.GetRef(), "refs/heads/")
 		ev.DefaultBranch = p.GetRepo().GetDefaultBranch()
 	default:
-		// Another event go-github knows: only its action, which every
-		// payload that has one keeps at the top level.
+		// Another event: only its top-level action.
 		var a struct {
 			Action string `json:"action"`
 		}
@@ -126,8 +117,8 @@ func ParseEvent(name string, data []byte) (Event, error) {
 	return ev, nil
 }
 
-// pullRequest fills ev from a pull request event's pull_request; number is
-// the payload's top-level number, used when the object has none.
+// pullRequest fills ev from pr; number is the payload's, used when pr has
+// none.
 func (ev *Event) pullRequest(pr *github.PullRequest, number int) error {
 	if pr == nil {
 		return errors.New("no pull_request")
@@ -150,10 +141,8 @@ func (ev *Event) workflowRun(wr *github.WorkflowRun) error {
 	ev.RunID, ev.RunEvent, ev.RunConclusion = wr.GetID(), wr.GetEvent(), wr.GetConclusion()
 	ev.HeadSHA, ev.HeadRef = wr.GetHeadSHA(), wr.GetHeadBranch()
 	ev.Fork = isFork(wr.GetHeadRepository(), wr.GetRepository())
-	// The list holds the open pull requests of the run's head branch, with
-	// their current heads: the one whose head is the run's head is
-	// preferred, else the first. Whoever comments checks that the pull
-	// request's head is still the run's (PublishFromDir does).
+	// Prefer the pull request whose head is the run's; PublishFromDir checks
+	// it is still so.
 	for i, pr := range wr.PullRequests {
 		head := pr.GetHead().GetSHA()
 		if i == 0 || head == wr.GetHeadSHA() {
@@ -166,9 +155,8 @@ func (ev *Event) workflowRun(wr *github.WorkflowRun) error {
 	return nil
 }
 
-// dispatchInputs turns workflow_dispatch's inputs object into strings:
-// strings as they are, null as "", anything else (booleans and numbers of
-// typed inputs) as its JSON.
+// dispatchInputs turns workflow_dispatch's inputs into strings: null as "",
+// booleans and numbers as JSON.
 func dispatchInputs(raw json.RawMessage) (map[string]string, error) {
 	out := map[string]string{}
 	var in map[string]any
@@ -191,8 +179,7 @@ func dispatchInputs(raw json.RawMessage) (map[string]string, error) {
 	return out, nil
 }
 
-// isFork says whether head is another repository than base; a missing head
-// repository (a deleted fork) counts as a fork.
+// isFork: head is another repository than base, or is gone.
 func isFork(head, base *github.Repository) bool {
 	if head == nil || base == nil {
 		return head == nil && base != nil

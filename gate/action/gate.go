@@ -17,20 +17,16 @@ const (
 	OutResultsDir  = "results-dir" // path of the results directory
 )
 
-// OutputNames are the outputs Publish writes: exactly action.yml's outputs
-// (a test checks it).
+// OutputNames are exactly action.yml's outputs (a test checks it).
 var OutputNames = []string{OutVerdict, OutRegressions, OutReport, OutResultsDir}
 
 // ExitCode is the step's exit code for v under fail-on:
 //
 //	regression (default)  v.ExitCode(): 1 for fail, regression, not measured
-//	threshold             1 for fail (an absolute threshold) and not measured;
-//	                      a regression alone exits 0 (annotated as a warning)
+//	threshold             1 for fail and not measured; a regression exits 0
 //	never                 0 whatever the verdict
 //
-// Under every fail-on an unusable run exits 3: fail-on chooses which
-// verdicts gate, and an unusable run has no verdict to choose from (its
-// stack failed, or offered != recorded). An unknown value is never a pass.
+// An unusable run exits 3 under every fail-on; an unknown value never passes.
 func ExitCode(v verdict.Verdict, failOn FailOn) int {
 	if v.Value == verdict.Unusable {
 		return 3
@@ -53,13 +49,9 @@ func failsGate(val verdict.Value, failOn FailOn) bool {
 	return ExitCode(verdict.Verdict{Value: val}, failOn) != 0
 }
 
-// Regressions are the workloads that got worse: those with a workload
-// verdict of regression (relative to the base) or fail (an absolute
-// threshold broken) in any judged phase, each named once, in the verdict's
-// order. It is the same list under every fail-on, so that a later step can
-// rely on it; fail-on only decides whether they fail the step (and whether
-// their annotations are errors or warnings). Not measured workloads are not
-// regressions: they are annotated, and they fail the gate.
+// Regressions are the workloads with a regression or fail verdict in any
+// judged phase, once each, in verdict order. The list is the same under
+// every fail-on. Not measured workloads are not regressions.
 func Regressions(v verdict.Verdict) []string {
 	out := []string{}
 	seen := map[string]bool{}
@@ -72,8 +64,7 @@ func Regressions(v verdict.Verdict) []string {
 	return out
 }
 
-// regressionsJSON is the regressions output: a JSON array, for
-// fromJSON(steps.<id>.outputs.regressions) in a workflow.
+// regressionsJSON is the regressions output, a JSON array for fromJSON.
 func regressionsJSON(names []string) string {
 	if names == nil {
 		names = []string{}
@@ -82,16 +73,15 @@ func regressionsJSON(names []string) string {
 	return string(b)
 }
 
-// annotation is one workload's annotation: the phases and checks that made
-// it worse or not measured.
+// annotation is one workload's phases and checks that made it worse.
 type annotation struct {
 	workload string
 	value    verdict.Value
 	lines    []string
 }
 
-// annotations groups the verdict's bad workload verdicts by workload, in
-// order, the worst value of each workload kept.
+// annotations groups the bad workload verdicts by workload, keeping the
+// worst value.
 func annotations(v verdict.Verdict) []annotation {
 	var out []annotation
 	idx := map[string]int{}

@@ -15,70 +15,51 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Input names, as in action.yml.
+// Input names, as in action.yml. The ceilings (max-*) bound any scenario,
+// base's or head's; scenario-from=head and allow-workflow-changes are unsafe
+// opt-ins for a required check.
 const (
-	InScenario  = "scenario"
-	InCompose   = "compose"
-	InBase      = "base"
-	InAgainst   = "against"
-	InStackCPUs = "stack-cpus"
-	InLoadCPUs  = "load-cpus"
-	// InLoadPriority is the generator's scheduling during a load
-	// (--load-priority): auto (the default), rt or normal.
-	InLoadPriority = "load-priority"
-	InRounds       = "rounds"
-	InBudget       = "budget"
-	InTolerance    = "tolerance"
-	InScale        = "scale"
-	InFailOn       = "fail-on"
-	InComment      = "comment"
-	InToken        = "github-token"
-	InResultsDir   = "results-dir"
-	// InArtifactURL is the results artifact's URL for the comment's footer
-	// (actions/upload-artifact v4's artifact-url output); empty: the run's
-	// artifacts list.
-	InArtifactURL = "artifact-url"
-	// The operator's ceilings (scenario.OperatorLimits): a scenario, base's
-	// or head's, cannot raise them.
-	InMaxRate     = "max-rate"
-	InMaxDuration = "max-duration"
-	InMaxInFlight = "max-in-flight"
-	// InScenarioFrom is whose scenario file the gate applies: base (the
-	// default) or head, the unsafe opt-in (--scenario-from).
-	InScenarioFrom = "scenario-from"
-	// InAllowWorkflowChanges is the opt-in for a gate whose workflow is
-	// enforced from the protected branch (a ruleset's "require workflows
-	// to pass"): head's changes to the workflows then do not make a
-	// pull_request gate unusable.
+	InScenario             = "scenario"
+	InCompose              = "compose"
+	InBase                 = "base"
+	InAgainst              = "against"
+	InStackCPUs            = "stack-cpus"
+	InLoadCPUs             = "load-cpus"
+	InLoadPriority         = "load-priority"
+	InRounds               = "rounds"
+	InBudget               = "budget"
+	InTolerance            = "tolerance"
+	InScale                = "scale"
+	InFailOn               = "fail-on"
+	InComment              = "comment"
+	InToken                = "github-token"
+	InResultsDir           = "results-dir"
+	InArtifactURL          = "artifact-url"
+	InMaxRate              = "max-rate"
+	InMaxDuration          = "max-duration"
+	InMaxInFlight          = "max-in-flight"
+	InScenarioFrom         = "scenario-from"
 	InAllowWorkflowChanges = "allow-workflow-changes"
-	// InDuet runs both sides at the same instants each round, both stacks
-	// up (--duet): true (the default, as action.yml's) or false.
-	InDuet = "duet"
+	InDuet                 = "duet"
 )
 
-// The operator ceilings' defaults, action.yml's too (a test checks they
-// agree): bounded, so that no scenario file runs an unbounded load on a
-// runner by default. Sized for a hosted runner (2 to 4 cores, a 10m gate
-// budget): the demo's gate asks for 100 req/s over 38 s with 256 in
-// flight. A workflow raises them deliberately, in its own file.
+// The operator ceilings' defaults, also action.yml's (a test checks they
+// agree): no scenario runs an unbounded load on a runner by default.
 const (
 	DefaultMaxRate     = 2000             // req/s, the peak of any phase
 	DefaultMaxDuration = 10 * time.Minute // warm-up and phases of one round
 	DefaultMaxInFlight = 1024
 )
 
-// InputNames are the inputs ReadInputs reads: exactly action.yml's inputs
-// (a test checks it).
+// InputNames are exactly action.yml's inputs (a test checks it).
 var InputNames = []string{
 	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs, InLoadPriority,
 	InRounds, InBudget, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
 	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges, InDuet,
 }
 
-// InputEnv is the environment variable the runner (or action.yml's env
-// passthrough) sets for an input, as go-githubactions' GetInput reads it:
-// "INPUT_" + the name upper-cased, spaces turned into underscores, hyphens
-// kept.
+// InputEnv is the variable GetInput reads for an input: "INPUT_" + the name
+// upper-cased, spaces turned into underscores, hyphens kept.
 func InputEnv(name string) string {
 	return "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
 }
@@ -92,21 +73,20 @@ const (
 	FailOnNever      FailOn = "never"      // report only
 )
 
-// AgainstBase compares the head with the base checkout; the other form is
-// "baseline:<name>" (a stored baseline).
+// AgainstBase compares head with the base checkout; the other form is
+// "baseline:<name>".
 const AgainstBase = "base"
 
 // DefaultResultsDir is results-dir's default.
 const DefaultResultsDir = "loadgate-results"
 
-// Inputs are the action's inputs, validated. Zero values mean "the
-// command's default" where the input is optional.
+// Inputs are the action's inputs, validated. A zero value means the
+// command's default.
 type Inputs struct {
-	Scenario string   // path of the scenario file; required
-	Compose  []string // compose files, one per line or comma-separated; empty: the scenario's stack.compose
-	Base     string   // git ref of the base side; empty: the pull request's base commit (Resolve)
-	// BaseDefaulted: Resolve took the default branch's tip as the base.
-	BaseDefaulted bool
+	Scenario      string        // path of the scenario file; required
+	Compose       []string      // compose files, one per line or comma-separated; empty: the scenario's stack.compose
+	Base          string        // git ref of the base side; empty: the pull request's base commit (Resolve)
+	BaseDefaulted bool          // Resolve took the default branch's tip
 	Against       string        // "base" or "baseline:<name>"
 	Baseline      string        // <name> of against: baseline:<name>, else ""
 	StackCPUs     string        // cpu list ("0-1"), "" for the command's split
@@ -120,31 +100,20 @@ type Inputs struct {
 	Comment       bool
 	Token         string // masked as soon as read
 	ResultsDir    string
-	// ArtifactURL is the results artifact's link for the comment's footer,
-	// "" for the run's artifacts list (ArtifactURL).
-	ArtifactURL string
-	// Limits are the operator's ceilings (max-rate, max-duration,
-	// max-in-flight): never zero, the defaults when an input is empty.
-	Limits scenario.OperatorLimits
-	// ScenarioFrom is "" (base's scenario: the protected side sets the
-	// bar) or "head": head's scenario applied, unsafe for a required check.
+	ArtifactURL   string
+	// Limits are never zero: the defaults fill empty inputs.
+	Limits       scenario.OperatorLimits
 	ScenarioFrom string
-	// GuardWorkflows: the event runs the pull request's own workflow file
-	// (pull_request; not pull_request_target, whose workflow is base's), so
-	// head's changes to .github/workflows or action.yml make the gate
-	// unusable unless AllowWorkflowChanges (Resolve sets it).
+	// GuardWorkflows (pull_request runs head's own workflow file): head's
+	// changes to workflows or action.yml make the gate unusable unless
+	// AllowWorkflowChanges. Resolve sets it.
 	GuardWorkflows       bool
 	AllowWorkflowChanges bool
-	// Duet: both sides' loads at the same instants each round, both
-	// stacks up (--duet; the default); off against a baseline (one side).
-	Duet bool
-	// LoadPriority is --load-priority: auto unless the input says rt or
-	// normal.
-	LoadPriority pin.Mode
+	Duet                 bool
+	LoadPriority         pin.Mode
 }
 
-// InputError is a bad input: the command refuses (exit 2). Its message names
-// the input.
+// InputError is a bad input, named in its message: the command exits 2.
 type InputError struct {
 	Input string
 	Value string
@@ -165,8 +134,8 @@ func inputErr(name, value, format string, a ...any) error {
 }
 
 // ReadInputs reads and validates the inputs through a.GetInput (INPUT_*
-// variables). The token, when set, is masked before anything else is
-// printed. The first bad input gives an *InputError.
+// variables). The token is masked before anything else is printed. The
+// first bad input gives an *InputError.
 func ReadInputs(a *githubactions.Action) (Inputs, error) {
 	in := Inputs{
 		Against:    AgainstBase,
@@ -180,34 +149,48 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 		MaskSecrets(a, tok)
 		in.Token = tok
 	}
+	for _, read := range []func(*Inputs, func(string) string) error{
+		readSides, readCPUs, readRun, readOutput, readLimits, readSwitches,
+	} {
+		if err := read(&in, get); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
 
+// readSides reads scenario, compose, base and against.
+func readSides(in *Inputs, get func(string) string) error {
 	in.Scenario = get(InScenario)
 	if in.Scenario == "" {
-		return in, inputErr(InScenario, "", "required: the scenario file, e.g. examples/demo/scenario.yaml")
+		return inputErr(InScenario, "", "required: the scenario file, e.g. examples/demo/scenario.yaml")
 	}
 	in.Compose = splitList(get(InCompose))
 	in.Base = get(InBase)
 	if strings.HasPrefix(in.Base, "-") {
-		return in, inputErr(InBase, in.Base, "not a git ref")
+		return inputErr(InBase, in.Base, "not a git ref")
 	}
-
 	if s := get(InAgainst); s != "" {
 		switch name, isBaseline := strings.CutPrefix(s, "baseline:"); {
 		case s == AgainstBase:
 		case isBaseline && validName(name):
 			in.Baseline = name
 		default:
-			return in, inputErr(InAgainst, s, "want %q or \"baseline:<name>\" (letters, digits, . _ -)", AgainstBase)
+			return inputErr(InAgainst, s, "want %q or \"baseline:<name>\" (letters, digits, . _ -)", AgainstBase)
 		}
 		in.Against = s
 	}
+	return nil
+}
 
+// readCPUs reads stack-cpus and load-cpus, which must not overlap.
+func readCPUs(in *Inputs, get func(string) string) error {
 	var sets [2]pin.Set
 	for i, name := range []string{InStackCPUs, InLoadCPUs} {
 		s := get(name)
 		set, err := pin.Parse(s)
 		if err != nil {
-			return in, &InputError{Input: name, Value: s, Err: err}
+			return &InputError{Input: name, Value: s, Err: err}
 		}
 		sets[i] = set
 		if i == 0 {
@@ -217,45 +200,54 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 		}
 	}
 	if in.StackCPUs != "" && in.LoadCPUs != "" && pin.Overlaps(sets[0], sets[1]) {
-		return in, inputErr(InLoadCPUs, in.LoadCPUs, "overlaps stack-cpus %q: the stack and the load generator need disjoint cores", in.StackCPUs)
+		return inputErr(InLoadCPUs, in.LoadCPUs, "overlaps stack-cpus %q: the stack and the load generator need disjoint cores", in.StackCPUs)
 	}
+	return nil
+}
 
+// readRun reads rounds, budget, tolerance and scale.
+func readRun(in *Inputs, get func(string) string) error {
 	if s := get(InRounds); s == "auto" {
 		in.AutoRounds = true
 	} else if s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1000 {
-			return in, inputErr(InRounds, s, "want a whole number from 1 to 1000, or auto")
+			return inputErr(InRounds, s, "want a whole number from 1 to 1000, or auto")
 		}
 		in.Rounds = n
 	}
 	if s := get(InBudget); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 || d > 6*time.Hour {
-			return in, inputErr(InBudget, s, "want a duration such as 10m (at most 6h, a job's limit)")
+			return inputErr(InBudget, s, "want a duration such as 10m (at most 6h, a job's limit)")
 		}
 		in.Budget = d
 	}
 	if s := get(InTolerance); s != "" {
 		f, err := parseTolerance(s)
 		if err != nil {
-			return in, &InputError{Input: InTolerance, Value: s, Err: err}
+			return &InputError{Input: InTolerance, Value: s, Err: err}
 		}
 		in.Tolerance = f
 	}
 	if s := get(InScale); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || f <= 0 || f > 1 {
-			return in, inputErr(InScale, s, "want a number with 0 < scale <= 1")
+			return inputErr(InScale, s, "want a number with 0 < scale <= 1")
 		}
 		in.Scale = f
 	}
+	return nil
+}
+
+// readOutput reads fail-on, comment, results-dir and artifact-url.
+func readOutput(in *Inputs, get func(string) string) error {
 	if s := get(InFailOn); s != "" {
 		switch f := FailOn(s); f {
 		case FailOnRegression, FailOnThreshold, FailOnNever:
 			in.FailOn = f
 		default:
-			return in, inputErr(InFailOn, s, "want regression, threshold or never")
+			return inputErr(InFailOn, s, "want regression, threshold or never")
 		}
 	}
 	if s := get(InComment); s != "" {
@@ -265,7 +257,7 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 		case "false", "False", "FALSE":
 			in.Comment = false
 		default:
-			return in, inputErr(InComment, s, "want true or false")
+			return inputErr(InComment, s, "want true or false")
 		}
 	}
 	if s := get(InResultsDir); s != "" {
@@ -273,50 +265,62 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 	}
 	if s := get(InArtifactURL); s != "" {
 		if linkURL(s) == "" {
-			return in, inputErr(InArtifactURL, s, "want an http(s) URL, such as actions/upload-artifact's artifact-url output")
+			return inputErr(InArtifactURL, s, "want an http(s) URL, such as actions/upload-artifact's artifact-url output")
 		}
 		in.ArtifactURL = s
 	}
+	return nil
+}
+
+// readLimits reads the operator's ceilings: max-rate, max-duration and
+// max-in-flight.
+func readLimits(in *Inputs, get func(string) string) error {
 	if s := get(InMaxRate); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
-			return in, inputErr(InMaxRate, s, "want a positive number of requests per second, such as %d", DefaultMaxRate)
+			return inputErr(InMaxRate, s, "want a positive number of requests per second, such as %d", DefaultMaxRate)
 		}
 		in.Limits.Rate = f
 	}
 	if s := get(InMaxDuration); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 || d > 6*time.Hour {
-			return in, inputErr(InMaxDuration, s, "want a duration such as %v (at most 6h, a job's limit)", DefaultMaxDuration)
+			return inputErr(InMaxDuration, s, "want a duration such as %v (at most 6h, a job's limit)", DefaultMaxDuration)
 		}
 		in.Limits.Duration = d
 	}
 	if s := get(InMaxInFlight); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			return in, inputErr(InMaxInFlight, s, "want a whole number of at least 1, such as %d", DefaultMaxInFlight)
+			return inputErr(InMaxInFlight, s, "want a whole number of at least 1, such as %d", DefaultMaxInFlight)
 		}
 		in.Limits.InFlight = n
 	}
+	return nil
+}
+
+// readSwitches reads allow-workflow-changes, duet, load-priority and
+// scenario-from.
+func readSwitches(in *Inputs, get func(string) string) error {
 	switch s := get(InAllowWorkflowChanges); s {
 	case "", "false":
 	case "true":
 		in.AllowWorkflowChanges = true
 	default:
-		return in, inputErr(InAllowWorkflowChanges, s, "want true or false (the default)")
+		return inputErr(InAllowWorkflowChanges, s, "want true or false (the default)")
 	}
 	switch s := get(InDuet); s {
 	case "", "true":
 		in.Duet = true
 	case "false":
 	default:
-		return in, inputErr(InDuet, s, "want true (the default) or false")
+		return inputErr(InDuet, s, "want true (the default) or false")
 	}
 	in.LoadPriority = pin.ModeAuto
 	if s := get(InLoadPriority); s != "" {
 		m, err := pin.ParseMode(s)
 		if err != nil {
-			return in, inputErr(InLoadPriority, s, "want auto (the default), rt or normal")
+			return inputErr(InLoadPriority, s, "want auto (the default), rt or normal")
 		}
 		in.LoadPriority = m
 	}
@@ -325,9 +329,9 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 	case "head":
 		in.ScenarioFrom = s
 	default:
-		return in, inputErr(InScenarioFrom, s, "want base (the default) or head (unsafe for a required check)")
+		return inputErr(InScenarioFrom, s, "want base (the default) or head (unsafe for a required check)")
 	}
-	return in, nil
+	return nil
 }
 
 // Resolve fills what the inputs leave to the event: the base defaults to
@@ -347,8 +351,7 @@ func (in *Inputs) Resolve(ev Event) error {
 	return nil
 }
 
-// splitList splits a list input: one item per line, or comma-separated;
-// blank items are dropped.
+// splitList splits a list input on lines and commas, dropping blanks.
 func splitList(s string) []string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
@@ -380,12 +383,9 @@ func parseTolerance(s string) (float64, error) {
 	return f, nil
 }
 
-// validName is scenario.ValidName: the one rule for scenario and baseline
-// names, safe as is in a path, a marker, a log line and Markdown.
 func validName(s string) bool { return scenario.ValidName(s) }
 
-// MaskSecrets asks the runner to mask each value in the log, as
-// MaskValues does, through a (its writer and environment).
+// MaskSecrets is MaskValues through a's writer and environment.
 func MaskSecrets(a *githubactions.Action, values ...string) {
 	if a.Getenv("GITHUB_ACTIONS") != "true" {
 		return
@@ -395,23 +395,14 @@ func MaskSecrets(a *githubactions.Action, values ...string) {
 	}
 }
 
-// MinMaskLen is the shortest value MaskValues masks: a value of one or two
-// characters is no secret, and masking it would blank every such character
-// string in the log.
+// MinMaskLen is the shortest value masked: masking shorter ones would blank
+// every such string in the log.
 const MinMaskLen = 3
 
-// MaskValues writes `::add-mask::VALUE` to w for each value, before
-// anything that may contain it is logged: the runner then shows *** for it
-// in the job log (the log only: files written to the results directory are
-// not masked by it). A multi-line value is masked line by line (the runner
-// matches masks within a line); blank lines and values shorter than
-// MinMaskLen are skipped, each distinct line once. Outside GitHub Actions
-// (getenv("GITHUB_ACTIONS") is not "true") nothing is written: add-mask
-// echoes the secret, and only the runner hides it.
-//
-// The values to mask are the token and every value a scenario's ${ENV}
-// references resolved to (scenario.ResolveEnv's map): which of them are
-// secret is not known, so all are masked.
+// MaskValues writes `::add-mask::VALUE` to w for each value, before anything
+// containing it is logged (the job log only, not result files). Multi-line
+// values are masked line by line; outside GitHub Actions nothing is written,
+// as add-mask echoes the secret.
 func MaskValues(w io.Writer, getenv func(string) string, values ...string) {
 	if getenv == nil || getenv("GITHUB_ACTIONS") != "true" {
 		return
@@ -421,8 +412,7 @@ func MaskValues(w io.Writer, getenv func(string) string, values ...string) {
 	}
 }
 
-// maskLines are the distinct non-blank lines of values, trimmed, of at
-// least MinMaskLen bytes.
+// maskLines are the distinct trimmed lines of values, at least MinMaskLen long.
 func maskLines(values []string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -438,8 +428,7 @@ func maskLines(values []string) []string {
 	return out
 }
 
-// MaskEnv masks the values of env (a scenario's resolved ${ENV}
-// references), in the order of their names (MaskValues).
+// MaskEnv masks env's values (resolved ${ENV} references) in name order.
 func MaskEnv(w io.Writer, getenv func(string) string, env map[string]string) {
 	names := make([]string, 0, len(env))
 	for k := range env {

@@ -9,22 +9,15 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// EscapeMarkdown makes s (a name, a target, a reason: any string read from
-// a result, a scenario or an artifact) plain text on one line of GitHub
-// Markdown: internal/mdtext.Escape, the rule gate/report uses too. Line
-// breaks and control characters become spaces (no new heading, list, quote
-// or table row); \ ` * _ ~ [ ] ( ) < > & | # @ ! $ and a leading - + = or
-// "1." are backslash-escaped (no emphasis, code span, link, HTML, entity,
-// cell split, #reference, @mention, math or list).
+// EscapeMarkdown makes s plain text on one line of GitHub Markdown (no
+// heading, emphasis, link, HTML, cell split, @mention…); see mdtext.Escape.
 func EscapeMarkdown(s string) string { return mdtext.Escape(s) }
 
-// EscapeCode renders s as an inline code span on one line, safe in a table
-// cell (internal/mdtext.Code).
+// EscapeCode renders s as a one-line inline code span, safe in a table cell.
 func EscapeCode(s string) string { return mdtext.Code(s) }
 
-// VerdictWord is the verdict as the comment's title shows it: PASS,
-// REGRESSION, NOT MEASURED, UNUSABLE, …; UNKNOWN for a value that is not a
-// verdict.
+// VerdictWord is the verdict as the comment's title shows it (PASS,
+// REGRESSION…); UNKNOWN for a value that is not a verdict.
 func VerdictWord(v verdict.Value) string {
 	if !knownVerdict(v) {
 		return "UNKNOWN"
@@ -43,14 +36,10 @@ func knownVerdict(v verdict.Value) bool {
 
 var titleRE = regexp.MustCompile(`^# (loadgate[A-Za-z ]*):`)
 
-// Titled gives the report's title line the scenario's name and the verdict
-// word, "# loadgate gate: demo-api — REGRESSION", so that a reviewer reads
-// the verdict without opening the comment (the detailed verdict stays the
-// report's last section). The title is the first line that starts with
-// "# loadgate…:" among the report's first lines (after a banner such as
-// UNUSABLE GATE); it is rewritten whole, so that a title rendered without a
-// name ("# loadgate gate: ") still names the scenario. A report without
-// such a title gets one on top.
+// Titled rewrites the report's title, "# loadgate gate: demo-api —
+// REGRESSION", so reviewers see the verdict without opening the comment. The
+// title is the first "# loadgate…:" line near the top; a report without one
+// gets one.
 func Titled(md, scenario string, v verdict.Value) string {
 	name := EscapeMarkdown(scenario)
 	if name == "" {
@@ -76,8 +65,8 @@ func Titled(md, scenario string, v verdict.Value) string {
 	return "# loadgate: " + name + " — " + word + "\n\n" + md
 }
 
-// linkURL returns s as a URL safe inside a Markdown link's parentheses, or
-// "" when s is not an absolute http(s) URL.
+// linkURL is s made safe inside a Markdown link, or "" when s is not an
+// absolute http(s) URL.
 func linkURL(s string) string {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {

@@ -28,8 +28,7 @@ type Publication struct {
 	ResultsDir   string          // the results directory: the results-dir output; the manifest goes there
 }
 
-// Outcome is what Publish did. Notices and Warnings were also printed as
-// workflow commands.
+// Outcome is what Publish did; Notices and Warnings were also printed.
 type Outcome struct {
 	ExitCode       int      // ExitCode(p.Verdict, in.FailOn): the step's exit code
 	Regressions    []string // Regressions(p.Verdict)
@@ -56,19 +55,12 @@ func (o *Outcome) warning(a *githubactions.Action, format string, args ...any) {
 	a.Warningf("%s", msg)
 }
 
-// Publish publishes a gate run: the manifest in p.ResultsDir (for the fork
-// comment workflow), the step summary (p.Markdown, cut to SummaryLimit with
-// a note), the outputs (OutputNames), one annotation per workload that got
-// worse or was not measured (an error when it fails the step under fail-on,
-// else a warning; at most 10 of each, GitHub's per-step display limit), and
-// the pull request comment.
-//
-// Nothing about the comment is an error: no token, no pull request, or 401,
-// 403, 404 (a fork's read-only token, a token without pull-requests: write)
-// give a notice; any other failure a warning. The returned error is only
-// for what the step cannot do without (an unwritable summary, outputs or
-// manifest file); the command should report it and still exit with
-// Outcome.ExitCode, or 2 when that is 0. Outcome is never nil.
+// Publish writes the manifest (for the fork comment workflow), the step
+// summary, the outputs, annotations per workload that got worse (at most 10
+// of each kind, GitHub's display limit) and the pull request comment.
+// A comment failure is only a notice or warning. The error is for a
+// summary, output or manifest that could not be written: report it and exit
+// with Outcome.ExitCode, or 2 when that is 0. Outcome is never nil.
 func Publish(ctx context.Context, a *githubactions.Action, env *Env, ev Event, in Inputs, p Publication, hc *http.Client) (*Outcome, error) {
 	out := &Outcome{ExitCode: ExitCode(p.Verdict, in.FailOn), Regressions: Regressions(p.Verdict)}
 	MaskSecrets(a, in.Token)
@@ -105,10 +97,8 @@ func Publish(ctx context.Context, a *githubactions.Action, env *Env, ev Event, i
 	return out, errors.Join(errs...)
 }
 
-// ArtifactURL is the footer's link to the results artifact: the given URL
-// (actions/upload-artifact v4's artifact-url output, passed in as the
-// artifact-url input or --artifact-url), else the run's artifacts list,
-// RUN_URL#artifacts; "" without either.
+// ArtifactURL is the footer's link to the results artifact: given (the
+// artifact-url input), else RUN_URL#artifacts, else "".
 func ArtifactURL(given, runURL string) string {
 	if u := linkURL(given); u != "" {
 		return u
@@ -119,12 +109,11 @@ func ArtifactURL(given, runURL string) string {
 	return runURL + "#artifacts"
 }
 
-// comment creates or edits the scenario's comment, recording what happened
-// in out; it never fails the step.
+// comment creates or edits the scenario's comment, recording the outcome in
+// out; it never fails the step.
 func comment(ctx context.Context, a *githubactions.Action, env *Env, token string, pr int, scenario string, value verdict.Value, markdown, footer string, hc *http.Client, fork bool, out *Outcome) {
 	if !validName(scenario) {
-		// Never a marker from anything but the scenario's name (not a file
-		// name, not ""): another marker would be another comment.
+		// A marker only from the scenario's name: any other is another comment.
 		out.warning(a, "loadgate: no comment on #%d: the scenario name %q is not a valid scenario name", pr, clipName(scenario))
 		return
 	}
@@ -169,8 +158,8 @@ func comment(ctx context.Context, a *githubactions.Action, env *Env, token strin
 	}
 }
 
-// commentFooter is the comment's last line: the head commit, the workflow
-// run and the results artifact, and extra.
+// commentFooter is the comment's last line: head commit, run, artifact and
+// extra.
 func commentFooter(head, runURL, artifactURL, extra string) string {
 	var parts []string
 	parts = append(parts, "loadgate")
@@ -197,8 +186,8 @@ func clipName(s string) string {
 	return s
 }
 
-// writeSummary appends md to the step summary, cut so that the step's whole
-// summary stays within SummaryLimit.
+// writeSummary appends md to the step summary, cut to keep the whole summary
+// within SummaryLimit.
 func writeSummary(a *githubactions.Action, md string, out *Outcome) error {
 	path := a.Getenv("GITHUB_STEP_SUMMARY")
 	if path == "" {
@@ -222,8 +211,8 @@ func writeSummary(a *githubactions.Action, md string, out *Outcome) error {
 	return protect("writing the step summary", func() { a.AddStepSummary(md) })
 }
 
-// fileDelimiter is go-githubactions' fixed delimiter of multi-line values
-// in GITHUB_OUTPUT: a value containing it would end its value early.
+// fileDelimiter is go-githubactions' fixed delimiter in GITHUB_OUTPUT: a
+// value containing it would end early.
 const fileDelimiter = "_GitHubActionsFileCommandDelimeter_"
 
 func setOutputs(a *githubactions.Action, out *Outcome, kv [][2]string) error {
@@ -309,13 +298,12 @@ const ManifestFile = "loadgate-github.json"
 // ManifestSchema versions ManifestFile.
 const ManifestSchema = "loadgate/github/v1"
 
-// fallbackReport is where Publish copies the Markdown when the report file
-// is not inside the results directory.
+// fallbackReport is the Markdown's copy when the report is outside the
+// results directory.
 const fallbackReport = "loadgate-comment.md"
 
-// Manifest is what the fork comment workflow needs from a gate run's
-// results artifact. It is untrusted input there (the pull request's code
-// ran in that job): PublishFromDir checks it.
+// Manifest is what the fork comment workflow needs from a results artifact.
+// It is untrusted there: PublishFromDir checks it.
 type Manifest struct {
 	Schema      string        `json:"schema"`
 	Scenario    string        `json:"scenario"`
@@ -415,19 +403,12 @@ func readCapped(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// PublishFromDir comments on a pull request from a gate run's results
-// directory (the downloaded artifact): what `loadgate comment --from DIR
-// --pr N` does in the workflow_run workflow, where the token may write but
-// the artifact came from the pull request's own run and is untrusted.
-//
-// pr 0 takes the event's pull request, else the manifest's. The pull
-// request's current head commit (GET /repos/{o}/{r}/pulls/{n}) must be the
-// triggering run's head commit (ev.HeadSHA, for workflow_run) and the
-// manifest's: otherwise the artifact does not belong to that pull request,
-// or the pull request moved on, and there is no comment (a notice). A
-// malformed artifact is an error; a comment that cannot be posted a notice
-// or warning, as in Publish. Outcome.ExitCode is 0: this workflow gates
-// nothing.
+// PublishFromDir comments from a gate run's downloaded results (`loadgate
+// comment --from DIR --pr N` in a workflow_run workflow): the artifact is
+// untrusted. The pull request's current head (pr 0: the event's, else the
+// manifest's) must equal the triggering run's and the manifest's, else
+// there is no comment, only a notice. A malformed artifact is an error.
+// Outcome.ExitCode is 0: this workflow gates nothing.
 func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev Event, dir string, pr int, token, artifactURL string, hc *http.Client) (*Outcome, error) {
 	out := &Outcome{}
 	MaskSecrets(a, token)

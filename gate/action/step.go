@@ -18,43 +18,28 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Gate runs the gate the Action's inputs ask for: the command's gate
-// (gate/rounds.Run, wired to git, Docker Compose and the engine) with in
-// applied to its settings, its results written under out (in.ResultsDir
-// unless the command chose another; "" when it stopped before it had one).
-// An error is returned only when no verdict was reached (gate/rounds'
-// ErrUsage or ErrUnusable); the report is returned anyway, with what is
-// known.
+// Gate runs the gate with in applied to the command's settings, writing
+// under out ("" when it stopped before it had one). The error is only for no
+// verdict (rounds.ErrUsage or ErrUnusable); the report is returned anyway.
 type Gate interface {
 	Run(ctx context.Context, in Inputs) (gr rounds.Outcome, out string, err error)
 }
 
-// Step is the Action's step, `loadgate gate --github`: the inputs (INPUT_*
-// variables) and the event read, the scenario's ${ENV} values masked, the
-// gate run (Gate), an unusable gate's report completed with what is known
-// anyway (the scenario, both commits, the reason), the report rendered
-// once (Reports), and the verdict published (Publish: summary, outputs,
-// annotations, the pull request comment). The exit code follows fail-on.
-//
-// A Step is used once, by one goroutine; its fields are not changed while
-// Run runs.
+// Step is `loadgate gate --github`: read inputs and event, mask the
+// scenario's ${ENV} values, run the Gate, render once (Reports) and Publish.
+// The exit code follows fail-on. A Step is used once, by one goroutine.
 type Step struct {
 	Gate Gate
-	// Reports renders gr into out (report.md, verdict.json, latency.svg;
-	// the text report to the log) and returns report.md's bytes: the step
-	// summary and the comment are that rendering, never a re-read. An
-	// error is a file that could not be written.
+	// Reports renders gr into out and returns report.md's bytes, which the
+	// summary and comment reuse. An error is a file not written.
 	Reports func(out string, gr rounds.Outcome) ([]byte, error)
-	// Getenv and LookupEnv are the process's environment (os.Getenv,
-	// os.LookupEnv): the runner's variables, the inputs, the scenario's
-	// ${ENV} values.
+	// Getenv and LookupEnv are the process's environment.
 	Getenv    func(string) string
 	LookupEnv func(string) (string, bool)
 	Stdout    io.Writer // workflow commands (masks, annotations, outputs' notices)
 	Stderr    io.Writer // the log
-	// Dir is the workspace (the repository checked out; "": the current
-	// directory): the scenario input is relative to it, and its HEAD is
-	// head's commit when the gate stopped before it knew it.
+	// Dir is the workspace ("": the current directory); the scenario input is
+	// relative to it.
 	Dir  string
 	HTTP *http.Client // GitHub's API; nil: the default client
 }
@@ -67,12 +52,9 @@ type StepResult struct {
 	Outcome  *Outcome        // what Publish did; nil when nothing was published
 }
 
-// Run runs the step. Bad inputs or event (an *InputError among them) are
-// refused (ErrUsage, annotated as an error); a gate that stopped as
-// refused is returned as is (annotated); an unusable gate is published as
-// the unusable verdict (exit 3) and is not an error; a report that could
-// not be written is. A failure to publish is logged and does not change
-// the exit code.
+// Run runs the step. Bad inputs or event are ErrUsage; an unusable gate is
+// published as such (exit 3) and is not an error; a report not written is.
+// A failure to publish does not change the exit code.
 func (s Step) Run(ctx context.Context) (StepResult, error) {
 	a := githubactions.New(githubactions.WithWriter(s.Stdout), githubactions.WithGetenv(s.Getenv))
 	env, err := FromEnv(s.Getenv)
@@ -99,9 +81,7 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 		dir = "."
 	}
 
-	// The scenario file as the workspace has it: the name of last resort
-	// (scenarioName), and the ${ENV} values it resolves, masked before the
-	// gate logs anything. (The gate masks the scenario it runs too.)
+	// Masked before the gate logs anything; the gate masks what it runs too.
 	sc, _ := scenario.Load(inDir(dir, in.Scenario), scenario.Options{})
 	if sc != nil {
 		if vals, err := sc.ResolveEnv(s.LookupEnv); err == nil {
@@ -115,8 +95,8 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 			a.Errorf("%v", err)
 			return StepResult{FailOn: in.FailOn}, err
 		}
-		// An unusable gate is still published: the summary and the comment
-		// name the scenario, both commits and the reason.
+		// An unusable gate is still published, naming the scenario, commits and
+		// reason.
 		gr.Verdict = rounds.ErrorVerdict(oneLineReason(err))
 		completeUnusable(ctx, dir, &gr, sc, in, env)
 		if out == "" {
@@ -155,12 +135,9 @@ func inDir(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// scenarioName is the scenario's name for the marker of its comment,
-// derived the same way whatever the outcome: the name the gate judged (its
-// report's scenario, else its results'), else the name: field of the
-// scenario file (a gate that stopped before it loaded the scenario). Never
-// the file's name: that would be another marker, so another comment. ""
-// when none is known (Publish then does not comment).
+// scenarioName is the comment marker's name, the same whatever the outcome:
+// the judged scenario's name, else the scenario file's name: field, never a
+// file name (another marker, so another comment); "" when none is known.
 func scenarioName(gr rounds.Outcome, sc *scenario.Scenario) string {
 	if gr.Scenario.Name != "" {
 		return gr.Scenario.Name
@@ -178,10 +155,8 @@ func scenarioName(gr rounds.Outcome, sc *scenario.Scenario) string {
 	return ""
 }
 
-// completeUnusable fills in what the report of a gate that stopped before
-// its verdict lacks and is known anyway: the scenario (name, hash, file)
-// and both sides' refs and commits (head: the workspace's HEAD, which is
-// what head measures; base: the base input, resolved in the workspace).
+// completeUnusable fills in what a gate that stopped early did not report:
+// the scenario and both sides' refs and commits, resolved in the workspace.
 func completeUnusable(ctx context.Context, dir string, gr *rounds.Outcome, sc *scenario.Scenario, in Inputs, env *Env) {
 	if gr.Scenario.Name == "" && sc != nil {
 		gr.Scenario = result.Scenario{Name: sc.Name, Hash: sc.Hash, File: filepath.ToSlash(in.Scenario)}
@@ -207,8 +182,8 @@ func completeUnusable(ctx context.Context, dir string, gr *rounds.Outcome, sc *s
 	}
 }
 
-// oneLineReason is err's message on one line, without a final period (the
-// report adds its own): a reason must not end the banner line it is on.
+// oneLineReason is err's message on one line, without a final period: it
+// sits inside a banner line.
 func oneLineReason(err error) string {
 	s := strings.Join(strings.Fields(report.ErrorText(err)), " ")
 	return strings.TrimRight(s, ". ")

@@ -1,23 +1,12 @@
-// Package counted reads what the services of the stack counted themselves
-// ("counted by the service", issue 13): for each count: of a scenario, a
-// Prometheus counter scraped in the text exposition format (parsed by
-// github.com/prometheus/common/expfmt) at the start of every phase and
-// once after the drain, so that each phase's increase can be set beside
-// what the generator sent in it.
+// Package counted reads what the stack's services counted themselves: each
+// scenario count: is a Prometheus counter scraped at every phase start and
+// after the drain, so each phase's increase sits beside what the generator
+// sent in it.
 //
-// The reads are made on the run's clock, at the phases' scheduled
-// boundaries, while the load goes on: a request in flight at a boundary
-// can be counted in the phase next to the one that sent it (at most the
-// requests in flight then). The total, from the first phase's start to
-// after the drain, has no inner boundary. Warm-up requests are sent before
-// the first read and are in no span (measurement rule 7).
-//
-// A counter that went down between two reads, or a page whose
-// process_start_time_seconds changed (the service restarted), is a reset:
-// the span says so and is not measured; nothing is subtracted. Without
-// that gauge, a restart after which the counter grew past its earlier
-// value cannot be seen.
-// A read that failed leaves the spans next to it not measured, saying why.
+// Reads follow the run's clock while the load goes on, so a request in
+// flight at a boundary may be counted in the next phase. A counter that went
+// down, or a changed process_start_time_seconds, is a reset: that span is
+// not measured. A failed read leaves its neighbouring spans not measured.
 package counted
 
 import (
@@ -47,29 +36,25 @@ const (
 	MaxSeries   = 10000   // matching series summed
 )
 
-// ErrExposition is wrapped by every error of Decode about what a service
-// sent (as opposed to not reaching it).
+// ErrExposition is wrapped by Decode's errors about what a service sent (not
+// about reaching it).
 var ErrExposition = errors.New("metrics")
 
-// Reading is the value of a selector at one moment: the sum over the
-// series it matched, and each series' value (for reset detection).
+// Reading is a selector's value at one moment: the sum over matched series,
+// and each series' value.
 type Reading struct {
 	Value  float64
 	Series map[string]float64 // by the series' labels, sorted, as name="value",...
-	// Started is the page's process_start_time_seconds (0 when it has
-	// none): a change between two reads is a restart.
+	// Started is process_start_time_seconds (0 when absent); a change is a
+	// restart.
 	Started float64
 }
 
-// startMetric is the gauge every Prometheus client exposes: when its
-// process started.
 const startMetric = "process_start_time_seconds"
 
-// Decode parses a metrics page in the text exposition format and reads sel
-// from it: the sum of the series of metric sel.Name whose labels include
-// sel.Labels. The metric must be a counter (or untyped) and every matched
-// value finite and >= 0. A metric absent from the page reads 0 with no
-// series (a counter not yet incremented is often not exposed at all).
+// Decode reads sel from a metrics page in the text exposition format: the
+// sum of sel.Name's series whose labels include sel.Labels. The metric must
+// be a counter (or untyped) with finite values >= 0; one absent reads 0.
 func Decode(r io.Reader, sel scenario.Selector) (Reading, error) {
 	lr := &io.LimitedReader{R: r, N: MaxBytes + 1}
 	p := expfmt.NewTextParser(model.LegacyValidation)
@@ -119,8 +104,8 @@ func Decode(r io.Reader, sel scenario.Selector) (Reading, error) {
 	return rd, nil
 }
 
-// matches: m has every label of sel with its value; as in PromQL, a
-// label="" matches a series without that label.
+// matches: m has every label of sel; as in PromQL, label="" matches a series
+// without it.
 func matches(m *dto.Metric, sel scenario.Selector) bool {
 	for _, want := range sel.Labels {
 		got := ""
@@ -146,10 +131,8 @@ func seriesKey(m *dto.Metric) string {
 	return strings.Join(parts, ",")
 }
 
-// Scrape gets http://addr+path within ReadTimeout and Decodes sel from it.
-// addr is the IP:port the engine gave for a service of the stack the
-// caller started: the GET (internal/stackget) connects there and nowhere
-// else, through no proxy, refuses a redirect and reads at most MaxBytes.
+// Scrape gets http://addr+path within ReadTimeout and Decodes sel. The GET
+// (stackget) connects to addr only: no proxy, no redirect, at most MaxBytes.
 func Scrape(ctx context.Context, addr, path string, sel scenario.Selector) (Reading, error) {
 	page, err := stackget.Get(ctx, addr, path, stackget.Request{Accept: "text/plain;version=0.0.4", MaxBytes: MaxBytes, Timeout: ReadTimeout})
 	if err != nil {
@@ -167,9 +150,8 @@ func Scrape(ctx context.Context, addr, path string, sel scenario.Selector) (Read
 	return rd, nil
 }
 
-// increase is after − before and whether the counter reset in between:
-// the process restarted (its start time changed), some series went down,
-// or one that was there is gone.
+// increase is after − before, and whether the counter reset in between (a
+// restart, a series that went down or vanished).
 func increase(before, after Reading) (inc float64, reset bool) {
 	if before.Started != 0 && after.Started != 0 && before.Started != after.Started {
 		return 0, true

@@ -14,27 +14,24 @@ import (
 	"github.com/loadgate/loadgate/gate/stub"
 )
 
-// LabelStub marks a service of a stack as a `loadgate stub`; its value is
-// the port the stub listens on. A run reads the stub's stated
-// configuration (GET /stub/config) and states it in the report.
+// LabelStub marks a service as a `loadgate stub`; its value is the stub's
+// port. A run states the stub's configuration in the report.
 const LabelStub = "io.loadgate.stub"
 
-// Resolver resolves a service:port of the stack loadgate started to the
-// address to connect to (compose's Stack.Target, which waits for the
-// port up to the stack's ready timeout).
+// Resolver resolves a service:port of loadgate's stack to an address,
+// waiting for the port (compose's Stack.Target).
 type Resolver interface {
 	Target(ctx context.Context, serviceColonPort string) (addr, path string, err error)
 }
 
 // RefusedError is a count naming a service:port the stack does not allow
-// (the caller's exit 2); its message names the count's file and line.
+// (exit 2); its message names the file and line.
 type RefusedError struct{ err error }
 
 func (e *RefusedError) Error() string { return e.err.Error() }
 func (e *RefusedError) Unwrap() error { return e.err }
 
-// Addrs is where a stack's counts are read: resolved once per stack
-// (Resolve), since a count's port is waited for up to the ready timeout.
+// Addrs is where a stack's counts are read, resolved once per stack.
 type Addrs struct {
 	addrs []string // per count of sc.Counts(); "" where unreached
 	whys  []string // why a count's port was not reached
@@ -42,18 +39,16 @@ type Addrs struct {
 
 // ResolveOptions says how Resolve judges a count it cannot resolve.
 type ResolveOptions struct {
-	// Refused is the Resolver's error for a service:port that is not
-	// allowed (stack.ErrTargetRefused): such a count is a *RefusedError.
+	// Refused is the Resolver's error for a disallowed service:port.
 	Refused error
-	// UnreachedOK: a port that accepts no connection is recorded as not
-	// reached (a gate, whose base may predate the counter), not an error.
+	// UnreachedOK records a port that accepts no connection as not reached (a
+	// gate's base may predate the counter) instead of failing.
 	UnreachedOK bool
 }
 
-// Resolve resolves the scenario's counts on the stack, each service:port
-// once. A count naming a service:port the stack does not allow is a
-// *RefusedError; one whose port accepts no connection is an error (the
-// run is unusable) unless o.UnreachedOK, or ctx ended.
+// Resolve resolves the scenario's counts, each service:port once. A
+// disallowed one is a *RefusedError; an unreachable one an error unless
+// o.UnreachedOK.
 func Resolve(ctx context.Context, sc *scenario.Scenario, r Resolver, o ResolveOptions) (Addrs, error) {
 	names, counts := sc.Counts()
 	var ca Addrs
@@ -84,10 +79,8 @@ func Resolve(ctx context.Context, sc *scenario.Scenario, r Resolver, o ResolveOp
 	return ca, nil
 }
 
-// Stubs reads the stated configuration of every service labelled
-// LabelStub (labels: each service's labels, by name), sorted by service.
-// A stub that cannot be read is stated not measured, with why, and told to
-// warn.
+// Stubs reads the stated configuration of every service labelled LabelStub,
+// sorted by service; one that cannot be read is not measured, and warned of.
 func Stubs(ctx context.Context, labels map[string]map[string]string, r Resolver, warn func(service, why string)) []result.Stub {
 	var names []string
 	for name, l := range labels {
@@ -124,10 +117,9 @@ func Stubs(ctx context.Context, labels map[string]map[string]string, r Resolver,
 	return out
 }
 
-// Counting is what one load reads from the services themselves: the
-// scenario's counts (a Reader) and the stubs' configurations. Its methods
-// are called by one goroutine, in order: Started's listener (by the
-// engine), then Finish or Stop. A nil *Counting does nothing.
+// Counting is what one load reads from the services: counts and stub
+// configurations. One goroutine calls Started's listener, then Finish or
+// Stop. A nil *Counting does nothing.
 type Counting struct {
 	reader    *Reader
 	stubs     []result.Stub
@@ -135,16 +127,15 @@ type Counting struct {
 	unreached []unreachedC // counts whose port accepted no connection
 }
 
-// unreachedC is a count whose service port could not be reached (the
-// side's service exposes no such counter): not measured, with the reason.
+// unreachedC is a count whose port could not be reached: not measured.
 type unreachedC struct {
 	workload string
 	count    *scenario.Count
 	why      string
 }
 
-// Plain is the counting of a plain run (a loopback --target URL): it has
-// no stack whose service loadgate may ask, and says so of every count.
+// Plain is the counting of a plain run (--target URL): no stack to ask, so
+// every count is not measured.
 func Plain(sc *scenario.Scenario) *Counting {
 	names, counts := sc.Counts()
 	c := &Counting{}
@@ -155,8 +146,7 @@ func Plain(sc *scenario.Scenario) *Counting {
 	return c
 }
 
-// New is the counting of one load on a stack, its counts resolved (ca)
-// and its stubs' configurations read.
+// New is the counting of one load on a stack.
 func New(sc *scenario.Scenario, ca Addrs, stubs []result.Stub) *Counting {
 	names, counts := sc.Counts()
 	c := &Counting{stubs: stubs}
@@ -177,9 +167,8 @@ func New(sc *scenario.Scenario, ca Addrs, stubs []result.Stub) *Counting {
 	return c
 }
 
-// Started returns the load's start listener (load.Config.Started) that
-// times the counted reads on the schedule's own t0, which the engine hands
-// it before the first request is due; nil when there is nothing to read.
+// Started returns the listener timing the reads on the schedule's t0; nil
+// when there is nothing to read.
 func (c *Counting) Started(ctx context.Context) func(time.Time) {
 	if c == nil || c.reader == nil {
 		return nil
@@ -187,17 +176,15 @@ func (c *Counting) Started(ctx context.Context) func(time.Time) {
 	return func(t0 time.Time) { c.reader.Start(ctx, t0) }
 }
 
-// Stop ends the counted reads of a load that returns without Finish (it
-// failed, or was interrupted), so that none outlives the stack. After
-// Finish it does nothing.
+// Stop ends the reads of a load that returns without Finish, so none
+// outlives the stack.
 func (c *Counting) Stop() {
 	if c != nil && c.reader != nil {
 		c.reader.Stop()
 	}
 }
 
-// Finish makes the last read and writes what was counted into res
-// (res.Counting, and not_measured for what could not be read).
+// Finish makes the last read and writes res.Counting (and not_measured).
 func (c *Counting) Finish(ctx context.Context, res *result.Result) {
 	if c == nil {
 		return
@@ -219,8 +206,7 @@ func (c *Counting) Finish(ctx context.Context, res *result.Result) {
 }
 
 // counted is u as the result states it: every span not measured, beside
-// what was sent toward it (the workload's offered requests, or every
-// workload's for the scenario-wide count).
+// what was sent toward it.
 func (u unreachedC) counted(res *result.Result) result.Counted {
 	c := result.Counted{Workload: u.workload, Service: u.count.Service, Port: u.count.Port, Path: u.count.Path,
 		Metric: u.count.Metric.String(), Phases: []result.CountedSpan{}, Total: result.CountedSpan{Phase: result.TotalSpan, NotMeasured: u.why}}

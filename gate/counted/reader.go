@@ -10,19 +10,17 @@ import (
 	"github.com/loadgate/loadgate/internal/ctxwait"
 )
 
-// Probe is one count to read: the scenario's (Workload "") or one
-// workload's, at Addr (host:port of the service, resolved by the caller).
+// Probe is one count to read, the scenario's (Workload "") or a workload's,
+// at Addr.
 type Probe struct {
 	Workload string
 	Count    *scenario.Count
 	Addr     string
 }
 
-// Options are a Reader's seams; the zero value is the real thing. Every
-// read is Scrape's checked GET: there is no client to set.
+// Options are a Reader's test seams; the zero value is the real thing.
 type Options struct {
-	// Wait blocks until t or until ctx ends, returning ctx's error then
-	// (nil: a timer). Now is the clock (nil: time.Now). Tests set both.
+	// Wait blocks until t or ctx ends (nil: a timer); Now is the clock.
 	Wait func(ctx context.Context, t time.Time) error
 	Now  func() time.Time
 }
@@ -35,19 +33,15 @@ type read struct {
 	err  []error
 }
 
-// Reader reads a scenario's counts at its phases' boundaries during one
-// run. Use it from one goroutine: NewReader, Start just before the load
-// starts, Finish once the load has returned; Start's reads run on a
-// goroutine of their own, which Finish ends and waits for. A run that
-// ends without Finish (the load failed) calls Stop, or ends Start's ctx:
-// either ends that goroutine, so no read outlives the run (and its stack).
+// Reader reads a scenario's counts at its phase boundaries during one run.
+// Use it from one goroutine: NewReader, Start, then Finish, or Stop when the
+// load failed, so that no read outlives the stack.
 type Reader struct {
 	sc     *scenario.Scenario
 	probes []Probe
 	opt    Options
 
-	// reads[k] is boundary k: the start of phase k; reads[len(phases)] the
-	// read after the drain (Finish).
+	// reads[k] is phase k's start; reads[len(phases)] the read after the drain.
 	reads  []read
 	mu     sync.Mutex         // guards reads while Start's goroutine runs
 	cancel context.CancelFunc // ends the waits (Finish)
@@ -66,12 +60,9 @@ func NewReader(sc *scenario.Scenario, probes []Probe, opt Options) *Reader {
 	return &Reader{sc: sc, probes: probes, opt: opt, reads: make([]read, len(sc.Phases)+1)}
 }
 
-// Start reads every probe at each phase's scheduled start, t0 + warm-up +
-// the phases before it, t0 being the schedule's start (the load's first
-// due time). It returns at once.
-//
-// Finish ends the waits, not a read in progress (each read is bounded by
-// ReadTimeout); Stop, or the end of ctx, ends both.
+// Start reads every probe at each phase's scheduled start from t0 on, on
+// its own goroutine, and returns at once. Finish ends the waits; Stop or
+// ctx also ends a read in progress.
 func (r *Reader) Start(ctx context.Context, t0 time.Time) {
 	var rctx, wctx context.Context
 	rctx, r.stop = context.WithCancel(ctx)
@@ -106,10 +97,8 @@ func (r *Reader) readAll(ctx context.Context, k int) {
 	r.mu.Unlock()
 }
 
-// Stop ends Start's goroutine, a read in progress included, and waits for
-// it: for a run that ends without Finish (its load failed). The reads it
-// made are kept; Stop before Start, twice, or after Finish does nothing
-// more.
+// Stop ends Start's goroutine and waits for it, keeping the reads made. It
+// is a no-op before Start, when repeated, or after Finish.
 func (r *Reader) Stop() {
 	if r.stop != nil {
 		r.stop()
@@ -117,9 +106,8 @@ func (r *Reader) Stop() {
 	}
 }
 
-// Finish makes the read after the drain, ends Start's goroutine (a read
-// it has not made by now is missing: the run ended early) and returns one
-// result.Counted per probe, its spans set beside what res says was sent.
+// Finish reads after the drain, ends Start's goroutine and returns one
+// result.Counted per probe beside what res says was sent.
 func (r *Reader) Finish(ctx context.Context, res *result.Result) []result.Counted {
 	if r.cancel != nil {
 		r.cancel()
@@ -182,8 +170,7 @@ func (r *Reader) span(i, a, b int, start time.Time) result.CountedSpan {
 		s.NotMeasured = "no series of " + r.probes[i].Count.Metric.String() + " was exposed at the end: check the metric's name and labels"
 	default:
 		inc, reset := increase(ra.rd[i], rb.rd[i])
-		// A reset between two inner reads is one too, even when the counter
-		// has grown past its first value by the end.
+		// A reset between inner reads counts even if the counter grew past it.
 		prev := ra.rd[i]
 		for k := a + 1; k < b && !reset; k++ {
 			if rk := r.reads[k]; rk.done && rk.err[i] == nil {

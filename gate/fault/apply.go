@@ -13,18 +13,11 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Apply writes the faults into res (after Stop): res.Faults with what
-// really happened and each workload's recovery seconds, and it takes the
-// requests due during each fault out of their phase's numbers (counts,
-// failures, late, completions, histograms — exactly: a count or bucket the
-// phase does not hold is an error, never clamped; throughput over the
-// phase's time outside the faults). res.Offered, res.Recorded and res.Late
-// keep counting everything the run offered: phases + faults[].during
-// (result.Check). A fault that could not be injected or undone makes res
-// unusable, saying why.
-//
-// Requests due before a fault that fail during it (in flight when it
-// began) stay in their phase's numbers: the split is by due time.
+// Apply writes res.Faults (what happened, each workload's recovery seconds)
+// and takes the requests due during each fault out of their phase's
+// numbers, exactly: a count the phase does not hold is an error, never
+// clamped. res.Offered and Recorded still count everything. A failed fault
+// makes res unusable. The split is by due time.
 func (in *Injector) Apply(res *result.Result) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -34,9 +27,7 @@ func (in *Injector) Apply(res *result.Result) error {
 			res.Unusable = append(res.Unusable, err.Error())
 		}
 	}
-	// The run observed its schedule to the end unless it stopped early
-	// (interrupted, or ended by a failed fault): then no recovery second
-	// counts as observed.
+	// A run that stopped early observed no recovery second.
 	observedUntil := in.sc.TotalDuration()
 	if res.Interrupted || in.err != nil || len(res.Phases) < len(in.sc.Phases) {
 		observedUntil = 0
@@ -130,9 +121,8 @@ func (in *Injector) takeOut(res *result.Result, pi int, cells []*cell) error {
 }
 
 // record is what st gives in result.json. A recovery second is observed
-// when it lies wholly before observedUntil (the schedule's end, 0 when the
-// run stopped early) and the fault was undone. lat and svc are scratch
-// histograms.
+// when it ends before observedUntil and the fault was undone. lat and svc
+// are scratch histograms.
 func (in *Injector) record(st *state, observedUntil time.Duration, lat, svc *hdrhistogram.Histogram) result.Fault {
 	rf := result.Fault{
 		Phase: in.sc.Phases[st.phase].Name, Action: st.f.Action, Service: st.f.Service,
@@ -163,8 +153,7 @@ func (in *Injector) record(st *state, observedUntil time.Duration, lat, svc *hdr
 	return rf
 }
 
-// during sums workload wi's cells of st over phases (lat and svc are
-// scratch histograms, reset here).
+// during sums workload wi's cells of st (lat and svc: scratch, reset here).
 func during(st *state, wi int, lat, svc *hdrhistogram.Histogram) result.Workload {
 	w := result.Workload{Failures: map[string]int64{}}
 	lat.Reset()

@@ -1,21 +1,13 @@
-// Package fault injects a scenario's faults (phase inject:) into the stack
-// on the run's clock and counts what each workload met during and after
-// them (issue 13).
+// Package fault injects a scenario's faults into the stack on the run's
+// clock and counts what each workload met during and after them.
 //
-// An Injector is the engine's load.FaultHook: the engine tells it the
-// schedule's start (Start), from which it fires each fault at phase start
-// + at, undoes it after for, and records when each action really began and
-// returned; every measured outcome (Observe) is filed by its due time as
-// during a fault (kept out of its phase's numbers by Apply) or in a second
-// of the recovery window after it. The recovery judgement itself is the
-// verdict's (verdict.Recovery).
+// An Injector is the engine's load.FaultHook: from Start it fires each fault
+// at phase start + at and undoes it after for; Observe files each outcome by
+// its due time as during a fault (Apply takes it out of its phase) or in a
+// second of the recovery window. A fault that cannot be injected or undone
+// cancels the load (OnFail) and makes the result unusable.
 //
-// A fault that cannot be injected or undone is never skipped: the
-// injector records why, cancels the load (OnFail), and Apply marks the
-// result unusable.
-//
-// Concurrency: Start, Observe, Stop and Err may be called concurrently
-// (Observe from many workers); Apply after Stop.
+// Start, Observe, Stop and Err may be called concurrently; Apply after Stop.
 package fault
 
 import (
@@ -35,8 +27,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Target is where faults are injected: the services of the stack loadgate
-// started (Stack adapts a *compose.Stack).
+// Target is the stack loadgate started (Stack adapts a *compose.Stack).
 type Target interface {
 	// Services are the stack's service names.
 	Services() []string
@@ -79,14 +70,14 @@ func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) 
 // ActionTimeout bounds one action or its undoing.
 const ActionTimeout = time.Minute
 
-// ErrFault is in the chain of every error about a fault that could not
-// be injected or undone (the run is unusable).
+// ErrFault is in the chain of every error about a fault not injected or not
+// undone.
 var ErrFault = errors.New("fault not injected")
 
 // Options configure an Injector.
 type Options struct {
-	// OnFail is called once, from the injector's goroutine, when a fault
-	// could not be injected or undone (typically: cancel the load).
+	// OnFail is called once, from the injector's goroutine, when a fault fails
+	// (typically: cancel the load).
 	OnFail func(error)
 	Clock  Clock     // nil: the real clock
 	Log    io.Writer // one line per action; nil: none
@@ -127,10 +118,8 @@ type state struct {
 	seconds [][]second      // [workload][second]
 }
 
-// cell is what one workload's requests due during a fault gave, in one
-// phase: its counts as the phase's (Completed: completions of any request
-// that landed in the window, in this phase) and the successes' histograms
-// (nil until the first), to take out of the phase exactly.
+// cell is what one workload's requests due during a fault gave in one phase:
+// counts and success histograms, to take out of the phase exactly.
 type cell struct {
 	counts   result.Workload
 	lat, svc *hdrhistogram.Histogram
@@ -151,10 +140,9 @@ func inc(m *map[string]int64, key string) {
 	(*m)[key]++
 }
 
-// New returns an injector for sc's faults on target. ctx bounds the
-// injector's life (its cancellation undoes a fault in effect). Call Check
-// before the load, pass the injector as load.Config.Faults, and Stop and
-// Apply after load.Run.
+// New returns an injector for sc's faults on target; ending ctx undoes a
+// fault in effect. Call Check before the load, pass it as
+// load.Config.Faults, and Stop and Apply after load.Run.
 func New(ctx context.Context, sc *scenario.Scenario, target Target, opt Options) *Injector {
 	if opt.Clock == nil {
 		opt.Clock = realClock{}
@@ -177,7 +165,7 @@ func New(ctx context.Context, sc *scenario.Scenario, target Target, opt Options)
 }
 
 // Check refuses a fault on a service the stack does not have, naming the
-// scenario's file and line (the run is unusable: exit 3).
+// scenario's file and line.
 func (in *Injector) Check() error {
 	services := in.target.Services()
 	for _, st := range in.faults {
@@ -206,8 +194,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Start is load.FaultHook.Start: it starts firing the faults on the
-// schedule that began at t0.
+// Start is load.FaultHook.Start: fire the faults on the schedule from t0.
 func (in *Injector) Start(t0 time.Time) {
 	in.mu.Lock()
 	in.t0 = t0
@@ -252,8 +239,8 @@ func (in *Injector) one(st *state) error {
 	st.applied, st.isApplied, st.containers = in.since(), true, active.Containers()
 	in.mu.Unlock()
 	in.logf("%s %s at %s (planned %s): in effect at %s", st.f.Action, st.f.Service, secs(st.started), secs(st.planned), secs(st.applied))
-	// Undo at planned + for, or at once if the action itself took longer.
-	// A cancelled run undoes at once: the stack is never left broken.
+	// Undo at planned + for, or at once if the action ran longer or the run
+	// was cancelled.
 	_ = in.sleepUntil(st.planned + st.f.For)
 	in.mu.Lock()
 	st.undoStarted = in.since()
@@ -308,9 +295,8 @@ func (in *Injector) logf(format string, args ...any) {
 
 func secs(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
-// Stop ends the injector: a fault still in effect is undone, one not yet
-// fired never will be (and is recorded as not injected). It waits for the
-// injector's goroutine. Stop is idempotent.
+// Stop undoes a fault in effect, records unfired ones as not injected and
+// waits for the injector's goroutine. Idempotent.
 func (in *Injector) Stop() {
 	in.once.Do(func() {
 		in.cancel()
@@ -323,8 +309,7 @@ func (in *Injector) Stop() {
 	})
 }
 
-// Done is closed when the injector has fired and undone every fault (or
-// given up on one). It never closes before Start.
+// Done is closed when every fault was fired and undone (or given up on).
 func (in *Injector) Done() <-chan struct{} { return in.done }
 
 // Err is the first fault that could not be injected or undone, nil if none.
@@ -335,8 +320,8 @@ func (in *Injector) Err() error {
 }
 
 // Observe is load.FaultHook.Observe: it files an outcome by its due time,
-// with the numbers the engine derived (load.MakeOutcome), so what it
-// takes out of a phase is exactly what the phase holds.
+// with the engine's own numbers, so what it takes out of a phase is exactly
+// what the phase holds.
 func (in *Injector) Observe(o load.Outcome) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -395,11 +380,9 @@ func (in *Injector) Observe(o load.Outcome) {
 	}
 }
 
-// cellOf is st's cell for workload w in phase pi. A fault keeps cells for
-// its own phase and the next only (scenario.FaultCells, the budget the
-// scenario was checked against); a request beyond them (undoing ran past
-// the next phase) makes the run unusable rather than the memory unbounded:
-// cellOf returns nil and records the error.
+// cellOf is st's cell for workload w in phase pi. Cells exist only for the
+// fault's phase and the next (scenario.FaultCells); beyond them the run is
+// made unusable rather than memory unbounded, and cellOf returns nil.
 func (in *Injector) cellOf(st *state, pi, w int) *cell {
 	if pi != st.phase && pi != st.phase+1 {
 		if in.overrun == nil {
@@ -424,7 +407,7 @@ type target struct {
 	limit  time.Duration
 }
 
-// targets lists a recovery's latency targets by metric key (result.Second.Over).
+// targets lists a recovery's latency targets by metric key.
 func targets(r scenario.Recovery) []target {
 	var out []target
 	for _, t := range []target{{"p50", r.P50}, {"p90", r.P90}, {"p95", r.P95}, {"p99", r.P99}, {"p999", r.P999}} {

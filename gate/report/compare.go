@@ -14,8 +14,7 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// gateReport is a gate's outcome as the renderers read it: its methods
-// normalize and query it; how the rounds ran is read from the results.
+// gateReport is a gate's outcome as the renderers read it.
 type gateReport rounds.Outcome
 
 func (g *gateReport) normalize() {
@@ -48,9 +47,8 @@ func (g *gateReport) first() *result.Result {
 
 func (g *gateReport) sides() []rounds.SideResults { return []rounds.SideResults{g.Base, g.Head} }
 
-// roundOrder is how the rounds ran, read from the results: per round the
-// side that went first (result.Round, else the earlier start time), and
-// whether every round's idle side was paused (result.Round only).
+// roundOrder is how the rounds ran: per round the side that went first, and
+// whether the idle side was always paused.
 type roundOrder struct {
 	baseFirst []bool // per paired round; nil when any round's order is unknown
 	alternate bool   // the first side alternated (ABBA)
@@ -104,9 +102,7 @@ func (g *gateReport) order() roundOrder {
 	return o
 }
 
-// label is the order in a few words: "ABBA", "base first", "head first",
-// "mixed order", "duet", "head rounds against one base result", "order
-// not recorded".
+// label is the order in a few words: "ABBA", "base first", "duet", …
 func (o roundOrder) label() string {
 	switch {
 	case o.duet:
@@ -172,10 +168,9 @@ func (g *gateReport) judgedPhases() []result.Phase {
 	return judgedPhases(r.Phases)
 }
 
-// pooledSummary is a side's latency summary of one workload in one phase
-// over the rounds judged (result.PoolLatency, the exact merge the
-// verdict's numbers come from; a duet round the verdict left out is not
-// drawn either). ok is false when a histogram does not decode.
+// pooledSummary is a side's latency summary of a workload in a phase over
+// the judged rounds, merged as the verdict's numbers are. ok is false when
+// a histogram does not decode.
 func pooledSummary(s rounds.SideResults, leftOut []int, phase, workload string) (result.Summary, bool) {
 	h, err := result.PoolLatency(judgedRounds(s.Results, leftOut), phase, workload)
 	if err != nil {
@@ -184,8 +179,7 @@ func pooledSummary(s rounds.SideResults, leftOut []int, phase, workload string) 
 	return result.Summarize(h), true
 }
 
-// pooledRounds words the rounds a table pools: "3 round(s)", or "8 of 9
-// rounds (round 4 left out)".
+// pooledRounds words the rounds pooled: "8 of 9 rounds (round 4 left out)".
 func pooledRounds(rounds int, leftOut []int) string {
 	if len(leftOut) == 0 {
 		return fmt.Sprintf("%d round(s)", rounds)
@@ -201,8 +195,7 @@ func pooledRounds(rounds int, leftOut []int) string {
 	return fmt.Sprintf("%d of %d rounds (%s %s left out)", rounds-len(leftOut), rounds, word, strings.Join(ns, ", "))
 }
 
-// judgedRounds are rs without the duet rounds left out, by the verdict's
-// round numbers (a duet result's own, else its place).
+// judgedRounds are rs without the duet rounds the verdict left out.
 func judgedRounds(rs []*result.Result, leftOut []int) []*result.Result {
 	if len(leftOut) == 0 {
 		return rs
@@ -240,8 +233,8 @@ func (g *gateReport) workloadNames(phase string) []string {
 	return names
 }
 
-// topo summarizes a side's topology over its rounds: the value when every
-// round agrees, else the distinct values joined.
+// topo is a side's topology value when every round agrees, else the
+// distinct values joined.
 func topo(s rounds.SideResults, f func(result.Topology) string) string {
 	var vals []string
 	for _, r := range s.Results {
@@ -287,8 +280,8 @@ func sideCommit(s rounds.SideResults) string {
 	return ""
 }
 
-// warnings are the report's own notes: pinning that did not hold, sides on
-// different cpusets, the caller's notes and the verdict's.
+// warnings are the report's notes: pinning that did not hold, different
+// cpusets, the caller's and the verdict's notes.
 func (g *gateReport) warnings() []string {
 	var ws []string
 	add := func(s string) {
@@ -330,9 +323,8 @@ func (g *gateReport) warnings() []string {
 	return ws
 }
 
-// warmupNote words a side's warm-up failures over its rounds, "" when
-// none failed: the warm-up is excluded from every number, but a warm-up
-// that fails is a finding.
+// warmupNote words a side's warm-up failures, "" when none: excluded from
+// every number, they are still a finding.
 func warmupNote(s rounds.SideResults) string {
 	var failed, of int64
 	by := map[string]int64{}
@@ -358,9 +350,8 @@ func warmupNote(s rounds.SideResults) string {
 	return fmt.Sprintf("%s warm-up (%s): %s; excluded from every number, but the service failed requests before the measured phases", s.Name, which, warmupFailed(failed, of, by))
 }
 
-// notPinned words the rounds whose pinning did not hold, one note per
-// reason however many rounds share it: "rounds 1–12 of both sides were
-// not pinned (…)", "base round 2 was not pinned (…)".
+// notPinned is one note per reason the pinning did not hold: "rounds 1–12
+// of both sides were not pinned (…)".
 func (g *gateReport) notPinned() []string {
 	type group struct {
 		reason string
@@ -434,8 +425,8 @@ func (g *gateReport) comparisons(phase string) []verdict.Comparison {
 	return cs
 }
 
-// delta is the Δ column: the estimate, with "~" beside it when it is not
-// significant: "+31.2%", "−13.2% ~", "+0.07 pts ~".
+// delta is the Δ column, "~" beside a change that is not significant:
+// "−13.2% ~".
 func delta(c verdict.Comparison) string {
 	if c.Interval == "" {
 		return dash
@@ -450,13 +441,11 @@ func delta(c verdict.Comparison) string {
 	return s
 }
 
-// DeltaText is a comparison's estimate as the tables' Δ column prints it,
-// "~" beside it when it is not significant: "+31.2%", "−13.2% ~".
+// DeltaText is a comparison's Δ as the tables print it.
 func DeltaText(c verdict.Comparison) string { return delta(c) }
 
 // CIText is a comparison's interval as the tables print it: "−16.6% …
-// +50.5%", "−0.01 … +0.03 pts", "–" when it has none (a p95 of too few
-// samples), and an upper bound past 100× as "more than +9 900.0%".
+// +50.5%", or "–" when it has none.
 func CIText(c verdict.Comparison) string { return ciText(c) }
 
 // ciText is the interval column.
@@ -488,12 +477,9 @@ func metricName(c verdict.Comparison) string {
 	return c.Metric + " ms"
 }
 
-// CompareMarkdown writes the gate report: what ran where (both sides,
-// commits, cpusets, pinning, rounds and their order), per judged phase
-// (then recover) a base → head table with Δ, its interval and the sample
-// counts per side ("~" when not significant) and a latency-by-percentile
-// chart (mermaid xychart-beta), the stack per service per side, notes, what
-// is not measured and synthetic, and the verdict last.
+// CompareMarkdown writes the gate report: what ran where, per judged phase
+// a base → head table (Δ, interval, counts) and a latency chart, the stack
+// per service, notes, what is not measured, and the verdict last.
 func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
 	g := gateReport(o)
 	g.normalize()
@@ -586,8 +572,7 @@ func targets(s rounds.SideResults) string {
 	return strings.Join(vals, ", ")
 }
 
-// gateWhy renders a workload verdict's checks and comparisons (worded:
-// the verdict has been through Explain).
+// gateWhy renders a workload verdict's checks and comparisons.
 func gateWhy(wv verdict.WorkloadVerdict, sep string) string {
 	var parts []string
 	if s := checksText(wv, sep); s != "" && !(len(wv.Checks) == 0 && WorkloadWhy(wv) == "no thresholds") {
@@ -731,7 +716,7 @@ func mdCompareStack(b *md, g *gateReport) {
 	b.line("")
 }
 
-// notMeasured and synthetic lists, over both sides.
+// lists are the not-measured and synthetic lists over both sides.
 func (g *gateReport) lists() (nm, syn []string) {
 	for _, s := range g.sides() {
 		for _, r := range s.Results {
@@ -773,8 +758,7 @@ func mdCompareNotMeasured(b *md, g *gateReport) {
 	b.line("")
 }
 
-// CompareText writes a compact gate report for a terminal, in the same
-// order as CompareMarkdown, the verdict last.
+// CompareText writes a compact gate report for a terminal, verdict last.
 func CompareText(w io.Writer, o rounds.Outcome) error {
 	g := gateReport(o)
 	g.normalize()

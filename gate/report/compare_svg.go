@@ -44,34 +44,46 @@ func verdictColor(v verdict.Value) string {
 }
 
 // ComparePlotSVG writes a self-contained SVG (no script, no external font or
-// style) of latency by percentile, base against head, for every workload of
-// the judged and recover phases: nearest-rank percentiles of all rounds
-// pooled per side, in ms on a log axis (so p50 … p95, the judged ones, are
-// not squashed under p99.9), with the x axis on a log scale of 1/(1−q) so
-// p50 … p99.9 are evenly readable. The verdict word leads the title; the
-// judged percentile is marked with its Δ and value. Each point carries a
-// tooltip with its value and sample count. A workload not measured on a
-// side is drawn as text, not as a line.
+// style) of latency by percentile, base against head, per workload of the
+// judged and recover phases: all rounds pooled per side, ms on a log axis,
+// x on a log scale of 1/(1−q). The judged percentile is marked with its Δ;
+// a workload not measured on a side is drawn as text.
 func ComparePlotSVG(w io.Writer, o rounds.Outcome) error {
 	g := gateReport(o)
 	g.normalize()
 	g.Verdict = Explain(g.Verdict)
-	v := g.Verdict
-	type panel struct {
-		phase, name string
-		base, head  []float64
-		nb, nh      int64
-		judged      []verdict.Comparison
+	panels := comparePanels(g)
+	d := newSVG(svgTop + max(len(panels), 1)*svgPanelH)
+	compareHeader(d, g)
+	if len(panels) == 0 {
+		d.f(`<text x="%d" y="%d">%s</text>`, svgPadL, svgTop+40, esc(noPanels(g)))
 	}
-	var panels []panel
+	for i, p := range panels {
+		drawComparePanel(d, g, i, p)
+	}
+	return d.end(w)
+}
+
+// comparePanel is one phase and workload of ComparePlotSVG.
+type comparePanel struct {
+	phase, name string
+	base, head  []float64
+	nb, nh      int64
+	judged      []verdict.Comparison
+}
+
+// comparePanels pools each judged workload's percentiles per side; an
+// unusable gate has none, so that none of its numbers is drawn.
+func comparePanels(g gateReport) []comparePanel {
+	if g.Verdict.Value == verdict.Unusable {
+		return nil
+	}
+	var panels []comparePanel
 	for _, p := range g.judgedPhases() {
-		if v.Value == verdict.Unusable {
-			break // no number of an unusable gate is drawn
-		}
 		for _, name := range g.workloadNames(p.Name) {
 			sb, _ := pooledSummary(g.Base, g.Verdict.LeftOut, p.Name, name)
 			sh, _ := pooledSummary(g.Head, g.Verdict.LeftOut, p.Name, name)
-			pn := panel{phase: p.Name, name: name, base: summaryValues(sb), head: summaryValues(sh), nb: sb.Count, nh: sh.Count}
+			pn := comparePanel{phase: p.Name, name: name, base: summaryValues(sb), head: summaryValues(sh), nb: sb.Count, nh: sh.Count}
 			for _, c := range g.comparisons(p.Name) {
 				if c.Workload == name && c.Metric != verdict.MetricErrorRate {
 					pn.judged = append(pn.judged, c)
@@ -80,92 +92,98 @@ func ComparePlotSVG(w io.Writer, o rounds.Outcome) error {
 			panels = append(panels, pn)
 		}
 	}
-	d := newSVG(svgTop + max(len(panels), 1)*svgPanelH)
+	return panels
+}
+
+// compareHeader draws the verdict word (on its own line: it is never cut),
+// the title and the legend.
+func compareHeader(d *svgDoc, g gateReport) {
 	f := d.f
-	// The verdict word first, on its own line: it is never cut.
-	d.verdictTitle(verdictColor(v.Value), strings.ToUpper(string(v.Value)), "· gate "+g.Scenario.Name)
+	d.verdictTitle(verdictColor(g.Verdict.Value), strings.ToUpper(string(g.Verdict.Value)), "· gate "+g.Scenario.Name)
 	f(`<text x="%d" y="44" fill="#333">%s</text>`, svgPadL, esc(fmt.Sprintf("latency by percentile, %s vs %s, %d round(s), %s",
 		g.Base.Name, g.Head.Name, g.Rounds, g.order().label())))
 	f(`<line x1="%d" y1="60" x2="%d" y2="60" stroke="%s" stroke-width="2" stroke-dasharray="6 3"/><text x="%d" y="64">%s %s</text>`,
 		svgPadL, svgPadL+24, svgBase, svgPadL+30, esc(g.Base.Name), esc(commitText(sideCommit(g.Base))))
 	f(`<line x1="%d" y1="60" x2="%d" y2="60" stroke="%s" stroke-width="2"/><text x="%d" y="64">%s %s</text>`,
 		svgPadL+200, svgPadL+224, svgHead, svgPadL+230, esc(g.Head.Name), esc(commitText(sideCommit(g.Head))))
-	if len(panels) == 0 {
-		f(`<text x="%d" y="%d">%s</text>`, svgPadL, svgTop+40, esc(noPanels(g)))
-	}
+}
+
+// percentileX is the x of quantile q: log scale of 1/(1−q) over chartQ.
+func percentileX(q float64) float64 {
+	lo, hi := math.Log10(1/(1-chartQ[0])), math.Log10(1/(1-chartQ[len(chartQ)-1]))
 	plotW := float64(svgW - svgPadL - svgPadR)
-	xFrac := func(q float64) float64 {
-		lo, hi := math.Log10(1/(1-chartQ[0])), math.Log10(1/(1-chartQ[len(chartQ)-1]))
-		return (math.Log10(1/(1-q)) - lo) / (hi - lo)
+	return svgPadL + (math.Log10(1/(1-q))-lo)/(hi-lo)*plotW
+}
+
+// drawComparePanel draws panel i: axes, the judged marks and both sides.
+func drawComparePanel(d *svgDoc, g gateReport, i int, p comparePanel) {
+	f := d.f
+	top := float64(svgTop + i*svgPanelH + svgPadT)
+	bottom := float64(svgTop + (i+1)*svgPanelH - svgPadB)
+	f(`<g>`)
+	f(`<text x="%d" y="%s"><tspan font-weight="bold">%s</tspan><tspan dx="8">%s</tspan></text>`, svgPadL, num(top-26), esc(p.phase+" · "+p.name),
+		esc(fmt.Sprintf("n %s=%s, %s=%s", g.Base.Name, Count(p.nb), g.Head.Name, Count(p.nh))))
+	ax := newLatencyAxis(top, bottom)
+	if p.nb > 0 {
+		ax.add(p.base...)
 	}
-	xOf := func(q float64) float64 { return svgPadL + xFrac(q)*plotW }
-	for i, p := range panels {
-		top := float64(svgTop + i*svgPanelH + svgPadT)
-		bottom := float64(svgTop + (i+1)*svgPanelH - svgPadB)
-		f(`<g>`)
-		f(`<text x="%d" y="%s"><tspan font-weight="bold">%s</tspan><tspan dx="8">%s</tspan></text>`, svgPadL, num(top-26), esc(p.phase+" · "+p.name),
-			esc(fmt.Sprintf("n %s=%s, %s=%s", g.Base.Name, Count(p.nb), g.Head.Name, Count(p.nh))))
-		ax := newLatencyAxis(top, bottom)
-		if p.nb > 0 {
-			ax.add(p.base...)
-		}
-		if p.nh > 0 {
-			ax.add(p.head...)
-		}
-		ax.fix()
-		yOf := ax.y
-		// axes and grid
-		ax.grid(d)
-		for k, q := range chartQ {
-			d.xGridLine(xOf(q), top, bottom, chartPercentiles[k])
-		}
-		// The judged percentile(s): a band, and the comparison above the plot.
-		for _, c := range p.judged {
-			k := slices.Index(chartPercentiles, c.Metric)
-			if k < 0 {
-				continue
-			}
-			x := xOf(chartQ[k])
-			f(`<rect x="%s" y="%s" width="12" height="%s" fill="%s" fill-opacity="0.12"/><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5"/>`,
-				num(x-6), num(top), num(bottom-top), svgJudged, num(x), num(top), num(x), num(bottom), svgJudged)
-			// Centred over its line, kept inside the plot's width (≈ 7.5 px
-			// a character of bold 12 px sans-serif).
-			label := judgedLabel(c)
-			wide := 7.5 * float64(utf8.RuneCountInString(label))
-			lx := max(svgPadL, min(x-wide/2, svgW-svgPadR-wide))
-			f(`<text x="%s" y="%s" fill="%s" font-weight="bold">%s</text>`, num(lx), num(top-8), svgJudged, esc(label))
-		}
-		d.axes(top, bottom)
-		d.yTitle(top, bottom, "ms (log scale)")
-		d.xTitle(bottom, "percentile (log scale of 1/(1−q)), nearest-rank, all rounds pooled")
-		for _, s := range []struct {
-			name  string
-			vals  []float64
-			n     int64
-			color string
-			dash  string
-		}{{g.Head.Name, p.head, p.nh, svgHead, ""}, {g.Base.Name, p.base, p.nb, svgBase, ` stroke-dasharray="6 3"`}} { // base on top: dashed, it shows where the lines coincide
-			if s.n == 0 {
-				y := top + 14
-				if s.color == svgHead {
-					y += 16
-				}
-				f(`<text x="%d" y="%s" fill="%s">%s: not measured (n=0)</text>`, svgPadL+10, num(y), s.color, esc(s.name))
-				continue
-			}
-			pts := make([]string, len(s.vals))
-			for k, v := range s.vals {
-				pts[k] = num(xOf(chartQ[k])) + "," + num(yOf(v))
-			}
-			f(`<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`, s.color, s.dash, strings.Join(pts, " "))
-			for k, v := range s.vals {
-				f(`<circle cx="%s" cy="%s" r="3.5" fill="%s"><title>%s</title></circle>`, num(xOf(chartQ[k])), num(yOf(v)), s.color,
-					esc(fmt.Sprintf("%s %s %s ms (n=%s)", s.name, chartPercentiles[k], MS(v), Count(s.n))))
-			}
-		}
-		f(`</g>`)
+	if p.nh > 0 {
+		ax.add(p.head...)
 	}
-	return d.end(w)
+	ax.fix()
+	ax.grid(d)
+	for k, q := range chartQ {
+		d.xGridLine(percentileX(q), top, bottom, chartPercentiles[k])
+	}
+	for _, c := range p.judged {
+		drawJudged(d, c, top, bottom)
+	}
+	d.axes(top, bottom)
+	d.yTitle(top, bottom, "ms (log scale)")
+	d.xTitle(bottom, "percentile (log scale of 1/(1−q)), nearest-rank, all rounds pooled")
+	// Base last, dashed on top: it shows where the lines coincide.
+	drawCompareSide(d, g.Head.Name, p.head, p.nh, svgHead, "", top, ax.y)
+	drawCompareSide(d, g.Base.Name, p.base, p.nb, svgBase, ` stroke-dasharray="6 3"`, top, ax.y)
+	f(`</g>`)
+}
+
+// drawJudged marks a judged percentile with a band and its comparison above
+// the plot.
+func drawJudged(d *svgDoc, c verdict.Comparison, top, bottom float64) {
+	k := slices.Index(chartPercentiles, c.Metric)
+	if k < 0 {
+		return
+	}
+	x := percentileX(chartQ[k])
+	d.f(`<rect x="%s" y="%s" width="12" height="%s" fill="%s" fill-opacity="0.12"/><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5"/>`,
+		num(x-6), num(top), num(bottom-top), svgJudged, num(x), num(top), num(x), num(bottom), svgJudged)
+	// Centred over its line, kept inside the plot (≈ 7.5 px a character of
+	// bold 12 px sans-serif).
+	label := judgedLabel(c)
+	wide := 7.5 * float64(utf8.RuneCountInString(label))
+	lx := max(svgPadL, min(x-wide/2, svgW-svgPadR-wide))
+	d.f(`<text x="%s" y="%s" fill="%s" font-weight="bold">%s</text>`, num(lx), num(top-8), svgJudged, esc(label))
+}
+
+// drawCompareSide draws one side's percentiles, or says it was not measured.
+func drawCompareSide(d *svgDoc, name string, vals []float64, n int64, color, dash string, top float64, yOf func(float64) float64) {
+	if n == 0 {
+		y := top + 14
+		if color == svgHead {
+			y += 16
+		}
+		d.f(`<text x="%d" y="%s" fill="%s">%s: not measured (n=0)</text>`, svgPadL+10, num(y), color, esc(name))
+		return
+	}
+	pts := make([]string, len(vals))
+	for k, v := range vals {
+		pts[k] = num(percentileX(chartQ[k])) + "," + num(yOf(v))
+	}
+	d.f(`<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`, color, dash, strings.Join(pts, " "))
+	for k, v := range vals {
+		d.f(`<circle cx="%s" cy="%s" r="3.5" fill="%s"><title>%s</title></circle>`, num(percentileX(chartQ[k])), num(yOf(v)), color,
+			esc(fmt.Sprintf("%s %s %s ms (n=%s)", name, chartPercentiles[k], MS(v), Count(n))))
+	}
 }
 
 // judgedLabel marks a judged percentile: "judged p95: Δ +31.1% ·

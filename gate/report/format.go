@@ -15,22 +15,16 @@ import (
 // dash stands in for a number that does not exist (no samples, no duration).
 const dash = "—"
 
-// Numbers have one formatter per kind, used by every rendering (text,
-// Markdown, SVG) and exported for the other surfaces (the pull-request
-// comment): Count, MS, Percent, SignedPercent, SignedPoints, ShortHash.
-// Digits are grouped by threes with a thin space (U+2009), one character
-// wide like a digit in a monospace table, so space-aligned columns stay
-// aligned and a grouped number never reads as two cells.
+// Numbers have one formatter per kind for every rendering. Digits are grouped
+// by a thin space (U+2009), as wide as a digit in a monospace table.
 
 // GroupSep separates groups of three digits.
 const GroupSep = "\u2009"
 
-// minus is the sign of a negative number (U+2212, as wide as "+").
+// minus is U+2212, as wide as "+".
 const minus = "−"
 
-// group inserts GroupSep every three digits in the integer part of a
-// formatted decimal number, and writes a negative sign as minus:
-// "1520.5" → "1 520.5", "-1234" → "−1 234".
+// group groups the integer part's digits and writes minus: "-1234" → "−1 234".
 func group(s string) string {
 	sign := ""
 	if strings.HasPrefix(s, "-") {
@@ -55,8 +49,7 @@ func group(s string) string {
 	return sign + b.String() + frac
 }
 
-// sig3 formats v with 3 significant digits, digits grouped:
-// 0.412, 12.3, 312, 1 520.
+// sig3 formats v with 3 significant digits, grouped: 0.412, 12.3, 1 520.
 func sig3(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return dash
@@ -72,8 +65,7 @@ func sig3(v float64) string {
 	return group(strconv.FormatFloat(rounded, 'f', dec, 64))
 }
 
-// trimZeros drops trailing zeros of a decimal fraction: "0.0350" → "0.035",
-// "2.00" → "2".
+// trimZeros drops a fraction's trailing zeros: "0.0350" → "0.035".
 func trimZeros(s string) string {
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
@@ -81,21 +73,17 @@ func trimZeros(s string) string {
 	return s
 }
 
-// MS formats a latency in milliseconds, without the unit: 3 significant
-// digits (the histograms' precision), digits grouped: 0.0412, 12.3, 1 520.
+// MS formats milliseconds, without the unit, to the histograms' precision.
 func MS(v float64) string { return sig3(v) }
 
 // Count formats a count with grouped digits: 2 811.
 func Count(n int64) string { return group(strconv.FormatInt(n, 10)) }
 
-// Percent formats a fraction as a percentage, 3 significant digits at
-// most, trailing zeros dropped: 0.001 → "0.1%", 0.000355 → "0.0355%",
-// 0 → "0%". Every error rate, share and limit in a report is written by it.
+// Percent formats a fraction as a percentage, 3 significant digits at most:
+// 0.000355 → "0.0355%".
 func Percent(frac float64) string { return trimZeros(sig3(frac*100)) + "%" }
 
-// Confidence formats a confidence level: as Percent, but a level below 1
-// never reads "100%" (a sequential look's 99.99…% kept its digits, floored:
-// 0.999937 → "99.993%").
+// Confidence is Percent, but a level below 1 never reads "100%".
 func Confidence(frac float64) string {
 	s := Percent(frac)
 	if frac >= 1 || s != "100%" {
@@ -109,12 +97,9 @@ func Confidence(frac float64) string {
 	return "99.99…%"
 }
 
-// SignedPercent formats a ratio as a signed percentage change, one decimal:
-// 1.312 → "+31.2%", 0.868 → "−13.2%", a change under 0.05% → "+0.0%".
-// boundPercent is SignedPercent of an interval's upper bound or of the
-// smallest detectable change, but above 100× (+9 900%) "more than +9 900.0%":
-// a few rounds at a sequential gate's first, strictest look bound nothing,
-// and "+10 468 444 702.9%" told a reader only that.
+// boundPercent is a ratio as a signed percentage change, one decimal
+// (1.312 → "+31.2%"), and "more than +9 900.0%" above 100×: such a bound
+// says nothing more.
 func boundPercent(ratio float64) string {
 	if ratio > 100 || math.IsInf(ratio, 1) {
 		return "more than " + SignedPercent(100)
@@ -134,9 +119,8 @@ func SignedPercent(ratio float64) string {
 	return s + "%"
 }
 
-// SignedPoints formats a difference of two fractions in signed percentage
-// points, two decimals, without the unit: 0.0007 → "+0.07", −0.0032 →
-// "−0.32".
+// SignedPoints formats a difference of fractions in signed percentage
+// points, without the unit: −0.0032 → "−0.32".
 func SignedPoints(d float64) string {
 	s := group(strconv.FormatFloat(d*100, 'f', 2, 64))
 	if !strings.HasPrefix(s, minus) {
@@ -156,8 +140,7 @@ func scenarioHash(h string) string {
 // commitText is a commit's short form, "unknown" when there is none.
 func commitText(c string) string { return orUnknown(result.ShortHash(c)) }
 
-// fixed1 formats a rate, a CPU percentage or MiB with one decimal, digits
-// grouped: 1 234.6.
+// fixed1 formats with one decimal, grouped: 1 234.6.
 func fixed1(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return dash
@@ -174,9 +157,8 @@ func exact(v float64) string { return group(strconv.FormatFloat(v, 'f', -1, 64))
 // factor formats a multiplier as verdict rounded it: 1.5, 14.
 func factor(k float64) string { return strconv.FormatFloat(k, 'f', -1, 64) }
 
-// seconds formats a duration in seconds: "60 s", "1.5 s", "0.25 s".
-// wallBoundText states the run's wall-time bound: the load never outlives
-// warm-up + phases + drain + slack.
+// wallBoundText states the load's wall-time bound: warm-up + phases + drain
+// + slack.
 func wallBoundText(r *result.Result) string {
 	return "wall-time bound " + seconds(r.WallBoundS) + " (warm-up + phases + drain + 2 s): the load never runs longer"
 }
@@ -234,8 +216,7 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// classes lists failure classes by count descending, then name:
-// "timeout 3, status 503 2".
+// classes lists failure classes by count, then name: "timeout 3, status 503 2".
 func classes(m map[string]int64) string {
 	type kv struct {
 		k string
@@ -277,7 +258,7 @@ func title(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// phaseTotals sums a phase's workloads.
+// totals sums a phase's workloads.
 type totals struct {
 	offered, completed   int64
 	offeredPS, complPS   float64
@@ -321,8 +302,8 @@ func sectionTitle(p result.Phase) string {
 	return title(p.Name) + " (judged)"
 }
 
-// unusableBanner returns the reasons a run is unusable, or nil when it is
-// usable. The first reason accounts for offered != recorded.
+// unusableReasons returns why a run is unusable, or nil. The first reason
+// accounts for offered != recorded.
 func unusableReasons(r *result.Result, v verdict.Verdict) []string {
 	if r.Usable && r.Offered == r.Recorded && v.Value != verdict.Unusable {
 		return nil
@@ -373,8 +354,8 @@ func syntheticLoad(scenario string) string {
 	return fmt.Sprintf("the load: requests generated by loadgate from the scenario %q on a fixed schedule, not production traffic", scenario)
 }
 
-// verdictWhy explains an overall verdict in a few words: valueWhy, except
-// for a gate left inconclusive by rounds whose generator fell behind.
+// verdictWhy is valueWhy, except for a gate inconclusive because its
+// generator fell behind.
 func verdictWhy(v verdict.Verdict) string {
 	if v.Value == verdict.Inconclusive && len(v.Untrusted) > 0 {
 		return "a round's generator fell behind its schedule, so no regression, improvement or pass is called (warning, not a failure)"
@@ -432,7 +413,7 @@ func checkText(c verdict.Check) string {
 }
 
 // checksText renders a workload verdict's checks, led by its why when it is
-// not measured or has no checks.
+// not measured or has none.
 func checksText(wv verdict.WorkloadVerdict, sep string) string {
 	var parts []string
 	if why := WorkloadWhy(wv); why != "" && (wv.Value == verdict.NotMeasured || len(wv.Checks) == 0) {
@@ -447,9 +428,7 @@ func checksText(wv verdict.WorkloadVerdict, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// generatorBehind states the numbers of the result's behind-schedule
-// warning (result.GeneratorBehind decides it) beside their limits, or ""
-// when the generator kept its schedule.
+// generatorBehind states a behind-schedule warning's numbers, or "".
 func generatorBehind(r *result.Result) string {
 	if g := r.GeneratorBehind(); g != nil {
 		return generatorText(*g)
@@ -457,16 +436,13 @@ func generatorBehind(r *result.Result) string {
 	return ""
 }
 
-// GeneratorWhy words a behind-schedule warning (result.GeneratorBehind):
-// "generator behind schedule: 57% of requests late (342 of 600, limit 1%),
-// lateness p99 833 ms (n=600, limit 5 ms)". Explain sets it as the
-// Reason of a gate's untrusted rounds (verdict.json).
+// GeneratorWhy words a behind-schedule warning: "generator behind schedule:
+// 57% of requests late (342 of 600, limit 1%), …". Explain makes it the
+// Reason of a gate's untrusted rounds.
 func GeneratorWhy(g result.Generator) string {
 	return "generator behind schedule: " + generatorText(g)
 }
 
-// generatorText states a behind-schedule warning's numbers beside their
-// limits.
 func generatorText(g result.Generator) string {
 	s := fmt.Sprintf("%s of requests late (%s of %s, limit %s), lateness p99 %s ms (n=%s, limit %s ms)",
 		Percent(g.LateShare), Count(g.Late), Count(g.Offered), Percent(g.LateShareLimit), MS(g.LatenessP99MS), Count(g.LatenessCount), exact(g.LatenessP99LimitMS))
@@ -476,8 +452,8 @@ func generatorText(g result.Generator) string {
 	return s
 }
 
-// stealText words a steal share of some cores: "the hypervisor took 3.8%
-// of the generator's cores (steal)", or that it took none.
+// stealText words a steal share: "the hypervisor took 3.8% of the
+// generator's cores (steal)".
 func stealText(share float64, of string) string {
 	if share == 0 {
 		return "no hypervisor steal on " + of
@@ -485,11 +461,8 @@ func stealText(share float64, of string) string {
 	return "the hypervisor took " + Percent(share) + " of " + of + " (steal)"
 }
 
-// stealAdvice is what a generator behind should know of steal that took 1%
-// or more of its cores: other guests of the host took them, which no core
-// inside this machine avoids ("" below that, or when not read). 1% of a
-// core's time in bursts of tens of milliseconds is enough to make more
-// than 1% of the requests late.
+// stealAdvice explains a steal of 1% or more to a generator behind: other
+// guests took those cores, which no pinning avoids. "" below that.
 func stealAdvice(st *result.Steal) string {
 	if st == nil {
 		return ""
@@ -505,8 +478,8 @@ func stealShareAdvice(share float64) string {
 	return "; the steal is other guests' work on this machine's host, which no core inside it avoids: only a quieter host does (a duet gate makes both sides meet it alike, it does not remove it)"
 }
 
-// StealLine words a result's steal for its header: the generator's cores'
-// share and the stack's, over the measured window; "" when not read.
+// StealLine words the generator's and stack's steal shares for a header;
+// "" when not read.
 func StealLine(st *result.Steal) string {
 	if st == nil {
 		return ""
@@ -518,8 +491,7 @@ func StealLine(st *result.Steal) string {
 	return s + fmt.Sprintf(" of their time over the measured %s s, taken by the hypervisor for other work", exact(math.Round(st.WindowS*10)/10))
 }
 
-// untrustedText lists a gate's rounds whose generator fell behind its
-// schedule, with their numbers, or "" when there are none.
+// untrustedText lists the rounds whose generator fell behind, or "".
 func untrustedText(v verdict.Verdict) string {
 	var parts []string
 	for _, u := range v.Untrusted {

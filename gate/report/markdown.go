@@ -1,10 +1,7 @@
-// Package report renders a Result and its Verdict: Markdown (job summary,
-// pull request comment), compact Text (a terminal after a run) and JSON
-// (verdict.json).
-//
-// Every rendering is deterministic (no map order leaks), states its sample
-// counts beside every percentile, says what is not measured and what is
-// synthetic, and puts the verdict last.
+// Package report renders a Result and its Verdict as Markdown, compact text
+// and JSON (verdict.json). Every rendering is deterministic, states sample
+// counts beside percentiles, says what is not measured or synthetic, and
+// puts the verdict last.
 package report
 
 import (
@@ -28,9 +25,8 @@ func (b *md) line(format string, a ...any) {
 	b.WriteByte('\n')
 }
 
-// cell makes text a table cell: line breaks become spaces and every '|'
-// not already escaped (by mdEsc) is escaped, so that it cannot split the
-// cell.
+// cell makes text a table cell: line breaks become spaces and unescaped '|'
+// is escaped.
 func cell(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	if !strings.Contains(s, "|") {
@@ -52,12 +48,10 @@ func cell(s string) string {
 	return b.String()
 }
 
-// mdEsc makes a string read from a result, a scenario or a verdict (a
-// name, a reason, a note) plain text on one line of Markdown
-// (internal/mdtext, the one rule gate/action uses too).
+// mdEsc makes a string from a result, scenario or verdict plain text on one
+// line of Markdown (mdtext.Escape, as gate/action uses).
 func mdEsc(s string) string { return mdtext.Escape(s) }
 
-// mdEscAll is mdEsc of each of ss.
 func mdEscAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
@@ -72,8 +66,7 @@ func mdSectionTitle(p result.Phase) string {
 	return sectionTitle(p)
 }
 
-// sentence ends s with a period unless it already ends a sentence (a
-// reason such as "Is the docker daemon running?" takes none).
+// sentence ends s with a period unless it already ends a sentence.
 func sentence(s string) string {
 	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
 		return s
@@ -102,8 +95,7 @@ func (b *md) header(align string, cells ...string) {
 }
 
 // Markdown writes the report of r and v: banners, header, what ran, the
-// judged and recover phases, other phases, the stack, what is not measured
-// and what is synthetic, and the verdict last.
+// phases, the stack, what is not measured or synthetic, the verdict last.
 func Markdown(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	if r == nil {
 		return errNilResult
@@ -167,8 +159,7 @@ func mdHeader(b *md, r *result.Result) {
 	b.line("")
 }
 
-// judgedPhases are the phases a report judges, in its order: the judged
-// ones, then the recover phase.
+// judgedPhases are the judged phases, then the recover phase.
 func judgedPhases(phases []result.Phase) []result.Phase {
 	var ps []result.Phase
 	for _, p := range phases {
@@ -201,10 +192,8 @@ func sideText(r *result.Result) string {
 	return s
 }
 
-// modelPrefix is a processor's name before machineText's next field,
-// "AMD EPYC · ", and modelText the same after a host name in a sentence,
-// ", AMD EPYC"; both "" when the processor is unknown (a result of a
-// loadgate before it was recorded).
+// modelPrefix is a processor's name as a prefix, "AMD EPYC · " (modelText:
+// ", AMD EPYC"); "" when unknown.
 func modelPrefix(model string) string {
 	if model == "" {
 		return ""
@@ -247,9 +236,8 @@ func topologyText(t result.Topology, em string) string {
 		stack, orUnknown(t.LoadCPUs), t.GOMAXPROCS, pinned, schedulingText(t), orUnknown(t.TargetPath))
 }
 
-// schedulingText is the generator's scheduling as a topology line states
-// it: " · generator SCHED_RR 1", " · generator SCHED_OTHER (plain run
-// mode: …)"; "" for a result of an older loadgate, which did not state it.
+// schedulingText is the generator's scheduling for a topology line,
+// " · generator SCHED_RR 1"; "" when the result does not state it.
 func schedulingText(t result.Topology) string {
 	if t.LoadScheduling == "" && t.LoadSchedulingWhy == "" {
 		return ""
@@ -262,9 +250,7 @@ func schedulingText(t result.Topology) string {
 }
 
 // pinnedWhy is why a run was not pinned and what loadgate overrode in its
-// stack's compose model: "stack: overrode: service api: cpuset "0"
-// replaced by the stack's "2-5"; generator thread 12 runs on …", "" when
-// there is nothing to say.
+// compose model, or "".
 func pinnedWhy(t result.Topology) string {
 	var parts []string
 	if len(t.Overrides) > 0 {
@@ -280,10 +266,8 @@ func pinnedWhy(t result.Topology) string {
 	return strings.Join(parts, "; ")
 }
 
-// OverrideText words one change loadgate made to a compose service, as
-// the stack's log and the reports say it: "service api: cpuset "0-1"
-// replaced by the stack's "2-5"", "service web: host port 8080 for
-// 80/tcp made ephemeral".
+// OverrideText words a change loadgate made to a compose service: "service
+// web: host port 8080 for 80/tcp made ephemeral".
 func OverrideText(o result.Override) string {
 	switch o.Kind {
 	case result.OverrideCPUSet:
@@ -309,8 +293,7 @@ func warmupText(r *result.Result) string {
 	return s
 }
 
-// warmupFailed words a warm-up's failures: "3 of 120 failed (status 404 2,
-// status 400 1)".
+// warmupFailed words a warm-up's failures: "3 of 120 failed (status 404 2)".
 func warmupFailed(failed, of int64, by map[string]int64) string {
 	s := fmt.Sprintf("%s of %s failed", Count(failed), Count(of))
 	if c := classes(by); c != "" {
@@ -397,8 +380,7 @@ func mdPhase(b *md, p result.Phase) {
 	mdSessions(b, p) // session.go
 }
 
-// serviceP99 is the service-time p99, with its own count when it differs
-// from the due-time count beside it.
+// serviceP99 is the service-time p99, with its own count when it differs.
 func serviceP99(w result.Workload) string {
 	s := w.ServiceMS
 	if s.Count == 0 {
@@ -441,10 +423,8 @@ func mdOtherPhases(b *md, r *result.Result) {
 	b.line("")
 }
 
-// mib formats bytes in MiB, one decimal.
 func mib(bytes int64) string { return fixed1(float64(bytes) / (1 << 20)) }
 
-// cpuPct formats a CPU percentage, one decimal.
 func cpuPct(v float64) string { return fixed1(v) }
 
 func mdStack(b *md, r *result.Result) {
@@ -494,9 +474,8 @@ func mdVerdict(b *md, v verdict.Verdict) {
 	mdVerdictSection(b, v, "run", "checks", checksText, label, why)
 }
 
-// mdVerdictSection is the last section of a run's or a gate's report: the
-// value, the per-workload table (describe renders a workload's checks), and
-// the reasons under label.
+// mdVerdictSection is a report's last section: the value, the per-workload
+// table (describe renders checks) and the reasons under label.
 func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe func(verdict.WorkloadVerdict, string) string, label string, reasons []string) {
 	b.line("## Verdict")
 	b.line("")
@@ -522,17 +501,13 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 	}
 }
 
-// In a duet round (result.RoundDuet) one loadgate process runs both
-// sides' engines, and the generator's own figures are sampled of that
-// process: both sides' together, in each side's result.
+// A duet round's generator figures are of the one process running both
+// sides: both loads, in each side's result.
 const (
-	// DuetGeneratorRow names the generator's row of a duet round's Stack
-	// table.
 	DuetGeneratorRow = "loadgate (generator, both sides of the duet)"
 )
 
-// stackRows are the stack's services, then the generator's own row (named
-// for what it is in a duet round: DuetGeneratorRow).
+// stackRows are the stack's services, then the generator's row.
 func stackRows(r *result.Result) []result.Service {
 	st := r.Stack
 	rows := append([]result.Service(nil), st.Services...)

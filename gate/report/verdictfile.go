@@ -11,8 +11,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Schemas of the verdict files. A run's verdict.json and a gate's have
-// different keys, so each has its own schema (and decoder).
+// Schemas of the verdict files: a run's and a gate's keys differ.
 const (
 	VerdictSchema     = "loadgate/verdict/v1"      // a run's verdict.json (JSON)
 	GateVerdictSchema = "loadgate/gate-verdict/v1" // a gate's or a compare's verdict.json (CompareJSON)
@@ -26,7 +25,7 @@ type VerdictFile struct {
 	ExitCode  int                       `json:"exit_code"`
 	Workloads []verdict.WorkloadVerdict `json:"workloads"`
 	Reasons   []string                  `json:"reasons"`
-	// Recovery: each workload's recovery after each injected fault (faults.go); absent without faults.
+	// Recovery after each injected fault; absent without faults.
 	Recovery []verdict.RecoveryVerdict `json:"recovery,omitempty"`
 }
 
@@ -42,20 +41,15 @@ type GateVerdictFile struct {
 	Tolerance  float64      `json:"tolerance"`
 	Confidence float64      `json:"confidence"`
 	Percentile string       `json:"percentile"`
-	// UntrustedRounds: rounds whose generator fell behind its schedule
-	// (absent when none).
+	// UntrustedRounds: rounds whose generator fell behind (absent when none).
 	UntrustedRounds []verdict.UntrustedRound `json:"untrusted_rounds,omitempty"`
-	// LeftOutRounds: duet rounds behind their schedule for a cause both
-	// sides share (verdict.Verdict.LeftOut), left out of every comparison
-	// and threshold (absent when none).
+	// LeftOutRounds: duet rounds behind for a cause both sides share, left out
+	// of every comparison (absent when none).
 	LeftOutRounds []int `json:"left_out_rounds,omitempty"`
-	// Noise: the noise bound the comparisons used where their rounds
-	// could not measure the noise between runs — a matching calibration or
-	// the default bound — or the calibration given and not used, and why
-	// (absent when no comparison needed one).
+	// Noise: the bound used where rounds could not measure the noise, or the
+	// calibration not used and why (absent when unneeded).
 	Noise *verdict.NoiseUse `json:"noise,omitempty"`
-	// Sequential: the sequential gate's last look — rounds, the error rate
-	// spent, why it stopped (absent with a fixed --rounds and in compare).
+	// Sequential: the sequential gate's last look (absent with fixed rounds).
 	Sequential *verdict.SeqDecision `json:"sequential,omitempty"`
 	Sides      []GateSideFile       `json:"sides"`
 	Notes      []string             `json:"notes"`
@@ -78,10 +72,8 @@ type GateSideFile struct {
 	Pinned    bool   `json:"pinned"` // every round pinned
 }
 
-// JSON writes v as a run's verdict.json (VerdictSchema): value, exit code,
-// per-workload verdicts with their checks (and comparisons, worded by
-// Explain), and reasons; indented by two spaces, keys in a stable order,
-// empty lists as [].
+// JSON writes v as a run's verdict.json (VerdictSchema): indented, stable
+// key order, empty lists as [].
 func JSON(w io.Writer, v verdict.Verdict) error {
 	v = Explain(v)
 	return encodeFile(w, &VerdictFile{
@@ -91,9 +83,7 @@ func JSON(w io.Writer, v verdict.Verdict) error {
 }
 
 // CompareJSON writes a gate's verdict.json (GateVerdictSchema): the run
-// verdict's keys, then the scenario, rounds and how they ran, tolerance,
-// confidence, percentile option, the untrusted rounds, the noise bound
-// used, the sequential look, both sides and the notes. Indented, keys in a stable order, no nulls.
+// verdict's keys, then the gate's. Indented, stable key order, no nulls.
 func CompareJSON(w io.Writer, out rounds.Outcome) error {
 	g := gateReport(out)
 	g.normalize()
@@ -160,8 +150,8 @@ func schemaErr(want, found string) error {
 	return fmt.Errorf("schema %q is not supported here; this reads %q", found, want)
 }
 
-// normalize makes the lists of the contract non-nil and the omitempty ones
-// nil when empty, so that decoding what Encode wrote gives equal values.
+// normalize makes contract lists non-nil and omitempty ones nil, so that
+// decoding what Encode wrote gives equal values.
 func (f *VerdictFile) normalize() {
 	f.Workloads = normWorkloads(f.Workloads)
 	f.Reasons = nonNil(f.Reasons)
@@ -224,8 +214,7 @@ func encodeFile(w io.Writer, f verdictFile) error {
 	return err
 }
 
-// Encode writes f as JSON writes it (indented, stable keys, no nulls). It
-// refuses a file DecodeVerdict would refuse.
+// Encode writes f as JSON does, refusing what DecodeVerdict would refuse.
 func (f *VerdictFile) Encode(w io.Writer) error {
 	if err := f.check(); err != nil {
 		return fmt.Errorf("report: verdict file: %w", err)
@@ -234,8 +223,8 @@ func (f *VerdictFile) Encode(w io.Writer) error {
 	return encodeFile(w, &c)
 }
 
-// Encode writes f as CompareJSON writes it. It refuses a file
-// DecodeGateVerdict would refuse.
+// Encode writes f as CompareJSON does, refusing what DecodeGateVerdict
+// would refuse.
 func (f *GateVerdictFile) Encode(w io.Writer) error {
 	if err := f.check(); err != nil {
 		return fmt.Errorf("report: gate verdict file: %w", err)
@@ -244,10 +233,9 @@ func (f *GateVerdictFile) Encode(w io.Writer) error {
 	return encodeFile(w, &c)
 }
 
-// DecodeVerdict reads a run's verdict.json. It refuses another schema (a
-// gate's verdict.json names GateVerdictSchema: read it with
-// DecodeGateVerdict), unknown fields, trailing data and an exit code that
-// does not go with the value.
+// DecodeVerdict reads a run's verdict.json, refusing another schema (a
+// gate's: DecodeGateVerdict), unknown fields, trailing data and an exit code
+// that does not go with the value.
 func DecodeVerdict(r io.Reader) (*VerdictFile, error) {
 	f := &VerdictFile{}
 	if err := decodeFile(r, VerdictSchema, f); err != nil {
@@ -256,8 +244,7 @@ func DecodeVerdict(r io.Reader) (*VerdictFile, error) {
 	return f, nil
 }
 
-// DecodeGateVerdict reads a gate's (or a compare's) verdict.json, as
-// DecodeVerdict does a run's.
+// DecodeGateVerdict reads a gate's (or compare's) verdict.json likewise.
 func DecodeGateVerdict(r io.Reader) (*GateVerdictFile, error) {
 	f := &GateVerdictFile{}
 	if err := decodeFile(r, GateVerdictSchema, f); err != nil {

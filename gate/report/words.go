@@ -10,15 +10,12 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Words for what package verdict returns as codes and numbers. Every
-// sentence that carries a number is written here, with this package's
-// formatters, so a report, verdict.json and the pull-request comment say
-// the same number the same way.
+// Every sentence with a number is worded here, so that reports,
+// verdict.json and the comment say it the same way.
 
-// Explain returns v with the words of every workload verdict, check and
-// comparison filled in (Why and Need; verdict leaves them empty), and of
-// every untrusted round's generator warning (Reason). It does
-// not modify v.
+// Explain returns a copy of v with the words filled in: each workload
+// verdict's, check's and comparison's Why and Need, and each untrusted
+// round's Reason.
 func Explain(v verdict.Verdict) verdict.Verdict {
 	out := v
 	out.Workloads = make([]verdict.WorkloadVerdict, len(v.Workloads))
@@ -139,8 +136,7 @@ func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
 	return s
 }
 
-// ComparisonNeed words what would decide an inconclusive comparison of v,
-// "" when nothing is needed.
+// ComparisonNeed words what would decide an inconclusive comparison, or "".
 func ComparisonNeed(v verdict.Verdict, c verdict.Comparison) string {
 	n := c.Needs
 	if n == nil {
@@ -177,15 +173,13 @@ func ComparisonNeed(v verdict.Verdict, c verdict.Comparison) string {
 	return strings.Join(parts, ", ")
 }
 
-// trustedNeed is what decides a comparison left undecided by rounds whose
-// generator fell behind its schedule.
 func trustedNeed() string {
 	return fmt.Sprintf("rounds whose generator keeps its schedule (at most %s of requests late, a lateness p99 of at most %s ms): give the generator its own, quiet cores (--load-cpus) or lower the rate",
 		Percent(result.LateShareLimit), exact(result.LatenessP99LimitMS))
 }
 
-// untrustedName is "head round 2", or for a result paired in several
-// rounds (a stored baseline) "base rounds 1–5 (one result)".
+// untrustedName is "head round 2", or "base rounds 1–5 (one result)" for a
+// result paired in several rounds.
 func untrustedName(u verdict.UntrustedRound) string {
 	if len(u.Rounds) > 1 {
 		return fmt.Sprintf("%s rounds %s (one result)", u.Side, ranges(u.Rounds))
@@ -193,11 +187,8 @@ func untrustedName(u verdict.UntrustedRound) string {
 	return fmt.Sprintf("%s round %d", u.Side, u.Round)
 }
 
-// untrustedList names the untrusted rounds in one phrase, each side's as
-// ranges: "head round 2", "base round 1 and head round 2", "base rounds
-// 1–8, 10 and head rounds 1–3", or "rounds 1–8, 10 of both sides" when both
-// sides' are the same rounds (a duet's shared stalls; the rows of ten
-// rounds each once read "base round 1 and base round 2 and …").
+// untrustedList names the untrusted rounds in one phrase, as ranges per
+// side: "base round 1 and head round 2", or "rounds 1–8, 10 of both sides".
 func untrustedList(us []verdict.UntrustedRound) string {
 	var sides []string
 	bySide := map[string][]verdict.UntrustedRound{}
@@ -265,8 +256,8 @@ func withArticle(v verdict.Value) string {
 	return "a " + string(v)
 }
 
-// noiseSource words where the noise between runs came from when the
-// rounds could not measure it, "" when they did.
+// noiseSource words where the noise bound came from when rounds could not
+// measure it, or "".
 func noiseSource(v verdict.Verdict, c verdict.Comparison) string {
 	switch c.Interval {
 	case verdict.IntervalNoise:
@@ -301,9 +292,8 @@ func pValue(p float64) string {
 	return Percent(p)
 }
 
-// NoiseNote words a verdict's noise bound: a calibration given but not
-// used and why, or that the default bound stood in for the noise between
-// runs; "" when neither arose.
+// NoiseNote words a calibration given but not used and why, or the default
+// bound standing in; "" when neither.
 func NoiseNote(v verdict.Verdict) string {
 	u := v.Noise
 	if u == nil {
@@ -326,8 +316,7 @@ func NoiseNote(v verdict.Verdict) string {
 	return fmt.Sprintf("the noise between runs where the rounds cannot measure it: this machine's calibration of %s (%d pairs)", date(u.Date), u.Pairs)
 }
 
-// noiseSettingWords words what differs between a calibration and a result
-// (rejected: the verdict.NoiseOther… code).
+// noiseSettingWords words what differs between a calibration and a result.
 func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
 	switch rejected {
 	case verdict.NoiseOtherMachine:
@@ -344,8 +333,8 @@ func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
 	return s.Hash
 }
 
-// SequentialNote words a sequential gate's look: the rounds, the error
-// rate spent and why it stopped; "" for a gate of fixed rounds.
+// SequentialNote words a sequential gate's look (rounds, error rate spent,
+// why it stopped); "" for fixed rounds.
 func SequentialNote(v verdict.Verdict) string {
 	d := v.Sequential
 	if d == nil {
@@ -372,8 +361,7 @@ func SequentialNote(v verdict.Verdict) string {
 	return s
 }
 
-// FamilyNote words how the comparisons were tested together, "" when there
-// was at most one.
+// FamilyNote words how the comparisons were tested together, "" for one.
 func FamilyNote(v verdict.Verdict) string {
 	f := v.Family
 	if f == nil || f.Tests < 2 {

@@ -20,15 +20,12 @@ const MaxConfigBytes = 64 << 10
 // FetchTimeout bounds FetchConfig when ctx has no earlier deadline.
 const FetchTimeout = 5 * time.Second
 
-// ErrStated is wrapped by every error of DecodeConfig: what a stub stated
-// is not a configuration this loadgate can state in a report.
+// ErrStated is wrapped by DecodeConfig's errors: the stated configuration
+// cannot be stated in a report.
 var ErrStated = errors.New("stub: stated configuration")
 
-// FetchConfig reads the configuration the stub at addr states at GET
-// /stub/config, within FetchTimeout. addr is the IP:port the engine gave
-// for a service of the caller's own stack: the GET (internal/stackget)
-// connects there and nowhere else, through no proxy, refuses a redirect
-// and reads at most MaxConfigBytes.
+// FetchConfig reads a stub's GET /stub/config within FetchTimeout; the GET
+// (stackget) connects to addr only, with no proxy or redirect.
 func FetchConfig(ctx context.Context, addr string) (result.StubConfig, error) {
 	page, err := stackget.Get(ctx, addr, PathConfig, stackget.Request{Accept: "application/json", MaxBytes: MaxConfigBytes, Timeout: FetchTimeout})
 	var se *stackget.StatusError
@@ -41,9 +38,8 @@ func FetchConfig(ctx context.Context, addr string) (result.StubConfig, error) {
 	return DecodeConfig(bytes.NewReader(page.Body))
 }
 
-// DecodeConfig reads a stated configuration (the JSON of GET /stub/config):
-// at most MaxConfigBytes, unknown fields refused, and every value checked
-// as Config.Validate checks it, so a report never states nonsense.
+// DecodeConfig reads a stated configuration (at most MaxConfigBytes, unknown
+// fields refused) and checks it as Config.Validate does.
 func DecodeConfig(r io.Reader) (result.StubConfig, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxConfigBytes+1))
 	if err != nil {
@@ -134,8 +130,7 @@ func delayOf(s result.StubDelay) (Delay, error) {
 	return d, err
 }
 
-// dur is a stated millisecond value as a duration, refusing what is not
-// finite or not in [0, MaxHold].
+// dur is a stated millisecond value as a duration within [0, MaxHold].
 func dur(v float64) (time.Duration, error) {
 	if math.IsNaN(v) || v < 0 || v > ms(MaxHold) {
 		return 0, fmt.Errorf("%v ms is outside [0, %v]", v, ms(MaxHold))

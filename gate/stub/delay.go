@@ -11,13 +11,11 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// MaxDelay is the longest delay any draw gives, and the largest value a
-// delay's parameters may have: a distribution's tail (lognormal) is cut
-// there. It keeps every request the stub holds bounded.
+// MaxDelay bounds every draw and parameter (a lognormal's tail is cut), so
+// no held request is unbounded.
 const MaxDelay = time.Minute
 
-// z99 is the standard normal's 99th percentile: a lognormal with median m
-// and 99th percentile q has sigma = ln(q/m) / z99.
+// z99 is the standard normal's 99th percentile: sigma = ln(p99/p50) / z99.
 const z99 = 2.3263478740408408
 
 // Delay is a delay distribution. The zero Delay is "fixed 0".
@@ -37,8 +35,8 @@ var ErrDelay = errors.New("invalid delay")
 //	uniform:10ms-30ms               uniform between the two, both included
 //	lognormal:p50=20ms,p99=80ms     lognormal with that median and 99th percentile
 //
-// Durations are Go durations (time.ParseDuration), each in [0, MaxDelay];
-// uniform needs min <= max, lognormal 0 < p50 <= p99.
+// Durations are in [0, MaxDelay]; uniform needs min <= max, lognormal
+// 0 < p50 <= p99.
 func ParseDelay(s string) (Delay, error) {
 	kind, args, ok := strings.Cut(s, ":")
 	if !ok {
@@ -123,8 +121,7 @@ func clip(s string) string {
 	return s
 }
 
-// String is the distribution in ParseDelay's syntax: ParseDelay(d.String())
-// gives d back.
+// String is d in ParseDelay's syntax; ParseDelay(d.String()) gives d back.
 func (d Delay) String() string {
 	switch d.Dist {
 	case "uniform":

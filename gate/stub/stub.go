@@ -1,35 +1,16 @@
-// Package stub is `loadgate stub`: an HTTP server that stands in for a
-// third-party provider, slow and failing on purpose, so that a stack can
-// be measured against an upstream whose behaviour is stated rather than
-// hoped for.
+// Package stub is `loadgate stub`: an HTTP server standing in for a
+// third-party provider, slow and failing on purpose, so that a stack is
+// measured against an upstream whose behaviour is stated.
 //
-// Every answer to one of its routes waits a delay drawn from a stated
-// distribution (Delay: fixed, uniform or lognormal by p50/p99), then:
+// Each answer waits a delay drawn from Delay, then answers 500 (ErrorRate),
+// holds the request without answering until the client gives up or HoldMax
+// passes (TimeoutRate), or answers 200 with JSON (or with Stream's
+// server-sent events when the request accepts them). Draws come from one
+// source seeded with Seed, in arrival order.
 //
-//   - with probability ErrorRate, answers 500;
-//   - with probability TimeoutRate, never answers: the request is held open
-//     until the client gives up, the server stops, or HoldMax passes — then
-//     its connection is closed without an answer;
-//   - otherwise answers 200 with a small JSON object — or, when Stream is
-//     set and the request accepts text/event-stream, streams Stream.Chunks
-//     server-sent events, the first Stream.First after the headers and each
-//     next one Stream.Every after the previous (as a model provider streams
-//     tokens).
-//
-// The outcome is drawn before the delay, from one random source seeded with
-// Seed, in the order requests arrive: the same seed gives the same sequence
-// of draws (which request gets which draw depends on arrival order).
-//
-// Besides its routes it serves GET /healthz, GET /stub/config (its
-// configuration, result.StubConfig as JSON: how loadgate states it in a
-// report) and GET /metrics: loadgate_stub_requests_total{route,outcome}
-// in the Prometheus text exposition format, where route is the matched
-// route pattern and outcome one of ok, error, timeout, client_gone (the
-// client went away during the delay or the stream).
-//
-// Concurrency: a *Server is safe for concurrent use; its Config is fixed
-// at New. Serve blocks until its context ends, then shuts down within
-// ShutdownBound (requests still held are closed).
+// It also serves /healthz, /stub/config (result.StubConfig) and /metrics
+// (Metric by route and outcome). A *Server is safe for concurrent use; Serve
+// blocks until its context ends, then shuts down within ShutdownBound.
 package stub
 
 import (
@@ -60,8 +41,7 @@ const (
 	MaxRoutes      = 64
 	MaxRouteLen    = 200
 	MaxBody        = 64 << 10
-	// ShutdownBound is how long Serve waits for requests in flight when
-	// its context ends.
+	// ShutdownBound is how long Serve waits for requests in flight.
 	ShutdownBound = 5 * time.Second
 )
 
@@ -83,8 +63,8 @@ const (
 	PathMetrics = "/metrics"
 )
 
-// Config is what a stub does. The zero Config (but for Routes, which
-// default to "/") answers every request at once with 200.
+// Config is what a stub does. The zero Config (Routes default to "/")
+// answers every request at once with 200.
 type Config struct {
 	Delay       Delay
 	ErrorRate   float64       // in [0, 1]
@@ -93,10 +73,8 @@ type Config struct {
 	Stream      *Stream       // nil: never streams
 	Seed        uint64
 	Routes      []string // net/http ServeMux patterns ("GET /profile/{id}"); none: "/"
-	// Body is the JSON of a 200 answer, {name} standing for the matched
-	// route's wildcard of that name (JSON-escaped, for use inside a string):
-	// '{"id":"{id}","name":"user-{id}"}'. "" answers a small object naming
-	// the path and the delay. At most MaxBody bytes.
+	// Body is a 200 answer's JSON, {name} standing for the route's wildcard,
+	// JSON-escaped: '{"id":"{id}"}'. "" answers a small object. At most MaxBody.
 	Body string
 }
 
@@ -182,7 +160,7 @@ func (c Config) holdMax() time.Duration {
 	return c.HoldMax
 }
 
-// Stated is c as the stub states it (GET /stub/config, and so the report).
+// Stated is c as GET /stub/config (and so the report) states it.
 func (c Config) Stated() result.StubConfig {
 	s := result.StubConfig{Delay: c.Delay.Stated(), ErrorRate: c.ErrorRate, TimeoutRate: c.TimeoutRate,
 		HoldMaxMS: ms(c.holdMax()), Seed: c.Seed, Routes: append([]string(nil), c.routes()...), Body: c.Body}
@@ -202,9 +180,9 @@ type Server struct {
 	rng *rand.Rand
 }
 
-// New returns a stub serving cfg, or an error naming what is wrong with it
-// (ErrConfig), including a route pattern net/http refuses or one that
-// collides with the stub's own paths.
+// New returns a stub serving cfg, or an ErrConfig error naming what is
+// wrong, including a route pattern net/http refuses or that collides with
+// the stub's own paths.
 func New(cfg Config) (s *Server, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -228,8 +206,7 @@ func New(cfg Config) (s *Server, err error) {
 	return s, nil
 }
 
-// handle registers a route, turning net/http's panic on a bad or
-// conflicting pattern into an error.
+// handle registers a route, turning net/http's panic into an error.
 func (s *Server) handle(pattern string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -240,7 +217,7 @@ func (s *Server) handle(pattern string) (err error) {
 	return nil
 }
 
-// Config is the stub's configuration (with its default routes filled in).
+// Config is the configuration with default routes filled in.
 func (s *Server) Config() Config { return s.cfg }
 
 // ServeHTTP serves one request.
@@ -304,8 +281,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, expand(s.cfg.Body, r)+"\n")
 }
 
-// expand replaces each {name} of body by r's path wildcard of that name,
-// JSON-escaped (a name that is no wildcard of the route expands to "").
+// expand replaces each {name} of body by r's wildcard, JSON-escaped ("" for
+// no such wildcard).
 func expand(body string, r *http.Request) string {
 	var b strings.Builder
 	for {
@@ -332,8 +309,7 @@ func expand(body string, r *http.Request) string {
 	return b.String()
 }
 
-// stream writes the server-sent events of one answer and returns its
-// outcome.
+// stream writes one answer's server-sent events and returns its outcome.
 func (s *Server) stream(ctx context.Context, w http.ResponseWriter, r *http.Request, d draw) string {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -368,9 +344,8 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// Serve serves s on ln until ctx ends, then shuts down within
-// ShutdownBound: requests still held or delayed see their context
-// cancelled. It returns nil after a shutdown caused by ctx.
+// Serve serves on ln until ctx ends, then shuts down within ShutdownBound,
+// cancelling held requests. It returns nil after a shutdown caused by ctx.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx }}

@@ -1,6 +1,5 @@
-// Command app is the tiny test service of package compose's tests: an HTTP
-// server with /healthz, and its own healthcheck client (the image is FROM
-// scratch: no curl).
+// Command app is compose's test service: HTTP with /healthz, and its own
+// healthcheck client (the image has no curl).
 package main
 
 import (
