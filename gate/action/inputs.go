@@ -40,6 +40,7 @@ const (
 	InMaxInFlight          = "max-in-flight"
 	InScenarioFrom         = "scenario-from"
 	InAllowWorkflowChanges = "allow-workflow-changes"
+	InPullRequestTarget    = "pull-request-target"
 	InDuet                 = "duet"
 )
 
@@ -56,6 +57,7 @@ var InputNames = []string{
 	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs, InLoadPriority,
 	InRounds, InBudget, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
 	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges, InDuet,
+	InPullRequestTarget,
 }
 
 // InputEnv is the variable GetInput reads for an input: "INPUT_" + the name
@@ -109,8 +111,11 @@ type Inputs struct {
 	// AllowWorkflowChanges. Resolve sets it.
 	GuardWorkflows       bool
 	AllowWorkflowChanges bool
-	Duet                 bool
-	LoadPriority         pin.Mode
+	// PullRequestTargetBaseOnly: the operator states that a
+	// pull_request_target workflow checks out the base alone.
+	PullRequestTargetBaseOnly bool
+	Duet                      bool
+	LoadPriority              pin.Mode
 }
 
 // InputError is a bad input, named in its message: the command exits 2.
@@ -302,6 +307,13 @@ func readLimits(in *Inputs, get func(string) string) error {
 // readSwitches reads allow-workflow-changes, duet, load-priority and
 // scenario-from.
 func readSwitches(in *Inputs, get func(string) string) error {
+	switch s := get(InPullRequestTarget); s {
+	case "", "refuse":
+	case "base-only":
+		in.PullRequestTargetBaseOnly = true
+	default:
+		return inputErr(InPullRequestTarget, s, "want refuse (the default) or base-only")
+	}
 	switch s := get(InAllowWorkflowChanges); s {
 	case "", "false":
 	case "true":
@@ -345,6 +357,9 @@ func (in *Inputs) Resolve(ev Event) error {
 		in.Base, in.BaseDefaulted = "origin/"+ev.DefaultBranch, true
 	}
 	in.GuardWorkflows = ev.Name == "pull_request"
+	if ev.Name == "pull_request_target" && !in.PullRequestTargetBaseOnly {
+		return inputErr(InPullRequestTarget, "", "the event is pull_request_target, which gives the pull request's code a write token and the secrets; use pull_request, or set it to base-only if this workflow checks out the base alone")
+	}
 	if in.Against == AgainstBase && in.Base == "" {
 		return inputErr(InBase, "", "required when against is %q, the event (%s) is not a pull request and names no default branch", AgainstBase, orNone(ev.Name))
 	}

@@ -97,6 +97,14 @@ func TestReadInputs(t *testing.T) {
 	if err := in.Resolve(action.Event{Name: "workflow_dispatch"}); !errors.As(err, &ie) || ie.Input != "base" {
 		t.Errorf("Resolve without a base: %v", err)
 	}
+	// pull_request_target is refused unless the operator says base-only.
+	if err := in.Resolve(action.Event{Name: "pull_request_target", BaseSHA: "f95f852b"}); !errors.As(err, &ie) || ie.Input != "pull-request-target" {
+		t.Errorf("Resolve on pull_request_target: %v", err)
+	}
+	in.PullRequestTargetBaseOnly = true
+	if err := in.Resolve(action.Event{Name: "pull_request_target", BaseSHA: "f95f852b"}); err != nil {
+		t.Errorf("Resolve on pull_request_target, base-only: %v", err)
+	}
 	// A manual run or a push compares against the default branch's tip.
 	in.Base = ""
 	if err := in.Resolve(action.Event{Name: "workflow_dispatch", DefaultBranch: "main"}); err != nil || in.Base != "origin/main" || !in.BaseDefaulted {
