@@ -40,6 +40,7 @@ type Event struct {
 	RunID         int64
 	RunEvent      string // the triggering run's event, e.g. pull_request
 	RunConclusion string // success, failure, …
+	HeadRepo      string // the head repository's owner/name
 }
 
 // ReadEvent parses the payload at env.EventPath; without one (outside
@@ -140,6 +141,7 @@ func (ev *Event) workflowRun(wr *github.WorkflowRun) error {
 	}
 	ev.RunID, ev.RunEvent, ev.RunConclusion = wr.GetID(), wr.GetEvent(), wr.GetConclusion()
 	ev.HeadSHA, ev.HeadRef = wr.GetHeadSHA(), wr.GetHeadBranch()
+	ev.HeadRepo = wr.GetHeadRepository().GetFullName()
 	ev.Fork = isFork(wr.GetHeadRepository(), wr.GetRepository())
 	// Prefer the pull request whose head is the run's; PublishFromDir checks
 	// it is still so.

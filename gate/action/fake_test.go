@@ -2,6 +2,7 @@ package action_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -53,6 +54,8 @@ type fakeGitHub struct {
 	comments map[int][]*fakeComment
 	nextID   int64
 	prHead   map[int]string
+	prRepo   string // the pull requests' head repository; default forker/Hello-World
+	prRef    string // their head branch; default master
 
 	createStatus int // non-zero: POST comments answers this status
 	userStatus   int // non-zero: GET /user answers this status
@@ -278,7 +281,8 @@ func (f *fakeGitHub) pull(w http.ResponseWriter, r *http.Request) {
 		f.fail(w, 404, "Not Found")
 		return
 	}
-	f.json(w, 200, map[string]any{"number": n, "head": map[string]any{"sha": head}})
+	repo, ref := cmp.Or(f.prRepo, "forker/Hello-World"), cmp.Or(f.prRef, "master")
+	f.json(w, 200, map[string]any{"number": n, "head": map[string]any{"sha": head, "ref": ref, "repo": map[string]any{"full_name": repo}}})
 }
 
 // seed adds a comment by someone else (or by us when user is ours).

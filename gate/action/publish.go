@@ -438,6 +438,10 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 		out.notice(a, "loadgate: the artifact is of commit %s, the run of %s: no comment on #%d", result.ShortHash(m.HeadSHA), result.ShortHash(want), pr)
 		return out, nil
 	}
+	if ev.Name == "workflow_run" && m.ExitCode == 0 && ev.RunConclusion != "" && ev.RunConclusion != "success" {
+		out.notice(a, "loadgate: the artifact claims %s but its run concluded %s: no comment on #%d", m.Verdict, ev.RunConclusion, pr)
+		return out, nil
+	}
 	if token == "" {
 		out.notice(a, "loadgate: no github-token: no comment on #%d", pr)
 		return out, nil
@@ -453,6 +457,10 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	got, _, err := c.PullRequests.Get(ctx, env.Owner, env.Repo, pr)
 	if err != nil {
 		out.warning(a, "loadgate: reading #%d: %v", pr, err)
+		return out, nil
+	}
+	if h := got.GetHead(); ev.HeadRepo != "" && (!strings.EqualFold(h.GetRepo().GetFullName(), ev.HeadRepo) || h.GetRef() != ev.HeadRef) {
+		out.notice(a, "loadgate: #%d's head is %s:%s, the run's %s:%s: no comment", pr, h.GetRepo().GetFullName(), h.GetRef(), ev.HeadRepo, ev.HeadRef)
 		return out, nil
 	}
 	if !strings.EqualFold(got.GetHead().GetSHA(), want) {

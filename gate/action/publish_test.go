@@ -251,6 +251,14 @@ func TestPublishForkThenCommentFromArtifact(t *testing.T) {
 	}
 
 	f.prHead[prNum] = head
+	// Regression: a pull request of another fork carrying the same commit
+	// got this run's comment. The head repository and branch must match.
+	f.prRepo = "carrier/Hello-World"
+	o, err = action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
+	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "carrier/Hello-World") || f.count("POST") != 1 {
+		t.Fatalf("another repository's pull request: %+v, %v", o, err)
+	}
+	f.prRepo = ""
 	o, err = action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
 	if err != nil || !o.CommentCreated || o.ExitCode != 0 {
 		t.Fatalf("PublishFromDir: %+v, %v", o, err)
@@ -258,6 +266,38 @@ func TestPublishForkThenCommentFromArtifact(t *testing.T) {
 	mine := f.ours(prNum, "demo-api")
 	if len(mine) != 1 || !strings.Contains(mine[0].Body, "**FAIL**") || !strings.Contains(mine[0].Body, "results artifact") {
 		t.Fatalf("comments %+v", mine)
+	}
+}
+
+// Regression: a forged artifact claiming a pass was commented even when
+// the run that uploaded it had failed.
+func TestPublishRefusesAnArtifactItsRunContradicts(t *testing.T) {
+	f := newFake(t)
+	f.createStatus = 403
+	r := newRunner(t, f, "pull_request", "")
+	r.env["GITHUB_EVENT_PATH"] = forkEvent(t, r.dir)
+	p := publication(r, regressed(), reportMD("**FAIL**"))
+	publish(t, r, inputs(r), p)
+	mf := filepath.Join(p.ResultsDir, action.ManifestFile)
+	var m action.Manifest
+	if err := json.Unmarshal([]byte(r.read(t, mf)), &m); err != nil {
+		t.Fatal(err)
+	}
+	m.Verdict, m.ExitCode = verdict.Pass, 0 // forged
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(mf, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.createStatus = 0
+	wr := newRunner(t, f, "workflow_run", "")
+	wr.env["GITHUB_EVENT_PATH"] = workflowRunEvent(t, wr.dir, m.HeadSHA)
+	env, ev := wr.envAndEvent(t)
+	ev.RunConclusion = "failure"
+	f.prHead[prNum] = m.HeadSHA
+	posts := f.count("POST")
+	o, err := action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
+	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "concluded failure") || f.count("POST") != posts {
+		t.Fatalf("forged pass: %+v, %v", o, err)
 	}
 }
 
