@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -24,68 +25,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-const gateHelp = `Usage: loadgate gate --scenario FILE --base REF [--head REF] [flags]
-       loadgate gate --scenario FILE --against baseline:NAME [--base REF] [flags]
-
-Runs the same named load before (base) and after (head) a change on this
-machine and judges the difference per workload with its confidence.
-
-Each side is a checkout: base is materialized as a git worktree of REF, head
-is the working tree (or a worktree of --head). Each side's stack is built from
-its own checkout (running the scenario's stack.prepare there first) and comes
-up as its own throwaway project on the same stack cpuset. By default
-(--duet, chosen by make gate-quality: bench/gate-quality.md) both stacks stay
-up and unpaused and every round runs both sides' load at the same instants
-(one common schedule start), so both share the machine's noise; both stacks
-then share the stack cpus, so absolute latencies are higher than a
-paused-side gate's: the comparison is what is judged. --duet=false runs
-rounds one side at a time, ABBA (A B B A A B ...), the idle side's
-containers paused. Against a baseline (one side) rounds are one at a time.
---rounds auto runs sequential rounds: after the 4th round (the 2nd with a
-matching calibration, baselines/<scenario>/noise.json) and every pair after,
-every comparison is judged at its share of the error rate (alpha spending);
-the gate stops when all are decided, at --max-rounds, or when the next pair
-would overrun --budget. The report says how many rounds ran and why it
-stopped.
-
-The protected side sets the bar: the scenario (its load, thresholds and
-ceilings) is base's file, and both sides run it; where head's file differs
-the report shows each change ("head changes p95 threshold of search 200ms →
-2s: not applied"). A scenario base does not have is judged by head's file,
-and the report says so. --scenario-from head applies head's file instead:
-unsafe for a required check, since the change being judged then sets its
-own bar. Against a stored baseline (--against baseline:NAME) the
-baseline, like the scenario, is read from --base's commit, which is
-checked out and not run: a head that replaced the baseline is shown
-("head changes baseline NAME: not applied"), and a baseline only head has
-is refused. Without --base both are head's (a local gate). --max-rate,
---max-duration and --max-in-flight bound every scenario: a scenario's
-ceilings cannot raise them. --compose files (relative to the repository root) replace the
-scenario's stack.compose, each side's from its own checkout; a scenario
-without a stack: section then needs --target SERVICE:PORT.
-
-Each round reads the scenario's count: counters before and after each phase,
-as loadgate run does; the report says per side what was sent and what the
-service counted, summed over the rounds where every round measured it, else
-"not measured" with the reason. A scenario that injects faults (phase
-inject:) is refused (exit 2): the gate does not inject faults; loadgate run
-does, and judges recovery.
-
-Writes OUT/report.md (the verdict last), OUT/verdict.json, OUT/latency.svg,
-OUT/<side>/round-<i>/{result.json,snapshots.jsonl,stats.jsonl} and
-OUT/<side>/logs/. Exit codes: 0 pass (or improvement, or inconclusive with a
-warning), 1 regression / threshold / not measured, 2 refused, 3 unusable.
-
-Examples:
-  loadgate gate --scenario examples/demo/gate.yaml --base main                  # rounds auto, budget 10m
-  loadgate gate --scenario examples/demo/scenario.yaml --base main --rounds auto --budget 10m --max-rounds 20
-  loadgate gate --scenario load.yaml --base origin/main --head HEAD --tolerance 0.05
-  loadgate gate --scenario load.yaml --against baseline:release-1.4 --base origin/main
-  loadgate gate --scenario load.yaml --base main --compose compose.yaml --target api:8080
-  loadgate gate --scenario examples/demo/gate.yaml --base main --duet=false      # ABBA, the idle side paused
-
-Flags:
-`
+//go:embed help/gate.txt
+var gateHelp string
 
 type gateFlags struct {
 	scenario, base, head, against, out, scenarioFrom string

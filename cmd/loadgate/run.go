@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,34 +24,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-const runHelp = `Usage: loadgate run --scenario FILE [--target URL | --target SERVICE:PORT] [--out DIR] [flags]
-
-Runs the named load in FILE and judges the scenario's thresholds. Writes
-DIR/result.json, DIR/report.md, DIR/verdict.json and DIR/snapshots.jsonl,
-and prints a report.
-
-Two modes:
-  plain   --target is a loopback URL (127.0.0.0/8 or ::1): the load goes there.
-          --watch-pid PID (repeatable) samples a process of this host (CPU as
-          deltas of cumulative CPU time, RSS, from /proc) like a stack service.
-  stack   the scenario has a stack: section (or --compose is given): loadgate
-          brings the Compose stack up on its own cores (--stack-cpus), pins
-          itself to the others (--load-cpus), sends the load to the target
-          service's container address, samples its CPU and memory
-          (DIR/stats.jsonl), saves its logs (DIR/logs/) and tears it down, also
-          on failure, SIGINT and SIGTERM. The generator's threads run SCHED_RR 1
-          during the load where the system permits (--load-priority), so that
-          nothing else on its cores delays a request; the result says which.
-
-Examples:
-  loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --out out/api
-  loadgate run --scenario examples/demo/scenario.yaml --out out/demo
-  loadgate run --scenario load.yaml --compose compose.yaml --target api:8080 --stack-cpus 0 --load-cpus 1
-  loadgate run --scenario load.yaml --target http://localhost:8080 --scale 0.1
-  loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --load-cpus 1 --load-priority rt   # the server elsewhere
-
-Flags:
-`
+//go:embed help/run.txt
+var runHelp string
 
 type runFlags struct {
 	scenario, target, out string

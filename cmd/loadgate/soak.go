@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -22,33 +23,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-const soakHelp = `Usage: loadgate soak --scenario FILE --duration D [--target URL [--watch-pid PID]...] [--out DIR] [flags]
-
-Holds the rate of the scenario's judged phase (a constant one) steady for D
-after its warm-up, while memory is sampled every second for each stack
-service, for the generator itself and (plain mode) for every --watch-pid
-process. Each process's growth is judged on the window after the first
-quarter, by a least-squares slope and by the first and last quartiles'
-medians: a leak needs both above --leak-threshold. Under 12 samples or
-5 minutes of window the verdict is inconclusive, and says which.
-
-The request side is reported as in a run, per phase of the soak's clock
-(one phase per hour: hour-1, hour-2, ...). Writes DIR/soak.json,
-DIR/soak.md, DIR/soak.svg, DIR/result.json, DIR/stats.jsonl and
-DIR/snapshots.jsonl.
-
-Exit: 0 every process stable · 1 a leak, or inconclusive (a soak that
-concluded nothing is not a pass) · 2 refused (bad input, a ceiling:
-the scenario's ceilings.duration and --max-duration bound D; never
-clamped) · 3 unusable or interrupted (SIGINT keeps what was measured,
-marked interrupted).
-
-Examples:
-  loadgate soak --scenario examples/demo/soak.yaml --duration 2h --out out/soak
-  loadgate soak --scenario load.yaml --target http://127.0.0.1:8080 --watch-pid 4242 --duration 30m
-
-Flags:
-`
+//go:embed help/soak.txt
+var soakHelp string
 
 type soakFlags struct {
 	scenario, target, out string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,43 +24,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-const sweepHelp = `Usage: loadgate sweep --scenario FILE [--rates R1,R2,...] [--step D] [--out DIR] [flags]
-
-Steps the rate up until the stack stops holding, and says how much it can
-take and in what manner it gives out. Each step runs the scenario's judged
-phase at one rate (same workloads and mix, after a warm-up at that rate).
-A step holds when its completions inside the window are within 10% of the
-requests offered, no latency or error threshold of the scenario fails and
-the generator kept its schedule. The sweep stops one step after the first
-step that does not hold, and names:
-
-  sustainable_rate  the highest step that held
-  degrades_at       the first step that did not
-  manner            honest refusal (fast failures, latency of successes flat),
-                    queueing (completions fall behind, latency grows),
-                    errors (failures of other classes), or collapse
-                    (throughput of successes falls below an earlier step's)
-
-The stack (the scenario's stack: section, or --compose) is brought up once
-for the whole sweep and torn down on every exit; with --target URL the load
-goes to a loopback address instead. Every rate is held to the scenario's
-ceilings and the operator's --max-* limits: one above them is refused (exit
-2), never clamped. Ctrl-C keeps the steps measured, marks the sweep
-interrupted and exits 3.
-
-Writes DIR/sweep.json, DIR/sweep.md (one row per step), DIR/sweep.svg
-(latency p50/p95/p99 and throughput against the offered rate), and each
-step's result.json, report.md, snapshots.jsonl (and stats.jsonl) under
-DIR/steps/.
-
-Examples:
-  loadgate sweep --scenario examples/demo/sweep.yaml --out out/sweep
-  loadgate sweep --scenario load.yaml --rates 50,100,200,400 --step 20s --warmup 5s
-  loadgate sweep --scenario load.yaml --target http://127.0.0.1:8080 --rates 10,20,40
-  loadgate sweep --scenario load.yaml --scale 0.5 --max-rate 1000
-
-Flags:
-`
+//go:embed help/sweep.txt
+var sweepHelp string
 
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	started := time.Now()

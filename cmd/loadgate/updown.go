@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,19 +14,8 @@ import (
 	"github.com/loadgate/loadgate/gate/stack"
 )
 
-const upHelp = `Usage: loadgate up --scenario FILE [--compose FILE]... [flags]
-
-Brings the scenario's stack up exactly as a run would (pinned, labelled,
-target resolved), prints the target's address, and stays in the foreground
-until interrupted (Ctrl-C), then tears everything down. For developing a
-scenario against a live stack.
-
-Examples:
-  loadgate up --scenario examples/demo/scenario.yaml
-  loadgate up --scenario load.yaml --compose compose.yaml --compose compose.dev.yaml --stack-cpus 0
-
-Flags:
-`
+//go:embed help/up.txt
+var upHelp string
 
 func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sf stackFlags
@@ -76,22 +66,8 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-const downHelp = `Usage: loadgate down --all
-
-Removes every container, network, volume and image that carries loadgate's
-labels and whose owning process is gone (leftovers of runs that were killed),
-and the git worktrees of gates that are no longer running (git worktree
-remove --force, then git worktree prune in their repository). A live run's
-resources and worktrees are never touched. Every run does the same sweep
-when it starts (a gate its worktrees too).
-
-Exit codes: 0 everything of dead runs is gone (or there was nothing), 3 some
-of it could not be removed (each resource left is named, with why) or no
-Docker engine answered.
-
-Examples:
-  loadgate down --all
-`
+//go:embed help/down.txt
+var downHelp string
 
 func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("down", flag.ContinueOnError)
