@@ -23,6 +23,15 @@ const (
 // usageErr is a refusal or a usage error (exit 2).
 func usageErr(format string, a ...any) error { return rounds.Usagef(format, a...) }
 
+// orUnusable is err marked unusable (exit 3) unless it carries a kind
+// already.
+func orUnusable(err error) error {
+	if err != nil && rounds.KindOf(err) == nil {
+		return unusable(err)
+	}
+	return err
+}
+
 // unusable marks err as unusable (exit 3).
 func unusable(err error) error { return rounds.Unusable(err) }
 

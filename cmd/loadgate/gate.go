@@ -14,10 +14,8 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/gate/action"
-	"github.com/loadgate/loadgate/gate/counted"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/stack"
@@ -201,7 +199,7 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 	return cfg, rounds.Deps{
 		Repo:      repo,
 		Stacks:    &composeStacks{runID: runID, plan: plan, f: f.stack, stderr: stderr},
-		Runner:    &loadRunner{f: runFlags{progress: f.progress, stack: f.stack}, stderr: stderr},
+		Runner:    engine(false, f.progress, "", f.stack.priority, stderr),
 		LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
 		Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
 		Log:       stderr,
@@ -219,7 +217,9 @@ func sweepWorktrees(ctx context.Context, stderr io.Writer) {
 	}
 }
 
-// composeStacks is rounds.Stacks on Docker Compose (stack.go).
+// composeStacks is rounds.Stacks on gate/session: each side's stack up,
+// its counts resolved while it is up and healthy (it is paused between
+// rounds), once per side.
 type composeStacks struct {
 	runID  string
 	plan   pin.Plan
@@ -228,80 +228,20 @@ type composeStacks struct {
 }
 
 func (c *composeStacks) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Stack, error) {
-	sr, err := bringUp(ctx, stackSpec{files: sp.Files, target: sp.Target, prepare: sp.Prepare, prepareDir: sp.PrepareDir,
-		out: sp.Out, runID: c.runID, side: sp.Side}, c.plan, c.f, c.stderr)
+	cs, err := bringUp(ctx, stack.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
+		OutDir: sp.Out, RunID: c.runID, Side: sp.Side}, c.plan, c.f, c.stderr)
 	if err != nil {
 		return nil, err
 	}
-	cs := &composeStack{sr: sr, every: c.f.statsEvery, stderr: c.stderr, counts: &counted.Addrs{}}
 	if sp.Scenario != nil {
-		// Resolved now, while the stack is up and healthy (it is paused
-		// between rounds): once per side.
-		ca, err := resolveCounts(ctx, sp.Scenario, sr, true)
-		if err != nil {
-			sr.down(c.stderr)
+		// A count whose port accepted no connection (a base that predates
+		// the counter) is not measured on this side, saying why.
+		if err := cs.ResolveCounts(ctx, sp.Scenario, true); err != nil {
+			cs.Down()
 			return nil, err
 		}
-		cs.counts, cs.stubs = &ca, stackStubs(ctx, sr, c.stderr)
 	}
 	return cs, nil
-}
-
-// composeStack is rounds.Stack on a stackRun.
-type composeStack struct {
-	sr     *stackRun
-	every  time.Duration
-	stderr io.Writer
-	counts *counted.Addrs // resolved by Up
-	stubs  []result.Stub  // stated by the stubs, read by Up
-}
-
-func (c *composeStack) Addr() string                      { return c.sr.addr }
-func (c *composeStack) Topology() result.Topology         { return c.sr.about("").topology }
-func (c *composeStack) Pause(ctx context.Context) error   { return c.sr.stack.Pause(ctx) }
-func (c *composeStack) Unpause(ctx context.Context) error { return c.sr.stack.Unpause(ctx) }
-func (c *composeStack) Down() (time.Duration, error)      { return c.sr.down(c.stderr) }
-func (c *composeStack) Sample(ctx context.Context, dir string, warmup time.Duration) (func(time.Time), func(*result.Result) error, error) {
-	if err := c.sr.sample(ctx, dir, c.every, warmup); err != nil {
-		return nil, nil, err
-	}
-	return c.sr.started(), c.sr.finish, nil
-}
-
-// Count is one round's counted reads, as loadgate run makes them
-// (gate/counted), with the counts' addresses and the stubs' configurations
-// resolved by Up. A count whose port accepted no connection (a base that
-// predates the counter) is not measured on this side, saying why, rather
-// than making the gate unusable.
-func (c *composeStack) Count(ctx context.Context, sc *scenario.Scenario) (rounds.Counter, error) {
-	return &roundCounter{ctx: ctx, c: counted.New(sc, *c.counts, c.stubs)}, nil
-}
-
-// roundCounter is rounds.Counter on a run's counting.
-type roundCounter struct {
-	ctx context.Context
-	c   *counted.Counting
-}
-
-func (r *roundCounter) Started() func(time.Time)                       { return r.c.Started(r.ctx) }
-func (r *roundCounter) Finish(ctx context.Context, res *result.Result) { r.c.Finish(ctx, res) }
-
-// loadRunner is rounds.Runner on the load engine (runLoad): what the
-// round states of itself goes into load.Config, so the result is final.
-type loadRunner struct {
-	f      runFlags
-	stderr io.Writer
-}
-
-func (l *loadRunner) Run(ctx context.Context, spec rounds.RunSpec) (*result.Result, error) {
-	f := l.f
-	f.started = startHooks(spec.Started...)
-	f.about = about{topology: spec.Topology, targetLabel: spec.TargetLabel, side: spec.Side, commit: spec.Commit, round: spec.Round}
-	f.startAt = spec.StartAt // a duet round's common schedule start
-	if spec.NoProgress {
-		f.progress = "never"
-	}
-	return runLoad(ctx, spec.Scenario, spec.Env, spec.Target, spec.Dir, f, l.stderr)
 }
 
 // writeGateReports renders the gate's report once: report.md into memory

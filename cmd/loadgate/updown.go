@@ -51,18 +51,18 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageErr("up: %w", err)
 	}
 	prep, prepDir := stackPrepare(sc)
-	sr, err := bringUp(ctx, stackSpec{files: files, target: t, prepare: prep, prepareDir: prepDir, out: *out, side: "up"}, plan, sf, stderr)
+	sr, err := bringUp(ctx, stack.Spec{Files: files, Target: t, Prepare: prep, PrepareDir: prepDir, OutDir: *out, Side: "up"}, plan, sf, stderr)
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
 	}
-	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.stack.Name(), sr.run.Plan.Stack, t, sr.addr, sr.run.Path)
+	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.Run.Stack.Name(), sr.Run.Plan.Stack, t, sr.Addr(), sr.Run.Path)
 	fmt.Fprintln(stdout, "press Ctrl-C to tear it down")
 	<-ctx.Done()
-	took, err := sr.down(stderr)
+	took, err := sr.Down()
 	if err != nil {
 		return unusable(fmt.Errorf("up: teardown: %w", err))
 	}
-	fmt.Fprintf(stdout, "stack %s torn down in %s\n", sr.stack.Name(), took.Round(1e6))
+	fmt.Fprintf(stdout, "stack %s torn down in %s\n", sr.Run.Stack.Name(), took.Round(1e6))
 	return nil
 }
 

@@ -284,15 +284,7 @@ func pinnedWhy(t result.Topology) string {
 // the stack's log and the reports say it: "service api: cpuset "0-1"
 // replaced by the stack's "2-5"", "service web: host port 8080 for
 // 80/tcp made ephemeral".
-func OverrideText(o result.Override) string {
-	switch o.Kind {
-	case result.OverrideCPUSet:
-		return fmt.Sprintf("service %s: cpuset %q replaced by the stack's %q", o.Service, o.From, o.To)
-	case result.OverrideHostPort:
-		return fmt.Sprintf("service %s: host port %s for %d/%s made ephemeral", o.Service, o.From, o.Target, o.Protocol)
-	}
-	return fmt.Sprintf("service %s: %s %q overridden", o.Service, o.Kind, o.From)
-}
+func OverrideText(o result.Override) string { return o.String() }
 
 func warmupText(r *result.Result) string {
 	wu := r.Warmup

@@ -162,6 +162,19 @@ type Override struct {
 	Protocol string       `json:"protocol,omitempty"` // its protocol, "tcp" or "udp"
 }
 
+// String words the override as the stack's log and the reports state it
+// (report.OverrideText): here, so that gate/stack logs it without
+// importing the reports, which sit above it.
+func (o Override) String() string {
+	switch o.Kind {
+	case OverrideCPUSet:
+		return fmt.Sprintf("service %s: cpuset %q replaced by the stack's %q", o.Service, o.From, o.To)
+	case OverrideHostPort:
+		return fmt.Sprintf("service %s: host port %s for %d/%s made ephemeral", o.Service, o.From, o.Target, o.Protocol)
+	}
+	return fmt.Sprintf("service %s: %s %q overridden", o.Service, o.Kind, o.From)
+}
+
 // Warmup accounts for warm-up requests; no latency number is kept.
 //
 // Failed and Failures (added in the same schema, absent when nothing failed)

@@ -17,7 +17,6 @@ import (
 	"github.com/docker/docker/api/types/filters"
 
 	"github.com/loadgate/loadgate/gate/pin"
-	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 )
 
@@ -138,7 +137,7 @@ func (s *Stack) load(ctx context.Context) error {
 		if o.Kind == result.OverrideCPUSet {
 			s.overridden = true
 		}
-		s.logf("%s", report.OverrideText(o))
+		s.logf("%s", o)
 	}
 	s.project = p
 	return nil
