@@ -74,8 +74,6 @@ type Options struct {
 	OutDir       string        // logs go to OutDir/logs/<service>.log at Down; empty: logs are not saved
 	ReadyTimeout time.Duration // how long start + health may take; default DefaultReadyTimeout
 	Log          io.Writer     // progress lines (build output, lifecycle); nil: discarded
-	// OverrideText words a change made to a service for the log; nil: not logged.
-	OverrideText func(result.Override) string
 }
 
 // Stack is a running throwaway project; see the package comment for its

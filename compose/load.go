@@ -152,9 +152,7 @@ func (s *Stack) recordOverrides(overrides []result.Override) {
 		if o.Kind == result.OverrideCPUSet {
 			s.overridden = true
 		}
-		if s.opt.OverrideText != nil {
-			s.logf("%s", s.opt.OverrideText(o))
-		}
+		s.logf("%s", o)
 	}
 }
 

@@ -30,8 +30,6 @@ type Spec struct {
 	// ReadyTimeout bounds how long the stack may take to be healthy.
 	ReadyTimeout time.Duration
 	Log          io.Writer // progress and warnings
-	// OverrideText words a change made to a service for Log (nil: none).
-	OverrideText func(result.Override) string
 }
 
 // Run is a stack brought up for one run (Start), sampled (Sample) and torn
@@ -83,7 +81,7 @@ func Start(ctx context.Context, sp Spec) (*Run, error) {
 	t0 := time.Now()
 	st, err := Up(ctx, Options{
 		Files: sp.Files, RunID: sp.RunID, Side: sp.Side, StackCPUs: sp.Plan.Stack, OutDir: sp.OutDir,
-		ReadyTimeout: sp.ReadyTimeout, Log: log, OverrideText: sp.OverrideText,
+		ReadyTimeout: sp.ReadyTimeout, Log: log,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

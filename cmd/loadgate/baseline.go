@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -13,18 +14,8 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-const baselineHelp = `Usage: loadgate baseline save --result RESULT.json --name NAME [--dir DIR]
-
-Stores a result as baselines/<scenario>/<name>.json (with its machine,
-topology, scenario hash and commit), for 'loadgate gate --against
-baseline:NAME'. Several rounds' results are merged exactly first.
-
-Examples:
-  loadgate baseline save --result out/demo/result.json --name main
-  loadgate baseline save --result out/gate/head/round-1/result.json --result out/gate/head/round-2/result.json --name release-1.4
-
-Flags:
-`
+//go:embed help/baseline.txt
+var baselineHelp string
 
 func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
@@ -54,20 +45,8 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-const compareHelp = `Usage: loadgate compare [flags] BASE.json HEAD.json
-       loadgate compare [flags] --base B1.json --base B2.json --head H1.json --head H2.json
-
-Compares result files (paired rounds, in order) per workload with the gate's
-statistics. Results of different scenario hashes are never compared (exit 2).
-One round per side is always inconclusive for latency: the rounds are what
-estimate the noise.
-
-Examples:
-  loadgate compare base/result.json head/result.json
-  loadgate compare --tolerance 0.05 --base b1.json --base b2.json --base b3.json --head h1.json --head h2.json --head h3.json
-
-Flags:
-`
+//go:embed help/compare.txt
+var compareHelp string
 
 func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -14,22 +15,8 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-const calibrateHelp = `Usage: loadgate calibrate --scenario FILE [--pairs 10] [--out-file baselines/<scenario>/noise.json] [flags]
-
-Measures this machine's noise between runs: A/A rounds of one checkout
-(--head, default HEAD, on both sides: each side its own worktree and stack,
-ABBA, the idle side paused, as a gate with --duet=false runs them; a duet
-gate, the default, does not use it: its rounds measure their own noise), then per workload,
-phase and percentile the spread of the pairs' log ratios. Writes
-baselines/<scenario>/noise.json in the repository (with the machine,
-topology, scenario hash and date), which gate and compare use as the noise
-floor where their own rounds are few (one round per side included), on the
-same machine and topology only. Prints each entry's sd and the smallest
-slowdown a gate of R = 1, 4, 6, 10 rounds detects (at --tolerance,
---confidence, power 80%).
-
-Flags:
-`
+//go:embed help/calibrate.txt
+var calibrateHelp string
 
 func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f gateFlags

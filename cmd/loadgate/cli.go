@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,39 +23,20 @@ const (
 // usageErr is a refusal or a usage error (exit 2).
 func usageErr(format string, a ...any) error { return rounds.Usagef(format, a...) }
 
+// orUnusable is err marked unusable (exit 3) unless it carries a kind
+// already.
+func orUnusable(err error) error {
+	if err != nil && rounds.KindOf(err) == nil {
+		return unusable(err)
+	}
+	return err
+}
+
 // unusable marks err as unusable (exit 3).
 func unusable(err error) error { return rounds.Unusable(err) }
 
-const usage = `loadgate gates a change on honest load-test results.
-
-Usage:
-  loadgate <command> [flags]
-
-Commands:
-  run      run a named load against a loopback target or the scenario's stack, judge its thresholds
-  gate     run the same load on base and head (duet rounds by default, or ABBA) and judge the difference with confidence
-  compare  compare result files (paired rounds) per workload
-  calibrate measure this machine's noise (A/A rounds) into baselines/<scenario>/noise.json
-  sweep    step the rate up until the stack stops holding: sustainable rate, where and how it degrades
-  soak     a steady load for hours while memory is sampled: leak, stable or inconclusive per process
-  stub     serve a slow-on-purpose stand-in for a third-party upstream (delays, streaming, errors)
-  baseline store a result as a named baseline (baseline save)
-  comment  post the pull request comment from an uploaded results dir (fork pull requests)
-  up       bring the scenario's stack up (pinned) until Ctrl-C, for scenario development
-  down     remove the leftovers of earlier runs (--all)
-  report   render report.md / a terminal report again from a result.json
-  version  print the version
-
-Examples:
-  loadgate run --scenario examples/demo/scenario.yaml --out out/demo          # the demo stack
-  loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --out out/api
-  loadgate run --scenario load.yaml --target http://127.0.0.1:8080 --scale 0.1   # a 10x shorter rehearsal
-  loadgate gate --scenario examples/demo/gate.yaml --base main                  # rounds auto, budget 10m
-  loadgate report out/demo/result.json
-
-Exit codes: 0 pass · 1 the verdict failed · 2 usage error or refused · 3 the run is unusable.
-Run 'loadgate <command> -h' for a command's flags.
-`
+//go:embed help/loadgate.txt
+var usage string
 
 var version = "dev"
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -14,78 +15,16 @@ import (
 
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/action"
-	"github.com/loadgate/loadgate/gate/counted"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-const gateHelp = `Usage: loadgate gate --scenario FILE --base REF [--head REF] [flags]
-       loadgate gate --scenario FILE --against baseline:NAME [--base REF] [flags]
-
-Runs the same named load before (base) and after (head) a change on this
-machine and judges the difference per workload with its confidence.
-
-Each side is a checkout: base is materialized as a git worktree of REF, head
-is the working tree (or a worktree of --head). Each side's stack is built from
-its own checkout (running the scenario's stack.prepare there first) and comes
-up as its own throwaway project on the same stack cpuset. By default
-(--duet, chosen by make gate-quality: bench/gate-quality.md) both stacks stay
-up and unpaused and every round runs both sides' load at the same instants
-(one common schedule start), so both share the machine's noise; both stacks
-then share the stack cpus, so absolute latencies are higher than a
-paused-side gate's: the comparison is what is judged. --duet=false runs
-rounds one side at a time, ABBA (A B B A A B ...), the idle side's
-containers paused. Against a baseline (one side) rounds are one at a time.
---rounds auto runs sequential rounds: after the 4th round (the 2nd with a
-matching calibration, baselines/<scenario>/noise.json) and every pair after,
-every comparison is judged at its share of the error rate (alpha spending);
-the gate stops when all are decided, at --max-rounds, or when the next pair
-would overrun --budget. The report says how many rounds ran and why it
-stopped.
-
-The protected side sets the bar: the scenario (its load, thresholds and
-ceilings) is base's file, and both sides run it; where head's file differs
-the report shows each change ("head changes p95 threshold of search 200ms →
-2s: not applied"). A scenario base does not have is judged by head's file,
-and the report says so. --scenario-from head applies head's file instead:
-unsafe for a required check, since the change being judged then sets its
-own bar. Against a stored baseline (--against baseline:NAME) the
-baseline, like the scenario, is read from --base's commit, which is
-checked out and not run: a head that replaced the baseline is shown
-("head changes baseline NAME: not applied"), and a baseline only head has
-is refused. Without --base both are head's (a local gate). --max-rate,
---max-duration and --max-in-flight bound every scenario: a scenario's
-ceilings cannot raise them. --compose files (relative to the repository root) replace the
-scenario's stack.compose, each side's from its own checkout; a scenario
-without a stack: section then needs --target SERVICE:PORT.
-
-Each round reads the scenario's count: counters before and after each phase,
-as loadgate run does; the report says per side what was sent and what the
-service counted, summed over the rounds where every round measured it, else
-"not measured" with the reason. A scenario that injects faults (phase
-inject:) is refused (exit 2): the gate does not inject faults; loadgate run
-does, and judges recovery.
-
-Writes OUT/report.md (the verdict last), OUT/verdict.json, OUT/latency.svg,
-OUT/<side>/round-<i>/{result.json,snapshots.jsonl,stats.jsonl} and
-OUT/<side>/logs/. Exit codes: 0 pass (or improvement, or inconclusive with a
-warning), 1 regression / threshold / not measured, 2 refused, 3 unusable.
-
-Examples:
-  loadgate gate --scenario examples/demo/gate.yaml --base main                  # rounds auto, budget 10m
-  loadgate gate --scenario examples/demo/scenario.yaml --base main --rounds auto --budget 10m --max-rounds 20
-  loadgate gate --scenario load.yaml --base origin/main --head HEAD --tolerance 0.05
-  loadgate gate --scenario load.yaml --against baseline:release-1.4 --base origin/main
-  loadgate gate --scenario load.yaml --base main --compose compose.yaml --target api:8080
-  loadgate gate --scenario examples/demo/gate.yaml --base main --duet=false      # ABBA, the idle side paused
-
-Flags:
-`
+//go:embed help/gate.txt
+var gateHelp string
 
 type gateFlags struct {
 	scenario, base, head, against, out, scenarioFrom string
@@ -260,7 +199,7 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 	return cfg, rounds.Deps{
 		Repo:      repo,
 		Stacks:    &composeStacks{runID: runID, plan: plan, f: f.stack, stderr: stderr},
-		Runner:    &loadRunner{f: runFlags{progress: f.progress, stack: f.stack}, stderr: stderr},
+		Runner:    engine(false, f.progress, "", f.stack.priority, stderr),
 		LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
 		Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
 		Log:       stderr,
@@ -279,7 +218,9 @@ func sweepWorktrees(ctx context.Context, stderr io.Writer) {
 	}
 }
 
-// composeStacks is rounds.Stacks on Docker Compose (stack.go).
+// composeStacks is rounds.Stacks on gate/session: each side's stack up,
+// its counts resolved while it is up and healthy (it is paused between
+// rounds), once per side.
 type composeStacks struct {
 	runID  string
 	plan   pin.Plan
@@ -288,80 +229,20 @@ type composeStacks struct {
 }
 
 func (c *composeStacks) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Stack, error) {
-	sr, err := bringUp(ctx, stackSpec{files: sp.Files, target: sp.Target, prepare: sp.Prepare, prepareDir: sp.PrepareDir,
-		out: sp.Out, runID: c.runID, side: sp.Side}, c.plan, c.f, c.stderr)
+	cs, err := bringUp(ctx, compose.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
+		OutDir: sp.Out, RunID: c.runID, Side: sp.Side}, c.plan, c.f, c.stderr)
 	if err != nil {
 		return nil, err
 	}
-	cs := &composeStack{sr: sr, every: c.f.statsEvery, stderr: c.stderr, counts: &counted.Addrs{}}
 	if sp.Scenario != nil {
-		// Resolved now, while the stack is up and healthy (it is paused
-		// between rounds): once per side.
-		ca, err := resolveCounts(ctx, sp.Scenario, sr, true)
-		if err != nil {
-			sr.down(c.stderr)
+		// A count whose port accepted no connection (a base that predates
+		// the counter) is not measured on this side, saying why.
+		if err := cs.ResolveCounts(ctx, sp.Scenario, true); err != nil {
+			cs.Down()
 			return nil, err
 		}
-		cs.counts, cs.stubs = &ca, stackStubs(ctx, sr, c.stderr)
 	}
 	return cs, nil
-}
-
-// composeStack is rounds.Stack on a stackRun.
-type composeStack struct {
-	sr     *stackRun
-	every  time.Duration
-	stderr io.Writer
-	counts *counted.Addrs // resolved by Up
-	stubs  []result.Stub  // stated by the stubs, read by Up
-}
-
-func (c *composeStack) Addr() string                      { return c.sr.addr }
-func (c *composeStack) Topology() result.Topology         { return c.sr.about("").topology }
-func (c *composeStack) Pause(ctx context.Context) error   { return c.sr.stack.Pause(ctx) }
-func (c *composeStack) Unpause(ctx context.Context) error { return c.sr.stack.Unpause(ctx) }
-func (c *composeStack) Down() (time.Duration, error)      { return c.sr.down(c.stderr) }
-func (c *composeStack) Sample(ctx context.Context, dir string, warmup time.Duration) (func(time.Time), func(*result.Result) error, error) {
-	if err := c.sr.sample(ctx, dir, c.every, warmup); err != nil {
-		return nil, nil, err
-	}
-	return c.sr.started(), c.sr.finish, nil
-}
-
-// Count is one round's counted reads, as loadgate run makes them
-// (gate/counted), with the counts' addresses and the stubs' configurations
-// resolved by Up. A count whose port accepted no connection (a base that
-// predates the counter) is not measured on this side, saying why, rather
-// than making the gate unusable.
-func (c *composeStack) Count(ctx context.Context, sc *scenario.Scenario) (rounds.Counter, error) {
-	return &roundCounter{ctx: ctx, c: counted.New(sc, *c.counts, c.stubs)}, nil
-}
-
-// roundCounter is rounds.Counter on a run's counting.
-type roundCounter struct {
-	ctx context.Context
-	c   *counted.Counting
-}
-
-func (r *roundCounter) Started() func(time.Time)                       { return r.c.Started(r.ctx) }
-func (r *roundCounter) Finish(ctx context.Context, res *result.Result) { r.c.Finish(ctx, res) }
-
-// loadRunner is rounds.Runner on the load engine (runLoad): what the
-// round states of itself goes into load.Config, so the result is final.
-type loadRunner struct {
-	f      runFlags
-	stderr io.Writer
-}
-
-func (l *loadRunner) Run(ctx context.Context, spec rounds.RunSpec) (*result.Result, error) {
-	f := l.f
-	f.started = startHooks(spec.Started...)
-	f.about = about{topology: spec.Topology, targetLabel: spec.TargetLabel, side: spec.Side, commit: spec.Commit, round: spec.Round}
-	f.startAt = spec.StartAt // a duet round's common schedule start
-	if spec.NoProgress {
-		f.progress = "never"
-	}
-	return runLoad(ctx, spec.Scenario, spec.Env, spec.Target, spec.Dir, f, l.stderr)
 }
 
 // writeGateReports renders the gate's report once: report.md into memory

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -84,22 +85,8 @@ func (f gateFlags) withInputs(in action.Inputs) gateFlags {
 	return f
 }
 
-const commentHelp = `Usage: loadgate comment --from DIR --pr N [--artifact-url URL]
-
-Posts (or updates in place) the pull request comment from a gate's uploaded
-results directory: the workflow_run half of the fork pattern, where the gate
-ran without a token that can comment. Reads GITHUB_TOKEN and the workflow_run
-event; comments only when the pull request's head is the commit the gate ran.
-
-The footer links the gate's workflow run and its results artifact: the URL
-given with --artifact-url, else the run's artifacts list.
-
-Examples:
-  loadgate comment --from "$RUNNER_TEMP/load-gate-results" --pr 42
-  loadgate comment --from results --artifact-url "https://github.com/o/r/actions/runs/1/artifacts/2"
-
-Flags:
-`
+//go:embed help/comment.txt
+var commentHelp string
 
 func commentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("comment", flag.ContinueOnError)

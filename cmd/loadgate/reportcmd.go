@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -11,17 +12,8 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-const reportHelp = `Usage: loadgate report [--format text|markdown|json] RESULT.json
-
-Renders a result again (the verdict is recomputed from the thresholds the
-result carries) and exits with the verdict's code.
-
-Examples:
-  loadgate report out/demo/result.json
-  loadgate report --format markdown out/demo/result.json > report.md
-
-Flags:
-`
+//go:embed help/report.txt
+var reportHelp string
 
 func reportCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)

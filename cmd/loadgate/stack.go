@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -12,10 +11,10 @@ import (
 
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/action"
+	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/pin"
-	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 )
 
 // stackFlags are the flags of every command that brings a stack up.
@@ -71,47 +70,54 @@ func resolveEnv(sc *scenario.Scenario, stderr io.Writer) (map[string]string, err
 }
 
 // plainTarget is a plain run's target (cmd run, sweep, soak): the loopback
-// URL checked (loopbackTarget), and the generator pinned to --load-cpus
-// when given (the set it is pinned to; empty when not).
+// URL checked (rule 14, load.LoopbackTarget: the check the run's dialer
+// applies), and the generator pinned to --load-cpus when given (the set
+// it is pinned to; empty when not).
 func plainTarget(ctx context.Context, cmd, raw string, f stackFlags) (*url.URL, pin.Set, error) {
-	u, err := loopbackTarget(ctx, raw)
+	t, err := load.LoopbackTarget(ctx, raw)
 	if err != nil {
 		return nil, pin.Set{}, usageErr("%s: %w", cmd, err)
 	}
-	if f.loadCPUs == "" {
-		if err := checkPriority(f); err != nil {
-			return nil, pin.Set{}, usageErr("%s: %w", cmd, err)
+	var set pin.Set
+	if f.loadCPUs != "" {
+		if set, err = pin.Parse(f.loadCPUs); err != nil {
+			return nil, pin.Set{}, usageErr("%s: --load-cpus %q: %w", cmd, f.loadCPUs, err)
 		}
-		return u, pin.Set{}, nil
-	}
-	set, err := pin.Parse(f.loadCPUs)
-	if err != nil {
-		return nil, pin.Set{}, usageErr("%s: --load-cpus %q: %w", cmd, f.loadCPUs, err)
-	}
-	if err := pin.PinProcess(set); err != nil {
-		return nil, pin.Set{}, usageErr("%s: --load-cpus: %w", cmd, err)
+		if err := pin.PinProcess(set); err != nil {
+			return nil, pin.Set{}, usageErr("%s: --load-cpus: %w", cmd, err)
+		}
 	}
 	if err := checkPriority(f); err != nil {
 		return nil, pin.Set{}, usageErr("%s: %w", cmd, err)
 	}
-	return u, set, nil
+	return t.URL, set, nil
 }
 
 // startStack brings the scenario's stack up for one command (run, sweep,
-// soak: side names it): the cpus planned from the flags, the scenario's
-// stack.prepare, the stack pinned and the target resolved. The caller tears
-// it down (stackRun.down) on every return.
-func startStack(ctx context.Context, cmd string, sc *scenario.Scenario, files []string, target, out string, f stackFlags, stderr io.Writer) (*stackRun, error) {
+// soak: the project's suffix): the cpus planned from the flags, the
+// scenario's stack.prepare, the stack pinned and the target resolved. The
+// caller tears it down on every return.
+func startStack(ctx context.Context, cmd string, sc *scenario.Scenario, files []string, target, out string, f stackFlags, stderr io.Writer) (*session.Compose, error) {
 	plan, err := planCPUs(f)
 	if err != nil {
 		return nil, usageErr("%s: %w", cmd, err)
 	}
 	prep, prepDir := stackPrepare(sc)
-	sr, err := bringUp(ctx, stackSpec{files: files, target: target, prepare: prep, prepareDir: prepDir, out: out, side: cmd}, plan, f, stderr)
+	c, err := bringUp(ctx, compose.Spec{Files: files, Target: target, Prepare: prep, PrepareDir: prepDir, OutDir: out, Side: cmd}, plan, f, stderr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
-	return sr, nil
+	return c, nil
+}
+
+// bringUp is session.Up with the flags, the prepare command run without
+// the runner's credentials (no GitHub token for a checkout's own script).
+// plan comes from planCPUs, called once per process: after the generator
+// is pinned, this process's CPUs are the load set only.
+func bringUp(ctx context.Context, sp compose.Spec, plan pin.Plan, f stackFlags, stderr io.Writer) (*session.Compose, error) {
+	sp.PrepareEnv = action.EnvWithoutRunnerSecrets(os.Environ())
+	sp.Plan, sp.ReadyTimeout, sp.Log = plan, f.readyTimeout, stderr
+	return session.Up(ctx, sp, f.statsEvery)
 }
 
 // planCPUs is pin.NewPlan of the stack flags, and checkPriority.
@@ -135,43 +141,6 @@ func checkPriority(f stackFlags) error {
 	return nil
 }
 
-// raiseGenerator applies --load-priority (mode) to a load about to run
-// with topology t (pin.Want: raised when loadgate pinned a stack and the
-// generator apart, or when rt says so) and states in t the generator's
-// scheduling as read back, with why it was not raised. lower ends the
-// raise and returns why its guard lowered the generator during the load
-// ("" when it did not, or when nothing was raised); it may be called
-// again. Under rt a raise that fails is an error; under auto it is the
-// reason stated.
-func raiseGenerator(mode pin.Mode, t *result.Topology) (lower func() string, err error) {
-	if mode == "" {
-		mode = pin.ModeAuto
-	}
-	lower = func() string { return "" }
-	raise, why := pin.Want(mode, t.Pinned, t.StackCPUs != "")
-	if raise {
-		r, err := pin.Raise()
-		switch {
-		case err == nil:
-			lower = func() string {
-				dropped := r.Dropped()
-				r.Lower()
-				return dropped
-			}
-		case mode == pin.ModeRealtime:
-			return nil, fmt.Errorf("--load-priority rt: %w", err)
-		default:
-			why = err.Error()
-		}
-	}
-	sched, err := pin.ReadScheduling()
-	if err != nil {
-		sched, why = "", "not read back: "+err.Error()
-	}
-	t.LoadScheduling, t.LoadSchedulingWhy = sched, why
-	return lower, nil
-}
-
 // composeFiles are --compose files when given, else the scenario's.
 func composeFiles(sc *scenario.Scenario, f stackFlags) []string {
 	if len(f.compose) > 0 {
@@ -181,27 +150,6 @@ func composeFiles(sc *scenario.Scenario, f stackFlags) []string {
 		return sc.Stack.Compose
 	}
 	return nil
-}
-
-// stackRun is a stack brought up for one run (compose's Run), as this
-// command's files use it.
-type stackRun struct {
-	run      *compose.Run
-	stack    *compose.Stack // run.Stack
-	addr     string         // run.Addr
-	statsTee io.Writer      // when set before sample, also gets every stats.jsonl line (soak)
-}
-
-// stackSpec is a stack to bring up: the same for run, up and each side of
-// a gate.
-type stackSpec struct {
-	files      []string // compose files
-	target     string   // service:port
-	prepare    []string // the scenario's stack.prepare (argv); none when empty
-	prepareDir string   // where it runs: the scenario file's directory (in a gate, in the side's checkout)
-	out        string   // the services' logs go here at teardown ("" for none)
-	runID      string   // "" for a new one
-	side       string   // the project's suffix: run, up, base, head
 }
 
 // stackPrepare is the scenario's stack.prepare and where it runs. It runs
@@ -214,49 +162,3 @@ func stackPrepare(sc *scenario.Scenario) ([]string, string) {
 	}
 	return sc.Stack.Prepare, sc.Stack.Dir
 }
-
-// bringUp is compose.Start with the flags, the prepare command run without
-// the runner's credentials: a refused target is a usage error (exit 2),
-// anything else that kept the stack from coming up unusable (exit 3).
-//
-// plan comes from planCPUs, called once per process: after the generator is
-// pinned, this process's CPUs are the load set only.
-func bringUp(ctx context.Context, sp stackSpec, plan pin.Plan, f stackFlags, stderr io.Writer) (*stackRun, error) {
-	r, err := compose.Start(ctx, compose.Spec{
-		Files: sp.files, Target: sp.target,
-		Prepare: sp.prepare, PrepareDir: sp.prepareDir, PrepareEnv: action.EnvWithoutRunnerSecrets(os.Environ()), // no GitHub token for the checkout's own script
-		OutDir: sp.out, RunID: sp.runID, Side: sp.side, Plan: plan, ReadyTimeout: f.readyTimeout, Log: stderr,
-		OverrideText: report.OverrideText,
-	})
-	switch {
-	case errors.Is(err, compose.ErrTargetRefused):
-		return nil, usageErr("%w", err)
-	case err != nil:
-		return nil, unusable(err)
-	}
-	return &stackRun{run: r, stack: r.Stack, addr: r.Addr}, nil
-}
-
-// sample is Run.Sample into out/stats.jsonl (and statsTee).
-func (sr *stackRun) sample(ctx context.Context, out string, every, warmup time.Duration) error {
-	return sr.run.Sample(ctx, out, every, warmup, sr.statsTee)
-}
-
-// started is Run.Started; nil on a nil stackRun (a plain run).
-func (sr *stackRun) started() func(time.Time) {
-	if sr == nil {
-		return nil
-	}
-	return sr.run.Started()
-}
-
-// about is what a result of a load on this stack states that is known
-// before the load: the stack's topology, and the target as target
-// (host:port).
-func (sr *stackRun) about(target string) about {
-	return about{topology: sr.run.Topology(), targetLabel: target + " (" + sr.addr + ")"}
-}
-
-func (sr *stackRun) samples() (*result.Stack, error)       { return sr.run.Samples() }
-func (sr *stackRun) finish(res *result.Result) error       { return sr.run.Finish(res) }
-func (sr *stackRun) down(io.Writer) (time.Duration, error) { return sr.run.Down() }

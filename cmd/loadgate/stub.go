@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -13,40 +14,8 @@ import (
 	"github.com/loadgate/loadgate/gate/stub"
 )
 
-const stubHelp = `Usage: loadgate stub [--listen ADDR] [--delay DIST] [--error-rate F] [--timeout-rate F] [--stream-chunks N ...] [flags]
-       loadgate stub -healthcheck URL
-
-Serves a slow-on-purpose stand-in for a third-party provider (package
-gate/stub): every request to a --route waits a delay drawn from DIST, then
-is answered 200 with a small JSON object, answered 500 (--error-rate), or
-held open without an answer until the client gives up or --hold-max passes
-(--timeout-rate). With --stream-chunks, a request that accepts
-text/event-stream gets server-sent events instead, as a model provider
-streams tokens. Randomness is seeded (--seed).
-
-It also serves GET /healthz, GET /stub/config (its configuration as JSON:
-loadgate run states it in the report when a service of the stack carries
-the label io.loadgate.stub=PORT) and GET /metrics (Prometheus text format:
-loadgate_stub_requests_total{route,outcome}, outcome ok, error, timeout or
-client_gone), so a scenario's count: can read what it served.
-
-DIST is one of:
-  20ms                          fixed
-  uniform:10ms-30ms             uniform between the two
-  lognormal:p50=20ms,p99=80ms   lognormal by its median and 99th percentile
-No delay exceeds 1m (the tail is cut there).
-
--healthcheck URL gets URL and exits 0 on 200, else 3: the healthcheck of a
-FROM scratch image, which has no curl.
-
-Examples:
-  loadgate stub --listen :8081 --delay 20ms --route 'GET /profile/{id}' --body '{"id":"{id}","name":"user-{id}"}'
-  loadgate stub --delay lognormal:p50=300ms,p99=2s --error-rate 0.01 --timeout-rate 0.005
-  loadgate stub --stream-chunks 40 --stream-first uniform:200ms-600ms --stream-every 25ms
-  loadgate stub -healthcheck http://127.0.0.1:8081/healthz
-
-Flags:
-`
+//go:embed help/stub.txt
+var stubHelp string
 
 func stubCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("stub", flag.ContinueOnError)

@@ -2,75 +2,36 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/sweep"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-const sweepHelp = `Usage: loadgate sweep --scenario FILE [--rates R1,R2,...] [--step D] [--out DIR] [flags]
-
-Steps the rate up until the stack stops holding, and says how much it can
-take and in what manner it gives out. Each step runs the scenario's judged
-phase at one rate (same workloads and mix, after a warm-up at that rate).
-A step holds when its completions inside the window are within 10% of the
-requests offered, no latency or error threshold of the scenario fails and
-the generator kept its schedule. The sweep stops one step after the first
-step that does not hold, and names:
-
-  sustainable_rate  the highest step that held
-  degrades_at       the first step that did not
-  manner            honest refusal (fast failures, latency of successes flat),
-                    queueing (completions fall behind, latency grows),
-                    errors (failures of other classes), or collapse
-                    (throughput of successes falls below an earlier step's)
-
-The stack (the scenario's stack: section, or --compose) is brought up once
-for the whole sweep and torn down on every exit; with --target URL the load
-goes to a loopback address instead. Every rate is held to the scenario's
-ceilings and the operator's --max-* limits: one above them is refused (exit
-2), never clamped. Ctrl-C keeps the steps measured, marks the sweep
-interrupted and exits 3.
-
-Writes DIR/sweep.json, DIR/sweep.md (one row per step), DIR/sweep.svg
-(latency p50/p95/p99 and throughput against the offered rate), and each
-step's result.json, report.md, snapshots.jsonl (and stats.jsonl) under
-DIR/steps/.
-
-Examples:
-  loadgate sweep --scenario examples/demo/sweep.yaml --out out/sweep
-  loadgate sweep --scenario load.yaml --rates 50,100,200,400 --step 20s --warmup 5s
-  loadgate sweep --scenario load.yaml --target http://127.0.0.1:8080 --rates 10,20,40
-  loadgate sweep --scenario load.yaml --scale 0.5 --max-rate 1000
-
-Flags:
-`
+//go:embed help/sweep.txt
+var sweepHelp string
 
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	started := time.Now()
-	var f runFlags
+	began := time.Now()
+	f := loadFlags{cmd: "sweep"}
 	var rates string
-	var step, warmup time.Duration
+	var step time.Duration
+	warmup := time.Duration(-1) // not given: the scenario's
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.StringVar(&f.scenario, "scenario", "", "the scenario `file` (YAML)")
-	fs.StringVar(&rates, "rates", "", "the stairs, req/s, comma-separated and increasing (default: the judged phase's rate × "+factorsText()+")")
+	fs.StringVar(&rates, "rates", "", "the stairs, req/s, comma-separated and increasing (default: the judged phase's rate × "+sweep.FactorsText()+")")
 	fs.DurationVar(&step, "step", 0, "each step's measured `duration` (default: the judged phase's, after --scale)")
-	warmup = -1 // not given: the scenario's
 	fs.Func("warmup", "each step's warm-up `duration` at its rate, excluded from every number (default: the scenario's, after --scale)", func(v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
@@ -79,15 +40,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		warmup = d
 		return nil
 	})
-	fs.StringVar(&f.target, "target", "", "loopback base `URL`, or service:port of the stack (default: the scenario's stack.target)")
-	fs.StringVar(&f.out, "out", "", "results `dir` (default loadgate-out/<scenario>-sweep-<time>); one that already holds a result is refused unless --force")
-	fs.BoolVar(&f.force, "force", false, "replace the results already in --out")
-	fs.Float64Var(&f.scale, "scale", 1, "shorten the judged phase and the warm-up by this `factor` in (0,1] (rates are --rates')")
-	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification (self-signed loopback servers)")
-	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), always, never")
-	addStackFlags(fs, &f.stack)
-	addPriorityFlag(fs, &f.stack)
-	addLimitFlags(fs, &f.limits)
+	addLoadFlags(fs, &f)
 	fs.Usage = func() { fmt.Fprint(stderr, sweepHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -106,32 +59,41 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	env, err := resolveEnv(sc, stderr)
+	p, err := planLoad(ctx, sc, f, stderr)
 	if err != nil {
 		return err
 	}
-	files, plain, target, err := loadTarget("sweep", sc, f.target, f.stack)
+	if err := sweepOutDir(p.out, f.force); err != nil {
+		return err
+	}
+	t, spec, err := p.open(ctx, sc, f, nil, stderr)
 	if err != nil {
 		return err
 	}
-	var loadSet pin.Set
-	var targetURL *url.URL
-	if plain {
-		if targetURL, loadSet, err = plainTarget(ctx, "sweep", target, f.stack); err != nil {
-			return err
-		}
+	deps := sweepDeps(plan, stderr)
+	deps.Runner, deps.Spec = engine(f.insecure, f.progress, "", f.stack.priority, stderr), spec
+	if !p.plain {
+		deps.Stack = t.(sweep.Stack) // sweep.Run tears it down
 	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join("loadgate-out", fmt.Sprintf("%s-sweep-%s", sc.Name, time.Now().Format("20060102-150405")))
+	sw, err := sweep.Run(ctx, sc, plan, p.out, began, deps)
+	if err != nil {
+		return orUnusable(err) // the sweep's own: a directory or a file
 	}
-	if err := sweepOutDir(out, f.force); err != nil {
-		return err
-	}
+	return sweepFinish(p.out, sw, stdout, stderr)
+}
 
-	runner := &stepRunner{lr: loadRunner{f: f, stderr: stderr}, env: env, target: targetURL, about: func() about { return plainAbout(loadSet) }}
-	deps := sweep.Deps{
-		Runner: runner,
+// sweepPlan is sweep.NewPlan, a refused step's rate worded by the report.
+func sweepPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, limits scenario.OperatorLimits) (sweep.Plan, error) {
+	plan, err := sweep.NewPlan(sc, rates, step, warmup, limits)
+	if re := (*sweep.StepRefusedError)(nil); errors.As(err, &re) {
+		return plan, usageErr("sweep: step %d of --rates (%s req/s) is refused: %w", re.Step, report.Rate(re.Rate), re.Err)
+	}
+	return plan, err
+}
+
+// sweepDeps are the sweep's words on stderr and its steps' files.
+func sweepDeps(plan sweep.Plan, stderr io.Writer) sweep.Deps {
+	return sweep.Deps{
 		Starting: func(k, n int, rate float64) {
 			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s req/s for %s (warm-up %s)\n", k, n, report.Rate(rate), plan.Step, plan.Warmup)
 		},
@@ -142,23 +104,13 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s\n", st.Number, len(plan.Rates), report.SweepStepLine(st))
 			return nil
 		},
-		Warn: func(format string, a ...any) { fmt.Fprintf(stderr, "loadgate: warning: "+format+"\n", a...) },
+		Warn: warner(stderr),
 	}
-	if !plain {
-		sr, err := startStack(ctx, "sweep", sc, files, target, out, f.stack, stderr)
-		if err != nil {
-			return err
-		}
-		deps.Stack = &composeStack{sr: sr, every: f.stack.statsEvery, stderr: stderr} // sweep.Run tears it down
-		runner.target, runner.about = &url.URL{Scheme: "http", Host: sr.addr}, func() about { return sr.about(target) }
-	}
-	sw, err := sweep.Run(ctx, sc, plan, out, started, deps)
-	if err != nil {
-		if rounds.KindOf(err) == nil {
-			err = unusable(err) // the sweep's own: a directory or a file
-		}
-		return err
-	}
+}
+
+// sweepFinish writes the sweep's files, prints its report and says
+// whether it is usable.
+func sweepFinish(out string, sw *sweep.Sweep, stdout, stderr io.Writer) error {
 	if err := sw.WriteFile(filepath.Join(out, "sweep.json")); err != nil {
 		return unusable(err)
 	}
@@ -181,44 +133,6 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	return nil
-}
-
-// sweepPlan reads --rates (or the default stairs), the step and warm-up
-// durations, and builds every step's scenario, refusing (exit 2) a rate
-// above the scenario's ceilings or the operator's limits.
-func sweepPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, limits scenario.OperatorLimits) (sweep.Plan, error) {
-	var p sweep.Plan
-	var err error
-	if rates != "" {
-		p.Rates, err = sweep.ParseRates(rates)
-	} else {
-		p.Rates, err = sweep.DefaultRates(sc)
-	}
-	if err != nil {
-		return p, usageErr("sweep: --rates: %w", err)
-	}
-	jp, ok := sc.JudgedPhase()
-	if !ok {
-		return p, usageErr("sweep: %s: the scenario has no judged phase", sc.File)
-	}
-	p.Step, p.Warmup = step, warmup
-	if step == 0 {
-		p.Step = jp.Duration
-	}
-	if warmup < 0 {
-		p.Warmup = sc.Warmup
-	}
-	if p.Step < 0 {
-		return p, usageErr("sweep: --step %v: a step must last longer than 0", step)
-	}
-	for i, r := range p.Rates {
-		ssc, err := sweep.StepScenario(sc, r, p.Step, p.Warmup, limits)
-		if err != nil {
-			return p, usageErr("sweep: step %d of --rates (%s req/s) is refused: %w", i+1, report.Rate(r), err)
-		}
-		p.Scenarios = append(p.Scenarios, ssc)
-	}
-	return p, nil
 }
 
 // sweepOutDir prepares the sweep's results directory: refused when it
@@ -248,27 +162,4 @@ func writeStep(dir string, res *result.Result, v verdict.Verdict) error {
 		return err
 	}
 	return writeFile(filepath.Join(dir, "report.md"), func(w io.Writer) error { return report.Markdown(w, res, v) })
-}
-
-// stepRunner is sweep.Runner on the load engine (loadRunner): each step's
-// result states what is known before its load (about, asked per step: the
-// stack's pinning as verified then).
-type stepRunner struct {
-	lr     loadRunner
-	env    map[string]string
-	target *url.URL
-	about  func() about
-}
-
-func (s *stepRunner) Run(ctx context.Context, sc *scenario.Scenario, dir string, started []func(time.Time)) (*result.Result, error) {
-	a := s.about()
-	return s.lr.Run(ctx, rounds.RunSpec{Scenario: sc, Env: s.env, Target: s.target, TargetLabel: a.targetLabel, Topology: a.topology, Dir: dir, Started: started})
-}
-
-func factorsText() string {
-	parts := make([]string, len(sweep.DefaultFactors))
-	for i, f := range sweep.DefaultFactors {
-		parts[i] = strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	return strings.Join(parts, ", ")
 }

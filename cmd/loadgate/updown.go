@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,19 +14,8 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-const upHelp = `Usage: loadgate up --scenario FILE [--compose FILE]... [flags]
-
-Brings the scenario's stack up exactly as a run would (pinned, labelled,
-target resolved), prints the target's address, and stays in the foreground
-until interrupted (Ctrl-C), then tears everything down. For developing a
-scenario against a live stack.
-
-Examples:
-  loadgate up --scenario examples/demo/scenario.yaml
-  loadgate up --scenario load.yaml --compose compose.yaml --compose compose.dev.yaml --stack-cpus 0
-
-Flags:
-`
+//go:embed help/up.txt
+var upHelp string
 
 func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sf stackFlags
@@ -61,37 +51,23 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageErr("up: %w", err)
 	}
 	prep, prepDir := stackPrepare(sc)
-	sr, err := bringUp(ctx, stackSpec{files: files, target: t, prepare: prep, prepareDir: prepDir, out: *out, side: "up"}, plan, sf, stderr)
+	sr, err := bringUp(ctx, compose.Spec{Files: files, Target: t, Prepare: prep, PrepareDir: prepDir, OutDir: *out, Side: "up"}, plan, sf, stderr)
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
 	}
-	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.stack.Name(), sr.run.Plan.Stack, t, sr.addr, sr.run.Path)
+	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.Run.Stack.Name(), sr.Run.Plan.Stack, t, sr.Addr(), sr.Run.Path)
 	fmt.Fprintln(stdout, "press Ctrl-C to tear it down")
 	<-ctx.Done()
-	took, err := sr.down(stderr)
+	took, err := sr.Down()
 	if err != nil {
 		return unusable(fmt.Errorf("up: teardown: %w", err))
 	}
-	fmt.Fprintf(stdout, "stack %s torn down in %s\n", sr.stack.Name(), took.Round(1e6))
+	fmt.Fprintf(stdout, "stack %s torn down in %s\n", sr.Run.Stack.Name(), took.Round(1e6))
 	return nil
 }
 
-const downHelp = `Usage: loadgate down --all
-
-Removes every container, network, volume and image that carries loadgate's
-labels and whose owning process is gone (leftovers of runs that were killed),
-and the git worktrees of gates that are no longer running (git worktree
-remove --force, then git worktree prune in their repository). A live run's
-resources and worktrees are never touched. Every run does the same sweep
-when it starts (a gate its worktrees too).
-
-Exit codes: 0 everything of dead runs is gone (or there was nothing), 3 some
-of it could not be removed (each resource left is named, with why) or no
-Docker engine answered.
-
-Examples:
-  loadgate down --all
-`
+//go:embed help/down.txt
+var downHelp string
 
 func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("down", flag.ContinueOnError)

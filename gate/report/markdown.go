@@ -256,7 +256,7 @@ func pinnedWhy(t result.Topology) string {
 	if len(t.Overrides) > 0 {
 		changes := make([]string, len(t.Overrides))
 		for i, o := range t.Overrides {
-			changes[i] = OverrideText(o)
+			changes[i] = o.String()
 		}
 		parts = append(parts, "stack: overrode: "+strings.Join(changes, "; "))
 	}
@@ -264,18 +264,6 @@ func pinnedWhy(t result.Topology) string {
 		parts = append(parts, t.PinnedReason)
 	}
 	return strings.Join(parts, "; ")
-}
-
-// OverrideText words a change loadgate made to a compose service: "service
-// web: host port 8080 for 80/tcp made ephemeral".
-func OverrideText(o result.Override) string {
-	switch o.Kind {
-	case result.OverrideCPUSet:
-		return fmt.Sprintf("service %s: cpuset %q replaced by the stack's %q", o.Service, o.From, o.To)
-	case result.OverrideHostPort:
-		return fmt.Sprintf("service %s: host port %s for %d/%s made ephemeral", o.Service, o.From, o.Target, o.Protocol)
-	}
-	return fmt.Sprintf("service %s: %s %q overridden", o.Service, o.Kind, o.From)
 }
 
 func warmupText(r *result.Result) string {

@@ -149,6 +149,18 @@ type Override struct {
 	Protocol string       `json:"protocol,omitempty"` // its protocol, "tcp" or "udp"
 }
 
+// String words the override as the stack's log and the reports state it:
+// here, so that compose logs it without importing the reports above it.
+func (o Override) String() string {
+	switch o.Kind {
+	case OverrideCPUSet:
+		return fmt.Sprintf("service %s: cpuset %q replaced by the stack's %q", o.Service, o.From, o.To)
+	case OverrideHostPort:
+		return fmt.Sprintf("service %s: host port %s for %d/%s made ephemeral", o.Service, o.From, o.Target, o.Protocol)
+	}
+	return fmt.Sprintf("service %s: %s %q overridden", o.Service, o.Kind, o.From)
+}
+
 // Warmup accounts for warm-up requests; no latency is kept. Failures name
 // its failures by class: a failing warm-up is a finding though not judged.
 type Warmup struct {

@@ -1,70 +1,38 @@
 package rounds
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The two kinds of error that end a command without a verdict. Every error
-// the gate returns carries one of them (errors.Is); cmd/loadgate maps them
-// to exit codes in one place: ErrUsage 2, ErrUnusable 3.
+// The two kinds of error that end a command without a verdict: the
+// session's (gate/session), so that a round's, a sweep's and a run's
+// errors are told apart one way. cmd/loadgate maps them to exit codes in
+// one place: ErrUsage 2, ErrUnusable 3.
 var (
-	// ErrUsage: bad input or refused (a flag, a scenario file, a ceiling,
-	// a target that is not allowed, results of different loads).
-	ErrUsage = errors.New("usage error or refused")
-	// ErrUnusable: the run could not measure what it was asked to (a stack
-	// that did not come up, a checkout that failed, an interruption).
-	ErrUnusable = errors.New("unusable")
+	ErrUsage    = session.ErrUsage
+	ErrUnusable = session.ErrUnusable
 )
 
-// kindError is an error of a kind; its message is its cause's.
-type kindError struct {
-	kind error
-	err  error
-}
-
-func (e *kindError) Error() string   { return e.err.Error() }
-func (e *kindError) Unwrap() []error { return []error{e.err} }
-func (e *kindError) Is(target error) bool {
-	return target == e.kind
-}
-
 // Usage marks err as ErrUsage (nil stays nil).
-func Usage(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &kindError{kind: ErrUsage, err: err}
-}
+func Usage(err error) error { return session.Usage(err) }
 
 // Unusable marks err as ErrUnusable (nil stays nil).
-func Unusable(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &kindError{kind: ErrUnusable, err: err}
-}
+func Unusable(err error) error { return session.Unusable(err) }
 
 // Usagef is Usage(fmt.Errorf(format, a...)).
-func Usagef(format string, a ...any) error { return Usage(fmt.Errorf(format, a...)) }
+func Usagef(format string, a ...any) error { return session.Usagef(format, a...) }
 
 // Unusablef is Unusable(fmt.Errorf(format, a...)).
-func Unusablef(format string, a ...any) error { return Unusable(fmt.Errorf(format, a...)) }
+func Unusablef(format string, a ...any) error { return session.Unusablef(format, a...) }
 
 // KindOf is the outermost kind err carries: ErrUsage, ErrUnusable, or nil
-// when it carries none. The outermost wins: a gate that wraps a refused
-// side as unusable is unusable.
-func KindOf(err error) error {
-	var ke *kindError
-	if errors.As(err, &ke) {
-		return ke.kind
-	}
-	return nil
-}
+// when it carries none.
+func KindOf(err error) error { return session.KindOf(err) }
 
 // NotesError is a result or gate that cannot be judged, with the notes
 // that say why. The caller words the notes (gate/report); Error gives

@@ -32,6 +32,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -181,46 +182,18 @@ type Stack interface {
 	Count(ctx context.Context, sc *scenario.Scenario) (Counter, error)
 }
 
-// Counter is one round's "counted by the service": the reads before and
-// after each phase, timed on the schedule's own start.
-type Counter interface {
-	// Started is told the schedule's start (load.Config.Started) and times
-	// the reads from it (nil: the scenario names no count, nothing to time).
-	Started() func(t0 time.Time)
-	// Finish makes the last read and writes what was counted into res
-	// (result.Counting, and not_measured for what could not be read).
-	Finish(ctx context.Context, res *result.Result)
-}
+// Counter is one round's "counted by the service" (gate/session's).
+type Counter = session.Counter
 
-// RunSpec is one round's load as the gate asks for it: what the engine
-// needs, and what the result states of the round (load.Config's Side,
-// Commit, TargetLabel, Round), so that the result comes back final.
-type RunSpec struct {
-	Scenario    *scenario.Scenario
-	Env         map[string]string
-	Target      *url.URL        // the side's target, resolved by Stacks.Up
-	TargetLabel string          // service:port (host:port)
-	Topology    result.Topology // Stack.Topology
-	Dir         string          // OUT/<side>/round-<i>: snapshots.jsonl is written here
-	Side        string          // "base" or "head"
-	Commit      string
-	Round       *result.Round
-	Started     []func(t0 time.Time) // told the schedule's start: the stack's samplers (Stack.Sample), the counted reads (Counter.Started); nil entries skipped
-	// StartAt is the schedule's start (load.Config.StartAt; zero: when the
-	// load starts): in a duet round both sides' one common instant.
-	StartAt time.Time
-	// NoProgress: draw no progress line (a duet round's second side: two
-	// lines redrawn at once would garble each other).
-	NoProgress bool
-}
+// RunSpec is one round's load as the gate asks for it (gate/session's
+// Spec): what the engine needs, and what the result states of the round
+// (Side, Commit, TargetLabel, Round), so that the result comes back final.
+type RunSpec = session.Spec
 
-// Runner runs one round's load (warm-up and phases).
-//
-// In a duet gate (Config.Duet) Run is called for both sides at once, from
-// two goroutines: a Runner must be safe for that.
-type Runner interface {
-	Run(ctx context.Context, spec RunSpec) (*result.Result, error)
-}
+// Runner runs one round's load (warm-up and phases): gate/session's one
+// seam. In a duet gate (Config.Duet) Run is called for both sides at once,
+// from two goroutines.
+type Runner = session.Runner
 
 // Deps are the gate's ways to the world.
 type Deps struct {

@@ -59,8 +59,8 @@ func PolicyChanges(base, head *scenario.Scenario) []verdict.PolicyChange {
 		at.Kind = verdict.PolicyLatency
 		latencies(add, at, "", percentiles(bt.P50, bt.P90, bt.P95, bt.P99, bt.P999), percentiles(ht.P50, ht.P90, ht.P95, ht.P99, ht.P999))
 		at.Kind = verdict.PolicySession
-		latencies(add, at, result.FirstMessagePrefix, session(bt.FirstMessage), session(ht.FirstMessage))
-		latencies(add, at, result.ConnectPrefix, session(bt.Connect), session(ht.Connect))
+		latencies(add, at, result.FirstMessagePrefix, sessionPercentiles(bt.FirstMessage), sessionPercentiles(ht.FirstMessage))
+		latencies(add, at, result.ConnectPrefix, sessionPercentiles(bt.Connect), sessionPercentiles(ht.Connect))
 		if bt.ErrorRate != ht.ErrorRate {
 			add(verdict.PolicyChange{Kind: verdict.PolicyErrorRate, Workload: h.Name, Base: rateValue(bt.ErrorRate), Head: rateValue(ht.ErrorRate)})
 		}
@@ -139,7 +139,7 @@ func percentiles(p50, p90, p95, p99, p999 time.Duration) [5]time.Duration {
 	return [5]time.Duration{p50, p90, p95, p99, p999}
 }
 
-func session(t scenario.SessionThresholds) [5]time.Duration {
+func sessionPercentiles(t scenario.SessionThresholds) [5]time.Duration {
 	return percentiles(t.P50, t.P90, t.P95, t.P99, t.P999)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 )
 
 // MaxHours bounds a soak's duration before any phase is built (the cell
@@ -90,12 +91,6 @@ type Sampler interface {
 	Finish(res *result.Result) (watched []procstat.Summary, err error)
 }
 
-// Runner runs the soak's load (warm-up and phases), telling started the
-// schedule's t0 and progress each snapshot.
-type Runner interface {
-	Run(ctx context.Context, sc *scenario.Scenario, started []func(t0 time.Time), progress func(load.Progress)) (*result.Result, error)
-}
-
 // Config is a soak to hold.
 type Config struct {
 	Base                  *scenario.Scenario // as loaded: its judged phase's rate is held
@@ -108,8 +103,11 @@ type Config struct {
 // Deps are a soak's ways to the world. Collector is the one the Sampler
 // writes to.
 type Deps struct {
-	Sampler   Sampler
-	Runner    Runner
+	Sampler Sampler
+	// Runner runs the soak's load (warm-up and phases): Spec with the
+	// soak's scenario, its sampler's listener and its progress.
+	Runner    session.Runner
+	Spec      session.Spec
 	Collector *Collector
 	// Progress, when set, is told each snapshot with the current growth
 	// estimates (the words are the caller's: gate/report).
@@ -137,7 +135,9 @@ func Run(ctx context.Context, cfg Config, d Deps) (*Result, *result.Result, erro
 	if started != nil {
 		hooks = append(hooks, started)
 	}
-	res, err := d.Runner.Run(ctx, cfg.Scenario, hooks, progress)
+	spec := d.Spec
+	spec.Scenario, spec.Started, spec.Progress = cfg.Scenario, hooks, progress
+	res, err := d.Runner.Run(ctx, spec)
 	if err != nil {
 		_, _ = d.Sampler.Finish(nil)
 		return nil, nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/soak"
 )
 
@@ -64,7 +65,8 @@ type fakeRunner struct {
 	progressed  int
 }
 
-func (r *fakeRunner) Run(ctx context.Context, sc *scenario.Scenario, started []func(time.Time), progress func(load.Progress)) (*result.Result, error) {
+func (r *fakeRunner) Run(ctx context.Context, spec session.Spec) (*result.Result, error) {
+	sc, started, progress := spec.Scenario, spec.Started, spec.Progress
 	if r.err != nil {
 		return nil, r.err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -32,18 +33,19 @@ type Stack interface {
 	// Down tears the stack down (with a context of its own: the sweep's
 	// may be cancelled).
 	Down() (time.Duration, error)
-}
-
-// Runner runs one step's load (its warm-up and judged phase) with
-// snapshots written into dir, telling started the schedule's t0.
-type Runner interface {
-	Run(ctx context.Context, sc *scenario.Scenario, dir string, started []func(t0 time.Time)) (*result.Result, error)
+	// Topology is what a step's result states of the stack, its pinning
+	// as verified as the step starts.
+	Topology() result.Topology
 }
 
 // Deps are a sweep's ways to the world.
 type Deps struct {
-	Stack  Stack // nil: plain mode
-	Runner Runner
+	Stack Stack // nil: plain mode
+	// Runner runs each step's load (its warm-up and judged phase): Spec
+	// with the step's scenario, directory, samplers and (with a Stack) the
+	// stack's topology.
+	Runner session.Runner
+	Spec   session.Spec
 	// Starting is told before step k of n runs at rate; Measured after
 	// each step is measured (its result and verdict, its directory), to
 	// write the step's files and report it. The words are the caller's
@@ -110,7 +112,12 @@ func Run(ctx context.Context, base *scenario.Scenario, plan Plan, out string, st
 			}
 			started, stop = append(started, start), st // the step's samplers start at its t0 + warm-up
 		}
-		res, err := d.Runner.Run(ctx, ssc, stepDir, started)
+		spec := d.Spec
+		spec.Scenario, spec.Dir, spec.Started = ssc, stepDir, started
+		if d.Stack != nil {
+			spec.Topology = d.Stack.Topology()
+		}
+		res, err := d.Runner.Run(ctx, spec)
 		if err != nil {
 			if stop != nil {
 				_ = stop(&result.Result{})

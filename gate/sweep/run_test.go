@@ -12,6 +12,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/sweep"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -35,6 +36,8 @@ func (s *fakeStack) Sample(ctx context.Context, dir string, warmup time.Duration
 
 func (s *fakeStack) Down() (time.Duration, error) { s.downs++; return time.Second, s.downErr }
 
+func (s *fakeStack) Topology() result.Topology { return result.Topology{StackCPUs: "0"} }
+
 // fakeRunner answers step k with results[k-1] (run is called instead when set).
 type fakeRunner struct {
 	results []*result.Result
@@ -42,9 +45,9 @@ type fakeRunner struct {
 	rates   []float64
 }
 
-func (r *fakeRunner) Run(ctx context.Context, sc *scenario.Scenario, dir string, started []func(time.Time)) (*result.Result, error) {
-	r.rates = append(r.rates, sc.Phases[0].Rate)
-	for _, f := range started {
+func (r *fakeRunner) Run(ctx context.Context, spec session.Spec) (*result.Result, error) {
+	r.rates = append(r.rates, spec.Scenario.Phases[0].Rate)
+	for _, f := range spec.Started {
 		f(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	}
 	k := len(r.rates)

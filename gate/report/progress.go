@@ -1,0 +1,121 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/load"
+	"github.com/loadgate/loadgate/gate/soak"
+)
+
+// ProgressOn says whether a progress line is drawn on w for a --progress
+// mode: always, never, or auto (when w is a terminal).
+func ProgressOn(w io.Writer, mode string) bool {
+	switch mode {
+	case "always":
+		return true
+	case "auto":
+		f, ok := w.(*os.File)
+		if !ok {
+			return false
+		}
+		st, err := f.Stat()
+		return err == nil && st.Mode()&os.ModeCharDevice != 0
+	}
+	return false
+}
+
+// ProgressLine redraws one load's status line on a terminal once per
+// snapshot: rates, in flight, late so far and the p99 with its count.
+//
+// Update is called from the engine's snapshot goroutine, Finish by the
+// caller after the load returns: both lock.
+type ProgressLine struct {
+	mu     sync.Mutex
+	w      io.Writer
+	on     bool
+	drawn  bool
+	late   int64
+	maxP99 float64
+}
+
+// NewProgressLine is a progress line on w for a --progress mode.
+func NewProgressLine(w io.Writer, mode string) *ProgressLine {
+	return &ProgressLine{w: w, on: ProgressOn(w, mode)}
+}
+
+// Update redraws the line with one snapshot.
+func (p *ProgressLine) Update(pr load.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := pr.Snapshot
+	p.late += s.Late
+	if s.P99MS > p.maxP99 {
+		p.maxP99 = s.P99MS
+	}
+	if !p.on {
+		return
+	}
+	per := pr.Interval.Seconds()
+	fmt.Fprintf(p.w, "\r\033[K%s %.0f/%.0fs · offered %.0f/s · completed %.0f/s · in flight %d · late %s · p99 %s ms (n=%s, worst second %s ms)",
+		pr.Phase, pr.PhaseElapsed.Seconds(), pr.PhaseDuration.Seconds(), float64(s.Offered)/per, float64(s.Succeeded+s.Failed)/per,
+		s.InFlight, Count(p.late), MS(s.P99MS), Count(s.Count), MS(p.maxP99))
+	p.drawn = true
+}
+
+// Finish ends the line, if one was drawn.
+func (p *ProgressLine) Finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\n")
+	}
+}
+
+// SoakProgressLine redraws a soak's status line on a terminal: elapsed /
+// total and each process's current growth estimate (SoakProgress).
+//
+// Update is called from the engine's snapshot goroutine, Finish by the
+// caller after the soak returns: both lock.
+type SoakProgressLine struct {
+	mu    sync.Mutex
+	w     io.Writer
+	on    bool
+	drawn bool
+	total time.Duration
+}
+
+// NewSoakProgressLine is a soak's progress line on w for a --progress mode,
+// total the soak's whole load.
+func NewSoakProgressLine(w io.Writer, mode string, total time.Duration) *SoakProgressLine {
+	return &SoakProgressLine{w: w, on: ProgressOn(w, mode), total: total}
+}
+
+// Update redraws the line with one snapshot and the current estimates.
+func (p *SoakProgressLine) Update(pr load.Progress, estimates []soak.Estimated) {
+	if !p.on {
+		return
+	}
+	ests := make([]SoakEstimate, len(estimates))
+	for i, e := range estimates {
+		ests[i] = SoakEstimate{Name: e.Name, BytesPerHour: e.BytesPerHour, OK: e.OK}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	per := pr.Interval.Seconds()
+	s := pr.Snapshot
+	fmt.Fprintf(p.w, "\r\033[K%s", SoakProgress(pr.Phase, pr.Elapsed, p.total, float64(s.Offered)/per, float64(s.Succeeded+s.Failed)/per, ests))
+	p.drawn = true
+}
+
+// Finish ends the line, if one was drawn.
+func (p *SoakProgressLine) Finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\n")
+	}
+}
