@@ -1,18 +1,8 @@
-// Package baseline owns loadgate's stored references beside a repository's
-// code: saving a result as the named baseline baselines/<scenario>/<name>.json
-// (its rounds merged exactly first), what is refused on the way (a name that
-// would leave baselines/, a result that compare would refuse), and reading
-// result files for `loadgate compare` with the calibration of their
-// scenario (baselines/<scenario>/noise.json).
-//
-// The path rules themselves (scenario.ValidName on every name, the cleaned
-// and the real path inside root/baselines) are gate/rounds' BaselinePath
-// and InsideDir, which the gate uses to read a baseline from the protected
-// side: one rule for writing and reading.
-//
-// Every error carries a kind (gate/rounds' ErrUsage or ErrUnusable) for
-// the command's exit code. The functions hold no state: safe for
-// concurrent use on different roots.
+// Package baseline stores results as named baselines beside a repository's
+// code (baselines/<scenario>/<name>.json, rounds merged) and reads result
+// files for `loadgate compare` with their scenario's calibration. Path rules
+// are gate/rounds' BaselinePath and InsideDir, shared with the gate's reads.
+// Errors carry rounds.ErrUsage or ErrUnusable for the exit code. Stateless.
 package baseline
 
 import (
@@ -37,15 +27,11 @@ type SaveOptions struct {
 	Commit  string   // the commit measured; "": the result's, else git HEAD of Root
 }
 
-// Save stores opt.Results, merged, as baseline opt.Name of their scenario
-// under opt.Root and returns the file's path and what it holds. Refused
-// (ErrUsage), with nothing written: a name or a result's scenario name that
-// is not a valid scenario name, a path that leads out of baselines/ (also
-// through a symbolic link), results that do not read or do not merge, a
-// result of a duet round (round.mode duet: measured beside the other
-// side's stack, while a gate against a baseline runs head alone).
-// Unusable (ErrUnusable), nothing written: a result that compare would
-// refuse (rounds.BrokenResult), alone or merged.
+// Save stores opt.Results, merged, as baseline opt.Name under opt.Root and
+// returns its path and content. Nothing is written on error: ErrUsage for a
+// bad name, a path leaving baselines/, results that do not read or merge,
+// or a duet round (a baseline gate runs head alone); ErrUnusable for a
+// result compare would refuse.
 func Save(ctx context.Context, opt SaveOptions) (path string, saved *result.Result, err error) {
 	if len(opt.Results) == 0 || opt.Name == "" {
 		return "", nil, rounds.Usagef("--result and --name are required")
@@ -62,8 +48,7 @@ func Save(ctx context.Context, opt SaveOptions) (path string, saved *result.Resu
 		if r.Round != nil && r.Round.Mode == result.RoundDuet {
 			return "", nil, rounds.Usagef("%s: round.mode: %s: a duet round ran beside the other side's stack and load, so its latencies are not comparable with a head run alone: refused as a baseline (store the results of a gate without --duet, or of loadgate run)", p, r.Round.Mode)
 		}
-		// Checked exactly as compare checks it: a broken result is unusable
-		// there (exit 3), so it is never stored as a baseline.
+		// Never store what compare would find unusable.
 		if notes := rounds.BrokenResult(r); notes != nil {
 			return "", nil, rounds.Unusable(&rounds.NotesError{Op: p + " cannot be a baseline", Notes: notes})
 		}
@@ -110,12 +95,9 @@ type CompareOptions struct {
 	Log          io.Writer              // told which calibration is used; nil: not told
 }
 
-// Compare reads the rounds' results and judges head against base with the
-// gate's statistics (verdict.Gate) and the calibration of the scenario
-// (Noise), into the report compare renders. Results that do not read,
-// results of different loads and a calibration that does not decode are
-// refused (ErrUsage); a broken result gives an unusable verdict, not an
-// error.
+// Compare judges head against base with the gate's statistics and the
+// scenario's calibration. Unreadable or mismatched results and a bad
+// calibration are ErrUsage; a broken result is an unusable verdict.
 func Compare(ctx context.Context, opt CompareOptions) (rounds.Outcome, error) {
 	if len(opt.Bases) == 0 || len(opt.Heads) == 0 {
 		return rounds.Outcome{}, rounds.Usagef("give BASE.json HEAD.json, or --base and --head files")
@@ -160,11 +142,9 @@ func readResults(paths []string) ([]*result.Result, error) {
 	return rs, nil
 }
 
-// Noise reads the calibration baselines/<scenario>/noise.json of the
-// repository dir is in (dir itself outside one; "": the current
-// directory) and its path; nil when there is none, or when scenarioName
-// is not a valid scenario name (it has no directory under baselines/). A
-// file that does not decode is an error naming it.
+// Noise reads baselines/<scenario>/noise.json of dir's repository and its
+// path; nil when absent or the name is invalid. A file that does not decode
+// is an error naming it.
 func Noise(ctx context.Context, dir, scenarioName string) (*verdict.Noise, string, error) {
 	if dir == "" {
 		dir = "."

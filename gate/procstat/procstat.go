@@ -1,13 +1,8 @@
-// Package procstat samples a process of this host by PID from /proc: its
-// cumulative CPU time (utime + stime) and resident memory. CPU is reported
-// as the delta of cumulative CPU time over each sampling interval
-// (measurement rule 11), never as an average over the process's lifetime.
-// It is loadgate's one CPU-delta sampler: of a watched process (Sample), of
-// the generator itself (SampleSelf), and of both from the end of a load's
-// warm-up on the engine's clock (Watch). It also reads the machine's per-CPU
-// hypervisor steal from /proc/stat (ReadSteal), used as deltas too.
-//
-// Linux only: elsewhere there is no /proc and every read fails.
+// Package procstat samples a process of this host from /proc: CPU as the
+// delta of cumulative CPU time over each interval, never a lifetime average,
+// and resident memory. It samples a watched process (Sample), the generator
+// itself (SampleSelf) and both from a load's warm-up end (Watch), and reads
+// per-CPU hypervisor steal (ReadSteal). Linux only.
 package procstat
 
 import (
@@ -24,9 +19,8 @@ import (
 // ErrNoProcess: the PID names no process (it never existed or has exited).
 var ErrNoProcess = errors.New("no such process")
 
-// NoProcessError is a read of a PID that names no process, or only a
-// zombie (State Z or X: it has exited, and is only waiting for its parent
-// to reap it); it matches ErrNoProcess with errors.Is.
+// NoProcessError is a read of a PID with no process, or a zombie; it
+// matches ErrNoProcess.
 type NoProcessError struct {
 	PID    int
 	Zombie bool
@@ -41,8 +35,8 @@ func (e *NoProcessError) Error() string {
 
 func (e *NoProcessError) Is(target error) bool { return target == ErrNoProcess }
 
-// ClockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat:
-// fixed at 100 by the Linux ABI on every architecture Go supports.
+// ClockTicks is USER_HZ, the unit of utime and stime: 100 on every Linux
+// architecture Go supports.
 const ClockTicks = 100
 
 // Reading is one read of a process's counters.
@@ -51,15 +45,13 @@ type Reading struct {
 	Name     string        // comm, as the kernel has it (at most 15 bytes)
 	CPUTime  time.Duration // cumulative user + system CPU time
 	RSSBytes int64         // resident set size
-	// StartTicks is when the process started, in clock ticks since boot
-	// (field 22 of /proc/PID/stat): with the PID, it names one process. A
-	// reading of the same PID with another StartTicks is another process
-	// (the PID was reused).
+	// StartTicks is the process's start in ticks since boot: the same PID with
+	// another StartTicks is another process.
 	StartTicks uint64
 }
 
-// Reader reads /proc (Root, default "/proc": a seam for tests). The zero
-// value is ready; it is safe for concurrent use.
+// Reader reads /proc under Root (default "/proc"). The zero value is ready;
+// safe for concurrent use.
 type Reader struct {
 	Root     string
 	PageSize int // default os.Getpagesize()
@@ -120,9 +112,8 @@ type Stat struct {
 	StartTicks uint64        // starttime (field 22): clock ticks since boot
 }
 
-// ParseStat parses the contents of /proc/PID/stat. comm (the second
-// field) may hold spaces and parentheses: it runs from the first '(' to
-// the last ')'.
+// ParseStat parses /proc/PID/stat; comm runs from the first '(' to the last
+// ')', as it may hold both.
 func ParseStat(b []byte) (Stat, error) {
 	open := bytes.IndexByte(b, '(')
 	closing := bytes.LastIndexByte(b, ')')

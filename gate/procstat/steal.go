@@ -10,17 +10,10 @@ import (
 	"time"
 )
 
-// Steal is the cumulative steal time of each CPU of this machine, from
-// /proc/stat: time during which the CPU — a virtual CPU — was ready to run
-// but its hypervisor ran something else (another guest). A generator's
-// thread whose vCPU is not running cannot send on time, and a service's
-// cannot answer, so steal on the generator's or the stack's cores during a
-// run is a cause of lateness and latency that nothing inside this machine
-// shows otherwise. On a machine with no hypervisor, or whose hypervisor
-// does not report it, every CPU's steal stays 0.
-//
-// Like every CPU figure of procstat it is used as a delta (rule 11):
-// StealBetween.
+// Steal is each CPU's cumulative steal time from /proc/stat: time a vCPU was
+// ready but its hypervisor ran another guest, which delays the generator and
+// the stack invisibly. It stays 0 without a reporting hypervisor. Use deltas
+// (StealBetween).
 type Steal struct {
 	CPU map[int]time.Duration // cpu number → cumulative steal since boot
 }
@@ -55,23 +48,18 @@ func ParseSteal(b []byte) (Steal, error) {
 
 // CPUTimes is one CPU's cumulative times since boot, from /proc/stat.
 type CPUTimes struct {
-	// Busy is the time it ran anything: user, nice, system, irq and
-	// softirq (a guest's time is in user already).
+	// Busy is user, nice, system, irq and softirq (guest time is in user).
 	Busy time.Duration
-	// Steal is the time it was ready to run while its hypervisor ran
-	// something else.
+	// Steal is the time it was ready while the hypervisor ran something else.
 	Steal time.Duration
 }
 
 // statCounts names /proc/stat's first eight counts of a CPU, in order.
 var statCounts = [8]string{"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"}
 
-// ParseCPUTimes parses the contents of /proc/stat: the per-CPU lines
-// "cpuN user nice system idle iowait irq softirq steal ...", steal being
-// the eighth count (kernels since 2.6.11 have it). The aggregate "cpu" line
-// and every other line are skipped. A file with no per-CPU line, a line
-// with fewer than eight counts, a count that is not a number (or whose sum
-// overflows) and a CPU listed twice are errors.
+// ParseCPUTimes parses /proc/stat's per-CPU lines (steal is the eighth
+// count), skipping every other line. No per-CPU line, fewer than eight
+// counts, a bad or overflowing count and a CPU listed twice are errors.
 func ParseCPUTimes(b []byte) (map[int]CPUTimes, error) {
 	out := map[int]CPUTimes{}
 	for n, line := range bytes.Split(b, []byte("\n")) {
@@ -93,11 +81,8 @@ func ParseCPUTimes(b []byte) (map[int]CPUTimes, error) {
 	return out, nil
 }
 
-// parseCPULine parses one line of /proc/stat: a per-CPU line's number and
-// times; cpu -1 for any other line (the aggregate "cpu" line among them).
-// It allocates nothing but an error (CPUTimesFile reads several times a
-// second on the generator's core), whose text follows "line N" (": …" or
-// " (cpuN): …").
+// parseCPULine parses one /proc/stat line; cpu is -1 for a non-CPU line. It
+// allocates nothing but an error: CPUTimesFile reads several times a second.
 func parseCPULine(line []byte) (cpu int, t CPUTimes, err error) {
 	const tick = time.Second / ClockTicks
 	const maxTicks = int64(1<<63-1) / int64(tick)
@@ -154,11 +139,9 @@ func nextField(b []byte) (field, rest []byte) {
 	return b[i:j], b[j:]
 }
 
-// CPUTimesFile is /proc/stat kept open and read again from its start into
-// one buffer: for a reader that looks several times a second from the
-// generator's own core (the raise's guard, gate/pin), where os.ReadFile —
-// open, stat, read, close and a new buffer — cost 33 µs against 5 µs on
-// the development machine. Not safe for concurrent use.
+// CPUTimesFile is /proc/stat kept open and re-read into one buffer, for a
+// reader on the generator's own core several times a second, where
+// os.ReadFile costs several times more. Not safe for concurrent use.
 type CPUTimesFile struct {
 	f   *os.File
 	buf []byte
@@ -173,8 +156,8 @@ func (r Reader) OpenCPUTimes() (*CPUTimesFile, error) {
 	return &CPUTimesFile{f: f, buf: make([]byte, 8<<10)}, nil
 }
 
-// Busy reads the busy time of each of cpus into busy (as long as cpus).
-// A cpu /proc/stat does not list is an error.
+// Busy reads the busy time of each of cpus into busy (as long as cpus); a
+// cpu /proc/stat does not list is an error.
 func (c *CPUTimesFile) Busy(cpus []int, busy []time.Duration) error {
 	var n int
 	for {
@@ -219,9 +202,8 @@ func (c *CPUTimesFile) Busy(cpus []int, busy []time.Duration) error {
 // Close closes the file.
 func (c *CPUTimesFile) Close() error { return c.f.Close() }
 
-// StealShare is the steal on a set of CPUs over an interval: Stolen, summed
-// over the CPUs, and Share = Stolen ÷ (Wall × len(CPUs)), the fraction of
-// the CPUs' time their hypervisor gave to something else.
+// StealShare is the steal on a set of CPUs over an interval: Stolen, summed,
+// and Share = Stolen ÷ (Wall × len(CPUs)).
 type StealShare struct {
 	CPUs   []int
 	Wall   time.Duration
@@ -229,11 +211,9 @@ type StealShare struct {
 	Share  float64
 }
 
-// StealBetween is the steal on cpus between two readings wall apart. It
-// fails when a cpu is missing from either reading (an offline CPU, or a
-// cpu the machine does not have), when steal went backwards, or when cpus
-// is empty or wall not positive; it never returns a share below 0. A share
-// above 1 (ticks are 10 ms: a short interval rounds) is capped at 1.
+// StealBetween is the steal on cpus between two readings wall apart. A cpu
+// missing from either, steal going backwards, no cpus or wall <= 0 are
+// errors. Share is within [0, 1] (ticks round short intervals).
 func StealBetween(before, after Steal, cpus []int, wall time.Duration) (StealShare, error) {
 	if len(cpus) == 0 {
 		return StealShare{}, errors.New("steal: no cpus")

@@ -1,7 +1,5 @@
-// Package mdtext escapes untrusted strings (names, targets, reasons read
-// from a result, a scenario or an artifact) for GitHub Markdown. It is a
-// leaf package so that both gate/report (which renders the reports) and
-// gate/action (the comment's title and footer) use the same rules.
+// Package mdtext escapes untrusted strings for GitHub Markdown, the one rule
+// for gate/report and gate/action.
 package mdtext
 
 import (
@@ -10,24 +8,11 @@ import (
 	"unicode"
 )
 
-// Escape makes s (a name, a target, a reason: any string read from
-// a result, a scenario or an artifact) plain text on one line of GitHub
-// Markdown, in a paragraph, a heading, a list item or a table cell:
-//
-//   - line breaks, tabs and other control characters become spaces, so
-//     that s cannot end the line it is on (no new heading, list, quote or
-//     table row), and bidirectional-text controls are dropped;
-//   - the characters with a meaning inside a line are backslash-escaped:
-//     \ ` * _ ~ [ ] < > & | # @ $ (no emphasis, code span, link,
-//     image, HTML tag or comment, entity, table cell split, #reference,
-//     @mention or math), and so is a leading - + = or "1." (no list, no
-//     setext heading, should s start a line). An underscore inside a word
-//     (a run of them between two ASCII letters or digits, as in api_read)
-//     is left as it is: it can neither open nor close emphasis there; so
-//     are '(', ')' and '!', inert once '[' and ']' are escaped (no link,
-//     no image).
-//
-// The rendered text reads as s did (with its line breaks as spaces).
+// Escape makes s plain text on one line of GitHub Markdown (paragraph,
+// heading, list item or table cell): control characters become spaces,
+// bidi controls are dropped, and characters with a meaning inside a line
+// (\ ` * _ ~ [ ] < > & | # @ $, a leading - + = or "1.") are
+// backslash-escaped. Intraword underscores and ( ) ! stay: they are inert.
 func Escape(s string) string {
 	s = oneLine(s)
 	var b strings.Builder
@@ -47,9 +32,8 @@ func Escape(s string) string {
 	return b.String()
 }
 
-// intraword reports whether the run of underscores at s[i] is between two
-// ASCII letters or digits: inert in CommonMark (an underscore run so
-// flanked can neither open nor close emphasis).
+// intraword: the underscore run at s[i] lies between ASCII letters or
+// digits, where CommonMark cannot open or close emphasis.
 func intraword(s string, i int) bool {
 	lo, hi := i, i
 	for lo > 0 && s[lo-1] == '_' {
@@ -65,10 +49,8 @@ func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// Mermaid makes s plain text inside a double-quoted mermaid string (a
-// chart's title), on one line: control characters become spaces, '"' (which
-// would end the string) becomes '\”, and '`' (a fence) and '#' and ';'
-// (mermaid's entity codes #quot; and statement separator) are dropped.
+// Mermaid makes s plain text on one line inside a double-quoted mermaid
+// string: '"' becomes '\”', and '`', '#' and ';' are dropped.
 func Mermaid(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -85,10 +67,8 @@ const escaped = "\\`*_~[]<>&|#@$"
 
 var orderedRE = regexp.MustCompile(`^[0-9]{1,9}[.)]`)
 
-// Code renders s as an inline code span, on one line, safe in a
-// table cell: the fence is longer than any run of backticks in s, and '|'
-// is escaped (GitHub splits table cells before it parses code spans, and
-// drops the backslash inside the span).
+// Code renders s as a one-line inline code span safe in a table cell: the
+// fence outruns s's backticks and '|' is escaped (GitHub splits cells first).
 func Code(s string) string {
 	s = oneLine(s)
 	longest, run := 0, 0

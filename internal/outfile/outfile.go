@@ -1,17 +1,7 @@
-// Package outfile owns how loadgate writes its results (result.json,
-// report.md, verdict.json, latency.svg, snapshots.jsonl, stats.jsonl):
-// into a results directory that did not already hold a result (unless
-// forced), and never through a symlink planted where a file goes.
-//
-// Whole files (WriteFile, Write) go to a temporary file created in the same
-// directory with O_CREATE|O_EXCL (os.CreateTemp: a fresh random name, never
-// an existing file or symlink) and are then renamed over the destination:
-// rename replaces a symlink at the destination instead of following it, and
-// a reader never sees half a file. Streams (Create) are opened at their
-// final name, so they can be followed while a run writes them: whatever
-// was at that name (a file or a symlink) is removed first, never followed,
-// and the file is created with O_EXCL, so a symlink planted in between makes
-// the open fail instead of being followed.
+// Package outfile writes loadgate's results into a directory that holds no
+// earlier result (unless forced), never through a symlink. Whole files go
+// to an O_EXCL temporary file renamed over the destination (no half files);
+// streams (Create) remove what is at their name and create it with O_EXCL.
 package outfile
 
 import (
@@ -31,9 +21,8 @@ const Mode fs.FileMode = 0o644
 // directory as already holding a result.
 var ResultFiles = []string{"result.json", "verdict.json"}
 
-// staleFiles are removed from a forced results directory before a new run
-// writes it, so no file of the earlier result is left to be read as the new
-// one's (a plain run after a stack run writes no stats.jsonl).
+// staleFiles are removed from a forced directory so that no earlier file
+// reads as the new result's.
 var staleFiles = []string{"result.json", "verdict.json", "report.md", "latency.svg", "snapshots.jsonl", "stats.jsonl"}
 
 // ExistsError is returned by Dir for a directory that already holds a
@@ -48,11 +37,9 @@ func (e *ExistsError) Error() string {
 	return fmt.Sprintf("%s already holds a result (%s): pass %s to replace it, or choose another --out", e.Dir, e.File, e.Flag)
 }
 
-// Dir makes dir (and its parents) ready for a new result. A directory
-// that already holds one — result.json or verdict.json at its top, or a
-// gate's <side>/round-<n>/result.json — is refused with an *ExistsError
-// naming flag, unless force; with force, the earlier result's top-level
-// files are removed (symlinks among them removed, not followed).
+// Dir makes dir ready for a new result. One already holding a result is an
+// *ExistsError naming flag, unless force, which removes the earlier
+// top-level files (symlinks unfollowed).
 func Dir(dir string, force bool, flag string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err // names dir
@@ -105,9 +92,8 @@ func remove(path string) error {
 	return nil
 }
 
-// WriteFile writes data to path (mode 0644): to a fresh temporary file in
-// path's directory, then renamed over path. A symlink at path is replaced,
-// not followed; on error path is left as it was.
+// WriteFile writes data to path through a temporary file renamed over it: a
+// symlink at path is replaced, and on error path is unchanged.
 func WriteFile(path string, data []byte) error {
 	return Write(path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -154,11 +140,9 @@ func Write(path string, render func(io.Writer) error) (err error) {
 	return nil
 }
 
-// Create opens path for a stream written while a run goes on
-// (snapshots.jsonl, stats.jsonl): whatever entry is at path is removed (a
-// symlink itself, not its target), and the file is created with
-// O_CREATE|O_EXCL (mode 0644), which never follows a symlink: one planted
-// after the removal makes Create fail rather than write through it.
+// Create opens path for a stream written during a run: the entry at path is
+// removed and the file created with O_EXCL, so a symlink planted meanwhile
+// makes it fail.
 func Create(path string) (*os.File, error) {
 	if err := remove(path); err != nil {
 		return nil, err

@@ -1,17 +1,7 @@
 // Package stackget is the one way loadgate reads a page from a service of
-// a stack it started itself (measurement rules 14 and 17): the counts a
-// service keeps (gate/counted) and a stub's stated configuration
-// (gate/stub). Each Get is one bounded, checked GET:
-//
-//   - addr must be an IP:port literal, the address the container engine
-//     gave for the service; no name is resolved;
-//   - the connection goes only to that address and port: the dialer checks
-//     it before connect(2) and again on the connected socket;
-//   - no proxy, whatever HTTP_PROXY / HTTPS_PROXY / NO_PROXY say;
-//   - a redirect is refused, not followed (to any host, this one included);
-//   - bounded in time (Request.Timeout) and in size (Request.MaxBytes).
-//
-// Get is safe for concurrent use: every call has its own transport.
+// its own stack (counts, a stub's configuration). Each Get is one bounded
+// GET to an IP:port literal only (checked before and after connect), with
+// no proxy, no redirect, and bounded time and size. Safe for concurrent use.
 package stackget
 
 import (
@@ -28,8 +18,8 @@ import (
 	"time"
 )
 
-// ErrRefused is in the chain of every error about an address, a redirect
-// or a network Get will not use.
+// ErrRefused is in the chain of every error about an address, redirect or
+// network Get will not use.
 var ErrRefused = errors.New("refused: loadgate reads only the stack's own address")
 
 // ErrTooLarge is in the chain of the error of a body larger than
