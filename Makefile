@@ -3,18 +3,36 @@ GO      ?= go
 BIN     := bin/loadgate
 PKGS    := ./...
 
-.PHONY: build test bench stress demo lint fuzz clean gate-quality
+# The packages holding tests of a tier (internal/testtier): those whose
+# tests name it, as git knows them.
+tierpkgs = $(or $(shell git grep -l -e 'testtier\.$(1)\b' -- '*_test.go' | xargs -r -n1 dirname | sort -u | sed 's|^|./|'),$(error no test names testtier.$(1)))
+
+.PHONY: build test sim e2e bench stress demo lint fuzz clean gate-quality
 
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/loadgate
 
-# vet, then every test (the Docker-backed ones skip loudly without an engine,
-# and fail under LOADGATE_REQUIRE_DOCKER=1, as .ci/run sets). One package at a
-# time: the engine tests measure latency against loopback servers, and a
-# parallel docker build would put noise into them.
+# vet, then every test of the default tier, within 5 minutes on 2 cores (the
+# Docker-backed ones skip loudly without an engine, and fail under
+# LOADGATE_REQUIRE_DOCKER=1, as .ci/run sets). One package at a time: the
+# engine tests measure latency against loopback servers, and a parallel
+# docker build would put noise into them. The full-size simulations and the
+# long end-to-end runs are `make sim` and `make e2e`; each keeps a small,
+# seeded version here (internal/testtier).
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -p 1 -count=1 -timeout 25m $(PKGS)
+	$(GO) test -p 1 -count=1 -timeout 15m $(PKGS)
+
+# The full-size statistical simulations (LOADGATE_TEST_TIER=sim): the
+# packages holding them, whole. LOADGATE_SIM_GATES=1000 gives README's tables.
+sim:
+	LOADGATE_TEST_TIER=sim $(GO) test -p 1 -count=1 -timeout 60m $(call tierpkgs,Sim)
+
+# The long end-to-end runs (LOADGATE_TEST_TIER=e2e): the runner's signal and
+# gate runs, every Docker stack case, the demo stack: the packages holding
+# them, whole.
+e2e:
+	LOADGATE_TEST_TIER=e2e $(GO) test -p 1 -count=1 -timeout 40m $(call tierpkgs,E2E)
 
 # Throughput and CPU against vegeta, side by side in one run (not a test).
 bench: build

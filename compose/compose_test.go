@@ -27,6 +27,7 @@ import (
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/internal/enginetest"
+	"github.com/loadgate/loadgate/internal/testtier"
 )
 
 func requireEngine(t *testing.T) { t.Helper(); enginetest.Require(t, "stack tests") }
@@ -537,6 +538,9 @@ func TestExitedServiceFailsFast(t *testing.T) {
 	requireEngine(t)
 	for _, delay := range []string{"1s", "0s"} {
 		t.Run("after "+delay, func(t *testing.T) {
+			if delay != "0s" {
+				testtier.Require(t, testtier.E2E) // an exit at start alone by default
+			}
 			t.Setenv("CRASH_DELAY", delay)
 			dir := stage(t, "exits")
 			runID := compose.NewRunID()

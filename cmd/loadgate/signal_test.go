@@ -17,6 +17,7 @@ import (
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/internal/enginetest"
+	"github.com/loadgate/loadgate/internal/testtier"
 )
 
 func repoRoot(t *testing.T) string {
@@ -59,6 +60,9 @@ workloads: [{name: list, http: {path: "/items?page={n}"}}]
 `, filepath.Join(demo, "compose.yaml"), filepath.Join(demo, "build.sh")))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
+			if sig != syscall.SIGINT {
+				testtier.Require(t, testtier.E2E) // SIGINT alone by default
+			}
 			out := filepath.Join(t.TempDir(), "out")
 			cmd := exec.Command(bin, "run", "--scenario", scen, "--out", out, "--progress", "never")
 			var stderr bytes.Buffer
@@ -199,6 +203,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: stack tests not run")
 	}
+	testtier.Require(t, testtier.E2E) // by default: TestHandleSignals
 	enginetest.Require(t, "signal tests")
 	root := repoRoot(t)
 	bin := buildLoadgate(t, root)
@@ -261,6 +266,7 @@ func TestKilledGateThenDownAll(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: stack tests not run")
 	}
+	testtier.Require(t, testtier.E2E) // by default: gate/stack's TestSweep
 	enginetest.Require(t, "signal tests")
 	root := repoRoot(t)
 	bin := buildLoadgate(t, root)

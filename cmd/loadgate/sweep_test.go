@@ -19,6 +19,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/sweep"
 	"github.com/loadgate/loadgate/internal/enginetest"
+	"github.com/loadgate/loadgate/internal/testtier"
 )
 
 const sweepScenario = `
@@ -187,6 +188,7 @@ func TestSweepDemoStack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: stack tests not run")
 	}
+	testtier.Require(t, testtier.E2E) // by default: the sweep on loopback, examples/demo's stack
 	enginetest.Require(t, "the sweep's stack test")
 	root := moduleRoot(t)
 	bin := filepath.Join(t.TempDir(), "loadgate")

@@ -28,6 +28,7 @@ import (
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/enginetest"
+	"github.com/loadgate/loadgate/internal/testtier"
 )
 
 // TestActionEndToEnd runs action.yml's steps on this machine the way a
@@ -46,6 +47,7 @@ func TestActionEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: TestActionEndToEnd runs the action's steps against the demo stack (about a minute)")
 	}
+	testtier.Require(t, testtier.E2E) // by default: TestActionHarness and the fake API's tests
 	e2eRequireEngine(t)
 	goBin, err := exec.LookPath("go")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/testtier"
 )
 
 const hashA = "sha256:aaaa"
@@ -141,10 +142,18 @@ func TestSimCoverage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	cov, vals := tally(t, 1000, 500, 3, 1000, 1.2, 0.1)
-	t.Logf("coverage of ratio 1.2 (3 rounds, noise σ=0.1, n=1000): %.1f%%, values %v", 100*cov, vals)
-	if cov < 0.92 || cov > 0.985 {
-		t.Errorf("coverage %.1f%%, want 95%% ± 3", 100*cov)
+	// 500 gates in make sim; 60, seeded, by default, within 3 standard
+	// errors of the simulation (a z where t belongs would give ≈ 81%).
+	gates := testtier.Scale(t, testtier.Sim, 60, 500)
+	lo, hi := 0.92, 0.985
+	if gates < 500 {
+		se := math.Sqrt(0.95 * 0.05 / float64(gates))
+		lo, hi = 0.95-3*se, 0.955+3*se
+	}
+	cov, vals := tally(t, 1000, gates, 3, 1000, 1.2, 0.1)
+	t.Logf("coverage of ratio 1.2 (%d gates, 3 rounds, noise σ=0.1, n=1000): %.1f%%, values %v", gates, 100*cov, vals)
+	if cov < lo || cov > hi {
+		t.Errorf("coverage %.1f%%, want %.1f%% … %.1f%%", 100*cov, 100*lo, 100*hi)
 	}
 }
 
@@ -154,13 +163,14 @@ func TestSimAA(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	cov, vals := tally(t, 5000, 500, 5, 1000, 1.0, 0.1)
-	t.Logf("A/A (5 rounds, σ=0.1, n=1000): coverage %.1f%%, values %v", 100*cov, vals)
-	if bad := vals[verdict.Regression] + vals[verdict.Improvement]; float64(bad) > 0.05*500 {
-		t.Errorf("A/A: %d of 500 gates called a change", bad)
+	gates := testtier.Scale(t, testtier.Sim, 60, 500) // seeded; 500 in make sim
+	cov, vals := tally(t, 5000, gates, 5, 1000, 1.0, 0.1)
+	t.Logf("A/A (%d gates, 5 rounds, σ=0.1, n=1000): coverage %.1f%%, values %v", gates, 100*cov, vals)
+	if bad := vals[verdict.Regression] + vals[verdict.Improvement]; float64(bad) > 0.05*float64(gates) {
+		t.Errorf("A/A: %d of %d gates called a change", bad, gates)
 	}
-	if ok := vals[verdict.Pass] + vals[verdict.Inconclusive]; float64(ok) < 0.95*500 {
-		t.Errorf("A/A: %d of 500 pass or inconclusive, want ≥ 95%%", ok)
+	if ok := vals[verdict.Pass] + vals[verdict.Inconclusive]; float64(ok) < 0.95*float64(gates) {
+		t.Errorf("A/A: %d of %d pass or inconclusive, want ≥ 95%%", ok, gates)
 	}
 }
 
@@ -172,9 +182,9 @@ func TestSimPower(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	const gates = 300
+	gates := testtier.Scale(t, testtier.Sim, 40, 300) // seeded; 300 in make sim
 	cov, vals := tally(t, 9000, gates, 5, 2000, 1.2, 0.03)
-	power := float64(vals[verdict.Regression]) / gates
+	power := float64(vals[verdict.Regression]) / float64(gates)
 	t.Logf("A/B +20%% (5 rounds, σ=0.03, n=2000): power %.1f%%, coverage %.1f%%, values %v", 100*power, 100*cov, vals)
 	if power < 0.70 {
 		t.Errorf("power %.1f%%, want ≥ 70%%", 100*power)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/testtier"
 )
 
 // duetSim is how simulated duet rounds are drawn. Each round has a
@@ -213,7 +214,14 @@ func TestSimDuet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	gates := simGates(60)
+	// Seeded; 60 gates per row in make sim, 8 by default, where the rows of
+	// DefaultSeqMaxRounds (most of the time) are make sim's alone.
+	full := testtier.On(t, testtier.Sim)
+	gates := simGates(testtier.Scale(t, testtier.Sim, 8, 60))
+	seqMaxes := []int{10}
+	if full {
+		seqMaxes = append(seqMaxes, verdict.DefaultSeqMaxRounds)
+	}
 	// 3 standard errors of the simulation: the test makes 26 such checks,
 	// and at 2 an exact 2.5% would fail one of them in about 1 run of 3.
 	limit := 0.025 + 3*math.Sqrt(0.025*0.975/float64(gates))
@@ -231,7 +239,7 @@ func TestSimDuet(t *testing.T) {
 			cases = append(cases, k)
 		}
 	}
-	for _, seq := range []int{10, verdict.DefaultSeqMaxRounds} {
+	for _, seq := range seqMaxes {
 		for _, ratio := range []float64{1, 1.1, 1.2} {
 			cases = append(cases, cse{seq: seq, ratio: ratio})
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/testtier"
 )
 
 // simMulti simulates one gate of R paired rounds of k workloads, head =
@@ -97,7 +98,7 @@ func TestSimFamily(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	gates := simGates(60)
+	gates := simGates(testtier.Scale(t, testtier.Sim, 20, 60)) // seeded; 60 in make sim
 	t.Run("A/A 10 workloads", func(t *testing.T) {
 		holm, alone, tests := familyTally(t, 1<<20, gates, 10, 5, 400, 1, 0.05, 0.03)
 		t.Logf("A/A, %d gates of 10 workloads (%d tests), 5 rounds, 400 successes, σ common 0.05 + own 0.03: false regressions in %d gates (%d on intervals alone)", gates, tests, holm, alone)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/testtier"
 )
 
 // seqGate simulates one sequential gate: rounds as in simGate (one
@@ -98,7 +99,7 @@ func TestSimSequential(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	gates := simGates(30)
+	gates := simGates(testtier.Scale(t, testtier.Sim, 6, 30)) // seeded; 30 in make sim
 	// LOADGATE_SIM_SPENDING=obf,pocock compares both (the default's alone by default).
 	// At most 10 rounds and the default's most (DefaultSeqMaxRounds).
 	type plan struct {
@@ -107,7 +108,11 @@ func TestSimSequential(t *testing.T) {
 	}
 	// LOADGATE_SIM_SEQ_MAX=10 runs the plans of at most 10 rounds alone
 	// (a 1 000-gate run of the default's 20 takes most of an hour on 2 cores).
-	maxes := []int{10, verdict.DefaultSeqMaxRounds}
+	// By default the plans of at most 10 rounds alone (make sim: both).
+	maxes := []int{10}
+	if testtier.On(t, testtier.Sim) {
+		maxes = append(maxes, verdict.DefaultSeqMaxRounds)
+	}
 	if s := os.Getenv("LOADGATE_SIM_SEQ_MAX"); s != "" {
 		maxes = nil
 		for _, f := range strings.Split(s, ",") {
