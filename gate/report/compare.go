@@ -500,6 +500,9 @@ func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
 	g.Verdict = Explain(g.Verdict)
 	v := g.Verdict
 	var b md
+	b.line("# loadgate gate: %s", mdEsc(g.Scenario.Name))
+	b.line("")
+	mdAnswer(&b, &g) // headline.go
 	if rs := g.unusableGate(); rs != nil {
 		b.line("> **UNUSABLE GATE** — %s Nothing is compared with half a result (exit 3).", sentence(strings.Join(mdEscAll(rs), "; ")))
 		b.line("")
@@ -508,8 +511,6 @@ func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
 		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. These rounds are not trustworthy (their latency includes the generator's own delay): no regression, improvement or pass is called on them.", u)
 		b.line("")
 	}
-	b.line("# loadgate gate: %s", mdEsc(g.Scenario.Name))
-	b.line("")
 	b.line("%s", scenarioLine(g.Scenario))
 	b.line("- **compared** %s `%s` → %s `%s`", g.Base.Name, commitText(sideCommit(g.Base)), g.Head.Name, commitText(sideCommit(g.Head)))
 	if o := g.order(); o.baseFirst != nil {
@@ -781,6 +782,7 @@ func CompareText(w io.Writer, o rounds.Outcome) error {
 	g.Verdict = Explain(g.Verdict)
 	v := g.Verdict
 	var b txt
+	textAnswer(&b, &g) // headline.go
 	if rs := g.unusableGate(); rs != nil {
 		b.line("UNUSABLE GATE — %s (exit 3)", strings.Join(rs, "; "))
 	}

@@ -168,7 +168,7 @@ func TestNoteWordsInTheMarkdownReport(t *testing.T) {
 			if !strings.Contains(md, mdtext.Escape(c.want)) {
 				t.Errorf("the markdown report lacks %q:\n%s", mdtext.Escape(c.want), md)
 			}
-			if banner := strings.Contains(strings.SplitN(md, "\n", 2)[0], "UNUSABLE GATE"); banner != c.unusable {
+			if banner := strings.Contains(bannerLine(md), "UNUSABLE GATE"); banner != c.unusable {
 				t.Errorf("unusable banner %v, want %v", banner, c.unusable)
 			}
 		})
