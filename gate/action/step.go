@@ -40,10 +40,11 @@ type Gate interface {
 // Run runs.
 type Step struct {
 	Gate Gate
-	// Reports renders gr into out (report.md, verdict.json, latency.svg;
-	// the text report to the log) and returns report.md's bytes: the step
-	// summary and the comment are that rendering, never a re-read. An
-	// error is a file that could not be written.
+	// Reports renders gr into out (report.md, comment.md, verdict.json,
+	// latency.svg; the text report to the log) and returns comment.md's
+	// bytes (report.CompareSummary): the step summary and the comment are
+	// that rendering, never a re-read. An error is a file that could not
+	// be written.
 	Reports func(out string, gr rounds.Outcome) ([]byte, error)
 	// Getenv and LookupEnv are the process's environment (os.Getenv,
 	// os.LookupEnv): the runner's variables, the inputs, the scenario's
@@ -135,7 +136,7 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	}
 	outcome, err := Publish(ctx, a, env, ev, in, Publication{
 		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Markdown: string(md),
-		ReportPath: filepath.Join(out, "report.md"), ResultsDir: out,
+		ReportPath: filepath.Join(out, "report.md"), CommentPath: filepath.Join(out, "comment.md"), ResultsDir: out,
 	}, s.HTTP)
 	if err != nil {
 		fmt.Fprintln(s.Stderr, "loadgate:", err)
