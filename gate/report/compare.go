@@ -642,6 +642,12 @@ func mdComparePhase(b *md, g *gateReport, p result.Phase) {
 			b.line("")
 		}
 	}
+	mdPhaseCharts(b, g, p)
+}
+
+// mdPhaseCharts draws each workload's latency by percentile in phase p,
+// base and head (mermaid xychart-beta).
+func mdPhaseCharts(b *md, g *gateReport, p result.Phase) {
 	if g.Verdict.Value == verdict.Unusable {
 		return // no number of an unusable gate is drawn
 	}

@@ -449,9 +449,25 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	b.endDetails()
 
 	if ps := g.judgedPhases(); len(ps) > 0 && v.Value != verdict.Unusable {
-		b.details("Every number: each phase, per-round ratios, latency charts")
+		b.details("Latency charts and per-round ratios")
 		for _, p := range ps {
-			mdComparePhase(&b, &g, p)
+			b.line("## %s", mdSectionTitle(p))
+			b.line("")
+			var per []string
+			for _, c := range g.comparisons(p.Name) {
+				if len(c.RoundRatios) > 1 {
+					rs := make([]string, len(c.RoundRatios))
+					for i, r := range c.RoundRatios {
+						rs[i] = SignedPercent(r)
+					}
+					per = append(per, fmt.Sprintf("%s %s: %s", mdEsc(c.Workload), c.Metric, strings.Join(rs, " ")))
+				}
+			}
+			if len(per) > 0 {
+				b.line("Change in each round, head against base: %s.", strings.Join(per, " · "))
+				b.line("")
+			}
+			mdPhaseCharts(&b, &g, p)
 		}
 		b.endDetails()
 	}
