@@ -349,18 +349,17 @@ func mdAnswer(b *md, g *gateReport) {
 			}
 			ch := dash
 			if c.Interval != "" {
-				ch = change(c) + " (" + interval(c) + ")"
-			}
-			unit := ""
-			if c.Metric != verdict.MetricErrorRate && c.BaseN > 0 {
-				unit = " ms"
+				ch = change(c) + " (" + strings.TrimSuffix(interval(c), " points") + ")"
 			}
 			baseV, headV := sideValue(c, c.Base, c.BaseN), sideValue(c, c.Head, c.HeadN)
-			if baseV != dash {
-				baseV += unit
-			}
-			if headV != dash && c.Metric != verdict.MetricErrorRate && c.HeadN > 0 {
-				headV += " ms"
+			if c.Metric != verdict.MetricErrorRate {
+				// a no-break space: the unit stays beside its number
+				if baseV != dash {
+					baseV += "\u00a0ms"
+				}
+				if headV != dash {
+					headV += "\u00a0ms"
+				}
 			}
 			b.row(w, metricWord(c), baseV, headV, ch,
 				fmt.Sprintf("%d · %s / %s", c.Rounds, Count(c.BaseN), Count(c.HeadN)), symbol(c.Value)+" "+string(c.Value))
