@@ -7,7 +7,7 @@ PKGS    := ./...
 # tests name it, as git knows them.
 tierpkgs = $(or $(shell git grep -l -e 'testtier\.$(1)\b' -- '*_test.go' | xargs -r -n1 dirname | sort -u | sed 's|^|./|'),$(error no test names testtier.$(1)))
 
-.PHONY: build test sim e2e bench stress demo lint fuzz clean gate-quality
+.PHONY: build test sim e2e bench stress demo lint fuzz clean gate-quality screenshots
 
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/loadgate
@@ -52,6 +52,26 @@ gate-quality: build
 	bash bench/gatequality/collect.sh
 	if [ -n "$$GQ_HEAD" ]; then bash bench/gatequality/ab.sh; fi
 	$(GO) run ./bench/gatequality
+
+# What a reviewer sees: the pull request comment goldens (gate/action's
+# testdata, made by go test ./gate/report ./gate/action -update) rendered as
+# GitHub-flavoured Markdown (bench/render, goldmark) and screenshotted in
+# headless Chromium (Debian: apt-get install chromium) into
+# bench/screenshots/ as posted (collapsed), and with every section open
+# into .bench/render/ (not committed: large).
+# Look at them before calling a change to the report done.
+SHOTS    := bench/screenshots
+CHROMIUM ?= chromium
+screenshots:
+	mkdir -p $(SHOTS) .bench/render
+	$(GO) build -o .bench/render/render ./bench/render
+	for f in gate/action/testdata/comment_*.md.golden; do \
+		n=$$(basename $$f .md.golden); \
+		.bench/render/render $$f .bench/render/$$n.html && \
+		$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --screenshot=$(SHOTS)/$$n.png --window-size=1000,1400 .bench/render/$$n.html; \
+	done
+	.bench/render/render -open gate/action/testdata/comment_duet_regression.md.golden .bench/render/open.html
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --screenshot=.bench/render/comment_duet_regression_open.png --window-size=1000,4000 .bench/render/open.html
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -17,6 +17,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sethvargo/go-githubactions v1.3.0
 	github.com/valyala/fasthttp v1.78.0
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sys v0.50.0
 	google.golang.org/grpc v1.78.0
 	google.golang.org/protobuf v1.36.10

@@ -147,8 +147,9 @@ func TestPrepareRunsInEveryCommand(t *testing.T) {
 	}
 }
 
-// The gate's report is rendered once: report.md on disk is the bytes handed
-// on (to the step summary and the comment), not a file read back.
+// The gate's report is rendered once: comment.md on disk is the bytes
+// handed on (to the step summary and the comment), not a file read back;
+// report.md opens with the same headline.
 func TestGateReportRenderedOnce(t *testing.T) {
 	out := t.TempDir()
 	gr := rounds.Outcome{Verdict: rounds.ErrorVerdict("the stack did not come up")}
@@ -157,9 +158,13 @@ func TestGateReportRenderedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	disk, err := os.ReadFile(filepath.Join(out, "report.md"))
+	disk, err := os.ReadFile(filepath.Join(out, "comment.md"))
 	if err != nil || !bytes.Equal(md, disk) || !bytes.Contains(md, []byte("the stack did not come up")) {
-		t.Errorf("returned %d bytes, report.md %d (%v)", len(md), len(disk), err)
+		t.Errorf("returned %d bytes, comment.md %d (%v)", len(md), len(disk), err)
+	}
+	full, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if head := bytes.SplitN(md, []byte("\n"), 4); err != nil || len(head) < 4 || !bytes.Contains(full, head[2]) {
+		t.Errorf("report.md does not open with the comment's headline (%v)", err)
 	}
 }
 

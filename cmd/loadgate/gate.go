@@ -245,19 +245,24 @@ func (c *composeStacks) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Sta
 	return cs, nil
 }
 
-// writeGateReports renders the gate's report once: report.md into memory
-// (its bytes are written to OUT/report.md and returned, for the step
-// summary and the pull request comment), verdict.json and latency.svg
-// beside it, and the text report to stdout. An error is a file that could
+// writeGateReports renders the gate's report once: report.md (the full
+// account) and comment.md (the answer first, the rest collapsed: its
+// bytes are written to OUT/comment.md and returned, for the step summary
+// and the pull request comment), verdict.json and latency.svg beside
+// them, and the text report to stdout. An error is a file that could
 // not be written (unusable); the verdict's exit code is the caller's
 // (verdictExit).
 func writeGateReports(out string, gr rounds.Outcome, stdout, stderr io.Writer) ([]byte, error) {
-	var md bytes.Buffer
+	var md, comment bytes.Buffer
 	if err := report.CompareMarkdown(&md, gr); err != nil {
+		return nil, err
+	}
+	if err := report.CompareSummary(&comment, gr); err != nil {
 		return nil, err
 	}
 	for name, render := range map[string]func(io.Writer) error{
 		"report.md":    func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err },
+		"comment.md":   func(w io.Writer) error { _, err := w.Write(comment.Bytes()); return err },
 		"verdict.json": func(w io.Writer) error { return report.CompareJSON(w, gr) },
 		"latency.svg":  func(w io.Writer) error { return report.ComparePlotSVG(w, gr) },
 	} {
@@ -269,5 +274,5 @@ func writeGateReports(out string, gr rounds.Outcome, stdout, stderr io.Writer) (
 		return nil, err
 	}
 	fmt.Fprintf(stderr, "loadgate: gate results in %s (report.md, verdict.json, latency.svg, per-side rounds)\n", out)
-	return md.Bytes(), nil
+	return comment.Bytes(), nil
 }

@@ -676,8 +676,14 @@ func (h *e2eHarness) checkGate(r *stepRun, resultsDir, baseSHA, headSHA string, 
 	if last := e2eLastHeading(sum); last != "## Verdict" {
 		t.Errorf("gate run %d: the job summary's last section is %q, want ## Verdict", run, last)
 	}
-	if !strings.Contains(sum, strings.TrimSpace(md)) {
-		t.Errorf("gate run %d: the job summary does not hold report.md", run)
+	// The summary is comment.md (the answer first, the rest collapsed),
+	// and report.md opens with the same headline.
+	cm := e2eRead(t, filepath.Join(resultsDir, "comment.md"))
+	if !strings.Contains(sum, strings.TrimSpace(cm)) {
+		t.Errorf("gate run %d: the job summary does not hold comment.md", run)
+	}
+	if hl := strings.SplitN(cm, "\n", 4); len(hl) < 4 || !strings.Contains(md, hl[2]) {
+		t.Errorf("gate run %d: report.md does not open with comment.md's headline", run)
 	}
 
 	// Annotations: one error per workload that fails the step.

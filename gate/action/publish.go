@@ -23,8 +23,9 @@ type Publication struct {
 	Scenario     string          // the scenario's name: one comment per scenario
 	ScenarioFile string          // the scenario file, relative to the repository: annotations point at it
 	Verdict      verdict.Verdict // the verdict; its value and workloads give outputs and annotations
-	Markdown     string          // the Markdown report (report.Markdown): summary and comment
+	Markdown     string          // the Markdown summary (report.CompareSummary): summary and comment
 	ReportPath   string          // the report file: the report output
+	CommentPath  string          // the file holding Markdown, in ResultsDir: the fork comment workflow's comment ("": ReportPath)
 	ResultsDir   string          // the results directory: the results-dir output; the manifest goes there
 }
 
@@ -321,8 +322,12 @@ func writeManifest(p Publication, ev Event, env *Env, out *Outcome) error {
 		return fmt.Errorf("results-dir: %w", err)
 	}
 	rel := ""
-	if p.ReportPath != "" {
-		if r, err := filepath.Rel(p.ResultsDir, p.ReportPath); err == nil && filepath.IsLocal(r) {
+	src := p.ReportPath
+	if p.CommentPath != "" {
+		src = p.CommentPath
+	}
+	if src != "" {
+		if r, err := filepath.Rel(p.ResultsDir, src); err == nil && filepath.IsLocal(r) {
 			rel = filepath.ToSlash(r)
 		}
 	}

@@ -30,8 +30,9 @@ type Gate interface {
 // The exit code follows fail-on. A Step is used once, by one goroutine.
 type Step struct {
 	Gate Gate
-	// Reports renders gr into out and returns report.md's bytes, which the
-	// summary and comment reuse. An error is a file not written.
+	// Reports renders gr into out and returns comment.md's bytes (the
+	// answer first), which the summary and comment reuse. An error is a
+	// file not written.
 	Reports func(out string, gr rounds.Outcome) ([]byte, error)
 	// Getenv and LookupEnv are the process's environment.
 	Getenv    func(string) string
@@ -118,7 +119,7 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	}
 	outcome, err := Publish(ctx, a, env, ev, in, Publication{
 		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Markdown: string(md),
-		ReportPath: filepath.Join(out, "report.md"), ResultsDir: out,
+		ReportPath: filepath.Join(out, "report.md"), CommentPath: filepath.Join(out, "comment.md"), ResultsDir: out,
 	}, s.HTTP)
 	if err != nil {
 		fmt.Fprintln(s.Stderr, "loadgate:", err)

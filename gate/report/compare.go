@@ -486,6 +486,9 @@ func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
 	g.Verdict = Explain(g.Verdict)
 	v := g.Verdict
 	var b md
+	b.line("# loadgate gate: %s", mdEsc(g.Scenario.Name))
+	b.line("")
+	mdAnswer(&b, &g) // headline.go
 	if rs := g.unusableGate(); rs != nil {
 		b.line("> **UNUSABLE GATE** — %s Nothing is compared with half a result (exit 3).", sentence(strings.Join(mdEscAll(rs), "; ")))
 		b.line("")
@@ -494,8 +497,6 @@ func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
 		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. These rounds are not trustworthy (their latency includes the generator's own delay): no regression, improvement or pass is called on them.", u)
 		b.line("")
 	}
-	b.line("# loadgate gate: %s", mdEsc(g.Scenario.Name))
-	b.line("")
 	b.line("%s", scenarioLine(g.Scenario))
 	b.line("- **compared** %s `%s` → %s `%s`", g.Base.Name, commitText(sideCommit(g.Base)), g.Head.Name, commitText(sideCommit(g.Head)))
 	if o := g.order(); o.baseFirst != nil {
@@ -626,6 +627,12 @@ func mdComparePhase(b *md, g *gateReport, p result.Phase) {
 			b.line("")
 		}
 	}
+	mdPhaseCharts(b, g, p)
+}
+
+// mdPhaseCharts draws each workload's latency by percentile in phase p,
+// base and head (mermaid xychart-beta).
+func mdPhaseCharts(b *md, g *gateReport, p result.Phase) {
 	if g.Verdict.Value == verdict.Unusable {
 		return // no number of an unusable gate is drawn
 	}
@@ -765,6 +772,7 @@ func CompareText(w io.Writer, o rounds.Outcome) error {
 	g.Verdict = Explain(g.Verdict)
 	v := g.Verdict
 	var b txt
+	textAnswer(&b, &g) // headline.go
 	if rs := g.unusableGate(); rs != nil {
 		b.line("UNUSABLE GATE — %s (exit 3)", strings.Join(rs, "; "))
 	}

@@ -134,11 +134,11 @@ var calm = []float64{0, 0.004, -0.004, 0.002, -0.002}
 func TestCompareGolden(t *testing.T) {
 	cases := []struct {
 		name string
-		g    func(t *testing.T) rounds.Outcome
+		g    func(t *testing.T, fix fixture) rounds.Outcome
 		want verdict.Value
 		md   []string
 	}{
-		{"pass", func(t *testing.T) rounds.Outcome {
+		{"pass", func(t *testing.T, gateFixture fixture) rounds.Outcome {
 			// A sequential gate that stopped at its third look: verdict.json
 			// carries the look (sequential), the notes word it.
 			g := gateFixture(t, shape{sustain: 1.01, recover: 1, ingestOK: 400}, calm, nil)
@@ -146,21 +146,21 @@ func TestCompareGolden(t *testing.T) {
 				Nominal: 0.95, Level: 0.0131, Spent: 0.0163, Stop: verdict.StopDecided}
 			return g
 		}, verdict.Pass, []string{"| api_read | p95 ms |", "**PASS** (exit 0)", "| base | main | `0a1b2c3d4e5f` | 2-5 | 0-1 | yes |", "1 base→head · 2 head→base"}},
-		{"regression", func(t *testing.T) rounds.Outcome {
+		{"regression", func(t *testing.T, gateFixture fixture) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1.31, recover: 1.02, apiFail: 12, ingestOK: 400}, calm, nil)
 		}, verdict.Regression, []string{"+31.", "**regression**", "**REGRESSION** (exit 1)", "```mermaid", "xychart-beta"}},
-		{"improvement", func(t *testing.T) rounds.Outcome {
+		{"improvement", func(t *testing.T, gateFixture fixture) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 0.7, recover: 0.72, ingestOK: 400}, calm, nil)
 		}, verdict.Improvement, []string{"−30.", "**IMPROVEMENT** (exit 0)"}},
-		{"inconclusive", func(t *testing.T) rounds.Outcome {
+		{"inconclusive", func(t *testing.T, gateFixture fixture) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1.15, recover: 1, ingestOK: 400}, []float64{0, 0.07, -0.07}, nil)
 		}, verdict.Inconclusive, []string{"inconclusive: to decide, ≈", "rounds (now 3)", "**INCONCLUSIVE** (exit 0)"}},
-		{"not_measured", func(t *testing.T) rounds.Outcome {
+		{"not_measured", func(t *testing.T, gateFixture fixture) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm[:3], func(_, hs []*result.Result) {
 				hs[1] = gateRound(t, "head", headCommit, 2, shape{sustain: 1, recover: 1, ingestOK: 0, ingestFail: 400})
 			})
 		}, verdict.NotMeasured, []string{"head round 2: no successful request (0 of 400", "**NOT MEASURED** (exit 1)"}},
-		{"generator_behind", func(t *testing.T) rounds.Outcome {
+		{"generator_behind", func(t *testing.T, gateFixture fixture) rounds.Outcome {
 			// The regression fixture, with head round 2's generator far behind
 			// its schedule: the regression is not called, the round is named.
 			// Its host took 12% of the generator's core meanwhile (steal):
@@ -177,23 +177,76 @@ func TestCompareGolden(t *testing.T) {
 			"head round 2 is not trustworthy: generator behind schedule: 57% of requests late",
 			"**INCONCLUSIVE** (exit 0)",
 		}},
-		{"unusable", func(t *testing.T) rounds.Outcome {
+		{"unusable", func(t *testing.T, gateFixture fixture) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm[:3], func(bs, _ []*result.Result) {
 				bs[1].Offered += 2
 				bs[1].Topology.Pinned, bs[1].Topology.PinnedReason = false, "cpuset not available"
 			})
 		}, verdict.Unusable, []string{"> **UNUSABLE GATE** — base round 2: offered", "**UNUSABLE** (exit 3)", "base round 2 was not pinned (cpuset not available)"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			g := tc.g(t)
+	for _, mode := range []string{"", "duet_"} {
+		for _, tc := range cases {
+			t.Run(mode+tc.name, func(t *testing.T) {
+				compareGolden(t, mode, tc.name, tc.g, tc.want, tc.md)
+			})
+		}
+	}
+}
+
+// fixture builds a gate's outcome: gateFixture (ABBA rounds) or
+// duetFixture.
+type fixture func(t *testing.T, head shape, jitter []float64, mutate func(base, head []*result.Result)) rounds.Outcome
+
+// duetFixture is gateFixture with duet rounds (the default): both sides at
+// the same instants, neither paused.
+func duetFixture(t *testing.T, head shape, jitter []float64, mutate func(base, head []*result.Result)) rounds.Outcome {
+	g := gateFixture(t, head, jitter, func(bs, hs []*result.Result) {
+		for i := range bs {
+			for _, r := range []*result.Result{bs[i], hs[i]} {
+				r.Round = &result.Round{Number: i + 1, Mode: result.RoundDuet}
+				r.StartedAt = bs[i].StartedAt
+			}
+		}
+		if mutate != nil {
+			mutate(bs, hs)
+		}
+	})
+	return g
+}
+
+// compareGolden renders one case in every format (mode "duet_": duet
+// rounds; the pull request comment, report.md and the text report) and
+// checks them against their goldens.
+func compareGolden(t *testing.T, mode, name string, fix func(*testing.T, fixture) rounds.Outcome, want verdict.Value, facts []string) {
+	tc := struct {
+		name string
+		want verdict.Value
+		md   []string
+	}{mode + name, want, facts}
+	{
+		{
+			var g rounds.Outcome
+			if mode == "" {
+				g = fix(t, gateFixture)
+			} else {
+				g = fix(t, duetFixture)
+				tc.md = nil // the facts are an ABBA gate's
+			}
+			if mode != "" && g.Verdict.Value != tc.want {
+				t.Logf("duet verdict %s (ABBA: %s)", g.Verdict.Value, tc.want)
+				tc.want = g.Verdict.Value
+			}
 			if g.Verdict.Value != tc.want {
 				t.Fatalf("fixture verdict %s, want %s: %+v %q", g.Verdict.Value, tc.want, g.Verdict.Workloads, report.NoteTexts(g.Verdict.Notes))
 			}
 			out := map[string]string{}
 			for ext, fn := range map[string]func(io.Writer, rounds.Outcome) error{
 				"md": report.CompareMarkdown, "txt": report.CompareText, "json": report.CompareJSON, "svg": report.ComparePlotSVG,
+				"comment.md": report.CompareSummary,
 			} {
+				if mode != "" && (ext == "json" || ext == "svg") {
+					continue
+				}
 				var a, b bytes.Buffer
 				if err := fn(&a, g); err != nil {
 					t.Fatal(err)
@@ -229,6 +282,14 @@ func TestCompareGolden(t *testing.T) {
 					t.Error("recover before sustain")
 				}
 			}
+			text := out["txt"]
+			if i := strings.Index(text, "\nverdict: "); i < 0 || strings.Contains(text[i+1:], "\nnote:") {
+				t.Error("text: the verdict is not last")
+			}
+			checkAnswer(t, out)
+			if mode != "" {
+				return
+			}
 			var js map[string]any
 			if err := json.Unmarshal([]byte(out["json"]), &js); err != nil {
 				t.Fatal(err)
@@ -239,11 +300,36 @@ func TestCompareGolden(t *testing.T) {
 			if err := xml.Unmarshal([]byte(out["svg"]), new(struct{})); err != nil {
 				t.Errorf("svg is not well-formed XML: %v", err)
 			}
-			text := out["txt"]
-			if i := strings.Index(text, "\nverdict: "); i < 0 || strings.Contains(text[i+1:], "\nnote:") {
-				t.Error("text: the verdict is not last")
-			}
-		})
+		}
+	}
+}
+
+// checkAnswer: the comment, report.md and the text report open with the
+// same headline (one renderer), the comment's third line; everything past
+// the answer in the comment is collapsed.
+func checkAnswer(t *testing.T, out map[string]string) {
+	t.Helper()
+	cm := strings.Split(out["comment.md"], "\n")
+	if len(cm) < 3 || !strings.HasPrefix(cm[0], "# loadgate gate: ") || !strings.HasPrefix(cm[2], "**") {
+		t.Fatalf("the comment does not open with its title and headline:\n%s", out["comment.md"])
+	}
+	head := cm[2]
+	if md := strings.Split(out["md"], "\n"); len(md) < 3 || md[2] != head {
+		t.Errorf("report.md's headline %q differs from the comment's %q", md[min(2, len(md)-1)], head)
+	}
+	plain := strings.NewReplacer("**", "", "`", "", "\\", "").Replace(head)
+	_, plain, _ = strings.Cut(plain, " ") // the symbol
+	if first, _, _ := strings.Cut(out["txt"], "\n"); first != plain {
+		t.Errorf("the text report's first line %q, want the headline %q", first, plain)
+	}
+	top, _, _ := strings.Cut(out["comment.md"], "<details>")
+	for _, jargon := range []string{"ABBA", "Holm", "Newcombe", "order statistics", "obf", " pts", "CI from", "look "} {
+		if strings.Contains(top, jargon) {
+			t.Errorf("the comment's first screen says %q:\n%s", jargon, top)
+		}
+	}
+	if strings.Count(out["comment.md"], "<details>") != strings.Count(out["comment.md"], "</details>") {
+		t.Error("unbalanced <details>")
 	}
 }
 

@@ -89,9 +89,23 @@ func TestRegression_UnusableBannerReadsWell(t *testing.T) {
 		if err := report.CompareMarkdown(&b, gr); err != nil {
 			t.Fatal(err)
 		}
-		first := strings.SplitN(b.String(), "\n", 2)[0]
+		first := bannerLine(b.String())
 		if !strings.Contains(first, want) || strings.Contains(first, "?.") || strings.Contains(first, "..") {
 			t.Errorf("banner %q, want it to contain %q", first, want)
 		}
 	}
+}
+
+// bannerLine is a report's first quoted line (a banner such as UNUSABLE
+// GATE), which follows the title and the headline; "" when none.
+func bannerLine(md string) string {
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "## ") {
+			break
+		}
+		if strings.HasPrefix(l, "> ") {
+			return l
+		}
+	}
+	return ""
 }

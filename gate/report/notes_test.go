@@ -50,8 +50,8 @@ var noteWords = []struct {
 	{verdict.Note{Code: verdict.NoteRoundInterrupted, Side: "base", Round: 2}, false, "base round 2 was interrupted before its schedule ended: what it did not reach is not measured"},
 	{verdict.Note{Code: verdict.NoteFewRounds, Rounds: 1}, false, "1 round(s): at least 3 are needed to measure the machine's noise between rounds"},
 	{verdict.Note{Code: verdict.NoteDuetRoundLeftOut, Round: 3, Rounds: 9}, false, "duet round 3 left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other 9 rounds"},
-	{verdict.Note{Code: verdict.NoteDuetRoundLeftOut, Round: 4, Side: "head", Rounds: 9}, false, "duet round 4 left out: its generator fell behind its schedule on the head side, the other side was half-way to the limits, and neither side's engine waited for an in-flight permit (one process sends both sides at the same instants: a lateness both show is the generator's own, the machine's, not a side's server), so no comparison is decided on it; the comparisons are on the other 9 rounds"},
-	{verdict.Note{Code: verdict.NoteDuetStackBusy, BusyPct: 61.4, StackCPUs: "0"}, false, "duet: both sides' services kept the stack's cpus (0) 61.4% busy on average: the two stacks queue behind each other there, so much of a round's tail latency is which side waited, not what it ran (on the demo at 50–66%, the sides were ±13–43% apart a round, one side slower on every workload at once; at 41–45%, ±3–23%). More headroom decides sooner: more stack cpus (--stack-cpus) or a lower rate"},
+	{verdict.Note{Code: verdict.NoteDuetRoundLeftOut, Round: 4, Side: "head", Rounds: 9}, false, "duet round 4 left out: the load generator fell behind its schedule on the head side for a cause both sides shared (the machine, not the server). The comparisons are on the other 9 rounds"},
+	{verdict.Note{Code: verdict.NoteDuetStackBusy, BusyPct: 61.4, StackCPUs: "0"}, false, "duet: both sides' services kept the stack's cpus (0) 61.4% busy, so the two stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate to decide sooner"},
 	{verdict.Note{Code: verdict.NoteNoWorkloadEitherSide, Phase: "recover"}, false, "phase recover: no workload ran on either side"},
 	{verdict.Note{Code: verdict.NoteGateInterrupted}, true, "the gate was interrupted before its rounds ended"},
 	{verdict.Note{Code: verdict.NoteRoundsIncomplete}, true, "the rounds did not complete on both sides"},
@@ -168,7 +168,7 @@ func TestNoteWordsInTheMarkdownReport(t *testing.T) {
 			if !strings.Contains(md, mdtext.Escape(c.want)) {
 				t.Errorf("the markdown report lacks %q:\n%s", mdtext.Escape(c.want), md)
 			}
-			if banner := strings.Contains(strings.SplitN(md, "\n", 2)[0], "UNUSABLE GATE"); banner != c.unusable {
+			if banner := strings.Contains(bannerLine(md), "UNUSABLE GATE"); banner != c.unusable {
 				t.Errorf("unusable banner %v, want %v", banner, c.unusable)
 			}
 		})

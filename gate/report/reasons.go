@@ -120,13 +120,20 @@ func NoteText(n verdict.Note) string {
 		return fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", n.Side, n.Round)
 	case verdict.NoteDuetRoundLeftOut:
 		if n.Side != "" {
-			return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on the %s side, the other side was half-way to the limits, and neither side's engine waited for an in-flight permit (one process sends both sides at the same instants: a lateness both show is the generator's own, the machine's, not a side's server), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds)
+			// The other side was half-way to the limits and neither engine
+			// waited for an in-flight permit: one process sends both sides
+			// at the same instants, so the lateness is the machine's, not a
+			// side's server (gate/verdict/duet.go).
+			return fmt.Sprintf("duet round %d left out: the load generator fell behind its schedule on the %s side for a cause both sides shared (the machine, not the server). The comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds)
 		}
 		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Rounds)
 	case verdict.NoteFewRounds:
 		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", n.Rounds)
 	case verdict.NoteDuetStackBusy:
-		return fmt.Sprintf("duet: both sides' services kept the stack's cpus (%s) %s busy on average: the two stacks queue behind each other there, so much of a round's tail latency is which side waited, not what it ran (on the demo at 50–66%%, the sides were ±13–43%% apart a round, one side slower on every workload at once; at 41–45%%, ±3–23%%). More headroom decides sooner: more stack cpus (--stack-cpus) or a lower rate",
+		// On the demo at 50–66% busy, the sides were ±13–43% apart a round,
+		// one side slower on every workload at once; at 41–45%, ±3–23%
+		// (gate/verdict/duet.go, bench/gate-quality.md).
+		return fmt.Sprintf("duet: both sides' services kept the stack's cpus (%s) %s busy, so the two stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate to decide sooner",
 			n.StackCPUs, Percent(n.BusyPct/100))
 	case verdict.NoteNoWorkloadEitherSide:
 		return fmt.Sprintf("phase %s: no workload ran on either side", n.Phase)

@@ -1,0 +1,544 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// The answer comes first: every rendering of a gate (the pull request
+// comment and job summary, report.md, the terminal report) opens with one
+// headline sentence, the verdict and the largest change with its interval
+// and counts, then the limits a reader must know. One function words it
+// (answerOf, then headline and limits), so they cannot disagree; the
+// numbers are the verdict's, formatted here as everywhere in the report.
+
+// DocsURL is the page that explains how a gate decides; the comment links
+// its sections (a PR comment is not rendered in loadgate's repository, so
+// the link is absolute).
+const DocsURL = "https://github.com/loadgate/loadgate/blob/main/docs/gate.md"
+
+// answer is a gate in brief: its comparisons ranked for a reader
+// (regressions first) and the one that leads the headline.
+type answer struct {
+	g      *gateReport
+	rows   []verdict.Comparison // ranked: regression, not measured, inconclusive, improvement, pass
+	lead   *verdict.Comparison  // the largest change of the worst kind; nil without comparisons
+	phases bool                 // more than one phase compared: rows name their phase
+}
+
+// rank orders comparison values for a reader: what needs action first.
+func rank(c verdict.Comparison) int {
+	switch c.Value {
+	case verdict.Regression:
+		return 0
+	case verdict.NotMeasured:
+		return 1
+	case verdict.Inconclusive:
+		return 2
+	case verdict.Improvement:
+		return 3
+	}
+	return 4
+}
+
+// size is how large a comparison's change is, latency before error rate.
+func size(c verdict.Comparison) float64 {
+	if c.Metric == verdict.MetricErrorRate {
+		return math.Abs(c.Diff)
+	}
+	if c.Ratio <= 0 {
+		return 0
+	}
+	return 10 + math.Abs(math.Log(c.Ratio))
+}
+
+func answerOf(g *gateReport) answer {
+	a := answer{g: g}
+	var phases []string
+	for _, wv := range g.Verdict.Workloads {
+		for _, c := range wv.Comparisons {
+			a.rows = append(a.rows, c)
+			if !slices.Contains(phases, c.Phase) {
+				phases = append(phases, c.Phase)
+			}
+		}
+	}
+	a.phases = len(phases) > 1
+	slices.SortStableFunc(a.rows, func(x, y verdict.Comparison) int {
+		if d := rank(x) - rank(y); d != 0 {
+			return d
+		}
+		if x.Value == verdict.Pass {
+			return 0 // passes stay in the report's order
+		}
+		switch sx, sy := size(x), size(y); {
+		case sx > sy:
+			return -1
+		case sx < sy:
+			return 1
+		}
+		return 0
+	})
+	if len(a.rows) > 0 {
+		// The lead is of the gate's own value when a comparison has it (a
+		// gate not measured leads with what was not measured), the largest.
+		lead, found := a.rows[0], false
+		for _, c := range a.rows {
+			if c.Value == g.Verdict.Value && (!found || size(c) > size(lead)) {
+				lead, found = c, true
+			}
+		}
+		if !found && lead.Value == verdict.Pass {
+			for _, c := range a.rows {
+				if size(c) > size(lead) {
+					lead = c
+				}
+			}
+		}
+		a.lead = &lead
+	}
+	return a
+}
+
+// style is how a headline is spelled: Markdown or plain text.
+type style struct {
+	code func(string) string // a workload's name
+	mark bool                // a symbol before the verdict
+}
+
+var (
+	mdStyle   = style{code: func(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }, mark: true}
+	textStyle = style{code: func(s string) string { return s }}
+)
+
+// symbol is the verdict's mark in the comment.
+func symbol(v verdict.Value) string {
+	switch v {
+	case verdict.Pass:
+		return "✅"
+	case verdict.Improvement:
+		return "🚀"
+	case verdict.Inconclusive:
+		return "❔"
+	case verdict.Unusable:
+		return "⛔"
+	}
+	return "❌"
+}
+
+// what names a comparison: "`api_read` p95", "`api_read` p95 in sustain".
+func (a answer) what(c verdict.Comparison, st style) string {
+	s := st.code(c.Workload) + " " + metricWord(c)
+	if a.phases {
+		s += " in " + c.Phase
+	}
+	return s
+}
+
+// metricWord is the metric in words: "p95", "error rate".
+func metricWord(c verdict.Comparison) string {
+	if c.Metric == verdict.MetricErrorRate {
+		return "error rate"
+	}
+	return c.Metric
+}
+
+// change is a comparison's estimate: "+31.1%", "+0.62 points".
+func change(c verdict.Comparison) string {
+	if c.Interval == "" {
+		return dash
+	}
+	if c.Metric == verdict.MetricErrorRate {
+		return SignedPoints(c.Diff) + " points"
+	}
+	return SignedPercent(c.Ratio)
+}
+
+// interval is a comparison's interval in words: "+27.1% … +35.3%",
+// "+0.47 … +0.79 points".
+func interval(c verdict.Comparison) string {
+	if c.Interval == "" {
+		return "no interval"
+	}
+	if c.Metric == verdict.MetricErrorRate {
+		return SignedPoints(c.CILow) + " … " + SignedPoints(c.CIHigh) + " points"
+	}
+	return SignedPercent(c.CILow) + " … " + boundPercent(c.CIHigh)
+}
+
+// evidence is what a change stands on: "5 paired rounds, 9 720 / 9 660
+// requests", "… 2 000 requests a side".
+func evidence(c verdict.Comparison) string {
+	n := Count(c.BaseN) + " / " + Count(c.HeadN) + " requests"
+	if c.BaseN == c.HeadN {
+		n = Count(c.BaseN) + " requests a side"
+	}
+	r := "paired rounds"
+	if c.Rounds == 1 {
+		r = "paired round"
+	}
+	return fmt.Sprintf("%d %s, %s", c.Rounds, r, n)
+}
+
+// others counts the comparisons beside the lead by value: "2 more
+// regressions, 1 inconclusive, 4 unchanged".
+func (a answer) others() string {
+	n := map[verdict.Value]int{}
+	for _, c := range a.rows {
+		n[c.Value]++
+	}
+	if a.lead != nil && (a.lead.Value == verdict.Regression || a.lead.Value == verdict.Improvement) {
+		n[a.lead.Value] = 0 // the headline counted them
+	} else if a.lead != nil {
+		n[a.lead.Value]--
+	}
+	var parts []string
+	add := func(v verdict.Value, one, many string) {
+		switch k := n[v]; {
+		case k == 1:
+			parts = append(parts, "1 "+one)
+		case k > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", k, many))
+		}
+	}
+	more := ""
+	if a.lead != nil && a.lead.Value != verdict.Pass {
+		more = "more "
+	}
+	v := verdict.Value("")
+	if a.lead != nil {
+		v = a.lead.Value
+	}
+	for _, x := range []struct {
+		v         verdict.Value
+		one, many string
+	}{
+		{verdict.Regression, "regression", "regressions"},
+		{verdict.NotMeasured, "not measured", "not measured"},
+		{verdict.Inconclusive, "inconclusive", "inconclusive"},
+		{verdict.Improvement, "improvement", "improvements"},
+		{verdict.Pass, "within tolerance", "within tolerance"},
+	} {
+		one, many := x.one, x.many
+		if x.v == v && more != "" {
+			one, many = more+one, more+many
+		}
+		add(x.v, one, many)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// headline is the gate's verdict in one sentence, with the largest change,
+// its interval and counts: "❌ 3 regressions: `api_read` p95 +31.1% in
+// sustain (+27.1% … +35.3%, 5 paired rounds, 9 720 / 9 660 requests) —
+// 1 inconclusive, 4 unchanged".
+func (a answer) headline(st style) string {
+	v := a.g.Verdict
+	mark := ""
+	if st.mark {
+		mark = symbol(v.Value) + " "
+	}
+	if rs := a.g.unusableGate(); rs != nil {
+		return mark + "Unusable gate: nothing was compared — " + rs[0]
+	}
+	if a.lead == nil {
+		if v.Value == verdict.Fail {
+			return mark + "Failed: " + verdictWhy(v)
+		}
+		return mark + strings.ToUpper(string(v.Value[:1])) + string(v.Value[1:]) + ": no comparison"
+	}
+	c := *a.lead
+	k := 0
+	for _, x := range a.rows {
+		if x.Value == c.Value {
+			k++
+		}
+	}
+	evid := " (" + interval(c) + ", " + evidence(c) + ")"
+	var s string
+	switch c.Value {
+	case verdict.Regression, verdict.Improvement:
+		word := string(c.Value)
+		if k > 1 {
+			word += "s"
+		}
+		s = fmt.Sprintf("%d %s: %s %s%s", k, word, a.what(c, st), change(c), evid)
+	case verdict.NotMeasured:
+		s = fmt.Sprintf("Not measured: %s could not be compared, %s", a.what(c, st), c.Why)
+	case verdict.Inconclusive:
+		if c.Undecided != "" {
+			s = fmt.Sprintf("Inconclusive: %s %s%s is not called %s: the load generator fell behind its schedule", a.what(c, st), change(c), evid, withArticle(c.Undecided))
+		} else {
+			s = fmt.Sprintf("Inconclusive: %s %s%s is too close to the %s tolerance to call", a.what(c, st), change(c), evid, tolerance(v))
+		}
+	default:
+		s = fmt.Sprintf("No regression: the largest change is %s %s%s", a.what(c, st), change(c), evid)
+		if v.Value == verdict.Fail {
+			s = "Failed: " + verdictWhy(v) + "; " + strings.ToLower(s[:1]) + s[1:]
+		}
+	}
+	if o := a.others(); o != "" {
+		s += " — " + o
+	}
+	if v.Value == verdict.Fail && c.Value != verdict.Pass {
+		s += "; " + verdictWhy(v)
+	}
+	return mark + s
+}
+
+// tolerance is "±10%".
+func tolerance(v verdict.Verdict) string { return "±" + Percent(v.Tolerance) }
+
+// limits are what a reader must know beside the headline, one line each:
+// why the gate is unusable, rounds whose generator fell behind, rounds
+// left out, what was not measured and what would decide an inconclusive
+// comparison. Plain text; the caller escapes it.
+func (a answer) limits(st style) []string {
+	g, v := a.g, a.g.Verdict
+	var out []string
+	if rs := g.unusableGate(); rs != nil {
+		for _, r := range rs[1:] {
+			out = append(out, "Also: "+r)
+		}
+		return append(out, "Nothing is compared with half a result: fix the cause above and run the gate again.")
+	}
+	if u := untrustedList(v.Untrusted); u != "" {
+		out = append(out, fmt.Sprintf("Load generator behind schedule in %s: those rounds are not trusted, so no regression, improvement or pass is called on them. Run the generator on its own quiet cores (--load-cpus) or lower the rate.", u))
+	}
+	if len(v.LeftOut) > 0 {
+		out = append(out, fmt.Sprintf("Left out: %s, where the load generator fell behind its schedule; the comparisons use the others.", leftOutWords(v.LeftOut)))
+	}
+	for _, c := range a.rows {
+		switch {
+		case c.Value == verdict.NotMeasured:
+			out = append(out, fmt.Sprintf("Not measured: %s — %s.", a.what(c, st), c.Why))
+		case c.Value == verdict.Inconclusive && c.Need != "" && (c.Needs == nil || !c.Needs.TrustedRounds):
+			out = append(out, fmt.Sprintf("Inconclusive: %s; to decide, %s.", a.what(c, st), c.Need))
+		}
+	}
+	return out
+}
+
+// leftOutWords: "round 3", "rounds 2, 5".
+func leftOutWords(ns []int) string {
+	if len(ns) == 1 {
+		return fmt.Sprintf("round %d", ns[0])
+	}
+	return "rounds " + ranges(ns)
+}
+
+// mdAnswer writes the answer: the headline, the compact table (regressions
+// first; every verdict beside its interval and counts) and the limits.
+func mdAnswer(b *md, g *gateReport) {
+	a := answerOf(g)
+	b.line("**%s**", mdEscKeep(a.headline(mdStyle)))
+	b.line("")
+	if len(a.rows) > 0 {
+		conf := Confidence(g.Verdict.Confidence)
+		b.header("llrrlrl", "workload", "measure", g.Base.Name, g.Head.Name, "change ("+conf+" interval)", "rounds · requests", "verdict")
+		for _, c := range a.rows {
+			w := mdEsc(c.Workload)
+			if a.phases {
+				w += " (" + mdEsc(c.Phase) + ")"
+			}
+			ch := dash
+			if c.Interval != "" {
+				ch = change(c) + " (" + strings.TrimSuffix(interval(c), " points") + ")"
+			}
+			baseV, headV := sideValue(c, c.Base, c.BaseN), sideValue(c, c.Head, c.HeadN)
+			if c.Metric != verdict.MetricErrorRate {
+				// a no-break space: the unit stays beside its number
+				if baseV != dash {
+					baseV += "\u00a0ms"
+				}
+				if headV != dash {
+					headV += "\u00a0ms"
+				}
+			}
+			b.row(w, metricWord(c), baseV, headV, ch,
+				fmt.Sprintf("%d · %s / %s", c.Rounds, Count(c.BaseN), Count(c.HeadN)), symbol(c.Value)+" "+string(c.Value))
+		}
+		b.line("")
+	}
+	for _, l := range a.limits(mdStyle) {
+		b.line("- %s", mdEscKeep(l))
+	}
+	if len(a.limits(mdStyle)) > 0 {
+		b.line("")
+	}
+}
+
+// mdEscKeep escapes s for Markdown but keeps the code spans the headline
+// wrote (a workload name in backticks).
+func mdEscKeep(s string) string {
+	parts := strings.Split(s, "`")
+	for i := range parts {
+		if i%2 == 0 {
+			parts[i] = mdEsc(parts[i])
+		} else {
+			parts[i] = "`" + parts[i] + "`"
+		}
+	}
+	if len(parts)%2 == 0 { // an odd number of backticks: no code span
+		return mdEsc(s)
+	}
+	return strings.Join(parts, "")
+}
+
+// textAnswer writes the answer for a terminal: the headline and the limits.
+func textAnswer(b *txt, g *gateReport) {
+	a := answerOf(g)
+	b.line("%s", a.headline(textStyle))
+	for _, l := range a.limits(textStyle) {
+		b.line("  %s", l)
+	}
+	b.line("")
+}
+
+// Headline is the gate's verdict in one line of plain text, as every
+// report opens with it.
+func Headline(o rounds.Outcome) string {
+	g := gateReport(o)
+	g.normalize()
+	g.Verdict = Explain(g.Verdict)
+	return answerOf(&g).headline(textStyle)
+}
+
+// details opens a collapsed section; the caller closes it with endDetails.
+func (b *md) details(summary string) {
+	b.line("<details><summary>%s</summary>", summary)
+	b.line("")
+}
+
+func (b *md) endDetails() {
+	b.line("</details>")
+	b.line("")
+}
+
+// CompareSummary writes the gate's pull request comment and job summary:
+// the title, the answer (headline, compact table, limits), then the rest
+// of the report collapsed: what the numbers mean, what ran, every phase's
+// numbers and charts, the services, the notes, and each workload's
+// checks. report.md (CompareMarkdown) is the full account in the
+// measurement's order; this is the same answer, for a reviewer.
+func CompareSummary(w io.Writer, o rounds.Outcome) error {
+	g := gateReport(o)
+	g.normalize()
+	g.Verdict = Explain(g.Verdict)
+	v := g.Verdict
+	var b md
+	b.line("# loadgate gate: %s", mdEsc(g.Scenario.Name))
+	b.line("")
+	mdAnswer(&b, &g)
+
+	if v.Value != verdict.Unusable && len(v.Workloads) > 0 {
+		b.details("How to read this")
+		mdMeaning(&b, &g)
+		b.endDetails()
+	}
+
+	b.details("What ran: commits, machine, rounds")
+	mdRan(&b, &g)
+	b.endDetails()
+
+	if ps := g.judgedPhases(); len(ps) > 0 && v.Value != verdict.Unusable {
+		b.details("Latency charts and per-round ratios")
+		for _, p := range ps {
+			b.line("## %s", mdSectionTitle(p))
+			b.line("")
+			var per []string
+			for _, c := range g.comparisons(p.Name) {
+				if len(c.RoundRatios) > 1 {
+					rs := make([]string, len(c.RoundRatios))
+					for i, r := range c.RoundRatios {
+						rs[i] = SignedPercent(r)
+					}
+					per = append(per, fmt.Sprintf("%s %s: %s", mdEsc(c.Workload), c.Metric, strings.Join(rs, " ")))
+				}
+			}
+			if len(per) > 0 {
+				b.line("Change in each round, head against base: %s.", strings.Join(per, " · "))
+				b.line("")
+			}
+			mdPhaseCharts(&b, &g, p)
+		}
+		b.endDetails()
+	}
+
+	var rest md
+	mdCompareStack(&rest, &g)
+	mdGateCounting(&rest, &g)
+	if rest.Len() > 0 {
+		b.details("Services: CPU, memory, counts")
+		b.WriteString(rest.String())
+		b.endDetails()
+	}
+
+	b.details("Notes, what is not measured, what is synthetic")
+	if ws := g.warnings(); len(ws) > 0 {
+		b.line("## Notes")
+		b.line("")
+		for _, s := range ws {
+			b.line("- %s", mdEsc(s))
+		}
+		b.line("")
+	}
+	mdCompareNotMeasured(&b, &g)
+	b.endDetails()
+
+	b.details("Each workload's checks and comparisons")
+	mdVerdictSection(&b, v, "gate", "checks and comparisons", gateWhy, "Why:", g.unusableGate())
+	b.endDetails()
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+// mdRan is the report's header and "What ran", for the collapsed section.
+func mdRan(b *md, g *gateReport) {
+	b.line("%s", scenarioLine(g.Scenario))
+	b.line("- **compared** %s `%s` → %s `%s`", g.Base.Name, commitText(sideCommit(g.Base)), g.Head.Name, commitText(sideCommit(g.Head)))
+	b.line("- **rounds** %d paired, %s", g.Rounds, g.order().label())
+	if r := g.first(); r != nil {
+		b.line("- **date** %s", date(r.StartedAt))
+		b.line("- **machine** %s", machineText(r.Machine))
+	}
+	b.line("")
+	b.line("%s", g.order().sentence(g))
+	b.line("")
+	b.header("llllllll", "side", "ref", "commit", "stack CPUs", "load CPUs", "pinned", "target", "rounds")
+	for _, s := range g.sides() {
+		b.row(s.Name, mdEsc(orUnknown(s.Ref)), "`"+commitText(sideCommit(s))+"`", mdEsc(topo(s, stackCPUs)), mdEsc(topo(s, loadCPUs)),
+			topo(s, pinnedText), targets(s), fmt.Sprint(len(s.Results)))
+	}
+	b.line("")
+}
+
+// mdMeaning says in plain words how the gate decided, each step linked to
+// the docs section that explains it.
+func mdMeaning(b *md, g *gateReport) {
+	v := g.Verdict
+	conf := Confidence(v.Confidence)
+	b.line("- **change**: head ÷ base of each workload's judged latency percentile, taken in every round and averaged over the rounds ([how](%s#latency-the-ratio-headbase-of-the-judged-percentile)). Error rates are compared as a difference in percentage points ([how](%s#error-rates-a-difference-of-proportions)).", DocsURL, DocsURL)
+	b.line("- **interval**: the range the true change lies in with %s confidence, from how much the rounds disagree; the more rounds and requests, the narrower it is.", conf)
+	tol := "+" + Percent(v.Tolerance)
+	b.line("- **verdict**: a regression only when the whole interval lies above %s (the tolerance); pass when its top stays at or below %s; an improvement when the whole interval lies below the same tolerance the other way; inconclusive when it straddles %s, and the limits above say what would decide it.", tol, tol, tol)
+	if v.Family != nil {
+		b.line("- **many comparisons**: each is held to a stricter bar so that, together, a false alarm stays rare ([how](%s#many-comparisons)).", DocsURL)
+	}
+	if v.Sequential != nil {
+		b.line("- **stopping early**: the gate looked at the rounds as they came and stopped once the answer was clear, with a stricter bar at early looks ([how](%s#sequential-rounds---rounds-auto)).", DocsURL)
+	}
+	switch o := g.order(); {
+	case o.duet:
+		b.line("- **rounds**: each round ran base and head at the same instants on the same machine (duet), so both saw the same noise ([how](%s#duet-rounds)).", DocsURL)
+	case o.alternate:
+		b.line("- **rounds**: each round ran base and head one after the other, alternating which went first, so a drift of the machine falls on both ([how](%s#duet-or-abba-rounds)).", DocsURL)
+	}
+	b.line("")
+}
