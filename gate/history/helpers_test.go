@@ -14,7 +14,7 @@ import (
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // sha is a 40-digit commit for entry i.
-func sha(i int) string { return fmt.Sprintf("%040x", 0xc0ffee000+i) }
+func sha(i int) string { return fmt.Sprintf("%08x%032x", uint32(i)*2654435761, i) }
 
 // res is a result of commit whose workload "api" (phase "steady") took
 // about latMS: 200 successes spread over ±10%.
