@@ -1,0 +1,165 @@
+package history
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// DefaultTolerance is the cumulative tolerance: a change since an earlier
+// entry beyond 15% is a regression however small its steps were.
+const DefaultTolerance = 0.15
+
+// Chain is a history in order, oldest first. Entry i links to entry i−1
+// when its Base is entry i−1's commit: its steps then measure the change
+// from i−1 to i.
+type Chain struct {
+	Entries []Entry
+}
+
+// NewChain orders entries by date (then commit): the order they were
+// pushed in, for a branch that is only pushed to.
+func NewChain(entries []Entry) Chain {
+	es := slices.Clone(entries)
+	slices.SortStableFunc(es, func(a, b Entry) int {
+		if c := a.Date.Compare(b.Date); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Commit, b.Commit)
+	})
+	return Chain{Entries: es}
+}
+
+// Keys lists every series a step of the chain measured, sorted.
+func (c Chain) Keys() []Key {
+	seen := map[Key]bool{}
+	var ks []Key
+	for _, e := range c.Entries {
+		for _, s := range e.Steps {
+			if k := s.Key(); !seen[k] {
+				seen[k] = true
+				ks = append(ks, k)
+			}
+		}
+	}
+	slices.SortFunc(ks, func(a, b Key) int {
+		return cmp.Or(cmp.Compare(a.Phase, b.Phase), cmp.Compare(a.Workload, b.Workload), cmp.Compare(a.Metric, b.Metric))
+	})
+	return ks
+}
+
+// Index is the entry of commit (a full hash or a prefix of at least 7
+// digits), −1 when none.
+func (c Chain) Index(commit string) int {
+	for i, e := range c.Entries {
+		if sameCommit(e.Commit, commit) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Link is entry i's step of k when it links to entry i−1 (its gate ran
+// against entry i−1's commit and measured k).
+func (c Chain) Link(i int, k Key) (Step, bool) {
+	if i <= 0 || i >= len(c.Entries) || !sameCommit(c.Entries[i].Base, c.Entries[i-1].Commit) {
+		return Step{}, false
+	}
+	return c.Entries[i].Step(k)
+}
+
+func sameCommit(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	if len(a) < 7 || len(b) < 7 {
+		return false
+	}
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
+// Change is the cumulative change of one series from entry From to entry
+// To: the product of the links' ratios between them, with its interval.
+type Change struct {
+	Key        Key     `json:"key"`
+	From       int     `json:"from"`
+	To         int     `json:"to"`
+	Links      int     `json:"links"` // steps chained (To − From when Known)
+	Ratio      float64 `json:"ratio"` // 1 when From == To
+	CILow      float64 `json:"ci_low"`
+	CIHigh     float64 `json:"ci_high"`
+	Confidence float64 `json:"confidence"`
+	// Known: every link from From to To was measured. When false, Gap is
+	// the first entry whose link is missing, and the numbers are 0.
+	Known bool          `json:"known"`
+	Gap   int           `json:"gap,omitempty"`
+	Value verdict.Value `json:"value"` // against the cumulative tolerance (Judge)
+}
+
+// Cumulative chains the links of k from entry from to entry to (from ≤ to)
+// at confidence conf (0: 95%), and judges the product against tol (0:
+// DefaultTolerance).
+//
+// Ratios multiply, so their logarithms add: the estimate is the sum of the
+// links' log ratios. A gate's interval is symmetric in log space (mean log
+// ratio ± a critical value × its standard error), so each link's standard
+// error is its log half-width over the normal quantile of its confidence
+// (the normal, not the t quantile the rounds used: that overstates the
+// error for a few rounds, never understates it). The links are independent
+// measurements (each gate ran its own rounds of both sides), so their
+// variances add: the interval is exp(Σ ln r ± z·√Σ se²).
+func (c Chain) Cumulative(k Key, from, to int, conf, tol float64) Change {
+	if conf == 0 {
+		conf = verdict.DefaultConfidence
+	}
+	ch := Change{Key: k, From: from, To: to, Confidence: conf}
+	if from < 0 || to >= len(c.Entries) || from > to {
+		ch.Value = verdict.NotMeasured
+		return ch
+	}
+	var sum, variance float64
+	for i := from + 1; i <= to; i++ {
+		s, ok := c.Link(i, k)
+		if !ok {
+			ch.Gap = i
+			ch.Value = verdict.NotMeasured
+			return ch
+		}
+		m := math.Log(s.Ratio)
+		h := max(math.Log(s.CIHigh)-m, m-math.Log(s.CILow))
+		se := h / zOf(s.Confidence)
+		sum += m
+		variance += se * se
+		ch.Links++
+	}
+	hw := zOf(conf) * math.Sqrt(variance)
+	ch.Known = true
+	ch.Ratio, ch.CILow, ch.CIHigh = math.Exp(sum), math.Exp(sum-hw), math.Exp(sum+hw)
+	ch.Value = Judge(ch, tol)
+	return ch
+}
+
+// Judge calls a cumulative change against tolerance tol (0:
+// DefaultTolerance) as a gate calls a step: the interval above 1+tol is a
+// regression, below 1/(1+tol) an improvement, at most 1+tol a pass, else
+// inconclusive. A change with a missing link is not measured.
+func Judge(ch Change, tol float64) verdict.Value {
+	if tol == 0 {
+		tol = DefaultTolerance
+	}
+	switch {
+	case !ch.Known:
+		return verdict.NotMeasured
+	case ch.CILow > 1+tol:
+		return verdict.Regression
+	case ch.CIHigh < 1/(1+tol):
+		return verdict.Improvement
+	case ch.CIHigh <= 1+tol:
+		return verdict.Pass
+	}
+	return verdict.Inconclusive
+}
+
+// zOf is the two-sided normal critical value of confidence conf.
+func zOf(conf float64) float64 { return math.Sqrt2 * math.Erfinv(conf) }

@@ -1,0 +1,52 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/rounds"
+)
+
+// Read is `loadgate history`'s work short of words: the scenario's entries
+// from the data branch, chained and analysed (Analyze). Render the result
+// with package report (HistoryMarkdown, HistorySVG).
+func Read(ctx context.Context, s *Store, scenario string, opt Options) (Analysis, error) {
+	es, err := s.Load(ctx, scenario)
+	if err != nil {
+		return Analysis{}, err
+	}
+	a, err := Analyze(NewChain(es), opt)
+	if err != nil {
+		return a, err
+	}
+	a.Scenario = scenario
+	return a, nil
+}
+
+// Record appends the entry of a gate's head, run against the previous
+// entry's commit on a push to a protected branch ref, and returns its path
+// on the data branch. Never call it for a pull request (package doc).
+func Record(ctx context.Context, s *Store, o rounds.Outcome, ref string, date time.Time) (string, error) {
+	e, err := FromGate(o, ref, date)
+	if err != nil {
+		return "", err
+	}
+	path, err := s.Append(ctx, e)
+	if err != nil {
+		return "", fmt.Errorf("history: record %s: %w", ref, err)
+	}
+	return path, nil
+}
+
+// Previous is the newest entry of scenario on the data branch: the commit
+// the next push's gate runs against (its Commit as the gate's base). ok is
+// false on an empty history.
+func Previous(ctx context.Context, s *Store, scenario string) (e Entry, ok bool, err error) {
+	es, err := s.Load(ctx, scenario)
+	if err != nil || len(es) == 0 {
+		return Entry{}, false, err
+	}
+	c := NewChain(es)
+	return c.Entries[len(c.Entries)-1], true, nil
+}

@@ -1,0 +1,202 @@
+package history
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// Options set how a history is read.
+type Options struct {
+	// Since is the commit (or a prefix of at least 7 digits) the
+	// cumulative change is measured from, e.g. the last release tag's;
+	// "" the first entry.
+	Since string
+	// Tolerance of the cumulative change (0: DefaultTolerance, 15%).
+	Tolerance float64
+	// Confidence of the cumulative intervals (0: 95%).
+	Confidence float64
+	// Detect sets the change-point detector.
+	Detect DetectOptions
+}
+
+// Analysis is a history read: every series with its chain, cumulative
+// change and change points.
+type Analysis struct {
+	Scenario   string        `json:"scenario"`
+	Since      int           `json:"since"` // the entry cumulative changes are measured from
+	Tolerance  float64       `json:"tolerance"`
+	Confidence float64       `json:"confidence"`
+	Detect     DetectOptions `json:"detect"`
+	Chain      Chain         `json:"-"`
+	Series     []Series      `json:"series"`
+}
+
+// Series is one workload's percentile over the history.
+type Series struct {
+	Key    Key     `json:"key"`
+	Points []Point `json:"points"` // one per entry, in order
+	// Total is the cumulative change from the Since entry to the last one,
+	// judged against the tolerance.
+	Total Change `json:"total"`
+	// ChangePoints, over the entries' absolute values (Point.Entry is the
+	// first entry of the new level).
+	ChangePoints []ChangePoint `json:"change_points"`
+}
+
+// Point is one entry of a series.
+type Point struct {
+	Entry   int       `json:"entry"`
+	Commit  string    `json:"commit"`
+	Date    time.Time `json:"date"`
+	Machine string    `json:"machine"` // host, and CPU model when known
+	// AbsoluteMS is the entry's own nearest-rank percentile over all its
+	// rounds, and Count its samples: on this entry's machine only.
+	AbsoluteMS float64 `json:"absolute_ms"`
+	Count      int64   `json:"count"`
+	// Step is the link from the previous entry, when it was measured.
+	Step *Step `json:"step,omitempty"`
+	// Cumulative is the change from the Since entry to this one (not
+	// Known before Since).
+	Cumulative Change `json:"cumulative"`
+	// ChangePoint: a level shift begins at this entry.
+	ChangePoint *ChangePoint `json:"change_point,omitempty"`
+}
+
+// Analyze reads chain c: per series the links, the cumulative change
+// since opt.Since, and change points.
+//
+// Change points are detected over each entry's absolute percentile (log
+// ms), not over the chain's cumulative levels: the levels are running sums
+// of the links' errors (a random walk), which a permutation test, assuming
+// exchangeable values, would split at false change points; the absolute
+// values carry each runner's bias but are independent about their level.
+// So the detector calls shifts large against the spread between runners,
+// and the cumulative rule, precise across runners, catches the creep.
+func Analyze(c Chain, opt Options) (Analysis, error) {
+	a := Analysis{Chain: c, Tolerance: cmp.Or(opt.Tolerance, DefaultTolerance),
+		Confidence: cmp.Or(opt.Confidence, verdict.DefaultConfidence), Detect: opt.Detect.withDefaults()}
+	if len(c.Entries) == 0 {
+		return a, nil
+	}
+	a.Scenario = c.Entries[len(c.Entries)-1].Result.Scenario.Name
+	if opt.Since != "" {
+		if a.Since = c.Index(opt.Since); a.Since < 0 {
+			return a, fmt.Errorf("history: since %s: no entry of that commit", opt.Since)
+		}
+	}
+	for _, k := range c.seriesKeys() {
+		s, err := c.series(k, a)
+		if err != nil {
+			return a, err
+		}
+		a.Series = append(a.Series, s)
+	}
+	return a, nil
+}
+
+// seriesKeys: every linked series, and p95 of every judged workload.
+func (c Chain) seriesKeys() []Key {
+	ks := c.Keys()
+	for _, e := range c.Entries {
+		p := e.Result.JudgedPhase()
+		if p == nil {
+			continue
+		}
+		for _, w := range p.Workloads {
+			if k := (Key{p.Name, w.Name, verdict.MetricP95}); !slices.Contains(ks, k) {
+				ks = append(ks, k)
+			}
+		}
+	}
+	slices.SortFunc(ks, func(a, b Key) int {
+		return cmp.Or(cmp.Compare(a.Phase, b.Phase), cmp.Compare(a.Workload, b.Workload), cmp.Compare(a.Metric, b.Metric))
+	})
+	return ks
+}
+
+func (c Chain) series(k Key, a Analysis) (Series, error) {
+	s := Series{Key: k, ChangePoints: []ChangePoint{}}
+	var logs []float64
+	var at []int // the point of each log value
+	for i, e := range c.Entries {
+		p := Point{Entry: i, Commit: e.Commit, Date: e.Date, Machine: machine(e.Result.Machine)}
+		ms, n, err := absolute(e.Result, k)
+		if err != nil {
+			return s, fmt.Errorf("history: entry %s: %s: %w", result.ShortHash(e.Commit), k, err)
+		}
+		p.AbsoluteMS, p.Count = ms, n
+		if st, ok := c.Link(i, k); ok {
+			p.Step = &st
+		}
+		if i >= a.Since {
+			p.Cumulative = c.Cumulative(k, a.Since, i, a.Confidence, a.Tolerance)
+		} else {
+			p.Cumulative = Change{Key: k, From: a.Since, To: i, Value: verdict.NotMeasured}
+		}
+		if n > 0 && ms > 0 {
+			logs = append(logs, math.Log(ms))
+			at = append(at, i)
+		}
+		s.Points = append(s.Points, p)
+	}
+	s.Total = c.Cumulative(k, a.Since, len(c.Entries)-1, a.Confidence, a.Tolerance)
+	for _, cp := range Detect(logs, a.Detect) {
+		cp.Index = at[cp.Index]
+		s.ChangePoints = append(s.ChangePoints, cp)
+	}
+	for i := range s.ChangePoints {
+		s.Points[s.ChangePoints[i].Index].ChangePoint = &s.ChangePoints[i]
+	}
+	return s, nil
+}
+
+// absolute is r's nearest-rank k.Metric of k's workload in ms, and its
+// sample count (0, 0 when r did not measure it).
+func absolute(r *result.Result, k Key) (float64, int64, error) {
+	w := r.PhaseNamed(k.Phase).Workload(k.Workload)
+	if w == nil {
+		return 0, 0, nil
+	}
+	q, ok := quantileOf(k.Metric)
+	if !ok {
+		return 0, 0, fmt.Errorf("metric %q is not a latency percentile", k.Metric)
+	}
+	h, n, err := w.MetricHistogram(k.Metric)
+	if err != nil || n == 0 {
+		return 0, 0, err
+	}
+	return float64(result.Quantile(h, q)) / 1000, h.TotalCount(), nil
+}
+
+// quantileOf is the quantile of a latency metric ("p95", "connect_p99").
+func quantileOf(metric string) (float64, bool) {
+	m := strings.TrimPrefix(strings.TrimPrefix(metric, result.FirstMessagePrefix), result.ConnectPrefix)
+	switch m {
+	case verdict.MetricP50:
+		return 0.5, true
+	case verdict.MetricP90:
+		return 0.9, true
+	case verdict.MetricP95:
+		return 0.95, true
+	case verdict.MetricP99:
+		return 0.99, true
+	case verdict.MetricP999, "p999":
+		return 0.999, true
+	}
+	return 0, false
+}
+
+// machine names where an entry ran: its host and, when known, CPU model.
+func machine(m result.Machine) string {
+	if m.CPUModel == "" {
+		return m.Host
+	}
+	return m.Host + " · " + m.CPUModel
+}

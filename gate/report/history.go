@@ -1,0 +1,119 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/loadgate/loadgate/gate/history"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// HistoryMarkdown writes a history (history.Analyze): per workload and
+// percentile, its cumulative change since the Since entry judged against
+// the cumulative tolerance, its change points as commit ranges, and a
+// table of its entries (commit, date, machine, the entry's own percentile,
+// the step from the previous entry and the change since Since, each with
+// its interval, and the change-point marker).
+func HistoryMarkdown(w io.Writer, a history.Analysis) error {
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	es := a.Chain.Entries
+	line("## History · %s", mdEsc(a.Scenario))
+	line("")
+	if len(es) == 0 {
+		line("No entry yet: the history is written on each push to a protected branch.")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	since := es[a.Since]
+	line("%d entries, %s to %s. Cumulative change since %s (%s), chained from each push's paired gate against the previous entry: "+
+		"a regression when its %s interval lies above +%s. Change points: e-divisive means over each entry's own percentile, "+
+		"significance %s (%s permutations, seed %d).",
+		len(es), es[0].Date.Format("2006-01-02"), es[len(es)-1].Date.Format("2006-01-02"),
+		mdCommit(since.Commit), since.Date.Format("2006-01-02"), Confidence(a.Confidence), Percent(a.Tolerance),
+		Percent(a.Detect.Significance), Count(int64(a.Detect.Permutations)), a.Detect.Seed)
+	for _, s := range a.Series {
+		line("")
+		line("### %s · %s %s", mdEsc(s.Key.Phase), mdEsc(s.Key.Workload), mdEsc(s.Key.Metric))
+		line("")
+		line("**%s** since %s: %s", strings.ToUpper(string(s.Total.Value)), mdCommit(since.Commit), changeText(s.Total, es))
+		for _, cp := range s.ChangePoints {
+			line("")
+			line("- change point at entry %d, %s: %s", cp.Index+1, commitRange(es, cp.Index), changePointText(cp))
+		}
+		line("")
+		line("| # | commit | date | machine | %s ms (n) | step | since %s | change point |", mdEsc(s.Key.Metric), mdCommit(since.Commit))
+		line("| ---: | --- | --- | --- | ---: | --- | --- | --- |")
+		for _, p := range s.Points {
+			abs := dash
+			if p.Count > 0 {
+				abs = MS(p.AbsoluteMS) + " (" + Count(p.Count) + ")"
+			}
+			step := dash
+			if p.Step != nil {
+				step = intervalText(p.Step.Ratio, p.Step.CILow, p.Step.CIHigh) + " " + string(p.Step.Value)
+			}
+			cum := dash
+			if p.Entry == a.Since {
+				cum = "from here"
+			} else if p.Cumulative.Known && p.Entry > a.Since {
+				cum = intervalText(p.Cumulative.Ratio, p.Cumulative.CILow, p.Cumulative.CIHigh) + " " + string(p.Cumulative.Value)
+			} else if p.Entry > a.Since {
+				cum = "not measured: no link at entry " + fmt.Sprint(p.Cumulative.Gap+1)
+			}
+			mark := ""
+			if p.ChangePoint != nil {
+				mark = changePointText(*p.ChangePoint)
+			}
+			line("| %d | %s | %s | %s | %s | %s | %s | %s |", p.Entry+1, mdCommit(p.Commit), p.Date.Format("2006-01-02"),
+				mdEsc(orUnknown(p.Machine)), abs, step, cum, mark)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdCommit(c string) string { return "`" + commitText(c) + "`" }
+
+// intervalText is a ratio and its interval as changes: "+5.0% (+1.9% …
+// +8.2%)".
+func intervalText(ratio, lo, hi float64) string {
+	return SignedPercent(ratio) + " (" + SignedPercent(lo) + " … " + boundPercent(hi) + ")"
+}
+
+// changeText is a cumulative change in words.
+func changeText(ch history.Change, es []history.Entry) string {
+	if !ch.Known {
+		return fmt.Sprintf("not measured: entry %d (%s) has no paired gate against the entry before it", ch.Gap+1, mdCommit(es[ch.Gap].Commit))
+	}
+	return fmt.Sprintf("%s, %s interval %s … %s, over %d link(s)", SignedPercent(ch.Ratio), Confidence(ch.Confidence),
+		SignedPercent(ch.CILow), boundPercent(ch.CIHigh), ch.Links)
+}
+
+// changePointText is a change point: "▲ level +30.0%, p = 0.002".
+func changePointText(cp history.ChangePoint) string {
+	mark := "▲"
+	if cp.Shift < 0 {
+		mark = "▼"
+	}
+	return fmt.Sprintf("%s level %s, p = %s", mark, SignedPercent(math.Exp(cp.Shift)), trimZeros(fmt.Sprintf("%.3f", cp.P)))
+}
+
+// commitRange names where a level shifted: after the entry before i, by
+// entry i ("`a1b2…`..`c3d4…`").
+func commitRange(es []history.Entry, i int) string {
+	if i == 0 {
+		return mdCommit(es[0].Commit)
+	}
+	return mdCommit(es[i-1].Commit) + ".." + mdCommit(es[i].Commit)
+}
+
+// historyColor is the colour of a cumulative verdict.
+func historyColor(v verdict.Value) string {
+	if v == verdict.NotMeasured {
+		return "#cf222e"
+	}
+	return verdictColor(v)
+}

@@ -1,0 +1,171 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loadgate/loadgate/gate/history"
+)
+
+// SVG colours of HistorySVG.
+const (
+	svgHistory = "#1f77b4" // the cumulative change and its band
+	svgAbs     = "#555555" // each entry's own percentile
+	svgTol     = "#cf222e" // the cumulative tolerance, change points
+)
+
+// HistorySVG writes a self-contained SVG of one series of a history:
+// above, the cumulative change since the Since entry with its band (the
+// interval at the analysis's confidence), the tolerance dashed, and each
+// change point a vertical line at the entry where the new level begins;
+// below, each entry's own percentile (log ms) with its machine in the
+// tooltip, the number a trend of absolute values would plot. A series a
+// missing link breaks has no band across the gap.
+func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
+	var s *history.Series
+	for i := range a.Series {
+		if a.Series[i].Key == k {
+			s = &a.Series[i]
+		}
+	}
+	if s == nil {
+		return fmt.Errorf("report: history: no series %s", k)
+	}
+	es := a.Chain.Entries
+	d := newSVG(svgTop + 2*svgPanelH)
+	f := d.f
+	since := commitText(es[a.Since].Commit)
+	d.verdictTitle(historyColor(s.Total.Value), strings.ToUpper(string(s.Total.Value)), "· history "+a.Scenario+" · "+k.Phase+" · "+k.Workload+" "+k.Metric)
+	total := "not measured across a missing link"
+	if s.Total.Known {
+		total = fmt.Sprintf("%s (%s … %s)", SignedPercent(s.Total.Ratio), SignedPercent(s.Total.CILow), boundPercent(s.Total.CIHigh))
+	}
+	f(`<text x="%d" y="44" fill="#333">%s</text>`, svgPadL, esc(fmt.Sprintf("since %s: %s · tolerance +%s", since, total, Percent(a.Tolerance))))
+	f(`<rect x="%d" y="54" width="24" height="10" fill="%s" fill-opacity="0.2"/><line x1="%d" y1="59" x2="%d" y2="59" stroke="%s" stroke-width="2"/><text x="%d" y="64">%s</text>`,
+		svgPadL, svgHistory, svgPadL, svgPadL+24, svgHistory, svgPadL+30, esc("cumulative change, "+Confidence(a.Confidence)+" band"))
+	f(`<line x1="%d" y1="59" x2="%d" y2="59" stroke="%s" stroke-width="1.5" stroke-dasharray="4 3"/><text x="%d" y="64">%s</text>`,
+		svgPadL+280, svgPadL+304, svgTol, svgPadL+310, "change point")
+	plotW := float64(svgW - svgPadL - svgPadR)
+	n := len(s.Points)
+	xOf := func(i int) float64 {
+		if n == 1 {
+			return svgPadL + plotW/2
+		}
+		return svgPadL + 8 + float64(i)/float64(n-1)*(plotW-16)
+	}
+	every := max(1, (n+11)/12) // at most about twelve x labels
+	xLabels := func(top, bottom float64) {
+		for i := range s.Points {
+			if i%every == 0 || i == n-1 {
+				d.xGridLine(xOf(i), top, bottom, fmt.Sprint(i+1))
+			}
+		}
+	}
+	cpLines := func(top, bottom float64, label bool) {
+		for _, cp := range s.ChangePoints {
+			x := (xOf(cp.Index-1) + xOf(cp.Index)) / 2 // between the last entry of the old level and the first of the new
+			if cp.Index == 0 {
+				x = xOf(0)
+			}
+			f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5" stroke-dasharray="4 3"><title>%s</title></line>`,
+				num(x), num(top), num(x), num(bottom), svgTol, esc(changePointText(cp)+", "+strings.ReplaceAll(commitRange(es, cp.Index), "`", "")))
+			if label {
+				f(`<text x="%s" y="%s" fill="%s" font-weight="bold">%s</text>`, num(x+4), num(top+12), svgTol, esc(changePointText(cp)))
+			}
+		}
+	}
+
+	// Panel 1: the cumulative change, percent on a linear axis.
+	top, bottom := float64(svgTop+svgPadT), float64(svgTop+svgPanelH-svgPadB)
+	lo, hi := 0.0, a.Tolerance*100
+	for _, p := range s.Points {
+		if c := p.Cumulative; c.Known && p.Entry >= a.Since {
+			lo, hi = min(lo, (c.CILow-1)*100), max(hi, min(c.CIHigh-1, 10)*100)
+		}
+	}
+	ya, yz, ticks := linRange(lo, hi)
+	yOf := func(pct float64) float64 {
+		pct = min(max(pct, ya), yz)
+		return bottom - (pct-ya)/(yz-ya)*(bottom-top)
+	}
+	f(`<g>`)
+	f(`<text x="%d" y="%s" font-weight="bold">%s</text>`, svgPadL, num(top-26), esc("change since "+since+", chained paired gates"))
+	d.yGrid(ticks, yOf, func(t float64) string { return strings.Replace(fmt.Sprintf("%+.0f%%", t), "-", minus, 1) })
+	xLabels(top, bottom)
+	f(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="%s" stroke-width="1.5" stroke-dasharray="6 3"/><text x="%d" y="%s" fill="%s">%s</text>`,
+		svgPadL, num(yOf(a.Tolerance*100)), svgW-svgPadR, num(yOf(a.Tolerance*100)), svgTol, svgPadL+4, num(yOf(a.Tolerance*100)-4), svgTol,
+		esc("tolerance +"+Percent(a.Tolerance)))
+	// Runs of known points: a band and a line each.
+	var run []history.Point
+	flush := func() {
+		if len(run) == 0 {
+			return
+		}
+		var upper, lower, mid []string
+		for _, p := range run {
+			x := num(xOf(p.Entry))
+			upper = append(upper, x+","+num(yOf((p.Cumulative.CIHigh-1)*100)))
+			lower = append([]string{x + "," + num(yOf((p.Cumulative.CILow-1)*100))}, lower...)
+			mid = append(mid, x+","+num(yOf((p.Cumulative.Ratio-1)*100)))
+		}
+		f(`<polygon fill="%s" fill-opacity="0.2" stroke="none" points="%s"/>`, svgHistory, strings.Join(append(upper, lower...), " "))
+		f(`<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`, svgHistory, strings.Join(mid, " "))
+		run = run[:0]
+	}
+	for _, p := range s.Points {
+		if p.Entry >= a.Since && p.Cumulative.Known {
+			run = append(run, p)
+		} else {
+			flush()
+		}
+	}
+	flush()
+	for _, p := range s.Points {
+		if c := p.Cumulative; p.Entry >= a.Since && c.Known {
+			f(`<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s</title></circle>`, num(xOf(p.Entry)), num(yOf((c.Ratio-1)*100)), historyColor(c.Value),
+				esc(fmt.Sprintf("entry %d %s: %s since %s, %s", p.Entry+1, commitText(p.Commit), intervalText(c.Ratio, c.CILow, c.CIHigh), since, c.Value)))
+		}
+	}
+	cpLines(top, bottom, true)
+	d.axes(top, bottom)
+	d.yTitle(top, bottom, "cumulative change")
+	d.xTitle(bottom, "entry (oldest first)")
+	f(`</g>`)
+
+	// Panel 2: each entry's own percentile, ms on a log axis.
+	top, bottom = float64(svgTop+svgPanelH+svgPadT), float64(svgTop+2*svgPanelH-svgPadB)
+	ax := newLatencyAxis(top, bottom)
+	for _, p := range s.Points {
+		if p.Count > 0 {
+			ax.add(p.AbsoluteMS)
+		}
+	}
+	ax.fix()
+	f(`<g>`)
+	f(`<text x="%d" y="%s" font-weight="bold">%s</text>`, svgPadL, num(top-26), esc(k.Metric+" of each entry on its own runner (absolute: runners differ)"))
+	ax.grid(d)
+	xLabels(top, bottom)
+	var pts []string
+	for _, p := range s.Points {
+		if p.Count > 0 {
+			pts = append(pts, num(xOf(p.Entry))+","+num(ax.y(p.AbsoluteMS)))
+		}
+	}
+	if len(pts) > 0 {
+		f(`<polyline fill="none" stroke="%s" stroke-width="1" points="%s"/>`, svgAbs, strings.Join(pts, " "))
+	}
+	for _, p := range s.Points {
+		if p.Count > 0 {
+			f(`<circle cx="%s" cy="%s" r="3.5" fill="%s"><title>%s</title></circle>`, num(xOf(p.Entry)), num(ax.y(p.AbsoluteMS)), svgAbs,
+				esc(fmt.Sprintf("entry %d %s %s: %s %s ms (n=%s) on %s", p.Entry+1, commitText(p.Commit), p.Date.Format("2006-01-02"),
+					k.Metric, MS(p.AbsoluteMS), Count(p.Count), orUnknown(p.Machine))))
+		}
+	}
+	cpLines(top, bottom, false)
+	d.axes(top, bottom)
+	d.yTitle(top, bottom, "ms (log scale)")
+	d.xTitle(bottom, "entry (oldest first)")
+	f(`</g>`)
+	return d.end(w)
+}
