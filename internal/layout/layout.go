@@ -24,7 +24,7 @@ var Stages = [][]string{
 	{"gate/action", "gate/baseline"},
 	// 7 programs and test helpers.
 	{"cmd/loadgate", "internal/enginetest", "internal/layout", "examples/demo", "examples/demo/service",
-		"bench/compare", "bench/server", "bench/wakeups", "bench/gatequality"},
+		"bench/compare", "bench/server", "bench/wakeups", "bench/gatequality", "bench/render"},
 }
 
 // Stage is the stage of pkg (a path without the module prefix) and
