@@ -53,7 +53,8 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var bases, heads multiFlag
 	fs.Var(&bases, "base", "a base round's result.json `file` (repeatable)")
 	fs.Var(&heads, "head", "a head round's result.json `file` (repeatable)")
-	tol := fs.Float64("tolerance", verdict.DefaultTolerance, "relative change below which latency is 'no change'")
+	tol := new(float64)
+	fs.Var(tolerance(tol, verdict.DefaultTolerance), "tolerance", "relative change below which latency is 'no change' (10% or 0.10)")
 	conf := fs.Float64("confidence", verdict.DefaultConfidence, "confidence of every interval")
 	pct := fs.String("percentile", "", "judged latency percentile (default: the threshold percentiles, else p95)")
 	out := fs.String("out", "", "also write report.md, verdict.json and latency.svg to this `dir`")

@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/verdict"
 )
 
 // Exit codes (design.md).
@@ -83,10 +85,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 }
 
+// helpTexts are the commands' help texts by flag set name.
+func helpTexts() map[string]string {
+	return map[string]string{
+		"baseline save": baselineHelp, "compare": compareHelp, "calibrate": calibrateHelp, "gate": gateHelp,
+		"comment": commentHelp, "report": reportHelp, "run": runHelp, "soak": soakHelp, "stub": stubHelp,
+		"sweep": sweepHelp, "up": upHelp, "down": downHelp,
+	}
+}
+
+// printHelp writes a command's help as a user reads it first: the usage
+// and the examples, the flags, then the prose.
+func printHelp(w io.Writer, text string, fs *flag.FlagSet) {
+	var head, examples, prose []string
+	for i, p := range strings.Split(strings.TrimSpace(text), "\n\n") {
+		switch {
+		case i == 0:
+			head = append(head, p)
+		case strings.HasPrefix(p, "Examples:"):
+			examples = append(examples, p)
+		case strings.TrimSpace(p) == "Flags:":
+		default:
+			prose = append(prose, strings.TrimSuffix(p, "\nFlags:"))
+		}
+	}
+	fmt.Fprintln(w, strings.Join(append(head, examples...), "\n\n"))
+	fmt.Fprintln(w, "\nFlags:")
+	fs.PrintDefaults()
+	if len(prose) > 0 {
+		fmt.Fprintln(w, "\n"+strings.Join(prose, "\n\n"))
+	}
+}
+
 // parseFlags parses a command's flags; -h prints help and returns errHelp.
+// Flags may come before or after positional arguments ("--" ends the
+// flags); fs.Args() holds the positional ones.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
+	if text, ok := helpTexts()[fs.Name()]; ok {
+		fs.Usage = func() { printHelp(stderr, text, fs) }
+	}
+	if err := parseInterleaved(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
 		}
@@ -98,6 +137,27 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	return nil
 }
 
+// parseInterleaved parses flags wherever they stand among args, leaving
+// the positional arguments, in order, as fs.Args().
+func parseInterleaved(fs *flag.FlagSet, args []string) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			pos = append(pos, rest...) // after "--": all positional
+			break
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
 // unexpectedArgError: parseFlags found positional arguments (compare takes
 // two).
 type unexpectedArgError struct{ error }
@@ -107,4 +167,26 @@ func (e *unexpectedArgError) Unwrap() error { return e.error }
 func isUnexpectedArg(err error) bool {
 	var u *unexpectedArgError
 	return errors.As(err, &u)
+}
+
+// toleranceFlag is a tolerance flag read by verdict.ParseTolerance: "10%"
+// or 0.10, as the Action's input takes it.
+type toleranceFlag struct{ v *float64 }
+
+func tolerance(v *float64, def float64) toleranceFlag { *v = def; return toleranceFlag{v} }
+
+func (f toleranceFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f.v*100, 'f', -1, 64) + "%"
+}
+
+func (f toleranceFlag) Set(s string) error {
+	t, err := verdict.ParseTolerance(s)
+	if err != nil {
+		return err
+	}
+	*f.v = t
+	return nil
 }

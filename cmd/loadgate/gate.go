@@ -52,7 +52,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Var(roundsValue{&f.rounds, &f.auto}, "rounds", "paired rounds (duet by default, ABBA with --duet=false): a number, or auto, the default (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
 	fs.IntVar(&f.maxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
 	fs.DurationVar(&f.budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: with --rounds auto the rounds stop where the next pair would overrun it; with a fixed --rounds what an inconclusive comparison asks for is capped by the rounds it allows")
-	fs.Float64Var(&f.tolerance, "tolerance", verdict.DefaultTolerance, "relative change below which latency is 'no change' (0.10 = 10%)")
+	fs.Var(tolerance(&f.tolerance, verdict.DefaultTolerance), "tolerance", "relative change below which latency is 'no change' (10% or 0.10)")
 	fs.Float64Var(&f.confidence, "confidence", verdict.DefaultConfidence, "confidence of every interval")
 	fs.StringVar(&f.percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
 	fs.Float64Var(&f.scale, "scale", 1, "shorten every phase by this `factor` (both sides)")

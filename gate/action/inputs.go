@@ -13,6 +13,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/verdict"
 )
 
 // Input names, as in action.yml. The ceilings (max-*) bound any scenario,
@@ -229,7 +230,7 @@ func readRun(in *Inputs, get func(string) string) error {
 		in.Budget = d
 	}
 	if s := get(InTolerance); s != "" {
-		f, err := parseTolerance(s)
+		f, err := verdict.ParseTolerance(s)
 		if err != nil {
 			return &InputError{Input: InTolerance, Value: s, Err: err}
 		}
@@ -377,25 +378,6 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// parseTolerance reads "5%" or "0.05" as 0.05. A bare number of 1 or more
-// is refused as ambiguous.
-func parseTolerance(s string) (float64, error) {
-	num, pct := strings.CutSuffix(s, "%")
-	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return 0, fmt.Errorf("want a percentage such as 5%% or a fraction such as 0.05")
-	}
-	if pct {
-		f /= 100
-	} else if f >= 1 {
-		return 0, fmt.Errorf("a bare number must be a fraction below 1: write %s%% for a percentage", num)
-	}
-	if f >= 1 {
-		return 0, fmt.Errorf("must be below 100%%")
-	}
-	return f, nil
 }
 
 func validName(s string) bool { return scenario.ValidName(s) }

@@ -90,7 +90,11 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 		}
 	}
 
+	// The stacks' builds and the rounds fold into one group of the log; the
+	// verdict and what follows stay visible.
+	a.Group("loadgate gate: " + in.Scenario + " (stacks and rounds)")
 	gr, out, err := s.Gate.Run(ctx, in)
+	a.EndGroup()
 	if err != nil {
 		if rounds.KindOf(err) != rounds.ErrUnusable {
 			a.Errorf("%v", err)

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// Regression: `loadgate report out/r.json --format markdown` failed ("got
+// 3 arguments"): flags stopped at the first positional argument.
+func TestFlagsAfterPositionalArguments(t *testing.T) {
+	res := runResult(t, cmpScenario, 0)
+	for _, args := range [][]string{
+		{"report", res, "--format", "markdown"},
+		{"report", "--format", "markdown", res},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, &stdout, &stderr)
+		if code(err) > 1 || !strings.HasPrefix(stdout.String(), "#") {
+			t.Errorf("%q: exit %d, %v; stdout %.60q", args, code(err), err, stdout.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"compare", res, res, "--tolerance", "5%", "--format", "json"}, &stdout, &stderr)
+	if code(err) > 1 || !strings.Contains(stdout.String(), `"tolerance": 0.05`) {
+		t.Errorf("compare with flags last: exit %d, %v\n%.300s", code(err), err, stdout.String())
+	}
+}
+
+// A tolerance reads as the Action's input does: "10%" or 0.10; a bare 10 is
+// refused as ambiguous.
+func TestToleranceFlagSyntax(t *testing.T) {
+	var v float64
+	f := tolerance(&v, 0.1)
+	for in, want := range map[string]float64{"5%": 0.05, "0.05": 0.05, "12.5%": 0.125} {
+		if err := f.Set(in); err != nil || v != want {
+			t.Errorf("%q: %v, %v; want %v", in, v, err, want)
+		}
+	}
+	if err := f.Set("10"); err == nil || !strings.Contains(err.Error(), "10%") {
+		t.Errorf("bare 10: %v, want a refusal suggesting 10%%", err)
+	}
+}
+
+// -h shows the usage and the examples before the flags, the prose after.
+func TestHelpLeadsWithUsageAndExamples(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"gate", "-h"}, &stdout, &stderr)
+	if code(err) != 0 {
+		t.Fatalf("gate -h: exit %d", code(err))
+	}
+	out := stderr.String()
+	usage, examples, flags, prose := strings.Index(out, "Usage:"), strings.Index(out, "Examples:"), strings.Index(out, "Flags:"), strings.Index(out, "The protected side sets the bar")
+	if usage != 0 || !(examples < flags && flags < prose) || examples < 0 {
+		t.Errorf("gate -h order: usage %d, examples %d, flags %d, prose %d\n%.600s", usage, examples, flags, prose, out)
+	}
+}
