@@ -74,6 +74,7 @@ type Options struct {
 	OutDir       string        // logs go to OutDir/logs/<service>.log at Down; empty: logs are not saved
 	ReadyTimeout time.Duration // how long start + health may take; default DefaultReadyTimeout
 	Log          io.Writer     // progress lines (build output, lifecycle); nil: discarded
+	Allow        []string      // scenario.HostKeys the scenario's stack.allow accepts
 }
 
 // Stack is a running throwaway project; see the package comment for its

@@ -52,6 +52,7 @@ func (s *Stack) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("compose: %w", err)
 	}
+	refused = append(refused, refuseHostReach(p, s.opt.Files, s.opt.Allow)...)
 	if len(refused) > 0 {
 		sort.Strings(refused)
 		return fmt.Errorf("compose: %s: refused: %s", strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), strings.Join(refused, "; "))

@@ -30,6 +30,7 @@ type Spec struct {
 	// ReadyTimeout bounds how long the stack may take to be healthy.
 	ReadyTimeout time.Duration
 	Log          io.Writer // progress and warnings
+	Allow        []string  // scenario.HostKeys accepted (the scenario's stack.allow)
 }
 
 // Run is a stack brought up for one run (Start), sampled (Sample) and torn
@@ -81,7 +82,7 @@ func Start(ctx context.Context, sp Spec) (*Run, error) {
 	t0 := time.Now()
 	st, err := Up(ctx, Options{
 		Files: sp.Files, RunID: sp.RunID, Side: sp.Side, StackCPUs: sp.Plan.Stack, OutDir: sp.OutDir,
-		ReadyTimeout: sp.ReadyTimeout, Log: log,
+		ReadyTimeout: sp.ReadyTimeout, Log: log, Allow: sp.Allow,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

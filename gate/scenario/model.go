@@ -46,6 +46,16 @@ type Stack struct {
 	// In a gate each side runs its own copy, in its own checkout.
 	Prepare []string
 	Dir     string // the scenario file's directory, absolute
+	// Allow names the HostKeys the stack may use; in a gate base's
+	// scenario decides, so the change judged cannot allow itself.
+	Allow []string
+}
+
+// HostKeys are the compose settings that reach past the stack into the
+// host (compose refuses each unless stack.allow names it).
+var HostKeys = []string{
+	"privileged", "pid", "ipc", "userns_mode", "network_mode", "cap_add",
+	"devices", "security_opt", "bind", "docker_socket", "network_driver",
 }
 
 // Ceilings refuse (never clamp) a run that asks for more.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -245,7 +246,7 @@ func (d *decoder) name(f *fields, key string) string {
 	return v
 }
 
-var stackKeys = []string{"compose", "prepare", "target"}
+var stackKeys = []string{"compose", "prepare", "target", "allow"}
 
 func (d *decoder) stack(n *yaml.Node, path string) *Stack {
 	f := d.mapping(n, path, stackKeys)
@@ -267,6 +268,13 @@ func (d *decoder) stack(n *yaml.Node, path string) *Stack {
 		}
 		if d.ok() && len(st.Prepare) == 0 {
 			d.failf(pn.Line, f.sub("prepare"), "must name a command, such as [./build.sh]")
+		}
+	}
+	if an := f.get("allow"); an != nil {
+		for i, item := range d.list(an, f.sub("allow")) {
+			k := d.str(item, index(f.sub("allow"), i))
+			d.check(slices.Contains(HostKeys, k), item, index(f.sub("allow"), i), "must be one of %s", strings.Join(HostKeys, ", "))
+			st.Allow = append(st.Allow, k)
 		}
 	}
 	tn := d.require(f, "target")
