@@ -75,6 +75,7 @@ type Options struct {
 	ReadyTimeout time.Duration // how long start + health may take; default DefaultReadyTimeout
 	Log          io.Writer     // progress lines (build output, lifecycle); nil: discarded
 	Allow        []string      // scenario.HostKeys the scenario's stack.allow accepts
+	Secrets      []string      // values scrubbed from saved logs (the scenario's ${ENV} values)
 }
 
 // Stack is a running throwaway project; see the package comment for its

@@ -244,7 +244,12 @@ func (s *Stack) attachLogs(re *ReadyError) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var buf bytes.Buffer
-	if err := s.containerLogs(ctx, re.Container, fmt.Sprint(logTail), &buf); err != nil {
+	w := newLogScrub(&buf, s.opt.Secrets, MaxLogBytes)
+	err := s.containerLogs(ctx, re.Container, fmt.Sprint(logTail), w)
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
 		re.Logs = []string{"(logs unavailable: " + err.Error() + ")"}
 		return
 	}
@@ -305,15 +310,16 @@ func (s *Stack) saveLogs(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
+		w := newLogScrub(f, s.opt.Secrets, MaxLogBytes)
 		for _, c := range list {
 			if len(list) > 1 {
-				fmt.Fprintf(f, "===== %s =====\n", c.name)
+				fmt.Fprintf(w, "===== %s =====\n", c.name)
 			}
-			if err := s.containerLogs(ctx, c.ID, "all", f); err != nil {
+			if err := s.containerLogs(ctx, c.ID, "all", w); err != nil {
 				errs = append(errs, fmt.Errorf("logs of %s: %w", c.name, err))
 			}
 		}
-		if err := f.Close(); err != nil {
+		if err := errors.Join(w.Close(), f.Close()); err != nil {
 			errs = append(errs, err)
 		}
 	}

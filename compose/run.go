@@ -31,6 +31,7 @@ type Spec struct {
 	ReadyTimeout time.Duration
 	Log          io.Writer // progress and warnings
 	Allow        []string  // scenario.HostKeys accepted (the scenario's stack.allow)
+	Secrets      []string  // values scrubbed from the saved logs
 }
 
 // Run is a stack brought up for one run (Start), sampled (Sample) and torn
@@ -82,7 +83,7 @@ func Start(ctx context.Context, sp Spec) (*Run, error) {
 	t0 := time.Now()
 	st, err := Up(ctx, Options{
 		Files: sp.Files, RunID: sp.RunID, Side: sp.Side, StackCPUs: sp.Plan.Stack, OutDir: sp.OutDir,
-		ReadyTimeout: sp.ReadyTimeout, Log: log, Allow: sp.Allow,
+		ReadyTimeout: sp.ReadyTimeout, Log: log, Allow: sp.Allow, Secrets: sp.Secrets,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
