@@ -2,22 +2,18 @@ package pin
 
 import "fmt"
 
-// Load is the generator's scheduling for one load, as --load-priority
-// asked: raised or not, and what a result states of it.
-//
-// A Load belongs to the goroutine that ran ForLoad; Lower may be called
-// again (it is idempotent), also from a deferred call after a panic.
+// Load is the generator's scheduling for one load under --load-priority.
+// It belongs to the goroutine that ran ForLoad; Lower is idempotent.
 type Load struct {
-	// Scheduling is the generator's scheduling as read back ("" when it
-	// could not be read); Why says why it was not raised, or not read.
+	// Scheduling is as read back ("" if unreadable); Why says why it was not
+	// raised or not read.
 	Scheduling, Why string
 	raised          *Raised
 }
 
-// ForLoad applies mode to a load about to run: raised (Want) when
-// loadgate pinned a stack (stack) and the generator (pinned) apart, or
-// when mode is rt. Under rt a raise that fails is an error; under auto it
-// is the reason stated in Why.
+// ForLoad raises the generator when Want says so (stack and generator
+// pinned apart, or mode rt). Under rt a failed raise is an error; under
+// auto it goes into Why.
 func ForLoad(mode Mode, pinned, stack bool) (*Load, error) {
 	if mode == "" {
 		mode = ModeAuto
@@ -43,8 +39,8 @@ func ForLoad(mode Mode, pinned, stack bool) (*Load, error) {
 	return l, nil
 }
 
-// Lower ends the raise and returns why its guard lowered the generator
-// during the load ("" when it did not, or when nothing was raised).
+// Lower ends the raise and returns why the guard lowered the generator
+// during the load, or "".
 func (l *Load) Lower() string {
 	if l == nil || l.raised == nil {
 		return ""

@@ -1,9 +1,6 @@
-// Package pin owns CPU sets: parsing and formatting Linux cpu lists
-// ("0-1,3"), this process's allowed CPUs, splitting them between the stack
-// and the load generator, and pinning this process.
-//
-// A Set is an immutable value (a sorted, duplicate-free list of CPU ids);
-// it is safe to share between goroutines.
+// Package pin owns CPU sets: Linux cpu lists ("0-1,3"), this process's
+// allowed CPUs, splitting them between stack and generator, and pinning.
+// A Set is immutable and safe to share between goroutines.
 package pin
 
 import (
@@ -17,8 +14,7 @@ import (
 // maxCPU bounds CPU ids accepted by Parse (Linux's CONFIG_NR_CPUS ceiling).
 const maxCPU = 8192
 
-// Set is a set of CPU ids, kept sorted and without duplicates.
-// The zero value is the empty set.
+// Set is a sorted, duplicate-free set of CPU ids; the zero value is empty.
 type Set struct {
 	cpus []int
 }
@@ -49,9 +45,8 @@ func MustParse(s string) Set {
 	return set
 }
 
-// Parse reads a Linux cpu list such as "0-1,3" (the stride syntax
-// "0-7:2" is refused). Whitespace around items is ignored; the empty
-// string is the empty set.
+// Parse reads a Linux cpu list such as "0-1,3" (no stride syntax); "" is
+// the empty set.
 func Parse(s string) (Set, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -96,8 +91,7 @@ func atoi(s string) (int, error) {
 	return n, nil
 }
 
-// String formats the set as a Linux cpu list with ranges: "0-1,3".
-// The empty set formats as "".
+// String formats the set as a Linux cpu list: "0-1,3", "" when empty.
 func (s Set) String() string {
 	var b strings.Builder
 	for i := 0; i < len(s.cpus); {
@@ -121,13 +115,11 @@ func (s Set) String() string {
 // Len is the number of CPUs in the set.
 func (s Set) Len() int { return len(s.cpus) }
 
-// Empty reports whether the set has no CPU.
 func (s Set) Empty() bool { return len(s.cpus) == 0 }
 
 // CPUs returns a copy of the sorted CPU ids.
 func (s Set) CPUs() []int { return append([]int(nil), s.cpus...) }
 
-// Contains reports whether cpu is in the set.
 func (s Set) Contains(cpu int) bool {
 	i := sort.SearchInts(s.cpus, cpu)
 	return i < len(s.cpus) && s.cpus[i] == cpu
@@ -159,7 +151,6 @@ func (s Set) SubsetOf(o Set) bool {
 // MarshalText formats the set as a cpu list (so it encodes as a JSON string).
 func (s Set) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText parses a cpu list.
 func (s *Set) UnmarshalText(b []byte) error {
 	v, err := Parse(string(b))
 	if err != nil {
@@ -179,10 +170,9 @@ func Overlaps(a, b Set) bool {
 	return false
 }
 
-// Split divides all into the stack's CPUs and the load generator's: the
-// stack gets the first half (rounded down, at least one CPU), the load the
-// rest. With a single CPU both get that CPU and Overlaps(stack, load) is
-// true: the caller must report the overlap. With no CPU both are empty.
+// Split gives the stack the first half of all (rounded down, at least one)
+// and the load the rest. With one CPU both get it and overlap: the caller
+// must report that.
 func Split(all Set) (stack, load Set) {
 	n := len(all.cpus)
 	switch n {
@@ -195,6 +185,6 @@ func Split(all Set) (stack, load Set) {
 	return Set{cpus: append([]int(nil), all.cpus[:h]...)}, Set{cpus: append([]int(nil), all.cpus[h:]...)}
 }
 
-// ErrUnsupported is returned where CPU affinity or a thread's scheduling cannot be read or set on
-// this platform.
+// ErrUnsupported: CPU affinity or scheduling cannot be used on this
+// platform.
 var ErrUnsupported = errors.New("cpu affinity and scheduling policies are not supported on this platform (Linux only)")

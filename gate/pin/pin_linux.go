@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Available returns the CPUs this process may run on (its affinity mask,
-// which reflects the cgroup cpuset and taskset).
+// Available returns the CPUs this process may run on (cgroup cpuset and
+// taskset included).
 func Available() (Set, error) {
 	var m unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &m); err != nil {
@@ -47,19 +47,10 @@ func toMask(s Set) (*unix.CPUSet, error) {
 }
 
 // PinProcess restricts every thread of this process to s and sets
-// GOMAXPROCS to len(s).
-//
-// How: the calling goroutine is locked to its OS thread and that thread is
-// pinned first (threads created later by the runtime are cloned from some
-// existing thread and inherit its mask); then every thread listed in
-// /proc/self/task is pinned with sched_setaffinity, and the list is walked
-// again until a pass finds no thread it had not pinned yet.
-//
-// Remaining gap: a thread being created concurrently by a thread that was
-// not yet pinned when it cloned may be missed by the last pass; the
-// repeated passes make that window very small but not zero. Callers that
-// need a guarantee check ReadBack (main thread) or re-exec themselves under
-// the mask (e.g. `taskset -c`), where every thread inherits it from the start.
+// GOMAXPROCS to len(s). It pins the calling thread first, then walks
+// /proc/self/task until a pass finds no new thread. A thread cloned
+// concurrently by an unpinned one may still be missed; callers needing a
+// guarantee check ReadBack or re-exec under `taskset -c`.
 func PinProcess(s Set) error {
 	if s.Empty() {
 		return errors.New("pin: empty cpu set")
@@ -95,11 +86,8 @@ func PinProcess(s Set) error {
 	return nil
 }
 
-// eachThread calls set for every thread of this process not in done,
-// walking /proc/self/task again until a pass finds no thread it had not
-// set (threads created meanwhile by a thread set earlier inherit what it
-// was set: the passes catch those cloned from one not yet set). A thread
-// that exited meanwhile (ESRCH) is skipped.
+// eachThread calls set for every thread not in done, re-walking
+// /proc/self/task until a pass finds none new; exited threads are skipped.
 func eachThread(done map[int]bool, set func(tid int) error) error {
 	for pass := 0; pass < 10; pass++ {
 		tids, err := threads()
@@ -138,8 +126,7 @@ func threads() ([]int, error) {
 	return out, nil
 }
 
-// ThreadSets returns the affinity of every thread of this process, by
-// thread id (for checking that PinProcess held).
+// ThreadSets returns every thread's affinity by thread id.
 func ThreadSets() (map[int]Set, error) {
 	tids, err := threads()
 	if err != nil {
@@ -163,8 +150,7 @@ func ThreadSets() (map[int]Set, error) {
 	return out, nil
 }
 
-// ReadBack reads this process's allowed CPUs from /proc/self/status
-// (Cpus_allowed_list, i.e. the main thread's mask).
+// ReadBack reads the main thread's allowed CPUs (Cpus_allowed_list).
 func ReadBack() (Set, error) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {

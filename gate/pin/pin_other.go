@@ -13,11 +13,9 @@ func Available() (Set, error) {
 	return Of(ids...)
 }
 
-// PinProcess is not supported off Linux.
 func PinProcess(s Set) error { return ErrUnsupported }
 
-// ReadBack is not supported off Linux.
 func ReadBack() (Set, error) { return Set{}, ErrUnsupported }
 
-// ThreadSets is not supported off Linux.
+// PinProcess, ReadBack and ThreadSets are unsupported off Linux.
 func ThreadSets() (map[int]Set, error) { return nil, ErrUnsupported }

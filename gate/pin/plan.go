@@ -11,13 +11,10 @@ type Plan struct {
 	Overlap     bool // the sets share a CPU (allowed by the caller)
 }
 
-// NewPlan applies the defaults (the stack on the first half of this
-// process's CPUs, the load on the rest, see Split), parses the cpu lists
-// given instead ("" keeps the default) and refuses overlapping sets unless
-// allowOverlap. Errors name the flag (--stack-cpus, --load-cpus).
-//
-// Call it once per process: after the generator is pinned, this process's
-// CPUs are the load set only.
+// NewPlan splits this process's CPUs (Split) unless the cpu lists say
+// otherwise ("" keeps the default), and refuses overlap unless
+// allowOverlap; errors name the flag. Call it once per process: after
+// pinning, this process's CPUs are the load set only.
 func NewPlan(stackList, loadList string, allowOverlap bool) (Plan, error) {
 	all, err := Available()
 	if err != nil {
@@ -44,10 +41,8 @@ func NewPlan(stackList, loadList string, allowOverlap bool) (Plan, error) {
 	return p, nil
 }
 
-// Topology says whether the run was pinned as planned: the stack's own
-// pinning as the engine reported it (stackPinned, stackReason), the
-// generator's read back from every thread, and no overlap. reason lists
-// every part that did not hold, "" when all did.
+// Topology says whether the run was pinned as planned (stack as the engine
+// reported, generator read back, no overlap); reason lists what did not hold.
 func (p Plan) Topology(stackPinned bool, stackReason string) (pinned bool, reason string) {
 	genPinned, genReason := Generator(p.Load)
 	var why []string
@@ -63,9 +58,8 @@ func (p Plan) Topology(stackPinned bool, stackReason string) (pinned bool, reaso
 	return stackPinned && genPinned && !p.Overlap, strings.Join(why, "; ")
 }
 
-// Generator reads this process's affinity back (every thread) and says
-// whether it is want. An empty want is the plain run mode without
-// --load-cpus: not pinned.
+// Generator reads every thread's affinity back and says whether it is
+// want; an empty want means not pinned.
 func Generator(want Set) (bool, string) {
 	if want.Empty() {
 		return false, "plain run mode without --load-cpus: the generator is not pinned and no stack was started"

@@ -19,8 +19,7 @@ import (
 	"github.com/loadgate/loadgate/gate/procstat"
 )
 
-// raised is the process's raise: how many loads hold it, what lowering
-// restores, and its guard.
+// raised is the process's raise: its holds, what lowering restores, guard.
 var raised struct {
 	mu      sync.Mutex
 	n       int            // holds not yet lowered
@@ -35,30 +34,14 @@ type Raised struct {
 	once sync.Once
 }
 
-// Raise gives every thread of this process SCHED_RR at RealtimePriority
-// until the returned hold is lowered; then they get back the scheduling
-// they had (the calling thread's, read before). Threads the runtime
-// creates meanwhile inherit the policy, and lowering reaches them too.
-// Holds nest: a duet gate runs both sides' loads at once, and the threads
-// are lowered when the last hold is. A process that already runs a
-// real-time policy (started under chrt) keeps it, unguarded.
-//
-// While raised, a guard reads how busy the generator's cpus were (its
-// affinity, /proc/stat) every guardEvery: a real-time thread that keeps its
-// cpu busy past the kernel's real-time throttling (sched_rt_runtime_us of
-// every sched_rt_period_us, 95% of each second by default) is stopped for
-// the rest of that second — 50 ms without a single request sent — so when
-// one of the cpus was busy more than guardLimit of that share over
-// guardWindow, the guard lowers the threads at once, for the rest of the
-// hold, and Dropped says why. Without the means of a guard (the cpus or
-// /proc/stat unreadable) Raise raises nothing and says so. Where
-// throttling is off (-1, or a whole period) there is no guard.
-//
-// Lowering gives every thread the calling thread's scheduling from before
-// the raise (a thread the process had given another is not remembered).
-//
-// Nothing is started as a child process while raised: it would inherit
-// the policy. Safe for concurrent use; Lower is idempotent.
+// Raise gives every thread SCHED_RR at RealtimePriority until the last
+// hold is lowered (holds nest: a duet runs two loads), then restores the
+// calling thread's prior scheduling to all. A process already real-time
+// keeps it, unguarded. While raised, a guard lowers the threads for good
+// if a cpu nears the kernel's real-time throttling share, which would stop
+// them outright; Dropped says why. Without the means of a guard nothing is
+// raised. Start no child process while raised: it inherits the policy.
+// Safe for concurrent use; Lower is idempotent.
 func Raise() (*Raised, error) {
 	raised.mu.Lock()
 	defer raised.mu.Unlock()
@@ -71,8 +54,7 @@ func Raise() (*Raised, error) {
 		}
 		raised.base, raised.kept, raised.dropped = *base, realtime(base.Policy), ""
 		if !raised.kept {
-			// The guard's means first: a generator is never left real-time
-			// with nothing to lower it.
+			// The guard's means first: never real-time with nothing to lower it.
 			var stat *procstat.CPUTimesFile
 			var cpus Set
 			share, throttled := throttleShare()
@@ -105,8 +87,7 @@ func Raise() (*Raised, error) {
 // Lower ends this hold.
 func (r *Raised) Lower() { r.once.Do(lowerOne) }
 
-// Dropped says why the guard lowered the threads during the holds that
-// include this one, "" when it did not.
+// Dropped says why the guard lowered the threads during this hold, or "".
 func (r *Raised) Dropped() string {
 	raised.mu.Lock()
 	defer raised.mu.Unlock()
@@ -129,8 +110,7 @@ func lowerOne() {
 	}
 }
 
-// restoreLocked gives every thread the scheduling it had before the raise
-// (raised.mu held).
+// restoreLocked restores the pre-raise scheduling (raised.mu held).
 func restoreLocked() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -138,9 +118,8 @@ func restoreLocked() {
 	_ = setAll(&base)
 }
 
-// runGuard is the guard's goroutine: guard on a ticker and the busy time
-// of cpus from /proc/stat; lowers the threads when it says so and the
-// raise still holds.
+// runGuard runs guard on a ticker over /proc/stat and lowers the threads
+// when it fires and the raise still holds.
 func runGuard(stop <-chan struct{}, limit float64, cpus []int, stat *procstat.CPUTimesFile) {
 	t := time.NewTicker(guardEvery)
 	defer t.Stop()
@@ -166,10 +145,8 @@ func runGuard(stop <-chan struct{}, limit float64, cpus []int, stat *procstat.CP
 	restoreLocked()
 }
 
-// throttleShare is the kernel's real-time throttling as the share of each
-// period real-time threads may use (0.95 by default), false when it is off
-// (sched_rt_runtime_us -1, or a whole period). Unreadable files leave the
-// default.
+// throttleShare is the share of each period real-time threads may use,
+// false when throttling is off; unreadable files leave the default 0.95.
 func throttleShare() (float64, bool) {
 	runtimeUS, err1 := readInt("/proc/sys/kernel/sched_rt_runtime_us")
 	periodUS, err2 := readInt("/proc/sys/kernel/sched_rt_period_us")
@@ -190,9 +167,8 @@ func readInt(path string) (int64, error) {
 	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 }
 
-// CheckRaise says whether Raise would be permitted, without raising
-// anything but the calling thread for a moment (--load-priority rt checks
-// it before a run starts).
+// CheckRaise says whether Raise would be permitted, raising only the
+// calling thread for a moment.
 func CheckRaise() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -209,8 +185,7 @@ func CheckRaise() error {
 	return setThread(0, base)
 }
 
-// setAll sets a on the calling thread (locked by the caller) and then on
-// every thread of this process (eachThread).
+// setAll sets a on the calling (locked) thread, then on every thread.
 func setAll(a *unix.SchedAttr) error {
 	if err := setThread(0, a); err != nil {
 		return err
@@ -229,9 +204,8 @@ func setThread(tid int, a *unix.SchedAttr) error {
 	return nil
 }
 
-// ReadScheduling reads every thread's scheduling back: the one scheduling
-// they share ("SCHED_RR 1"), or, when they differ, each one with its
-// threads ("mixed: SCHED_RR 1 (4 threads), SCHED_OTHER (thread 812)").
+// ReadScheduling reads every thread's scheduling: "SCHED_RR 1", or when
+// they differ "mixed: SCHED_RR 1 (4 threads), SCHED_OTHER (thread 812)".
 func ReadScheduling() (string, error) {
 	tids, err := threads()
 	if err != nil {

@@ -14,15 +14,11 @@ import (
 // detectable slowdown Calibration prints.
 var CalibrationRounds = []int{1, 4, 6, 10}
 
-// calibrationPower is the power at which Calibration states what a gate
-// detects.
 const calibrationPower = 0.8
 
-// Calibration writes what `loadgate calibrate` measured (n): the load and
-// the pairs, then per phase/workload and metric the pairs' log-ratio sd and
-// the smallest slowdown a gate of R rounds detects (verdict's
-// NoiseEntry.Detectable) at tolerance tol and confidence conf (0: the
-// verdict's defaults), with power 80%.
+// Calibration writes what `loadgate calibrate` measured: per phase,
+// workload and metric the log-ratio sd and the smallest slowdown a gate of
+// R rounds detects at tol and conf (0: verdict's defaults), power 80%.
 func Calibration(w io.Writer, n *verdict.Noise, tol, conf float64) error {
 	if tol == 0 {
 		tol = verdict.DefaultTolerance
@@ -48,8 +44,7 @@ func Calibration(w io.Writer, n *verdict.Noise, tol, conf float64) error {
 	return ew.err
 }
 
-// LogSD formats a log-ratio standard deviation in a table: four
-// decimals, "–" for NaN (none measured).
+// LogSD formats a log-ratio sd: four decimals, "–" for NaN.
 func LogSD(sd float64) string {
 	if math.IsNaN(sd) {
 		return dash
@@ -57,7 +52,6 @@ func LogSD(sd float64) string {
 	return strconv.FormatFloat(sd, 'f', 4, 64)
 }
 
-// errWriter keeps the first write error.
 type errWriter struct {
 	w   io.Writer
 	err error

@@ -47,8 +47,7 @@ func (g *gateReport) first() *result.Result {
 
 func (g *gateReport) sides() []rounds.SideResults { return []rounds.SideResults{g.Base, g.Head} }
 
-// roundOrder is how the rounds ran: per round the side that went first, and
-// whether the idle side was always paused.
+// roundOrder is who went first per round and whether the idle side paused.
 type roundOrder struct {
 	baseFirst []bool // per paired round; nil when any round's order is unknown
 	alternate bool   // the first side alternated (ABBA)
@@ -134,7 +133,6 @@ func (o roundOrder) spell(g *gateReport) string {
 	return strings.Join(parts, " · ")
 }
 
-// sentence says how the rounds ran, in the report's "What ran".
 func (o roundOrder) sentence(g *gateReport) string {
 	var s string
 	switch {
@@ -159,7 +157,6 @@ func (o roundOrder) sentence(g *gateReport) string {
 	return s + "; the results do not say that the idle side's stack was paused."
 }
 
-// judgedPhases are the phases the gate judges, from the first result.
 func (g *gateReport) judgedPhases() []result.Phase {
 	r := g.first()
 	if r == nil {
@@ -168,9 +165,8 @@ func (g *gateReport) judgedPhases() []result.Phase {
 	return judgedPhases(r.Phases)
 }
 
-// pooledSummary is a side's latency summary of a workload in a phase over
-// the judged rounds, merged as the verdict's numbers are. ok is false when
-// a histogram does not decode.
+// pooledSummary merges a side's latency summary over the judged rounds as
+// the verdict does; ok is false when a histogram does not decode.
 func pooledSummary(s rounds.SideResults, leftOut []int, phase, workload string) (result.Summary, bool) {
 	h, err := result.PoolLatency(judgedRounds(s.Results, leftOut), phase, workload)
 	if err != nil {
@@ -195,7 +191,6 @@ func pooledRounds(rounds int, leftOut []int) string {
 	return fmt.Sprintf("%d of %d rounds (%s %s left out)", rounds-len(leftOut), rounds, word, strings.Join(ns, ", "))
 }
 
-// judgedRounds are rs without the duet rounds the verdict left out.
 func judgedRounds(rs []*result.Result, leftOut []int) []*result.Result {
 	if len(leftOut) == 0 {
 		return rs
@@ -213,7 +208,6 @@ func judgedRounds(rs []*result.Result, leftOut []int) []*result.Result {
 	return out
 }
 
-// workloadNames lists a phase's workloads on either side, base's first.
 func (g *gateReport) workloadNames(phase string) []string {
 	var names []string
 	for _, s := range g.sides() {
@@ -233,8 +227,7 @@ func (g *gateReport) workloadNames(phase string) []string {
 	return names
 }
 
-// topo is a side's topology value when every round agrees, else the
-// distinct values joined.
+// topo is a side's topology value, or the distinct values joined.
 func topo(s rounds.SideResults, f func(result.Topology) string) string {
 	var vals []string
 	for _, r := range s.Results {
@@ -267,7 +260,6 @@ func pinnedText(t result.Topology) string {
 	return "no"
 }
 
-// sideCommit is the side's commit, from the side or its first result.
 func sideCommit(s rounds.SideResults) string {
 	if s.Commit != "" {
 		return s.Commit
@@ -280,8 +272,7 @@ func sideCommit(s rounds.SideResults) string {
 	return ""
 }
 
-// warnings are the report's notes: pinning that did not hold, different
-// cpusets, the caller's and the verdict's notes.
+// warnings are the report's notes: pinning, cpusets, caller's and verdict's.
 func (g *gateReport) warnings() []string {
 	var ws []string
 	add := func(s string) {
@@ -323,8 +314,7 @@ func (g *gateReport) warnings() []string {
 	return ws
 }
 
-// warmupNote words a side's warm-up failures, "" when none: excluded from
-// every number, they are still a finding.
+// warmupNote words a side's warm-up failures, "" when none.
 func warmupNote(s rounds.SideResults) string {
 	var failed, of int64
 	by := map[string]int64{}
@@ -350,8 +340,7 @@ func warmupNote(s rounds.SideResults) string {
 	return fmt.Sprintf("%s warm-up (%s): %s; excluded from every number, but the service failed requests before the measured phases", s.Name, which, warmupFailed(failed, of, by))
 }
 
-// notPinned is one note per reason the pinning did not hold: "rounds 1–12
-// of both sides were not pinned (…)".
+// notPinned is one note per reason pinning did not hold.
 func (g *gateReport) notPinned() []string {
 	type group struct {
 		reason string
@@ -403,7 +392,6 @@ func (g *gateReport) notPinned() []string {
 	return out
 }
 
-// unusableGate returns why the gate is unusable, or nil.
 func (g *gateReport) unusableGate() []string {
 	if g.Verdict.Value != verdict.Unusable {
 		return nil
@@ -414,7 +402,6 @@ func (g *gateReport) unusableGate() []string {
 	return NoteTexts(g.Verdict.Notes)
 }
 
-// comparisons of one phase, in verdict order.
 func (g *gateReport) comparisons(phase string) []verdict.Comparison {
 	var cs []verdict.Comparison
 	for _, wv := range g.Verdict.Workloads {
@@ -425,8 +412,7 @@ func (g *gateReport) comparisons(phase string) []verdict.Comparison {
 	return cs
 }
 
-// delta is the Δ column, "~" beside a change that is not significant:
-// "−13.2% ~".
+// delta is the Δ column, "~" marking a non-significant change.
 func delta(c verdict.Comparison) string {
 	if c.Interval == "" {
 		return dash
@@ -444,11 +430,9 @@ func delta(c verdict.Comparison) string {
 // DeltaText is a comparison's Δ as the tables print it.
 func DeltaText(c verdict.Comparison) string { return delta(c) }
 
-// CIText is a comparison's interval as the tables print it: "−16.6% …
-// +50.5%", or "–" when it has none.
+// CIText is a comparison's interval as tables print it, "–" when none.
 func CIText(c verdict.Comparison) string { return ciText(c) }
 
-// ciText is the interval column.
 func ciText(c verdict.Comparison) string {
 	if c.Interval == "" {
 		return dash
@@ -459,7 +443,6 @@ func ciText(c verdict.Comparison) string {
 	return SignedPercent(c.CILow) + " … " + boundPercent(c.CIHigh)
 }
 
-// sideValue formats a comparison's base or head number.
 func sideValue(c verdict.Comparison, v float64, n int64) string {
 	if n == 0 {
 		return dash
@@ -477,9 +460,7 @@ func metricName(c verdict.Comparison) string {
 	return c.Metric + " ms"
 }
 
-// CompareMarkdown writes the gate report: what ran where, per judged phase
-// a base → head table (Δ, interval, counts) and a latency chart, the stack
-// per service, notes, what is not measured, and the verdict last.
+// CompareMarkdown writes the full gate report, the verdict last.
 func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
 	g := gateReport(o)
 	g.normalize()
@@ -573,7 +554,6 @@ func targets(s rounds.SideResults) string {
 	return strings.Join(vals, ", ")
 }
 
-// gateWhy renders a workload verdict's checks and comparisons.
 func gateWhy(wv verdict.WorkloadVerdict, sep string) string {
 	var parts []string
 	if s := checksText(wv, sep); s != "" && !(len(wv.Checks) == 0 && WorkloadWhy(wv) == "no thresholds") {
@@ -585,7 +565,6 @@ func gateWhy(wv verdict.WorkloadVerdict, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// chartPercentiles are the chart's x axis.
 var chartPercentiles = []string{"p50", "p90", "p95", "p99", "p99.9"}
 
 func summaryValues(s result.Summary) []float64 {
@@ -630,8 +609,7 @@ func mdComparePhase(b *md, g *gateReport, p result.Phase) {
 	mdPhaseCharts(b, g, p)
 }
 
-// mdPhaseCharts draws each workload's latency by percentile in phase p,
-// base and head (mermaid xychart-beta).
+// mdPhaseCharts draws each workload's latency by percentile (mermaid).
 func mdPhaseCharts(b *md, g *gateReport, p result.Phase) {
 	if g.Verdict.Value == verdict.Unusable {
 		return // no number of an unusable gate is drawn
@@ -646,8 +624,7 @@ func mdPhaseCharts(b *md, g *gateReport, p result.Phase) {
 		for _, x := range append(summaryValues(sb), summaryValues(sh)...) {
 			lo, hi = min(lo, x), max(hi, x)
 		}
-		// mermaid's axis is linear: it spans the values (1-2-5 steps, as the
-		// SVG's log axis does), not 0 to the tail, so p50…p95 keep their room.
+		// mermaid's axis is linear: span the values, not from 0.
 		ya, yb, _ := logRange(lo, hi)
 		b.line("%s latency by percentile, ms (first line %s n=%s, second line %s n=%s):", mdEsc(name), g.Base.Name, Count(sb.Count), g.Head.Name, Count(sh.Count))
 		b.line("")
@@ -723,7 +700,6 @@ func mdCompareStack(b *md, g *gateReport) {
 	b.line("")
 }
 
-// lists are the not-measured and synthetic lists over both sides.
 func (g *gateReport) lists() (nm, syn []string) {
 	for _, s := range g.sides() {
 		for _, r := range s.Results {

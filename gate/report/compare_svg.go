@@ -14,8 +14,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// SVG geometry of ComparePlotSVG: one panel per judged (then recover) phase
-// and workload, stacked.
+// Geometry of ComparePlotSVG: one panel per phase and workload, stacked.
 const (
 	svgW      = 640
 	svgPanelH = 280
@@ -32,7 +31,6 @@ const (
 // chartQ are the quantiles of chartPercentiles, for the x axis.
 var chartQ = []float64{0.5, 0.9, 0.95, 0.99, 0.999}
 
-// verdictColor is the colour of the verdict word.
 func verdictColor(v verdict.Value) string {
 	switch v {
 	case verdict.Pass, verdict.Improvement:
@@ -43,11 +41,9 @@ func verdictColor(v verdict.Value) string {
 	return "#cf222e"
 }
 
-// ComparePlotSVG writes a self-contained SVG (no script, no external font or
-// style) of latency by percentile, base against head, per workload of the
-// judged and recover phases: all rounds pooled per side, ms on a log axis,
-// x on a log scale of 1/(1−q). The judged percentile is marked with its Δ;
-// a workload not measured on a side is drawn as text.
+// ComparePlotSVG writes a self-contained SVG of latency by percentile,
+// base against head per judged workload, rounds pooled per side, with the
+// judged percentile marked with its Δ.
 func ComparePlotSVG(w io.Writer, o rounds.Outcome) error {
 	g := gateReport(o)
 	g.normalize()
@@ -64,7 +60,6 @@ func ComparePlotSVG(w io.Writer, o rounds.Outcome) error {
 	return d.end(w)
 }
 
-// comparePanel is one phase and workload of ComparePlotSVG.
 type comparePanel struct {
 	phase, name string
 	base, head  []float64
@@ -73,7 +68,7 @@ type comparePanel struct {
 }
 
 // comparePanels pools each judged workload's percentiles per side; an
-// unusable gate has none, so that none of its numbers is drawn.
+// unusable gate has none, so none of its numbers is drawn.
 func comparePanels(g gateReport) []comparePanel {
 	if g.Verdict.Value == verdict.Unusable {
 		return nil
@@ -95,8 +90,8 @@ func comparePanels(g gateReport) []comparePanel {
 	return panels
 }
 
-// compareHeader draws the verdict word (on its own line: it is never cut),
-// the title and the legend.
+// compareHeader draws the verdict word on its own line (never cut), the
+// title and legend.
 func compareHeader(d *svgDoc, g gateReport) {
 	f := d.f
 	d.verdictTitle(verdictColor(g.Verdict.Value), strings.ToUpper(string(g.Verdict.Value)), "· gate "+g.Scenario.Name)
@@ -115,7 +110,6 @@ func percentileX(q float64) float64 {
 	return svgPadL + (math.Log10(1/(1-q))-lo)/(hi-lo)*plotW
 }
 
-// drawComparePanel draws panel i: axes, the judged marks and both sides.
 func drawComparePanel(d *svgDoc, g gateReport, i int, p comparePanel) {
 	f := d.f
 	top := float64(svgTop + i*svgPanelH + svgPadT)
@@ -147,8 +141,7 @@ func drawComparePanel(d *svgDoc, g gateReport, i int, p comparePanel) {
 	f(`</g>`)
 }
 
-// drawJudged marks a judged percentile with a band and its comparison above
-// the plot.
+// drawJudged marks a judged percentile with a band and its comparison.
 func drawJudged(d *svgDoc, c verdict.Comparison, top, bottom float64) {
 	k := slices.Index(chartPercentiles, c.Metric)
 	if k < 0 {
@@ -157,15 +150,13 @@ func drawJudged(d *svgDoc, c verdict.Comparison, top, bottom float64) {
 	x := percentileX(chartQ[k])
 	d.f(`<rect x="%s" y="%s" width="12" height="%s" fill="%s" fill-opacity="0.12"/><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5"/>`,
 		num(x-6), num(top), num(bottom-top), svgJudged, num(x), num(top), num(x), num(bottom), svgJudged)
-	// Centred over its line, kept inside the plot (≈ 7.5 px a character of
-	// bold 12 px sans-serif).
+	// Centred, kept inside the plot (≈ 7.5 px per bold 12 px character).
 	label := judgedLabel(c)
 	wide := 7.5 * float64(utf8.RuneCountInString(label))
 	lx := max(svgPadL, min(x-wide/2, svgW-svgPadR-wide))
 	d.f(`<text x="%s" y="%s" fill="%s" font-weight="bold">%s</text>`, num(lx), num(top-8), svgJudged, esc(label))
 }
 
-// drawCompareSide draws one side's percentiles, or says it was not measured.
 func drawCompareSide(d *svgDoc, name string, vals []float64, n int64, color, dash string, top float64, yOf func(float64) float64) {
 	if n == 0 {
 		y := top + 14
@@ -186,9 +177,8 @@ func drawCompareSide(d *svgDoc, name string, vals []float64, n int64, color, das
 	}
 }
 
-// judgedLabel marks a judged percentile: "judged p95: Δ +31.1% ·
-// regression", and why a measured change was not called (c has been
-// through Explain).
+// judgedLabel marks a judged percentile and why a measured change was not
+// called (c has been through Explain).
 func judgedLabel(c verdict.Comparison) string {
 	if c.Value == verdict.NotMeasured {
 		return fmt.Sprintf("judged %s: not measured (%s)", c.Metric, c.Why)

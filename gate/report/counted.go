@@ -9,15 +9,13 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// Counted by the service (result.Counting): what the services counted
-// themselves beside what was sent, and the stubs' stated configurations.
+// "Counted by the service": the services' own counts beside what was
+// sent, and the stubs' stated configurations.
 
-// countedIntro says how the numbers were read and what they can mean.
 const countedIntro = "Each counter was read from the service at every phase's start and after the drain; counted is its increase, difference is counted − sent " +
 	"(below zero: requests the service never counted, e.g. dropped before it; above: ones it counted more than once, e.g. retried). " +
 	"A request in flight at a phase boundary may be counted in the next phase; \"all phases\" has no inner boundary. A counter that went down (a restart) is said, not subtracted."
 
-// countValue formats a counter's value: a count when whole.
 func countValue(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
 		return Count(int64(v))
@@ -34,7 +32,6 @@ func signedCount(v float64) string {
 	return s
 }
 
-// countedCells are a span's counted and difference cells.
 func countedCells(s result.CountedSpan) (counted, diff string) {
 	d, ok := s.Difference()
 	if !ok {
@@ -58,8 +55,7 @@ func counterAt(c result.Counted) string {
 	return c.Service + ":" + strconv.Itoa(c.Port) + c.Path
 }
 
-// uncounted lists the workloads of r no count covers, in order of first
-// appearance (none when a scenario-wide count covers them all).
+// uncounted lists r's workloads no count covers, in first-seen order.
 func uncounted(r *result.Result) []string {
 	covered := map[string]bool{}
 	if r.Counting != nil {
@@ -93,16 +89,13 @@ func notCountedText(r *result.Result, counts int) string {
 	return "counted by the service: not measured for " + strings.Join(un, ", ") + " (no count: names a counter of theirs)"
 }
 
-// spans are a count's rows: its phases, then the total.
 func spans(c result.Counted) []result.CountedSpan {
 	return append(append([]result.CountedSpan(nil), c.Phases...), c.Total)
 }
 
-// readSlack is how far a read may be from its phase boundary before the
-// report says so.
+// readSlack is how far a read may miss its phase boundary unmentioned.
 const readSlack = 0.1 // seconds
 
-// whyNot lists the distinct reasons a count's spans were not measured.
 func whyNot(c result.Counted) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -115,9 +108,8 @@ func whyNot(c result.Counted) []string {
 	return out
 }
 
-// lateReads lists the reads made off their phase's start by more than
-// readSlack (once each, whichever counts they served): the requests sent
-// in between are counted in the neighbouring phase.
+// lateReads lists reads off their phase's start by more than readSlack:
+// requests in between count in the neighbouring phase.
 func lateReads(r *result.Result, counts []result.Counted) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -171,7 +163,6 @@ func delayText(d result.StubDelay) string {
 	return s
 }
 
-// mdCounting writes the "Counted by the service" section.
 func mdCounting(b *md, r *result.Result) {
 	b.line("## Counted by the service")
 	b.line("")
@@ -218,7 +209,6 @@ func mdCounting(b *md, r *result.Result) {
 	}
 }
 
-// textCounting writes the terminal report's counted lines.
 func textCounting(b *txt, r *result.Result) {
 	var counts []result.Counted
 	var stubs []result.Stub

@@ -10,13 +10,11 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The faults section (issue 13): the actions injected with their real
-// times, what each workload met while they were in effect (kept out of the
-// phase's numbers), and per workload the recovery judgement: "recovered
-// after N s" or "did not recover unattended within W".
+// The faults section: the faults with their real times, what workloads met
+// while they were in effect (kept out of the phase's numbers), and each
+// workload's recovery.
 
-// faultRow is one fault as a table row: the action, where and when it was
-// planned, and when it really began, took effect, was undone and ended.
+// faultRow is a fault as a table row: action, where, planned and real times.
 func faultRow(f result.Fault) []string {
 	planned := fmt.Sprintf("%s (%s + %s, for %s)", runClock(f.PlannedS), f.Phase, seconds(f.PlannedAtS), seconds(f.PlannedForS))
 	if f.StartedS <= 0 { // never issued
@@ -74,7 +72,6 @@ func targetsText(t result.RecoveryTargets) string {
 	return "within " + seconds(t.WithinS) + ": " + strings.Join(parts, ", ")
 }
 
-// recoveryText is a workload's recovery, in words.
 func recoveryText(rv verdict.RecoveryVerdict) string {
 	switch rv.Value {
 	case verdict.Pass:
@@ -88,8 +85,7 @@ func recoveryText(rv verdict.RecoveryVerdict) string {
 	return "not measured (no request in the window)"
 }
 
-// recoveryWhy explains a failing verdict that a recovery failed, with or
-// without a broken threshold ("" when no recovery failed).
+// recoveryWhy explains a failing verdict's failed recovery ("" when none).
 func recoveryWhy(v verdict.Verdict) string {
 	if v.Value != verdict.Fail || !slices.ContainsFunc(v.Recovery, func(rv verdict.RecoveryVerdict) bool { return rv.Value == verdict.Fail }) {
 		return ""
@@ -121,8 +117,8 @@ func timeline(secs []verdict.SecondVerdict) string {
 	return b.String()
 }
 
-// brokenText details the last few seconds that broke a target, with
-// their numbers: "s3: error_rate 12% of 25; s4: p95 (3 of 22 over 300 ms)".
+// brokenText details the last few seconds that broke a target, with their
+// numbers.
 func brokenText(rv verdict.RecoveryVerdict, w result.FaultWorkload, t result.RecoveryTargets) string {
 	const most = 3
 	var parts []string
@@ -165,9 +161,8 @@ func limitOf(t result.RecoveryTargets, metric string) float64 {
 	return 0
 }
 
-// recoveryOf finds the verdict of workload w after fault i (the verdict
-// lists the faults' workloads in the result's order, skipping faults that
-// were not injected).
+// recoveryOf finds workload w's verdict after fault f (the verdict skips
+// faults that were not injected).
 func recoveryOf(v verdict.Verdict, f result.Fault, w string) (verdict.RecoveryVerdict, bool) {
 	for _, rv := range v.Recovery {
 		if rv.Phase == f.Phase && rv.Action == f.Action && rv.Service == f.Service && rv.Workload == w {
@@ -177,7 +172,6 @@ func recoveryOf(v verdict.Verdict, f result.Fault, w string) (verdict.RecoveryVe
 	return verdict.RecoveryVerdict{}, false
 }
 
-// mdFaults writes the faults section (nothing without faults).
 func mdFaults(b *md, r *result.Result, v verdict.Verdict) {
 	if len(r.Faults) == 0 {
 		return
@@ -222,7 +216,6 @@ func mdFaults(b *md, r *result.Result, v verdict.Verdict) {
 	}
 }
 
-// textFaults writes the faults section of the text report.
 func textFaults(b *txt, r *result.Result, v verdict.Verdict) {
 	if len(r.Faults) == 0 {
 		return

@@ -12,13 +12,12 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// dash stands in for a number that does not exist (no samples, no duration).
+// dash stands in for a number that does not exist.
 const dash = "—"
 
-// Numbers have one formatter per kind for every rendering. Digits are grouped
-// by a thin space (U+2009), as wide as a digit in a monospace table.
+// One formatter per kind of number for every rendering; digits are grouped
+// by a thin space (U+2009), a digit wide in monospace.
 
-// GroupSep separates groups of three digits.
 const GroupSep = "\u2009"
 
 // minus is U+2212, as wide as "+".
@@ -79,8 +78,7 @@ func MS(v float64) string { return sig3(v) }
 // Count formats a count with grouped digits: 2 811.
 func Count(n int64) string { return group(strconv.FormatInt(n, 10)) }
 
-// Percent formats a fraction as a percentage, 3 significant digits at most:
-// 0.000355 → "0.0355%".
+// Percent formats a fraction as a percentage, ≤ 3 significant digits.
 func Percent(frac float64) string { return trimZeros(sig3(frac*100)) + "%" }
 
 // Confidence is Percent, but a level below 1 never reads "100%".
@@ -97,9 +95,8 @@ func Confidence(frac float64) string {
 	return "99.99…%"
 }
 
-// boundPercent is a ratio as a signed percentage change, one decimal
-// (1.312 → "+31.2%"), and "more than +9 900.0%" above 100×: such a bound
-// says nothing more.
+// boundPercent is a ratio as a signed change, one decimal: "+31.2%";
+// above 100× just "more than +9 900.0%".
 func boundPercent(ratio float64) string {
 	if ratio > 100 || math.IsInf(ratio, 1) {
 		return "more than " + SignedPercent(100)
@@ -119,8 +116,8 @@ func SignedPercent(ratio float64) string {
 	return s + "%"
 }
 
-// SignedPoints formats a difference of fractions in signed percentage
-// points, without the unit: −0.0032 → "−0.32".
+// SignedPoints formats a difference of fractions in percentage points,
+// without the unit.
 func SignedPoints(d float64) string {
 	s := group(strconv.FormatFloat(d*100, 'f', 2, 64))
 	if !strings.HasPrefix(s, minus) {
@@ -129,7 +126,6 @@ func SignedPoints(d float64) string {
 	return s
 }
 
-// scenarioHash is a scenario's short hash, "(no hash)" when it has none.
 func scenarioHash(h string) string {
 	if h == "" {
 		return "(no hash)"
@@ -137,7 +133,6 @@ func scenarioHash(h string) string {
 	return result.ShortHash(h)
 }
 
-// commitText is a commit's short form, "unknown" when there is none.
 func commitText(c string) string { return orUnknown(result.ShortHash(c)) }
 
 // fixed1 formats with one decimal, grouped: 1 234.6.
@@ -148,7 +143,6 @@ func fixed1(v float64) string {
 	return group(strconv.FormatFloat(v, 'f', 1, 64))
 }
 
-// rate formats a rate per second.
 func rate(v float64) string { return fixed1(v) }
 
 // exact formats a limit as written (shortest form), digits grouped.
@@ -157,8 +151,6 @@ func exact(v float64) string { return group(strconv.FormatFloat(v, 'f', -1, 64))
 // factor formats a multiplier as verdict rounded it: 1.5, 14.
 func factor(k float64) string { return strconv.FormatFloat(k, 'f', -1, 64) }
 
-// wallBoundText states the load's wall-time bound: warm-up + phases + drain
-// + slack.
 func wallBoundText(r *result.Result) string {
 	return "wall-time bound " + seconds(r.WallBoundS) + " (warm-up + phases + drain + 2 s): the load never runs longer"
 }
@@ -194,7 +186,6 @@ func ranges(ns []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// date formats t in UTC.
 func date(t time.Time) string {
 	if t.IsZero() {
 		return "unknown"
@@ -250,7 +241,6 @@ func failed(w result.Workload) string {
 	return s
 }
 
-// title capitalizes the first letter of a phase name.
 func title(s string) string {
 	if s == "" {
 		return s
@@ -258,7 +248,6 @@ func title(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// totals sums a phase's workloads.
 type totals struct {
 	offered, completed   int64
 	offeredPS, complPS   float64
@@ -281,7 +270,6 @@ func phaseTotals(p result.Phase) totals {
 	return t
 }
 
-// judgedMark is the "judged" column of the phases table.
 func judgedMark(p result.Phase) string {
 	switch {
 	case p.Judged && p.Recover:
@@ -302,8 +290,7 @@ func sectionTitle(p result.Phase) string {
 	return title(p.Name) + " (judged)"
 }
 
-// unusableReasons returns why a run is unusable, or nil. The first reason
-// accounts for offered != recorded.
+// unusableReasons returns why a run is unusable, or nil.
 func unusableReasons(r *result.Result, v verdict.Verdict) []string {
 	if r.Usable && r.Offered == r.Recorded && v.Value != verdict.Unusable {
 		return nil
@@ -340,7 +327,6 @@ func unusableReasons(r *result.Result, v verdict.Verdict) []string {
 	return rs
 }
 
-// measuredSentence says what a run measures, for an empty not-measured list.
 func measuredSentence(r *result.Result) string {
 	s := "due-time and service-time latency of successful requests, failures by class, abandoned requests, offered and completed throughput per workload and phase, schedule lateness and stalls"
 	if r.Stack != nil {
@@ -349,13 +335,11 @@ func measuredSentence(r *result.Result) string {
 	return s
 }
 
-// syntheticLoad is always synthetic, whatever else is.
 func syntheticLoad(scenario string) string {
 	return fmt.Sprintf("the load: requests generated by loadgate from the scenario %q on a fixed schedule, not production traffic", scenario)
 }
 
-// verdictWhy is valueWhy, except for a gate inconclusive because its
-// generator fell behind.
+// verdictWhy is valueWhy, except for a gate whose generator fell behind.
 func verdictWhy(v verdict.Verdict) string {
 	if v.Value == verdict.Inconclusive && len(v.Untrusted) > 0 {
 		return "a round's generator fell behind its schedule, so no regression, improvement or pass is called (warning, not a failure)"
@@ -366,7 +350,6 @@ func verdictWhy(v verdict.Verdict) string {
 	return valueWhy(v.Value)
 }
 
-// valueWhy explains an overall verdict value in a few words.
 func valueWhy(v verdict.Value) string {
 	switch v {
 	case verdict.Pass:
@@ -412,8 +395,7 @@ func checkText(c verdict.Check) string {
 	return s
 }
 
-// checksText renders a workload verdict's checks, led by its why when it is
-// not measured or has none.
+// checksText renders a workload verdict's checks, led by its why.
 func checksText(wv verdict.WorkloadVerdict, sep string) string {
 	var parts []string
 	if why := WorkloadWhy(wv); why != "" && (wv.Value == verdict.NotMeasured || len(wv.Checks) == 0) {
@@ -428,7 +410,6 @@ func checksText(wv verdict.WorkloadVerdict, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// generatorBehind states a behind-schedule warning's numbers, or "".
 func generatorBehind(r *result.Result) string {
 	if g := r.GeneratorBehind(); g != nil {
 		return generatorText(*g)
@@ -436,9 +417,7 @@ func generatorBehind(r *result.Result) string {
 	return ""
 }
 
-// GeneratorWhy words a behind-schedule warning: "generator behind schedule:
-// 57% of requests late (342 of 600, limit 1%), …". Explain makes it the
-// Reason of a gate's untrusted rounds.
+// GeneratorWhy words a behind-schedule warning (an untrusted round's Reason).
 func GeneratorWhy(g result.Generator) string {
 	return "generator behind schedule: " + generatorText(g)
 }
@@ -452,8 +431,6 @@ func generatorText(g result.Generator) string {
 	return s
 }
 
-// stealText words a steal share: "the hypervisor took 3.8% of the
-// generator's cores (steal)".
 func stealText(share float64, of string) string {
 	if share == 0 {
 		return "no hypervisor steal on " + of
@@ -461,8 +438,8 @@ func stealText(share float64, of string) string {
 	return "the hypervisor took " + Percent(share) + " of " + of + " (steal)"
 }
 
-// stealAdvice explains a steal of 1% or more to a generator behind: other
-// guests took those cores, which no pinning avoids. "" below that.
+// stealAdvice explains a steal of 1% or more ("" below): other guests took
+// those cores, which no pinning avoids.
 func stealAdvice(st *result.Steal) string {
 	if st == nil {
 		return ""
@@ -470,7 +447,6 @@ func stealAdvice(st *result.Steal) string {
 	return stealShareAdvice(st.Load.Share)
 }
 
-// stealShareAdvice is stealAdvice of the generator's cores' steal share.
 func stealShareAdvice(share float64) string {
 	if share < 0.01 {
 		return ""
@@ -478,8 +454,7 @@ func stealShareAdvice(share float64) string {
 	return "; the steal is other guests' work on this machine's host, which no core inside it avoids: only a quieter host does (a duet gate makes both sides meet it alike, it does not remove it)"
 }
 
-// StealLine words the generator's and stack's steal shares for a header;
-// "" when not read.
+// StealLine words the steal shares for a header; "" when not read.
 func StealLine(st *result.Steal) string {
 	if st == nil {
 		return ""
@@ -491,7 +466,6 @@ func StealLine(st *result.Steal) string {
 	return s + fmt.Sprintf(" of their time over the measured %s s, taken by the hypervisor for other work", exact(math.Round(st.WindowS*10)/10))
 }
 
-// untrustedText lists the rounds whose generator fell behind, or "".
 func untrustedText(v verdict.Verdict) string {
 	var parts []string
 	for _, u := range v.Untrusted {

@@ -9,15 +9,12 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// Counted by the service in a gate: per side, what the services counted
-// over all phases, summed over the side's rounds where every round read
-// the counter without a reset (result.PoolCounting), else not measured with
-// the reason; never "equal to sent".
+// "Counted by the service" in a gate: per side, counts summed over rounds
+// that read without a reset (result.PoolCounting), else not measured.
 
 const gateCountedIntro = "Per side, over all phases of every round: sent by loadgate, counted by the service's own counter (summed over the rounds only when every round read it without a reset), and difference = counted − sent."
 
-// gateCount is one row: a count as each side read it (nil: that side did
-// not read it).
+// gateCount is one row; nil: that side did not read the count.
 type gateCount struct {
 	at         result.Counted // workload, metric and where, from whichever side read it
 	base, head *result.Counted
@@ -27,8 +24,8 @@ func countKey(c result.Counted) string {
 	return c.Workload + "\x00" + c.Service + "\x00" + strconv.Itoa(c.Port) + "\x00" + c.Path + "\x00" + c.Metric
 }
 
-// gateCounts pools each side's counting and pairs the counts: base's
-// order, then head's new ones.
+// gateCounts pools each side's counting and pairs the counts, base's order
+// first.
 func gateCounts(g *gateReport) (rows []gateCount, base, head *result.Counting) {
 	base, head = result.PoolCounting(g.Base.Results), result.PoolCounting(g.Head.Results)
 	idx := map[string]int{}
@@ -57,7 +54,6 @@ func gateCounts(g *gateReport) (rows []gateCount, base, head *result.Counting) {
 	return rows, base, head
 }
 
-// gateCountCells are a side's sent, counted and difference cells of a row.
 func gateCountCells(c *result.Counted) [3]string {
 	if c == nil {
 		return [3]string{dash, "not measured", dash}
@@ -66,8 +62,7 @@ func gateCountCells(c *result.Counted) [3]string {
 	return [3]string{Count(c.Total.Sent), counted, diff}
 }
 
-// gateCountWhy says why a row (its all-phases span) is not measured on a
-// side, in words ("" when it is measured).
+// gateCountWhy says why a row is not measured on a side ("" when it is).
 func gateCountWhy(side string, c *result.Counted) []string {
 	switch {
 	case c == nil:
@@ -78,8 +73,7 @@ func gateCountWhy(side string, c *result.Counted) []string {
 	return nil
 }
 
-// gateWhys are the reasons the rows are not measured, each said once with
-// the workloads it holds for: "head: not measured (api_read, item): why".
+// gateWhys are the not-measured reasons, each once with its workloads.
 func gateWhys(g *gateReport, rows []gateCount) []string {
 	var order []string
 	holds := map[string][]string{}
@@ -99,8 +93,8 @@ func gateWhys(g *gateReport, rows []gateCount) []string {
 	return out
 }
 
-// gateStubs are the stub lines: one per stub when both sides state the
-// same configuration, else one per side.
+// gateStubs are the stub lines: one per stub when both sides agree, else
+// one per side.
 func gateStubs(g *gateReport, base, head *result.Counting) []string {
 	var out []string
 	text := func(c *result.Counting) map[string]string {
@@ -143,7 +137,6 @@ func gateStubs(g *gateReport, base, head *result.Counting) []string {
 	return out
 }
 
-// mdGateCounting writes the gate's "Counted by the service" section.
 func mdGateCounting(b *md, g *gateReport) {
 	rows, base, head := gateCounts(g)
 	b.line("## Counted by the service")
@@ -178,7 +171,6 @@ func mdGateCounting(b *md, g *gateReport) {
 	}
 }
 
-// textGateCounting writes the text report's counted lines of a gate.
 func textGateCounting(b *txt, g *gateReport) {
 	rows, base, head := gateCounts(g)
 	b.line("")

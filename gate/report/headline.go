@@ -11,20 +11,15 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The answer comes first: every rendering of a gate (the pull request
-// comment and job summary, report.md, the terminal report) opens with one
-// headline sentence, the verdict and the largest change with its interval
-// and counts, then the limits a reader must know. One function words it
-// (answerOf, then headline and limits), so they cannot disagree; the
-// numbers are the verdict's, formatted here as everywhere in the report.
+// Every rendering of a gate opens with one headline sentence — verdict and
+// largest change with interval and counts — then the limits. One function
+// words it (answerOf, headline, limits), so renderings cannot disagree.
 
-// DocsURL is the page that explains how a gate decides; the comment links
-// its sections (a PR comment is not rendered in loadgate's repository, so
-// the link is absolute).
+// DocsURL explains how a gate decides; absolute because PR comments render
+// outside loadgate's repository.
 const DocsURL = "https://github.com/loadgate/loadgate/blob/main/docs/gate.md"
 
-// answer is a gate in brief: its comparisons ranked for a reader
-// (regressions first) and the one that leads the headline.
+// answer is a gate in brief: ranked comparisons and the lead.
 type answer struct {
 	g      *gateReport
 	rows   []verdict.Comparison // ranked: regression, not measured, inconclusive, improvement, pass
@@ -86,8 +81,7 @@ func answerOf(g *gateReport) answer {
 		return 0
 	})
 	if len(a.rows) > 0 {
-		// The lead is of the gate's own value when a comparison has it (a
-		// gate not measured leads with what was not measured), the largest.
+		// The lead has the gate's own value when a comparison does, the largest.
 		lead, found := a.rows[0], false
 		for _, c := range a.rows {
 			if c.Value == g.Verdict.Value && (!found || size(c) > size(lead)) {
@@ -106,7 +100,6 @@ func answerOf(g *gateReport) answer {
 	return a
 }
 
-// style is how a headline is spelled: Markdown or plain text.
 type style struct {
 	code func(string) string // a workload's name
 	mark bool                // a symbol before the verdict
@@ -117,7 +110,6 @@ var (
 	textStyle = style{code: func(s string) string { return s }}
 )
 
-// symbol is the verdict's mark in the comment.
 func symbol(v verdict.Value) string {
 	switch v {
 	case verdict.Pass:
@@ -160,8 +152,7 @@ func change(c verdict.Comparison) string {
 	return SignedPercent(c.Ratio)
 }
 
-// interval is a comparison's interval in words: "+27.1% … +35.3%",
-// "+0.47 … +0.79 points".
+// interval is a comparison's interval: "+27.1% … +35.3%".
 func interval(c verdict.Comparison) string {
 	if c.Interval == "" {
 		return "no interval"
@@ -172,8 +163,7 @@ func interval(c verdict.Comparison) string {
 	return SignedPercent(c.CILow) + " … " + boundPercent(c.CIHigh)
 }
 
-// evidence is what a change stands on: "5 paired rounds, 9 720 / 9 660
-// requests", "… 2 000 requests a side".
+// evidence is what a change stands on: "5 paired rounds, 9 720 / 9 660 requests".
 func evidence(c verdict.Comparison) string {
 	n := Count(c.BaseN) + " / " + Count(c.HeadN) + " requests"
 	if c.BaseN == c.HeadN {
@@ -186,8 +176,7 @@ func evidence(c verdict.Comparison) string {
 	return fmt.Sprintf("%d %s, %s", c.Rounds, r, n)
 }
 
-// others counts the comparisons beside the lead by value: "2 more
-// regressions, 1 inconclusive, 4 unchanged".
+// others counts the other comparisons by value: "1 inconclusive, 4 unchanged".
 func (a answer) others() string {
 	n := map[verdict.Value]int{}
 	for _, c := range a.rows {
@@ -234,10 +223,8 @@ func (a answer) others() string {
 	return strings.Join(parts, ", ")
 }
 
-// headline is the gate's verdict in one sentence, with the largest change,
-// its interval and counts: "❌ 3 regressions: `api_read` p95 +31.1% in
-// sustain (+27.1% … +35.3%, 5 paired rounds, 9 720 / 9 660 requests) —
-// 1 inconclusive, 4 unchanged".
+// headline is the verdict in one sentence: "❌ 3 regressions: `api_read`
+// p95 +31.1% in sustain (+27.1% … +35.3%, 5 paired rounds, …) — 4 unchanged".
 func (a answer) headline(st style) string {
 	v := a.g.Verdict
 	mark := ""
@@ -292,13 +279,10 @@ func (a answer) headline(st style) string {
 	return mark + s
 }
 
-// tolerance is "±10%".
 func tolerance(v verdict.Verdict) string { return "±" + Percent(v.Tolerance) }
 
-// limits are what a reader must know beside the headline, one line each:
-// why the gate is unusable, rounds whose generator fell behind, rounds
-// left out, what was not measured and what would decide an inconclusive
-// comparison. Plain text; the caller escapes it.
+// limits are what a reader must know beside the headline, a line each, in
+// plain text (the caller escapes it).
 func (a answer) limits(st style) []string {
 	g, v := a.g, a.g.Verdict
 	var out []string
@@ -333,8 +317,7 @@ func leftOutWords(ns []int) string {
 	return "rounds " + ranges(ns)
 }
 
-// mdAnswer writes the answer: the headline, the compact table (regressions
-// first; every verdict beside its interval and counts) and the limits.
+// mdAnswer writes the headline, the compact table and the limits.
 func mdAnswer(b *md, g *gateReport) {
 	a := answerOf(g)
 	b.line("**%s**", mdEscKeep(a.headline(mdStyle)))
@@ -353,7 +336,7 @@ func mdAnswer(b *md, g *gateReport) {
 			}
 			baseV, headV := sideValue(c, c.Base, c.BaseN), sideValue(c, c.Head, c.HeadN)
 			if c.Metric != verdict.MetricErrorRate {
-				// a no-break space: the unit stays beside its number
+				// no-break space keeps the unit with its number
 				if baseV != dash {
 					baseV += "\u00a0ms"
 				}
@@ -374,8 +357,7 @@ func mdAnswer(b *md, g *gateReport) {
 	}
 }
 
-// mdEscKeep escapes s for Markdown but keeps the code spans the headline
-// wrote (a workload name in backticks).
+// mdEscKeep escapes s for Markdown, keeping the headline's code spans.
 func mdEscKeep(s string) string {
 	parts := strings.Split(s, "`")
 	for i := range parts {
@@ -391,7 +373,6 @@ func mdEscKeep(s string) string {
 	return strings.Join(parts, "")
 }
 
-// textAnswer writes the answer for a terminal: the headline and the limits.
 func textAnswer(b *txt, g *gateReport) {
 	a := answerOf(g)
 	b.line("%s", a.headline(textStyle))
@@ -401,8 +382,7 @@ func textAnswer(b *txt, g *gateReport) {
 	b.line("")
 }
 
-// Headline is the gate's verdict in one line of plain text, as every
-// report opens with it.
+// Headline is the gate's verdict in one line of plain text.
 func Headline(o rounds.Outcome) string {
 	g := gateReport(o)
 	g.normalize()
@@ -410,7 +390,6 @@ func Headline(o rounds.Outcome) string {
 	return answerOf(&g).headline(textStyle)
 }
 
-// details opens a collapsed section; the caller closes it with endDetails.
 func (b *md) details(summary string) {
 	b.line("<details><summary>%s</summary>", summary)
 	b.line("")
@@ -421,12 +400,8 @@ func (b *md) endDetails() {
 	b.line("")
 }
 
-// CompareSummary writes the gate's pull request comment and job summary:
-// the title, the answer (headline, compact table, limits), then the rest
-// of the report collapsed: what the numbers mean, what ran, every phase's
-// numbers and charts, the services, the notes, and each workload's
-// checks. report.md (CompareMarkdown) is the full account in the
-// measurement's order; this is the same answer, for a reviewer.
+// CompareSummary writes the PR comment and job summary: the answer, then
+// the rest of the report collapsed. CompareMarkdown is the full account.
 func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	g := gateReport(o)
 	g.normalize()
@@ -499,7 +474,6 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	return err
 }
 
-// mdRan is the report's header and "What ran", for the collapsed section.
 func mdRan(b *md, g *gateReport) {
 	b.line("%s", scenarioLine(g.Scenario))
 	b.line("- **compared** %s `%s` → %s `%s`", g.Base.Name, commitText(sideCommit(g.Base)), g.Head.Name, commitText(sideCommit(g.Head)))
@@ -519,8 +493,7 @@ func mdRan(b *md, g *gateReport) {
 	b.line("")
 }
 
-// mdMeaning says in plain words how the gate decided, each step linked to
-// the docs section that explains it.
+// mdMeaning says how the gate decided, each step linked to the docs.
 func mdMeaning(b *md, g *gateReport) {
 	v := g.Verdict
 	conf := Confidence(v.Confidence)

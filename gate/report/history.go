@@ -10,12 +10,9 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// HistoryMarkdown writes a history (history.Analyze): per workload and
-// percentile, its cumulative change since the Since entry judged against
-// the cumulative tolerance, its change points as commit ranges, and a
-// table of its entries (commit, date, machine, the entry's own percentile,
-// the step from the previous entry and the change since Since, each with
-// its interval, and the change-point marker).
+// HistoryMarkdown writes a history: per workload and percentile, the
+// cumulative change since Since against the cumulative tolerance, its
+// change points, and a table of entries.
 func HistoryMarkdown(w io.Writer, a history.Analysis) error {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
@@ -77,13 +74,11 @@ func HistoryMarkdown(w io.Writer, a history.Analysis) error {
 
 func mdCommit(c string) string { return "`" + commitText(c) + "`" }
 
-// intervalText is a ratio and its interval as changes: "+5.0% (+1.9% …
-// +8.2%)".
+// intervalText is a ratio and interval as changes: "+5.0% (+1.9% … +8.2%)".
 func intervalText(ratio, lo, hi float64) string {
 	return SignedPercent(ratio) + " (" + SignedPercent(lo) + " … " + boundPercent(hi) + ")"
 }
 
-// changeText is a cumulative change in words.
 func changeText(ch history.Change, es []history.Entry) string {
 	if !ch.Known {
 		return fmt.Sprintf("not measured: entry %d (%s) has no paired gate against the entry before it", ch.Gap+1, mdCommit(es[ch.Gap].Commit))
@@ -101,8 +96,7 @@ func changePointText(cp history.ChangePoint) string {
 	return fmt.Sprintf("%s level %s, p = %s", mark, SignedPercent(math.Exp(cp.Shift)), trimZeros(fmt.Sprintf("%.3f", cp.P)))
 }
 
-// commitRange names where a level shifted: after the entry before i, by
-// entry i ("`a1b2…`..`c3d4…`").
+// commitRange names where a level shifted: from the entry before i to i.
 func commitRange(es []history.Entry, i int) string {
 	if i == 0 {
 		return mdCommit(es[0].Commit)
@@ -110,7 +104,6 @@ func commitRange(es []history.Entry, i int) string {
 	return mdCommit(es[i-1].Commit) + ".." + mdCommit(es[i].Commit)
 }
 
-// historyColor is the colour of a cumulative verdict.
 func historyColor(v verdict.Value) string {
 	if v == verdict.NotMeasured {
 		return "#cf222e"

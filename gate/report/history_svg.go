@@ -8,20 +8,15 @@ import (
 	"github.com/loadgate/loadgate/gate/history"
 )
 
-// SVG colours of HistorySVG.
 const (
 	svgHistory = "#1f77b4" // the cumulative change and its band
 	svgAbs     = "#555555" // each entry's own percentile
 	svgTol     = "#cf222e" // the cumulative tolerance, change points
 )
 
-// HistorySVG writes a self-contained SVG of one series of a history:
-// above, the cumulative change since the Since entry with its band (the
-// interval at the analysis's confidence), the tolerance dashed, and each
-// change point a vertical line at the entry where the new level begins;
-// below, each entry's own percentile (log ms) with its machine in the
-// tooltip, the number a trend of absolute values would plot. A series a
-// missing link breaks has no band across the gap.
+// HistorySVG writes a self-contained SVG of one history series: above, the
+// cumulative change with its band, tolerance and change points; below,
+// each entry's own percentile (log ms). A missing link breaks the band.
 func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 	var s *history.Series
 	for i := range a.Series {

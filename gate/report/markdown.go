@@ -1,7 +1,6 @@
-// Package report renders a Result and its Verdict as Markdown, compact text
-// and JSON (verdict.json). Every rendering is deterministic, states sample
-// counts beside percentiles, says what is not measured or synthetic, and
-// puts the verdict last.
+// Package report renders results and verdicts as Markdown, text, SVG and
+// JSON. Every rendering is deterministic, states sample counts beside
+// percentiles, says what is not measured or synthetic, and puts the verdict last.
 package report
 
 import (
@@ -17,7 +16,6 @@ import (
 
 var errNilResult = errors.New("report: nil result")
 
-// md accumulates Markdown.
 type md struct{ strings.Builder }
 
 func (b *md) line(format string, a ...any) {
@@ -25,8 +23,7 @@ func (b *md) line(format string, a ...any) {
 	b.WriteByte('\n')
 }
 
-// cell makes text a table cell: line breaks become spaces and unescaped '|'
-// is escaped.
+// cell makes text a table cell: newlines become spaces, '|' is escaped.
 func cell(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	if !strings.Contains(s, "|") {
@@ -48,8 +45,7 @@ func cell(s string) string {
 	return b.String()
 }
 
-// mdEsc makes a string from a result, scenario or verdict plain text on one
-// line of Markdown (mdtext.Escape, as gate/action uses).
+// mdEsc makes untrusted text plain, one-line Markdown (mdtext.Escape).
 func mdEsc(s string) string { return mdtext.Escape(s) }
 
 func mdEscAll(ss []string) []string {
@@ -60,7 +56,6 @@ func mdEscAll(ss []string) []string {
 	return out
 }
 
-// mdSectionTitle is sectionTitle with the phase's name escaped.
 func mdSectionTitle(p result.Phase) string {
 	p.Name = mdEsc(p.Name)
 	return sectionTitle(p)
@@ -94,8 +89,7 @@ func (b *md) header(align string, cells ...string) {
 	b.line("| %s |", strings.Join(seps, " | "))
 }
 
-// Markdown writes the report of r and v: banners, header, what ran, the
-// phases, the stack, what is not measured or synthetic, the verdict last.
+// Markdown writes the report of r and v, the verdict last.
 func Markdown(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	if r == nil {
 		return errNilResult
@@ -175,7 +169,6 @@ func judgedPhases(phases []result.Phase) []result.Phase {
 	return ps
 }
 
-// scenarioLine is the header's scenario: name, short hash, file.
 func scenarioLine(sc result.Scenario) string {
 	s := fmt.Sprintf("- **scenario** %s `%s`", mdEsc(sc.Name), scenarioHash(sc.Hash))
 	if sc.File != "" {
@@ -192,8 +185,7 @@ func sideText(r *result.Result) string {
 	return s
 }
 
-// modelPrefix is a processor's name as a prefix, "AMD EPYC · " (modelText:
-// ", AMD EPYC"); "" when unknown.
+// modelPrefix is "AMD EPYC · ", "" when unknown.
 func modelPrefix(model string) string {
 	if model == "" {
 		return ""
@@ -236,8 +228,7 @@ func topologyText(t result.Topology, em string) string {
 		stack, orUnknown(t.LoadCPUs), t.GOMAXPROCS, pinned, schedulingText(t), orUnknown(t.TargetPath))
 }
 
-// schedulingText is the generator's scheduling for a topology line,
-// " · generator SCHED_RR 1"; "" when the result does not state it.
+// schedulingText is " · generator SCHED_RR 1", "" when unstated.
 func schedulingText(t result.Topology) string {
 	if t.LoadScheduling == "" && t.LoadSchedulingWhy == "" {
 		return ""
@@ -249,8 +240,7 @@ func schedulingText(t result.Topology) string {
 	return s
 }
 
-// pinnedWhy is why a run was not pinned and what loadgate overrode in its
-// compose model, or "".
+// pinnedWhy is why a run was not pinned and what was overridden, or "".
 func pinnedWhy(t result.Topology) string {
 	var parts []string
 	if len(t.Overrides) > 0 {
@@ -462,8 +452,7 @@ func mdVerdict(b *md, v verdict.Verdict) {
 	mdVerdictSection(b, v, "run", "checks", checksText, label, why)
 }
 
-// mdVerdictSection is a report's last section: the value, the per-workload
-// table (describe renders checks) and the reasons under label.
+// mdVerdictSection is the last section; describe renders checks.
 func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe func(verdict.WorkloadVerdict, string) string, label string, reasons []string) {
 	b.line("## Verdict")
 	b.line("")
@@ -489,13 +478,11 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 	}
 }
 
-// A duet round's generator figures are of the one process running both
-// sides: both loads, in each side's result.
+// A duet round's generator figures cover both sides' loads.
 const (
 	DuetGeneratorRow = "loadgate (generator, both sides of the duet)"
 )
 
-// stackRows are the stack's services, then the generator's row.
 func stackRows(r *result.Result) []result.Service {
 	st := r.Stack
 	rows := append([]result.Service(nil), st.Services...)

@@ -10,13 +10,11 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Words for the changes head makes to a gate's policy: the bars of its
-// scenario (rounds.PolicyChanges) and the workflow files that run it
-// (rounds.WorkflowChanges). Package rounds returns the values.
+// Words for head's changes to a gate's policy: its scenario's bars and the
+// workflow files that run it (values from package rounds).
 
-// PolicyText words one of head's policy changes, "head changes p95
-// threshold of api_read 300 ms → 2 000 ms", its numbers in the report's
-// formats ("none" for a bar one side does not set).
+// PolicyText words one policy change, "head changes p95 threshold of
+// api_read 300 ms → 2 000 ms" ("none" for a bar a side does not set).
 func PolicyText(c verdict.PolicyChange) string {
 	change := func(what string, b, h string) string {
 		return fmt.Sprintf("head changes %s %s → %s", what, b, h)
@@ -77,8 +75,8 @@ func PolicyText(c verdict.PolicyChange) string {
 	return strings.Join(parts, " ")
 }
 
-// policyNoteText is a policy note's change in words: its Policy, or the
-// Detail of a note written before notes carried the value.
+// policyNoteText is a policy note's change in words, or its Detail for an
+// older note without the value.
 func policyNoteText(n verdict.Note) string {
 	if n.Policy == nil {
 		return n.Detail
@@ -86,9 +84,8 @@ func policyNoteText(n verdict.Note) string {
 	return PolicyText(*n.Policy)
 }
 
-// WorkflowChangeText words how head changes the workflow file path
-// (NoteWorkflowChange): "head changes .github/workflows/gate.yml"; a file
-// that cannot be compared (err, why) may change.
+// WorkflowChangeText words how head changes path; a file that could not
+// be compared (err) may change.
 func WorkflowChangeText(path string, how verdict.WorkflowHow, err string) string {
 	switch how {
 	case verdict.WorkflowUnreadable:
@@ -99,8 +96,7 @@ func WorkflowChangeText(path string, how verdict.WorkflowHow, err string) string
 	return fmt.Sprintf("head %s %s", how, path)
 }
 
-// workflowNoteText is a NoteWorkflowChange's change in words (a note
-// without How, written before notes carried it, says its Detail).
+// workflowNoteText is a NoteWorkflowChange in words (Detail without How).
 func workflowNoteText(n verdict.Note) string {
 	if n.How == "" {
 		return fmt.Sprintf("head %s %s", n.Detail, n.Path)
@@ -113,7 +109,6 @@ func policyMS(d time.Duration) string {
 	return MS(float64(d)/float64(time.Millisecond)) + " ms"
 }
 
-// policyLimit is a latency limit or target ("none").
 func policyLimit(v verdict.PolicyValue) string {
 	if v.None {
 		return "none"
@@ -121,7 +116,6 @@ func policyLimit(v verdict.PolicyValue) string {
 	return policyMS(v.Duration)
 }
 
-// policyRate is an error rate limit or target ("none").
 func policyRate(v verdict.PolicyValue) string {
 	if v.None {
 		return "none"
@@ -129,7 +123,6 @@ func policyRate(v verdict.PolicyValue) string {
 	return Percent(v.Fraction)
 }
 
-// policyCounter is a count: its counter and where it is read ("none").
 func policyCounter(v verdict.PolicyValue) string {
 	c := v.Count
 	if v.None || c == nil {
@@ -138,7 +131,6 @@ func policyCounter(v verdict.PolicyValue) string {
 	return fmt.Sprintf("%s on %s:%d%s", c.Metric, c.Service, c.Port, c.Path)
 }
 
-// policyFaults lists a phase's injected faults in order ("none").
 func policyFaults(v verdict.PolicyValue) string {
 	if v.None || len(v.Faults) == 0 {
 		return "none"
@@ -150,7 +142,6 @@ func policyFaults(v verdict.PolicyValue) string {
 	return "[" + strings.Join(parts, "; ") + "]"
 }
 
-// policyTargets is a phase's recovery targets ("none").
 func policyTargets(v verdict.PolicyValue) string {
 	r := v.Recovery
 	if v.None || r == nil {

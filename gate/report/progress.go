@@ -11,8 +11,8 @@ import (
 	"github.com/loadgate/loadgate/gate/soak"
 )
 
-// ProgressOn says whether a progress line is drawn on w for a --progress
-// mode: always, never, or auto (when w is a terminal).
+// ProgressOn says whether to draw a progress line on w for a --progress
+// mode (auto: when w is a terminal).
 func ProgressOn(w io.Writer, mode string) bool {
 	switch mode {
 	case "always":
@@ -28,11 +28,8 @@ func ProgressOn(w io.Writer, mode string) bool {
 	return false
 }
 
-// ProgressLine redraws one load's status line on a terminal once per
-// snapshot: rates, in flight, late so far and the p99 with its count.
-//
-// Update is called from the engine's snapshot goroutine, Finish by the
-// caller after the load returns: both lock.
+// ProgressLine redraws one load's status line once per snapshot. Update
+// (the engine's snapshot goroutine) and Finish (after the load) both lock.
 type ProgressLine struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -42,12 +39,10 @@ type ProgressLine struct {
 	maxP99 float64
 }
 
-// NewProgressLine is a progress line on w for a --progress mode.
 func NewProgressLine(w io.Writer, mode string) *ProgressLine {
 	return &ProgressLine{w: w, on: ProgressOn(w, mode)}
 }
 
-// Update redraws the line with one snapshot.
 func (p *ProgressLine) Update(pr load.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -75,11 +70,8 @@ func (p *ProgressLine) Finish() {
 	}
 }
 
-// SoakProgressLine redraws a soak's status line on a terminal: elapsed /
-// total and each process's current growth estimate (SoakProgress).
-//
-// Update is called from the engine's snapshot goroutine, Finish by the
-// caller after the soak returns: both lock.
+// SoakProgressLine redraws a soak's status line with each process's growth
+// estimate. Update and Finish both lock, as ProgressLine's.
 type SoakProgressLine struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -88,13 +80,11 @@ type SoakProgressLine struct {
 	total time.Duration
 }
 
-// NewSoakProgressLine is a soak's progress line on w for a --progress mode,
-// total the soak's whole load.
+// NewSoakProgressLine is a soak's progress line; total is the whole load.
 func NewSoakProgressLine(w io.Writer, mode string, total time.Duration) *SoakProgressLine {
 	return &SoakProgressLine{w: w, on: ProgressOn(w, mode), total: total}
 }
 
-// Update redraws the line with one snapshot and the current estimates.
 func (p *SoakProgressLine) Update(pr load.Progress, estimates []soak.Estimated) {
 	if !p.on {
 		return

@@ -11,12 +11,10 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Words for the reason codes of workload verdicts and threshold checks
-// (package verdict returns the codes and their numbers).
+// Words for verdict reason codes (package verdict returns codes and numbers).
 
 // WorkloadWhy words why a workload verdict is not measured or has no
-// checks, "" when there is nothing to say. A verdict without a reason code
-// (a verdict file written by a version that wrote words) keeps its Why.
+// checks, "" when nothing; a verdict without a reason code keeps its Why.
 func WorkloadWhy(wv verdict.WorkloadVerdict) string {
 	switch wv.Reason {
 	case "":
@@ -34,9 +32,8 @@ func WorkloadWhy(wv verdict.WorkloadVerdict) string {
 	return string(wv.Reason)
 }
 
-// CheckWhy words why a threshold check is not measured, or what its number
-// leaves out, "" when there is nothing to say (a check without a reason
-// code keeps its Why).
+// CheckWhy words why a check is not measured or what its number leaves
+// out, "" when nothing; a check without a reason code keeps its Why.
 func CheckWhy(c verdict.Check) string {
 	switch c.Reason {
 	case "":
@@ -57,15 +54,12 @@ func CheckWhy(c verdict.Check) string {
 	return string(c.Reason)
 }
 
-// CheckText renders one threshold check in the words and number formats of
-// every report, "p95 312 ms > 300 ms (n=2 811)", for the surfaces outside
-// this package (the Action's annotations), so that an annotation and the
-// report it annotates say the same thing.
+// CheckText renders a threshold check as every report does, so the
+// Action's annotations match the report.
 func CheckText(c verdict.Check) string { return checkText(c) }
 
-// NoteTexts words the notes of a verdict (why it is unusable, else its
-// notes), in order, each once: what every report, the verdict files and the
-// Action's annotations print.
+// NoteTexts words a verdict's notes (why unusable, else its notes), in
+// order, each once.
 func NoteTexts(ns []verdict.Note) []string {
 	out := make([]string, 0, len(ns))
 	for _, n := range ns {
@@ -76,9 +70,8 @@ func NoteTexts(ns []verdict.Note) []string {
 	return out
 }
 
-// NoteText words one note of a verdict, with its names and numbers, prefixed
-// by the result it is about where a gate has several ("base round 2: ",
-// "head (rounds merged): ").
+// NoteText words one note, prefixed by the result it is about where a gate
+// has several ("base round 2: ").
 func NoteText(n verdict.Note) string {
 	at := noteAt(n)
 	switch n.Code {
@@ -120,19 +113,14 @@ func NoteText(n verdict.Note) string {
 		return fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", n.Side, n.Round)
 	case verdict.NoteDuetRoundLeftOut:
 		if n.Side != "" {
-			// The other side was half-way to the limits and neither engine
-			// waited for an in-flight permit: one process sends both sides
-			// at the same instants, so the lateness is the machine's, not a
-			// side's server (gate/verdict/duet.go).
+			// One process sends both sides at the same instants, so the lateness
+			// is the machine's, not a side's server.
 			return fmt.Sprintf("duet round %d left out: the load generator fell behind its schedule on the %s side for a cause both sides shared (the machine, not the server). The comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds)
 		}
 		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Rounds)
 	case verdict.NoteFewRounds:
 		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", n.Rounds)
 	case verdict.NoteDuetStackBusy:
-		// On the demo at 50–66% busy, the sides were ±13–43% apart a round,
-		// one side slower on every workload at once; at 41–45%, ±3–23%
-		// (gate/verdict/duet.go, bench/gate-quality.md).
 		return fmt.Sprintf("duet: both sides' services kept the stack's cpus (%s) %s busy, so the two stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate to decide sooner",
 			n.StackCPUs, Percent(n.BusyPct/100))
 	case verdict.NoteNoWorkloadEitherSide:
@@ -154,8 +142,8 @@ func NoteText(n verdict.Note) string {
 	return at + string(n.Code)
 }
 
-// gateNoteText words the notes of a gate's set-up and plan (package
-// rounds) and of the step that publishes it; ok is false for other codes.
+// gateNoteText words set-up, plan and publish notes; ok is false for other
+// codes.
 func gateNoteText(n verdict.Note) (s string, ok bool) {
 	switch n.Code {
 	case verdict.NoteDuetNoiseUnused:
@@ -214,7 +202,6 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 	return s, true
 }
 
-// orZero is *p, or T's zero value when p is nil.
 func orZero[T any](p *T) T {
 	if p == nil {
 		var zero T
@@ -223,9 +210,8 @@ func orZero[T any](p *T) T {
 	return *p
 }
 
-// PlanWhy words what set a sequential plan's maximum of rounds (a
-// NoteSequentialPlan): --max-rounds, or the budget at a round's length as
-// scheduled (before round 1) or as measured in round 1.
+// PlanWhy words what set a sequential plan's maximum of rounds:
+// --max-rounds, or the budget at the scheduled or measured round length.
 func PlanWhy(n verdict.Note) string {
 	if !n.Measured {
 		if n.Fit < n.MaxRounds {
@@ -240,8 +226,7 @@ func PlanWhy(n verdict.Note) string {
 	return fmt.Sprintf("the budget %s allows %d at %s a round as measured in round 1; --max-rounds %d", n.Budget, n.Fit, took, n.MaxRounds)
 }
 
-// noteAt names the result a note is about: "base round 2: ", "head: ",
-// "head (rounds merged): ", or "" in a run's verdict.
+// noteAt names the result a note is about ("base round 2: "), "" in a run.
 func noteAt(n verdict.Note) string {
 	switch {
 	case n.Merged:
@@ -254,18 +239,14 @@ func noteAt(n verdict.Note) string {
 	return ""
 }
 
-// GateWords words a gate's log lines (rounds.Words): its plan and a
-// generator that fell behind.
+// GateWords words a gate's log lines (rounds.Words).
 type GateWords struct{}
 
-// Plan is PlanWhy.
 func (GateWords) Plan(n verdict.Note) string { return PlanWhy(n) }
 
-// Generator is GeneratorWhy.
 func (GateWords) Generator(g result.Generator) string { return GeneratorWhy(g) }
 
-// ErrorText is err's message with the notes of every rounds.NotesError in
-// it worded (the error itself gives their codes).
+// ErrorText is err's message with every rounds.NotesError's notes worded.
 func ErrorText(err error) string {
 	s := err.Error()
 	var word func(error)

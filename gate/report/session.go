@@ -2,9 +2,8 @@ package report
 
 import "github.com/loadgate/loadgate/gate/result"
 
-// WebSocket session numbers (result.Workload's connect_ms, first_message_ms,
-// cancelled, messages_received): shown under a phase's latency table for
-// the workloads that have them, and nothing otherwise.
+// WebSocket session numbers, under a phase's latency table for the
+// workloads that have them.
 
 func sessionWorkloads(p result.Phase) []result.Workload {
 	var out []result.Workload
@@ -32,7 +31,6 @@ func sessionRow(w result.Workload) []string {
 
 var sessionHeader = []string{"session", "connect p50", "p95", "p99", "n", "first message p50", "p95", "p99", "n", "cancelled", "messages"}
 
-// textSessions is textPhase's session table.
 func textSessions(b *txt, p result.Phase) {
 	ws := sessionWorkloads(p)
 	if len(ws) == 0 {
@@ -46,7 +44,6 @@ func textSessions(b *txt, p result.Phase) {
 	b.table("  ", rows)
 }
 
-// mdSessions is mdPhase's session table.
 func mdSessions(b *md, p result.Phase) {
 	ws := sessionWorkloads(p)
 	if len(ws) == 0 {

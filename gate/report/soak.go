@@ -31,8 +31,7 @@ func soakDur(s float64) string {
 	return (time.Duration(math.Round(s)) * time.Second).String()
 }
 
-// SoakTooShort is the warning, before a soak of duration (after a warm-up
-// of warmup) starts, that it cannot conclude.
+// SoakTooShort warns, before a soak starts, that it cannot conclude.
 func SoakTooShort(duration, warmup time.Duration) string {
 	return fmt.Sprintf("a %s soak cannot conclude: its window after the first quarter is under %s; the verdict will be INCONCLUSIVE (at least %s is needed; the %s warm-up does not count)",
 		soakDur(duration.Seconds()), soak.MinWindow, soak.MinWindow*4/3, soakDur(warmup.Seconds()))
@@ -85,9 +84,7 @@ type SoakEstimate struct {
 	OK           bool // false: not enough samples yet
 }
 
-// SoakProgress is a soak's progress line: elapsed / total and each
-// process's current growth estimate (the fitted slope after the first
-// quarter, not a verdict).
+// SoakProgress is a soak's progress line with each process's fitted slope.
 func SoakProgress(phase string, elapsed, total time.Duration, offeredPS, completedPS float64, ests []SoakEstimate) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "soak %s / %s · %s · offered %s/s · completed %s/s", soakDur(elapsed.Seconds()), soakDur(total.Seconds()), phase, rate(offeredPS), rate(completedPS))
@@ -101,15 +98,13 @@ func SoakProgress(phase string, elapsed, total time.Duration, offeredPS, complet
 	return b.String()
 }
 
-// SoakSummary is the soak's verdict in one line, for the exit message: it
-// names every process that leaked or could not be judged, and why; an
-// unusable soak says so first.
+// SoakSummary is the soak's verdict in one line, naming every process that
+// leaked or could not be judged.
 func SoakSummary(s *soak.Result) string {
 	return soakHead(s) + soakWhy(s, plainText)
 }
 
-// soakVerdictWord is the soak's verdict as shown: UNUSABLE for an
-// unusable soak, whatever memory read, else the memory verdict.
+// soakVerdictWord is UNUSABLE for an unusable soak, else the memory verdict.
 func soakVerdictWord(s *soak.Result) string {
 	if !s.Usable {
 		return "UNUSABLE"
@@ -130,8 +125,7 @@ func soakHead(s *soak.Result) string {
 
 func plainText(s string) string { return s }
 
-// soakWhy is SoakSummary without its head; esc renders each untrusted
-// string (a process's name, a reason).
+// soakWhy is SoakSummary without its head; esc renders untrusted strings.
 func soakWhy(s *soak.Result, esc func(string) string) string {
 	var bad []string
 	for _, p := range s.Processes {
@@ -168,11 +162,7 @@ func soakWhy(s *soak.Result, esc func(string) string) string {
 		strings.Join(why, "; "), strings.ToUpper(string(s.Verdict)), memory)
 }
 
-// SoakMarkdown writes the soak's report: banners, header, the growth
-// verdict per process (a table and a text plot of memory), the request
-// side per phase of the soak's clock, what is not measured, and the
-// verdict last, with exit, the process's exit code for it (the command
-// maps the verdict to it: cmd/loadgate/exit.go).
+// SoakMarkdown writes the soak's report; exit is the verdict's exit code.
 func SoakMarkdown(w io.Writer, s *soak.Result, r *result.Result, exit int) error {
 	if s == nil || r == nil {
 		return errNilResult
@@ -242,12 +232,9 @@ func inconclusiveList(s *soak.Result) string {
 	return strings.Join(parts, "; ")
 }
 
-// sparkBlocks draw textPlot.
 var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
 
-// mdPlot is one process's memory as a list item: its (escaped) name, a
-// line of at most 60 blocks in a code span, its range and the window's
-// start.
+// mdPlot is one process's memory as a list item.
 func mdPlot(p soak.Process) string {
 	name := mdEsc(p.Name)
 	if len(p.Series) == 0 {
@@ -257,9 +244,8 @@ func mdPlot(p soak.Process) string {
 	return fmt.Sprintf("%s %s %s–%s MiB over %s", name, mdtext.Code(line), mib(lo), mib(hi), soakDur(span))
 }
 
-// sparkline is p's memory (Series, not empty) as at most 60 blocks, with
-// a '┃' where the judged window starts (not '|', which a code span
-// outside a table would show escaped), its range and its span in seconds.
+// sparkline is p's memory (Series not empty) in ≤ 60 blocks; '┃' marks the
+// judged window ('|' would show escaped in a code span).
 func sparkline(p soak.Process) (line string, lo, hi int64, spanS float64) {
 	const cols = 60
 	lo, hi = p.Series[0].MemBytes, p.Series[0].MemBytes
@@ -285,8 +271,7 @@ func sparkline(p soak.Process) (line string, lo, hi int64, spanS float64) {
 	return b.String(), lo, hi, spanS
 }
 
-// mdSoakPhase is mdPhase under the soak's own heading: a soak's hours are
-// reported, not judged (mdPhase titles every phase it renders "judged").
+// mdSoakPhase is mdPhase titled for a soak: reported, not judged.
 func mdSoakPhase(b *md, p result.Phase) {
 	var pb md
 	mdPhase(&pb, p)

@@ -16,7 +16,6 @@ const (
 	soakTop    = 56
 )
 
-// soakColor is the colour of a growth verdict (the gate's colours).
 func soakColor(v soak.Verdict) string {
 	switch v {
 	case soak.Stable:
@@ -28,9 +27,7 @@ func soakColor(v soak.Verdict) string {
 }
 
 // SoakSVG writes a self-contained SVG of memory over time, one panel per
-// process: MiB against the soak's clock (from the end of the warm-up), the
-// judged window (after the first quarter) shaded, and the process's
-// verdict, fitted slope and quartile rate in its heading.
+// process, the judged window shaded.
 func SoakSVG(w io.Writer, s *soak.Result) error {
 	if s == nil {
 		return errNilResult

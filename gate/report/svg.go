@@ -7,12 +7,10 @@ import (
 	"strings"
 )
 
-// svgDoc is one of the report's pictures (ComparePlotSVG, SweepPlotSVG,
-// SoakSVG) being written, one element a line: the three share its
-// document, title, axes and grids. Not safe for concurrent use.
+// svgDoc is a report picture being written, one element a line. Not safe
+// for concurrent use.
 type svgDoc struct{ b strings.Builder }
 
-// newSVG starts a picture svgW wide and h high, on white.
 func newSVG(h int) *svgDoc {
 	d := &svgDoc{}
 	d.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`, svgW, h, svgW, h)
@@ -20,28 +18,24 @@ func newSVG(h int) *svgDoc {
 	return d
 }
 
-// f writes one line of the picture.
 func (d *svgDoc) f(format string, a ...any) {
 	fmt.Fprintf(&d.b, format, a...)
 	d.b.WriteByte('\n')
 }
 
-// end closes the picture and writes it to w.
 func (d *svgDoc) end(w io.Writer) error {
 	d.f(`</svg>`)
 	_, err := io.WriteString(w, d.b.String())
 	return err
 }
 
-// verdictTitle is the picture's first line: the verdict word in its colour,
-// never cut, then what the picture is.
+// verdictTitle writes the verdict word in its colour, never cut, then rest.
 func (d *svgDoc) verdictTitle(color, word, rest string) {
 	d.f(`<text x="%d" y="24" font-size="17" font-weight="bold"><tspan fill="%s">%s</tspan><tspan dx="8" font-weight="normal" fill="#333">%s</tspan></text>`,
 		svgPadL, color, esc(word), esc(rest))
 }
 
-// yGrid draws a panel's horizontal grid lines at ticks (y from yOf), each
-// labelled left of the axis.
+// yGrid draws horizontal grid lines at ticks, labelled left of the axis.
 func (d *svgDoc) yGrid(ticks []float64, yOf func(float64) float64, label func(float64) string) {
 	for _, t := range ticks {
 		y := yOf(t)
@@ -50,31 +44,26 @@ func (d *svgDoc) yGrid(ticks []float64, yOf func(float64) float64, label func(fl
 	}
 }
 
-// xGridLine draws one vertical grid line of a panel at x, labelled below.
 func (d *svgDoc) xGridLine(x, top, bottom float64, label string) {
 	d.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/><text x="%s" y="%s" text-anchor="middle">%s</text>`,
 		num(x), num(top), num(x), num(bottom), num(x), num(bottom+16), label)
 }
 
-// axes draws a panel's y and x axis lines.
 func (d *svgDoc) axes(top, bottom float64) {
 	d.f(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/><line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/>`,
 		svgPadL, num(top), svgPadL, num(bottom), svgPadL, num(bottom), svgW-svgPadR, num(bottom))
 }
 
-// yTitle names a panel's y axis, turned along it.
 func (d *svgDoc) yTitle(top, bottom float64, s string) {
 	d.f(`<text x="14" y="%s" transform="rotate(-90 14 %s)" text-anchor="middle">%s</text>`, num((top+bottom)/2), num((top+bottom)/2), esc(s))
 }
 
-// xTitle names a panel's x axis, under its labels.
 func (d *svgDoc) xTitle(bottom float64, s string) {
 	d.f(`<text x="%d" y="%s" text-anchor="middle" fill="#555">%s</text>`, (svgPadL+svgW-svgPadR)/2, num(bottom+34), esc(s))
 }
 
-// latencyAxis is a panel's latency axis, ms on a log scale (logRange) from
-// top to bottom, over the positive values given to add (1 … 10 ms when
-// there are none).
+// latencyAxis is ms on a log scale over the values given to add (1 … 10 ms
+// when none).
 type latencyAxis struct {
 	lo, hi float64 // the values seen
 	a, z   float64 // the axis's ends
@@ -87,7 +76,6 @@ func newLatencyAxis(top, bottom float64) *latencyAxis {
 	return &latencyAxis{lo: math.Inf(1), top: top, bottom: bottom}
 }
 
-// add widens the axis to hold the positive values of vs.
 func (ax *latencyAxis) add(vs ...float64) {
 	for _, v := range vs {
 		if v > 0 {
@@ -96,7 +84,6 @@ func (ax *latencyAxis) add(vs ...float64) {
 	}
 }
 
-// fix sets the axis's ends and ticks from what add saw.
 func (ax *latencyAxis) fix() {
 	lo, hi := ax.lo, ax.hi
 	if hi == 0 {
@@ -111,13 +98,11 @@ func (ax *latencyAxis) y(v float64) float64 {
 	return ax.bottom - (math.Log10(v)-math.Log10(ax.a))/(math.Log10(ax.z)-math.Log10(ax.a))*(ax.bottom-ax.top)
 }
 
-// grid draws the axis's grid lines, labelled in ms.
 func (ax *latencyAxis) grid(d *svgDoc) {
 	d.yGrid(ax.ticks, ax.y, func(t float64) string { return trimZeros(MS(t)) })
 }
 
-// logRange is the latency axis: from a 1-2-5 step at or below lo to one at
-// or above hi, with its ticks.
+// logRange spans lo … hi on 1-2-5 steps, with its ticks.
 func logRange(lo, hi float64) (float64, float64, []float64) {
 	lo = max(lo, 0.001)
 	hi = max(hi, lo)
@@ -153,8 +138,7 @@ func logRange(lo, hi float64) (float64, float64, []float64) {
 	return a, b, ticks
 }
 
-// linRange is a linear axis on a 1-2-5 step (about five from lo to hi):
-// from a step at or below lo to one at or above hi, with its ticks.
+// linRange is a linear axis on 1-2-5 steps (about five), with its ticks.
 func linRange(lo, hi float64) (float64, float64, []float64) {
 	if !(hi > lo) || math.IsInf(hi, 0) {
 		hi = lo + 1

@@ -15,9 +15,7 @@ var errNilSweep = errors.New("report: nil sweep")
 // Rate formats a rate in requests per second, one decimal: "76.0".
 func Rate(v float64) string { return rate(v) }
 
-// SweepStepLine is a step in one line, for a terminal's progress: "84.0
-// req/s · completed 83.9/s · did not hold (threshold failed) · honest
-// refusal".
+// SweepStepLine is a step in one line, for a terminal's progress.
 func SweepStepLine(s sweep.Step) string {
 	line := fmt.Sprintf("%s req/s · offered %s/s · completed %s/s · %s", rate(s.Rate), rate(s.OfferedPerS), rate(s.CompletedPerS), heldText(s))
 	if s.Manner != "" {
@@ -26,7 +24,6 @@ func SweepStepLine(s sweep.Step) string {
 	return line
 }
 
-// heldText is "held", or "did not hold (why, why)".
 func heldText(s sweep.Step) string {
 	if s.Held {
 		return "held"
@@ -81,7 +78,6 @@ func conclusion(sw *sweep.Sweep) string {
 	return strings.Join(parts, " · ")
 }
 
-// mannerWhy says what the manner means.
 func mannerWhy(m sweep.Manner) string {
 	switch m {
 	case sweep.HonestRefusal:
@@ -137,10 +133,8 @@ func holdRuleText(h sweep.HoldRule) string {
 		Percent(h.CompletionsShare))
 }
 
-// SweepMarkdown writes sweep.md: banners, header, the answer, one row per
-// step, per-workload latency (every offered request accounted), the plot
-// (svg, a path relative to the markdown; "" for none), the stack per step,
-// what is not measured, and how to read it.
+// SweepMarkdown writes sweep.md; svg is the plot's path relative to it
+// ("" for none).
 func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 	if sw == nil {
 		return errNilSweep
@@ -255,8 +249,8 @@ func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 	return err
 }
 
-// stepLateText is a step's late requests, and the seconds the dispatcher
-// stalled at max_in_flight when it did.
+// stepLateText is a step's late requests, and how long the dispatcher
+// stalled at max_in_flight.
 func stepLateText(s sweep.Step) string {
 	if s.StalledS > 0 {
 		return Count(s.Late) + " (stalled " + seconds(s.StalledS) + ")"
@@ -290,7 +284,6 @@ func mdSweepChecks(b *md, sw *sweep.Sweep) {
 	b.line("")
 }
 
-// mdSweepStack: each service's CPU and memory per step.
 func mdSweepStack(b *md, sw *sweep.Sweep) {
 	if !slices.ContainsFunc(sw.Steps, func(s sweep.Step) bool { return len(s.Services) > 0 }) {
 		return
@@ -308,8 +301,7 @@ func mdSweepStack(b *md, sw *sweep.Sweep) {
 	b.line("")
 }
 
-// SweepText is the terminal summary after a sweep: one line per step,
-// then the answer.
+// SweepText is the terminal summary after a sweep.
 func SweepText(w io.Writer, sw *sweep.Sweep) error {
 	if sw == nil {
 		return errNilSweep
@@ -346,7 +338,6 @@ func oneWorkload(sw *sweep.Sweep) bool {
 	return true
 }
 
-// sweepWorkloads are the workload names of the steps, in first-seen order.
 func sweepWorkloads(sw *sweep.Sweep) []string {
 	var names []string
 	seen := map[string]bool{}
@@ -361,8 +352,7 @@ func sweepWorkloads(sw *sweep.Sweep) []string {
 	return names
 }
 
-// withAbandoned is failures with the abandoned requests as a class of
-// their own.
+// withAbandoned adds the abandoned requests as a failure class.
 func withAbandoned(failures map[string]int64, abandoned int64) map[string]int64 {
 	if abandoned == 0 {
 		return failures

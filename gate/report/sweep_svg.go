@@ -8,8 +8,7 @@ import (
 	"github.com/loadgate/loadgate/gate/sweep"
 )
 
-// Colours and dashes of SweepPlotSVG's lines (dashed ones show where
-// they coincide with the solid line they run along).
+// Dashed lines show where they coincide with the solid line beneath.
 var (
 	sweepColors = map[string]string{
 		"p50": "#1f77b4", "p95": "#8a6d00", "p99": "#d62728",
@@ -18,11 +17,9 @@ var (
 	sweepDashes = map[string]string{"p95": ` stroke-dasharray="6 3"`, "offered": ` stroke-dasharray="6 3"`}
 )
 
-// SweepPlotSVG writes a self-contained SVG (no script, no external font or
-// style) of a sweep against the offered rate: per workload, latency p50,
-// p95 and p99 from the due time (ms, log axis; a percentile among the
-// unfinished requests is a hollow marker at its lower bound), then
-// throughput. The sustainable and degrading rates are marked.
+// SweepPlotSVG writes a self-contained SVG of a sweep against the offered
+// rate: per workload latency p50/p95/p99 (hollow marker: lower bound),
+// then throughput, with the sustainable and degrading rates marked.
 func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 	if sw == nil {
 		return errNilSweep
@@ -44,7 +41,6 @@ func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 	return d.end(w)
 }
 
-// sweepPlot draws the panels of SweepPlotSVG on a shared offered-rate axis.
 type sweepPlot struct {
 	d      *svgDoc
 	sw     *sweep.Sweep
@@ -82,7 +78,6 @@ func panelBounds(i int) (top, bottom float64) {
 	return float64(svgTop + i*svgPanelH + svgPadT), float64(svgTop + (i+1)*svgPanelH - svgPadB)
 }
 
-// marks draws the x grid and the sustainable and degrades lines of a panel.
 func (pl *sweepPlot) marks(top, bottom float64) {
 	d, sw := pl.d, pl.sw
 	for _, t := range pl.xTicks {
@@ -130,7 +125,6 @@ func (pl *sweepPlot) legend(y float64, items ...string) {
 	}
 }
 
-// latencyPanel draws panel i: workload name's p50, p95 and p99 per step.
 func (pl *sweepPlot) latencyPanel(i int, name string) {
 	d := pl.d
 	top, bottom := panelBounds(i)
@@ -156,8 +150,7 @@ func (pl *sweepPlot) latencyPanel(i int, name string) {
 	d.f(`</g>`)
 }
 
-// latencyPoints are workload name's percentile q ("p50", "p95", "p99") per
-// step that measured it.
+// latencyPoints are name's percentile q per step that measured it.
 func (pl *sweepPlot) latencyPoints(name, q string) []sweepPoint {
 	var pts []sweepPoint
 	for _, s := range pl.sw.Steps {
@@ -180,7 +173,6 @@ func (pl *sweepPlot) latencyPoints(name, q string) []sweepPoint {
 	return pts
 }
 
-// throughputPanel draws panel i: offered, completed and successes per second.
 func (pl *sweepPlot) throughputPanel(i int) {
 	d := pl.d
 	top, bottom := panelBounds(i)
@@ -213,8 +205,8 @@ func (pl *sweepPlot) throughputPanel(i int) {
 	d.f(`</g>`)
 }
 
-// wrapDots breaks a " · "-separated sentence into lines of at most about
-// width characters (two at most: the SVG's header has room for two).
+// wrapDots breaks a " · "-separated sentence into at most two lines of
+// about width characters.
 func wrapDots(s string, width int) []string {
 	parts := strings.Split(s, " · ")
 	var lines []string

@@ -18,7 +18,6 @@ func (b *txt) line(format string, a ...any) {
 	b.WriteByte('\n')
 }
 
-// table writes tab-separated rows aligned, each line indented by indent.
 func (b *txt) table(indent string, rows [][]string) {
 	var sb strings.Builder
 	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', 0)
@@ -33,8 +32,7 @@ func (b *txt) table(indent string, rows [][]string) {
 	}
 }
 
-// Text writes a compact report of r and v for a terminal, in the same order
-// as Markdown, the verdict last.
+// Text writes a compact terminal report of r and v, the verdict last.
 func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	if r == nil {
 		return errNilResult
@@ -130,8 +128,7 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	return err
 }
 
-// verdict writes the verdict, last: its value, one row per workload
-// (describe words its checks and comparisons), and the reasons under label.
+// verdict writes the verdict last: value, one row per workload, reasons.
 func (b *txt) verdict(v verdict.Verdict, describe func(verdict.WorkloadVerdict, string) string, label string, reasons []string) {
 	b.line("")
 	b.line("verdict: %s (exit %d): %s", strings.ToUpper(string(v.Value)), v.ExitCode(), verdictWhy(v))

@@ -17,8 +17,7 @@ const (
 	GateVerdictSchema = "loadgate/gate-verdict/v1" // a gate's or a compare's verdict.json (CompareJSON)
 )
 
-// VerdictFile is a run's verdict.json: keys in this order, lists never
-// null.
+// VerdictFile is a run's verdict.json: keys in this order, lists never null.
 type VerdictFile struct {
 	Schema    string                    `json:"schema"`
 	Value     verdict.Value             `json:"value"`
@@ -29,8 +28,7 @@ type VerdictFile struct {
 	Recovery []verdict.RecoveryVerdict `json:"recovery,omitempty"`
 }
 
-// GateVerdictFile is a gate's verdict.json: a run's keys (its own
-// schema), then the gate's.
+// GateVerdictFile is a gate's verdict.json: a run's keys, then the gate's.
 type GateVerdictFile struct {
 	VerdictFile
 	Scenario   GateScenario `json:"scenario"`
@@ -43,11 +41,9 @@ type GateVerdictFile struct {
 	Percentile string       `json:"percentile"`
 	// UntrustedRounds: rounds whose generator fell behind (absent when none).
 	UntrustedRounds []verdict.UntrustedRound `json:"untrusted_rounds,omitempty"`
-	// LeftOutRounds: duet rounds behind for a cause both sides share, left out
-	// of every comparison (absent when none).
+	// LeftOutRounds: duet rounds left out of every comparison.
 	LeftOutRounds []int `json:"left_out_rounds,omitempty"`
-	// Noise: the bound used where rounds could not measure the noise, or the
-	// calibration not used and why (absent when unneeded).
+	// Noise: the stand-in bound, or the unused calibration and why.
 	Noise *verdict.NoiseUse `json:"noise,omitempty"`
 	// Sequential: the sequential gate's last look (absent with fixed rounds).
 	Sequential *verdict.SeqDecision `json:"sequential,omitempty"`
@@ -55,13 +51,11 @@ type GateVerdictFile struct {
 	Notes      []string             `json:"notes"`
 }
 
-// GateScenario names the load a gate ran.
 type GateScenario struct {
 	Name string `json:"name"`
 	Hash string `json:"hash"`
 }
 
-// GateSideFile is one side of a gate's verdict.json.
 type GateSideFile struct {
 	Name      string `json:"name"`
 	Ref       string `json:"ref"`
@@ -72,8 +66,7 @@ type GateSideFile struct {
 	Pinned    bool   `json:"pinned"` // every round pinned
 }
 
-// JSON writes v as a run's verdict.json (VerdictSchema): indented, stable
-// key order, empty lists as [].
+// JSON writes v as a run's verdict.json: indented, stable order, [] not null.
 func JSON(w io.Writer, v verdict.Verdict) error {
 	v = Explain(v)
 	return encodeFile(w, &VerdictFile{
@@ -82,8 +75,7 @@ func JSON(w io.Writer, v verdict.Verdict) error {
 	})
 }
 
-// CompareJSON writes a gate's verdict.json (GateVerdictSchema): the run
-// verdict's keys, then the gate's. Indented, stable key order, no nulls.
+// CompareJSON writes a gate's verdict.json, likewise.
 func CompareJSON(w io.Writer, out rounds.Outcome) error {
 	g := gateReport(out)
 	g.normalize()
@@ -115,7 +107,6 @@ func CompareJSON(w io.Writer, out rounds.Outcome) error {
 	return encodeFile(w, f)
 }
 
-// verdictFile is either file, for the shared encode and decode.
 type verdictFile interface {
 	schema() string
 	check() error
@@ -151,7 +142,7 @@ func schemaErr(want, found string) error {
 }
 
 // normalize makes contract lists non-nil and omitempty ones nil, so that
-// decoding what Encode wrote gives equal values.
+// decode(encode(f)) equals f.
 func (f *VerdictFile) normalize() {
 	f.Workloads = normWorkloads(f.Workloads)
 	f.Reasons = nonNil(f.Reasons)
@@ -223,8 +214,7 @@ func (f *VerdictFile) Encode(w io.Writer) error {
 	return encodeFile(w, &c)
 }
 
-// Encode writes f as CompareJSON does, refusing what DecodeGateVerdict
-// would refuse.
+// Encode writes f as CompareJSON does, refusing what DecodeGateVerdict would.
 func (f *GateVerdictFile) Encode(w io.Writer) error {
 	if err := f.check(); err != nil {
 		return fmt.Errorf("report: gate verdict file: %w", err)
@@ -233,9 +223,8 @@ func (f *GateVerdictFile) Encode(w io.Writer) error {
 	return encodeFile(w, &c)
 }
 
-// DecodeVerdict reads a run's verdict.json, refusing another schema (a
-// gate's: DecodeGateVerdict), unknown fields, trailing data and an exit code
-// that does not go with the value.
+// DecodeVerdict reads a run's verdict.json, refusing another schema,
+// unknown fields, trailing data and an exit code not matching the value.
 func DecodeVerdict(r io.Reader) (*VerdictFile, error) {
 	f := &VerdictFile{}
 	if err := decodeFile(r, VerdictSchema, f); err != nil {
@@ -258,8 +247,7 @@ func decodeFile(r io.Reader, want string, f verdictFile) error {
 	if err != nil {
 		return err
 	}
-	// The schema first: the other file, or a newer one, fails on its
-	// schema, not on the first key this one does not know.
+	// Schema first, so another file fails on its schema, not an unknown key.
 	var head struct {
 		Schema *string `json:"schema"`
 	}

@@ -13,9 +13,7 @@ import (
 // Every sentence with a number is worded here, so that reports,
 // verdict.json and the comment say it the same way.
 
-// Explain returns a copy of v with the words filled in: each workload
-// verdict's, check's and comparison's Why and Need, and each untrusted
-// round's Reason.
+// Explain returns a copy of v with its Why, Need and Reason words filled in.
 func Explain(v verdict.Verdict) verdict.Verdict {
 	out := v
 	out.Workloads = make([]verdict.WorkloadVerdict, len(v.Workloads))
@@ -178,8 +176,8 @@ func trustedNeed() string {
 		Percent(result.LateShareLimit), exact(result.LatenessP99LimitMS))
 }
 
-// untrustedName is "head round 2", or "base rounds 1–5 (one result)" for a
-// result paired in several rounds.
+// untrustedName is "head round 2", or "base rounds 1–5 (one result)" for
+// one result paired in several rounds.
 func untrustedName(u verdict.UntrustedRound) string {
 	if len(u.Rounds) > 1 {
 		return fmt.Sprintf("%s rounds %s (one result)", u.Side, ranges(u.Rounds))
@@ -187,8 +185,8 @@ func untrustedName(u verdict.UntrustedRound) string {
 	return fmt.Sprintf("%s round %d", u.Side, u.Round)
 }
 
-// untrustedList names the untrusted rounds in one phrase, as ranges per
-// side: "base round 1 and head round 2", or "rounds 1–8, 10 of both sides".
+// untrustedList names the untrusted rounds as ranges per side: "base round
+// 1 and head round 2", "rounds 1–8, 10 of both sides".
 func untrustedList(us []verdict.UntrustedRound) string {
 	var sides []string
 	bySide := map[string][]verdict.UntrustedRound{}
@@ -198,8 +196,7 @@ func untrustedList(us []verdict.UntrustedRound) string {
 		}
 		bySide[u.Side] = append(bySide[u.Side], u)
 	}
-	// each side's rounds, sorted, each once: every round a result is
-	// paired in (a stored baseline: several)
+	// Every round a result is paired in (a baseline: several), sorted, once.
 	rounds := func(side string) []int {
 		var ns []int
 		for _, u := range bySide[side] {
@@ -211,7 +208,6 @@ func untrustedList(us []verdict.UntrustedRound) string {
 		}
 		return slices.Compact(slices.Sorted(slices.Values(ns)))
 	}
-	// one result paired in several rounds keeps its own name: "(one result)"
 	single := func(side string) bool { return len(bySide[side]) == 1 && len(bySide[side][0].Rounds) > 1 }
 	name := func(ns []int) string {
 		if len(ns) == 1 {
@@ -235,7 +231,6 @@ func untrustedList(us []verdict.UntrustedRound) string {
 	return strings.Join(parts, " and ")
 }
 
-// untrustedNote is the note on one untrusted round.
 func untrustedNote(u verdict.UntrustedRound) string {
 	need := trustedNeed()
 	if s := u.Generator.StealShare; s != nil {
@@ -256,8 +251,7 @@ func withArticle(v verdict.Value) string {
 	return "a " + string(v)
 }
 
-// noiseSource words where the noise bound came from when rounds could not
-// measure it, or "".
+// noiseSource words where the noise bound came from, or "".
 func noiseSource(v verdict.Verdict, c verdict.Comparison) string {
 	switch c.Interval {
 	case verdict.IntervalNoise:
@@ -279,7 +273,6 @@ func roundsWord(r int) string {
 	return fmt.Sprintf("%d rounds", r)
 }
 
-// detectable words a comparison's smallest callable change.
 func detectable(c verdict.Comparison) string {
 	return fmt.Sprintf("the smallest slowdown %s could call a regression is %s", roundsWord(c.Rounds), boundPercent(c.Detectable))
 }
@@ -292,8 +285,8 @@ func pValue(p float64) string {
 	return Percent(p)
 }
 
-// NoiseNote words a calibration given but not used and why, or the default
-// bound standing in; "" when neither.
+// NoiseNote words an unused calibration and why, or the default bound
+// standing in; "" when neither.
 func NoiseNote(v verdict.Verdict) string {
 	u := v.Noise
 	if u == nil {
@@ -316,7 +309,6 @@ func NoiseNote(v verdict.Verdict) string {
 	return fmt.Sprintf("the noise between runs where the rounds cannot measure it: this machine's calibration of %s (%d pairs)", date(u.Date), u.Pairs)
 }
 
-// noiseSettingWords words what differs between a calibration and a result.
 func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
 	switch rejected {
 	case verdict.NoiseOtherMachine:
@@ -333,8 +325,7 @@ func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
 	return s.Hash
 }
 
-// SequentialNote words a sequential gate's look (rounds, error rate spent,
-// why it stopped); "" for fixed rounds.
+// SequentialNote words a sequential gate's last look; "" for fixed rounds.
 func SequentialNote(v verdict.Verdict) string {
 	d := v.Sequential
 	if d == nil {

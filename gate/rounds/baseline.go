@@ -14,17 +14,14 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Baseline and scenario names are scenario.ValidName: the one rule, checked
-// again here on every name that goes into a path (the --name flag, a
-// result file's scenario.name, a directory found on disk), whatever wrote
-// it.
+// Names that go into a path are checked again with scenario.ValidName,
+// whatever wrote them.
 
 // BaselinesDir is root/baselines.
 func BaselinesDir(root string) string { return filepath.Join(root, "baselines") }
 
-// BaselinePath is baselines/<scenario>/<name>.json under root, built only
-// from valid names, and refused unless the cleaned path is inside
-// root/baselines (a belt to the names' braces).
+// BaselinePath is baselines/<scenario>/<name>.json under root; refused
+// unless the cleaned path stays inside root/baselines.
 func BaselinePath(root, scenarioName, name string) (string, error) {
 	if !scenario.ValidName(scenarioName) {
 		return "", fmt.Errorf("scenario name %q: not a valid scenario name (%s): it cannot name a directory under baselines/", clip(scenarioName), scenario.NameRule)
@@ -40,9 +37,8 @@ func BaselinePath(root, scenarioName, name string) (string, error) {
 	return p, nil
 }
 
-// InsideDir refuses p unless, cleaned, it is below dir; where both exist (up
-// to p's parent), their real paths are compared too, so that a symlinked
-// baselines/<scenario> cannot lead out.
+// InsideDir refuses p unless, cleaned and with symlinks resolved where
+// they exist, it is below dir.
 func InsideDir(dir, p string) error {
 	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
 	if err != nil || !filepath.IsLocal(rel) {
@@ -69,8 +65,7 @@ func clip(s string) string {
 }
 
 // BrokenResult is why r cannot be compared (verdict.Thresholds' unusable
-// notes: counts that do not add up, no judged phase, a result marked
-// unusable), or nil when it is sound.
+// notes), or nil when it is sound.
 func BrokenResult(r *result.Result) []verdict.Note {
 	if v := verdict.Thresholds(r); v.Value == verdict.Unusable {
 		return v.Notes
@@ -78,9 +73,8 @@ func BrokenResult(r *result.Result) []verdict.Note {
 	return nil
 }
 
-// LoadBaseline reads baseline NAME of the scenario at rel (relative to
-// root); the scenario's name is read from the baseline directory listing.
-// The file is checked as compare checks a result.
+// LoadBaseline reads baseline NAME under root, checked as compare checks
+// a result.
 func LoadBaseline(root, name, _ string) (*result.Result, error) {
 	b, _, err := loadBaselineFile(root, name)
 	return b, err
@@ -89,8 +83,8 @@ func LoadBaseline(root, name, _ string) (*result.Result, error) {
 // errNoBaseline: root has no baseline of that name.
 var errNoBaseline = errors.New("no such baseline")
 
-// loadBaselineFile is LoadBaseline, and the file's path. An error wraps
-// errNoBaseline when there is no such file.
+// loadBaselineFile is LoadBaseline plus the file's path; a missing file's
+// error wraps errNoBaseline.
 func loadBaselineFile(root, name string) (*result.Result, string, error) {
 	if !scenario.ValidName(name) {
 		return nil, "", fmt.Errorf("baseline name %q: use %s", clip(name), scenario.NameRule)
@@ -127,12 +121,9 @@ func loadBaselineFile(root, name string) (*result.Result, string, error) {
 	return b, p, nil
 }
 
-// loadBaseline reads the gate's baseline from the protected side's
-// checkout (design rule 16): --base's, never head's, so that the change
-// judged cannot replace the bar it is judged by. Head's copy is compared
-// byte for byte and each difference is a note, never applied. Without
-// --base (a local gate) the baseline is head's checkout's, and the report
-// says so.
+// loadBaseline reads the baseline from the protected side's checkout, so
+// the change judged cannot replace its own bar; head's differing copy is
+// only noted. Without --base it is head's, and the report says so.
 func (g *gate) loadBaseline(name string) error {
 	if g.prot == nil {
 		b, err := LoadBaseline(g.head.Root, name, g.cfg.Scenario)
@@ -168,10 +159,8 @@ func (g *gate) loadBaseline(name string) error {
 	return nil
 }
 
-// relTo is p relative to side s's checkout, slash-separated. A p outside
-// it is shown as its last two elements (<scenario>/<name>.json), never
-// whole: it goes into the report and the pull-request comment, and an
-// absolute path would show the runner's directories.
+// relTo is p relative to s's checkout, slash-separated; a p outside it is
+// shown as its last two elements, so reports never leak runner paths.
 func relTo(s *Side, p string) string {
 	if rel, err := filepath.Rel(s.Root, p); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
@@ -179,9 +168,8 @@ func relTo(s *Side, p string) string {
 	return filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p)
 }
 
-// BaselineNotes says that a stored baseline is a fixed reference, and warns
-// where it was measured on another machine or topology than head's first
-// round (gate/report words them).
+// BaselineNotes notes that a baseline is a fixed reference, and warns when
+// it was measured on another machine or topology than head's first round.
 func BaselineNotes(b *result.Result, head []*result.Result) []verdict.Note {
 	notes := []verdict.Note{{Code: verdict.NoteBaselineFixed}}
 	if len(head) == 0 {
@@ -208,11 +196,9 @@ func NoisePath(root, scenarioName string) (string, error) {
 	return BaselinePath(root, scenarioName, strings.TrimSuffix(NoiseFile, ".json"))
 }
 
-// LoadNoise reads root/baselines/<scenario>/noise.json (loadgate
-// calibrate), nil when there is none. A file that does not decode is an
-// error naming it (the caller refuses: exit 2). Whether it matches the
-// rounds' machine and topology is verdict's (Noise.Match): a calibration
-// of another machine is reported, not used.
+// LoadNoise reads root/baselines/<scenario>/noise.json, nil when absent.
+// A file that does not decode is an error naming it (exit 2); whether it
+// matches the machine is verdict's (Noise.Match).
 func LoadNoise(root, scenarioName string) (*verdict.Noise, string, error) {
 	p, err := NoisePath(root, scenarioName)
 	if err != nil {

@@ -8,17 +8,14 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// DefaultCalibrationPairs is loadgate calibrate's --pairs: 10 pairs give
-// the calibration's t quantile 9 degrees of freedom (2.26).
+// DefaultCalibrationPairs is loadgate calibrate's --pairs (9 degrees of
+// freedom for the t quantile).
 const DefaultCalibrationPairs = 10
 
-// Calibrate runs an A/A gate — cfg.Rounds paired rounds of one checkout on
-// both sides (cfg.Head, "" for HEAD; each side its own worktree and stack,
-// ABBA, the idle side paused: exactly what a gate does) — and computes the
-// machine's noise from it (verdict.Calibrate, dated now). The gate's report
-// is returned whatever happened. Base, Against, Auto and Duet of cfg are
-// ignored: a calibration is of one-side-at-a-time rounds (what noise.json
-// states, and what a duet gate therefore does not use).
+// Calibrate runs an A/A gate — cfg.Rounds ABBA pairs of one checkout
+// (cfg.Head) on both sides, idle side paused — and computes the machine's
+// noise from it. The report is returned whatever happened; Base, Against,
+// Auto and Duet are ignored.
 func Calibrate(ctx context.Context, cfg Config, d Deps, now func() time.Time) (*verdict.Noise, Outcome, error) {
 	if cfg.Head == "" {
 		cfg.Head = "HEAD"

@@ -9,10 +9,8 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The two kinds of error that end a command without a verdict: the
-// session's (gate/session), so that a round's, a sweep's and a run's
-// errors are told apart one way. cmd/loadgate maps them to exit codes in
-// one place: ErrUsage 2, ErrUnusable 3.
+// The two kinds of error that end a command without a verdict (gate/
+// session's); cmd/loadgate maps ErrUsage to exit 2, ErrUnusable to 3.
 var (
 	ErrUsage    = session.ErrUsage
 	ErrUnusable = session.ErrUnusable
@@ -30,13 +28,11 @@ func Usagef(format string, a ...any) error { return session.Usagef(format, a...)
 // Unusablef is Unusable(fmt.Errorf(format, a...)).
 func Unusablef(format string, a ...any) error { return session.Unusablef(format, a...) }
 
-// KindOf is the outermost kind err carries: ErrUsage, ErrUnusable, or nil
-// when it carries none.
+// KindOf is the outermost kind err carries, or nil.
 func KindOf(err error) error { return session.KindOf(err) }
 
 // NotesError is a result or gate that cannot be judged, with the notes
-// that say why. The caller words the notes (gate/report); Error gives
-// their codes.
+// why; gate/report words them, Error gives their codes.
 type NotesError struct {
 	Op    string // what was refused, e.g. "calibrate: the A/A rounds"
 	Notes []verdict.Note
@@ -50,15 +46,13 @@ func (e *NotesError) Error() string {
 	return e.Op + ": unusable: " + strings.Join(codes, "; ")
 }
 
-// Words are how a gate's log states its plan and a generator that fell
-// behind. The caller gives them (gate/report's GateWords) so that rounds
-// words nothing itself; nil logs the bare figures.
+// Words word a gate's log lines for its plan and a lagging generator
+// (gate/report's GateWords); nil logs bare figures.
 type Words interface {
 	Plan(verdict.Note) string
 	Generator(result.Generator) string
 }
 
-// bareWords is the log's wording when the caller gives none.
 type bareWords struct{}
 
 func (bareWords) Plan(n verdict.Note) string {

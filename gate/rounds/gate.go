@@ -1,20 +1,11 @@
-// Package rounds runs a gate: the same named load on two sides — base and
-// head, each a checkout with its own stack — in alternating rounds (ABBA),
-// the idle side's stack paused, and judges the difference per workload
-// (gate/verdict). Or head alone against a stored baseline. Or, in duet
-// mode (Config.Duet), both sides' loads at the same instants in every
-// round, both stacks up and neither paused.
+// Package rounds runs a gate: the same load on base and head, each a
+// checkout with its own stack, in alternating ABBA rounds with the idle
+// side paused, judged per workload by gate/verdict. Head may instead face
+// a stored baseline, or (Config.Duet) both sides run at the same instants.
 //
-// It owns the sides and their checkouts, the order, the rounds, pausing,
-// baseline loading and the final judgment, and talks to the world through
-// three small interfaces: Repo (git: commits and worktrees), Stacks and
-// Stack (Docker Compose: up, pause, unpause, sample, count, down) and Runner (one
-// round's load). cmd/loadgate wires the real ones; the tests use fakes, so
-// the gate's logic is tested without Docker or git.
-//
-// Every error it returns is ErrUsage (refused: exit 2) or ErrUnusable (no
-// verdict could be reached: exit 3); a verdict, whatever its value, is not
-// an error.
+// It talks to the world through Repo (git), Stacks/Stack (Docker Compose)
+// and Runner (one round's load), so tests use fakes. Every error is
+// ErrUsage (exit 2) or ErrUnusable (exit 3); a verdict is never an error.
 package rounds
 
 import (
@@ -36,13 +27,9 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// ErrFaultsRefused: the gate does not inject faults. A fault's effect
-// depends on when it lands in the service's life (a cold or a warm cache,
-// a connection pool mid-recovery), and a gate's rounds alternate two
-// stacks that are paused and unpaused between them; recovery judged per
-// side and compared across ABBA rounds is not a comparison the gate can
-// make honestly yet, so a scenario with phase inject: is refused (exit 2)
-// before any stack comes up, rather than run without its faults.
+// ErrFaultsRefused: a fault's effect depends on the service's state, and
+// paused, alternating stacks cannot compare recovery honestly, so a
+// scenario with inject: is refused (exit 2) before any stack comes up.
 var ErrFaultsRefused = errors.New("gate: the scenario injects faults (phase inject:): the gate does not inject faults; " +
 	"run it with `loadgate run --scenario FILE`, which injects them and judges recovery, or gate a scenario without inject:")
 
@@ -59,27 +46,21 @@ type Config struct {
 	Out          string   // the results directory
 	Compare      verdict.CompareOptions
 	Limits       scenario.OperatorLimits // the operator's ceilings: the lower of these and the scenario's wins
-	// Auto: sequential rounds (--rounds auto): after MinRounds and every
-	// ABBA pair after, verdict.Sequential judges and the gate stops when it
-	// is decided, at MaxRounds or when Budget allows no further pair.
+	// Auto (--rounds auto): verdict.Sequential judges after MinRounds and each
+	// pair; the gate stops when decided, at MaxRounds or out of Budget.
 	Auto      bool
 	MaxRounds int           // Auto: the most paired rounds (0: DefaultMaxRounds)
 	Budget    time.Duration // wall time of the gate, from Run (0: DefaultBudget)
-	// GuardWorkflows: the gate runs from the pull request's own workflow
-	// (a pull_request event), so head's changes to the workflows or
-	// action.yml make it unusable (GuardWorkflows), unless
-	// AllowWorkflowChanges, the operator's opt-in.
+	// GuardWorkflows: head's changes to workflows or action.yml make the gate
+	// unusable, unless AllowWorkflowChanges.
 	GuardWorkflows, AllowWorkflowChanges bool
-	// Duet: both stacks up and unpaused for the whole gate, and each
-	// round runs base's and head's load at the same instants (one common
-	// schedule start, RunSpec.StartAt), so both sides share the machine's
-	// noise at every instant. Needs a base side (not --against baseline:).
+	// Duet: both stacks stay up and each round runs both loads on one common
+	// schedule, sharing the machine's noise. Needs a base side.
 	Duet bool
 }
 
-// Validate applies the defaults and refuses what cannot be a gate
-// (ErrUsage): it needs no repository, so flags are checked before any git
-// call.
+// Validate applies defaults and refuses what cannot be a gate (ErrUsage),
+// before any git call.
 func (c *Config) Validate() error {
 	if c.Against == "" {
 		c.Against = "base"
@@ -145,54 +126,43 @@ type StackSpec struct {
 	Prepare    []string // stack.prepare (argv), run in PrepareDir first; none when empty
 	PrepareDir string   // in the side's checkout
 	Out        string   // OUT/<side>: the services' logs go here at teardown
-	// Scenario is the load the side will run: its count: counters and the
-	// stack's stubs are resolved once the stack is up, before it is paused.
+	// Scenario is the side's load; its counters and stubs resolve once the
+	// stack is up.
 	Scenario *scenario.Scenario
 }
 
-// Stacks brings a side's stack up: prepare, build, up on the stack's cpus,
-// healthy, target resolved. Its errors carry their kind (ErrUsage for a
-// target that is not allowed, else ErrUnusable).
+// Stacks brings a side's stack up, healthy, target resolved. Errors are
+// ErrUsage for a disallowed target, else ErrUnusable.
 type Stacks interface {
 	Up(ctx context.Context, spec StackSpec) (Stack, error)
 }
 
-// Stack is one side's running stack. Its methods are called from one
-// goroutine at a time (in a duet gate the two sides' stacks are used
-// concurrently, each from its own goroutine).
+// Stack is one side's running stack; not safe for concurrent use (a duet
+// uses each side's stack from its own goroutine).
 type Stack interface {
 	// Addr is the target's host:port, resolved by Up.
 	Addr() string
-	// Topology is the stack's cpus, its pinning as verified after Up and
-	// the target path (the generator's own cpus are the Runner's to add).
+	// Topology is the stack's cpus, verified pinning and target path.
 	Topology() result.Topology
 	Pause(ctx context.Context) error
 	Unpause(ctx context.Context) error
-	// Sample starts sampling the stack (and the generator) into dir once
-	// warmup is over; stop ends it and fills the result's stack figures
-	// and topology.
+	// Sample samples the stack and generator into dir after warmup; stop
+	// fills the result's stack figures and topology.
 	Sample(ctx context.Context, dir string, warmup time.Duration) (start func(t0 time.Time), stop func(*result.Result) error, err error)
-	// Down tears the stack down (with a context of its own: the gate's
-	// may be cancelled) and says how long it took.
+	// Down tears the stack down on its own context and says how long it took.
 	Down() (time.Duration, error)
-	// Count prepares one round's reads of what the stack's services count
-	// themselves (the scenario's count:) and of its stubs'
-	// configurations, as loadgate run reads them. Its errors carry their
-	// kind (ErrUsage: a count naming a service:port that is not allowed).
+	// Count prepares one round's reads of the services' own counts and stub
+	// configurations (ErrUsage: a count naming a disallowed service:port).
 	Count(ctx context.Context, sc *scenario.Scenario) (Counter, error)
 }
 
 // Counter is one round's "counted by the service" (gate/session's).
 type Counter = session.Counter
 
-// RunSpec is one round's load as the gate asks for it (gate/session's
-// Spec): what the engine needs, and what the result states of the round
-// (Side, Commit, TargetLabel, Round), so that the result comes back final.
+// RunSpec is one round's load and what its result records of the round.
 type RunSpec = session.Spec
 
-// Runner runs one round's load (warm-up and phases): gate/session's one
-// seam. In a duet gate (Config.Duet) Run is called for both sides at once,
-// from two goroutines.
+// Runner runs one round's load; a duet calls Run for both sides at once.
 type Runner = session.Runner
 
 // Deps are the gate's ways to the world.
@@ -231,9 +201,8 @@ type gate struct {
 	target     string
 	from       *Side // whose scenario file
 	base, head *Side
-	// prot is the protected side's checkout, whose scenario and baselines
-	// bind head: base (also run) on a gate with a base side; against a
-	// baseline, --base's checkout (never run), or nil without --base.
+	// prot is the protected side, whose scenario and baselines bind head:
+	// base, --base's checkout against a baseline, or nil.
 	prot      *Side
 	baseline  *result.Result
 	notes     []verdict.Note   // the set-up's and plan's notes, worded by report
@@ -243,11 +212,8 @@ type gate struct {
 }
 
 // Run materializes the sides, brings their stacks up, runs the rounds and
-// judges. The report is returned whatever happened: on an error (ErrUsage
-// or ErrUnusable) it is what is known of a gate that stopped before its
-// verdict — its scenario, sides and commits, the rounds that ran — so an
-// unusable gate still names them. Everything the gate started is torn
-// down and removed before Run returns.
+// judges. The report is returned even on error, naming what ran; all
+// stacks and checkouts are removed before Run returns.
 func Run(ctx context.Context, cfg Config, d Deps) (Outcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return Outcome{Rounds: cfg.Rounds}, err
@@ -277,8 +243,7 @@ func Run(ctx context.Context, cfg Config, d Deps) (Outcome, error) {
 	return gr, err
 }
 
-// setup resolves and checks out the sides, reads the scenario (and the
-// baseline) and checks that a stack can be brought up for it.
+// setup checks out the sides and reads the scenario and baseline.
 func (g *gate) setup(ctx context.Context) error {
 	var err error
 	if g.head, err = g.materialize(ctx, "head", g.cfg.Head); err != nil {
@@ -304,9 +269,8 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.sc, err = g.loadScenario(); err != nil {
 		return err
 	}
-	// The calibration is the protected side's (base's checkout, head's
-	// against a baseline), as the scenario is: the change judged does not
-	// set its own noise floor.
+	// The calibration is the protected side's: the change judged does not set
+	// its own noise floor.
 	if g.cfg.Compare.Noise == nil {
 		n, p, err := LoadNoise(g.from.Root, g.sc.Name)
 		if err != nil {
@@ -314,10 +278,8 @@ func (g *gate) setup(ctx context.Context) error {
 		}
 		switch {
 		case n != nil && g.cfg.Duet:
-			// A calibration is of paused-side ABBA rounds (loadgate
-			// calibrate): a duet's noise is another quantity, and using
-			// one for the other is no measurement. The rounds' own spread
-			// (or the default bound) stands instead.
+			// A calibration measures paused-side rounds, not a duet's noise; the
+			// rounds' own spread stands instead.
 			rel, _ := filepath.Rel(g.from.Root, p)
 			g.notes = append(g.notes, verdict.Note{Code: verdict.NoteDuetNoiseUnused, Path: filepath.ToSlash(rel)})
 		case n != nil:
@@ -331,10 +293,7 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.sc.HasFaults() {
 		return Usagef("%w", ErrFaultsRefused)
 	}
-	// A gate runs each side's own stack: the files from the scenario's
-	// stack: section or --compose, the target from stack.target or
-	// --target. Either may be missing from the scenario; neither may be
-	// missing from both.
+	// Compose files and target each come from the scenario or the flags.
 	switch {
 	case g.sc.Stack == nil && len(g.cfg.Compose) == 0:
 		return Usagef("gate: the scenario has no stack: section and no --compose was given: a gate runs each side's own stack")
@@ -357,10 +316,8 @@ func (g *gate) setup(ctx context.Context) error {
 	return nil
 }
 
-// loadScenario reads the scenario the gate runs: base's file on a gate
-// with a base side (head's when base has none, or with --scenario-from
-// head), head's against a baseline. How head's file differs from base's
-// goes into the report's notes, applied or not.
+// loadScenario reads the protected side's scenario (head's with
+// --scenario-from head or when base has none), noting head's differences.
 func (g *gate) loadScenario() (*scenario.Scenario, error) {
 	opts := scenario.Options{Scale: g.cfg.Scale, ScaleSet: true}
 	load := func(s *Side) (*scenario.Scenario, error) {
@@ -414,8 +371,7 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 	return bsc, nil
 }
 
-// materialize resolves ref to a commit and checks it out as a worktree
-// ("" for head: the working tree itself).
+// materialize resolves ref and checks it out ("" for the working tree).
 func (g *gate) materialize(ctx context.Context, name, ref string) (*Side, error) {
 	s := &Side{Name: name, Ref: ref}
 	if ref == "" {
@@ -443,8 +399,7 @@ func (g *gate) materialize(ctx context.Context, name, ref string) (*Side, error)
 	return s, nil
 }
 
-// inSide maps path p of checkout root from into side s's checkout (a path
-// outside from is left as it is).
+// inSide maps p from checkout root from into s's checkout.
 func inSide(s *Side, from, p string) string {
 	if rel, err := filepath.Rel(from, p); err == nil && filepath.IsLocal(rel) {
 		return filepath.Join(s.Root, rel)
@@ -474,8 +429,7 @@ func (g *gate) spec(s *Side) StackSpec {
 	return sp
 }
 
-// up brings one side's stack up and pauses it (in a duet gate it stays
-// up: both sides run together).
+// up brings a side's stack up and, except in a duet, pauses it.
 func (g *gate) up(ctx context.Context, s *Side) error {
 	st, err := g.d.Stacks.Up(ctx, g.spec(s))
 	if err != nil {
@@ -494,12 +448,8 @@ func (g *gate) up(ctx context.Context, s *Side) error {
 	return nil
 }
 
-// duetLead is how far past the moment both sides are ready a duet round's
-// common start is set. Both sides are prepared first (prepare: the round's
-// directory, the samplers, the counted reads), one after the other, and
-// the start is taken from the clock after both; the lead is what is left
-// for the runner's own set-up (its files, its clients) before the first
-// request is due, the same for both sides.
+// duetLead is the margin from both sides being ready to the common start,
+// left for the runner's own set-up.
 const duetLead = 250 * time.Millisecond
 
 func (g *gate) run(ctx context.Context) (Outcome, error) {
@@ -520,9 +470,8 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 			return Outcome{}, err
 		}
 	}
-	// The plan is fixed before round 1, once the stacks are up (their
-	// build and start-up count against the budget), and re-planned once,
-	// after round 1, from its measured length (replan).
+	// Planned once the stacks are up (start-up counts against the budget),
+	// re-planned once after round 1 from its length.
 	planned := g.cfg.Rounds
 	var seq *seqLoop
 	if g.cfg.Auto {
@@ -570,8 +519,7 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	return g.finish(false)
 }
 
-// pairRound runs round i one side after the other, in ABBA order, the
-// idle side paused; true: a side was interrupted (the gate ends).
+// pairRound runs round i's sides in ABBA order; true: interrupted.
 func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 	pair := [2]*Side{g.head, nil}
 	if g.base != nil {
@@ -597,33 +545,17 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 	return false, nil
 }
 
-// logBehind says on the log, as the round ends, that side's generator fell
-// behind its schedule in round i, with its numbers and the steal its host
-// took (Deps.Words): a reader of a CI log sees why the looks stay
-// undecided without waiting for the verdict.
+// logBehind logs, as the round ends, that side's generator fell behind,
+// so a CI log shows why looks stay undecided.
 func (g *gate) logBehind(i int, side string, res *result.Result) {
 	if gb := res.GeneratorBehind(); gb != nil {
 		fmt.Fprintf(g.d.Log, "loadgate: round %d: %s: %s\n", i+1, side, g.d.Words.Generator(*gb))
 	}
 }
 
-// duetRound runs round i's two sides at once, both told one common
-// schedule start, so that request k of each is due at the same instant.
-//
-// Both sides are prepared before the start is set (a ready barrier: a
-// slow set-up delays the round, not one side's first requests), and the
-// order in which they are prepared and launched alternates as ABBA's
-// order does (Order: base first in odd rounds, head first in even ones),
-// as does which side draws the progress line (the one launched second),
-// so that whatever the launch order or the progress line favours cancels
-// over each pair of rounds. The results do not record it (round.first
-// says a side ran first, and in a duet neither did): it is the round
-// number's.
-//
-// A side that fails cancels the other, and the gate is unusable with the
-// failing side's error (the other side's, cancelled, says only that).
-// Both results are kept, and their result.json written, only together:
-// the rounds stay paired, and no lone side's result is left on disk.
+// duetRound runs round i's sides on one common start, both prepared first.
+// Launch order alternates as ABBA does so its bias cancels over a pair; a
+// failing side cancels the other, and results are kept only as a pair.
 func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 	fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: base (%s) and head (%s) at the same instants (duet)\n", i+1, planned, result.ShortHash(g.base.Commit), result.ShortHash(g.head.Commit))
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -695,11 +627,8 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 	return res[0].Interrupted || res[1].Interrupted, nil
 }
 
-// round runs side s's load once (warm-up and phases) as round rd says,
-// one side at a time: unpaused for it and paused again after.
-// OUT/<side>/round-<i>/result.json is written; it records the round,
-// whether this side ran first in it and whether the other side was paused
-// (a report states order and pausing only as results record them).
+// round runs s's load once, unpaused for it and paused after, and writes
+// OUT/<side>/round-<i>/result.json recording order and pausing.
 func (g *gate) round(ctx context.Context, s *Side, rd result.Round) (*result.Result, error) {
 	p, err := g.prepare(ctx, s, rd)
 	if err != nil {
@@ -718,9 +647,8 @@ func (g *gate) round(ctx context.Context, s *Side, rd result.Round) (*result.Res
 	return res, nil
 }
 
-// prepared is one side's round made ready to run (prepare): its
-// directory, its stack unpaused (one side at a time) and sampled, its
-// counted reads made ready.
+// prepared is one side's round ready to run: directory, stack unpaused
+// and sampled, counted reads ready.
 type prepared struct {
 	s     *Side
 	rd    result.Round
@@ -733,9 +661,8 @@ type prepared struct {
 // duet: the round runs both sides at the same instants (result.RoundDuet).
 func (p *prepared) duet() bool { return p.rd.Mode == result.RoundDuet }
 
-// prepare makes side s's round rd ready to run: everything before its
-// load, so that a duet round can set its common start once both are
-// ready. In a duet the stack is up as it is (never paused).
+// prepare does everything before a round's load, so a duet can set its
+// common start once both sides are ready.
 func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared, error) {
 	p := &prepared{s: s, rd: rd, dir: filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", rd.Number))}
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
@@ -760,14 +687,10 @@ func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared
 	return p, nil
 }
 
-// abandon ends a prepared round whose load did not run to a result: its
-// samplers are stopped and its stats file closed (the gate is unusable:
-// the figures go nowhere, an error closing the file is not news).
+// abandon stops a prepared round's samplers (the gate is unusable).
 func (p *prepared) abandon() { _ = p.stop(&result.Result{}) }
 
-// load runs the prepared round's load from startAt (zero: when the load
-// starts; in a duet the common start) and returns its result, not yet
-// completed (complete). noProgress: draw no progress line.
+// load runs the prepared load from startAt (zero: now), not yet completed.
 func (g *gate) load(ctx context.Context, p *prepared, startAt time.Time, noProgress bool) (*result.Result, error) {
 	s := p.s
 	addr := s.stack.Addr()
@@ -786,11 +709,8 @@ func (g *gate) load(ctx context.Context, p *prepared, startAt time.Time, noProgr
 	return res, nil
 }
 
-// complete writes what the side's services counted and the stack's
-// figures into res; the error is the stats file's (a warning: the result
-// stands). In a duet the generator's own figures, sampled of the one
-// process that runs both sides' engines, are both sides' together: the
-// result says so (result.DuetGeneratorNotMeasured).
+// complete fills res with counts and stack figures; its error is only a
+// warning. A duet's generator figures cover both sides.
 func (g *gate) complete(ctx context.Context, p *prepared, res *result.Result) error {
 	p.cnt.Finish(ctx, res) // what the side's services counted in this round
 	err := p.stop(res)
@@ -800,8 +720,7 @@ func (g *gate) complete(ctx context.Context, p *prepared, res *result.Result) er
 	return err
 }
 
-// write writes the round's result.json and, one side at a time, pauses
-// the side's stack again.
+// write writes result.json and, outside a duet, pauses the stack again.
 func (g *gate) write(ctx context.Context, p *prepared, res *result.Result) error {
 	if err := res.WriteFile(filepath.Join(p.dir, "result.json")); err != nil {
 		return Unusable(err)
@@ -825,8 +744,7 @@ func (g *gate) describeSides() string {
 	return fmt.Sprintf("baseline %s vs %s", g.cfg.Against, h)
 }
 
-// down tears every stack still up down; a stack not torn down cleanly is a
-// note of the report.
+// down tears down every stack still up; an unclean teardown is a note.
 func (g *gate) down() {
 	for _, s := range []*Side{g.base, g.head} {
 		if s == nil || s.stack == nil {
@@ -878,8 +796,7 @@ func (g *gate) finish(interrupted bool) (Outcome, error) {
 	return gr, nil
 }
 
-// baseResults are the results head's rounds are paired with: base's, or
-// the stored baseline once per head round.
+// baseResults pairs head's rounds with base's, or with the baseline.
 func (g *gate) baseResults() []*result.Result {
 	if g.base != nil {
 		return g.base.Results
@@ -891,10 +808,8 @@ func (g *gate) baseResults() []*result.Result {
 	return base
 }
 
-// partialReport is what is known of a gate, also one that stopped before
-// its verdict: its scenario, sides and commits, the rounds that ran.
-// Against a stored baseline the report shows the baseline once: its sample
-// counts are its own, not multiplied by the rounds it is paired with.
+// partialReport is what is known of a gate, even one stopped early.
+// A baseline is shown once, not multiplied by its pairings.
 func (g *gate) partialReport() Outcome {
 	rounds := g.cfg.Rounds
 	if g.cfg.Auto {

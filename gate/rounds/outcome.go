@@ -13,13 +13,8 @@ type SideResults struct {
 	Results []*result.Result // one per round, in round order; topology and stack are read from them
 }
 
-// Outcome is what a gate produced: both sides, the rounds, the
-// scenario and the verdict (verdict.Gate).
-//
-// How the rounds ran (which side went first, whether the idle side was
-// paused) is read from the results (result.Round, else their start
-// times), never assumed: a compare of result files claims only what they
-// record.
+// Outcome is what a gate produced: sides, rounds, scenario and verdict.
+// Round order and pausing are read from the results, never assumed.
 type Outcome struct {
 	Scenario result.Scenario // zero: taken from the first result
 	Base     SideResults

@@ -18,27 +18,15 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The protected side sets the bar (design rule 16). On a gate with a base
-// side the scenario — its load, thresholds, recovery targets, counts and
-// ceilings — is base's file by default: the change being judged cannot
-// loosen its own check. Head's version of the file, where it differs, is
-// shown beside it (PolicyChanges) and not applied; --scenario-from head
-// applies it, and is unsafe for a required check. A scenario that base
-// does not have is judged by head's file, and the report says so.
-//
-// The scenario is not the only input: on pull_request, GitHub runs the
-// head's own workflow file, so a pull request can also change the inputs
-// the gate is started with (tolerance, fail-on, scenario-from, the max-*
-// ceilings) or the Action itself. WorkflowChanges finds
-// those files, and GuardWorkflows says so and keeps such a gate from
-// passing.
+// The protected side sets the bar: by default the scenario is base's, so
+// a change cannot loosen its own check; head's differences are shown
+// (PolicyChanges), applied only with --scenario-from head. Head's workflow
+// can also change the gate's inputs on pull_request: WorkflowChanges finds
+// that and GuardWorkflows keeps such a gate from passing.
 
-// PolicyChanges lists, one value each, where head's scenario sets another
-// bar than base's: a threshold of a workload (latency, error rate,
-// WebSocket first message and connect), a phase's recovery targets or
-// injected faults, a count, a ceiling, the load itself (its hash), a
-// workload added or removed. Empty when they agree. The values are data;
-// gate/report words them.
+// PolicyChanges lists each value where head's scenario sets another bar
+// than base's (thresholds, recovery, faults, counts, ceilings, load hash,
+// workloads added or removed); empty when they agree. gate/report words them.
 func PolicyChanges(base, head *scenario.Scenario) []verdict.PolicyChange {
 	var out []verdict.PolicyChange
 	add := func(c verdict.PolicyChange) { out = append(out, c) }
@@ -95,9 +83,8 @@ func PolicyChanges(base, head *scenario.Scenario) []verdict.PolicyChange {
 	return out
 }
 
-// phaseChanges compares the recovery targets and injected faults of the
-// phases both files name (a phase added or removed changes the load's
-// hash, said apart).
+// phaseChanges compares recovery targets and faults of phases both name
+// (added or removed phases change the load hash instead).
 func phaseChanges(add func(verdict.PolicyChange), base, head []scenario.Phase) {
 	bp := map[string]scenario.Phase{}
 	for _, p := range base {
@@ -143,8 +130,8 @@ func sessionPercentiles(t scenario.SessionThresholds) [5]time.Duration {
 	return percentiles(t.P50, t.P90, t.P95, t.P99, t.P999)
 }
 
-// latencies adds a change, at's kind and names with the percentile's field
-// (prefix + "p95"), for each percentile limit that differs.
+// latencies adds a change for each percentile limit that differs, its
+// field named prefix + "p95" etc.
 func latencies(add func(verdict.PolicyChange), at verdict.PolicyChange, prefix string, b, h [5]time.Duration) {
 	for i, name := range percentileNames {
 		if b[i] != h[i] {
@@ -168,8 +155,7 @@ func rateValue(r float64) verdict.PolicyValue {
 	return verdict.PolicyValue{Fraction: r}
 }
 
-// countValue is a count as the comparison shows it: its counter and where
-// it is read (None without one).
+// countValue is a count's counter and where it is read (None without one).
 func countValue(c *scenario.Count) verdict.PolicyValue {
 	if c == nil {
 		return verdict.PolicyValue{None: true}
@@ -204,19 +190,15 @@ const (
 	MaxWorkflowBytes = 1 << 20
 )
 
-// WorkflowChange is a file that decides how this gate is run and that
-// head's checkout has otherwise than base's: a workflow under
-// .github/workflows/ that runs loadgate (in either version: it names
-// loadgate, or uses a local action or workflow, `uses: ./...`), or the
-// Action's action.yml / action.yaml.
+// WorkflowChange is a file deciding how the gate runs that head changes:
+// a workflow that runs loadgate or a local action/workflow, or action.yml.
 type WorkflowChange struct {
 	Path string              // relative to the checkout, slash-separated
 	How  verdict.WorkflowHow // changes, adds, removes; unreadable: it could not be compared
 	Err  error               // why it could not be compared (How unreadable)
 }
 
-// Note is the change's warning, for the report and the comment (package
-// report words it).
+// Note is the change's warning, worded by gate/report.
 func (c WorkflowChange) Note() verdict.Note {
 	n := verdict.Note{Code: verdict.NoteWorkflowChange, Path: c.Path, How: c.How}
 	if c.Err != nil {
@@ -225,18 +207,13 @@ func (c WorkflowChange) Note() verdict.Note {
 	return n
 }
 
-// actionFiles are the Action's own definition at the checkout's root.
 var actionFiles = []string{"action.yml", "action.yaml"}
 
-// workflowDir is where GitHub reads workflows.
 const workflowDir = ".github/workflows"
 
-// WorkflowChanges compares base's and head's checkouts (baseRoot,
-// headRoot) and lists the workflow files and action.yml that head changes,
-// adds or removes, sorted by path. A file that cannot be read or compared
-// (too large, too many, not a regular file) is listed, as a change: the
-// comparison errs on the side of saying so. It reads at most
-// MaxWorkflowFiles files of MaxWorkflowBytes each and follows no symlink.
+// WorkflowChanges lists, sorted by path, the workflow and action files
+// head changes, adds or removes. Files it cannot compare count as changed;
+// reads are bounded (MaxWorkflowFiles, MaxWorkflowBytes), symlinks not followed.
 func WorkflowChanges(baseRoot, headRoot string) []WorkflowChange {
 	paths := map[string]bool{}
 	var out []WorkflowChange
@@ -316,8 +293,8 @@ func walkWorkflows(root, rel string, paths map[string]bool, n *int) error {
 	return err
 }
 
-// readWorkflow is root's file rel, nil when it does not exist. A symlink
-// is compared by its target's name (symlinkMark + name), not followed.
+// readWorkflow is root's file rel, nil when absent; a symlink reads as
+// symlinkMark + its target, not followed.
 func readWorkflow(root, rel string) ([]byte, error) {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(p)
@@ -341,31 +318,23 @@ func readWorkflow(root, rel string) ([]byte, error) {
 	return b, err
 }
 
-// localUses is a step or job that runs an action or workflow of the
-// checkout itself: `uses: ./` (this repository's action.yml) or
-// `uses: ./.github/...`.
+// localUses matches `uses: ./...`: an action or workflow of the checkout.
 var localUses = regexp.MustCompile(`(?m)uses:\s*["']?\./`)
 
-// symlinkMark starts what readWorkflow returns for a symlink, which no
-// YAML file starts with (a NUL byte).
+// symlinkMark starts with NUL, which no YAML file does.
 const symlinkMark = "\x00symlink -> "
 
-// runsLoadgate: the file names loadgate or runs a local action or workflow
-// (a symlink, not followed, may: it counts as one that does).
+// runsLoadgate: the file names loadgate or uses a local action; a symlink
+// counts as one that does.
 func runsLoadgate(b []byte) bool {
 	return b != nil && (bytes.HasPrefix(b, []byte(symlinkMark)) || bytes.Contains(bytes.ToLower(b), []byte("loadgate")) || localUses.Match(b))
 }
 
-// GuardWorkflows writes changes (WorkflowChanges) into gr: each one's
-// warning first among the notes. Unless allowed, the verdict becomes
-// unusable, whatever it would have been (its reason says what): the pull
-// request's workflow chose this run's tolerance, fail-on, scenario-from and
-// ceilings, so no value of it can be trusted to gate that pull request —
-// and unusable is the one verdict that exits non-zero under every fail-on
-// (fail-on: never included), which a fail or regression would not.
-// allowed is the operator's explicit opt-in, for a gate whose workflow is
-// enforced from the protected branch (a ruleset's "require workflows to
-// pass"), where head's copy does not run.
+// GuardWorkflows puts each change's warning first in gr's notes and,
+// unless allowed, makes the verdict unusable: the PR's workflow chose this
+// run's tolerance and fail-on, and unusable is the one verdict that fails
+// under every fail-on. allowed is for workflows enforced from the
+// protected branch.
 func GuardWorkflows(gr *Outcome, changes []WorkflowChange, allowed bool) {
 	if len(changes) == 0 {
 		return
@@ -385,8 +354,7 @@ func GuardWorkflows(gr *Outcome, changes []WorkflowChange, allowed bool) {
 	case allowed:
 		notes = append(notes, verdict.Note{Code: verdict.NoteWorkflowAllowed})
 	case v.Value != verdict.Unusable:
-		// The reasons of a verdict that is not unusable are its notes (the
-		// report lists them so); an unusable one's say why: this one.
+		// An unusable verdict's reasons say why; others' are their notes.
 		notes = append(notes, v.Notes...)
 		v.Notes = []verdict.Note{{Code: verdict.NoteWorkflowChanged, Paths: paths, Was: v.Value}}
 		v.Value = verdict.Unusable

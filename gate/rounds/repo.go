@@ -6,28 +6,24 @@ import (
 	"sync"
 )
 
-// Repo is what a gate needs of version control: the repository's root,
-// refs resolved to commits, whether the working tree has uncommitted
-// changes, and a checkout of a commit of its own (a worktree). GitRepo is
-// git's; tests use a fake.
+// Repo is what a gate needs of version control; GitRepo is git's, tests
+// use a fake.
 type Repo interface {
-	// Root is the repository's top directory: head's checkout when head
-	// is the working tree.
+	// Root is the repository's top directory (head's checkout when head is
+	// the working tree).
 	Root() string
 	// Commit resolves ref to a commit id; "" is HEAD.
 	Commit(ctx context.Context, ref string) (string, error)
 	// Dirty reports uncommitted changes to tracked files.
 	Dirty(ctx context.Context) bool
-	// AddWorktree checks commit out as a detached checkout called name
-	// ("base", "head") and returns its root.
+	// AddWorktree checks commit out detached as name and returns its root.
 	AddWorktree(ctx context.Context, name, commit string) (string, error)
 	// Close removes every checkout AddWorktree made.
 	Close() error
 }
 
-// GitRepo is a Repo of git: the gate's worktrees live in one locked
-// directory per run (worktree.go), swept by SweepWorktrees once their
-// owner is gone.
+// GitRepo is a Repo of git; its worktrees live in one locked directory per
+// run, swept by SweepWorktrees once the owner is gone.
 type GitRepo struct {
 	root, runID string
 	onEmergency func(func(context.Context) error) func()
@@ -35,9 +31,8 @@ type GitRepo struct {
 	wt          *worktreeSet
 }
 
-// OpenGit finds the repository dir is in. runID names its worktree
-// directory; onEmergency (may be nil) registers the worktrees' removal with
-// the second-signal cleanup.
+// OpenGit finds dir's repository. runID names the worktree directory;
+// onEmergency (may be nil) registers their removal with signal cleanup.
 func OpenGit(ctx context.Context, dir, runID string, onEmergency func(func(context.Context) error) func()) (*GitRepo, error) {
 	root, err := Git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -46,10 +41,8 @@ func OpenGit(ctx context.Context, dir, runID string, onEmergency func(func(conte
 	return &GitRepo{root: root, runID: runID, onEmergency: onEmergency}, nil
 }
 
-// Root is the repository's top directory.
 func (r *GitRepo) Root() string { return r.root }
 
-// Commit resolves ref ("" for HEAD) to a commit id.
 func (r *GitRepo) Commit(ctx context.Context, ref string) (string, error) {
 	if ref == "" {
 		return Git(ctx, r.root, "rev-parse", "HEAD")
@@ -57,14 +50,11 @@ func (r *GitRepo) Commit(ctx context.Context, ref string) (string, error) {
 	return Git(ctx, r.root, "rev-parse", "--verify", "--end-of-options", ref+"^{commit}")
 }
 
-// Dirty reports uncommitted changes to tracked files.
 func (r *GitRepo) Dirty(ctx context.Context) bool {
 	st, _ := Git(ctx, r.root, "status", "--porcelain", "--untracked-files=no")
 	return st != ""
 }
 
-// AddWorktree checks commit out in the run's locked worktree directory
-// (created on first use).
 func (r *GitRepo) AddWorktree(ctx context.Context, name, commit string) (string, error) {
 	r.mu.Lock()
 	if r.wt == nil {
@@ -80,8 +70,7 @@ func (r *GitRepo) AddWorktree(ctx context.Context, name, commit string) (string,
 	return wt.add(ctx, name, commit)
 }
 
-// Close removes the worktrees (bounded); what it cannot remove is left to
-// SweepWorktrees (loadgate down --all).
+// Close removes the worktrees; leftovers go to SweepWorktrees.
 func (r *GitRepo) Close() error {
 	r.mu.Lock()
 	wt := r.wt

@@ -8,17 +8,10 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Sequential rounds (--rounds auto): the gate runs ABBA pairs and, from
-// the first look on (verdict.DefaultSeqMinRounds rounds; 2 when a matching
-// calibration stands for the noise), judges after every pair with
-// verdict.Sequential, which spends the error rate over the looks. The
-// plan's MaxRounds is set before round 1 — the lower of --max-rounds and
-// what the budget allows at the scheduled round length (RoundEstimate) —
-// and re-planned once, after round 1, from that round's measured length
-// (replan): before the first look, so the plan is fixed before any
-// comparison is looked at, and never past the budget (a round 1 that used
-// it up stops the gate). A look after which the next pair would overrun
-// the budget (at the longest round measured so far) is the final one.
+// Sequential rounds (--rounds auto) run ABBA pairs and, from the first
+// look, judge after every pair with verdict.Sequential. MaxRounds is fixed
+// before any look (planned before round 1, re-planned once after it) so
+// the error spending stays valid, and never exceeds the budget.
 
 // Defaults of a gate of sequential rounds.
 const (
@@ -31,14 +24,10 @@ const teardownMargin = 15 * time.Second
 
 // The margins of RoundEstimate, per side of a round.
 const (
-	// drainMargin is what the drain adds to a round as it really runs:
-	// the drain ends when the last response is in, tens of milliseconds
-	// after the last due time on a healthy target, not at the scenario's
-	// drain (the most it may take). A round that does take its whole
-	// drain is measured (replan, and every look's budget check).
+	// drainMargin: a healthy drain ends soon after the last due time, not at
+	// the scenario's drain limit; longer drains are measured by replan.
 	drainMargin = 500 * time.Millisecond
-	// sideOverhead is a side's round beyond its schedule: unpause, pause,
-	// the samplers' start and stop, the result's files.
+	// sideOverhead: unpause, pause, samplers and result files.
 	sideOverhead = 500 * time.Millisecond
 )
 
@@ -51,11 +40,7 @@ type seqLoop struct {
 }
 
 // RoundEstimate is one paired round's expected wall time from sc's
-// schedule, before any round has run: per side warm-up and phases, the
-// drain as the margin it costs (at most drainMargin: it ends when the last
-// response is in) and sideOverhead. A round runs sides one after the
-// other, so it is sides such lengths; a duet round runs both sides at the
-// same instants: one length.
+// schedule plus margins: sides lengths in sequence, one for a duet.
 func RoundEstimate(sc *scenario.Scenario, sides int, duet bool) time.Duration {
 	per := sc.Warmup + min(sc.Drain, drainMargin) + sideOverhead
 	for _, p := range sc.Phases {
@@ -68,7 +53,7 @@ func RoundEstimate(sc *scenario.Scenario, sides int, duet bool) time.Duration {
 }
 
 // budgetRounds is how many paired rounds of length round still fit in the
-// budget from now, keeping the teardown margin.
+// budget, keeping the teardown margin.
 func (g *gate) budgetRounds(sides int, round time.Duration) int {
 	left := g.cfg.Budget - g.d.Now().Sub(g.start) - time.Duration(sides)*teardownMargin
 	if left <= 0 || round <= 0 {
@@ -77,16 +62,13 @@ func (g *gate) budgetRounds(sides int, round time.Duration) int {
 	return int(left / round)
 }
 
-// fixedMaxRounds is, for fixed rounds, what the budget allows from now
-// (done rounds already run) at round's length: at least the rounds asked
-// for, at most verdict.MaxNeedRounds. An undecided comparison names it as
-// its limit.
+// fixedMaxRounds is what the budget allows for fixed rounds: at least the
+// rounds asked for, at most verdict.MaxNeedRounds.
 func (g *gate) fixedMaxRounds(sides int, round time.Duration, done int) int {
 	return min(max(g.cfg.Rounds, done+g.budgetRounds(sides, round)), verdict.MaxNeedRounds)
 }
 
-// planSequential sets the plan before round 1 (the stacks are up: their
-// build and start-up count against the budget).
+// planSequential plans before round 1, once stacks are up.
 func (g *gate) planSequential(sides int) (*seqLoop, error) {
 	est := RoundEstimate(g.sc, sides, g.cfg.Duet)
 	fit := g.budgetRounds(sides, est)
@@ -98,34 +80,17 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 	}
 	s := &seqLoop{plan: verdict.SeqPlan{MaxRounds: maxR, MinRounds: min(verdict.DefaultSeqMinRounds, maxR)}, roundTime: est}
 	s.why = verdict.Note{Code: verdict.NoteSequentialPlan, MaxRounds: g.cfg.MaxRounds, Budget: g.cfg.Budget, Fit: fit, RoundTime: est}
-	// The plan is stated from now on: a gate that stops in round 1 (an
-	// unusable side, an interrupt) still says what was planned.
+	// Noted now so a gate stopped in round 1 still says what was planned.
 	s.noteAt = len(g.notes)
 	g.notes = append(g.notes, s.note())
 	fmt.Fprintf(g.d.Log, "loadgate: sequential rounds: at most %d (%s); first look after %d (after 2 with a matching calibration)\n", maxR, g.d.Words.Plan(s.why), s.plan.MinRounds)
 	return s, nil
 }
 
-// replan re-plans the gate's maximum of rounds once, after round 1, from
-// that round's measured length took (the estimate before it is the
-// schedule's, with margins) and returns the rounds planned now. The plan's
-// note is replaced by the re-plan's.
-//
-// For sequential rounds this is what keeps the error control valid: it
-// happens before the first look (which is after round 2 at the earliest),
-// so the α-spending plan (MaxRounds and with it the looks) is fixed before
-// any comparison is looked at. It depends on round 1's wall time: mostly
-// its schedule and overheads, and its drain, which ends when the last
-// response is in, so slower responses lengthen it a little. That is the
-// data only weakly and before any look: the plan never depends on a
-// comparison, and it is never changed after this.
-//
-// The plan never reaches past the budget: when round 1 has used so much of
-// it that no second round fits, the gate stops after round 1, unusable
-// (ErrUnusable), with the budget as its reason — a sequential gate's first
-// look is after round 2 at the earliest.
-//
-// A clock that did not move (took ≤ 0: no measurement) keeps the estimate.
+// replan re-plans MaxRounds once, after round 1, from its measured length
+// took, and replaces the plan's note. It runs before the first look, so
+// the plan never depends on a comparison. If no second round fits the
+// budget the gate is unusable (ErrUnusable). took ≤ 0 keeps the estimate.
 func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) (int, error) {
 	if took <= 0 {
 		return planned, nil
@@ -164,8 +129,8 @@ func (s *seqLoop) note() verdict.Note {
 	return n
 }
 
-// calibrated: the calibration matches both sides' first results (then the
-// first look may be after one ABBA pair).
+// calibrated: the calibration matches both sides' first results, allowing
+// a first look after one pair.
 func (g *gate) calibrated() bool {
 	n := g.cfg.Compare.Noise
 	if n == nil || len(g.head.Results) == 0 {
@@ -205,11 +170,8 @@ func (g *gate) look(s *seqLoop) (bool, error) {
 	return false, nil
 }
 
-// compareOptions are the comparison's options: MaxRounds, where the
-// caller left it 0, is what the budget allows (a sequential gate's plan;
-// for fixed rounds the rounds that fit in the budget as scheduled, at
-// least the rounds run), so an undecided comparison names the budget as
-// its limit.
+// compareOptions fill a zero MaxRounds with what the budget allows, so an
+// undecided comparison names the budget as its limit.
 func (g *gate) compareOptions() verdict.CompareOptions {
 	opt := g.cfg.Compare
 	if opt.MaxRounds == 0 {

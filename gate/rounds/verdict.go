@@ -2,14 +2,14 @@ package rounds
 
 import "github.com/loadgate/loadgate/gate/verdict"
 
-// UnusableVerdict is the verdict of a gate that could not judge: value
-// unusable, no workloads, the notes why (codes; package report words them).
+// UnusableVerdict is an unusable verdict with no workloads and the notes
+// why.
 func UnusableVerdict(why ...verdict.Note) verdict.Verdict {
 	return verdict.Verdict{Value: verdict.Unusable, Workloads: []verdict.WorkloadVerdict{}, Notes: why}
 }
 
-// ErrorVerdict is the unusable verdict of a gate stopped by an error: its
-// message (one line) is the note.
+// ErrorVerdict is the unusable verdict of a gate stopped by an error,
+// msg (one line) its note.
 func ErrorVerdict(msg string) verdict.Verdict {
 	return UnusableVerdict(verdict.Note{Code: verdict.NoteError, Detail: msg})
 }

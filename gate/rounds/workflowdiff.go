@@ -9,11 +9,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// judgesItself reports whether head's version of a workflow file changes
-// what decides the gate it runs: a job that runs loadgate (its keys, its
-// loadgate step and every step before it, except a third-party action's
-// pinned ref bumped), the jobs it needs, or the workflow's trigger, env,
-// defaults and permissions. Anything it cannot read counts as a change.
+// judgesItself reports whether head's workflow changes what decides the
+// gate: a loadgate job's keys and steps up to its loadgate step (pinned
+// ref bumps aside), jobs it needs, or trigger, env, defaults, permissions.
+// Anything unreadable counts as a change.
 func judgesItself(base, head []byte) bool {
 	b, bok := parseWorkflow(base)
 	h, hok := parseWorkflow(head)
@@ -51,8 +50,8 @@ func mapOf(v any) map[string]any {
 	return m
 }
 
-// gateJobs are the jobs that run loadgate on either side, and the jobs
-// they need, transitively.
+// gateJobs are the jobs running loadgate on either side, plus their needs,
+// transitively.
 func gateJobs(base, head map[string]any) []string {
 	var ids []string
 	add := func(id string) {
@@ -78,8 +77,7 @@ func gateJobs(base, head map[string]any) []string {
 	return ids
 }
 
-// runsGate: the job calls loadgate (a step or a reusable workflow) or a
-// local action or workflow.
+// runsGate: the job calls loadgate or a local action or workflow.
 func runsGate(job map[string]any) bool {
 	if isGate(job) {
 		return true
@@ -130,8 +128,8 @@ func needs(job map[string]any) []string {
 	return nil
 }
 
-// jobChanged: a job's keys other than its name, timeout and steps differ,
-// or a step up to its last loadgate step does (bumpOnly aside).
+// jobChanged: keys other than name, timeout and steps differ, or a step up
+// to the last loadgate step does (bumpOnly aside).
 func jobChanged(b, h map[string]any) bool {
 	if b == nil || h == nil {
 		return true
@@ -164,8 +162,8 @@ func jobChanged(b, h map[string]any) bool {
 	return false
 }
 
-// bumpOnly: two steps differ only in the ref of one third-party action
-// (owner/repo[/path]@ref), as a Dependabot or Renovate bump does.
+// bumpOnly: the steps differ only in one third-party action's ref, as a
+// Dependabot bump does.
 func bumpOnly(b, h map[string]any) bool {
 	bu, _ := b["uses"].(string)
 	hu, _ := h["uses"].(string)

@@ -16,24 +16,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A gate's git worktrees live in one directory per run,
-//
-//	$TMPDIR/loadgate-worktrees-<uid>/<run id>/{base,head}
-//
-// with two files beside them: owner.json (host, pid, repository, run id,
-// creation time: what the sweep needs to `git worktree remove` them from
-// their repository) and lock, which the gate holds an exclusive flock(2) on
-// for as long as it runs. The kernel drops that lock when the process dies
-// however it dies (SIGKILL included), so a sweeper that can take the lock
-// knows the owner is gone — no pid reuse to guess about — and a live
-// run's worktrees (this process's own included: flock locks belong to the
-// open file) are never removed.
+// Worktrees live in $TMPDIR/loadgate-worktrees-<uid>/<run id>/{base,head}
+// beside owner.json (for the sweep) and lock, flock(2)ed while the gate
+// runs. The kernel drops the lock however the process dies, so a sweeper
+// that gets it knows the owner is gone; live runs' worktrees are never removed.
 
 const (
 	worktreeOwnerFile = "owner.json"
 	worktreeLockFile  = "lock"
-	// worktreeYoung: a run directory without a lock file younger than this
-	// may be one being created right now; older, it is a leftover.
+	// worktreeYoung: a lockless run directory younger than this may be being
+	// created now.
 	worktreeYoung = time.Minute
 	// gitTimeout bounds every git call of the worktree lifecycle.
 	gitTimeout = time.Minute
@@ -61,9 +53,8 @@ type worktreeSet struct {
 	unreg     func()
 }
 
-// newWorktreeSet creates and locks the run's worktree directory and
-// registers its removal with onEmergency (the second-signal cleanup), when
-// given.
+// newWorktreeSet creates and locks the run's directory and registers its
+// removal with onEmergency, when given.
 func newWorktreeSet(repo, runID string, onEmergency func(func(context.Context) error) func()) (*worktreeSet, error) {
 	root := worktreeRoot()
 	if err := os.MkdirAll(root, 0o700); err != nil {
@@ -111,9 +102,8 @@ func (w *worktreeSet) add(ctx context.Context, name, commit string) (string, err
 	return p, nil
 }
 
-// remove removes the worktrees (git worktree remove --force, then prune) and
-// the run directory, then releases the lock. Safe to call more than once
-// and concurrently (the second signal's cleanup may race the normal one).
+// remove removes the worktrees and run directory, then unlocks. Safe to
+// call more than once and concurrently (signal cleanup may race).
 func (w *worktreeSet) remove(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -131,9 +121,8 @@ func (w *worktreeSet) remove(ctx context.Context) error {
 	return err
 }
 
-// removeWorktrees removes each worktree path from repo (bounded git calls),
-// prunes repo's worktree list and removes dir. When repo is gone only the
-// directory is removed.
+// removeWorktrees removes paths from repo, prunes and removes dir (only
+// dir when repo is gone).
 func removeWorktrees(ctx context.Context, repo, dir string, paths []string) error {
 	var errs []error
 	repoOK := repo != ""
@@ -170,10 +159,8 @@ func removeWorktrees(ctx context.Context, repo, dir string, paths []string) erro
 	return errors.Join(errs...)
 }
 
-// SweepWorktrees removes the worktree directories of gates that are no
-// longer running (their lock is free), with git worktree remove --force and
-// prune in their repository. It never touches a live gate's. It returns the
-// run directories it removed, each with its owner.
+// SweepWorktrees removes the worktrees of gates no longer running (lock
+// free), never a live gate's, and returns the run directories removed.
 func SweepWorktrees(ctx context.Context) (removed []string, err error) {
 	root := worktreeRoot()
 	ents, err := os.ReadDir(root)
@@ -200,8 +187,8 @@ func SweepWorktrees(ctx context.Context) (removed []string, err error) {
 	return removed, errors.Join(errs...)
 }
 
-// sweepWorktreeDir removes one run directory if its owner is gone and says
-// whose it was ("" when it was left alone).
+// sweepWorktreeDir removes dir if its owner is gone and says whose it was
+// ("" when left alone).
 func sweepWorktreeDir(ctx context.Context, dir string) (string, error) {
 	lock, err := os.OpenFile(filepath.Join(dir, worktreeLockFile), os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -251,8 +238,7 @@ func (o worktreeOwner) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// Git runs git args in dir (bounded by ctx) and returns its trimmed
-// output; the error carries git's stderr.
+// Git runs git in dir and returns trimmed output; errors carry stderr.
 func Git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir

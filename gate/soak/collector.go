@@ -13,12 +13,10 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// maxPartial bounds the partial line a Collector keeps between Writes:
-// a longer one is not a stats line, and is dropped.
+// maxPartial bounds a kept partial line; longer is not a stats line.
 const maxPartial = 1 << 20
 
-// statsLine is what a Collector reads of a stats.jsonl line (compose's
-// Sample, the format of every sampler's lines).
+// statsLine is what a Collector reads of a stats.jsonl line.
 type statsLine struct {
 	Time      time.Time `json:"time"`
 	Service   string    `json:"service"`
@@ -26,13 +24,10 @@ type statsLine struct {
 	MemBytes  int64     `json:"mem_bytes"`
 }
 
-// Collector keeps every memory sample of every process, from the
-// stats.jsonl lines written through it (io.Writer, one JSON line per Write
-// or split across Writes; what is not such a line is skipped). A watched
-// process is keyed by its pid (its comm may change, by exec), a service by
-// its name, the generator is service "loadgate". Its CPU is not the
-// collector's: Processes takes it from the samplers' summaries, the
-// numbers result.json states. Safe for concurrent use.
+// Collector keeps every memory sample of every process from the
+// stats.jsonl lines written to it; other input is skipped. Watched
+// processes are keyed by pid, services by name, the generator as
+// "loadgate". CPU comes from the samplers' summaries. Safe for concurrent use.
 type Collector struct {
 	mu      sync.Mutex
 	partial []byte
@@ -43,13 +38,11 @@ type Collector struct {
 	order   []string
 }
 
-// NewCollector is an empty Collector.
 func NewCollector() *Collector {
 	return &Collector{series: map[string][]Point{}, kinds: map[string]string{}, pids: map[string]int{}, byPID: map[int]string{}}
 }
 
-// Write reads the complete lines of p (and of what earlier Writes left).
-// It never fails.
+// Write reads the complete lines of p and earlier Writes; it never fails.
 func (c *Collector) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -100,8 +93,7 @@ func (c *Collector) add(s statsLine) {
 	c.series[name] = append(c.series[name], Point{Time: s.Time, MemBytes: s.MemBytes})
 }
 
-// Estimated is a process's current growth estimate (Estimate), for a
-// progress line.
+// Estimated is a process's current growth estimate, for a progress line.
 type Estimated struct {
 	Name         string
 	BytesPerHour float64
@@ -133,11 +125,8 @@ func (c *Collector) sorted() []string {
 	return names
 }
 
-// Processes judges every process sampled against threshold (bytes per
-// hour). CPU is the samplers' (one owner: the summaries in stack, and
-// watched for --watch-pid processes, whose exits they also tell). A
-// watched process that exited, or left no sample (it went away during
-// the warm-up), is a row the soak could not judge: Inconclusive.
+// Processes judges every sampled process against threshold (bytes/h).
+// A watched process that exited or left no sample is Inconclusive.
 func (c *Collector) Processes(threshold float64, stack *result.Stack, watched []procstat.Summary) []Process {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -16,8 +16,7 @@ const (
 	KindPID       = "pid"       // a process of this host named by --watch-pid
 )
 
-// Result is what a soak measured of memory: soak.json. The request side is
-// the run's result.json beside it.
+// Result is soak.json: memory; the request side is the run's result.json.
 type Result struct {
 	Schema          string    `json:"schema"`
 	Scenario        string    `json:"scenario"`
@@ -29,10 +28,8 @@ type Result struct {
 	RatePerS        float64   `json:"rate_per_s"`
 	SampleIntervalS float64   `json:"sample_interval_s"`
 	Interrupted     bool      `json:"interrupted"`
-	// Usable is false when the request side cannot be trusted (the run's
-	// result says so, or breaks its record invariants) or the stack was not
-	// torn down cleanly; Unusable says why, in words. An unusable soak has
-	// no verdict to trust, whatever Verdict says of memory.
+	// Usable is false when the request side cannot be trusted or teardown was
+	// unclean (Unusable says why); then Verdict is not to be trusted.
 	Usable                bool      `json:"usable"`
 	Unusable              []string  `json:"unusable,omitempty"`
 	ThresholdBytesPerHour float64   `json:"threshold_bytes_per_h"`
@@ -40,16 +37,13 @@ type Result struct {
 	Processes             []Process `json:"processes"`
 }
 
-// Process is one sampled process's memory and CPU over the soak (sampling
-// starts when the warm-up ends).
+// Process is one process's memory and CPU, sampled after the warm-up.
 type Process struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
 	PID  int    `json:"pid,omitempty"`
-	// Exited: a --watch-pid process went away during the soak (or its
-	// PID came to name another process), seen at ExitedAt. Its growth is
-	// Inconclusive (WhyExited): a partial window is not a soak, and a
-	// process the OOM killer took is not a stable one.
+	// Exited: a --watch-pid process went away (or its PID was reused), seen
+	// at ExitedAt; its growth is Inconclusive (WhyExited).
 	Exited     bool      `json:"exited,omitempty"`
 	ExitedAt   time.Time `json:"exited_at,omitzero"`
 	CPUAvgPct  float64   `json:"cpu_avg_pct"` // percent of one core, from CPU-time deltas
@@ -60,13 +54,11 @@ type Process struct {
 	MemLast       int64     `json:"mem_last_bytes"`
 	MemPeakBytes  int64     `json:"mem_peak_bytes"`
 	Growth        Growth    `json:"growth"`
-	// Series is memory over time for plotting, thinned to at most
-	// MaxSeries points (the judgement used every sample).
+	// Series is memory over time for plotting, thinned to MaxSeries points.
 	Series []SeriesPoint `json:"series"`
 }
 
-// SeriesPoint is one plotted sample: seconds since the process's first
-// sample, and its memory.
+// SeriesPoint is one plotted sample: seconds since the first, and memory.
 type SeriesPoint struct {
 	TS       float64 `json:"t_s"`
 	MemBytes int64   `json:"mem_bytes"`
@@ -90,9 +82,7 @@ func NewProcess(name, kind string, pid int, points []Point, thresholdBytesPerHou
 	return p
 }
 
-// SetExited marks p as a process that exited at at (seen then): its growth
-// becomes Inconclusive for WhyExited, whatever its partial window showed
-// (the estimates are kept, for the record).
+// SetExited marks p exited at at: Inconclusive for WhyExited, estimates kept.
 func (p *Process) SetExited(at time.Time) {
 	p.Exited, p.ExitedAt = true, at.UTC()
 	p.Growth.Verdict, p.Growth.Why = Inconclusive, []string{WhyExited}
@@ -101,8 +91,8 @@ func (p *Process) SetExited(at time.Time) {
 	}
 }
 
-// Thin keeps at most n (>= 2) of points (sorted by time), evenly spaced by
-// index, always the first and the last.
+// Thin keeps at most n (>= 2) of the sorted points, evenly spaced by index,
+// first and last included.
 func Thin(points []Point, n int) []SeriesPoint {
 	n = max(n, 2)
 	if len(points) == 0 {
@@ -126,8 +116,8 @@ func Thin(points []Point, n int) []SeriesPoint {
 	return out
 }
 
-// Overall is the soak's verdict: Leak when any process leaks, else
-// Inconclusive when any is (or there is none), else Stable.
+// Overall is Leak when any process leaks, else Inconclusive when any is
+// (or none exists), else Stable.
 func Overall(ps []Process) Verdict {
 	v := Stable
 	if len(ps) == 0 {

@@ -12,17 +12,13 @@ import (
 	"github.com/loadgate/loadgate/gate/session"
 )
 
-// MaxHours bounds a soak's duration before any phase is built (the cell
-// check bounds it further: scenario.MaxCells).
+// MaxHours bounds a soak's duration (scenario.MaxCells bounds it further).
 const MaxHours = 10000
 
-// Scenario is base with its phases replaced by the soak's: the judged
-// phase's constant rate held for d, as one phase per hour of the soak's
-// clock (hour-1, hour-2, ...; the last one may be short), so that the
-// request side reads per hour. The warm-up, mix, workloads and ceilings are
-// base's; the ceilings are checked again (refuse, never clamp) and the hash
-// is the soak's own. A scenario that injects faults is refused: a soak
-// holds one steady load, and a fault would read as memory growth.
+// Scenario is base with the judged phase's rate held for d, one phase per
+// hour of the soak's clock; ceilings are rechecked (refused, never
+// clamped) and the hash is the soak's own. Faults are refused: they would
+// read as memory growth.
 func Scenario(base *scenario.Scenario, d time.Duration) (*scenario.Scenario, error) {
 	if base.HasFaults() {
 		return nil, fmt.Errorf("%s: the scenario injects faults: a soak holds one steady load", base.File)
@@ -51,9 +47,7 @@ func Scenario(base *scenario.Scenario, d time.Duration) (*scenario.Scenario, err
 	if err := sc.CheckCeilings(); err != nil {
 		return nil, err
 	}
-	// One phase per hour: the engine keeps a cell (up to two ~184 KiB
-	// histograms) per phase and workload, which Parse bounded for the
-	// scenario as written, not for these phases.
+	// Parse bounded cells for the scenario as written, not per-hour phases.
 	if err := sc.CheckCells(); err != nil {
 		return nil, fmt.Errorf("--duration %s is %d phases of an hour: %w", d, len(sc.Phases), err)
 	}
@@ -61,9 +55,8 @@ func Scenario(base *scenario.Scenario, d time.Duration) (*scenario.Scenario, err
 	return &sc, nil
 }
 
-// Usable says whether the soak's request side can be trusted: what the
-// run's result says of itself and its record invariants (result.Check,
-// design rule 3), and why not, in words.
+// Usable says whether the request side can be trusted (result.Check), and
+// why not.
 func Usable(res *result.Result) (bool, []string) {
 	var why []string
 	if !res.Usable {
@@ -76,18 +69,14 @@ func Usable(res *result.Result) (bool, []string) {
 	return len(why) == 0, why
 }
 
-// Sampler samples a soak's processes — a stack's services and the
-// generator, or (plain mode) the --watch-pid processes and the generator —
-// writing their stats.jsonl lines to the Collector it was made with.
+// Sampler samples a soak's processes (services or --watch-pid processes,
+// plus the generator) into its Collector.
 type Sampler interface {
-	// Start prepares the sampling; it begins warmup after the t0 its
-	// listener is told (the engine's clock: load.Config.Started).
+	// Start prepares sampling, which begins warmup after the t0 it is told.
 	Start(ctx context.Context, warmup time.Duration) (started func(t0 time.Time), err error)
-	// Finish stops the sampling and completes res with what was sampled
-	// and with the stack's teardown (Result.Complete), which it makes; it
-	// returns the watched processes' summaries (plain mode). With res nil
-	// (the load failed) it only stops. Its error is a stats file that was
-	// not written whole: a warning, not the soak's end.
+	// Finish stops sampling and completes res, teardown included (res nil:
+	// only stop). It returns watched processes' summaries; its error is a
+	// warning.
 	Finish(res *result.Result) (watched []procstat.Summary, err error)
 }
 
@@ -100,27 +89,22 @@ type Config struct {
 	Every                 time.Duration // the samplers' interval
 }
 
-// Deps are a soak's ways to the world. Collector is the one the Sampler
-// writes to.
+// Deps are a soak's ways to the world; the Sampler writes to Collector.
 type Deps struct {
 	Sampler Sampler
-	// Runner runs the soak's load (warm-up and phases): Spec with the
-	// soak's scenario, its sampler's listener and its progress.
+	// Runner runs the soak's load with Spec.
 	Runner    session.Runner
 	Spec      session.Spec
 	Collector *Collector
-	// Progress, when set, is told each snapshot with the current growth
-	// estimates (the words are the caller's: gate/report).
+	// Progress, when set, gets each snapshot with the current estimates.
 	Progress func(p load.Progress, estimates []Estimated)
 	Warn     func(format string, a ...any) // a figure lost (a stats file); nil: dropped
 }
 
-// Run holds the soak's load while its processes are sampled, from the end
-// of the warm-up on the engine's clock to the end of the load, then judges
-// each process's memory. The run's result comes back completed (the
-// stack's figures and teardown). The Sampler is finished once on every
-// return. An error is the Runner's (the load could not run), returned as
-// it is, or the Sampler's Start, wrapped.
+// Run holds the load while its processes are sampled, then judges each
+// process's memory; the result comes back completed. The Sampler is
+// finished on every return. Errors are the Runner's as is, or Start's
+// wrapped.
 func Run(ctx context.Context, cfg Config, d Deps) (*Result, *result.Result, error) {
 	started, err := d.Sampler.Start(ctx, cfg.Scenario.Warmup)
 	if err != nil {

@@ -1,29 +1,11 @@
-// Package soak holds and judges a soak: a steady load held for a long time
-// while each process's memory is sampled (every second). Scenario shapes
-// the load (the judged phase's rate, one phase per hour); Run holds it
-// through a Sampler and a Runner (the command supplies Compose-, /proc- and
-// engine-backed ones; the tests fakes), the Collector keeps the samples
-// from the stats lines, and the judgement below reads them.
+// Package soak holds and judges a soak: a steady load held for long while
+// each process's memory is sampled every second. The judgement is pure.
 //
-// The judgement is pure (a function of the samples and the threshold) and
-// has no clock of its own: samples carry their times, from the end of the
-// warm-up on the engine's clock.
-//
-// Growth is judged per process on the window after the first quarter of
-// its samples' span (a warm-up ramp — caches filling, pools growing, the
-// runtime sizing its heap — is not a leak), by two estimates that fail in
-// different ways:
-//
-//   - the least-squares slope of memory over time (uses every sample, but a
-//     few outliers at either end of the window pull it), and
-//   - the change between the medians of the window's first and last
-//     quartiles (of samples), divided by the time between their middles
-//     (robust to outliers and to a sawtooth, but blind to the shape in
-//     between).
-//
-// A process leaks when both are above the threshold. Under MinSamples
-// samples or MinWindow of window the verdict is Inconclusive, saying which:
-// a short soak that found nothing is not a soak that found no leak.
+// Growth is judged on the window after the first quarter (a warm-up ramp
+// is not a leak) by two estimates that fail differently: the least-squares
+// slope, and the change between the first and last quartiles' medians.
+// A process leaks when both exceed the threshold; too few samples or too
+// short a window is Inconclusive.
 package soak
 
 import (
@@ -32,19 +14,9 @@ import (
 	"time"
 )
 
-// DefaultThresholdBytesPerHour is --leak-threshold's default: 32 MiB/h.
-//
-// Why 32 MiB/h: it is 768 MiB a day, enough to take a typical 1 GiB
-// container to its limit within a day or two, so anything above it matters
-// to a service that is not restarted daily; and it sits above what a
-// healthy process's noise can read as over the shortest window that may
-// conclude (MinWindow, 5 min). There the middles of the window's first and
-// last quartiles are 3/4 of 300 s = 225 s apart, so a difference of d
-// between their medians reads as d × 3600/225 = 16·d per hour: 2 MiB reads
-// as exactly 32 MiB/h. A garbage-collected heap's sawtooth and allocator
-// noise, which the medians mostly cancel, stay well under 2 MiB between
-// them; over an hour's window (2 700 s between the middles) it would take
-// 24 MiB of difference.
+// DefaultThresholdBytesPerHour is --leak-threshold's default: 32 MiB/h,
+// enough to fill a 1 GiB container in a day or two, and above what heap
+// noise reads as over the shortest window that may conclude (MinWindow).
 const DefaultThresholdBytesPerHour = 32 << 20
 
 // The least a window must hold for a verdict other than Inconclusive.
@@ -67,14 +39,12 @@ const (
 // Verdict is a process's growth verdict.
 type Verdict string
 
-// Verdict values.
 const (
 	Stable       Verdict = "stable"
 	Leak         Verdict = "leak"
 	Inconclusive Verdict = "inconclusive"
 )
 
-// Point is one memory sample.
 type Point struct {
 	Time     time.Time
 	MemBytes int64
@@ -83,9 +53,8 @@ type Point struct {
 // Growth is the judgement of one process's memory over a soak.
 type Growth struct {
 	Verdict Verdict `json:"verdict"`
-	// Why are reason codes (Why...): for Inconclusive which minimum the
-	// window missed; else which estimates were above the threshold. The
-	// words are gate/report's.
+	// Why are reason codes: for Inconclusive the minimum missed, else which
+	// estimates exceeded the threshold.
 	Why []string `json:"why"`
 
 	ThresholdBytesPerHour float64 `json:"threshold_bytes_per_h"`
@@ -100,13 +69,13 @@ type Growth struct {
 	FirstQuartileMedian  int64   `json:"first_quartile_median_bytes"`
 	LastQuartileMedian   int64   `json:"last_quartile_median_bytes"`
 
-	// ExitedAfterS is, for a process that exited during the soak
-	// (WhyExited), when that was seen, from its first sample.
+	// ExitedAfterS: when an exited process (WhyExited) was seen gone, from its
+	// first sample.
 	ExitedAfterS float64 `json:"exited_after_s,omitempty"`
 }
 
-// Judge judges points (in any order; sorted by time here) against
-// thresholdBytesPerHour (> 0; DefaultThresholdBytesPerHour when not).
+// Judge judges points (any order) against thresholdBytesPerHour (≤ 0:
+// DefaultThresholdBytesPerHour).
 func Judge(points []Point, thresholdBytesPerHour float64) Growth {
 	if thresholdBytesPerHour <= 0 {
 		thresholdBytesPerHour = DefaultThresholdBytesPerHour
@@ -161,9 +130,8 @@ func Judge(points []Point, thresholdBytesPerHour float64) Growth {
 	return g
 }
 
-// Estimate is the least-squares slope (bytes per hour) of the window after
-// the first quarter of points (sorted by time), for a progress line; ok is
-// false under 2 samples in it. It says nothing about whether it concludes.
+// Estimate is the least-squares slope (bytes/h) after the first quarter,
+// for a progress line; ok is false under 2 samples. Not a verdict.
 func Estimate(points []Point) (bytesPerHour float64, ok bool) {
 	if len(points) < 2 {
 		return 0, false
@@ -199,9 +167,8 @@ func slopePerHour(ps []Point) float64 {
 	return sxy / sxx
 }
 
-// quartileRate compares the medians of the first and last quartiles of ps
-// (>= 4, sorted): their difference over the time between the quartiles'
-// middle samples, bytes/h.
+// quartileRate is the difference of the first and last quartiles' medians
+// of ps (>= 4, sorted) over the time between their middles, bytes/h.
 func quartileRate(ps []Point) (perHour float64, first, last int64) {
 	q := len(ps) / 4
 	a, b := ps[:q], ps[len(ps)-q:]

@@ -13,9 +13,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Encode writes sw as indented JSON with a trailing newline; nil lists and
-// maps of the contract are written as [] and {}. It refuses what Decode
-// would refuse, so every file it writes reads back.
+// Encode writes sw as indented JSON, contract nils as [] and {}; it refuses
+// what Decode would, so every file it writes reads back.
 func (sw *Sweep) Encode(w io.Writer) error {
 	if sw == nil {
 		return errors.New("sweep: encode: nil sweep")
@@ -35,10 +34,8 @@ func (sw *Sweep) Encode(w io.Writer) error {
 	return err
 }
 
-// Decode reads one sweep.json. It refuses unknown fields, another schema
-// (naming both), trailing data, and a sweep whose numbers contradict each
-// other (steps not numbered 1…n, rates not increasing, a sustainable rate
-// or degradation that is not one of its steps); errors name the field.
+// Decode reads one sweep.json, refusing unknown fields, another schema,
+// trailing data and self-contradicting numbers; errors name the field.
 func Decode(rd io.Reader) (*Sweep, error) {
 	data, err := io.ReadAll(io.LimitReader(rd, maxFile+1))
 	if err != nil {
@@ -72,8 +69,7 @@ func Decode(rd io.Reader) (*Sweep, error) {
 // maxFile bounds what Decode reads (a sweep of MaxSteps steps is far below).
 const maxFile = 16 << 20
 
-// WriteFile encodes sw to path through internal/outfile (a temporary file
-// renamed over path, never through a symlink).
+// WriteFile writes sw to path via internal/outfile (rename, no symlinks).
 func (sw *Sweep) WriteFile(path string) error {
 	var buf bytes.Buffer
 	if err := sw.Encode(&buf); err != nil {
@@ -82,7 +78,6 @@ func (sw *Sweep) WriteFile(path string) error {
 	return outfile.WriteFile(path, buf.Bytes())
 }
 
-// ReadFile decodes the sweep stored at path.
 func ReadFile(path string) (*Sweep, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -156,8 +151,7 @@ func (sw *Sweep) validate() error {
 	return nil
 }
 
-// stepRate checks that a concluded rate is a step's, one that held (held)
-// or did not.
+// stepRate checks that a concluded rate is a step's that held (or not).
 func stepRate(field string, r *float64, steps []Step, held bool) error {
 	if r == nil {
 		return nil

@@ -24,11 +24,9 @@ func (e *StepRefusedError) Error() string {
 
 func (e *StepRefusedError) Unwrap() error { return e.Err }
 
-// NewPlan reads rates ("": DefaultRates), the step and warm-up durations
-// (step 0: the judged phase's; warmup below 0: the scenario's) and builds
-// every step's scenario. Every error is ErrUsage (gate/session): a rate
-// above the scenario's ceilings or the operator's limits is a
-// *StepRefusedError, before anything starts.
+// NewPlan reads rates ("": DefaultRates) and builds every step's scenario
+// (step 0: the judged phase's duration; warmup < 0: the scenario's). Errors
+// are ErrUsage; a rate above the ceilings is a *StepRefusedError.
 func NewPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, limits scenario.OperatorLimits) (Plan, error) {
 	var p Plan
 	var err error

@@ -14,61 +14,43 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Plan is the stairs a sweep will run: its rates and each step's scenario
-// (StepScenario, one per rate), all checked against the ceilings before
-// anything starts.
+// Plan is a sweep's rates and each step's scenario, checked before start.
 type Plan struct {
 	Rates        []float64
 	Step, Warmup time.Duration
 	Scenarios    []*scenario.Scenario
 }
 
-// Stack is the stack a sweep's load goes to, up for the whole sweep. Nil
-// in Deps is plain mode (a loopback target: nothing to sample).
+// Stack is the stack under load for the whole sweep; nil in Deps is plain
+// mode (nothing to sample).
 type Stack interface {
-	// Sample starts sampling the stack (and the generator) into dir once
-	// the step's warm-up is over: start is told the schedule's t0 (the
-	// engine's clock); stop ends it and fills the result's stack figures.
+	// Sample samples the stack into dir after warmup; start gets the
+	// schedule's t0, stop fills the result's stack figures.
 	Sample(ctx context.Context, dir string, warmup time.Duration) (start func(t0 time.Time), stop func(*result.Result) error, err error)
-	// Down tears the stack down (with a context of its own: the sweep's
-	// may be cancelled).
+	// Down tears the stack down on a context of its own.
 	Down() (time.Duration, error)
-	// Topology is what a step's result states of the stack, its pinning
-	// as verified as the step starts.
+	// Topology is the stack's topology, pinning verified at step start.
 	Topology() result.Topology
 }
 
-// Deps are a sweep's ways to the world.
 type Deps struct {
 	Stack Stack // nil: plain mode
-	// Runner runs each step's load (its warm-up and judged phase): Spec
-	// with the step's scenario, directory, samplers and (with a Stack) the
-	// stack's topology.
+	// Runner runs each step's warm-up and judged phase.
 	Runner session.Runner
 	Spec   session.Spec
-	// Starting is told before step k of n runs at rate; Measured after
-	// each step is measured (its result and verdict, its directory), to
-	// write the step's files and report it. The words are the caller's
-	// (gate/report). Either may be nil; an error of Measured ends the
-	// sweep with it.
+	// Starting is called before step k of n; Measured after each step, to
+	// write and report it (an error ends the sweep). Either may be nil.
 	Starting func(k, n int, rate float64)
 	Measured func(dir string, s Step, res *result.Result, v verdict.Verdict) error
 	Warn     func(format string, a ...any) // a figure lost (a stats file); nil: dropped
 	Now      func() time.Time              // default time.Now
 }
 
-// Run runs the stairs of plan, in order, under out (each step's files in
-// out/steps/NN-RATE/): each step's judged phase after its warm-up, judged
-// by verdict.Thresholds and NewStep, until the step after the first that
-// does not hold (Next) or the stairs end. A step cut short (ctx) is kept,
-// marks the sweep interrupted, and ends it; cut short before a step could
-// start, the steps so far are kept (with none, its error is returned). The
-// stack is torn down on every return; a teardown that failed is stated in
-// NotMeasured. The sweep is concluded (Conclude) and FinishedAt set.
-//
-// An error is returned with the sweep so far: the Runner's as it is
-// (they carry their kind), the sweep's own (a directory that could not be
-// made) wrapped.
+// Run runs plan's steps in order under out/steps/NN-RATE/, until the step
+// after the first that does not hold (Next). An interrupted step is kept
+// and ends the sweep. The stack is torn down on every return, then the
+// sweep is concluded. Errors come with the sweep so far: the Runner's as
+// is, the sweep's own wrapped.
 func Run(ctx context.Context, base *scenario.Scenario, plan Plan, out string, startedAt time.Time, d Deps) (sw *Sweep, err error) {
 	now := d.Now
 	if now == nil {

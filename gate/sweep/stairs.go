@@ -15,15 +15,14 @@ import (
 // MaxSteps bounds the stairs a sweep may plan.
 const MaxSteps = 64
 
-// DefaultFactors are the default stairs, as multiples of the judged
-// phase's peak rate.
+// DefaultFactors are the default stairs, multiples of the judged peak rate.
 var DefaultFactors = []float64{0.25, 0.5, 1, 2, 4, 8}
 
 // ErrRates is wrapped by every error about the stairs asked for.
 var ErrRates = errors.New("bad rates")
 
-// ParseRates reads --rates: comma-separated rates in requests per second,
-// each finite and > 0, strictly increasing, at most MaxSteps.
+// ParseRates reads --rates: req/s, comma-separated, finite, > 0, strictly
+// increasing, at most MaxSteps.
 func ParseRates(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("%w: no rate given", ErrRates)
@@ -60,12 +59,10 @@ func DefaultRates(sc *scenario.Scenario) ([]float64, error) {
 	return out, nil
 }
 
-// StepScenario is the scenario one step runs: sc with its phases replaced
-// by its judged phase (name, line) as a constant rate for dur, after a
-// warm-up of the same rate (warmup; 0 for none), with the same workloads,
-// mix, timeouts and ceilings, and its hash recomputed. It refuses (never
-// clamps) a step above the scenario's ceilings or the operator's limits:
-// the error is scenario's, wrapping scenario.ErrCeiling. sc is not modified.
+// StepScenario is sc's judged phase at a constant rate for dur, after a
+// warm-up at that rate, hash recomputed; sc is not modified. A rate above
+// the ceilings or limits is refused (wrapping scenario.ErrCeiling), never
+// clamped.
 func StepScenario(sc *scenario.Scenario, rate float64, dur, warmup time.Duration, limits scenario.OperatorLimits) (*scenario.Scenario, error) {
 	jp, ok := sc.JudgedPhase()
 	if !ok {
@@ -90,9 +87,8 @@ func StepScenario(sc *scenario.Scenario, rate float64, dur, warmup time.Duration
 	return &c, nil
 }
 
-// Next says whether the sweep goes on after steps: not after an
-// interrupted or unusable step, and not after the step that follows the
-// first step that did not hold. The caller also stops when its rates end.
+// Next says whether the sweep goes on: not after an interrupted or
+// unusable step, nor after the one following the first that did not hold.
 func Next(steps []Step) bool {
 	for i, s := range steps {
 		if s.Interrupted || !s.Usable {
@@ -105,14 +101,10 @@ func Next(steps []Step) bool {
 	return true
 }
 
-// Conclude fills sw's conclusion from its steps: each step that did not
-// hold gets its Manner (Classify against the steps before it), then
-// SustainableRate (the highest step that held below the first that did
-// not), DegradesAt (that first one) and Manner (its manner, or collapse
-// when the step after it collapsed, unless the first one's generator fell
-// behind on its own: then nothing sure is known of the stack, and the
-// manner says so). Interrupted and unusable steps are
-// never a degradation: they measured nothing to conclude from.
+// Conclude sets each failing step's Manner, then SustainableRate,
+// DegradesAt and the sweep's Manner (collapse when the next step collapsed;
+// unknown when the generator fell behind on its own). Interrupted and
+// unusable steps are never a degradation.
 func Conclude(sw *Sweep) {
 	sw.SustainableRate, sw.DegradesAt, sw.Manner, sw.MannerStep = nil, nil, "", 0
 	for i := range sw.Steps {
@@ -148,45 +140,25 @@ func Conclude(sw *Sweep) {
 	}
 }
 
-// Classification constants.
 const (
-	// CollapseShare: a step collapsed when its goodput is below this share
-	// of the best goodput of an earlier step (10% for the noise of a
-	// window's edges).
+	// CollapseShare: goodput below this share of an earlier step's best is a
+	// collapse (10% for the window edges' noise).
 	CollapseShare = 0.9
-	// LatencyGrowth: the latency of the successes grew when a workload's
-	// p95 is above this factor of its p95 in the reference step (the last
-	// step that held, else the first step) plus LatencySlackMS.
+	// LatencyGrowth: a p95 above this factor of the reference step's (plus
+	// LatencySlackMS) is latency growth.
 	LatencyGrowth  = 2.0
 	LatencySlackMS = 1.0
-	// OwnLatenessStall: a generator behind schedule that stalled at
-	// max_in_flight for at most this share of the window fell behind on
-	// its own, not because the stack held its requests.
+	// OwnLatenessStall: a lagging generator stalled at max_in_flight for at
+	// most this share of the window fell behind on its own.
 	OwnLatenessStall = 0.01
 )
 
-// Classify names the manner in which s (a step that did not hold) gave
-// out, given the steps before it, in this order:
-//
-//   - generator behind schedule: the generator fell behind its own
-//     schedule while it hardly waited at max_in_flight (stalled for at
-//     most OwnLatenessStall of the window): the lateness is the
-//     generator's own (a starved core), so nothing else it measured at
-//     this step can be blamed on the stack;
-//   - collapse: its goodput fell below CollapseShare of an earlier step's;
-//   - errors: failures of other classes than fast refusals and timeouts
-//     outnumber both;
-//   - queueing: requests timed out or were abandoned, completions fell
-//     behind, a latency threshold failed, or the latency of the successes
-//     grew (LatencyGrowth);
-//   - honest refusal: fast refusals (503, 429, connection refused) with
-//     the latency of the successes flat;
-//   - errors: any other failure;
-//   - generator behind schedule: nothing of the stack's gave out, and the
-//     generator fell behind (after waiting at max_in_flight: the stack's
-//     backpressure, but no other sign of it).
-//
-// It returns "" for a step that held, or for which none applies.
+// Classify names how s (a step that did not hold) gave out, first match:
+// generator behind schedule (barely stalled: its own lateness); collapse;
+// errors outnumbering refusals and timeouts; queueing (timeouts, lagging
+// completions, latency threshold or growth); honest refusal (fast
+// refusals, flat latency); errors; generator behind schedule after
+// waiting at max_in_flight. "" when it held or none applies.
 func Classify(prev []Step, s Step) Manner {
 	if s.Held {
 		return ""
@@ -220,8 +192,7 @@ func Classify(prev []Step, s Step) Manner {
 	return ""
 }
 
-// reference is the step latency growth is measured against: the last
-// usable step that held, else the first usable step (nil: none).
+// reference is the last usable step that held, else the first usable one.
 func reference(prev []Step) *Step {
 	for i := len(prev) - 1; i >= 0; i-- {
 		if prev[i].Held {
@@ -245,8 +216,8 @@ func latencyCheckFailed(s Step) bool {
 	return false
 }
 
-// latencyGrew: some workload's p95 of successes (from the due time) is
-// above LatencyGrowth × its p95 in ref + LatencySlackMS.
+// latencyGrew: some workload's p95 exceeds LatencyGrowth × ref's +
+// LatencySlackMS.
 func latencyGrew(ref *Step, s Step) bool {
 	if ref == nil {
 		return false

@@ -11,8 +11,8 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// CompletionsShare: a step holds only when the completions inside its
-// window are at least this share of the requests offered in it.
+// CompletionsShare: a step holds only with at least this share of its
+// offered requests completed inside the window.
 const CompletionsShare = 0.9
 
 // StepInput is what one step ran and measured.
@@ -23,14 +23,12 @@ type StepInput struct {
 	Res    *result.Result
 	// Verdict is verdict.Thresholds(Res): the scenario's thresholds judged.
 	Verdict verdict.Verdict
-	// Floor is the least an unfinished request waited: the shorter of the
-	// scenario's timeout and drain.
+	// Floor is the least an unfinished request waited: min(timeout, drain).
 	Floor time.Duration
 }
 
-// NewStep turns a step's result and verdict into a Step, and decides
-// whether it held (Rule). Res must be non-nil. Its error is a histogram of
-// Res that does not decode (a Result from gate/load always decodes).
+// NewStep turns a step's result (non-nil) and verdict into a Step and
+// decides whether it held; it fails only on an undecodable histogram.
 func NewStep(in StepInput) (Step, error) {
 	r := in.Res
 	if r == nil {
@@ -126,12 +124,9 @@ func newWorkload(w result.Workload, floor time.Duration) (Workload, error) {
 	return out, nil
 }
 
-// Accounting computes nearest-rank p50, p95 and p99 over the successes in
-// h (due-time latency, µs, as result histograms hold it) and unfinished
-// requests that each waited at least floor: of N = successes + unfinished
-// values, the rank k = ⌈q·N⌉ is the successes' k-th value when k ≤
-// successes, else a lower bound, floor (Over set). With no request at all
-// every percentile is 0 and Count is 0: not measured.
+// Accounting computes nearest-rank p50/p95/p99 over h's successes (µs)
+// plus unfinished requests that each waited at least floor; a rank among
+// the unfinished is the lower bound floor (Over set). No requests: Count 0.
 func Accounting(h *hdrhistogram.Histogram, unfinished int64, floor time.Duration) Accounted {
 	var n int64
 	if h != nil {
@@ -147,8 +142,7 @@ func Accounting(h *hdrhistogram.Histogram, unfinished int64, floor time.Duration
 		if k > n {
 			return a.FloorMS, true
 		}
-		// result.Quantile at q = k/n is the k-th smallest value (its
-		// nearest rank of k/n over n is k).
+		// Quantile at k/n is the k-th smallest value.
 		return float64(result.Quantile(h, float64(k)/float64(n))) / 1000, false
 	}
 	a.P50, a.P50Over = at(0.50)
@@ -163,9 +157,8 @@ func nearestRank(q float64, n int64) int64 {
 	return max((n*pm+999)/1000, 1)
 }
 
-// failureKinds splits failure classes: fast refusals (503, 429, connection
-// refused), unfinished (timeouts; abandoned requests are counted apart) and
-// the rest.
+// failureKinds splits failures into fast refusals, unfinished (timeouts)
+// and the rest.
 func failureKinds(failures map[string]int64) (refused, slow, other int64) {
 	for c, n := range failures {
 		switch c {

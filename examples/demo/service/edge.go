@@ -1,16 +1,9 @@
 package main
 
-// The edge role: the api's routes, the WebSocket endpoints and the gRPC
-// service on one port, so that a scenario's one stack.target (service:port)
-// reaches all three kinds of load. Connections are told apart by their
-// first bytes: one that opens with the HTTP/2 client preface (gRPC over
-// plaintext HTTP/2, prior knowledge) goes to the gRPC server, any other to
-// the HTTP/1.1 server (api routes, and the WebSocket upgrades). Nothing is
-// proxied: each request is served in this process, like the api role.
-//
-// Environment: the api's (BACKEND_URL, SEARCH_ITERATIONS), the ws role's
-// (CHAT_MESSAGES, CHAT_GAP_MS, LIVE_EVERY_MS, LIVE_MAX_S) and the grpc
-// role's (GRPC_ITERATIONS).
+// The edge role: api routes, WebSocket endpoints and gRPC on one port, so
+// one stack.target reaches all three. A connection opening with the HTTP/2
+// preface goes to gRPC, any other to HTTP/1.1. Environment: the api, ws and
+// grpc roles'.
 
 import (
 	"bytes"
@@ -54,10 +47,8 @@ func serveSplit(ctx context.Context, listen string, h http.Handler, gs *grpc.Ser
 	return serveSplitOn(ctx, ln, h, gs)
 }
 
-// serveSplitOn is serveSplit on a listener of the caller's; it closes ln.
-//
-// An Accept error that is neither the end of ctx nor the listener closed
-// stops both servers too, before serveSplitOn returns it.
+// serveSplitOn is serveSplit on the caller's listener, which it closes; an
+// unexpected Accept error stops both servers too.
 func serveSplitOn(ctx context.Context, ln net.Listener, h http.Handler, gs *grpc.Server) error {
 	parent := ctx
 	ctx, stop := context.WithCancel(ctx)
@@ -106,9 +97,8 @@ func serveSplitOn(ctx context.Context, ln net.Listener, h http.Handler, gs *grpc
 	}
 }
 
-// route reads c's first bytes, just enough to tell the HTTP/2 preface from
-// an HTTP/1.1 request line, and queues c (with those bytes put back) on
-// the listener of its protocol.
+// route peeks at c's first bytes to tell HTTP/2 from HTTP/1.1 and queues c,
+// bytes put back, on its protocol's listener.
 func route(ctx context.Context, c net.Conn, httpL, grpcL *connQueue) {
 	_ = c.SetReadDeadline(time.Now().Add(sniffTimeout))
 	buf := make([]byte, 0, len(h2Preface))

@@ -1,23 +1,16 @@
 package main
 
-// The demo's gRPC service (role grpc, and the edge role's HTTP/2
-// connections): one unary method, with server reflection and the standard
-// health service.
+// The demo's gRPC service (role grpc, and edge's HTTP/2), with reflection
+// and health:
 //
 //	loadgate.demo.v1.QuoteService/Quote
 //	  QuoteRequest  {int64 item_id = 1; int32 quantity = 2; string customer = 3}
 //	  QuoteResponse {int64 item_id = 1; string name = 2; int64 unit_cents = 3;
 //	                 int64 total_cents = 4; string digest = 5}
 //
-// item_id wraps like the api's pages (any id >= 0 names one of maxItems
-// items); a negative item_id or quantity is InvalidArgument. Each call does
-// GRPC_ITERATIONS chained sha256 rounds (default 200) over the request, so
-// that a call costs real CPU.
-//
-// There is no protoc here (no registry): the file's descriptor is built in
-// Go (descriptorpb, checked by protodesc), registered in the global
-// registry for reflection, and served with dynamicpb messages, which the
-// standard proto codec marshals like generated ones.
+// item_id wraps like the api's pages; negatives are InvalidArgument. Each
+// call does GRPC_ITERATIONS sha256 rounds (default 200). Without protoc, the
+// descriptor is built in Go and served with dynamicpb messages.
 
 import (
 	"context"
@@ -103,8 +96,8 @@ var (
 	quoteErr  error
 )
 
-// quoteDescriptor builds quote.proto once and registers it globally (the
-// reflection service answers from the global registry).
+// quoteDescriptor builds quote.proto once and registers it globally, where
+// reflection reads it.
 func quoteDescriptor() (protoreflect.FileDescriptor, error) {
 	quoteOnce.Do(func() {
 		quoteDesc, quoteErr = protodesc.NewFile(quoteFileProto(), protoregistry.GlobalFiles)
@@ -154,7 +147,6 @@ func newGRPCServer(iterations int) (*grpc.Server, error) {
 	return gs, nil
 }
 
-// quoter answers Quote.
 type quoter struct {
 	in, out    protoreflect.MessageDescriptor
 	iterations int

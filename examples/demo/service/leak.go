@@ -12,22 +12,12 @@ import (
 	"syscall"
 )
 
-// The leak role: a service that leaks a known amount per request, for
-// `loadgate soak` (examples/demo/soak.yaml).
-//
-//	service -role leak   GET /leak (leaks LEAK_BYTES_PER_REQ), GET /healthz
-//
-// Environment: LEAK_BYTES_PER_REQ (default 4096; 0 leaks nothing: the same
-// service, stable), LEAK_MAX_BYTES (the most it leaks in all, default
-// 4 GiB; past it /leak answers 507).
-//
-// The leaked bytes are written into an anonymous mapping outside the Go
-// heap, so that the process's resident memory grows by exactly
-// LEAK_BYTES_PER_REQ per request (to the page) and the garbage collector's
-// headroom (up to GOGC% of the live heap) does not blur the truth a soak is
-// checked against: rate × LEAK_BYTES_PER_REQ. Each request also allocates
-// and drops a buffer of the same size on the Go heap, so the stable service
-// (0 leaked) still does the same work.
+// The leak role, for `loadgate soak`: GET /leak leaks LEAK_BYTES_PER_REQ
+// (default 4096; 0: stable) up to LEAK_MAX_BYTES (default 4 GiB, then 507).
+// Leaked bytes go to an anonymous mapping outside the Go heap, so resident
+// memory grows by exactly that per request, unblurred by GC headroom; an
+// equal heap buffer is allocated and dropped so the stable variant does the
+// same work.
 func init() {
 	roles["leak"] = func(ctx context.Context, listen string) error {
 		h, err := leakHandler(int64(envInt("LEAK_BYTES_PER_REQ", 4096)), int64(envInt("LEAK_MAX_BYTES", 4<<30)))

@@ -1,16 +1,14 @@
-// Command service is the demo stack's service. One static binary plays
-// both roles (FROM scratch images have nothing else):
+// Command service is the demo stack's service; one static binary plays
+// every role (FROM scratch images have nothing else):
 //
 //	service -role api      GET /items?page=N, GET /items/{id}, GET /search?q=,
 //	                       POST /documents, GET /profile/{id} (calls the backend), GET /healthz
 //	service -role backend  GET /profile/{id} after DELAY_MS, GET /healthz
 //	service -healthcheck URL   exit 0 when URL answers 200 (for compose healthchecks)
 //
-// Environment: ROLE, LISTEN (default :8080), BACKEND_URL (api; default
-// http://backend:8081), DELAY_MS (backend; default 20), SEARCH_ITERATIONS
-// (api; sha256 rounds per /search, default 3000), and the api's fixed work
-// per request, CPU and waiting (see apiWork): <EP>_CPU_ROUNDS and
-// <EP>_WAIT_US for EP = ITEMS, ITEM, SEARCH (wait only), PROFILE, INGEST.
+// Environment: ROLE, LISTEN (:8080), BACKEND_URL, DELAY_MS (20),
+// SEARCH_ITERATIONS (3000), and <EP>_CPU_ROUNDS, <EP>_WAIT_US per endpoint
+// (apiWork).
 package main
 
 import (
@@ -55,9 +53,8 @@ func main() {
 	log.Printf("%s stopped", *role)
 }
 
-// roles maps -role to what serves it. Each role lives in a file of its own
-// and registers itself here from init, so that a new service of the demo
-// stack is a new file.
+// roles maps -role to its server; each role's file registers itself from
+// init.
 var roles = map[string]func(ctx context.Context, listen string) error{
 	"api": func(ctx context.Context, listen string) error {
 		return serveHTTP(ctx, listen, withMetrics(ctx, apiHandler(env("BACKEND_URL", "http://backend:8081"), envInt("SEARCH_ITERATIONS", 3000))))
@@ -114,11 +111,8 @@ type item struct {
 
 const maxItems = 100000
 
-// wrap names one of 1..n for any id >= 0, as a load's sequence numbers
-// ({n}, from 0 and unbounded) need: 1..n are themselves, 0 is n, n+1 is 1.
-// Until 3 December 2026 the api answered 0 with 400 or 404, so every run of
-// the demo's scenarios failed its first request of three workloads in the
-// warm-up, and every gate's report noted that the service had failed.
+// wrap maps any id >= 0 onto 1..n (0 is n, n+1 is 1), since a load's
+// sequence numbers start at 0 and are unbounded.
 func wrap(id, n int) int {
 	if id == 0 {
 		return n
@@ -130,18 +124,16 @@ func mkItem(id int) item {
 	return item{ID: id, Name: fmt.Sprintf("item-%d", id), Price: (id * 7919) % 10000}
 }
 
-// work is one endpoint's fixed work per request, as a real service does
-// it: CPU (chained sha256 rounds, about 0.1 µs each on the 2-core CI
-// machine) and waiting (a sleep standing for a database or cache call).
-// The work is a count, not a timed loop: a slower machine makes it slower,
-// as it would a real service.
+// work is one endpoint's fixed work per request: CPU (chained sha256
+// rounds) and a wait standing for a database call. A count, not a timed
+// loop, so a slower machine is slower, as a real service would be.
 type work struct {
 	cpuRounds int
 	wait      time.Duration
 }
 
-// do performs the work over seed and returns the digest (so the compiler
-// cannot drop it); it stops waiting when ctx ends.
+// do performs the work and returns the digest so it cannot be optimized
+// away; waiting stops when ctx ends.
 func (w work) do(ctx context.Context, seed []byte) [32]byte {
 	sum := sha256.Sum256(seed)
 	for i := 1; i < w.cpuRounds; i++ {
@@ -158,13 +150,9 @@ func (w work) do(ctx context.Context, seed []byte) [32]byte {
 	return sum
 }
 
-// apiWork is the api's work per endpoint from the environment
-// (<EP>_CPU_ROUNDS, <EP>_WAIT_US), defaults a few milliseconds each, so
-// that the machine's scheduling jitter is not most of the latency:
-// /items?page 0.2 ms CPU + 2.5 ms wait, /items/{id} 0.1 + 1.8, /search
-// SEARCH_ITERATIONS rounds + 1.5 ms, /profile 0.1 ms + the backend's
-// answer, /documents 0.1 + 2.5 ms: mostly waiting, as a real service's
-// milliseconds are (examples/demo/compose.yaml says why).
+// apiWork is the api's work per endpoint from the environment, a few
+// milliseconds each, mostly waiting, so scheduling jitter is not most of
+// the latency (examples/demo/compose.yaml says why).
 func apiWork(searchRounds int) map[string]work {
 	get := func(ep string, rounds, waitUS int) work {
 		return work{cpuRounds: envInt(ep+"_CPU_ROUNDS", rounds), wait: time.Duration(envInt(ep+"_WAIT_US", waitUS)) * time.Microsecond}
@@ -218,7 +206,6 @@ func apiHandler(backendURL string, iterations int) http.Handler {
 			http.Error(w, "q is required", http.StatusBadRequest)
 			return
 		}
-		// Real CPU work: chained sha256 rounds over the query, then a wait.
 		sum := wk["search"].do(r.Context(), []byte(q))
 		hits := make([]item, 0, 5)
 		for i := 0; i < 5; i++ {

@@ -9,14 +9,9 @@ import (
 	"github.com/loadgate/loadgate/internal/promtext"
 )
 
-// The api's own request counter, so that a scenario's count: can compare
-// what the api counted with what loadgate sent:
-//
-//	http_requests_total{route="GET /items",code="200"}
-//
-// route is the matched ServeMux pattern ("" when none matched), code the
-// status the handler wrote ("aborted" when it panicked). It is served in the Prometheus text format on
-// METRICS_LISTEN (default :9090) at /metrics, apart from the load's port.
+// The api's own request counter, for a scenario's count:, by matched route
+// ("" for none) and status ("aborted" on panic); served in Prometheus text
+// format on METRICS_LISTEN (default :9090) /metrics, apart from the load.
 var apiRequests = promtext.NewCounterVec("http_requests_total",
 	"Requests the api answered, by route pattern and status code.", "route", "code")
 
@@ -34,14 +29,12 @@ func withMetrics(ctx context.Context, h http.Handler) http.Handler {
 	return countCodes(h)
 }
 
-// codeAborted is the code of a request whose handler panicked (net/http
-// then aborts the connection, http.ErrAbortHandler or not): the client got
-// no complete answer, whatever status was written before.
+// codeAborted: a panicking handler's connection is aborted, so the client
+// got no complete answer whatever status was written.
 const codeAborted = "aborted"
 
-// countCodes counts every request h answers into apiRequests by route and
-// code; a panicking handler is counted as codeAborted and the panic goes
-// on to net/http.
+// countCodes counts every request by route and code; a panic counts as
+// codeAborted and goes on to net/http.
 func countCodes(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}

@@ -9,30 +9,11 @@ import (
 	"time"
 )
 
-// The pool role: a service of known capacity, for `loadgate sweep`
-// (examples/demo/sweep.yaml).
-//
-//	service -role pool   GET /work (one worker for POOL_SERVICE_MS), GET /healthz
-//
-// Environment: POOL_WORKERS (default 4), POOL_SERVICE_MS (default 50),
-// POOL_QUEUE (default 2). Its capacity is POOL_WORKERS / POOL_SERVICE_MS:
-// 4 workers × 20 requests per second each = 80 req/s by default.
-//
-// Each worker is busy for exactly POOL_SERVICE_MS per request on the wall
-// clock: a request is given the worker that frees first, starts when that
-// worker frees (now, or later: it waits in the queue), and its worker is
-// busy until start + POOL_SERVICE_MS, whenever the goroutine serving it
-// happens to wake up. So the capacity is the one the pool was built with
-// even on a loaded machine (a late wake-up adds latency to that request,
-// not service time to the worker); the service time is a wait, like a
-// call to a database of fixed latency, not CPU.
-//
-// A request may wait at most POOL_QUEUE / POOL_WORKERS service times (a
-// queue of POOL_QUEUE places: it absorbs the jitter of a request that
-// arrives just before a worker frees). One that would wait longer is
-// refused at once with 503 and Retry-After: 1. Above its capacity the pool
-// therefore gives out by honest refusal: the excess fails fast, and the
-// latency of the requests it serves stays flat.
+// The pool role, for `loadgate sweep`: GET /work holds one of POOL_WORKERS
+// (4) for POOL_SERVICE_MS (50) of wall clock, so capacity is 80 req/s by
+// default even on a loaded machine. A request may queue up to POOL_QUEUE
+// (2) places; beyond that it gets 503 with Retry-After: 1 at once, so
+// overload shows as honest refusal with flat latency.
 func init() {
 	roles["pool"] = func(ctx context.Context, listen string) error {
 		h, err := poolHandler(envInt("POOL_WORKERS", 4), time.Duration(envInt("POOL_SERVICE_MS", 50))*time.Millisecond, envInt("POOL_QUEUE", 2))
@@ -51,9 +32,8 @@ type pool struct {
 	maxWait time.Duration
 }
 
-// admit gives the request arriving at now the worker that frees first, and
-// returns when its service ends; ok is false when it would wait longer
-// than maxWait (refused, nothing booked).
+// admit books the worker that frees first for a request arriving at now;
+// ok is false (nothing booked) when it would wait longer than maxWait.
 func (p *pool) admit(now time.Time) (done time.Time, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,20 +1,14 @@
 package main
 
-// The demo's WebSocket endpoints (role ws, and the edge role's /ws/
-// routes), on github.com/coder/websocket like loadgate's own client:
+// The demo's WebSocket endpoints (role ws, and edge's /ws/ routes):
 //
-//	GET /ws/chat?room=N   a chat turn: for each text message received,
-//	                      CHAT_MESSAGES messages (default 3) stream back,
-//	                      CHAT_GAP_MS apart (default 5); the socket stays
-//	                      open for the next turn until the client closes.
-//	GET /ws/live?every_ms=N  a live view: a message every N ms (default
-//	                      LIVE_EVERY_MS, 200); a {"type":"ping"} message is
-//	                      answered {"type":"pong"} (WebSocket pings are
-//	                      answered by the library). At most LIVE_MAX_S
-//	                      (default 600) seconds, then a normal close.
+//	GET /ws/chat?room=N      per message received, CHAT_MESSAGES (3) stream
+//	                         back CHAT_GAP_MS (5) apart; open until closed.
+//	GET /ws/live?every_ms=N  a message every N ms (LIVE_EVERY_MS, 200);
+//	                         {"type":"ping"} gets {"type":"pong"}; closed
+//	                         normally after LIVE_MAX_S (600).
 //
-// Every wait is bounded by the request's context (the server's shutdown
-// ends it) and by wsIdle without a message from the client.
+// Every wait ends with the server's shutdown or after wsIdle of silence.
 
 import (
 	"bytes"
@@ -61,8 +55,7 @@ const wsIdle = 2 * time.Minute
 // wsReadLimit bounds a client's message.
 const wsReadLimit = 64 << 10
 
-// registerWS adds /ws/chat and /ws/live to mux. Sessions end when ctx
-// (the server's life) ends.
+// registerWS adds /ws/chat and /ws/live to mux; sessions end with ctx.
 func registerWS(ctx context.Context, mux *http.ServeMux, cfg wsConfig) {
 	var sessions atomic.Int64
 	mux.HandleFunc("GET /ws/chat", func(w http.ResponseWriter, r *http.Request) {
@@ -106,8 +99,8 @@ func registerWS(ctx context.Context, mux *http.ServeMux, cfg wsConfig) {
 	})
 }
 
-// chat answers each message with cfg.chatMessages messages, cfg.chatGap
-// apart, until the client closes or goes idle for wsIdle.
+// chat answers each message with cfg.chatMessages messages, until the
+// client closes or idles for wsIdle.
 func chat(ctx context.Context, c *websocket.Conn, room string, cfg wsConfig) {
 	for turn := 1; ; turn++ {
 		rctx, cancel := context.WithTimeout(ctx, wsIdle)
@@ -142,9 +135,8 @@ var (
 	appPong = []byte(`{"type":"pong"}`)
 )
 
-// live pushes a message every every until the client closes, max has
-// passed (then a normal close) or the server stops. Application pings are
-// answered in between.
+// live pushes a message every every until the client closes, max passes or
+// the server stops, answering application pings.
 func live(ctx context.Context, c *websocket.Conn, every, maxDur time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, maxDur)
 	defer cancel()
