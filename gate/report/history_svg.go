@@ -27,11 +27,32 @@ func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 	if s == nil {
 		return fmt.Errorf("report: history: no series %s", k)
 	}
-	es := a.Chain.Entries
-	d := newSVG(svgTop + 2*svgPanelH)
-	f := d.f
-	since := commitText(es[a.Since].Commit)
-	d.verdictTitle(historyColor(s.Total.Value), strings.ToUpper(string(s.Total.Value)), "· history "+a.Scenario+" · "+k.Phase+" · "+k.Workload+" "+k.Metric)
+	h := &historyPlot{d: newSVG(svgTop + 2*svgPanelH), a: a, s: s, k: k, es: a.Chain.Entries}
+	h.since = commitText(h.es[a.Since].Commit)
+	h.n = len(s.Points)
+	h.every = max(1, (h.n+11)/12) // at most about twelve x labels
+	h.d.verdictTitle(historyColor(s.Total.Value), strings.ToUpper(string(s.Total.Value)), "· history "+a.Scenario+" · "+k.Phase+" · "+k.Workload+" "+k.Metric)
+	h.legend()
+	h.cumulativePanel()
+	h.absolutePanel()
+	return h.d.end(w)
+}
+
+// historyPlot is one series' SVG: the cumulative change, then each
+// entry's own percentile.
+type historyPlot struct {
+	d        *svgDoc
+	a        history.Analysis
+	s        *history.Series
+	k        history.Key
+	es       []history.Entry
+	since    string
+	n, every int
+}
+
+func (h *historyPlot) legend() {
+	a, s, f := h.a, h.s, h.d.f
+	since := h.since
 	total := "not measured across a missing link"
 	if s.Total.Known {
 		total = fmt.Sprintf("%s (%s … %s)", SignedPercent(s.Total.Ratio), SignedPercent(s.Total.CILow), boundPercent(s.Total.CIHigh))
@@ -41,37 +62,45 @@ func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 		svgPadL, svgHistory, svgPadL, svgPadL+24, svgHistory, svgPadL+30, esc("cumulative change, "+Confidence(a.Confidence)+" band"))
 	f(`<line x1="%d" y1="59" x2="%d" y2="59" stroke="%s" stroke-width="1.5" stroke-dasharray="4 3"/><text x="%d" y="64">%s</text>`,
 		svgPadL+280, svgPadL+304, svgTol, svgPadL+310, "change point")
-	plotW := float64(svgW - svgPadL - svgPadR)
-	n := len(s.Points)
-	xOf := func(i int) float64 {
-		if n == 1 {
-			return svgPadL + plotW/2
-		}
-		return svgPadL + 8 + float64(i)/float64(n-1)*(plotW-16)
-	}
-	every := max(1, (n+11)/12) // at most about twelve x labels
-	xLabels := func(top, bottom float64) {
-		for i := range s.Points {
-			if i%every == 0 || i == n-1 {
-				d.xGridLine(xOf(i), top, bottom, fmt.Sprint(i+1))
-			}
-		}
-	}
-	cpLines := func(top, bottom float64, label bool) {
-		for _, cp := range s.ChangePoints {
-			x := (xOf(cp.Index-1) + xOf(cp.Index)) / 2 // between the last entry of the old level and the first of the new
-			if cp.Index == 0 {
-				x = xOf(0)
-			}
-			f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5" stroke-dasharray="4 3"><title>%s</title></line>`,
-				num(x), num(top), num(x), num(bottom), svgTol, esc(changePointText(cp)+", "+strings.ReplaceAll(commitRange(es, cp.Index), "`", "")))
-			if label {
-				f(`<text x="%s" y="%s" fill="%s" font-weight="bold">%s</text>`, num(x+4), num(top+12), svgTol, esc(changePointText(cp)))
-			}
-		}
-	}
+}
 
-	// Panel 1: the cumulative change, percent on a linear axis.
+// xOf is entry i's x.
+func (h *historyPlot) xOf(i int) float64 {
+	plotW := float64(svgW - svgPadL - svgPadR)
+	if h.n == 1 {
+		return svgPadL + plotW/2
+	}
+	return svgPadL + 8 + float64(i)/float64(h.n-1)*(plotW-16)
+}
+
+func (h *historyPlot) xLabels(top, bottom float64) {
+	for i := range h.s.Points {
+		if i%h.every == 0 || i == h.n-1 {
+			h.d.xGridLine(h.xOf(i), top, bottom, fmt.Sprint(i+1))
+		}
+	}
+}
+
+// cpLines marks the change points between the old level's last entry and
+// the new level's first.
+func (h *historyPlot) cpLines(top, bottom float64, label bool) {
+	f := h.d.f
+	for _, cp := range h.s.ChangePoints {
+		x := (h.xOf(cp.Index-1) + h.xOf(cp.Index)) / 2
+		if cp.Index == 0 {
+			x = h.xOf(0)
+		}
+		f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5" stroke-dasharray="4 3"><title>%s</title></line>`,
+			num(x), num(top), num(x), num(bottom), svgTol, esc(changePointText(cp)+", "+strings.ReplaceAll(commitRange(h.es, cp.Index), "`", "")))
+		if label {
+			f(`<text x="%s" y="%s" fill="%s" font-weight="bold">%s</text>`, num(x+4), num(top+12), svgTol, esc(changePointText(cp)))
+		}
+	}
+}
+
+// cumulativePanel: the cumulative change, percent on a linear axis.
+func (h *historyPlot) cumulativePanel() {
+	a, s, d, f, since, xOf := h.a, h.s, h.d, h.d.f, h.since, h.xOf
 	top, bottom := float64(svgTop+svgPadT), float64(svgTop+svgPanelH-svgPadB)
 	lo, hi := 0.0, a.Tolerance*100
 	for _, p := range s.Points {
@@ -87,7 +116,7 @@ func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 	f(`<g>`)
 	f(`<text x="%d" y="%s" font-weight="bold">%s</text>`, svgPadL, num(top-26), esc("change since "+since+", chained paired gates"))
 	d.yGrid(ticks, yOf, func(t float64) string { return strings.Replace(fmt.Sprintf("%+.0f%%", t), "-", minus, 1) })
-	xLabels(top, bottom)
+	h.xLabels(top, bottom)
 	f(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="%s" stroke-width="1.5" stroke-dasharray="6 3"/><text x="%d" y="%s" fill="%s">%s</text>`,
 		svgPadL, num(yOf(a.Tolerance*100)), svgW-svgPadR, num(yOf(a.Tolerance*100)), svgTol, svgPadL+4, num(yOf(a.Tolerance*100)-4), svgTol,
 		esc("tolerance +"+Percent(a.Tolerance)))
@@ -122,14 +151,18 @@ func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 				esc(fmt.Sprintf("entry %d %s: %s since %s, %s", p.Entry+1, commitText(p.Commit), intervalText(c.Ratio, c.CILow, c.CIHigh), since, c.Value)))
 		}
 	}
-	cpLines(top, bottom, true)
+	h.cpLines(top, bottom, true)
 	d.axes(top, bottom)
 	d.yTitle(top, bottom, "cumulative change")
 	d.xTitle(bottom, "entry (oldest first)")
 	f(`</g>`)
 
-	// Panel 2: each entry's own percentile, ms on a log axis.
-	top, bottom = float64(svgTop+svgPanelH+svgPadT), float64(svgTop+2*svgPanelH-svgPadB)
+}
+
+// absolutePanel: each entry's own percentile, ms on a log axis.
+func (h *historyPlot) absolutePanel() {
+	s, k, d, f, xOf := h.s, h.k, h.d, h.d.f, h.xOf
+	top, bottom := float64(svgTop+svgPanelH+svgPadT), float64(svgTop+2*svgPanelH-svgPadB)
 	ax := newLatencyAxis(top, bottom)
 	for _, p := range s.Points {
 		if p.Count > 0 {
@@ -140,7 +173,7 @@ func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 	f(`<g>`)
 	f(`<text x="%d" y="%s" font-weight="bold">%s</text>`, svgPadL, num(top-26), esc(k.Metric+" of each entry on its own runner (absolute: runners differ)"))
 	ax.grid(d)
-	xLabels(top, bottom)
+	h.xLabels(top, bottom)
 	var pts []string
 	for _, p := range s.Points {
 		if p.Count > 0 {
@@ -157,10 +190,9 @@ func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 					k.Metric, MS(p.AbsoluteMS), Count(p.Count), orUnknown(p.Machine))))
 		}
 	}
-	cpLines(top, bottom, false)
+	h.cpLines(top, bottom, false)
 	d.axes(top, bottom)
 	d.yTitle(top, bottom, "ms (log scale)")
 	d.xTitle(bottom, "entry (oldest first)")
 	f(`</g>`)
-	return d.end(w)
 }
