@@ -77,7 +77,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return usageErr("compare: %w", err)
 		}
-		if _, err := writeGateReports(*out, gr, stdout, stderr); err != nil {
+		if _, err := report.WriteGate(*out, gr, stdout, stderr); err != nil {
 			return err
 		}
 		return verdictExit(v)

@@ -13,6 +13,7 @@ import (
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 //go:embed help/calibrate.txt
@@ -61,7 +62,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
 		return unusable(err)
 	}
-	if err := writeFile(outFile, n.Encode); err != nil {
+	if err := outfile.Write(outFile, n.Encode); err != nil {
 		return unusable(err)
 	}
 	if err := report.Calibration(stdout, n, f.tolerance, f.confidence); err != nil {

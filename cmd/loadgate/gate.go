@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"flag"
@@ -81,7 +80,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if _, err := writeGateReports(gr.out, gr.Outcome, stdout, stderr); err != nil {
+	if _, err := report.WriteGate(gr.out, gr.Outcome, stdout, stderr); err != nil {
 		return err
 	}
 	return verdictExit(gr.Verdict)
@@ -243,31 +242,4 @@ func (c *composeStacks) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Sta
 		}
 	}
 	return cs, nil
-}
-
-// writeGateReports renders the gate's report once: report.md into memory
-// (its bytes are written to OUT/report.md and returned, for the step
-// summary and the pull request comment), verdict.json and latency.svg
-// beside it, and the text report to stdout. An error is a file that could
-// not be written (unusable); the verdict's exit code is the caller's
-// (verdictExit).
-func writeGateReports(out string, gr rounds.Outcome, stdout, stderr io.Writer) ([]byte, error) {
-	var md bytes.Buffer
-	if err := report.CompareMarkdown(&md, gr); err != nil {
-		return nil, err
-	}
-	for name, render := range map[string]func(io.Writer) error{
-		"report.md":    func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err },
-		"verdict.json": func(w io.Writer) error { return report.CompareJSON(w, gr) },
-		"latency.svg":  func(w io.Writer) error { return report.ComparePlotSVG(w, gr) },
-	} {
-		if err := writeFile(filepath.Join(out, name), render); err != nil {
-			return nil, unusable(err)
-		}
-	}
-	if err := report.CompareText(stdout, gr); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(stderr, "loadgate: gate results in %s (report.md, verdict.json, latency.svg, per-side rounds)\n", out)
-	return md.Bytes(), nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loadgate/loadgate/gate/action"
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
@@ -22,7 +23,7 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 	res, err := action.Step{
 		Gate: actionGate{f: f, stderr: stderr},
 		Reports: func(out string, gr rounds.Outcome) ([]byte, error) {
-			return writeGateReports(out, gr, stdout, stderr)
+			return report.WriteGate(out, gr, stdout, stderr)
 		},
 		Getenv:    os.Getenv,
 		LookupEnv: os.LookupEnv,

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
@@ -83,24 +82,8 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // the exit code.
 func finish(out string, res *result.Result, stdout, stderr io.Writer) error {
 	v := verdict.Thresholds(res)
-	if err := res.WriteFile(filepath.Join(out, "result.json")); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "report.md"), func(w io.Writer) error { return report.Markdown(w, res, v) }); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "verdict.json"), func(w io.Writer) error { return report.JSON(w, v) }); err != nil {
-		return unusable(err)
-	}
-	if err := report.Text(stdout, res, v); err != nil {
+	if err := report.WriteRun(out, res, v, stdout, stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "loadgate: results in %s (result.json, report.md, verdict.json, snapshots.jsonl)\n", out)
 	return verdictExit(v)
-}
-
-// writeFile writes a rendered file of the results (internal/outfile: a
-// temporary file renamed over path, never through a symlink).
-func writeFile(path string, render func(io.Writer) error) error {
-	return outfile.Write(path, render)
 }

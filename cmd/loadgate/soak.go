@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -100,22 +99,9 @@ func soakConfig(f loadFlags, duration time.Duration, leak string) (soak.Config, 
 // outcome (exit.go).
 func soakFinish(out string, sres *soak.Result, res *result.Result, stdout, stderr io.Writer) error {
 	code := soakExit(sres)
-	if err := res.WriteFile(filepath.Join(out, "result.json")); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "soak.json"), sres.Encode); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "soak.md"), func(w io.Writer) error { return report.SoakMarkdown(w, sres, res, code) }); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "soak.svg"), func(w io.Writer) error { return report.SoakSVG(w, sres) }); err != nil {
-		return unusable(err)
-	}
-	if err := report.SoakText(stdout, sres); err != nil {
+	if err := report.WriteSoak(out, sres, res, code, stdout, stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "loadgate: results in %s (soak.md, soak.svg, soak.json, result.json, stats.jsonl, snapshots.jsonl)\n", out)
 	summary := report.SoakSummary(sres)
 	if err := soakOutcome(sres, summary); err != nil {
 		return err // exit.go maps it

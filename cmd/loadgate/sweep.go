@@ -98,7 +98,7 @@ func sweepDeps(plan sweep.Plan, stderr io.Writer) sweep.Deps {
 			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s req/s for %s (warm-up %s)\n", k, n, report.Rate(rate), plan.Step, plan.Warmup)
 		},
 		Measured: func(dir string, st sweep.Step, res *result.Result, v verdict.Verdict) error {
-			if err := writeStep(dir, res, v); err != nil {
+			if err := report.WriteStep(dir, res, v); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s\n", st.Number, len(plan.Rates), report.SweepStepLine(st))
@@ -111,19 +111,9 @@ func sweepDeps(plan sweep.Plan, stderr io.Writer) sweep.Deps {
 // sweepFinish writes the sweep's files, prints its report and says
 // whether it is usable.
 func sweepFinish(out string, sw *sweep.Sweep, stdout, stderr io.Writer) error {
-	if err := sw.WriteFile(filepath.Join(out, "sweep.json")); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "sweep.svg"), func(w io.Writer) error { return report.SweepPlotSVG(w, sw) }); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "sweep.md"), func(w io.Writer) error { return report.SweepMarkdown(w, sw, "sweep.svg") }); err != nil {
-		return unusable(err)
-	}
-	if err := report.SweepText(stdout, sw); err != nil {
+	if err := report.WriteSweep(out, sw, stdout, stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "loadgate: sweep results in %s (sweep.json, sweep.md, sweep.svg, steps/)\n", out)
 	if sw.Interrupted {
 		return unusable(fmt.Errorf("sweep: interrupted after %d of %d step(s); what was measured is kept in %s", len(sw.Steps), len(sw.Rates), out))
 	}
@@ -154,12 +144,4 @@ func sweepOutDir(out string, force bool) error {
 		}
 	}
 	return nil
-}
-
-// writeStep writes a step's result.json and report.md.
-func writeStep(dir string, res *result.Result, v verdict.Verdict) error {
-	if err := res.WriteFile(filepath.Join(dir, "result.json")); err != nil {
-		return err
-	}
-	return writeFile(filepath.Join(dir, "report.md"), func(w io.Writer) error { return report.Markdown(w, res, v) })
 }
