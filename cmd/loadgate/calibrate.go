@@ -34,7 +34,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Float64Var(&f.scale, "scale", 1, "shorten every phase by this `factor` (a calibration is of one load: its hash must match the gate's)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line: auto, always, never")
 	fs.StringVar(&f.target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target)")
-	addStackFlags(fs, &f.stack)
+	addStackFlags(fs, &f.stack, stderr)
 	addPriorityFlag(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, calibrateHelp); fs.PrintDefaults() }

@@ -61,7 +61,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
 	fs.BoolVar(&f.duet, "duet", true, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (the default, chosen by make gate-quality; --duet=false for ABBA rounds with the idle side paused; off against a baseline, which has no second side)")
 	fs.StringVar(&f.target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target; needed with --compose when the scenario has no stack: section)")
-	addStackFlags(fs, &f.stack)
+	addStackFlags(fs, &f.stack, stderr)
 	addPriorityFlag(fs, &f.stack)
 	addLimitFlags(fs, &f.limits)
 	fs.Usage = func() { fmt.Fprint(stderr, gateHelp); fs.PrintDefaults() }
@@ -128,7 +128,7 @@ type gateOutcome struct {
 func (f gateFlags) config() rounds.Config {
 	return rounds.Config{
 		Scenario: f.scenario, Base: f.base, Head: f.head, Against: f.against, ScenarioFrom: f.scenarioFrom,
-		Rounds: f.rounds, Auto: f.auto, MaxRounds: f.maxRounds, Budget: f.budget, Scale: f.scale, Compose: f.stack.compose, Target: f.target, Out: f.out,
+		Rounds: f.rounds, Auto: f.auto, MaxRounds: f.maxRounds, Budget: f.budget, Scale: f.scale, Compose: f.stack.Compose, Target: f.target, Out: f.out,
 		Compare:        verdict.CompareOptions{Tolerance: f.tolerance, Confidence: f.confidence, Percentile: f.percentile},
 		Limits:         f.limits,
 		GuardWorkflows: f.guardWorkflows, AllowWorkflowChanges: f.allowWorkflowChanges,
@@ -183,7 +183,7 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 	if err := outfile.Dir(cfg.Out, f.force || f.github, "--force"); err != nil {
 		return cfg, rounds.Deps{}, usageErr("gate: --out %w", err)
 	}
-	plan, err := planCPUs(f.stack)
+	plan, err := f.stack.PlanCPUs()
 	if err != nil {
 		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
 	}
@@ -197,8 +197,8 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 	}
 	return cfg, rounds.Deps{
 		Repo:      repo,
-		Stacks:    &composeStacks{runID: runID, plan: plan, f: f.stack, stderr: stderr},
-		Runner:    engine(false, f.progress, "", f.stack.priority, stderr),
+		Stacks:    &composeStacks{runID: runID, plan: plan, f: f.stack},
+		Runner:    engine(false, f.progress, "", f.stack.Priority, stderr),
 		LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
 		Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
 		Log:       stderr,
@@ -221,15 +221,14 @@ func sweepWorktrees(ctx context.Context, stderr io.Writer) {
 // its counts resolved while it is up and healthy (it is paused between
 // rounds), once per side.
 type composeStacks struct {
-	runID  string
-	plan   pin.Plan
-	f      stackFlags
-	stderr io.Writer
+	runID string
+	plan  pin.Plan
+	f     stackFlags
 }
 
 func (c *composeStacks) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Stack, error) {
-	cs, err := bringUp(ctx, compose.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
-		OutDir: sp.Out, RunID: c.runID, Side: sp.Side}, c.plan, c.f, c.stderr)
+	cs, err := c.f.Up(ctx, compose.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
+		OutDir: sp.Out, RunID: c.runID, Side: sp.Side}, c.plan)
 	if err != nil {
 		return nil, err
 	}

@@ -51,8 +51,8 @@ func (g actionGate) Run(ctx context.Context, in action.Inputs) (rounds.Outcome, 
 // withInputs is f with the Action's inputs as flags: an input left empty
 // keeps the flag's default.
 func (f gateFlags) withInputs(in action.Inputs) gateFlags {
-	f.scenario, f.stack.compose = in.Scenario, in.Compose
-	f.stack.stackCPUs, f.stack.loadCPUs, f.stack.priority = in.StackCPUs, in.LoadCPUs, in.LoadPriority
+	f.scenario, f.stack.Compose = in.Scenario, in.Compose
+	f.stack.StackCPUs, f.stack.LoadCPUs, f.stack.Priority = in.StackCPUs, in.LoadCPUs, in.LoadPriority
 	f.out = in.ResultsDir
 	// Against a baseline too, the base (the pull request's base commit by
 	// default) is the protected side: its scenario and baseline are read,

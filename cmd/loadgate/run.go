@@ -21,9 +21,9 @@ var runHelp string
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	began := time.Now()
-	f := loadFlags{cmd: "run"}
+	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "run"}}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	addLoadFlags(fs, &f)
+	addLoadFlags(fs, &f, stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -32,28 +32,28 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	p, err := planLoad(ctx, sc, f, stderr)
+	p, err := session.PlanLoad(ctx, sc, f.LoadOptions)
 	if err != nil {
 		return err
 	}
-	if err := outfile.Dir(p.out, f.force, "--force"); err != nil {
+	if err := outfile.Dir(p.Out, f.force, "--force"); err != nil {
 		return usageErr("run: --out %w", err)
 	}
-	t, spec, err := p.open(ctx, sc, f, nil, stderr)
+	t, spec, err := p.Open(ctx, sc, f.LoadOptions, nil)
 	if err != nil {
 		return err
 	}
 	spec.Scenario = sc
-	m := session.Measure{Runner: engine(f.insecure, f.progress, f.cpuProfile, f.stack.priority, stderr), Target: t, Began: began, Warn: warner(stderr)}
+	m := session.Measure{Runner: engine(f.insecure, f.progress, f.cpuProfile, f.Stack.Priority, stderr), Target: t, Began: began, Warn: warner(stderr)}
 	res, err := m.Run(ctx, spec)
 	if err != nil {
 		return err
 	}
-	if st := res.Stack; st != nil && !p.plain {
+	if st := res.Stack; st != nil && !p.Plain {
 		fmt.Fprintf(stderr, "loadgate: start to first request %s; last request to clean teardown %s\n",
 			seconds(st.UpS).Round(time.Millisecond), seconds(st.TeardownS).Round(time.Millisecond))
 	}
-	return finish(p.out, res, stdout, stderr)
+	return finish(p.Out, res, stdout, stderr)
 }
 
 // loadScenario is run's scenario: --scenario loaded at --scale, within the

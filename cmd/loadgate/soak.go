@@ -21,13 +21,13 @@ import (
 var soakHelp string
 
 func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f := loadFlags{cmd: "soak"}
+	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "soak"}}
 	var duration time.Duration
 	var leak string
 	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
 	fs.DurationVar(&duration, "duration", 0, "how long to hold the load after the warm-up (hours are the point; at least 6m40s can conclude)")
 	fs.StringVar(&leak, "leak-threshold", "32MiB", "growth `per hour` above which (by both estimates) a process leaks, e.g. 32MiB or 32MiB/h")
-	addLoadFlags(fs, &f)
+	addLoadFlags(fs, &f, stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, soakHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -36,29 +36,29 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	p, err := planLoad(ctx, cfg.Scenario, f, stderr)
+	p, err := session.PlanLoad(ctx, cfg.Scenario, f.LoadOptions)
 	if err != nil {
 		return err
 	}
 	if duration < soak.MinWindow*4/3 {
 		fmt.Fprintf(stderr, "loadgate: WARNING: %s\n", report.SoakTooShort(duration, cfg.Scenario.Warmup))
 	}
-	if err := outfile.Dir(p.out, f.force, "--force"); err != nil {
+	if err := outfile.Dir(p.Out, f.force, "--force"); err != nil {
 		return usageErr("soak: --out %w", err)
 	}
 	col := soak.NewCollector()
-	t, spec, err := p.open(ctx, cfg.Scenario, f, col, stderr)
+	t, spec, err := p.Open(ctx, cfg.Scenario, f.LoadOptions, col)
 	if err != nil {
 		return err
 	}
 	pl := report.NewSoakProgressLine(stderr, f.progress, cfg.Scenario.TotalDuration())
-	sres, res, err := soak.Run(ctx, cfg, soak.Deps{Sampler: &session.Sampled{Target: t, Dir: p.out}, Collector: col, Progress: pl.Update, Warn: warner(stderr),
-		Runner: engine(f.insecure, "never", "", f.stack.priority, stderr), Spec: spec}) // soak.Run tears the target down
+	sres, res, err := soak.Run(ctx, cfg, soak.Deps{Sampler: &session.Sampled{Target: t, Dir: p.Out}, Collector: col, Progress: pl.Update, Warn: warner(stderr),
+		Runner: engine(f.insecure, "never", "", f.Stack.Priority, stderr), Spec: spec}) // soak.Run tears the target down
 	pl.Finish()
 	if err != nil {
 		return orUnusable(err) // the soak's own: its stats file
 	}
-	return soakFinish(p.out, sres, res, stdout, stderr)
+	return soakFinish(p.Out, sres, res, stdout, stderr)
 }
 
 // soakConfig is the soak the flags ask for: its scenario (the judged
@@ -92,7 +92,7 @@ func soakConfig(f loadFlags, duration time.Duration, leak string) (soak.Config, 
 	if err != nil {
 		return soak.Config{}, usageErr("soak: %w", err)
 	}
-	return soak.Config{Base: base, Scenario: sc, Duration: duration, ThresholdBytesPerHour: threshold, Every: f.stack.statsEvery}, nil
+	return soak.Config{Base: base, Scenario: sc, Duration: duration, ThresholdBytesPerHour: threshold, Every: f.Stack.StatsEvery}, nil
 }
 
 // soakFinish writes the soak's files, prints its report and maps its

@@ -15,6 +15,7 @@ import (
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/sweep"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/outfile"
@@ -25,7 +26,7 @@ var sweepHelp string
 
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	began := time.Now()
-	f := loadFlags{cmd: "sweep"}
+	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "sweep"}}
 	var rates string
 	var step time.Duration
 	warmup := time.Duration(-1) // not given: the scenario's
@@ -40,7 +41,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		warmup = d
 		return nil
 	})
-	addLoadFlags(fs, &f)
+	addLoadFlags(fs, &f, stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, sweepHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -59,27 +60,27 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	p, err := planLoad(ctx, sc, f, stderr)
+	p, err := session.PlanLoad(ctx, sc, f.LoadOptions)
 	if err != nil {
 		return err
 	}
-	if err := sweepOutDir(p.out, f.force); err != nil {
+	if err := sweepOutDir(p.Out, f.force); err != nil {
 		return err
 	}
-	t, spec, err := p.open(ctx, sc, f, nil, stderr)
+	t, spec, err := p.Open(ctx, sc, f.LoadOptions, nil)
 	if err != nil {
 		return err
 	}
 	deps := sweepDeps(plan, stderr)
-	deps.Runner, deps.Spec = engine(f.insecure, f.progress, "", f.stack.priority, stderr), spec
-	if !p.plain {
+	deps.Runner, deps.Spec = engine(f.insecure, f.progress, "", f.Stack.Priority, stderr), spec
+	if !p.Plain {
 		deps.Stack = t.(sweep.Stack) // sweep.Run tears it down
 	}
-	sw, err := sweep.Run(ctx, sc, plan, p.out, began, deps)
+	sw, err := sweep.Run(ctx, sc, plan, p.Out, began, deps)
 	if err != nil {
 		return orUnusable(err) // the sweep's own: a directory or a file
 	}
-	return sweepFinish(p.out, sw, stdout, stderr)
+	return sweepFinish(p.Out, sw, stdout, stderr)
 }
 
 // sweepPlan is sweep.NewPlan, a refused step's rate worded by the report.

@@ -12,6 +12,7 @@ import (
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 )
 
 //go:embed help/up.txt
@@ -23,7 +24,7 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	scen := fs.String("scenario", "", "the scenario `file` (its stack: section)")
 	target := fs.String("target", "", "service:port (default: the scenario's stack.target)")
 	out := fs.String("out", "", "save the services' logs here at teardown (`dir`)")
-	addStackFlags(fs, &sf)
+	addStackFlags(fs, &sf, stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, upHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -35,7 +36,7 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	files := composeFiles(sc, sf)
+	files := sf.Files(sc)
 	if len(files) == 0 {
 		return usageErr("up: the scenario has no stack: section and no --compose was given")
 	}
@@ -46,12 +47,12 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if t == "" {
 		return usageErr("up: --target service:port is required (the scenario's stack: names none)")
 	}
-	plan, err := planCPUs(sf)
+	plan, err := sf.PlanCPUs()
 	if err != nil {
 		return usageErr("up: %w", err)
 	}
-	prep, prepDir := stackPrepare(sc)
-	sr, err := bringUp(ctx, compose.Spec{Files: files, Target: t, Prepare: prep, PrepareDir: prepDir, OutDir: *out, Side: "up"}, plan, sf, stderr)
+	prep, prepDir := session.StackPrepare(sc)
+	sr, err := sf.Up(ctx, compose.Spec{Files: files, Target: t, Prepare: prep, PrepareDir: prepDir, OutDir: *out, Side: "up"}, plan)
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
 	}
