@@ -7,19 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/action"
-	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
-	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 //go:embed help/gate.txt
@@ -149,96 +145,20 @@ func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gateOutcome, e
 	return gateOutcome{Outcome: gr, out: cfg.Out}, err
 }
 
-// prepareGate is the gate's rounds.Config and its ways to git, Docker
-// Compose and the load engine (what runGate and calibrate share); name is
-// the results directory's prefix.
+// prepareGate is rounds.Prepare with the flags (what runGate and
+// calibrate share): the engine, the gate's words, and the runner's
+// credentials kept from the stacks and the scenario's ${ENV}; name is the
+// results directory's prefix.
 func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer) (rounds.Config, rounds.Deps, error) {
-	cfg := f.config()
-	if err := cfg.Validate(); err != nil {
-		return cfg, rounds.Deps{}, err
-	}
-	runID := compose.NewRunID()
-	wd, err := os.Getwd()
-	if err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
-	}
-	repo, err := rounds.OpenGit(ctx, wd, runID, onEmergency)
-	if err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: not inside a git repository: %w", err)
-	}
-	abs, err := filepath.Abs(f.scenario)
-	if err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
-	}
-	if cfg.Scenario, err = filepath.Rel(repo.Root(), abs); err != nil || !filepath.IsLocal(cfg.Scenario) {
-		return cfg, rounds.Deps{}, usageErr("gate: --scenario %s is not inside the repository %s", f.scenario, repo.Root())
-	}
-	if cfg.Out == "" {
-		cfg.Out = filepath.Join("loadgate-out", name+"-"+time.Now().Format("20060102-150405"))
-	}
-	if cfg.Out, err = filepath.Abs(cfg.Out); err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
-	}
-	// The Action's results-dir belongs to its workflow: replaced there.
-	if err := outfile.Dir(cfg.Out, f.force || f.github, "--force"); err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: --out %w", err)
-	}
-	plan, err := f.stack.PlanCPUs()
-	if err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
-	}
-	sweepWorktrees(ctx, stderr) // leftovers of killed gates
-	// The sides' checkouts are not trusted with a GitHub credential: their
-	// stack.prepare and their services (compose interpolates from this
-	// process's environment) run without one. The Action's token is already
-	// read (Inputs.Token).
-	if names := action.UnsetRunnerSecrets(os.Environ(), os.Unsetenv); len(names) > 0 {
-		fmt.Fprintf(stderr, "loadgate: %d runner credential variable(s) unset for the stacks (%s)\n", len(names), strings.Join(names, ", "))
-	}
-	return cfg, rounds.Deps{
-		Repo:      repo,
-		Stacks:    &composeStacks{runID: runID, plan: plan, f: f.stack},
-		Runner:    engine(false, f.progress, "", f.stack.Priority, stderr),
-		LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
-		Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
-		Log:       stderr,
-		Words:     report.GateWords{},
-	}, nil
-}
-
-// sweepWorktrees removes what killed gates left (as a gate starts).
-func sweepWorktrees(ctx context.Context, stderr io.Writer) {
-	removed, err := rounds.SweepWorktrees(ctx)
-	for _, r := range removed {
-		fmt.Fprintf(stderr, "loadgate: removed the worktrees of %s\n", r)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgate: warning: sweeping worktrees of earlier gates: %v\n", err)
-	}
-}
-
-// composeStacks is rounds.Stacks on gate/session: each side's stack up,
-// its counts resolved while it is up and healthy (it is paused between
-// rounds), once per side.
-type composeStacks struct {
-	runID string
-	plan  pin.Plan
-	f     stackFlags
-}
-
-func (c *composeStacks) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Stack, error) {
-	cs, err := c.f.Up(ctx, compose.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
-		OutDir: sp.Out, RunID: c.runID, Side: sp.Side}, c.plan)
-	if err != nil {
-		return nil, err
-	}
-	if sp.Scenario != nil {
-		// A count whose port accepted no connection (a base that predates
-		// the counter) is not measured on this side, saying why.
-		if err := cs.ResolveCounts(ctx, sp.Scenario, true); err != nil {
-			cs.Down()
-			return nil, err
-		}
-	}
-	return cs, nil
+	return rounds.Prepare(ctx, f.config(), rounds.Setup{
+		Name: name, Replace: f.force || f.github, Stack: f.stack, OnEmergency: onEmergency, // the Action's results-dir belongs to its workflow
+		UnsetSecrets: func() []string { return action.UnsetRunnerSecrets(os.Environ(), os.Unsetenv) },
+		Deps: rounds.Deps{
+			Runner:    engine(false, f.progress, "", f.stack.Priority, stderr),
+			LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
+			Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
+			Log:       stderr,
+			Words:     report.GateWords{},
+		},
+	})
 }
