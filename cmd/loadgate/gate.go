@@ -9,12 +9,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
-	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -22,52 +20,45 @@ import (
 var gateHelp string
 
 type gateFlags struct {
-	scenario, base, head, against, out, scenarioFrom string
-	rounds, maxRounds                                int
-	auto                                             bool // --rounds auto
-	budget                                           time.Duration
-	tolerance, confidence, scale                     float64
-	percentile, progress, target                     string
-	github, force                                    bool
-	guardWorkflows, allowWorkflowChanges             bool // the Action on a pull_request event (github.go)
-	duet                                             bool // --duet: both sides at the same instants each round
-	stack                                            stackFlags
-	limits                                           scenario.OperatorLimits
+	rounds.Config        // Compose is the stack's
+	progress      string // --progress
+	github, force bool
+	stack         stackFlags
 }
 
 func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f gateFlags
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
-	fs.StringVar(&f.scenario, "scenario", "", "the scenario `file`, relative to the repository (or absolute inside it)")
-	fs.StringVar(&f.base, "base", "", "the base git `ref` (against a baseline: the commit whose scenario and baseline are read, not run)")
-	fs.StringVar(&f.head, "head", "", "the head git `ref` (default: the working tree)")
-	fs.StringVar(&f.against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
-	fs.StringVar(&f.scenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base: the protected side sets the bar) or head (UNSAFE for a required check: the change judged sets its own bar)")
-	f.auto = true // the default, chosen from bench/gate-quality.md: 3 fixed rounds decided no gate there
-	fs.Var(roundsValue{&f.rounds, &f.auto}, "rounds", "paired rounds (duet by default, ABBA with --duet=false): a number, or auto, the default (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
-	fs.IntVar(&f.maxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
-	fs.DurationVar(&f.budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: with --rounds auto the rounds stop where the next pair would overrun it; with a fixed --rounds what an inconclusive comparison asks for is capped by the rounds it allows")
-	fs.Float64Var(&f.tolerance, "tolerance", verdict.DefaultTolerance, "relative change below which latency is 'no change' (0.10 = 10%)")
-	fs.Float64Var(&f.confidence, "confidence", verdict.DefaultConfidence, "confidence of every interval")
-	fs.StringVar(&f.percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
-	fs.Float64Var(&f.scale, "scale", 1, "shorten every phase by this `factor` (both sides)")
-	fs.StringVar(&f.out, "out", "", "results `dir` (default loadgate-out/gate-<time>); one that already holds a result is refused unless --force")
+	fs.StringVar(&f.Scenario, "scenario", "", "the scenario `file`, relative to the repository (or absolute inside it)")
+	fs.StringVar(&f.Base, "base", "", "the base git `ref` (against a baseline: the commit whose scenario and baseline are read, not run)")
+	fs.StringVar(&f.Head, "head", "", "the head git `ref` (default: the working tree)")
+	fs.StringVar(&f.Against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
+	fs.StringVar(&f.ScenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base: the protected side sets the bar) or head (UNSAFE for a required check: the change judged sets its own bar)")
+	f.Auto = true // the default, chosen from bench/gate-quality.md: 3 fixed rounds decided no gate there
+	fs.Var(roundsValue{&f.Rounds, &f.Auto}, "rounds", "paired rounds (duet by default, ABBA with --duet=false): a number, or auto, the default (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
+	fs.IntVar(&f.MaxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
+	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: with --rounds auto the rounds stop where the next pair would overrun it; with a fixed --rounds what an inconclusive comparison asks for is capped by the rounds it allows")
+	fs.Float64Var(&f.Compare.Tolerance, "tolerance", verdict.DefaultTolerance, "relative change below which latency is 'no change' (0.10 = 10%)")
+	fs.Float64Var(&f.Compare.Confidence, "confidence", verdict.DefaultConfidence, "confidence of every interval")
+	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
+	fs.Float64Var(&f.Scale, "scale", 1, "shorten every phase by this `factor` (both sides)")
+	fs.StringVar(&f.Out, "out", "", "results `dir` (default loadgate-out/gate-<time>); one that already holds a result is refused unless --force")
 	fs.BoolVar(&f.force, "force", false, "replace the result already in --out")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line: auto, always, never")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
-	fs.BoolVar(&f.duet, "duet", true, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (the default, chosen by make gate-quality; --duet=false for ABBA rounds with the idle side paused; off against a baseline, which has no second side)")
-	fs.StringVar(&f.target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target; needed with --compose when the scenario has no stack: section)")
+	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (the default, chosen by make gate-quality; --duet=false for ABBA rounds with the idle side paused; off against a baseline, which has no second side)")
+	fs.StringVar(&f.Target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target; needed with --compose when the scenario has no stack: section)")
 	addStackFlags(fs, &f.stack, stderr)
 	addPriorityFlag(fs, &f.stack)
-	addLimitFlags(fs, &f.limits)
+	addLimitFlags(fs, &f.Limits)
 	fs.Usage = func() { fmt.Fprint(stderr, gateHelp); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	duetSet := false
 	fs.Visit(func(fl *flag.Flag) { duetSet = duetSet || fl.Name == "duet" })
-	if !duetSet && strings.HasPrefix(f.against, "baseline:") {
-		f.duet = false // the default: a baseline has no second side to run beside (an explicit --duet is refused)
+	if !duetSet && strings.HasPrefix(f.Against, "baseline:") {
+		f.Duet = false // the default: a baseline has no second side to run beside (an explicit --duet is refused)
 	}
 	if f.github {
 		return gateGitHub(ctx, f, stdout, stderr)
@@ -119,17 +110,12 @@ type gateOutcome struct {
 }
 
 // config is the gate's rounds.Config from the flags (Scenario and Out as
-// given: runGate makes them the repository-relative file and an absolute
-// directory).
+// given: rounds.Prepare makes them the repository-relative file and an
+// absolute directory).
 func (f gateFlags) config() rounds.Config {
-	return rounds.Config{
-		Scenario: f.scenario, Base: f.base, Head: f.head, Against: f.against, ScenarioFrom: f.scenarioFrom,
-		Rounds: f.rounds, Auto: f.auto, MaxRounds: f.maxRounds, Budget: f.budget, Scale: f.scale, Compose: f.stack.Compose, Target: f.target, Out: f.out,
-		Compare:        verdict.CompareOptions{Tolerance: f.tolerance, Confidence: f.confidence, Percentile: f.percentile},
-		Limits:         f.limits,
-		GuardWorkflows: f.guardWorkflows, AllowWorkflowChanges: f.allowWorkflowChanges,
-		Duet: f.duet,
-	}
+	c := f.Config
+	c.Compose = f.stack.Compose
+	return c
 }
 
 // runGate wires the gate (gate/rounds) to git, Docker Compose and the load

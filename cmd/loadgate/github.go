@@ -48,41 +48,11 @@ func (g actionGate) Run(ctx context.Context, in action.Inputs) (rounds.Outcome, 
 	return gr.Outcome, gr.out, err
 }
 
-// withInputs is f with the Action's inputs as flags: an input left empty
-// keeps the flag's default.
+// withInputs is f with the Action's inputs as flags (action.Inputs.Apply),
+// and no progress line.
 func (f gateFlags) withInputs(in action.Inputs) gateFlags {
-	f.scenario, f.stack.Compose = in.Scenario, in.Compose
-	f.stack.StackCPUs, f.stack.LoadCPUs, f.stack.Priority = in.StackCPUs, in.LoadCPUs, in.LoadPriority
-	f.out = in.ResultsDir
-	// Against a baseline too, the base (the pull request's base commit by
-	// default) is the protected side: its scenario and baseline are read,
-	// never head's.
-	f.against, f.base = "base", in.Base
-	if in.Baseline != "" {
-		f.against = "baseline:" + in.Baseline
-	}
-	if in.Rounds > 0 { // a fixed number: not the default auto
-		f.rounds, f.auto = in.Rounds, false
-	}
-	if in.AutoRounds {
-		f.rounds, f.auto = 0, true
-	}
-	if in.Budget > 0 {
-		f.budget = in.Budget
-	}
-	if in.Tolerance > 0 {
-		f.tolerance = in.Tolerance
-	}
-	if in.Scale > 0 {
-		f.scale = in.Scale
-	}
+	f.Config, f.stack = in.Apply(f.Config, f.stack)
 	f.progress = "never"
-	f.limits = in.Limits // the operator's ceilings, bounded by default
-	f.guardWorkflows, f.allowWorkflowChanges = in.GuardWorkflows, in.AllowWorkflowChanges
-	f.duet = in.Duet && in.Baseline == "" // the duet input (action.yml's default "true"); a baseline has no second side
-	if in.ScenarioFrom != "" {
-		f.scenarioFrom = in.ScenarioFrom // the unsafe opt-in: the report warns
-	}
 	return f
 }
 
