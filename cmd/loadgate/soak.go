@@ -6,12 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/soak"
 	"github.com/loadgate/loadgate/internal/outfile"
@@ -61,38 +59,16 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return soakFinish(p.Out, sres, res, stdout, stderr)
 }
 
-// soakConfig is the soak the flags ask for: its scenario (the judged
-// phase's rate held for duration, within the operator's ceilings) and
-// its leak threshold. A scenario with faults is refused before anything.
+// soakConfig is soak.NewConfig of the flags, --progress checked
+// between the required flags and the scenario, as the soak has always
+// checked them.
 func soakConfig(f loadFlags, duration time.Duration, leak string) (soak.Config, error) {
-	switch {
-	case f.scenario == "":
-		return soak.Config{}, usageErr("soak: --scenario is required (see loadgate soak -h)")
-	case duration <= 0:
-		return soak.Config{}, usageErr("soak: --duration is required and must be positive (e.g. 2h)")
+	if f.scenario != "" && duration > 0 {
+		if err := checkProgress("soak", f.progress); err != nil {
+			return soak.Config{}, err
+		}
 	}
-	if err := checkProgress("soak", f.progress); err != nil {
-		return soak.Config{}, err
-	}
-	threshold, err := parseLeakThreshold(leak)
-	if err != nil {
-		return soak.Config{}, usageErr("soak: --leak-threshold: %w", err)
-	}
-	base, err := scenario.Load(f.scenario, scenario.Options{})
-	if err != nil {
-		return soak.Config{}, usageErr("%w", err)
-	}
-	if err := refuseFaults(base); err != nil {
-		return soak.Config{}, err
-	}
-	sc, err := soak.Scenario(base, duration)
-	if err == nil {
-		err = sc.CheckOperatorLimits(f.limits)
-	}
-	if err != nil {
-		return soak.Config{}, usageErr("soak: %w", err)
-	}
-	return soak.Config{Base: base, Scenario: sc, Duration: duration, ThresholdBytesPerHour: threshold, Every: f.Stack.StatsEvery}, nil
+	return soak.NewConfig(soak.Options{Scenario: f.scenario, Duration: duration, Leak: leak, Limits: f.limits, Every: f.Stack.StatsEvery})
 }
 
 // soakFinish writes the soak's files, prints its report and maps its
@@ -108,27 +84,4 @@ func soakFinish(out string, sres *soak.Result, res *result.Result, stdout, stder
 	}
 	fmt.Fprintln(stderr, "loadgate:", summary)
 	return nil
-}
-
-// refuseFaults refuses a scenario whose phases inject faults (exit 2): a
-// soak holds one steady load, and a fault would read as memory growth.
-func refuseFaults(sc *scenario.Scenario) error {
-	if !sc.HasFaults() {
-		return nil
-	}
-	for _, p := range sc.Phases {
-		if len(p.Inject) > 0 {
-			return usageErr("soak: %s:%d: phase %s injects faults (inject:): a soak holds one steady load; run faults with loadgate run", sc.File, p.Line, p.Name)
-		}
-	}
-	return usageErr("soak: %s: the scenario injects faults: a soak holds one steady load; run faults with loadgate run", sc.File)
-}
-
-// parseLeakThreshold reads a byte size per hour: "32MiB", "32MiB/h", "1GiB".
-func parseLeakThreshold(s string) (float64, error) {
-	v, ok := scenario.ParseBytes(strings.TrimSuffix(strings.TrimSpace(s), "/h"))
-	if !ok || v <= 0 {
-		return 0, fmt.Errorf("%q is not a positive size per hour such as 32MiB or 32MiB/h", s)
-	}
-	return float64(v), nil
 }

@@ -60,19 +60,6 @@ func TestSoakRefusals(t *testing.T) {
 	}
 }
 
-func TestParseLeakThreshold(t *testing.T) {
-	for in, want := range map[string]float64{"32MiB": 32 << 20, "32MiB/h": 32 << 20, "1GiB": 1 << 30} {
-		if got, err := parseLeakThreshold(in); err != nil || got != want {
-			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "0", "-1MiB", "fast"} {
-		if _, err := parseLeakThreshold(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
 // A soak too short to conclude runs, writes everything, and says
 // inconclusive in the result, the report and the exit message, with exit 1:
 // never a pass.
