@@ -13,6 +13,7 @@ import (
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -137,7 +138,7 @@ func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gateOutcome, e
 // results directory's prefix.
 func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer) (rounds.Config, rounds.Deps, error) {
 	return rounds.Prepare(ctx, f.config(), rounds.Setup{
-		Name: name, Replace: f.force || f.github, Stack: f.stack, OnEmergency: onEmergency, // the Action's results-dir belongs to its workflow
+		Name: name, Replace: f.force || f.github, Stack: f.stack, OnEmergency: session.OnEmergency, // the Action's results-dir belongs to its workflow
 		UnsetSecrets: func() []string { return action.UnsetRunnerSecrets(os.Environ(), os.Unsetenv) },
 		Deps: rounds.Deps{
 			Runner:    engine(false, f.progress, "", f.stack.Priority, stderr),
