@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/session"
 )
 
@@ -26,7 +27,7 @@ import (
 const emergencyBound = 10 * time.Second
 
 func main() {
-	applyGeneratorGC(os.Getenv) // gc.go
+	load.ApplyGC(os.Getenv) // the generator's collector
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
