@@ -7,9 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
@@ -18,7 +15,6 @@ import (
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/sweep"
 	"github.com/loadgate/loadgate/gate/verdict"
-	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 //go:embed help/sweep.txt
@@ -64,7 +60,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := sweepOutDir(p.Out, f.force); err != nil {
+	if err := sweep.PrepareOut(p.Out, f.force); err != nil {
 		return err
 	}
 	t, spec, err := p.Open(ctx, sc, f.LoadOptions, nil)
@@ -80,7 +76,10 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return orUnusable(err) // the sweep's own: a directory or a file
 	}
-	return sweepFinish(p.Out, sw, stdout, stderr)
+	if err := report.WriteSweep(p.Out, sw, stdout, stderr); err != nil {
+		return err
+	}
+	return report.SweepOutcome(p.Out, sw)
 }
 
 // sweepPlan is sweep.NewPlan, a refused step's rate worded by the report.
@@ -107,42 +106,4 @@ func sweepDeps(plan sweep.Plan, stderr io.Writer) sweep.Deps {
 		},
 		Warn: warner(stderr),
 	}
-}
-
-// sweepFinish writes the sweep's files, prints its report and says
-// whether it is usable.
-func sweepFinish(out string, sw *sweep.Sweep, stdout, stderr io.Writer) error {
-	if err := report.WriteSweep(out, sw, stdout, stderr); err != nil {
-		return err
-	}
-	if sw.Interrupted {
-		return unusable(fmt.Errorf("sweep: interrupted after %d of %d step(s); what was measured is kept in %s", len(sw.Steps), len(sw.Rates), out))
-	}
-	for _, s := range sw.Steps {
-		if !s.Usable {
-			return unusable(fmt.Errorf("sweep: step %d (%s req/s) is unusable: %s", s.Number, report.Rate(s.Rate), strings.Join(s.Unusable, "; ")))
-		}
-	}
-	return nil
-}
-
-// sweepOutDir prepares the sweep's results directory: refused when it
-// already holds a sweep or a run's result, unless --force.
-func sweepOutDir(out string, force bool) error {
-	if !force {
-		if _, err := os.Lstat(filepath.Join(out, "sweep.json")); err == nil {
-			return usageErr("sweep: --out %s already holds a sweep (sweep.json): give another --out, or --force to replace it", out)
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return usageErr("sweep: --out %s: %w", out, err)
-		}
-	}
-	if err := outfile.Dir(out, force, "--force"); err != nil {
-		return usageErr("sweep: --out %w", err)
-	}
-	if force {
-		if err := os.RemoveAll(filepath.Join(out, "steps")); err != nil {
-			return usageErr("sweep: --out %s: %w", out, err)
-		}
-	}
-	return nil
 }

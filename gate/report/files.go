@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
@@ -122,5 +123,20 @@ func WriteSoak(out string, sres *soak.Result, res *result.Result, code int, stdo
 		return err
 	}
 	fmt.Fprintf(log, "loadgate: results in %s (soak.md, soak.svg, soak.json, result.json, stats.jsonl, snapshots.jsonl)\n", out)
+	return nil
+}
+
+// SweepOutcome is nil when every step of sw is usable and it ran to its
+// end, else the unusable error that says which (what was measured is kept
+// in out).
+func SweepOutcome(out string, sw *sweep.Sweep) error {
+	if sw.Interrupted {
+		return session.Unusablef("sweep: interrupted after %d of %d step(s); what was measured is kept in %s", len(sw.Steps), len(sw.Rates), out)
+	}
+	for _, s := range sw.Steps {
+		if !s.Usable {
+			return session.Unusablef("sweep: step %d (%s req/s) is unusable: %s", s.Number, Rate(s.Rate), strings.Join(s.Unusable, "; "))
+		}
+	}
 	return nil
 }
