@@ -6,14 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
-	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 //go:embed help/calibrate.txt
@@ -54,16 +51,8 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if outFile == "" {
-		if outFile, err = rounds.NoisePath(root, n.Scenario); err != nil {
-			return usageErr("calibrate: %w", err)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
-		return unusable(err)
-	}
-	if err := outfile.Write(outFile, n.Encode); err != nil {
-		return unusable(err)
+	if outFile, err = rounds.SaveNoise(root, outFile, n); err != nil {
+		return err
 	}
 	if err := report.Calibration(stdout, n, f.Compare.Tolerance, f.Compare.Confidence); err != nil {
 		return unusable(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,25 +83,8 @@ func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// hang the cleanup step of a CI job.
 	ctx, cancel := context.WithTimeout(ctx, downAllTimeout)
 	defer cancel()
-	var errs []error
-	wts, werr := rounds.SweepWorktrees(ctx)
-	for _, w := range wts {
-		fmt.Fprintf(stdout, "removed the worktrees of %s\n", w)
-	}
-	if werr != nil {
-		errs = append(errs, werr)
-	}
-	if err := compose.Available(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("no Docker engine: %w", err))
-	} else {
-		r, err := compose.Sweep(ctx)
-		fmt.Fprintf(stdout, "removed what earlier runs left: %s\n", r)
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return unusable(fmt.Errorf("down: not everything was removed:\n%w", errors.Join(errs...)))
+	if err := rounds.DownAll(ctx, stdout); err != nil {
+		return unusable(fmt.Errorf("down: not everything was removed:\n%w", err))
 	}
 	return nil
 }
