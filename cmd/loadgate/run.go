@@ -28,7 +28,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	sc, err := loadScenario(f)
+	sc, err := loadScenario(f, true)
 	if err != nil {
 		return err
 	}
@@ -56,17 +56,18 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return finish(p.Out, res, stdout, stderr)
 }
 
-// loadScenario is run's scenario: --scenario loaded at --scale, within the
-// operator's ceilings.
-func loadScenario(f loadFlags) (*scenario.Scenario, error) {
+// loadScenario is run's and sweep's scenario: --scenario loaded at
+// --scale, within the operator's ceilings when limits (a sweep checks
+// each step's rate instead).
+func loadScenario(f loadFlags, limits bool) (*scenario.Scenario, error) {
 	if f.scenario == "" {
-		return nil, usageErr("run: --scenario is required (see loadgate run -h)")
+		return nil, usageErr("%s: --scenario is required (see loadgate %s -h)", f.Cmd, f.Cmd)
 	}
-	if err := checkProgress("run", f.progress); err != nil {
+	if err := checkProgress(f.Cmd, f.progress); err != nil {
 		return nil, err
 	}
 	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale, ScaleSet: true})
-	if err == nil {
+	if err == nil && limits {
 		err = sc.CheckOperatorLimits(f.limits)
 	}
 	if err != nil {

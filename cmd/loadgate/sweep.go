@@ -42,15 +42,9 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if f.scenario == "" {
-		return usageErr("sweep: --scenario is required (see loadgate sweep -h)")
-	}
-	if err := checkProgress("sweep", f.progress); err != nil {
-		return err
-	}
-	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale, ScaleSet: true})
+	sc, err := loadScenario(f, false)
 	if err != nil {
-		return usageErr("%w", err)
+		return err
 	}
 	plan, err := sweepPlan(sc, rates, step, warmup, f.limits)
 	if err != nil {

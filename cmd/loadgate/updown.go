@@ -8,10 +8,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
-	"github.com/loadgate/loadgate/gate/session"
 )
 
 //go:embed help/up.txt
@@ -46,14 +44,9 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if t == "" {
 		return usageErr("up: --target service:port is required (the scenario's stack: names none)")
 	}
-	plan, err := sf.PlanCPUs()
+	sr, err := sf.Start(ctx, "up", sc, files, t, *out)
 	if err != nil {
-		return usageErr("up: %w", err)
-	}
-	prep, prepDir := session.StackPrepare(sc)
-	sr, err := sf.Up(ctx, compose.Spec{Files: files, Target: t, Prepare: prep, PrepareDir: prepDir, OutDir: *out, Side: "up"}, plan)
-	if err != nil {
-		return fmt.Errorf("up: %w", err)
+		return err
 	}
 	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.Run.Stack.Name(), sr.Run.Plan.Stack, t, sr.Addr(), sr.Run.Path)
 	fmt.Fprintln(stdout, "press Ctrl-C to tear it down")
