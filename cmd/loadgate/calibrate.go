@@ -13,9 +13,6 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-//go:embed help/calibrate.txt
-var calibrateHelp string
-
 func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f gateFlags
 	var outFile string
@@ -34,7 +31,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	addStackFlags(fs, &f.stack, stderr)
 	addPriorityFlag(fs, &f.stack)
 	addLimitFlags(fs, &f.Limits)
-	fs.Usage = func() { fmt.Fprint(stderr, calibrateHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("calibrate")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

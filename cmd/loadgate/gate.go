@@ -17,9 +17,6 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-//go:embed help/gate.txt
-var gateHelp string
-
 type gateFlags struct {
 	rounds.Config        // Compose is the stack's
 	progress      string // --progress
@@ -52,7 +49,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	addStackFlags(fs, &f.stack, stderr)
 	addPriorityFlag(fs, &f.stack)
 	addLimitFlags(fs, &f.Limits)
-	fs.Usage = func() { fmt.Fprint(stderr, gateHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("gate")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

@@ -56,15 +56,12 @@ func (f gateFlags) withInputs(in action.Inputs) gateFlags {
 	return f
 }
 
-//go:embed help/comment.txt
-var commentHelp string
-
 func commentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("comment", flag.ContinueOnError)
 	from := fs.String("from", "", "the downloaded results `dir` (load-gate-results)")
 	pr := fs.Int("pr", 0, "the pull request `number` (default: from the event or the results)")
 	artifact := fs.String("artifact-url", "", "the results artifact's `URL` for the footer (default: the run's artifacts list)")
-	fs.Usage = func() { fmt.Fprint(stderr, commentHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("comment")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

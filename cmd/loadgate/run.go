@@ -16,15 +16,12 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-//go:embed help/run.txt
-var runHelp string
-
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	began := time.Now()
 	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "run"}}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	addLoadFlags(fs, &f, stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, runHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("run")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

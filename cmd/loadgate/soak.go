@@ -15,9 +15,6 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-//go:embed help/soak.txt
-var soakHelp string
-
 func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "soak"}}
 	var duration time.Duration
@@ -26,7 +23,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&duration, "duration", 0, "how long to hold the load after the warm-up (hours are the point; at least 6m40s can conclude)")
 	fs.StringVar(&leak, "leak-threshold", "32MiB", "growth `per hour` above which (by both estimates) a process leaks, e.g. 32MiB or 32MiB/h")
 	addLoadFlags(fs, &f, stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, soakHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("soak")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

@@ -17,9 +17,6 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-//go:embed help/sweep.txt
-var sweepHelp string
-
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	began := time.Now()
 	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "sweep"}}
@@ -38,7 +35,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	})
 	addLoadFlags(fs, &f, stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, sweepHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("sweep")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

@@ -12,9 +12,6 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-//go:embed help/up.txt
-var upHelp string
-
 func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sf stackFlags
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
@@ -22,7 +19,7 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	target := fs.String("target", "", "service:port (default: the scenario's stack.target)")
 	out := fs.String("out", "", "save the services' logs here at teardown (`dir`)")
 	addStackFlags(fs, &sf, stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, upHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("up")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -59,13 +56,10 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-//go:embed help/down.txt
-var downHelp string
-
 func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("down", flag.ContinueOnError)
 	all := fs.Bool("all", false, "remove the leftovers of every earlier run")
-	fs.Usage = func() { fmt.Fprint(stderr, downHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("down")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
