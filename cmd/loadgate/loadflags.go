@@ -6,12 +6,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 )
@@ -78,23 +75,7 @@ func checkProgress(cmd, v string) error {
 
 // engine is the load engine as the flags ask, its words on stderr.
 func engine(insecure bool, progress, cpuProfile string, priority pin.Mode, stderr io.Writer) *session.Engine {
-	return &session.Engine{
-		Insecure: insecure, Priority: priority, CPUProfile: cpuProfile,
-		Starting: func(s session.Spec) {
-			fmt.Fprintf(stderr, "loadgate: %s (%s) → %s for %s, results in %s\n",
-				s.Scenario.Name, result.ShortHash(s.Scenario.Hash), s.Target.Redacted(), s.Scenario.TotalDuration().Round(time.Millisecond), s.Dir)
-		},
-		Progress: func() (func(load.Progress), func()) {
-			pl := report.NewProgressLine(stderr, progress)
-			return pl.Update, pl.Finish
-		},
-		Warn: warner(stderr),
-	}
-}
-
-// warner prints a warning: a figure lost, the result standing.
-func warner(stderr io.Writer) func(format string, a ...any) {
-	return func(format string, a ...any) { fmt.Fprintf(stderr, "loadgate: warning: "+format+"\n", a...) }
+	return report.Engine(session.Engine{Insecure: insecure, Priority: priority, CPUProfile: cpuProfile}, stderr, progress)
 }
 
 // pidFlag is a repeatable --watch-pid.

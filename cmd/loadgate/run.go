@@ -41,7 +41,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	spec.Scenario = sc
-	m := session.Measure{Runner: engine(f.insecure, f.progress, f.cpuProfile, f.Stack.Priority, stderr), Target: t, Began: began, Warn: warner(stderr)}
+	m := session.Measure{Runner: engine(f.insecure, f.progress, f.cpuProfile, f.Stack.Priority, stderr), Target: t, Began: began, Warn: report.Warner(stderr)}
 	res, err := m.Run(ctx, spec)
 	if err != nil {
 		return err

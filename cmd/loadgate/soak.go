@@ -47,7 +47,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	pl := report.NewSoakProgressLine(stderr, f.progress, cfg.Scenario.TotalDuration())
-	sres, res, err := soak.Run(ctx, cfg, soak.Deps{Sampler: &session.Sampled{Target: t, Dir: p.Out}, Collector: col, Progress: pl.Update, Warn: warner(stderr),
+	sres, res, err := soak.Run(ctx, cfg, soak.Deps{Sampler: &session.Sampled{Target: t, Dir: p.Out}, Collector: col, Progress: pl.Update, Warn: report.Warner(stderr),
 		Runner: engine(f.insecure, "never", "", f.Stack.Priority, stderr), Spec: spec}) // soak.Run tears the target down
 	pl.Finish()
 	if err != nil {

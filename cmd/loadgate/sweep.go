@@ -95,6 +95,6 @@ func sweepDeps(plan sweep.Plan, stderr io.Writer) sweep.Deps {
 			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s\n", st.Number, len(plan.Rates), report.SweepStepLine(st))
 			return nil
 		},
-		Warn: warner(stderr),
+		Warn: report.Warner(stderr),
 	}
 }
