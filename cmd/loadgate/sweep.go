@@ -10,11 +10,9 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/sweep"
-	"github.com/loadgate/loadgate/gate/verdict"
 )
 
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -58,7 +56,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	deps := sweepDeps(plan, stderr)
+	deps := report.SweepDeps(plan, stderr)
 	deps.Runner, deps.Spec = engine(f.insecure, f.progress, "", f.Stack.Priority, stderr), spec
 	if !p.Plain {
 		deps.Stack = t.(sweep.Stack) // sweep.Run tears it down
@@ -80,21 +78,4 @@ func sweepPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, 
 		return plan, usageErr("sweep: step %d of --rates (%s req/s) is refused: %w", re.Step, report.Rate(re.Rate), re.Err)
 	}
 	return plan, err
-}
-
-// sweepDeps are the sweep's words on stderr and its steps' files.
-func sweepDeps(plan sweep.Plan, stderr io.Writer) sweep.Deps {
-	return sweep.Deps{
-		Starting: func(k, n int, rate float64) {
-			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s req/s for %s (warm-up %s)\n", k, n, report.Rate(rate), plan.Step, plan.Warmup)
-		},
-		Measured: func(dir string, st sweep.Step, res *result.Result, v verdict.Verdict) error {
-			if err := report.WriteStep(dir, res, v); err != nil {
-				return err
-			}
-			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s\n", st.Number, len(plan.Rates), report.SweepStepLine(st))
-			return nil
-		},
-		Warn: report.Warner(stderr),
-	}
 }

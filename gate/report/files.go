@@ -140,3 +140,21 @@ func SweepOutcome(out string, sw *sweep.Sweep) error {
 	}
 	return nil
 }
+
+// SweepDeps are a sweep's words on log (each step as it starts and as it
+// is measured, warnings) and its steps' files (WriteStep).
+func SweepDeps(plan sweep.Plan, log io.Writer) sweep.Deps {
+	return sweep.Deps{
+		Starting: func(k, n int, rate float64) {
+			fmt.Fprintf(log, "loadgate: sweep step %d of %d: %s req/s for %s (warm-up %s)\n", k, n, Rate(rate), plan.Step, plan.Warmup)
+		},
+		Measured: func(dir string, st sweep.Step, res *result.Result, v verdict.Verdict) error {
+			if err := WriteStep(dir, res, v); err != nil {
+				return err
+			}
+			fmt.Fprintf(log, "loadgate: sweep step %d of %d: %s\n", st.Number, len(plan.Rates), SweepStepLine(st))
+			return nil
+		},
+		Warn: Warner(log),
+	}
+}
