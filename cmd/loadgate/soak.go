@@ -71,7 +71,7 @@ func soakConfig(f loadFlags, duration time.Duration, leak string) (soak.Config, 
 // soakFinish writes the soak's files, prints its report and maps its
 // outcome (exit.go).
 func soakFinish(out string, sres *soak.Result, res *result.Result, stdout, stderr io.Writer) error {
-	code := soakExit(sres)
+	code := sres.ExitCode()
 	if err := report.WriteSoak(out, sres, res, code, stdout, stderr); err != nil {
 		return err
 	}

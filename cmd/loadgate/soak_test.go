@@ -161,7 +161,8 @@ func TestSoakHelpExitsZero(t *testing.T) {
 
 // Regression: the soak's exit code was decided by parsing its summary
 // string, and an unusable soak's report said "STABLE (exit 0)". The code
-// is soakExit's, from the result as data, in one place (exit.go).
+// is soak.Result.ExitCode's, from the result as data, mapped in one
+// place (exit.go).
 func TestSoakExitIsMappedFromData(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -176,8 +177,8 @@ func TestSoakExitIsMappedFromData(t *testing.T) {
 		{"unusable leak", soak.Result{Usable: false, Verdict: soak.Leak}, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := soakExit(&c.s); got != c.want {
-				t.Errorf("soakExit %d, want %d", got, c.want)
+			if got := c.s.ExitCode(); got != c.want {
+				t.Errorf("ExitCode %d, want %d", got, c.want)
 			}
 			err := soakOutcome(&c.s, "soak: a summary that says nothing of its verdict")
 			if got := code(err); got != c.want {
