@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/sethvargo/go-githubactions"
-
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
@@ -68,16 +66,7 @@ func commentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *from == "" {
 		return usageErr("comment: --from DIR is required")
 	}
-	a := githubactions.New(githubactions.WithWriter(stdout))
-	env, err := action.FromEnv(os.Getenv)
-	if err != nil {
-		return usageErr("comment: %w", err)
-	}
-	ev, err := action.ReadEvent(env)
-	if err != nil {
-		return usageErr("comment: %w", err)
-	}
-	out, err := action.PublishFromDir(ctx, a, env, ev, *from, *pr, os.Getenv("GITHUB_TOKEN"), *artifact, nil)
+	out, err := action.Comment(ctx, stdout, os.Getenv, *from, *pr, *artifact)
 	if err != nil {
 		return usageErr("comment: %w", err)
 	}
