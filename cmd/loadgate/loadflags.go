@@ -4,8 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
@@ -43,7 +43,7 @@ func addLoadFlags(fs *flag.FlagSet, f *loadFlags, stderr io.Writer) {
 		fs.Float64Var(&f.scale, "scale", 1, scale)
 	}
 	if f.Cmd != "sweep" {
-		fs.Var((*pidFlag)(&f.Watch), "watch-pid", watchPIDUsage)
+		fs.Func("watch-pid", watchPIDUsage, func(v string) error { return addPID(&f.Watch, v) })
 	}
 	if f.Cmd == "run" {
 		fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to `file` (for make bench)")
@@ -78,28 +78,16 @@ func engine(insecure bool, progress, cpuProfile string, priority pin.Mode, stder
 	return report.Engine(session.Engine{Insecure: insecure, Priority: priority, CPUProfile: cpuProfile}, stderr, progress)
 }
 
-// pidFlag is a repeatable --watch-pid.
-type pidFlag []int
-
-func (p *pidFlag) String() string {
-	s := make([]string, len(*p))
-	for i, v := range *p {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, ",")
-}
-
-func (p *pidFlag) Set(v string) error {
+// addPID adds a --watch-pid (repeatable) to pids.
+func addPID(pids *[]int, v string) error {
 	n, err := strconv.Atoi(v)
 	if err != nil || n <= 0 {
 		return fmt.Errorf("%q is not a process id", v)
 	}
-	for _, have := range *p {
-		if have == n {
-			return fmt.Errorf("pid %d given twice", n)
-		}
+	if slices.Contains(*pids, n) {
+		return fmt.Errorf("pid %d given twice", n)
 	}
-	*p = append(*p, n)
+	*pids = append(*pids, n)
 	return nil
 }
 
