@@ -15,7 +15,7 @@ import (
 
 // gateGitHub is `loadgate gate --github`: the Action's step (gate/action's
 // Step), its gate this command's (runGate) with the inputs applied to the
-// flags, its report rendered by writeGateReports; the exit code follows
+// flags, its report rendered by report.WriteGate; the exit code follows
 // fail-on.
 func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) error {
 	res, err := action.Step{
