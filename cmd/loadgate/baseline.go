@@ -14,16 +14,13 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-//go:embed help/baseline.txt
-var baselineHelp string
-
 func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprint(stderr, baselineHelp)
+		fmt.Fprint(stderr, helpText("baseline"))
 		return errHelp
 	}
 	if len(args) == 0 || args[0] != "save" {
-		fmt.Fprint(stderr, baselineHelp)
+		fmt.Fprint(stderr, helpText("baseline"))
 		return usageErr("baseline: the only subcommand is save")
 	}
 	fs := flag.NewFlagSet("baseline save", flag.ContinueOnError)
@@ -32,7 +29,7 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	name := fs.String("name", "", "the baseline's `name`")
 	dir := fs.String("dir", ".", "the repository `root` that holds baselines/")
 	commit := fs.String("commit", "", "the commit the result measured (default: the result's, else git HEAD)")
-	fs.Usage = func() { fmt.Fprint(stderr, baselineHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("baseline")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args[1:], stderr); err != nil {
 		return err
 	}
@@ -45,9 +42,6 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-//go:embed help/compare.txt
-var compareHelp string
-
 func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	var bases, heads multiFlag
@@ -59,7 +53,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	pct := fs.String("percentile", "", "judged latency percentile (default: the threshold percentiles, else p95)")
 	out := fs.String("out", "", "also write report.md, verdict.json and latency.svg to this `dir`")
 	format := fs.String("format", "text", "stdout: text, markdown or json")
-	fs.Usage = func() { fmt.Fprint(stderr, compareHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("compare")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil && !isUnexpectedArg(err) {
 		return err
 	}
@@ -78,7 +72,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return usageErr("compare: %w", err)
 		}
-		if _, err := writeGateReports(*out, gr, stdout, stderr); err != nil {
+		if _, err := report.WriteGate(*out, gr, stdout, stderr); err != nil {
 			return err
 		}
 		return verdictExit(v)

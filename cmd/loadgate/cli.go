@@ -85,15 +85,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// helpTexts are the commands' help texts by flag set name.
-func helpTexts() map[string]string {
-	return map[string]string{
-		"baseline save": baselineHelp, "compare": compareHelp, "calibrate": calibrateHelp, "gate": gateHelp,
-		"comment": commentHelp, "report": reportHelp, "run": runHelp, "soak": soakHelp, "stub": stubHelp,
-		"sweep": sweepHelp, "up": upHelp, "down": downHelp,
-	}
-}
-
 // printHelp writes a command's help as a user reads it first: the usage
 // and the examples, the flags, then the prose.
 func printHelp(w io.Writer, text string, fs *flag.FlagSet) {
@@ -122,8 +113,8 @@ func printHelp(w io.Writer, text string, fs *flag.FlagSet) {
 // flags); fs.Args() holds the positional ones.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
-	if text, ok := helpTexts()[fs.Name()]; ok {
-		fs.Usage = func() { printHelp(stderr, text, fs) }
+	if b, err := helpFiles.ReadFile("help/" + strings.TrimSuffix(fs.Name(), " save") + ".txt"); err == nil {
+		fs.Usage = func() { printHelp(stderr, string(b), fs) }
 	}
 	if err := parseInterleaved(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

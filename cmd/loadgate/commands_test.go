@@ -147,27 +147,6 @@ func TestPrepareRunsInEveryCommand(t *testing.T) {
 	}
 }
 
-// The gate's report is rendered once: comment.md on disk is the bytes
-// handed on (to the step summary and the comment), not a file read back;
-// report.md opens with the same headline.
-func TestGateReportRenderedOnce(t *testing.T) {
-	out := t.TempDir()
-	gr := rounds.Outcome{Verdict: rounds.ErrorVerdict("the stack did not come up")}
-	var stdout, stderr bytes.Buffer
-	md, err := writeGateReports(out, gr, &stdout, &stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	disk, err := os.ReadFile(filepath.Join(out, "comment.md"))
-	if err != nil || !bytes.Equal(md, disk) || !bytes.Contains(md, []byte("the stack did not come up")) {
-		t.Errorf("returned %d bytes, comment.md %d (%v)", len(md), len(disk), err)
-	}
-	full, err := os.ReadFile(filepath.Join(out, "report.md"))
-	if head := bytes.SplitN(md, []byte("\n"), 4); err != nil || len(head) < 4 || !bytes.Contains(full, head[2]) {
-		t.Errorf("report.md does not open with the comment's headline (%v)", err)
-	}
-}
-
 // Operator ceilings: a scenario asking for more is refused (exit 2) naming
 // the flag, before any request; its own higher ceilings do not raise them.
 func TestRunOperatorCeilings(t *testing.T) {

@@ -66,7 +66,7 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var soe *soakError
 	if errors.As(err, &soe) {
-		return soakExit(soe.res)
+		return soe.code
 	}
 	var ve *verdictError
 	if errors.As(err, &ve) {
@@ -82,35 +82,20 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 // soakError is a soak that is not a pass (a leak, inconclusive, unusable or
-// interrupted): its message is the soak's summary; exitCode maps its
-// result with soakExit.
+// interrupted): its message is the soak's summary, its code the result's
+// (soak.Result.ExitCode).
 type soakError struct {
 	summary string
-	res     *soak.Result
+	code    int
 }
 
 func (e *soakError) Error() string { return e.summary }
 
-// soakExit is a soak's exit code, from its result as data: 3 when it is
-// unusable or was interrupted (what was measured is kept, but it is not a
-// soak of the duration asked for), else 0 when every process is stable,
-// else 1 (a leak, or inconclusive: a soak that concluded nothing is not a
-// pass).
-func soakExit(s *soak.Result) int {
-	switch {
-	case !s.Usable || s.Interrupted:
-		return exitUnusable
-	case s.Verdict == soak.Stable:
-		return exitPass
-	}
-	return exitFail
-}
-
-// soakOutcome is what soak returns after reporting s: nil when soakExit
-// says 0, else a *soakError with summary as its message.
+// soakOutcome is what soak returns after reporting s: nil when its exit
+// code is 0, else a *soakError with summary as its message.
 func soakOutcome(s *soak.Result, summary string) error {
-	if soakExit(s) == exitPass {
-		return nil
+	if code := s.ExitCode(); code != exitPass {
+		return &soakError{summary: summary, code: code}
 	}
-	return &soakError{summary: summary, res: s}
+	return nil
 }

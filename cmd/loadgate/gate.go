@@ -1,78 +1,62 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/action"
-	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
-	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
-	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-//go:embed help/gate.txt
-var gateHelp string
-
 type gateFlags struct {
-	scenario, base, head, against, out, scenarioFrom string
-	rounds, maxRounds                                int
-	auto                                             bool // --rounds auto
-	budget                                           time.Duration
-	tolerance, confidence, scale                     float64
-	percentile, progress, target                     string
-	github, force                                    bool
-	guardWorkflows, allowWorkflowChanges             bool // the Action on a pull_request event (github.go)
-	duet                                             bool // --duet: both sides at the same instants each round
-	stack                                            stackFlags
-	limits                                           scenario.OperatorLimits
+	rounds.Config        // Compose is the stack's
+	progress      string // --progress
+	github, force bool
+	stack         stackFlags
 }
 
 func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f gateFlags
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
-	fs.StringVar(&f.scenario, "scenario", "", "the scenario `file`, relative to the repository (or absolute inside it)")
-	fs.StringVar(&f.base, "base", "", "the base git `ref` (against a baseline: the commit whose scenario and baseline are read, not run)")
-	fs.StringVar(&f.head, "head", "", "the head git `ref` (default: the working tree)")
-	fs.StringVar(&f.against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
-	fs.StringVar(&f.scenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base: the protected side sets the bar) or head (UNSAFE for a required check: the change judged sets its own bar)")
-	f.auto = true // the default, chosen from bench/gate-quality.md: 3 fixed rounds decided no gate there
-	fs.Var(roundsValue{&f.rounds, &f.auto}, "rounds", "paired rounds (duet by default, ABBA with --duet=false): a number, or auto, the default (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
-	fs.IntVar(&f.maxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
-	fs.DurationVar(&f.budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: with --rounds auto the rounds stop where the next pair would overrun it; with a fixed --rounds what an inconclusive comparison asks for is capped by the rounds it allows")
-	fs.Var(tolerance(&f.tolerance, verdict.DefaultTolerance), "tolerance", "relative change below which latency is 'no change' (10% or 0.10)")
-	fs.Float64Var(&f.confidence, "confidence", verdict.DefaultConfidence, "confidence of every interval")
-	fs.StringVar(&f.percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
-	fs.Float64Var(&f.scale, "scale", 1, "shorten every phase by this `factor` (both sides)")
-	fs.StringVar(&f.out, "out", "", "results `dir` (default loadgate-out/gate-<time>); one that already holds a result is refused unless --force")
+	fs.StringVar(&f.Scenario, "scenario", "", "the scenario `file`, relative to the repository (or absolute inside it)")
+	fs.StringVar(&f.Base, "base", "", "the base git `ref` (against a baseline: the commit whose scenario and baseline are read, not run)")
+	fs.StringVar(&f.Head, "head", "", "the head git `ref` (default: the working tree)")
+	fs.StringVar(&f.Against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
+	fs.StringVar(&f.ScenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base: the protected side sets the bar) or head (UNSAFE for a required check: the change judged sets its own bar)")
+	f.Auto = true // the default, chosen from bench/gate-quality.md: 3 fixed rounds decided no gate there
+	fs.Var(roundsValue{&f.Rounds, &f.Auto}, "rounds", "paired rounds (duet by default, ABBA with --duet=false): a number, or auto, the default (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
+	fs.IntVar(&f.MaxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
+	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: with --rounds auto the rounds stop where the next pair would overrun it; with a fixed --rounds what an inconclusive comparison asks for is capped by the rounds it allows")
+	fs.Var(tolerance(&f.Compare.Tolerance, verdict.DefaultTolerance), "tolerance", "relative change below which latency is 'no change' (10% or 0.10)")
+	fs.Float64Var(&f.Compare.Confidence, "confidence", verdict.DefaultConfidence, "confidence of every interval")
+	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
+	fs.Float64Var(&f.Scale, "scale", 1, "shorten every phase by this `factor` (both sides)")
+	fs.StringVar(&f.Out, "out", "", "results `dir` (default loadgate-out/gate-<time>); one that already holds a result is refused unless --force")
 	fs.BoolVar(&f.force, "force", false, "replace the result already in --out")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line: auto, always, never")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
-	fs.BoolVar(&f.duet, "duet", true, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (the default, chosen by make gate-quality; --duet=false for ABBA rounds with the idle side paused; off against a baseline, which has no second side)")
-	fs.StringVar(&f.target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target; needed with --compose when the scenario has no stack: section)")
-	addStackFlags(fs, &f.stack)
+	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (the default, chosen by make gate-quality; --duet=false for ABBA rounds with the idle side paused; off against a baseline, which has no second side)")
+	fs.StringVar(&f.Target, "target", "", "the `service:port` that receives the load (default: the scenario's stack.target; needed with --compose when the scenario has no stack: section)")
+	addStackFlags(fs, &f.stack, stderr)
 	addPriorityFlag(fs, &f.stack)
-	addLimitFlags(fs, &f.limits)
-	fs.Usage = func() { fmt.Fprint(stderr, gateHelp); fs.PrintDefaults() }
+	addLimitFlags(fs, &f.Limits)
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("gate")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	duetSet := false
 	fs.Visit(func(fl *flag.Flag) { duetSet = duetSet || fl.Name == "duet" })
-	if !duetSet && strings.HasPrefix(f.against, "baseline:") {
-		f.duet = false // the default: a baseline has no second side to run beside (an explicit --duet is refused)
+	if !duetSet && strings.HasPrefix(f.Against, "baseline:") {
+		f.Duet = false // the default: a baseline has no second side to run beside (an explicit --duet is refused)
 	}
 	if f.github {
 		return gateGitHub(ctx, f, stdout, stderr)
@@ -81,7 +65,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if _, err := writeGateReports(gr.out, gr.Outcome, stdout, stderr); err != nil {
+	if _, err := report.WriteGate(gr.out, gr.Outcome, stdout, stderr); err != nil {
 		return err
 	}
 	return verdictExit(gr.Verdict)
@@ -124,17 +108,12 @@ type gateOutcome struct {
 }
 
 // config is the gate's rounds.Config from the flags (Scenario and Out as
-// given: runGate makes them the repository-relative file and an absolute
-// directory).
+// given: rounds.Prepare makes them the repository-relative file and an
+// absolute directory).
 func (f gateFlags) config() rounds.Config {
-	return rounds.Config{
-		Scenario: f.scenario, Base: f.base, Head: f.head, Against: f.against, ScenarioFrom: f.scenarioFrom,
-		Rounds: f.rounds, Auto: f.auto, MaxRounds: f.maxRounds, Budget: f.budget, Scale: f.scale, Compose: f.stack.compose, Target: f.target, Out: f.out,
-		Compare:        verdict.CompareOptions{Tolerance: f.tolerance, Confidence: f.confidence, Percentile: f.percentile},
-		Limits:         f.limits,
-		GuardWorkflows: f.guardWorkflows, AllowWorkflowChanges: f.allowWorkflowChanges,
-		Duet: f.duet,
-	}
+	c := f.Config
+	c.Compose = f.stack.Compose
+	return c
 }
 
 // runGate wires the gate (gate/rounds) to git, Docker Compose and the load
@@ -150,129 +129,20 @@ func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gateOutcome, e
 	return gateOutcome{Outcome: gr, out: cfg.Out}, err
 }
 
-// prepareGate is the gate's rounds.Config and its ways to git, Docker
-// Compose and the load engine (what runGate and calibrate share); name is
-// the results directory's prefix.
+// prepareGate is rounds.Prepare with the flags (what runGate and
+// calibrate share): the engine, the gate's words, and the runner's
+// credentials kept from the stacks and the scenario's ${ENV}; name is the
+// results directory's prefix.
 func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer) (rounds.Config, rounds.Deps, error) {
-	cfg := f.config()
-	if err := cfg.Validate(); err != nil {
-		return cfg, rounds.Deps{}, err
-	}
-	runID := compose.NewRunID()
-	wd, err := os.Getwd()
-	if err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
-	}
-	repo, err := rounds.OpenGit(ctx, wd, runID, onEmergency)
-	if err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: not inside a git repository: %w", err)
-	}
-	abs, err := filepath.Abs(f.scenario)
-	if err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
-	}
-	if cfg.Scenario, err = filepath.Rel(repo.Root(), abs); err != nil || !filepath.IsLocal(cfg.Scenario) {
-		return cfg, rounds.Deps{}, usageErr("gate: --scenario %s is not inside the repository %s", f.scenario, repo.Root())
-	}
-	if cfg.Out == "" {
-		cfg.Out = filepath.Join("loadgate-out", name+"-"+time.Now().Format("20060102-150405"))
-	}
-	if cfg.Out, err = filepath.Abs(cfg.Out); err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
-	}
-	// The Action's results-dir belongs to its workflow: replaced there.
-	if err := outfile.Dir(cfg.Out, f.force || f.github, "--force"); err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: --out %w", err)
-	}
-	plan, err := planCPUs(f.stack)
-	if err != nil {
-		return cfg, rounds.Deps{}, usageErr("gate: %w", err)
-	}
-	sweepWorktrees(ctx, stderr) // leftovers of killed gates
-	// The sides' checkouts are not trusted with a GitHub credential: their
-	// stack.prepare and their services (compose interpolates from this
-	// process's environment) run without one. The Action's token is already
-	// read (Inputs.Token).
-	if names := action.UnsetRunnerSecrets(os.Environ(), os.Unsetenv); len(names) > 0 {
-		fmt.Fprintf(stderr, "loadgate: %d runner credential variable(s) unset for the stacks (%s)\n", len(names), strings.Join(names, ", "))
-	}
-	return cfg, rounds.Deps{
-		Repo:      repo,
-		Stacks:    &composeStacks{runID: runID, plan: plan, f: f.stack, stderr: stderr},
-		Runner:    engine(false, f.progress, "", f.stack.priority, stderr),
-		LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
-		Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
-		Log:       stderr,
-		Words:     report.GateWords{},
-	}, nil
-}
-
-// sweepWorktrees removes what killed gates left (as a gate starts).
-func sweepWorktrees(ctx context.Context, stderr io.Writer) {
-	removed, err := rounds.SweepWorktrees(ctx)
-	for _, r := range removed {
-		fmt.Fprintf(stderr, "loadgate: removed the worktrees of %s\n", r)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "loadgate: warning: sweeping worktrees of earlier gates: %v\n", err)
-	}
-}
-
-// composeStacks is rounds.Stacks on gate/session: each side's stack up,
-// its counts resolved while it is up and healthy (it is paused between
-// rounds), once per side.
-type composeStacks struct {
-	runID  string
-	plan   pin.Plan
-	f      stackFlags
-	stderr io.Writer
-}
-
-func (c *composeStacks) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Stack, error) {
-	cs, err := bringUp(ctx, compose.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
-		OutDir: sp.Out, RunID: c.runID, Side: sp.Side}, c.plan, c.f, c.stderr)
-	if err != nil {
-		return nil, err
-	}
-	if sp.Scenario != nil {
-		// A count whose port accepted no connection (a base that predates
-		// the counter) is not measured on this side, saying why.
-		if err := cs.ResolveCounts(ctx, sp.Scenario, true); err != nil {
-			cs.Down()
-			return nil, err
-		}
-	}
-	return cs, nil
-}
-
-// writeGateReports renders the gate's report once: report.md (the full
-// account) and comment.md (the answer first, the rest collapsed: its
-// bytes are written to OUT/comment.md and returned, for the step summary
-// and the pull request comment), verdict.json and latency.svg beside
-// them, and the text report to stdout. An error is a file that could
-// not be written (unusable); the verdict's exit code is the caller's
-// (verdictExit).
-func writeGateReports(out string, gr rounds.Outcome, stdout, stderr io.Writer) ([]byte, error) {
-	var md, comment bytes.Buffer
-	if err := report.CompareMarkdown(&md, gr); err != nil {
-		return nil, err
-	}
-	if err := report.CompareSummary(&comment, gr); err != nil {
-		return nil, err
-	}
-	for name, render := range map[string]func(io.Writer) error{
-		"report.md":    func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err },
-		"comment.md":   func(w io.Writer) error { _, err := w.Write(comment.Bytes()); return err },
-		"verdict.json": func(w io.Writer) error { return report.CompareJSON(w, gr) },
-		"latency.svg":  func(w io.Writer) error { return report.ComparePlotSVG(w, gr) },
-	} {
-		if err := writeFile(filepath.Join(out, name), render); err != nil {
-			return nil, unusable(err)
-		}
-	}
-	if err := report.CompareText(stdout, gr); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(stderr, "loadgate: gate results in %s (report.md, verdict.json, latency.svg, per-side rounds)\n", out)
-	return comment.Bytes(), nil
+	return rounds.Prepare(ctx, f.config(), rounds.Setup{
+		Name: name, Replace: f.force || f.github, Stack: f.stack, OnEmergency: session.OnEmergency, // the Action's results-dir belongs to its workflow
+		UnsetSecrets: func() []string { return action.UnsetRunnerSecrets(os.Environ(), os.Unsetenv) },
+		Deps: rounds.Deps{
+			Runner:    engine(false, f.progress, "", f.stack.Priority, stderr),
+			LookupEnv: action.WithoutRunnerSecrets(os.LookupEnv),
+			Mask:      func(env map[string]string) { action.MaskEnv(os.Stdout, os.Getenv, env) }, // workflow commands go to stdout
+			Log:       stderr,
+			Words:     report.GateWords{},
+		},
+	})
 }

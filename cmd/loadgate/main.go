@@ -7,7 +7,7 @@
 // Signals: the first SIGINT or SIGTERM cancels run's context — the run
 // stops its load, writes what it measured and tears its stacks down (exit
 // 3, interrupted). A second one exits at once, with 3, after removing what
-// can be removed quickly (see emergencyExit).
+// can be removed quickly (session.Emergency).
 package main
 
 import (
@@ -16,18 +16,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/load"
+	"github.com/loadgate/loadgate/gate/session"
 )
 
 // emergencyBound bounds the cleanup a second signal runs before exiting.
 const emergencyBound = 10 * time.Second
 
 func main() {
-	applyGeneratorGC(os.Getenv) // gc.go
+	load.ApplyGC(os.Getenv) // the generator's collector
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -52,7 +52,7 @@ func handleSignals(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.W
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), emergencyBound)
 		defer cancel()
-		emergencyExit(ctx, stderr)
+		session.Emergency(ctx, stderr)
 		close(done)
 	}()
 	hard := time.NewTimer(emergencyBound + time.Second) // a cleanup stuck past its context
@@ -65,60 +65,4 @@ func handleSignals(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.W
 		fmt.Fprintf(stderr, "loadgate: third %v: exiting without cleaning up (loadgate down --all removes the rest)\n", sig)
 	}
 	exit(exitUnusable)
-}
-
-// emergency cleanups: what a second signal removes before exiting.
-var (
-	emergencyMu  sync.Mutex
-	emergencyFns = map[int]func(context.Context) error{}
-	emergencyN   int
-)
-
-// onEmergency registers fn to run (bounded by its context) when a second
-// signal exits the process at once; remove unregisters it. Registered
-// cleanups run concurrently, after nothing else of the run.
-func onEmergency(fn func(context.Context) error) (remove func()) {
-	emergencyMu.Lock()
-	defer emergencyMu.Unlock()
-	emergencyN++
-	id := emergencyN
-	emergencyFns[id] = fn
-	return func() {
-		emergencyMu.Lock()
-		delete(emergencyFns, id)
-		emergencyMu.Unlock()
-	}
-}
-
-// emergencyExit removes every container, network, volume and image this
-// process labelled as its own, and runs the registered cleanups (a gate's
-// worktrees), all at once, until done or ctx ends. What it could not remove
-// is left to `loadgate down --all` (the owner is dead by then).
-func emergencyExit(ctx context.Context, stderr io.Writer) {
-	emergencyMu.Lock()
-	fns := []func(context.Context) error{func(ctx context.Context) error {
-		if !compose.Touched() {
-			return nil // no stack was started: nothing of ours on the engine
-		}
-		r, err := compose.RemoveOwned(ctx)
-		if r.Total() > 0 {
-			fmt.Fprintf(stderr, "loadgate: removed this process's %s\n", r)
-		}
-		return err
-	}}
-	for _, fn := range emergencyFns {
-		fns = append(fns, fn)
-	}
-	emergencyMu.Unlock()
-	var wg sync.WaitGroup
-	for _, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := fn(ctx); err != nil {
-				fmt.Fprintf(stderr, "loadgate: emergency cleanup: %v (loadgate down --all removes the rest)\n", err)
-			}
-		}()
-	}
-	wg.Wait()
 }

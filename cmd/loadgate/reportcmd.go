@@ -12,13 +12,10 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-//go:embed help/report.txt
-var reportHelp string
-
 func reportCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	format := fs.String("format", "text", "text, markdown or json (the verdict)")
-	fs.Usage = func() { fmt.Fprint(stderr, reportHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("report")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
@@ -17,57 +16,55 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-//go:embed help/run.txt
-var runHelp string
-
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	began := time.Now()
-	f := loadFlags{cmd: "run"}
+	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "run"}}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	addLoadFlags(fs, &f)
-	fs.Usage = func() { fmt.Fprint(stderr, runHelp); fs.PrintDefaults() }
+	addLoadFlags(fs, &f, stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("run")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	sc, err := loadScenario(f)
+	sc, err := loadScenario(f, true)
 	if err != nil {
 		return err
 	}
-	p, err := planLoad(ctx, sc, f, stderr)
+	p, err := session.PlanLoad(ctx, sc, f.LoadOptions)
 	if err != nil {
 		return err
 	}
-	if err := outfile.Dir(p.out, f.force, "--force"); err != nil {
+	if err := outfile.Dir(p.Out, f.force, "--force"); err != nil {
 		return usageErr("run: --out %w", err)
 	}
-	t, spec, err := p.open(ctx, sc, f, nil, stderr)
+	t, spec, err := p.Open(ctx, sc, f.LoadOptions, nil)
 	if err != nil {
 		return err
 	}
 	spec.Scenario = sc
-	m := session.Measure{Runner: engine(f.insecure, f.progress, f.cpuProfile, f.stack.priority, stderr), Target: t, Began: began, Warn: warner(stderr)}
+	m := session.Measure{Runner: engine(f.insecure, f.progress, f.cpuProfile, f.Stack.Priority, stderr), Target: t, Began: began, Warn: report.Warner(stderr)}
 	res, err := m.Run(ctx, spec)
 	if err != nil {
 		return err
 	}
-	if st := res.Stack; st != nil && !p.plain {
+	if st := res.Stack; st != nil && !p.Plain {
 		fmt.Fprintf(stderr, "loadgate: start to first request %s; last request to clean teardown %s\n",
 			seconds(st.UpS).Round(time.Millisecond), seconds(st.TeardownS).Round(time.Millisecond))
 	}
-	return finish(p.out, res, stdout, stderr)
+	return finish(p.Out, res, stdout, stderr)
 }
 
-// loadScenario is run's scenario: --scenario loaded at --scale, within the
-// operator's ceilings.
-func loadScenario(f loadFlags) (*scenario.Scenario, error) {
+// loadScenario is run's and sweep's scenario: --scenario loaded at
+// --scale, within the operator's ceilings when limits (a sweep checks
+// each step's rate instead).
+func loadScenario(f loadFlags, limits bool) (*scenario.Scenario, error) {
 	if f.scenario == "" {
-		return nil, usageErr("run: --scenario is required (see loadgate run -h)")
+		return nil, usageErr("%s: --scenario is required (see loadgate %s -h)", f.Cmd, f.Cmd)
 	}
-	if err := checkProgress("run", f.progress); err != nil {
+	if err := checkProgress(f.Cmd, f.progress); err != nil {
 		return nil, err
 	}
 	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale, ScaleSet: true})
-	if err == nil {
+	if err == nil && limits {
 		err = sc.CheckOperatorLimits(f.limits)
 	}
 	if err != nil {
@@ -83,24 +80,8 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // the exit code.
 func finish(out string, res *result.Result, stdout, stderr io.Writer) error {
 	v := verdict.Thresholds(res)
-	if err := res.WriteFile(filepath.Join(out, "result.json")); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "report.md"), func(w io.Writer) error { return report.Markdown(w, res, v) }); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "verdict.json"), func(w io.Writer) error { return report.JSON(w, v) }); err != nil {
-		return unusable(err)
-	}
-	if err := report.Text(stdout, res, v); err != nil {
+	if err := report.WriteRun(out, res, v, stdout, stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "loadgate: results in %s (result.json, report.md, verdict.json, snapshots.jsonl)\n", out)
 	return verdictExit(v)
-}
-
-// writeFile writes a rendered file of the results (internal/outfile: a
-// temporary file renamed over path, never through a symlink).
-func writeFile(path string, render func(io.Writer) error) error {
-	return outfile.Write(path, render)
 }

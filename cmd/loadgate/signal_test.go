@@ -16,6 +16,7 @@ import (
 
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/internal/enginetest"
 	"github.com/loadgate/loadgate/internal/testtier"
 )
@@ -418,7 +419,7 @@ func TestHandleSignals(t *testing.T) {
 	var stderr syncBuf
 	run := func(block bool) (sigs chan os.Signal, cancelled chan struct{}, exited chan int, ran chan struct{}) {
 		sigs, cancelled, exited, ran = make(chan os.Signal, 4), make(chan struct{}), make(chan int, 1), make(chan struct{}, 1)
-		remove := onEmergency(func(ctx context.Context) error {
+		remove := session.OnEmergency(func(ctx context.Context) error {
 			ran <- struct{}{}
 			if block {
 				<-ctx.Done()

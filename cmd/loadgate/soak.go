@@ -6,30 +6,24 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/soak"
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-//go:embed help/soak.txt
-var soakHelp string
-
 func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f := loadFlags{cmd: "soak"}
+	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "soak"}}
 	var duration time.Duration
 	var leak string
 	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
 	fs.DurationVar(&duration, "duration", 0, "how long to hold the load after the warm-up (hours are the point; at least 6m40s can conclude)")
 	fs.StringVar(&leak, "leak-threshold", "32MiB", "growth `per hour` above which (by both estimates) a process leaks, e.g. 32MiB or 32MiB/h")
-	addLoadFlags(fs, &f)
-	fs.Usage = func() { fmt.Fprint(stderr, soakHelp); fs.PrintDefaults() }
+	addLoadFlags(fs, &f, stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("soak")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -37,112 +31,54 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	p, err := planLoad(ctx, cfg.Scenario, f, stderr)
+	p, err := session.PlanLoad(ctx, cfg.Scenario, f.LoadOptions)
 	if err != nil {
 		return err
 	}
 	if duration < soak.MinWindow*4/3 {
 		fmt.Fprintf(stderr, "loadgate: WARNING: %s\n", report.SoakTooShort(duration, cfg.Scenario.Warmup))
 	}
-	if err := outfile.Dir(p.out, f.force, "--force"); err != nil {
+	if err := outfile.Dir(p.Out, f.force, "--force"); err != nil {
 		return usageErr("soak: --out %w", err)
 	}
 	col := soak.NewCollector()
-	t, spec, err := p.open(ctx, cfg.Scenario, f, col, stderr)
+	t, spec, err := p.Open(ctx, cfg.Scenario, f.LoadOptions, col)
 	if err != nil {
 		return err
 	}
 	pl := report.NewSoakProgressLine(stderr, f.progress, cfg.Scenario.TotalDuration())
-	sres, res, err := soak.Run(ctx, cfg, soak.Deps{Sampler: &session.Sampled{Target: t, Dir: p.out}, Collector: col, Progress: pl.Update, Warn: warner(stderr),
-		Runner: engine(f.insecure, "never", "", f.stack.priority, stderr), Spec: spec}) // soak.Run tears the target down
+	sres, res, err := soak.Run(ctx, cfg, soak.Deps{Sampler: &session.Sampled{Target: t, Dir: p.Out}, Collector: col, Progress: pl.Update, Warn: report.Warner(stderr),
+		Runner: engine(f.insecure, "never", "", f.Stack.Priority, stderr), Spec: spec}) // soak.Run tears the target down
 	pl.Finish()
 	if err != nil {
 		return orUnusable(err) // the soak's own: its stats file
 	}
-	return soakFinish(p.out, sres, res, stdout, stderr)
+	return soakFinish(p.Out, sres, res, stdout, stderr)
 }
 
-// soakConfig is the soak the flags ask for: its scenario (the judged
-// phase's rate held for duration, within the operator's ceilings) and
-// its leak threshold. A scenario with faults is refused before anything.
+// soakConfig is soak.NewConfig of the flags, --progress checked
+// between the required flags and the scenario, as the soak has always
+// checked them.
 func soakConfig(f loadFlags, duration time.Duration, leak string) (soak.Config, error) {
-	switch {
-	case f.scenario == "":
-		return soak.Config{}, usageErr("soak: --scenario is required (see loadgate soak -h)")
-	case duration <= 0:
-		return soak.Config{}, usageErr("soak: --duration is required and must be positive (e.g. 2h)")
+	if f.scenario != "" && duration > 0 {
+		if err := checkProgress("soak", f.progress); err != nil {
+			return soak.Config{}, err
+		}
 	}
-	if err := checkProgress("soak", f.progress); err != nil {
-		return soak.Config{}, err
-	}
-	threshold, err := parseLeakThreshold(leak)
-	if err != nil {
-		return soak.Config{}, usageErr("soak: --leak-threshold: %w", err)
-	}
-	base, err := scenario.Load(f.scenario, scenario.Options{})
-	if err != nil {
-		return soak.Config{}, usageErr("%w", err)
-	}
-	if err := refuseFaults(base); err != nil {
-		return soak.Config{}, err
-	}
-	sc, err := soak.Scenario(base, duration)
-	if err == nil {
-		err = sc.CheckOperatorLimits(f.limits)
-	}
-	if err != nil {
-		return soak.Config{}, usageErr("soak: %w", err)
-	}
-	return soak.Config{Base: base, Scenario: sc, Duration: duration, ThresholdBytesPerHour: threshold, Every: f.stack.statsEvery}, nil
+	return soak.NewConfig(soak.Options{Scenario: f.scenario, Duration: duration, Leak: leak, Limits: f.limits, Every: f.Stack.StatsEvery})
 }
 
 // soakFinish writes the soak's files, prints its report and maps its
 // outcome (exit.go).
 func soakFinish(out string, sres *soak.Result, res *result.Result, stdout, stderr io.Writer) error {
-	code := soakExit(sres)
-	if err := res.WriteFile(filepath.Join(out, "result.json")); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "soak.json"), sres.Encode); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "soak.md"), func(w io.Writer) error { return report.SoakMarkdown(w, sres, res, code) }); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "soak.svg"), func(w io.Writer) error { return report.SoakSVG(w, sres) }); err != nil {
-		return unusable(err)
-	}
-	if err := report.SoakText(stdout, sres); err != nil {
+	code := sres.ExitCode()
+	if err := report.WriteSoak(out, sres, res, code, stdout, stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "loadgate: results in %s (soak.md, soak.svg, soak.json, result.json, stats.jsonl, snapshots.jsonl)\n", out)
 	summary := report.SoakSummary(sres)
 	if err := soakOutcome(sres, summary); err != nil {
 		return err // exit.go maps it
 	}
 	fmt.Fprintln(stderr, "loadgate:", summary)
 	return nil
-}
-
-// refuseFaults refuses a scenario whose phases inject faults (exit 2): a
-// soak holds one steady load, and a fault would read as memory growth.
-func refuseFaults(sc *scenario.Scenario) error {
-	if !sc.HasFaults() {
-		return nil
-	}
-	for _, p := range sc.Phases {
-		if len(p.Inject) > 0 {
-			return usageErr("soak: %s:%d: phase %s injects faults (inject:): a soak holds one steady load; run faults with loadgate run", sc.File, p.Line, p.Name)
-		}
-	}
-	return usageErr("soak: %s: the scenario injects faults: a soak holds one steady load; run faults with loadgate run", sc.File)
-}
-
-// parseLeakThreshold reads a byte size per hour: "32MiB", "32MiB/h", "1GiB".
-func parseLeakThreshold(s string) (float64, error) {
-	v, ok := scenario.ParseBytes(strings.TrimSuffix(strings.TrimSpace(s), "/h"))
-	if !ok || v <= 0 {
-		return 0, fmt.Errorf("%q is not a positive size per hour such as 32MiB or 32MiB/h", s)
-	}
-	return float64(v), nil
 }

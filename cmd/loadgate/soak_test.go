@@ -60,19 +60,6 @@ func TestSoakRefusals(t *testing.T) {
 	}
 }
 
-func TestParseLeakThreshold(t *testing.T) {
-	for in, want := range map[string]float64{"32MiB": 32 << 20, "32MiB/h": 32 << 20, "1GiB": 1 << 30} {
-		if got, err := parseLeakThreshold(in); err != nil || got != want {
-			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "0", "-1MiB", "fast"} {
-		if _, err := parseLeakThreshold(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
 // A soak too short to conclude runs, writes everything, and says
 // inconclusive in the result, the report and the exit message, with exit 1:
 // never a pass.
@@ -174,7 +161,8 @@ func TestSoakHelpExitsZero(t *testing.T) {
 
 // Regression: the soak's exit code was decided by parsing its summary
 // string, and an unusable soak's report said "STABLE (exit 0)". The code
-// is soakExit's, from the result as data, in one place (exit.go).
+// is soak.Result.ExitCode's, from the result as data, mapped in one
+// place (exit.go).
 func TestSoakExitIsMappedFromData(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -189,8 +177,8 @@ func TestSoakExitIsMappedFromData(t *testing.T) {
 		{"unusable leak", soak.Result{Usable: false, Verdict: soak.Leak}, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := soakExit(&c.s); got != c.want {
-				t.Errorf("soakExit %d, want %d", got, c.want)
+			if got := c.s.ExitCode(); got != c.want {
+				t.Errorf("ExitCode %d, want %d", got, c.want)
 			}
 			err := soakOutcome(&c.s, "soak: a summary that says nothing of its verdict")
 			if got := code(err); got != c.want {

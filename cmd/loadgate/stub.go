@@ -14,9 +14,6 @@ import (
 	"github.com/loadgate/loadgate/gate/stub"
 )
 
-//go:embed help/stub.txt
-var stubHelp string
-
 func stubCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("stub", flag.ContinueOnError)
 	listen := fs.String("listen", ":8081", "`address` to serve on")
@@ -32,7 +29,7 @@ func stubCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	body := fs.String("body", "", "`JSON` of a 200 answer; {name} stands for the route's wildcard of that name (default: a small object naming the path and the delay)")
 	var routes multiFlag
 	fs.Var(&routes, "route", "a `pattern` the stub answers, net/http ServeMux syntax (repeatable; default \"/\": every path)")
-	fs.Usage = func() { fmt.Fprint(stderr, stubHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("stub")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

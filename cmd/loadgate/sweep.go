@@ -7,25 +7,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/sweep"
-	"github.com/loadgate/loadgate/gate/verdict"
-	"github.com/loadgate/loadgate/internal/outfile"
 )
-
-//go:embed help/sweep.txt
-var sweepHelp string
 
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	began := time.Now()
-	f := loadFlags{cmd: "sweep"}
+	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "sweep"}}
 	var rates string
 	var step time.Duration
 	warmup := time.Duration(-1) // not given: the scenario's
@@ -40,46 +32,43 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		warmup = d
 		return nil
 	})
-	addLoadFlags(fs, &f)
-	fs.Usage = func() { fmt.Fprint(stderr, sweepHelp); fs.PrintDefaults() }
+	addLoadFlags(fs, &f, stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("sweep")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if f.scenario == "" {
-		return usageErr("sweep: --scenario is required (see loadgate sweep -h)")
-	}
-	if err := checkProgress("sweep", f.progress); err != nil {
-		return err
-	}
-	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale, ScaleSet: true})
+	sc, err := loadScenario(f, false)
 	if err != nil {
-		return usageErr("%w", err)
+		return err
 	}
 	plan, err := sweepPlan(sc, rates, step, warmup, f.limits)
 	if err != nil {
 		return err
 	}
-	p, err := planLoad(ctx, sc, f, stderr)
+	p, err := session.PlanLoad(ctx, sc, f.LoadOptions)
 	if err != nil {
 		return err
 	}
-	if err := sweepOutDir(p.out, f.force); err != nil {
+	if err := sweep.PrepareOut(p.Out, f.force); err != nil {
 		return err
 	}
-	t, spec, err := p.open(ctx, sc, f, nil, stderr)
+	t, spec, err := p.Open(ctx, sc, f.LoadOptions, nil)
 	if err != nil {
 		return err
 	}
-	deps := sweepDeps(plan, stderr)
-	deps.Runner, deps.Spec = engine(f.insecure, f.progress, "", f.stack.priority, stderr), spec
-	if !p.plain {
+	deps := report.SweepDeps(plan, stderr)
+	deps.Runner, deps.Spec = engine(f.insecure, f.progress, "", f.Stack.Priority, stderr), spec
+	if !p.Plain {
 		deps.Stack = t.(sweep.Stack) // sweep.Run tears it down
 	}
-	sw, err := sweep.Run(ctx, sc, plan, p.out, began, deps)
+	sw, err := sweep.Run(ctx, sc, plan, p.Out, began, deps)
 	if err != nil {
 		return orUnusable(err) // the sweep's own: a directory or a file
 	}
-	return sweepFinish(p.out, sw, stdout, stderr)
+	if err := report.WriteSweep(p.Out, sw, stdout, stderr); err != nil {
+		return err
+	}
+	return report.SweepOutcome(p.Out, sw)
 }
 
 // sweepPlan is sweep.NewPlan, a refused step's rate worded by the report.
@@ -89,77 +78,4 @@ func sweepPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, 
 		return plan, usageErr("sweep: step %d of --rates (%s req/s) is refused: %w", re.Step, report.Rate(re.Rate), re.Err)
 	}
 	return plan, err
-}
-
-// sweepDeps are the sweep's words on stderr and its steps' files.
-func sweepDeps(plan sweep.Plan, stderr io.Writer) sweep.Deps {
-	return sweep.Deps{
-		Starting: func(k, n int, rate float64) {
-			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s req/s for %s (warm-up %s)\n", k, n, report.Rate(rate), plan.Step, plan.Warmup)
-		},
-		Measured: func(dir string, st sweep.Step, res *result.Result, v verdict.Verdict) error {
-			if err := writeStep(dir, res, v); err != nil {
-				return err
-			}
-			fmt.Fprintf(stderr, "loadgate: sweep step %d of %d: %s\n", st.Number, len(plan.Rates), report.SweepStepLine(st))
-			return nil
-		},
-		Warn: warner(stderr),
-	}
-}
-
-// sweepFinish writes the sweep's files, prints its report and says
-// whether it is usable.
-func sweepFinish(out string, sw *sweep.Sweep, stdout, stderr io.Writer) error {
-	if err := sw.WriteFile(filepath.Join(out, "sweep.json")); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "sweep.svg"), func(w io.Writer) error { return report.SweepPlotSVG(w, sw) }); err != nil {
-		return unusable(err)
-	}
-	if err := writeFile(filepath.Join(out, "sweep.md"), func(w io.Writer) error { return report.SweepMarkdown(w, sw, "sweep.svg") }); err != nil {
-		return unusable(err)
-	}
-	if err := report.SweepText(stdout, sw); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "loadgate: sweep results in %s (sweep.json, sweep.md, sweep.svg, steps/)\n", out)
-	if sw.Interrupted {
-		return unusable(fmt.Errorf("sweep: interrupted after %d of %d step(s); what was measured is kept in %s", len(sw.Steps), len(sw.Rates), out))
-	}
-	for _, s := range sw.Steps {
-		if !s.Usable {
-			return unusable(fmt.Errorf("sweep: step %d (%s req/s) is unusable: %s", s.Number, report.Rate(s.Rate), strings.Join(s.Unusable, "; ")))
-		}
-	}
-	return nil
-}
-
-// sweepOutDir prepares the sweep's results directory: refused when it
-// already holds a sweep or a run's result, unless --force.
-func sweepOutDir(out string, force bool) error {
-	if !force {
-		if _, err := os.Lstat(filepath.Join(out, "sweep.json")); err == nil {
-			return usageErr("sweep: --out %s already holds a sweep (sweep.json): give another --out, or --force to replace it", out)
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return usageErr("sweep: --out %s: %w", out, err)
-		}
-	}
-	if err := outfile.Dir(out, force, "--force"); err != nil {
-		return usageErr("sweep: --out %w", err)
-	}
-	if force {
-		if err := os.RemoveAll(filepath.Join(out, "steps")); err != nil {
-			return usageErr("sweep: --out %s: %w", out, err)
-		}
-	}
-	return nil
-}
-
-// writeStep writes a step's result.json and report.md.
-func writeStep(dir string, res *result.Result, v verdict.Verdict) error {
-	if err := res.WriteFile(filepath.Join(dir, "result.json")); err != nil {
-		return err
-	}
-	return writeFile(filepath.Join(dir, "report.md"), func(w io.Writer) error { return report.Markdown(w, res, v) })
 }

@@ -3,19 +3,14 @@ package main
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 )
-
-//go:embed help/up.txt
-var upHelp string
 
 func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sf stackFlags
@@ -23,8 +18,8 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	scen := fs.String("scenario", "", "the scenario `file` (its stack: section)")
 	target := fs.String("target", "", "service:port (default: the scenario's stack.target)")
 	out := fs.String("out", "", "save the services' logs here at teardown (`dir`)")
-	addStackFlags(fs, &sf)
-	fs.Usage = func() { fmt.Fprint(stderr, upHelp); fs.PrintDefaults() }
+	addStackFlags(fs, &sf, stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("up")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -35,7 +30,7 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr("%w", err)
 	}
-	files := composeFiles(sc, sf)
+	files := sf.Files(sc)
 	if len(files) == 0 {
 		return usageErr("up: the scenario has no stack: section and no --compose was given")
 	}
@@ -46,14 +41,9 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if t == "" {
 		return usageErr("up: --target service:port is required (the scenario's stack: names none)")
 	}
-	plan, err := planCPUs(sf)
+	sr, err := sf.Start(ctx, "up", sc, files, t, *out)
 	if err != nil {
-		return usageErr("up: %w", err)
-	}
-	prep, prepDir := stackPrepare(sc)
-	sr, err := bringUp(ctx, compose.Spec{Files: files, Target: t, Prepare: prep, PrepareDir: prepDir, OutDir: *out, Side: "up"}, plan, sf, stderr)
-	if err != nil {
-		return fmt.Errorf("up: %w", err)
+		return err
 	}
 	fmt.Fprintf(stdout, "stack %s is up on cpus %s; target %s is at http://%s (%s)\n", sr.Run.Stack.Name(), sr.Run.Plan.Stack, t, sr.Addr(), sr.Run.Path)
 	fmt.Fprintln(stdout, "press Ctrl-C to tear it down")
@@ -66,13 +56,10 @@ func upCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-//go:embed help/down.txt
-var downHelp string
-
 func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("down", flag.ContinueOnError)
 	all := fs.Bool("all", false, "remove the leftovers of every earlier run")
-	fs.Usage = func() { fmt.Fprint(stderr, downHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, helpText("down")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -83,25 +70,8 @@ func downCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// hang the cleanup step of a CI job.
 	ctx, cancel := context.WithTimeout(ctx, downAllTimeout)
 	defer cancel()
-	var errs []error
-	wts, werr := rounds.SweepWorktrees(ctx)
-	for _, w := range wts {
-		fmt.Fprintf(stdout, "removed the worktrees of %s\n", w)
-	}
-	if werr != nil {
-		errs = append(errs, werr)
-	}
-	if err := compose.Available(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("no Docker engine: %w", err))
-	} else {
-		r, err := compose.Sweep(ctx)
-		fmt.Fprintf(stdout, "removed what earlier runs left: %s\n", r)
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return unusable(fmt.Errorf("down: not everything was removed:\n%w", errors.Join(errs...)))
+	if err := rounds.DownAll(ctx, stdout); err != nil {
+		return unusable(fmt.Errorf("down: not everything was removed:\n%w", err))
 	}
 	return nil
 }

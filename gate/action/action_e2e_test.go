@@ -878,7 +878,8 @@ func e2eWorkspace(t *testing.T, root, ws string) (dir, base, head string) {
 	}
 	// The module's own packages build.sh builds (the service, and loadgate
 	// itself for the stub): without them the base side cannot build.
-	deps := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}} {{.Dir}}{{end}}", "./examples/demo/service", "./cmd/loadgate")
+	// Their embedded files (cmd/loadgate's help texts) too.
+	deps := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}} {{.Dir}} {{join .EmbedFiles \" \"}}{{end}}", "./examples/demo/service", "./cmd/loadgate")
 	deps.Dir = root
 	out, err := deps.Output()
 	if err != nil {
@@ -886,9 +887,13 @@ func e2eWorkspace(t *testing.T, root, ws string) (dir, base, head string) {
 	}
 	const module = "github.com/loadgate/loadgate/"
 	for line := range strings.Lines(string(out)) {
-		path, dir, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if !ok || !strings.HasPrefix(path, module) || strings.HasPrefix(path, module+"examples/demo/") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || !strings.HasPrefix(fields[0], module) || strings.HasPrefix(fields[0], module+"examples/demo/") {
 			continue
+		}
+		path, dir := fields[0], fields[1]
+		for _, e := range fields[2:] {
+			e2eCopyFile(t, filepath.Join(dir, e), filepath.Join(ws, strings.TrimPrefix(path, module), e))
 		}
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {

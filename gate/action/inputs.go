@@ -12,7 +12,9 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -442,4 +444,40 @@ func MaskEnv(w io.Writer, getenv func(string) string, env map[string]string) {
 // escapeData escapes a workflow command's data as the runner unescapes it.
 func escapeData(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// Apply is the gate's flags (cfg, st) with the inputs in their place: an
+// input left empty keeps the flag's default. Against a baseline too, the
+// base (the pull request's base commit by default) is the protected side:
+// its scenario and baseline are read, never head's.
+func (in Inputs) Apply(cfg rounds.Config, st session.StackOptions) (rounds.Config, session.StackOptions) {
+	cfg.Scenario, cfg.Compose, st.Compose = in.Scenario, in.Compose, in.Compose
+	st.StackCPUs, st.LoadCPUs, st.Priority = in.StackCPUs, in.LoadCPUs, in.LoadPriority
+	cfg.Out = in.ResultsDir
+	cfg.Against, cfg.Base = "base", in.Base
+	if in.Baseline != "" {
+		cfg.Against = "baseline:" + in.Baseline
+	}
+	if in.Rounds > 0 { // a fixed number: not the default auto
+		cfg.Rounds, cfg.Auto = in.Rounds, false
+	}
+	if in.AutoRounds {
+		cfg.Rounds, cfg.Auto = 0, true
+	}
+	if in.Budget > 0 {
+		cfg.Budget = in.Budget
+	}
+	if in.Tolerance > 0 {
+		cfg.Compare.Tolerance = in.Tolerance
+	}
+	if in.Scale > 0 {
+		cfg.Scale = in.Scale
+	}
+	cfg.Limits = in.Limits // the operator's ceilings, bounded by default
+	cfg.GuardWorkflows, cfg.AllowWorkflowChanges = in.GuardWorkflows, in.AllowWorkflowChanges
+	cfg.Duet = in.Duet && in.Baseline == "" // the duet input (action.yml's default "true"); a baseline has no second side
+	if in.ScenarioFrom != "" {
+		cfg.ScenarioFrom = in.ScenarioFrom // the unsafe opt-in: the report warns
+	}
+	return cfg, st
 }

@@ -480,3 +480,17 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	comment(ctx, a, env, token, pr, m.Scenario, m.Verdict, md, footer, hc, false, out)
 	return out, nil
 }
+
+// Comment is `loadgate comment`: PublishFromDir with the workflow's
+// environment (getenv: GITHUB_* and its token) and workflow commands on w.
+func Comment(ctx context.Context, w io.Writer, getenv func(string) string, dir string, pr int, artifactURL string) (*Outcome, error) {
+	env, err := FromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := ReadEvent(env)
+	if err != nil {
+		return nil, err
+	}
+	return PublishFromDir(ctx, githubactions.New(githubactions.WithWriter(w)), env, ev, dir, pr, getenv("GITHUB_TOKEN"), artifactURL, nil)
+}

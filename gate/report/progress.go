@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/gate/load"
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/soak"
 )
 
@@ -108,4 +110,24 @@ func (p *SoakProgressLine) Finish() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\n")
 	}
+}
+
+// Engine is e with its words on log: the line each load starts with, the
+// progress line (mode auto, always or never) and warnings.
+func Engine(e session.Engine, log io.Writer, mode string) *session.Engine {
+	e.Starting = func(s session.Spec) {
+		fmt.Fprintf(log, "loadgate: %s (%s) → %s for %s, results in %s\n",
+			s.Scenario.Name, result.ShortHash(s.Scenario.Hash), s.Target.Redacted(), s.Scenario.TotalDuration().Round(time.Millisecond), s.Dir)
+	}
+	e.Progress = func() (func(load.Progress), func()) {
+		pl := NewProgressLine(log, mode)
+		return pl.Update, pl.Finish
+	}
+	e.Warn = Warner(log)
+	return &e
+}
+
+// Warner prints a warning on log: a figure lost, the result standing.
+func Warner(log io.Writer) func(format string, a ...any) {
+	return func(format string, a ...any) { fmt.Fprintf(log, "loadgate: warning: "+format+"\n", a...) }
 }

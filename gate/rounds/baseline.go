@@ -12,6 +12,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 // Names that go into a path are checked again with scenario.ValidName,
@@ -217,4 +218,23 @@ func LoadNoise(root, scenarioName string) (*verdict.Noise, string, error) {
 		return nil, p, fmt.Errorf("%s: %w", p, err)
 	}
 	return n, p, nil
+}
+
+// SaveNoise writes n to path, by default (path "") root's NoisePath of its
+// scenario, and returns where it went. A scenario name that makes no path
+// is ErrUsage; a file that cannot be written, ErrUnusable.
+func SaveNoise(root, path string, n *verdict.Noise) (string, error) {
+	if path == "" {
+		var err error
+		if path, err = NoisePath(root, n.Scenario); err != nil {
+			return "", Usagef("calibrate: %w", err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", Unusable(err)
+	}
+	if err := outfile.Write(path, n.Encode); err != nil {
+		return "", Unusable(err)
+	}
+	return path, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loadgate/loadgate/compose"
 	"golang.org/x/sys/unix"
 )
 
@@ -249,4 +251,28 @@ func Git(ctx context.Context, dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// DownAll removes what every earlier run left: the gates' worktrees, then
+// (when a Docker engine answers) the stacks' containers, networks,
+// volumes and images, saying on log what went. Its errors are joined.
+func DownAll(ctx context.Context, log io.Writer) error {
+	var errs []error
+	wts, err := SweepWorktrees(ctx)
+	for _, w := range wts {
+		fmt.Fprintf(log, "removed the worktrees of %s\n", w)
+	}
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if err := compose.Available(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("no Docker engine: %w", err))
+	} else {
+		r, err := compose.Sweep(ctx)
+		fmt.Fprintf(log, "removed what earlier runs left: %s\n", r)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -140,3 +140,18 @@ func (r *Result) Encode(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
+
+// ExitCode is the soak's exit code, from its result as data: 3 when it is
+// unusable or was interrupted (what was measured is kept, but it is not a
+// soak of the duration asked for), else 0 when every process is stable,
+// else 1 (a leak, or inconclusive: a soak that concluded nothing is not a
+// pass).
+func (s *Result) ExitCode() int {
+	switch {
+	case !s.Usable || s.Interrupted:
+		return 3
+	case s.Verdict == Stable:
+		return 0
+	}
+	return 1
+}

@@ -1,6 +1,10 @@
-package main
+package load_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/loadgate/loadgate/gate/load"
+)
 
 // The generator's collector is set only where the user left it alone.
 func TestGeneratorGC(t *testing.T) {
@@ -14,11 +18,11 @@ func TestGeneratorGC(t *testing.T) {
 		{"", "2GiB", false}, // a memory limit of theirs too
 		{"200", "1GiB", false},
 	} {
-		p, l, set := generatorGC(c.gogc, c.limit)
+		p, l, set := load.GC(c.gogc, c.limit)
 		if set != c.set {
 			t.Errorf("GOGC=%q GOMEMLIMIT=%q: set %v, want %v", c.gogc, c.limit, set, c.set)
 		}
-		if set && (p != generatorGCPercent || l != generatorMemLimit) {
+		if set && (p != load.GCPercent || l != load.GCMemLimit) {
 			t.Errorf("GOGC=%q GOMEMLIMIT=%q: %d%%, %d B", c.gogc, c.limit, p, l)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package load
 
 import "runtime/debug"
 
@@ -15,23 +15,23 @@ import "runtime/debug"
 // what the larger goal may cost: past it the collector runs as often as it
 // must, as it would with the default.
 const (
-	generatorGCPercent = 400
-	generatorMemLimit  = 1 << 30 // bytes: well above any run's heap at GOGC=400
+	GCPercent  = 400
+	GCMemLimit = 1 << 30 // bytes: well above any run's heap at GOGC=400
 )
 
-// generatorGC says how main sets the collector: nothing when the user set
-// GOGC or GOMEMLIMIT (theirs decide), else generatorGCPercent with
-// generatorMemLimit.
-func generatorGC(gogc, gomemlimit string) (percent int, limit int64, set bool) {
+// GC says how a generator's process sets its collector: nothing when the
+// user set GOGC or GOMEMLIMIT (theirs decide), else GCPercent with
+// GCMemLimit.
+func GC(gogc, gomemlimit string) (percent int, limit int64, set bool) {
 	if gogc != "" || gomemlimit != "" {
 		return 0, 0, false
 	}
-	return generatorGCPercent, generatorMemLimit, true
+	return GCPercent, GCMemLimit, true
 }
 
-// applyGeneratorGC applies generatorGC to this process.
-func applyGeneratorGC(getenv func(string) string) {
-	percent, limit, set := generatorGC(getenv("GOGC"), getenv("GOMEMLIMIT"))
+// ApplyGC applies GC to this process (loadgate's main, as it starts).
+func ApplyGC(getenv func(string) string) {
+	percent, limit, set := GC(getenv("GOGC"), getenv("GOMEMLIMIT"))
 	if !set {
 		return
 	}

@@ -1,0 +1,124 @@
+package rounds
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/session"
+	"github.com/loadgate/loadgate/internal/outfile"
+)
+
+// Setup is what Prepare needs besides the Config: the results directory's
+// naming, the stacks' options, and what sits above rounds (the engine,
+// the wording, the runner's credentials) given in.
+type Setup struct {
+	Name    string // the default results directory's prefix: gate, calibrate
+	Replace bool   // an Out that holds a result is replaced (--force, the Action's results-dir)
+	Stack   session.StackOptions
+	// Deps are the gate's Runner, LookupEnv, Mask, Log and Words; Prepare
+	// adds Repo and Stacks.
+	Deps        Deps
+	OnEmergency func(func(context.Context) error) func() // see OpenGit
+	// UnsetSecrets removes the runner's credentials from this process's
+	// environment and returns their names: the sides' checkouts (their
+	// stack.prepare, their services' compose interpolation) get none.
+	UnsetSecrets func() []string
+}
+
+// Prepare checks cfg and wires the gate to git (the repository holding
+// the working directory), Docker Compose and s's engine: cfg.Scenario
+// becomes repository-relative, cfg.Out an absolute directory
+// (loadgate-out/<name>-<time> by default) that is checked, and the
+// worktrees of killed gates are swept. Refusals are ErrUsage.
+func Prepare(ctx context.Context, cfg Config, s Setup) (Config, Deps, error) {
+	if err := cfg.Validate(); err != nil {
+		return cfg, Deps{}, err
+	}
+	runID := compose.NewRunID()
+	wd, err := os.Getwd()
+	if err != nil {
+		return cfg, Deps{}, Usagef("gate: %w", err)
+	}
+	repo, err := OpenGit(ctx, wd, runID, s.OnEmergency)
+	if err != nil {
+		return cfg, Deps{}, Usagef("gate: not inside a git repository: %w", err)
+	}
+	given := cfg.Scenario
+	abs, err := filepath.Abs(given)
+	if err != nil {
+		return cfg, Deps{}, Usagef("gate: %w", err)
+	}
+	if cfg.Scenario, err = filepath.Rel(repo.Root(), abs); err != nil || !filepath.IsLocal(cfg.Scenario) {
+		return cfg, Deps{}, Usagef("gate: --scenario %s is not inside the repository %s", given, repo.Root())
+	}
+	if cfg.Out == "" {
+		cfg.Out = filepath.Join("loadgate-out", s.Name+"-"+time.Now().Format("20060102-150405"))
+	}
+	if cfg.Out, err = filepath.Abs(cfg.Out); err != nil {
+		return cfg, Deps{}, Usagef("gate: %w", err)
+	}
+	if err := outfile.Dir(cfg.Out, s.Replace, "--force"); err != nil {
+		return cfg, Deps{}, Usagef("gate: --out %w", err)
+	}
+	plan, err := s.Stack.PlanCPUs()
+	if err != nil {
+		return cfg, Deps{}, Usagef("gate: %w", err)
+	}
+	d := s.Deps
+	log := d.Log
+	if log == nil {
+		log = io.Discard
+	}
+	sweepWorktrees(ctx, log) // leftovers of killed gates
+	if s.UnsetSecrets != nil {
+		if names := s.UnsetSecrets(); len(names) > 0 {
+			fmt.Fprintf(log, "loadgate: %d runner credential variable(s) unset for the stacks (%s)\n", len(names), strings.Join(names, ", "))
+		}
+	}
+	d.Repo, d.Stacks = repo, &composeStacks{runID: runID, plan: plan, o: s.Stack}
+	return cfg, d, nil
+}
+
+// sweepWorktrees removes what killed gates left (as a gate starts).
+func sweepWorktrees(ctx context.Context, log io.Writer) {
+	removed, err := SweepWorktrees(ctx)
+	for _, r := range removed {
+		fmt.Fprintf(log, "loadgate: removed the worktrees of %s\n", r)
+	}
+	if err != nil {
+		fmt.Fprintf(log, "loadgate: warning: sweeping worktrees of earlier gates: %v\n", err)
+	}
+}
+
+// composeStacks is Stacks on gate/session: each side's stack up, its
+// counts resolved while it is up and healthy (it is paused between
+// rounds), once per side.
+type composeStacks struct {
+	runID string
+	plan  pin.Plan
+	o     session.StackOptions
+}
+
+func (c *composeStacks) Up(ctx context.Context, sp StackSpec) (Stack, error) {
+	cs, err := c.o.Up(ctx, compose.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
+		OutDir: sp.Out, RunID: c.runID, Side: sp.Side}, c.plan)
+	if err != nil {
+		return nil, err
+	}
+	if sp.Scenario != nil {
+		// A count whose port accepted no connection (a base that predates
+		// the counter) is not measured on this side, saying why.
+		if err := cs.ResolveCounts(ctx, sp.Scenario, true); err != nil {
+			cs.Down()
+			return nil, err
+		}
+	}
+	return cs, nil
+}

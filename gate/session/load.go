@@ -1,0 +1,240 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/load"
+	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/scenario"
+)
+
+// StackOptions are how a command brings a stack up: the flags every such
+// command shares, and what the stack's set-up is given.
+type StackOptions struct {
+	Compose      []string // --compose files (default: the scenario's)
+	StackCPUs    string
+	LoadCPUs     string
+	AllowOverlap bool
+	ReadyTimeout time.Duration
+	StatsEvery   time.Duration
+	Priority     pin.Mode // --load-priority (commands that send a load; "" elsewhere: auto)
+	// Environ is stack.prepare's whole environment: the caller's without
+	// the runner's credentials (no GitHub token for a checkout's script).
+	Environ func() []string
+	Log     io.Writer
+}
+
+// PlanCPUs is pin.NewPlan of the options, and CheckPriority. Called once
+// per process: after the generator is pinned, this process's CPUs are the
+// load set only.
+func (o StackOptions) PlanCPUs() (pin.Plan, error) {
+	p, err := pin.NewPlan(o.StackCPUs, o.LoadCPUs, o.AllowOverlap)
+	if err != nil {
+		return p, err
+	}
+	return p, o.CheckPriority()
+}
+
+// CheckPriority refuses --load-priority rt where the system would not
+// permit it, before anything starts.
+func (o StackOptions) CheckPriority() error {
+	if o.Priority != pin.ModeRealtime {
+		return nil
+	}
+	if err := pin.CheckRaise(); err != nil {
+		return fmt.Errorf("--load-priority rt: %w", err)
+	}
+	return nil
+}
+
+// Up is session.Up with the options: sp's cpus from plan (PlanCPUs), its
+// prepare command run with Environ.
+func (o StackOptions) Up(ctx context.Context, sp compose.Spec, plan pin.Plan) (*Compose, error) {
+	if o.Environ != nil {
+		sp.PrepareEnv = o.Environ()
+	}
+	sp.Plan, sp.ReadyTimeout, sp.Log = plan, o.ReadyTimeout, o.Log
+	return Up(ctx, sp, o.StatsEvery)
+}
+
+// Files are the --compose files when given, else the scenario's.
+func (o StackOptions) Files(sc *scenario.Scenario) []string {
+	if len(o.Compose) > 0 {
+		return o.Compose
+	}
+	if sc.Stack != nil {
+		return sc.Stack.Compose
+	}
+	return nil
+}
+
+// StackPrepare is the scenario's stack.prepare and where it runs. It runs
+// whenever the scenario has one — whether the compose files come from the
+// scenario or from --compose — in run, up and (in each side's checkout)
+// gate alike.
+func StackPrepare(sc *scenario.Scenario) ([]string, string) {
+	if sc.Stack == nil || len(sc.Stack.Prepare) == 0 {
+		return nil, ""
+	}
+	return sc.Stack.Prepare, sc.Stack.Dir
+}
+
+// Start brings the scenario's stack up for one command (run, sweep, soak:
+// the project's suffix): the cpus planned, the scenario's stack.prepare
+// run, the stack pinned and the target resolved. The caller tears it down
+// on every return.
+func (o StackOptions) Start(ctx context.Context, cmd string, sc *scenario.Scenario, files []string, target, out string) (*Compose, error) {
+	plan, err := o.PlanCPUs()
+	if err != nil {
+		return nil, Usagef("%s: %w", cmd, err)
+	}
+	prep, prepDir := StackPrepare(sc)
+	c, err := o.Up(ctx, compose.Spec{Files: files, Target: target, Prepare: prep, PrepareDir: prepDir, OutDir: out, Side: cmd}, plan)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return c, nil
+}
+
+// LoadOptions are where a command's load goes (run, sweep, soak): the
+// flags they share.
+type LoadOptions struct {
+	Cmd    string // run, sweep or soak
+	Target string // --target: a loopback URL, or service:port of the stack
+	Out    string // --out (default: OutDir's)
+	Watch  []int  // --watch-pid (plain mode)
+	Stack  StackOptions
+	// ResolveEnv resolves the scenario's ${NAME} values (and masks them)
+	// before anything is logged.
+	ResolveEnv func(*scenario.Scenario) (map[string]string, error)
+}
+
+// LoadPlan is where a command's load goes, known before anything starts:
+// the resolved ${ENV}, a plain target checked (and the generator pinned)
+// or a stack's files and service:port, and the results directory.
+type LoadPlan struct {
+	Env     map[string]string
+	Files   []string
+	Plain   bool
+	Target  string   // the raw URL, or service:port
+	URL     *url.URL // plain only
+	LoadSet pin.Set  // plain only
+	Out     string
+}
+
+// OutInfix is the default results directory's infix of cmd:
+// loadgate-out/<scenario>-<infix><time>.
+func OutInfix(cmd string) string {
+	if cmd == "run" {
+		return ""
+	}
+	return cmd + "-"
+}
+
+// PlanLoad is the prelude run, sweep and soak share, in their order:
+// ${ENV} resolved and masked, the target checked, --watch-pid checked,
+// the default results directory named.
+func PlanLoad(ctx context.Context, sc *scenario.Scenario, o LoadOptions) (*LoadPlan, error) {
+	p := &LoadPlan{Out: o.Out}
+	if o.ResolveEnv != nil {
+		env, err := o.ResolveEnv(sc)
+		if err != nil {
+			return nil, err
+		}
+		p.Env = env
+	}
+	var err error
+	if p.Files, p.Plain, p.Target, err = LoadTarget(o.Cmd, sc, o.Target, o.Stack); err != nil {
+		return nil, err
+	}
+	if len(o.Watch) > 0 && !p.Plain {
+		return nil, Usagef("%s: --watch-pid is for plain mode (a loopback --target URL): a stack's services are sampled already", o.Cmd)
+	}
+	if err := CheckPIDs(o.Cmd, o.Watch); err != nil {
+		return nil, err
+	}
+	if p.Plain {
+		if p.URL, p.LoadSet, err = PlainTarget(ctx, o.Cmd, p.Target, o.Stack); err != nil {
+			return nil, err
+		}
+	}
+	if p.Out == "" {
+		p.Out = filepath.Join("loadgate-out", fmt.Sprintf("%s-%s%s", sc.Name, OutInfix(o.Cmd), time.Now().Format("20060102-150405")))
+	}
+	return p, nil
+}
+
+// Open brings the plan's target up: a stack (started now), or the plain
+// URL with the --watch-pid processes sampled. With tee (a soak's
+// collector) every stats line goes there too, and a plain run samples the
+// generator as well. spec is the load's target and what its result
+// states of it.
+func (p *LoadPlan) Open(ctx context.Context, sc *scenario.Scenario, o LoadOptions, tee io.Writer) (Target, Spec, error) {
+	spec := Spec{Env: p.Env, Dir: p.Out}
+	if p.Plain {
+		spec.Target, spec.Topology = p.URL, PlainTopology(p.LoadSet)
+		return &Plain{PIDs: o.Watch, Self: tee != nil, Every: o.Stack.StatsEvery, Tee: tee}, spec, nil
+	}
+	c, err := o.Stack.Start(ctx, o.Cmd, sc, p.Files, p.Target, p.Out)
+	if err != nil {
+		return nil, spec, err
+	}
+	c.Tee = tee
+	spec.Target, spec.TargetLabel, spec.Topology = &url.URL{Scheme: "http", Host: c.Addr()}, c.Label(), c.Topology()
+	return c, spec, nil
+}
+
+// LoadTarget is where a command's load goes (run, sweep, soak): plain, a
+// loopback URL given as --target (the scenario's stack is not started);
+// else the stack's compose files and its target service:port (--target,
+// else the scenario's stack.target). Refusals are usage errors.
+func LoadTarget(cmd string, sc *scenario.Scenario, raw string, o StackOptions) (files []string, plain bool, target string, err error) {
+	files = o.Files(sc)
+	plain = strings.Contains(raw, "://")
+	switch {
+	case plain && len(o.Compose) > 0:
+		return nil, false, "", Usagef("%s: --target %s is a URL, but --compose asks for a stack: give the stack's service:port as --target", cmd, raw)
+	case plain:
+		return nil, true, raw, nil
+	case len(files) == 0 && raw == "":
+		return nil, false, "", Usagef("%s: --target is required: a loopback URL such as http://127.0.0.1:8080 (the scenario has no stack: section)", cmd)
+	case len(files) == 0:
+		return nil, false, "", Usagef("%s: --target %q is not a URL, and there is no stack (no stack: section, no --compose) it could be a service of", cmd, raw)
+	case raw != "":
+		return files, false, raw, nil
+	case sc.Stack == nil || sc.Stack.Target == "":
+		return nil, false, "", Usagef("%s: --target service:port is required: the scenario's stack: names no target", cmd)
+	}
+	return files, false, sc.Stack.Target, nil
+}
+
+// PlainTarget is a plain run's target: the loopback URL checked (rule 14,
+// load.LoopbackTarget: the check the run's dialer applies), and the
+// generator pinned to --load-cpus when given (the set it is pinned to;
+// empty when not).
+func PlainTarget(ctx context.Context, cmd, raw string, o StackOptions) (*url.URL, pin.Set, error) {
+	t, err := load.LoopbackTarget(ctx, raw)
+	if err != nil {
+		return nil, pin.Set{}, Usagef("%s: %w", cmd, err)
+	}
+	var set pin.Set
+	if o.LoadCPUs != "" {
+		if set, err = pin.Parse(o.LoadCPUs); err != nil {
+			return nil, pin.Set{}, Usagef("%s: --load-cpus %q: %w", cmd, o.LoadCPUs, err)
+		}
+		if err := pin.PinProcess(set); err != nil {
+			return nil, pin.Set{}, Usagef("%s: --load-cpus: %w", cmd, err)
+		}
+	}
+	if err := o.CheckPriority(); err != nil {
+		return nil, pin.Set{}, Usagef("%s: %w", cmd, err)
+	}
+	return t.URL, set, nil
+}
