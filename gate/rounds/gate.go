@@ -127,8 +127,10 @@ type StackSpec struct {
 	PrepareDir string   // in the side's checkout
 	Out        string   // OUT/<side>: the services' logs go here at teardown
 	// Scenario is the side's load; its counters and stubs resolve once the
-	// stack is up.
+	// stack is up. Its stack.allow is the protected side's (both sides run
+	// base's scenario).
 	Scenario *scenario.Scenario
+	Secrets  []string // the scenario's ${ENV} values, scrubbed from saved logs
 }
 
 // Stacks brings a side's stack up, healthy, target resolved. Errors are
@@ -410,6 +412,9 @@ func inSide(s *Side, from, p string) string {
 // spec is side s's stack: its own checkout's compose files and prepare.
 func (g *gate) spec(s *Side) StackSpec {
 	sp := StackSpec{Side: s.Name, Commit: s.Commit, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
+	for _, v := range g.env {
+		sp.Secrets = append(sp.Secrets, v)
+	}
 	if len(g.cfg.Compose) > 0 {
 		for _, p := range g.cfg.Compose {
 			if filepath.IsAbs(p) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/internal/outfile"
 )
@@ -108,7 +109,7 @@ type composeStacks struct {
 
 func (c *composeStacks) Up(ctx context.Context, sp StackSpec) (Stack, error) {
 	cs, err := c.o.Up(ctx, compose.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
-		OutDir: sp.Out, RunID: c.runID, Side: sp.Side}, c.plan)
+		OutDir: sp.Out, RunID: c.runID, Side: sp.Side, Allow: allowOf(sp.Scenario), Secrets: sp.Secrets}, c.plan)
 	if err != nil {
 		return nil, err
 	}
@@ -121,4 +122,12 @@ func (c *composeStacks) Up(ctx context.Context, sp StackSpec) (Stack, error) {
 		}
 	}
 	return cs, nil
+}
+
+// allowOf is the scenario's stack.allow (none without a stack).
+func allowOf(sc *scenario.Scenario) []string {
+	if sc == nil || sc.Stack == nil {
+		return nil
+	}
+	return sc.Stack.Allow
 }

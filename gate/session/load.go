@@ -96,7 +96,11 @@ func (o StackOptions) Start(ctx context.Context, cmd string, sc *scenario.Scenar
 		return nil, Usagef("%s: %w", cmd, err)
 	}
 	prep, prepDir := StackPrepare(sc)
-	c, err := o.Up(ctx, compose.Spec{Files: files, Target: target, Prepare: prep, PrepareDir: prepDir, OutDir: out, Side: cmd}, plan)
+	var allow []string
+	if sc.Stack != nil {
+		allow = sc.Stack.Allow
+	}
+	c, err := o.Up(ctx, compose.Spec{Files: files, Target: target, Prepare: prep, PrepareDir: prepDir, OutDir: out, Side: cmd, Allow: allow}, plan)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
