@@ -12,6 +12,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/strictjson"
 )
 
 // Schema is the version of an entry file written by this package.
@@ -197,18 +198,9 @@ func (e *Entry) Encode(w io.Writer) error {
 // Decode reads one entry, at most MaxEntryBytes. It refuses unknown fields,
 // another schema, and a result result.Decode refuses.
 func Decode(rd io.Reader) (*Entry, error) {
-	data, err := io.ReadAll(io.LimitReader(rd, MaxEntryBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
-	if len(data) > MaxEntryBytes {
-		return nil, fmt.Errorf("history: entry larger than %d bytes", MaxEntryBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var we wireEntry
-	if err := dec.Decode(&we); err != nil {
-		return nil, fmt.Errorf("history: %w", err)
+	if err := strictjson.Decode(rd, MaxEntryBytes, &we); err != nil {
+		return nil, fmt.Errorf("history: entry: %w", err)
 	}
 	if we.Schema != Schema {
 		return nil, fmt.Errorf("history: schema %q is not supported; this loadgate reads %q", we.Schema, Schema)

@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/internal/strictjson"
 )
 
 // A comparison needs the noise between runs. Its rounds measure it when
@@ -75,21 +75,9 @@ func (n *Noise) Entry(phase, workload, metric string) *NoiseEntry {
 // DecodeNoise reads a noise.json of at most 4 MiB: NoiseSchema, no
 // unknown field, every entry named once with a finite SD ≥ 0 and DF ≥ 1.
 func DecodeNoise(rd io.Reader) (*Noise, error) {
-	b, err := io.ReadAll(io.LimitReader(rd, maxNoiseBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("noise: %w", err)
-	}
-	if len(b) > maxNoiseBytes {
-		return nil, fmt.Errorf("noise: larger than %d bytes", maxNoiseBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var n Noise
-	if err := dec.Decode(&n); err != nil {
+	if err := strictjson.Decode(rd, maxNoiseBytes, &n); err != nil {
 		return nil, fmt.Errorf("noise: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("noise: data after the object")
 	}
 	if n.Schema != NoiseSchema {
 		return nil, fmt.Errorf("noise: schema %q, want %q", n.Schema, NoiseSchema)
