@@ -17,6 +17,15 @@ import (
 // gateReport is a gate's outcome as the renderers read it.
 type gateReport rounds.Outcome
 
+// explained is o normalized, its verdict's reasons worded (Explain): what
+// every gate renderer starts from.
+func explained(o rounds.Outcome) gateReport {
+	g := gateReport(o)
+	g.normalize()
+	g.Verdict = Explain(g.Verdict)
+	return g
+}
+
 func (g *gateReport) normalize() {
 	if g.Base.Name == "" {
 		g.Base.Name = "base"
@@ -462,9 +471,7 @@ func metricName(c verdict.Comparison) string {
 
 // CompareMarkdown writes the full gate report, the verdict last.
 func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
-	g := gateReport(o)
-	g.normalize()
-	g.Verdict = Explain(g.Verdict)
+	g := explained(o)
 	v := g.Verdict
 	var b md
 	b.line("# loadgate gate: %s", mdEsc(g.Scenario.Name))
@@ -743,9 +750,7 @@ func mdCompareNotMeasured(b *md, g *gateReport) {
 
 // CompareText writes a compact gate report for a terminal, verdict last.
 func CompareText(w io.Writer, o rounds.Outcome) error {
-	g := gateReport(o)
-	g.normalize()
-	g.Verdict = Explain(g.Verdict)
+	g := explained(o)
 	v := g.Verdict
 	var b txt
 	textAnswer(&b, &g) // headline.go

@@ -45,9 +45,7 @@ func verdictColor(v verdict.Value) string {
 // base against head per judged workload, rounds pooled per side, with the
 // judged percentile marked with its Δ.
 func ComparePlotSVG(w io.Writer, o rounds.Outcome) error {
-	g := gateReport(o)
-	g.normalize()
-	g.Verdict = Explain(g.Verdict)
+	g := explained(o)
 	panels := comparePanels(g)
 	d := newSVG(svgTop + max(len(panels), 1)*svgPanelH)
 	compareHeader(d, g)

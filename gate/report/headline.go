@@ -384,9 +384,7 @@ func textAnswer(b *txt, g *gateReport) {
 
 // Headline is the gate's verdict in one line of plain text.
 func Headline(o rounds.Outcome) string {
-	g := gateReport(o)
-	g.normalize()
-	g.Verdict = Explain(g.Verdict)
+	g := explained(o)
 	return answerOf(&g).headline(textStyle)
 }
 
@@ -403,9 +401,7 @@ func (b *md) endDetails() {
 // CompareSummary writes the PR comment and job summary: the answer, then
 // the rest of the report collapsed. CompareMarkdown is the full account.
 func CompareSummary(w io.Writer, o rounds.Outcome) error {
-	g := gateReport(o)
-	g.normalize()
-	g.Verdict = Explain(g.Verdict)
+	g := explained(o)
 	v := g.Verdict
 	var b md
 	b.line("# loadgate gate: %s", mdEsc(g.Scenario.Name))
