@@ -80,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return soakCmd(ctx, rest, stdout, stderr)
 	case "stub":
 		return stubCmd(ctx, rest, stdout, stderr)
+	case "history":
+		return historyCmd(ctx, rest, stdout, stderr)
 	default:
 		return usageErr("unknown command %q\n\n%s", cmd, strings.TrimRight(usage, "\n"))
 	}
@@ -113,7 +115,7 @@ func printHelp(w io.Writer, text string, fs *flag.FlagSet) {
 // flags); fs.Args() holds the positional ones.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
-	if b, err := helpFiles.ReadFile("help/" + strings.TrimSuffix(fs.Name(), " save") + ".txt"); err == nil {
+	if b, err := helpFiles.ReadFile("help/" + strings.Fields(fs.Name())[0] + ".txt"); err == nil {
 		fs.Usage = func() { printHelp(stderr, string(b), fs) }
 	}
 	if err := parseInterleaved(fs, args); err != nil {

@@ -198,3 +198,15 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// HistoryWritable refuses to write the history (gate/history's data
+// branch) for any event but a push, a manual or a scheduled run, or none
+// (outside Actions): a change under review must not write the history it
+// is judged against.
+func HistoryWritable(event string) error {
+	switch event {
+	case "", "push", "workflow_dispatch", "schedule":
+		return nil
+	}
+	return fmt.Errorf("the history is written on a push to a protected branch, never on a %s event; record it in the push workflow", event)
+}

@@ -204,3 +204,17 @@ func TestFromEnv(t *testing.T) {
 		t.Errorf("ReadEvent of a malformed file: %v", err)
 	}
 }
+
+// The history is never written for a pull request's events.
+func TestHistoryWritable(t *testing.T) {
+	for _, ev := range []string{"", "push", "workflow_dispatch", "schedule"} {
+		if err := action.HistoryWritable(ev); err != nil {
+			t.Errorf("%q: %v", ev, err)
+		}
+	}
+	for _, ev := range []string{"pull_request", "pull_request_target", "workflow_run", "issue_comment", "merge_group"} {
+		if err := action.HistoryWritable(ev); err == nil || !strings.Contains(err.Error(), ev) {
+			t.Errorf("%q: %v, want a refusal naming it", ev, err)
+		}
+	}
+}

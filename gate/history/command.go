@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/rounds"
@@ -11,10 +12,19 @@ import (
 // Read is `loadgate history`'s work short of words: the scenario's entries
 // from the data branch, chained and analysed (Analyze). Render the result
 // with package report (HistoryMarkdown, HistorySVG).
+// opt.Since may be any revision of the clone (a tag): it is resolved to
+// its commit.
 func Read(ctx context.Context, s *Store, scenario string, opt Options) (Analysis, error) {
 	es, err := s.Load(ctx, scenario)
 	if err != nil {
 		return Analysis{}, err
+	}
+	if opt.Since != "" && !commitRE.MatchString(opt.Since) {
+		c, err := s.git().Run(ctx, s.Dir, nil, "rev-parse", "--verify", "--end-of-options", opt.Since+"^{commit}")
+		if err != nil {
+			return Analysis{}, fmt.Errorf("history: since %s: not a commit of %s: %w", opt.Since, s.Dir, err)
+		}
+		opt.Since = strings.TrimSpace(string(c))
 	}
 	a, err := Analyze(NewChain(es), opt)
 	if err != nil {

@@ -200,3 +200,20 @@ func machine(m result.Machine) string {
 	}
 	return m.Host + " · " + m.CPUModel
 }
+
+// Value is the history's call: a regression when a series' cumulative
+// change since Since is one, or a level shifted up by more than the
+// tolerance at an entry after Since; else a pass (an empty history too).
+func (a Analysis) Value() verdict.Value {
+	for _, s := range a.Series {
+		if s.Total.Value == verdict.Regression {
+			return verdict.Regression
+		}
+		for _, cp := range s.ChangePoints {
+			if cp.Index > a.Since && cp.Shift > math.Log1p(a.Tolerance) {
+				return verdict.Regression
+			}
+		}
+	}
+	return verdict.Pass
+}

@@ -83,3 +83,28 @@ func TestAnalyzeSince(t *testing.T) {
 		t.Error("since an unknown commit: no error")
 	}
 }
+
+// The history's call: a step beyond the tolerance located after Since,
+// or a cumulative regression, makes a regression; A/A, a pass.
+func TestAnalysisValue(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		c     history.Chain
+		since string
+		want  verdict.Value
+	}{
+		{"A/A", noisy(t, 4, -1, 1, machineSD), "", verdict.Pass},
+		{"+30% step", noisy(t, 3, 12, 1.30, 0.05), "", verdict.Regression},
+		{"+30% step before since", noisy(t, 3, 12, 1.30, 0.05), sha(14), verdict.Pass},
+		{"five +5% steps", chain(t, []float64{1, 1.05, 1.05, 1, 1.05, 1.05, 1.05}, 0.01), "", verdict.Regression},
+		{"empty", history.Chain{}, "", verdict.Pass},
+	} {
+		a, err := history.Analyze(c.c, history.Options{Since: c.since, Detect: history.DetectOptions{Seed: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Value(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
