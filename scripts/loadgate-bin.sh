@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The loadgate binary of the action's own ref, for action.yml and
-# comment/action.yml: the release the ref resolves to (vX.Y.Z; the newest
+# The loadgate binary of the action's own ref, for action.yml,
+# comment/action.yml and history/action.yml: the release the ref resolves to (vX.Y.Z; the newest
 # vX.Y.Z of a moving tag such as v1; the vX.Y.Z tag of a commit SHA),
 # checked against the release's SHA256SUMS and, where gh is installed, its
 # build attestation; any other ref sets build=true (built from source).

@@ -13,7 +13,8 @@ import (
 // actions declare, bound their time and runs, and leave rounds to the gate.
 func TestExampleWorkflows(t *testing.T) {
 	declared := map[string]map[string]bool{}
-	for uses, file := range map[string]string{"loadgate/loadgate@v1": "../../action.yml", "loadgate/loadgate/comment@v1": "../../comment/action.yml"} {
+	for uses, file := range map[string]string{"loadgate/loadgate@v1": "../../action.yml", "loadgate/loadgate/comment@v1": "../../comment/action.yml",
+		"loadgate/loadgate/history@v1": "../../history/action.yml"} {
 		var a struct{ Inputs map[string]any }
 		readYAML(t, file, &a)
 		declared[uses] = map[string]bool{}
