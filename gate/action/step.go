@@ -16,6 +16,7 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 // Gate runs the gate with in applied to the command's settings, writing
@@ -34,6 +35,10 @@ type Step struct {
 	// answer first), which the summary and comment reuse. An error is a
 	// file not written.
 	Reports func(out string, gr rounds.Outcome) ([]byte, error)
+	// Trend, when set, is the comment's line for the head against the
+	// branch's history (HistoryTrend), "" when there is none; it is added
+	// to comment.md, the summary and the comment.
+	Trend func(ctx context.Context, dir string, gr rounds.Outcome) string
 	// Getenv and LookupEnv are the process's environment.
 	Getenv    func(string) string
 	LookupEnv func(string) (string, bool)
@@ -120,6 +125,14 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	md, err := s.Reports(out, gr)
 	if err != nil {
 		return res, err
+	}
+	if s.Trend != nil && gr.Verdict.Value != verdict.Unusable {
+		if line := s.Trend(ctx, dir, gr); line != "" {
+			md = append(md, "\n"+line+"\n"...)
+			if err := outfile.WriteFile(filepath.Join(out, "comment.md"), md); err != nil {
+				return res, err
+			}
+		}
 	}
 	outcome, err := Publish(ctx, a, env, ev, in, Publication{
 		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Markdown: string(md),

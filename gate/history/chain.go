@@ -126,18 +126,29 @@ func (c Chain) Cumulative(k Key, from, to int, conf, tol float64) Change {
 			ch.Value = verdict.NotMeasured
 			return ch
 		}
-		m := math.Log(s.Ratio)
-		h := max(math.Log(s.CIHigh)-m, m-math.Log(s.CILow))
-		se := h / zOf(s.Confidence)
+		m, se := logRatio(s)
 		sum += m
 		variance += se * se
 		ch.Links++
 	}
-	hw := zOf(conf) * math.Sqrt(variance)
 	ch.Known = true
-	ch.Ratio, ch.CILow, ch.CIHigh = math.Exp(sum), math.Exp(sum-hw), math.Exp(sum+hw)
-	ch.Value = Judge(ch, tol)
+	ch.setInterval(sum, variance, tol)
 	return ch
+}
+
+// logRatio is a step's log ratio and its standard error (Cumulative).
+func logRatio(s Step) (m, se float64) {
+	m = math.Log(s.Ratio)
+	h := max(math.Log(s.CIHigh)-m, m-math.Log(s.CILow))
+	return m, h / zOf(s.Confidence)
+}
+
+// setInterval sets ch's ratio and interval from a log ratio sum and its
+// variance, at ch.Confidence, and judges it against tol.
+func (ch *Change) setInterval(sum, variance, tol float64) {
+	hw := zOf(ch.Confidence) * math.Sqrt(variance)
+	ch.Ratio, ch.CILow, ch.CIHigh = math.Exp(sum), math.Exp(sum-hw), math.Exp(sum+hw)
+	ch.Value = Judge(*ch, tol)
 }
 
 // Judge calls a cumulative change against tolerance tol (0:

@@ -110,3 +110,30 @@ func historyColor(v verdict.Value) string {
 	}
 	return verdictColor(v)
 }
+
+// HistoryTrendLine is the comment's line for a head against its branch's
+// history (history.Analysis.HeadTrend): the change since the Since entry
+// with this head's gate chained on, against the cumulative tolerance.
+func HistoryTrendLine(t history.Trend, a history.Analysis) string {
+	es := a.Chain.Entries
+	c := t.Change
+	ref := es[t.Base].Ref
+	if ref == "" {
+		ref = "the branch"
+	} else {
+		ref = "`" + mdEsc(ref) + "`"
+	}
+	judged := map[verdict.Value]string{
+		verdict.Regression:   "a regression beyond",
+		verdict.Improvement:  "an improvement beyond",
+		verdict.Pass:         "within",
+		verdict.Inconclusive: "not decided against",
+	}[c.Value]
+	if judged == "" {
+		judged = string(c.Value) + " against"
+	}
+	return fmt.Sprintf("**Against %s's history:** with this head, %s · %s %s is %s since %s (%s, entry %d of %d; %d gate(s) chained, this one's %s included): %s the +%s cumulative tolerance.",
+		ref, mdEsc(t.Key.Phase), mdEsc(t.Key.Workload), mdEsc(t.Key.Metric), intervalText(c.Ratio, c.CILow, c.CIHigh),
+		mdCommit(es[c.From].Commit), es[c.From].Date.Format("2006-01-02"), c.From+1, len(es), c.Links, SignedPercent(t.Head.Ratio),
+		judged, Percent(a.Tolerance))
+}

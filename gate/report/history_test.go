@@ -12,6 +12,7 @@ import (
 	"github.com/loadgate/loadgate/gate/history"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -112,5 +113,26 @@ func TestHistoryEmpty(t *testing.T) {
 	var b bytes.Buffer
 	if err := report.HistoryMarkdown(&b, a); err != nil || !strings.Contains(b.String(), "No entry yet") {
 		t.Errorf("empty history: %q %v", b.String(), err)
+	}
+}
+
+// The comment's line: this head against the history, golden.
+func TestHistoryTrendLine(t *testing.T) {
+	a := historyFixture(t)
+	last := a.Chain.Entries[len(a.Chain.Entries)-1]
+	gr := rounds.Outcome{Base: rounds.SideResults{Name: "base", Commit: last.Commit},
+		Verdict: verdict.Verdict{Confidence: 0.95, Workloads: []verdict.WorkloadVerdict{{Phase: "steady", Workload: "api",
+			Comparisons: []verdict.Comparison{{Phase: "steady", Workload: "api", Metric: "p95", Ratio: 1.03, CILow: 1.03 / 1.025,
+				CIHigh: 1.03 * 1.025, Interval: verdict.IntervalRounds, Rounds: 6, Value: verdict.Pass}}}}}}
+	tr, ok := a.HeadTrend(gr)
+	if !ok {
+		t.Fatal("no trend")
+	}
+	line := report.HistoryTrendLine(tr, a)
+	checkGolden(t, "history_trend.md.golden", line+"\n")
+	for _, want := range []string{"`main`", "+31.5%", "a regression beyond the +15% cumulative tolerance", "6 gate(s)", "+3.0% included"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line lacks %q:\n%s", want, line)
+		}
 	}
 }
