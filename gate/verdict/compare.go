@@ -46,6 +46,9 @@ type CompareOptions struct {
 	// MaxRounds caps the rounds an inconclusive comparison asks for (0:
 	// MaxNeedRounds).
 	MaxRounds int
+	// Estimator of a latency shift over the rounds: EstimatorMeanT,
+	// EstimatorHL or EstimatorTrimmed ("": DefaultEstimator).
+	Estimator string
 
 	// holmLevel maps a one-sided share a of α to Holm's test level (nil: a).
 	holmLevel func(a float64) float64
@@ -61,6 +64,12 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	}
 	if !(o.Tolerance > 0 && o.Tolerance < 10) {
 		return o, fmt.Errorf("verdict: tolerance %v: must be > 0 and < 10 (a fraction: 0.1 is 10%%)", o.Tolerance)
+	}
+	if o.Estimator == "" {
+		o.Estimator = DefaultEstimator
+	}
+	if err := checkEstimator(o.Estimator); err != nil {
+		return o, err
 	}
 	if o.MaxRounds <= 0 || o.MaxRounds > MaxNeedRounds {
 		o.MaxRounds = MaxNeedRounds
@@ -116,7 +125,8 @@ type Comparison struct {
 	BaseN  int64 `json:"base_n"`
 	HeadN  int64 `json:"head_n"`
 	Rounds int   `json:"rounds"`
-	// Ratio (latency): head/base, the geometric mean of the round ratios.
+	// Ratio (latency): head/base, the geometric mean of the round ratios,
+	// or the Estimator's robust centre of them.
 	Ratio float64 `json:"ratio"`
 	// Diff (error_rate): head − base rate. 0 for latency.
 	Diff float64 `json:"diff"`
@@ -682,6 +692,17 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 		wsum += float64(src.k*src.k) / float64(R*R)
 	}
 	m := mean(logs)
+	var rank *signedRank
+	var trim *part
+	switch {
+	case c.opt.Estimator == EstimatorHL && R >= 2:
+		rank = newSignedRank(logs)
+		m = rank.estimate()
+	case c.opt.Estimator == EstimatorTrimmed:
+		if tm, se, df, ok := trimmed(logs); ok {
+			m, trim = tm, &part{se: se, df: df}
+		}
+	}
 	cmp.Ratio = math.Exp(m)
 	if len(open) > 0 {
 		minN := minSucceeded(bs, hs)
@@ -697,13 +718,19 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	// own: R independent pairs measure the noise between runs themselves.
 	own := R >= 2 && len(order) == 2*R
 	mdl := c.model(phase, workload, metric, R, own, s, vsum, wsum/2)
-	half, interval := mdl.half(c.opt.Confidence)
+	switch {
+	case rank != nil:
+		mdl = mdl.ranked(rank, robustSD(logs, m), c.opt.Confidence)
+	case trim != nil:
+		mdl = mdl.trim(trim.se, trim.df)
+	}
+	lo, hi, half, interval := mdl.bounds(m, c.opt.Confidence)
 	cmp.Interval = interval
 	if mdl.floor != nil {
 		cmp.NoiseSD = mdl.floorSD
 		c.floorUsed = true
 	}
-	cmp.CILow, cmp.CIHigh = math.Exp(m-half), math.Exp(m+half)
+	cmp.CILow, cmp.CIHigh = math.Exp(lo), math.Exp(hi)
 	cmp.Significant = cmp.CILow > 1 || cmp.CIHigh < 1
 	cmp.Detectable = round6(math.Exp(math.Log1p(c.opt.Tolerance) + half))
 	cmp.test = &test{m: m, up: math.Log1p(c.opt.Tolerance), parts: mdl.parts()}
@@ -726,7 +753,28 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 // mean log ratio and the degrees of freedom of its quantile (+Inf: normal).
 type part struct {
 	se, df float64
-	what   string // IntervalRounds, IntervalSampling, IntervalNoise, IntervalCalibration
+	what   string // IntervalRounds, IntervalSampling, IntervalNoise, IntervalCalibration, IntervalRank
+	// rank: the signed-rank interval of the rounds (se and df unused).
+	rank *signedRank
+}
+
+// bounds is the part's interval around m at conf.
+func (p part) bounds(m, conf float64) (lo, hi float64) {
+	if p.rank != nil {
+		lo, hi, _ = p.rank.interval(conf)
+		return lo, hi
+	}
+	h := p.quantile(conf) * p.se
+	return m - h, m + h
+}
+
+// halfWidth is half the part's interval's width at conf.
+func (p part) halfWidth(conf float64) float64 {
+	if p.rank != nil {
+		lo, hi := p.bounds(0, conf)
+		return (hi - lo) / 2
+	}
+	return p.quantile(conf) * p.se
 }
 
 // quantile is the two-sided quantile of a part at confidence conf.
@@ -775,11 +823,48 @@ func (mdl noiseModel) parts() []part {
 func (mdl noiseModel) half(conf float64) (float64, string) {
 	best, what := -1.0, ""
 	for _, p := range mdl.parts() {
-		if h := p.quantile(conf) * p.se; h > best {
+		if h := p.halfWidth(conf); h > best {
 			best, what = h, p.what
 		}
 	}
 	return best, what
+}
+
+// bounds is the interval around m at conf: the union of the parts'
+// intervals (each valid on its own), its half-width, and the part that
+// set the width. Without a rank part it is m ± half.
+func (mdl noiseModel) bounds(m, conf float64) (lo, hi, half float64, what string) {
+	half, what = mdl.half(conf)
+	lo, hi = m-half, m+half
+	ps := mdl.parts()
+	if !slices.ContainsFunc(ps, func(p part) bool { return p.rank != nil }) {
+		return lo, hi, half, what
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, p := range ps {
+		l, h := p.bounds(m, conf)
+		lo, hi = min(lo, l), max(hi, h)
+	}
+	return lo, hi, (hi - lo) / 2, what
+}
+
+// ranked puts the signed-rank interval of the rounds in the place of
+// their t interval where it reaches conf (with too few rounds for conf,
+// 2⁻ᴿ > (1−conf)/2, the t interval stays), and the robust scale sd in the
+// place of their spread.
+func (mdl noiseModel) ranked(rank *signedRank, sd, conf float64) noiseModel {
+	mdl.s = sd
+	if mdl.ownZ != nil {
+		mdl.ownZ = &part{se: sd / math.Sqrt(float64(mdl.R)), df: math.Inf(1), what: IntervalRounds}
+	}
+	if mdl.own == nil {
+		return mdl
+	}
+	if _, _, ok := rank.interval(conf); !ok {
+		return mdl
+	}
+	mdl.own = &part{rank: rank, what: IntervalRank}
+	return mdl
 }
 
 // model builds the noise model of R rounds from the spread s of the log
@@ -894,11 +979,11 @@ func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
 	var between float64
 	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor} {
 		if p != nil {
-			between = max(between, p.quantile(conf)*p.se)
+			between = max(between, p.halfWidth(conf))
 		}
 	}
 	// Not for duet rounds: the floor is no part of their width.
-	if wPart := mdl.samp.quantile(conf) * mdl.samp.se; !mdl.duetOnly() && between < d && wPart >= d {
+	if wPart := mdl.samp.halfWidth(conf); !mdl.duetOnly() && between < d && wPart >= d {
 		n.SustainFactor = roundUp((wPart / d) * (wPart / d))
 	}
 	return n

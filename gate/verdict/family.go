@@ -54,6 +54,10 @@ func (t *test) p(sign float64) float64 {
 	for _, pt := range t.parts {
 		var q float64
 		switch {
+		case pt.rank != nil && sign > 0:
+			q = pt.rank.pAbove(t.up)
+		case pt.rank != nil:
+			q = pt.rank.pBelow(-t.up)
 		case pt.se == 0 && x > 0:
 			q = 0
 		case pt.se == 0:
