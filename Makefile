@@ -7,7 +7,7 @@ PKGS    := ./...
 # tests name it, as git knows them.
 tierpkgs = $(or $(shell git grep -l -e 'testtier\.$(1)\b' -- '*_test.go' | xargs -r -n1 dirname | sort -u | sed 's|^|./|'),$(error no test names testtier.$(1)))
 
-.PHONY: build test sim e2e bench stress demo lint fuzz clean gate-quality screenshots
+.PHONY: build test sim e2e bench stress demo lint fuzz clean gate-quality gate-quality-collect screenshots
 
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/loadgate
@@ -43,15 +43,25 @@ bench: build
 stress:
 	bash bench/stress.sh
 
-# The gate's operating characteristic on the demo stack (not a test):
-# a corpus of real A/A rounds per candidate design (resumable, cached under
-# .bench/gatequality), resampled into gates judged by gate/verdict, and the
-# real A/B gates when GQ_BASE and GQ_HEAD name a slower head
-# (bench/gatequality/*.sh say how). Writes bench/gate-quality.md.
-gate-quality: build
+# The gate's operating characteristic (not a test): every committed
+# corpus of real A/A rounds (bench/gatequality/corpora/<name>: the
+# per-round histograms and where and when they were recorded) resampled
+# into gates judged by gate/verdict, each estimator side by side. Nothing
+# is collected: anyone re-judges the same bad days. Writes
+# bench/gate-quality.md.
+GQ_ESTIMATORS ?= mean-t,hodges-lehmann,trimmed-mean
+gate-quality:
+	$(GO) run ./bench/gatequality -estimators $(GQ_ESTIMATORS)
+
+# Record a new corpus on this machine (resumable, under .bench/gatequality;
+# bench/gatequality/*.sh say how), the real A/B gates when GQ_BASE and
+# GQ_HEAD name a slower head, and judge it; then write its CONDITIONS.md
+# and commit it with
+# go run ./bench/gatequality -pack .bench/gatequality/corpus -name <date>.
+gate-quality-collect: build
 	bash bench/gatequality/collect.sh
 	if [ -n "$$GQ_HEAD" ]; then bash bench/gatequality/ab.sh; fi
-	$(GO) run ./bench/gatequality
+	$(GO) run ./bench/gatequality -corpus .bench/gatequality/corpus -estimators $(GQ_ESTIMATORS) -out .bench/gatequality/gate-quality.md
 
 # What a reviewer sees: the pull request comment goldens (gate/action's
 # testdata, made by go test ./gate/report ./gate/action -update) rendered as

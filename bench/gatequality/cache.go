@@ -17,7 +17,7 @@ import (
 // the corpus grows. "" disables it.
 type cellCache struct{ dir string }
 
-func (c cellCache) key(ds *design, p plan, cond condition, gates int, seed uint64, cfg config) string {
+func (c cellCache) key(ds *design, p plan, cond condition, gates int, seed uint64, cfg config, est string) string {
 	chunks := map[string]bool{}
 	for _, pr := range ds.pairs {
 		chunks[pr.chunk] = true
@@ -28,7 +28,7 @@ func (c cellCache) key(ds *design, p plan, cond condition, gates int, seed uint6
 	}
 	sort.Strings(names)
 	parts := []any{cacheVersion, ds.name, ds.scenario, names, len(ds.pairs), ds.setupDur, ds.pairDur,
-		p, cond, gates, seed, cfg.tolerance, cfg.percentile}
+		p, cond, gates, seed, cfg.tolerance, cfg.percentile, est, cfg.corpusName}
 	if p.Auto {
 		parts = append(parts, ds.upDur) // only a sequential plan depends on it
 	}
@@ -38,7 +38,7 @@ func (c cellCache) key(ds *design, p plan, cond condition, gates int, seed uint6
 }
 
 // cacheVersion changes when what a cell means changes.
-const cacheVersion = 5 // 2: the sequential plan is re-planned after round 1; 3: a look that calls a regression stops, duet intervals; 4: duet rounds stalled on both sides left out; 5: a look's level from the group-sequential boundary
+const cacheVersion = 6 // 6: the estimator and the committed corpus in the key; 2: the sequential plan is re-planned after round 1; 3: a look that calls a regression stops, duet intervals; 4: duet rounds stalled on both sides left out; 5: a look's level from the group-sequential boundary
 
 func (c cellCache) get(key string) (cell, bool) {
 	if c.dir == "" {

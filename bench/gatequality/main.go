@@ -40,7 +40,11 @@ import (
 
 func main() {
 	var (
-		corpus  = flag.String("corpus", ".bench/gatequality/corpus", "the corpus collect.sh wrote")
+		corpus  = flag.String("corpus", "", "a corpus collect.sh wrote (e.g. .bench/gatequality/corpus); \"\": every committed corpus under -corpora")
+		corpora = flag.String("corpora", "bench/gatequality/corpora", "the committed corpora (<name>/corpus.jsonl.gz and CONDITIONS.md)")
+		packSrc = flag.String("pack", "", "pack the corpus collect.sh wrote in this directory into -corpora/<-name>, and judge nothing")
+		name    = flag.String("name", "", "the packed corpus's name (-pack), e.g. 2026-12-05")
+		ests    = flag.String("estimators", verdict.DefaultEstimator, "comma-separated estimators of the gate (verdict.Estimator*) judged side by side")
 		repo    = flag.String("repo", ".", "the checkout holding the designs' scenario files")
 		out     = flag.String("out", "bench/gate-quality.md", "the table, markdown (\"\" for stdout only)")
 		gates   = flag.Int("gates", 150, "resampled A/A gates per design and plan")
@@ -78,6 +82,17 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if *packSrc != "" {
+		if *name == "" || strings.ContainsAny(*name, `/\`) {
+			fmt.Fprintln(os.Stderr, "gatequality: -pack needs -name, a directory name such as 2026-12-05")
+			os.Exit(2)
+		}
+		if err := packCorpus(*packSrc, filepath.Join(*corpora, *name)); err != nil {
+			fmt.Fprintln(os.Stderr, "gatequality:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *abOnly {
 		if err := rewriteAB(*out, *abDir); err != nil {
 			fmt.Fprintln(os.Stderr, "gatequality:", err)
@@ -89,11 +104,73 @@ func main() {
 		fmt.Fprintf(os.Stderr, "gatequality: -spending %q: want %s or %s\n", *spend, verdict.SpendOBF, verdict.SpendPocock)
 		os.Exit(2)
 	}
-	if err := run(config{corpus: *corpus, repo: *repo, out: *out, gates: *gates, detectGates: *dgates, seed: *seed, rounds: *rounds,
-		deltas: *deltas, budget: *budget, maxRounds: *maxR, spending: *spend, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched, symmetryOnly: *symOnly}); err != nil {
+	cfg := config{corpus: *corpus, repo: *repo, out: *out, gates: *gates, detectGates: *dgates, seed: *seed, rounds: *rounds,
+		deltas: *deltas, budget: *budget, maxRounds: *maxR, spending: *spend, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched, symmetryOnly: *symOnly}
+	for _, e := range strings.Split(*ests, ",") {
+		cfg.estimators = append(cfg.estimators, strings.TrimSpace(e))
+	}
+	if err := runAll(cfg, *corpora); err != nil {
 		fmt.Fprintln(os.Stderr, "gatequality:", err)
 		os.Exit(1)
 	}
+}
+
+// runAll judges cfg.corpus, or (when it is "") every committed corpus
+// under corpora, one after the other, into one table.
+func runAll(cfg config, corpora string) error {
+	if cfg.corpus != "" {
+		doc, err := run(cfg)
+		if err != nil {
+			return err
+		}
+		return write(cfg.out, doc)
+	}
+	dirs, err := committedCorpora(corpora)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		return fmt.Errorf("no committed corpus under %s: collect one (bench/gatequality/collect.sh) and pack it (-pack)", corpora)
+	}
+	if cfg.symmetryOnly {
+		return errors.New("-symmetry-only: name one corpus (-corpus)")
+	}
+	var doc strings.Builder
+	for i, dir := range dirs {
+		tmp, err := os.MkdirTemp("", "gatequality-corpus-")
+		if err != nil {
+			return err
+		}
+		c := cfg
+		c.corpus, c.corpusName, c.out = tmp, filepath.Base(dir), ""
+		err = unpackCorpus(dir, tmp)
+		var part string
+		if err == nil {
+			part, err = run(c)
+		}
+		os.RemoveAll(tmp)
+		if err != nil {
+			return fmt.Errorf("corpus %s: %w", dir, err)
+		}
+		if i > 0 {
+			part = part[strings.Index(part, "**How far the figures carry.**"):]
+		}
+		fmt.Fprintf(&doc, "%s\n", strings.Replace(part, "**How far the figures carry.**", "## Corpus "+c.corpusName+" ("+dir+")\n\n**How far the figures carry.**", 1))
+	}
+	return write(cfg.out, doc.String())
+}
+
+// write prints the table and writes it to out ("": stdout only).
+func write(out, doc string) error {
+	fmt.Print(doc)
+	if out == "" {
+		return nil
+	}
+	if err := os.WriteFile(out, []byte(doc), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "gatequality: wrote %s\n", out)
+	return nil
 }
 
 type config struct {
@@ -104,24 +181,28 @@ type config struct {
 	budget                                                         time.Duration
 	tolerance                                                      float64
 	symmetryOnly                                                   bool // -symmetry-only
+	estimators                                                     []string
+	corpusName                                                     string // the committed corpus judged ("": a collected one)
 }
 
-// row is one design × plan: the A/A cell and one detection cell per
-// workload and δ.
+// row is one design × plan × estimator: the A/A cell and one detection
+// cell per workload and δ.
 type row struct {
 	ds     *design
 	p      plan
+	est    string
 	aa     cell
 	detect map[condition]cell
 }
 
-func run(cfg config) error {
+// run judges one corpus and returns its document.
+func run(cfg config) (string, error) {
 	designs, err := loadCorpus(cfg.corpus, cfg.repo)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(designs) == 0 {
-		return fmt.Errorf("no kept chunk under %s: run bench/gatequality/collect.sh first", cfg.corpus)
+		return "", fmt.Errorf("no kept chunk under %s: run bench/gatequality/collect.sh first", cfg.corpus)
 	}
 	if cfg.only != "" {
 		keep := map[string]bool{}
@@ -144,15 +225,17 @@ func run(cfg config) error {
 		}
 	}
 	if cfg.symmetryOnly {
-		return rewriteSymmetry(cfg.out, designs, verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile})
+		return "", rewriteSymmetry(cfg.out, designs, verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile})
 	}
-	fixed, err := ints(cfg.rounds)
-	if err != nil {
-		return fmt.Errorf("-rounds: %w", err)
+	var fixed []int
+	if cfg.rounds != "" {
+		if fixed, err = ints(cfg.rounds); err != nil {
+			return "", fmt.Errorf("-rounds: %w", err)
+		}
 	}
 	ds, err := floats(cfg.deltas)
 	if err != nil {
-		return fmt.Errorf("-deltas: %w", err)
+		return "", fmt.Errorf("-deltas: %w", err)
 	}
 	plans := []plan{}
 	for _, r := range fixed {
@@ -166,7 +249,10 @@ func run(cfg config) error {
 	opt := verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile}
 	ab, err := loadAB(cfg.ab)
 	if err != nil {
-		return err
+		return "", err
+	}
+	if cfg.corpusName != "" {
+		ab = nil // the real A/B gates are the collecting machine's, not a committed corpus's
 	}
 
 	type job struct {
@@ -178,13 +264,17 @@ func run(cfg config) error {
 	var jobs []job
 	for _, d := range designs {
 		for _, p := range plans {
-			r := &row{ds: d, p: p, detect: map[condition]cell{}}
-			rows = append(rows, r)
-			jobs = append(jobs, job{r: r, seq: stream(d.name, p, condition{})})
-			for _, w := range d.workloads {
-				for _, delta := range ds {
-					cond := condition{Workload: w, Delta: delta}
-					jobs = append(jobs, job{r: r, cond: cond, seq: stream(d.name, p, cond)})
+			for _, e := range cfg.estimators {
+				r := &row{ds: d, p: p, est: e, detect: map[condition]cell{}}
+				rows = append(rows, r)
+				// The estimators judge the same drawn gates (the stream
+				// leaves the estimator out): a paired comparison.
+				jobs = append(jobs, job{r: r, seq: stream(d.name, p, condition{})})
+				for _, w := range d.workloads {
+					for _, delta := range ds {
+						cond := condition{Workload: w, Delta: delta}
+						jobs = append(jobs, job{r: r, cond: cond, seq: stream(d.name, p, cond)})
+					}
 				}
 			}
 		}
@@ -204,7 +294,7 @@ func run(cfg config) error {
 				if j.cond.Workload != "" {
 					gates = cfg.detectGates
 				}
-				key := cache.key(j.r.ds, j.r.p, j.cond, gates, cfg.seed, cfg)
+				key := cache.key(j.r.ds, j.r.p, j.cond, gates, cfg.seed, cfg, j.r.est)
 				if c, ok := cache.get(key); ok {
 					mu.Lock()
 					store(j.r, j.cond, c)
@@ -219,7 +309,9 @@ func run(cfg config) error {
 					continue
 				}
 				rng := rand.New(rand.NewPCG(cfg.seed, j.seq))
-				c := simulate(j.r.ds, j.r.p, hs, gates, rng, opt, j.cond.Workload == "")
+				o := opt
+				o.Estimator = j.r.est
+				c := simulate(j.r.ds, j.r.p, hs, gates, rng, o, j.cond.Workload == "")
 				err = cache.put(key, c)
 				mu.Lock()
 				store(j.r, j.cond, c)
@@ -239,26 +331,20 @@ func run(cfg config) error {
 	close(ch)
 	wg.Wait()
 	if firstErr != nil {
-		return firstErr
+		return "", firstErr
 	}
 	var sb strings.Builder
 	conditions, err := os.ReadFile(filepath.Join(cfg.corpus, "CONDITIONS.md"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return "", err
 	}
 	sb.WriteString(preamble(strings.TrimSpace(string(conditions))))
 	if err := writeTable(&sb, cfg, opt, designs, rows, ds); err != nil {
-		return err
+		return "", err
 	}
 	writeAB(&sb, ab)
-	fmt.Print(sb.String())
-	if cfg.out != "" {
-		if err := os.WriteFile(cfg.out, []byte(sb.String()), 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "gatequality: wrote %s (%s)\n", cfg.out, time.Since(start).Round(time.Second))
-	}
-	return nil
+	fmt.Fprintf(os.Stderr, "gatequality: judged %s (%s)\n", cfg.corpus, time.Since(start).Round(time.Second))
+	return sb.String(), nil
 }
 
 // stream is a cell's own stream of the seeded generator: the same cell
@@ -334,24 +420,25 @@ func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*
 	if err := writeSymmetry(w, designs, opt); err != nil {
 		return err
 	}
+	writeSummary(w, rows, deltas)
 	fmt.Fprintf(w, "%s\n", perGateHead)
-	fmt.Fprintf(w, "| design | rounds | false regression | decided (pass) | undecidable: a round behind schedule | threshold broken | rounds run (mean) | wall time (mean) |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| design | rounds | estimator | false regression | decided (pass) | undecidable: a round behind schedule | threshold broken | rounds run (mean) | wall time (mean) |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		n := r.aa.Gates - r.aa.Errors
 		mean := "–"
 		if n > 0 {
 			mean = strconv.FormatFloat(float64(r.aa.RoundsSum)/float64(n), 'f', 1, 64)
 		}
-		fmt.Fprintf(w, "| %s | %s%s | %s | %s | %s | %s | %s | %s |\n", r.ds.name, r.p, replacementMark(r.aa),
+		fmt.Fprintf(w, "| %s | %s%s | %s | %s | %s | %s | %s | %s | %s |\n", r.ds.name, r.p, replacementMark(r.aa), r.est,
 			pct(r.aa.AnyReg, n), pct(r.aa.AllPass, n), pct(r.aa.Untrusted, n), pct(r.aa.ThrFail, n), mean, r.wall().Round(time.Second))
 	}
 	fmt.Fprintf(w, "\n### Per workload\n\n")
 	fmt.Fprintf(w, "A/A: false regression and pass of the workload's comparisons; detected at δ: the workload's latency (only it) scaled by 1+δ in head, and one of its comparisons called a regression. Wall time at +50%%: the mean with that change (sequential rounds stop sooner).\n\n")
-	fmt.Fprintf(w, "| design | rounds | workload | A/A false regression | A/A pass |")
+	fmt.Fprintf(w, "| design | rounds | estimator | workload | A/A false regression | A/A pass |")
 	for _, d := range deltas {
 		fmt.Fprintf(w, " detected +%s |", trimPct(d))
 	}
-	fmt.Fprintf(w, " wall time at +50%% |\n|---|---|---|---|---|")
+	fmt.Fprintf(w, " wall time at +50%% |\n|---|---|---|---|---|---|")
 	for range deltas {
 		fmt.Fprintf(w, "---|")
 	}
@@ -359,7 +446,7 @@ func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*
 	for _, r := range rows {
 		n := r.aa.Gates - r.aa.Errors
 		for _, wl := range r.ds.workloads {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |", r.ds.name, r.p, wl, pct(r.aa.Reg[wl], n), pct(r.aa.Pass[wl], n))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |", r.ds.name, r.p, r.est, wl, pct(r.aa.Reg[wl], n), pct(r.aa.Pass[wl], n))
 			var last cell
 			for _, d := range deltas {
 				c := r.detect[condition{Workload: wl, Delta: d}]
@@ -376,6 +463,51 @@ func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*
 	}
 	fmt.Fprintf(w, "\n† more rounds than the corpus holds: drawn with replacement (a round can appear twice; the estimate leans on few distinct rounds).\n")
 	return nil
+}
+
+// writeSummary is the estimators side by side: per design, plan and
+// estimator, the A/A gates' false regressions and decisions, and a change
+// of one workload caught at each δ: the mean over the workloads (each
+// changed alone) and the worst workload's.
+func writeSummary(w io.Writer, rows []*row, deltas []float64) {
+	fmt.Fprintf(w, "### Estimators side by side\n\nCaught at δ: the mean over the workloads, each scaled alone, and (after /) the worst workload's rate.\n\n")
+	fmt.Fprintf(w, "| design | rounds | estimator | A/A false regression | A/A decided (pass) |")
+	for _, d := range deltas {
+		fmt.Fprintf(w, " caught +%s |", trimPct(d))
+	}
+	fmt.Fprintf(w, " wall time A/A (mean) |\n|---|---|---|---|---|")
+	for range deltas {
+		fmt.Fprintf(w, "---|")
+	}
+	fmt.Fprintf(w, "---|\n")
+	for _, r := range rows {
+		n := r.aa.Gates - r.aa.Errors
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |", r.ds.name, r.p, r.est, pct(r.aa.AnyReg, n), pct(r.aa.AllPass, n))
+		for _, d := range deltas {
+			var sum, k int
+			worst := -1.0
+			for _, wl := range r.ds.workloads {
+				c := r.detect[condition{Workload: wl, Delta: d}]
+				m := c.Gates - c.Errors
+				if m == 0 {
+					continue
+				}
+				f := float64(c.Reg[wl]) / float64(m)
+				if worst < 0 || f < worst {
+					worst = f
+				}
+				sum += c.Reg[wl]
+				k += m
+			}
+			if k == 0 {
+				fmt.Fprintf(w, " – |")
+				continue
+			}
+			fmt.Fprintf(w, " %s / %s |", pct(sum, k), report.Percent(worst))
+		}
+		fmt.Fprintf(w, " %s |\n", r.wall().Round(time.Second))
+	}
+	fmt.Fprintln(w)
 }
 
 func replacementMark(c cell) string {
