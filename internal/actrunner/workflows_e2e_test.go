@@ -1,0 +1,238 @@
+package actrunner_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/internal/actrunner"
+	"github.com/loadgate/loadgate/internal/enginetest"
+	"github.com/loadgate/loadgate/internal/testtier"
+)
+
+// The user's repository in these scenarios: this checkout (for the demo
+// stack), testdata/api.yaml as load/api.yaml, and the example workflows
+// of the docs as its .github/workflows; loadgate/loadgate@v1 is this
+// checkout's action as committed there (no release: the binary step
+// builds it with go build).
+const userRepoName = "loadgate-e2e/app"
+
+// Each act run is bounded by this; the e2e runs all together by make e2e's.
+const runTimeout = 12 * time.Minute
+
+var tools *actrunner.Tools
+
+// setup skips outside the e2e tier and without Docker, builds act and
+// fetches the actions once, and fails t when a run left a stack behind.
+func setup(t *testing.T) context.Context {
+	t.Helper()
+	testtier.Require(t, testtier.E2E)
+	enginetest.Require(t, "the workflow runs on act")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	t.Cleanup(cancel)
+	if tools == nil {
+		cache, err := actrunner.CacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tools, err = actrunner.Prepare(ctx, cache); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := actrunner.TakeSnapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		now, err := actrunner.TakeSnapshot(context.Background())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if left := before.Left(now); len(left) > 0 {
+			t.Errorf("the run left Docker objects behind: %v", left)
+		}
+	})
+	return ctx
+}
+
+type user struct {
+	*actrunner.Repo
+	base   string // main's commit
+	action string // loadgate/loadgate@v1's code: the base commit's tree
+	tmp    string
+}
+
+// newUser makes the user's repository, with main at its first commit.
+func newUser(t *testing.T, ctx context.Context) *user {
+	t.Helper()
+	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	r, err := actrunner.NewRepo(ctx, strings.TrimSpace(string(root)), filepath.Join(tmp, "repo"), userRepoName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenario, err := os.ReadFile("testdata/api.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(r.Dir, ".github", "workflows")); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"load/api.yaml": string(scenario)}
+	examples, _ := filepath.Glob(filepath.Join(r.Dir, "examples", "workflows", "*.yml"))
+	for _, f := range examples {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Join(".github", "workflows", filepath.Base(f))] = string(b)
+	}
+	if err := r.Write(files); err != nil {
+		t.Fatal(err)
+	}
+	u := &user{Repo: r, tmp: tmp, action: filepath.Join(tmp, "action")}
+	if u.base, err = r.Commit(ctx, "the user's repository"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Export(ctx, u.base, u.action); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// change commits files on a new branch off main and returns the commit.
+func (u *user) change(t *testing.T, ctx context.Context, branch string, files map[string]string) string {
+	t.Helper()
+	if _, err := u.Git(ctx, "checkout", "-q", "-B", branch, u.base); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Write(files); err != nil {
+		t.Fatal(err)
+	}
+	sha, err := u.Commit(ctx, "change on "+branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+// run runs workflow on event with payload and logs what a reader of the
+// test needs: the command's figures and the summary's first lines.
+func (u *user) run(t *testing.T, ctx context.Context, api *actrunner.API, spec actrunner.Spec) *actrunner.Result {
+	t.Helper()
+	spec.Repo, spec.Timeout = u.Repo, runTimeout
+	if spec.Uses == nil {
+		spec.Uses = map[string]string{}
+	}
+	spec.Uses["loadgate/loadgate@v1"] = u.action
+	res, err := tools.Run(ctx, u.tmp, spec, api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("act %s -W %s: exit %d, job %s, %s; gate step exit %d, verdict %q",
+		spec.Event, spec.Workflow, res.Exit, res.JobResult, res.Wall.Round(time.Second),
+		res.StepExit["gate/gate"], res.Output("gate", "verdict"))
+	t.Logf("summary (first lines):\n%s", firstLines(res.Summary, 6))
+	if t.Failed() || testing.Verbose() {
+		t.Logf("log:\n%s", lastLines(res.Log(), 60))
+	}
+	return res
+}
+
+func firstLines(s string, n int) string {
+	l := strings.SplitN(s, "\n", n+1)
+	return strings.Join(l[:min(n, len(l))], "\n")
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(s, "\n")
+	return strings.Join(l[max(0, len(l)-n):], "\n")
+}
+
+// TestQuickStartPullRequest: the README's quick start
+// (examples/workflows/load-gate.yml) on a pull request whose head changes
+// no code the stack runs passes the required check; with no release of
+// the action, the binary step builds loadgate with go build.
+func TestQuickStartPullRequest(t *testing.T) {
+	ctx := setup(t)
+	u := newUser(t, ctx)
+	head := u.change(t, ctx, "feature", map[string]string{"NOTES.md": "a change the stack does not run\n"})
+	payload, err := actrunner.PullRequestPayload(actrunner.PR{Number: 7, Repo: userRepoName,
+		BaseRef: "main", HeadRef: "feature", BaseSHA: u.base, HeadSHA: head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := actrunner.NewAPI()
+	defer api.Close()
+	res := u.run(t, ctx, api, actrunner.Spec{Workflow: ".github/workflows/load-gate.yml", Event: "pull_request", Payload: payload})
+
+	if res.Exit != 0 || res.JobResult != "success" {
+		t.Errorf("job: act exit %d, %q; want 0, success", res.Exit, res.JobResult)
+	}
+	if v := res.Output("gate", "verdict"); !slices.Contains([]string{"pass", "inconclusive"}, v) {
+		t.Errorf("verdict %q, want pass (or inconclusive: neither fails the check)", v)
+	}
+	if !strings.Contains(res.Summary, "loadgate") || !strings.Contains(res.Summary, "Verdict") {
+		t.Errorf("job summary has no loadgate verdict:\n%s", firstLines(res.Summary, 20))
+	}
+	// The binary step, release absent: the release list was asked, and
+	// the binary built from the action's source.
+	if !slices.ContainsFunc(api.Requests(), func(r string) bool {
+		return strings.HasPrefix(r, "GET /api/v3/repos/loadgate/loadgate/releases?")
+	}) {
+		t.Errorf("the binary step never asked for the releases: %v", api.Requests())
+	}
+	if got := res.Output("gate/bin", "verify"); got != "source" {
+		t.Errorf("binary step verify=%q, want source (no release: built)", got)
+	}
+	if len(res.Grep("loadgate built from")) == 0 {
+		t.Errorf("no go build of loadgate in the log")
+	}
+	if b := res.Output("gate", "binary"); b == "" {
+		t.Errorf("no binary output")
+	}
+	// The comment was attempted against GITHUB_API_URL (answered 404
+	// here: a warning, not a failure).
+	if len(res.Grep("no comment on #7")) == 0 {
+		t.Errorf("no comment attempt on #7 in the log")
+	}
+}
+
+// TestManualDispatchWithoutInputs: load-gate-manual.yml dispatched with no
+// inputs (the defaults) gates the branch against the default branch's tip.
+func TestManualDispatchWithoutInputs(t *testing.T) {
+	ctx := setup(t)
+	u := newUser(t, ctx)
+	u.change(t, ctx, "try-this", map[string]string{"NOTES.md": "a manual run\n"})
+	// actions/checkout with fetch-depth 0 leaves origin's branches; act
+	// copies the repository instead, so they are made here.
+	if _, err := u.Git(ctx, "update-ref", "refs/remotes/origin/main", u.base); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := actrunner.DispatchPayload(userRepoName, "refs/heads/try-this", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := actrunner.NewAPI()
+	defer api.Close()
+	res := u.run(t, ctx, api, actrunner.Spec{Workflow: ".github/workflows/load-gate-manual.yml", Event: "workflow_dispatch", Payload: payload})
+	// The loadgate step has no id there: act numbers it, "1".
+	if code, ok := res.StepExit["1/gate"]; ok {
+		t.Errorf("gate step exit %d, want 0", code)
+	}
+	if res.Exit != 0 || res.JobResult != "success" {
+		t.Errorf("job: act exit %d, %q; want 0, success", res.Exit, res.JobResult)
+	}
+	if v := res.Output("1", "verdict"); v == "" {
+		t.Errorf("no verdict output: %v", res.Outputs)
+	}
+}
