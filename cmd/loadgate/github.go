@@ -60,14 +60,21 @@ func commentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	from := fs.String("from", "", "the downloaded results `dir` (load-gate-results)")
 	pr := fs.Int("pr", 0, "the pull request `number` (default: from the event or the results)")
 	artifact := fs.String("artifact-url", "", "the results artifact's `URL` for the footer (default: the run's artifacts list)")
+	step := fs.Bool("github", false, "the Action's comment step: this run's results (--from, \"\" when the gate wrote none), the inputs from INPUT_*")
 	fs.Usage = func() { fmt.Fprint(stderr, helpText("comment")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *from == "" {
+	var out *action.Outcome
+	var err error
+	switch {
+	case *step:
+		out, err = action.CommentStep(ctx, stdout, os.Getenv, *from)
+	case *from == "":
 		return usageErr("comment: --from DIR is required")
+	default:
+		out, err = action.Comment(ctx, stdout, os.Getenv, *from, *pr, *artifact)
 	}
-	out, err := action.Comment(ctx, stdout, os.Getenv, *from, *pr, *artifact)
 	if err != nil {
 		return usageErr("comment: %w", err)
 	}

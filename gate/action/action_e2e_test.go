@@ -153,23 +153,27 @@ func TestActionEndToEnd(t *testing.T) {
 	})
 	t.Cleanup(h.cleanup)
 
-	// The job: every step in order; a failed step skips the rest, as the
-	// runner does (no step has continue-on-error).
-	var gateStep *actionStep
+	// The job: every step in order; after a failed step only those whose
+	// if: has a status function run, as the runner does (no step has
+	// continue-on-error). Only the gate may fail (its verdict).
+	var gateStep, commentStep *actionStep
 	for i := range act.Runs.Steps {
 		st := &act.Runs.Steps[i]
-		if st.ID == "gate" {
+		switch st.ID {
+		case "gate":
 			gateStep = st
+		case "comment":
+			commentStep = st
 		}
-		if code := h.step(ctx, st); code != 0 {
-			if st.ID != "gate" {
-				t.Fatalf("step %q exited %d", st.label(), code)
-			}
-			break
+		if code := h.step(ctx, st); code != 0 && st.ID != "gate" {
+			t.Fatalf("step %q exited %d", st.label(), code)
 		}
 	}
-	if gateStep == nil {
-		t.Fatal("action.yml has no step with id gate")
+	if gateStep == nil || commentStep == nil {
+		t.Fatal("action.yml has no step with id gate, or none with id comment")
+	}
+	if h.last["comment"] == nil {
+		t.Fatalf("the comment step did not run after the gate step (exit %d)", h.last["gate"].code)
 	}
 
 	// The binary: built from this checkout into RUNNER_TEMP.
@@ -211,9 +215,11 @@ func TestActionEndToEnd(t *testing.T) {
 		t.Errorf("the comment is by %q, want the token's user %q", cs[0].User.Login, fake.login)
 	}
 
-	// The gate step again (a re-run of the job's step, same env): the same
+	// The gate and comment steps again (a re-run, same env): the same
 	// comment is edited in place.
+	h.failed = false
 	h.step(ctx, gateStep)
+	h.step(ctx, commentStep)
 	second := h.last["gate"]
 	v2 := h.checkGate(second, resultsDir, baseSHA, headSHA, 2)
 	cs = fake.ours(prNum, scen)
@@ -225,12 +231,12 @@ func TestActionEndToEnd(t *testing.T) {
 	fake.mu.Unlock()
 	switch {
 	case slices.Equal(edited, []int64{commentID}):
-		if !strings.Contains(second.log, fmt.Sprintf("loadgate: edited comment %d on #%d", commentID, prNum)) {
+		if !strings.Contains(h.last["comment"].log, fmt.Sprintf("loadgate: edited comment %d on #%d", commentID, prNum)) {
 			t.Errorf("the second run edited the comment but does not say so")
 		}
 	case len(edited) == 0 && cs[0].Body == h.firstBody:
 		t.Logf("the second run's comment body was identical: left alone (no PATCH)")
-		if !strings.Contains(second.log, fmt.Sprintf("loadgate: unchanged comment %d on #%d", commentID, prNum)) {
+		if !strings.Contains(h.last["comment"].log, fmt.Sprintf("loadgate: unchanged comment %d on #%d", commentID, prNum)) {
 			t.Errorf("the second run left the comment alone but does not say unchanged")
 		}
 	default:
@@ -336,6 +342,7 @@ type e2eHarness struct {
 	env      map[string]string            // the runner's environment for every step
 	outputs  map[string]map[string]string // steps.<id>.outputs
 	last     map[string]*stepRun          // by step id, the latest run
+	failed   bool                         // a step failed: only steps with a status function run
 	runs     []*stepRun
 	ran      []string
 	n        int
@@ -346,7 +353,7 @@ type e2eHarness struct {
 var (
 	exprRE    = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
 	stepOutRE = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
-	ifRE      = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*==\s*'([^']*)'$`)
+	ifRE      = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*(==|!=)\s*'([^']*)'$`)
 )
 
 // eval evaluates the expressions this harness provides; anything else is
@@ -387,25 +394,60 @@ func (h *e2eHarness) expand(s, where string) string {
 	return out
 }
 
-// cond evaluates a step's if: (only `steps.<id>.outputs.<name> == '<v>'`).
+// cond evaluates a step's if: a conjunction (&&) of !cancelled(),
+// always(), success() and steps.<id>.outputs.<name> == or != '<value>'.
+// Without a status function, success() is implied: the step runs only when
+// no earlier one failed.
 func (h *e2eHarness) cond(st *actionStep) bool {
 	h.t.Helper()
-	c := strings.TrimSpace(st.If)
+	terms, err := parseCond(st.If)
+	if err != nil {
+		h.t.Fatalf("step %q: %v", st.label(), err)
+	}
+	status := false
+	ok := true
+	for _, c := range terms {
+		switch c {
+		case "!cancelled()", "always()":
+			status = true // the harness never cancels
+			continue
+		case "success()":
+			status, ok = true, ok && !h.failed
+			continue
+		}
+		m := ifRE.FindStringSubmatch(c)
+		v, err := h.eval("steps." + m[1] + ".outputs." + m[2])
+		if err != nil {
+			h.t.Fatalf("step %q: if: %v", st.label(), err)
+		}
+		ok = ok && (v == m[4]) == (m[3] == "==")
+	}
+	if !status && h.failed {
+		return false
+	}
+	return ok
+}
+
+// parseCond splits an if: into the terms cond evaluates.
+func parseCond(s string) ([]string, error) {
+	c := strings.TrimSpace(s)
 	if c == "" {
-		return true // success(): the earlier steps succeeded, or we would have stopped
+		return nil, nil
 	}
 	if m := exprRE.FindStringSubmatch(c); m != nil && m[0] == c {
 		c = m[1]
 	}
-	m := ifRE.FindStringSubmatch(c)
-	if m == nil {
-		h.t.Fatalf("step %q: if: %q is not a form this harness evaluates (steps.<id>.outputs.<name> == '<value>')", st.label(), st.If)
+	var terms []string
+	for _, t := range strings.Split(c, "&&") {
+		t = strings.TrimSpace(t)
+		switch {
+		case t == "!cancelled()" || t == "always()" || t == "success()" || ifRE.MatchString(t):
+			terms = append(terms, t)
+		default:
+			return nil, fmt.Errorf("if: %q: %q is not a term this harness evaluates (!cancelled(), always(), success(), steps.<id>.outputs.<name> == or != '<value>')", s, t)
+		}
 	}
-	v, err := h.eval("steps." + m[1] + ".outputs." + m[2])
-	if err != nil {
-		h.t.Fatalf("step %q: if: %v", st.label(), err)
-	}
-	return v == m[3]
+	return terms, nil
 }
 
 // resolveInputs gives every input its value: the test's, else action.yml's
@@ -525,6 +567,7 @@ func (h *e2eHarness) step(ctx context.Context, st *actionStep) int {
 			t.Fatalf("step %q: %v (after %s; context: %v)", st.label(), err, r.took.Round(time.Millisecond), ctx.Err())
 		}
 		r.code = ee.ExitCode()
+		h.failed = true
 	}
 	r.outputs = e2eParseOutputs(t, output)
 	if st.ID != "" {
@@ -690,10 +733,16 @@ func (h *e2eHarness) checkGate(r *stepRun, resultsDir, baseSHA, headSHA string, 
 	if r.code == 1 && len(regs) > 0 && !strings.Contains(r.log, "::error ") {
 		t.Errorf("gate run %d: exit 1 with regressions %v and no ::error annotation", run, regs)
 	}
-	// The token is masked before anything else is printed, and only there.
-	for _, l := range strings.Split(r.log, "\n") {
-		if strings.Contains(l, token) && l != "::add-mask::"+token {
-			t.Errorf("gate run %d: the token appears in the log: %q", run, l)
+	// The gate step never has the token; the comment step masks it before
+	// anything else is printed, and prints it only there.
+	if strings.Contains(r.log, token) {
+		t.Errorf("gate run %d: the token appears in the gate step's log", run)
+	}
+	if c := h.last["comment"]; c != nil {
+		for _, l := range strings.Split(c.log, "\n") {
+			if strings.Contains(l, token) && l != "::add-mask::"+token {
+				t.Errorf("gate run %d: the token appears in the comment step's log: %q", run, l)
+			}
 		}
 	}
 	if strings.Contains(sum, token) {
@@ -1025,13 +1074,8 @@ func TestActionHarness(t *testing.T) {
 		for k, v := range st.With {
 			check(st.label()+" with."+k, v)
 		}
-		if c := strings.TrimSpace(st.If); c != "" {
-			if m := exprRE.FindStringSubmatch(c); m != nil && m[0] == c {
-				c = m[1]
-			}
-			if !ifRE.MatchString(c) {
-				t.Errorf("step %q: if: %q is not a form the harness evaluates", st.label(), st.If)
-			}
+		if _, err := parseCond(st.If); err != nil {
+			t.Errorf("step %q: %v", st.label(), err)
 		}
 	}
 	for _, bad := range []string{"github.event.pull_request.head.sha", "inputs.nope", "steps.nope.outputs.x", "env.X", "secrets.T"} {

@@ -4,9 +4,11 @@
 // verdict; it never measures nor judges, and nothing that happens while
 // publishing changes the exit code (ExitCode with fail-on).
 //
-// action.yml is a composite action: its run step passes each input as
+// action.yml is a composite action: its run steps pass each input as
 // INPUT_<NAME>, upper-cased with hyphens kept, as go-githubactions' GetInput
 // reads it. A test checks action.yml against InputNames and OutputNames.
+// The gate step (Step, Publish) runs the pull request's code and has no
+// token; the comment step after it (CommentStep) is the only one that has.
 //
 // The comment is found by its first line, Marker(scenario), and by its
 // author, the token's own account (WhoAmI); a comment by anyone else is

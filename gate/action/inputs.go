@@ -141,9 +141,9 @@ func inputErr(name, value, format string, a ...any) error {
 	return &InputError{Input: name, Value: value, Err: fmt.Errorf(format, a...)}
 }
 
-// ReadInputs reads and validates the inputs through a.GetInput (INPUT_*
-// variables). The token is masked before anything else is printed. The
-// first bad input gives an *InputError.
+// ReadInputs reads and validates the gate step's inputs through a.GetInput
+// (INPUT_* variables): all but github-token, which only the comment step
+// reads (ReadCommentInputs). The first bad input gives an *InputError.
 func ReadInputs(a *githubactions.Action) (Inputs, error) {
 	in := Inputs{
 		Against:    AgainstBase,
@@ -153,10 +153,6 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 		Limits:     scenario.OperatorLimits{Rate: DefaultMaxRate, Duration: DefaultMaxDuration, InFlight: DefaultMaxInFlight},
 	}
 	get := a.GetInput
-	if tok := get(InToken); tok != "" {
-		MaskSecrets(a, tok)
-		in.Token = tok
-	}
 	for _, read := range []func(*Inputs, func(string) string) error{
 		readSides, readCPUs, readRun, readOutput, readLimits, readSwitches,
 	} {
@@ -248,6 +244,14 @@ func readRun(in *Inputs, get func(string) string) error {
 	return nil
 }
 
+// ReadCommentInputs reads the comment step's inputs: github-token (masked
+// by PublishComment before it prints anything), comment and artifact-url.
+// The gate step reads no token.
+func ReadCommentInputs(a *githubactions.Action) (Inputs, error) {
+	in := Inputs{Comment: true, Token: a.GetInput(InToken)}
+	return in, readComment(&in, a.GetInput)
+}
+
 // readOutput reads fail-on, comment, results-dir and artifact-url.
 func readOutput(in *Inputs, get func(string) string) error {
 	if s := get(InFailOn); s != "" {
@@ -258,6 +262,14 @@ func readOutput(in *Inputs, get func(string) string) error {
 			return inputErr(InFailOn, s, "want regression, threshold or never")
 		}
 	}
+	if s := get(InResultsDir); s != "" {
+		in.ResultsDir = s
+	}
+	return readComment(in, get)
+}
+
+// readComment reads comment and artifact-url.
+func readComment(in *Inputs, get func(string) string) error {
 	if s := get(InComment); s != "" {
 		switch s {
 		case "true", "True", "TRUE":
@@ -267,9 +279,6 @@ func readOutput(in *Inputs, get func(string) string) error {
 		default:
 			return inputErr(InComment, s, "want true or false")
 		}
-	}
-	if s := get(InResultsDir); s != "" {
-		in.ResultsDir = s
 	}
 	if s := get(InArtifactURL); s != "" {
 		if linkURL(s) == "" {

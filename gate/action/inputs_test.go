@@ -57,7 +57,7 @@ func TestReadInputs(t *testing.T) {
 	want := action.Inputs{
 		Scenario: "examples/demo/scenario.yaml", Compose: []string{"examples/demo/compose.yaml", "more.yaml", "third.yaml"},
 		Against: "baseline:main-2024", Baseline: "main-2024", StackCPUs: "0-1", LoadCPUs: "2,3", Rounds: 4,
-		Tolerance: 0.05, Scale: 0.25, FailOn: action.FailOnThreshold, Comment: false, Token: "tok-secret", ResultsDir: "out/lg",
+		Tolerance: 0.05, Scale: 0.25, FailOn: action.FailOnThreshold, Comment: false, ResultsDir: "out/lg",
 		ArtifactURL:  "https://github.com/o/r/actions/runs/1/artifacts/9",
 		Limits:       scenario.OperatorLimits{Rate: 250.5, Duration: 90 * time.Second, InFlight: 64},
 		ScenarioFrom: "head",
@@ -67,8 +67,14 @@ func TestReadInputs(t *testing.T) {
 	if !equalInputs(in, want) {
 		t.Errorf("ReadInputs =\n%+v\nwant\n%+v", in, want)
 	}
-	if out.String() != "::add-mask::tok-secret\n" {
-		t.Errorf("stdout %q: the token is not masked", out.String())
+	if out.String() != "" {
+		t.Errorf("stdout %q: the gate step reads no token", out.String())
+	}
+	// The comment step's inputs: the token.
+	a, _ = actionWith(env)
+	in, err = action.ReadCommentInputs(a)
+	if err != nil || in.Token != "tok-secret" || in.Comment || in.ArtifactURL != want.ArtifactURL {
+		t.Errorf("ReadCommentInputs = %+v, %v", in, err)
 	}
 
 	// Defaults, and the base from the pull request.
@@ -263,44 +269,64 @@ func TestActionYAML(t *testing.T) {
 		}
 	}
 
-	// The gate step: env passthrough, exactly one INPUT_ per input.
-	var gate *struct {
-		ID   string
-		Uses string
-		Run  string
-		If   string
-		Env  map[string]string
-		With map[string]string
+	// The gate step gets every input but the token, the comment step after
+	// it the token and what the comment needs; each as INPUT_<NAME>.
+	steps := map[string]int{}
+	for i, st := range yml.Runs.Steps {
+		steps[st.ID] = i
 	}
-	for i := range yml.Runs.Steps {
-		if yml.Runs.Steps[i].ID == "gate" {
-			gate = &yml.Runs.Steps[i]
-		}
-	}
-	if gate == nil {
+	gi, ok := steps["gate"]
+	if !ok {
 		t.Fatal("no step with id gate")
 	}
+	ci, ok := steps["comment"]
+	if !ok || ci < gi {
+		t.Fatal("no step with id comment after the gate step")
+	}
+	gate, cm := yml.Runs.Steps[gi], yml.Runs.Steps[ci]
 	if !strings.Contains(gate.Run, "gate --github") {
 		t.Errorf("the gate step runs %q", gate.Run)
 	}
-	passed := map[string]bool{}
-	for k, v := range gate.Env {
-		if !strings.HasPrefix(k, "INPUT_") {
-			continue
-		}
-		m := regexp.MustCompile(`^\$\{\{ inputs\.([A-Za-z0-9_-]+) \}\}$`).FindStringSubmatch(v)
-		if m == nil {
-			t.Errorf("env %s = %q, want ${{ inputs.<name> }}", k, v)
-			continue
-		}
-		if want := action.InputEnv(m[1]); k != want {
-			t.Errorf("env %s carries inputs.%s, but GetInput(%q) reads %s", k, m[1], m[1], want)
-		}
-		passed[m[1]] = true
+	if !strings.Contains(cm.Run, "comment --github") || !strings.Contains(cm.If, "!cancelled()") {
+		t.Errorf("the comment step runs %q if %q; want comment --github after a failing gate too", cm.Run, cm.If)
 	}
+	passedTo := func(env map[string]string) map[string]bool {
+		passed := map[string]bool{}
+		for k, v := range env {
+			if !strings.HasPrefix(k, "INPUT_") {
+				continue
+			}
+			m := regexp.MustCompile(`^\$\{\{ inputs\.([A-Za-z0-9_-]+) \}\}$`).FindStringSubmatch(v)
+			if m == nil {
+				t.Errorf("env %s = %q, want ${{ inputs.<name> }}", k, v)
+				continue
+			}
+			if want := action.InputEnv(m[1]); k != want {
+				t.Errorf("env %s carries inputs.%s, but GetInput(%q) reads %s", k, m[1], m[1], want)
+			}
+			passed[m[1]] = true
+		}
+		return passed
+	}
+	passed := passedTo(gate.Env)
 	for _, name := range action.InputNames {
-		if !passed[name] {
-			t.Errorf("input %s is not passed to the binary (env %s)", name, action.InputEnv(name))
+		if passed[name] == (name == action.InToken) {
+			t.Errorf("input %s: passed to the gate step %v", name, passed[name])
+		}
+	}
+	if got := keys(passedTo(cm.Env)); !slices.Equal(got, sorted([]string{action.InComment, action.InToken, action.InArtifactURL})) {
+		t.Errorf("the comment step gets inputs %v", got)
+	}
+	// No credential reaches the gate step, where the pull request's code
+	// runs: none passed, and any the job's env sets blanked.
+	for k, v := range gate.Env {
+		if strings.Contains(v, "token") || strings.Contains(v, "secrets.") {
+			t.Errorf("the gate step's env %s = %q: a credential where the pull request's code runs", k, v)
+		}
+	}
+	for _, k := range []string{"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"} {
+		if v, ok := gate.Env[k]; !ok || v != "" {
+			t.Errorf("the gate step's env does not blank %s (a job's env would reach the pull request's code)", k)
 		}
 	}
 	// Expressions are never pasted into scripts (template injection).

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,15 +57,15 @@ func (o *Outcome) warning(a *githubactions.Action, format string, args ...any) {
 	a.Warningf("%s", msg)
 }
 
-// Publish writes the manifest (for the fork comment workflow), the step
-// summary, the outputs, annotations per workload that got worse (at most 10
-// of each kind, GitHub's display limit) and the pull request comment.
-// A comment failure is only a notice or warning. The error is for a
-// summary, output or manifest that could not be written: report it and exit
-// with Outcome.ExitCode, or 2 when that is 0. Outcome is never nil.
-func Publish(ctx context.Context, a *githubactions.Action, env *Env, ev Event, in Inputs, p Publication, hc *http.Client) (*Outcome, error) {
+// Publish is the gate step's publication: the manifest (for the comment
+// step and the fork comment workflow), the step summary, the outputs and
+// annotations per workload that got worse (at most 10 of each kind, GitHub's
+// display limit). It posts no comment: the gate step runs the pull
+// request's code and has no token; CommentStep comments later. The error is
+// for a summary, output or manifest that could not be written: report it
+// and exit with Outcome.ExitCode, or 2 when that is 0. Outcome is never nil.
+func Publish(a *githubactions.Action, env *Env, ev Event, in Inputs, p Publication) (*Outcome, error) {
 	out := &Outcome{ExitCode: ExitCode(p.Verdict, in.FailOn), Regressions: Regressions(p.Verdict)}
-	MaskSecrets(a, in.Token)
 	var errs []error
 
 	if p.ResultsDir != "" {
@@ -84,18 +85,48 @@ func Publish(ctx context.Context, a *githubactions.Action, env *Env, ev Event, i
 		errs = append(errs, err)
 	}
 	annotate(a, p, in.FailOn)
+	return out, errors.Join(errs...)
+}
 
+// PublishComment is action.yml's comment step, run after the gate step has
+// exited (every container of the gate gone): the only step with the token.
+// It comments the results in dir (their manifest and its Markdown) on the
+// event's pull request, only when they are this run's: the manifest's run,
+// pull request and head commit must be the event's. It never fails the
+// step: what it cannot do is a notice or a warning, in Outcome.
+func PublishComment(ctx context.Context, a *githubactions.Action, env *Env, ev Event, in Inputs, dir string, hc *http.Client) *Outcome {
+	out := &Outcome{}
+	MaskSecrets(a, in.Token)
 	switch {
 	case !in.Comment:
 		a.Infof("loadgate: comment is false: no pull request comment")
+		return out
 	case ev.PR == 0:
 		a.Infof("loadgate: %s is not a pull request event: no comment", orNone(ev.Name))
-	default:
-		runURL := env.RunURL()
-		footer := commentFooter(ev.HeadSHA, runURL, ArtifactURL(in.ArtifactURL, runURL), "")
-		comment(ctx, a, env, in.Token, ev.PR, p.Scenario, p.Verdict.Value, p.Markdown, footer, hc, ev.Fork, out)
+		return out
+	case dir == "":
+		out.notice(a, "loadgate: the gate step wrote no results (it stopped before a verdict): no comment on #%d", ev.PR)
+		return out
 	}
-	return out, errors.Join(errs...)
+	m, md, err := ReadManifest(dir)
+	if err != nil {
+		out.warning(a, "loadgate: no comment on #%d: %v", ev.PR, err)
+		return out
+	}
+	runID := int64(0)
+	if env != nil {
+		runID = env.RunID
+	}
+	if m.RunID != runID || m.PR != ev.PR || !strings.EqualFold(m.HeadSHA, ev.HeadSHA) {
+		out.warning(a, "loadgate: the results in %s are of run %d, #%d, commit %s, not this run's (%d, #%d, %s): no comment",
+			dir, m.RunID, m.PR, result.ShortHash(m.HeadSHA), runID, ev.PR, result.ShortHash(ev.HeadSHA))
+		return out
+	}
+	out.Regressions = m.Regressions
+	runURL := env.RunURL()
+	footer := commentFooter(ev.HeadSHA, runURL, ArtifactURL(in.ArtifactURL, runURL), "")
+	comment(ctx, a, env, in.Token, ev.PR, m.Scenario, m.Verdict, md, footer, hc, ev.Fork, out)
+	return out
 }
 
 // ArtifactURL is the footer's link to the results artifact: given (the
@@ -162,8 +193,13 @@ func comment(ctx context.Context, a *githubactions.Action, env *Env, token strin
 // commentFooter is the comment's last line: head commit, run, artifact and
 // extra.
 func commentFooter(head, runURL, artifactURL, extra string) string {
-	var parts []string
-	parts = append(parts, "loadgate")
+	return linksLine("loadgate", head, runURL, artifactURL, extra)
+}
+
+// linksLine is lead, the head commit, the run's and artifact's links and
+// extra on one small line.
+func linksLine(lead, head, runURL, artifactURL, extra string) string {
+	parts := []string{lead}
 	if shaRE.MatchString(head) {
 		parts = append(parts, "head `"+result.ShortHash(head)+"`")
 	}
@@ -357,7 +393,7 @@ func writeManifest(p Publication, ev Event, env *Env, out *Outcome) error {
 // ReadManifest reads and checks dir's ManifestFile and the report it names.
 func ReadManifest(dir string) (Manifest, string, error) {
 	var m Manifest
-	b, err := readCapped(filepath.Join(dir, ManifestFile), 1<<20)
+	b, err := ReadArtifactFile(dir, ManifestFile, 1<<20)
 	if err != nil {
 		return m, "", err
 	}
@@ -378,22 +414,42 @@ func ReadManifest(dir string) (Manifest, string, error) {
 	case !filepath.IsLocal(filepath.FromSlash(m.Report)):
 		return m, "", fmt.Errorf("%s: report %q is not inside the results directory", ManifestFile, m.Report)
 	}
-	md, err := readCapped(filepath.Join(dir, filepath.FromSlash(m.Report)), 16<<20)
+	md, err := ReadArtifactFile(dir, m.Report, 16<<20)
 	if err != nil {
 		return m, "", err
 	}
 	return m, string(md), nil
 }
 
-func readCapped(path string, limit int64) ([]byte, error) {
-	fi, err := os.Lstat(path)
+// ReadArtifactFile reads the regular file name (slash-separated, local)
+// under dir, at most limit bytes, through os.OpenRoot: nothing outside dir
+// is read, and a symbolic link anywhere on the way (a directory's too) is
+// refused, since an artifact has no reason to hold one.
+func ReadArtifactFile(dir, name string, limit int64) ([]byte, error) {
+	rel := filepath.FromSlash(name)
+	if !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%s: not inside the results directory", name)
+	}
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
+	defer root.Close()
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		fi, err := root.Lstat(p)
+		if err != nil {
+			return nil, err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s: %s is a symbolic link, refused in an artifact", name, filepath.ToSlash(p))
+		}
+		if i == len(parts)-1 && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", name)
+		}
 	}
-	f, err := os.Open(path)
+	f, err := root.Open(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -403,23 +459,38 @@ func readCapped(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
 	}
 	return b, nil
 }
 
+// VerdictFile is the gate's verdict.json in the results directory, from
+// which the fork comment is rendered.
+const VerdictFile = "verdict.json"
+
 // PublishFromDir comments from a gate run's downloaded results (`loadgate
 // comment --from DIR --pr N` in a workflow_run workflow): the artifact is
-// untrusted. The pull request's current head (pr 0: the event's, else the
-// manifest's) must equal the triggering run's and the manifest's, else
-// there is no comment, only a notice. A malformed artifact is an error.
-// Outcome.ExitCode is 0: this workflow gates nothing.
+// untrusted. The comment is built again from its verdict.json (ForkComment),
+// never from its Markdown. There is no comment, only a notice, unless the
+// pull request (pr 0: the event's, else the manifest's) has the triggering
+// run's head commit, repository and branch, the manifest and verdict.json
+// agree, and the run's conclusion does not contradict the claimed verdict.
+// A malformed artifact is an error. Outcome.ExitCode is 0: this workflow
+// gates nothing.
 func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev Event, dir string, pr int, token, artifactURL string, hc *http.Client) (*Outcome, error) {
 	out := &Outcome{}
 	MaskSecrets(a, token)
-	m, md, err := ReadManifest(dir)
+	m, _, err := ReadManifest(dir)
 	if err != nil {
 		return out, err
+	}
+	vb, err := ReadArtifactFile(dir, VerdictFile, 16<<20)
+	if err != nil {
+		return out, err
+	}
+	vf, err := report.DecodeGateVerdict(bytes.NewReader(vb))
+	if err != nil {
+		return out, fmt.Errorf("%s: %w", VerdictFile, err)
 	}
 	out.Regressions = m.Regressions
 	if pr == 0 {
@@ -432,19 +503,27 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 		out.notice(a, "loadgate: no pull request number (not in the event nor in %s): no comment", ManifestFile)
 		return out, nil
 	}
+	run := ev.Name == "workflow_run"
 	want := ev.HeadSHA
-	if ev.Name != "workflow_run" || want == "" {
+	if !run || want == "" {
 		want = m.HeadSHA
 	}
 	if want == "" {
 		return out, fmt.Errorf("no head commit to check #%d against (neither the event nor %s has one)", pr, ManifestFile)
 	}
-	if m.HeadSHA != "" && !strings.EqualFold(m.HeadSHA, want) {
+	switch {
+	case m.HeadSHA != "" && !strings.EqualFold(m.HeadSHA, want):
 		out.notice(a, "loadgate: the artifact is of commit %s, the run of %s: no comment on #%d", result.ShortHash(m.HeadSHA), result.ShortHash(want), pr)
 		return out, nil
-	}
-	if ev.Name == "workflow_run" && m.ExitCode == 0 && ev.RunConclusion != "" && ev.RunConclusion != "success" {
-		out.notice(a, "loadgate: the artifact claims %s but its run concluded %s: no comment on #%d", m.Verdict, ev.RunConclusion, pr)
+	case vf.Value != m.Verdict || vf.Scenario.Name != m.Scenario:
+		out.notice(a, "loadgate: the artifact's %s says %s of %q, its %s %s of %q: no comment on #%d",
+			VerdictFile, vf.Value, clipName(vf.Scenario.Name), ManifestFile, m.Verdict, m.Scenario, pr)
+		return out, nil
+	case run && ev.RunConclusion != "" && ev.RunConclusion != "success" && (vf.ExitCode == 0 || m.ExitCode == 0):
+		out.notice(a, "loadgate: the artifact claims %s but its run concluded %s: no comment on #%d", vf.Value, ev.RunConclusion, pr)
+		return out, nil
+	case run && ev.HeadRepo == "":
+		out.notice(a, "loadgate: the run names no head repository (deleted?): no comment on #%d", pr)
 		return out, nil
 	}
 	if token == "" {
@@ -476,21 +555,45 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	if ev.RunID != 0 && env.Repository != "" {
 		runURL = fmt.Sprintf("%s/%s/actions/runs/%d", env.ServerURL, env.Repository, ev.RunID)
 	}
-	footer := commentFooter(want, runURL, ArtifactURL(artifactURL, runURL), "from the pull request's results artifact")
-	comment(ctx, a, env, token, pr, m.Scenario, m.Verdict, md, footer, hc, false, out)
+	md := ForkComment(vf, want, runURL, ArtifactURL(artifactURL, runURL))
+	comment(ctx, a, env, token, pr, m.Scenario, vf.Value, md, "", hc, false, out)
 	return out, nil
 }
 
 // Comment is `loadgate comment`: PublishFromDir with the workflow's
 // environment (getenv: GITHUB_* and its token) and workflow commands on w.
 func Comment(ctx context.Context, w io.Writer, getenv func(string) string, dir string, pr int, artifactURL string) (*Outcome, error) {
-	env, err := FromEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	ev, err := ReadEvent(env)
+	env, ev, err := envAndEvent(getenv)
 	if err != nil {
 		return nil, err
 	}
 	return PublishFromDir(ctx, githubactions.New(githubactions.WithWriter(w)), env, ev, dir, pr, getenv("GITHUB_TOKEN"), artifactURL, nil)
+}
+
+// CommentStep is `loadgate comment --github --from DIR`, action.yml's
+// comment step: PublishComment with the step's inputs (comment,
+// github-token, artifact-url) and the workflow's environment (getenv),
+// workflow commands on w. dir is the gate step's results-dir output ("":
+// the gate wrote none). The error is for bad inputs or environment.
+func CommentStep(ctx context.Context, w io.Writer, getenv func(string) string, dir string) (*Outcome, error) {
+	a := githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(getenv))
+	in, err := ReadCommentInputs(a)
+	if err != nil {
+		return nil, err
+	}
+	env, ev, err := envAndEvent(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return PublishComment(ctx, a, env, ev, in, dir, nil), nil
+}
+
+// envAndEvent are the runner's environment and event payload.
+func envAndEvent(getenv func(string) string) (*Env, Event, error) {
+	env, err := FromEnv(getenv)
+	if err != nil {
+		return nil, Event{}, err
+	}
+	ev, err := ReadEvent(env)
+	return env, ev, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +27,8 @@ type Gate interface {
 
 // Step is `loadgate gate --github`: read inputs and event, mask the
 // scenario's ${ENV} values, run the Gate, render once (Reports) and Publish.
-// The exit code follows fail-on. A Step is used once, by one goroutine.
+// It has no token and posts no comment: the Gate runs the pull request's
+// code (PublishComment, a later step, comments). The exit code follows fail-on. A Step is used once, by one goroutine.
 type Step struct {
 	Gate Gate
 	// Reports renders gr into out and returns comment.md's bytes (the
@@ -46,8 +46,7 @@ type Step struct {
 	Stderr    io.Writer // the log
 	// Dir is the workspace ("": the current directory); the scenario input is
 	// relative to it.
-	Dir  string
-	HTTP *http.Client // GitHub's API; nil: the default client
+	Dir string
 }
 
 // StepResult is what a step decided.
@@ -63,6 +62,10 @@ type StepResult struct {
 // A failure to publish does not change the exit code.
 func (s Step) Run(ctx context.Context) (StepResult, error) {
 	a := githubactions.New(githubactions.WithWriter(s.Stdout), githubactions.WithGetenv(s.Getenv))
+	if tok := a.GetInput(InToken); tok != "" {
+		MaskSecrets(a, tok)
+		a.Warningf("loadgate: the gate step was given a github-token, within reach of the pull request's code it runs; give it only to the comment step (loadgate comment --github)")
+	}
 	env, err := FromEnv(s.Getenv)
 	if err != nil {
 		return StepResult{}, rounds.Usagef("gate --github: %w", err)
@@ -134,10 +137,10 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 			}
 		}
 	}
-	outcome, err := Publish(ctx, a, env, ev, in, Publication{
+	outcome, err := Publish(a, env, ev, in, Publication{
 		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Markdown: string(md),
 		ReportPath: filepath.Join(out, "report.md"), CommentPath: filepath.Join(out, "comment.md"), ResultsDir: out,
-	}, s.HTTP)
+	})
 	if err != nil {
 		fmt.Fprintln(s.Stderr, "loadgate:", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,7 +56,7 @@ func newStep(t *testing.T, f *fakeGitHub, dir string, g action.Gate) *stepHarnes
 		}
 	}
 	for name, v := range map[string]string{
-		action.InScenario: "scenario.yaml", action.InToken: token,
+		action.InScenario:   "scenario.yaml",
 		action.InResultsDir: filepath.Join(s.r.dir, "results"),
 	} {
 		s.r.env[action.InputEnv(name)] = v
@@ -68,7 +69,12 @@ func newStep(t *testing.T, f *fakeGitHub, dir string, g action.Gate) *stepHarnes
 			if err := report.CompareMarkdown(&md, gr); err != nil {
 				return nil, err
 			}
-			return md.Bytes(), os.WriteFile(filepath.Join(out, "report.md"), md.Bytes(), 0o644)
+			for _, f := range []string{"report.md", "comment.md"} {
+				if err := os.WriteFile(filepath.Join(out, f), md.Bytes(), 0o644); err != nil {
+					return nil, err
+				}
+			}
+			return md.Bytes(), nil
 		},
 		Getenv:    s.r.getenv,
 		LookupEnv: func(k string) (string, bool) { v, ok := s.r.env[k]; return v, ok },
@@ -84,6 +90,18 @@ func (s *stepHarness) run(t *testing.T) action.StepResult {
 	res, err := s.step.Run(context.Background())
 	if err != nil {
 		t.Fatalf("step: %v", err)
+	}
+	// The comment step, as action.yml runs it next: the token, the gate's
+	// results-dir output.
+	env := maps.Clone(s.r.env)
+	env[action.InputEnv(action.InToken)] = token
+	c, err := action.CommentStep(context.Background(), &s.stdout, func(k string) string { return env[k] }, s.r.outputs(t)[action.OutResultsDir])
+	if err != nil {
+		t.Fatalf("comment step: %v", err)
+	}
+
+	if res.Outcome != nil {
+		res.Outcome.CommentAction, res.Outcome.CommentID = c.CommentAction, c.CommentID
 	}
 	return res
 }
