@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/compose-spec/compose-go/v2/types"
+	"github.com/docker/compose/v5/pkg/api"
+	"github.com/docker/docker/api/types/network"
 	"github.com/docker/go-connections/nat"
 )
 
@@ -116,11 +118,19 @@ func (s *Stack) tryTarget(ctx context.Context, target string, sc types.ServiceCo
 		return keys[i] < keys[j]
 	})
 	a := attempt{container: run.name}
+	var refused []string // addresses off the stack's own bridge networks
 	if ins.NetworkSettings != nil {
 		for _, k := range keys {
 			netName := s.project.Networks[k].Name
 			ep, ok := ins.NetworkSettings.Networks[netName]
 			if !ok || ep == nil || ep.IPAddress == "" {
+				continue
+			}
+			if why, err := s.offBridge(ctx, netName, ep.IPAddress); err != nil {
+				a.why = append(a.why, err.Error())
+				continue
+			} else if why != "" {
+				refused = append(refused, why)
 				continue
 			}
 			addr := net.JoinHostPort(ep.IPAddress, strconv.Itoa(port))
@@ -147,10 +157,37 @@ func (s *Stack) tryTarget(ctx context.Context, target string, sc types.ServiceCo
 			}
 		}
 	}
-	if len(a.why) == 0 {
+	switch {
+	case len(refused) > 0:
+		a.fatal = fmt.Errorf("%w: %s: %s; the load goes only to the stack's own bridge network, never off this machine", ErrTargetRefused, target, strings.Join(refused, "; "))
+	case len(a.why) == 0:
 		a.fatal = fmt.Errorf("compose: target %s: container %s has no address on a project network", target, run.name)
 	}
 	return a
+}
+
+// offBridge says why ip on network netName is not an address of this
+// stack's own bridge network ("" when it is): a macvlan or ipvlan network
+// puts containers on the LAN, and an external network is not the stack's.
+// The error is the engine's, to retry.
+func (s *Stack) offBridge(ctx context.Context, netName, ip string) (string, error) {
+	nw, err := s.api.NetworkInspect(ctx, netName, network.InspectOptions{})
+	if err != nil {
+		return "", fmt.Errorf("inspect network %s: %v", netName, err)
+	}
+	switch {
+	case nw.Driver != "bridge":
+		return fmt.Sprintf("%s is on network %s, whose driver is %s, not bridge", ip, netName, nw.Driver), nil
+	case nw.Labels[api.ProjectLabel] != s.name:
+		return fmt.Sprintf("%s is on network %s, which is not this stack's (external)", ip, netName), nil
+	}
+	addr := net.ParseIP(ip)
+	for _, c := range nw.IPAM.Config {
+		if _, sub, err := net.ParseCIDR(c.Subnet); err == nil && addr != nil && sub.Contains(addr) {
+			return "", nil
+		}
+	}
+	return fmt.Sprintf("%s is outside the subnets of network %s", ip, netName), nil
 }
 
 func dial(ctx context.Context, addr string) error {
