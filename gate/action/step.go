@@ -89,6 +89,9 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	if dir == "" {
 		dir = "."
 	}
+	if keys := PersistedCredentials(ctx, dir); len(keys) > 0 {
+		a.Warningf("loadgate: the checkout keeps a token in its git config (%s), within reach of the pull request's code the gate runs; check out with persist-credentials: false", strings.Join(keys, ", "))
+	}
 
 	// Masked before the gate logs anything; the gate masks what it runs too.
 	sc, _ := scenario.Load(inDir(dir, in.Scenario), scenario.Options{})
@@ -208,4 +211,17 @@ func completeUnusable(ctx context.Context, dir string, gr *rounds.Outcome, sc *s
 func oneLineReason(err error) string {
 	s := strings.Join(strings.Fields(report.ErrorText(err)), " ")
 	return strings.TrimRight(s, ". ")
+}
+
+// PersistedCredentials are the git config keys of dir's repository that
+// carry an HTTP header (actions/checkout's persisted token, in .git/config
+// or a file it includes): any process of the gate, head's stack.prepare
+// and Docker builds of the checkout included, can read them. Only the keys
+// are returned, never the values; none when git cannot tell.
+func PersistedCredentials(ctx context.Context, dir string) []string {
+	out, err := rounds.Git(ctx, dir, "config", "--includes", "--name-only", "--get-regexp", `^http\..*\.extraheader$`)
+	if err != nil || out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
 }

@@ -255,3 +255,47 @@ func TestStepRunsTheGateWithResolvedInputs(t *testing.T) {
 		t.Errorf("gate run with %+v, want the event's base commit and the workflow guard", g.runs)
 	}
 }
+
+// Issue 33: actions/checkout's default persist-credentials keeps the token
+// in the checkout's git config, where head's stack.prepare and Docker
+// builds can read it. The gate step says so, naming the key, never the
+// value; also when the header sits in a file the config includes (as
+// newer checkouts write it).
+func TestPersistedCredentialsWarned(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git:", err)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := rounds.Git(ctx, dir, "init", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	if got := action.PersistedCredentials(ctx, dir); len(got) != 0 {
+		t.Fatalf("a fresh repository: %v", got)
+	}
+	const secret = "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3NlY3JldA=="
+	inc := filepath.Join(t.TempDir(), "credentials.gitconfig")
+	if err := os.WriteFile(inc, []byte("[http \"https://github.com/\"]\n\textraheader = "+secret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rounds.Git(ctx, dir, "config", "include.path", inc); err != nil {
+		t.Fatal(err)
+	}
+	if got := action.PersistedCredentials(ctx, dir); len(got) != 1 || got[0] != "http.https://github.com/.extraheader" {
+		t.Fatalf("an included header: %v", got)
+	}
+	results := filepath.Join(t.TempDir(), "results")
+	if err := os.MkdirAll(results, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := &fakeGate{out: results, gr: rounds.Outcome{Verdict: passing()}}
+	s := newStep(t, nil, dir, g)
+	s.run(t)
+	out := s.stdout.String()
+	if !strings.Contains(out, "::warning::loadgate: the checkout keeps a token in its git config (http.https://github.com/.extraheader)") {
+		t.Errorf("no warning:\n%s", out)
+	}
+	if strings.Contains(out, "eC1hY2Nlc3Mt") {
+		t.Error("the header's value was printed")
+	}
+}
