@@ -7,7 +7,7 @@ PKGS    := ./...
 # tests name it, as git knows them.
 tierpkgs = $(or $(shell git grep -l -e 'testtier\.$(1)\b' -- '*_test.go' | xargs -r -n1 dirname | sort -u | sed 's|^|./|'),$(error no test names testtier.$(1)))
 
-.PHONY: build test sim e2e bench stress demo lint fuzz clean gate-quality gate-quality-collect screenshots
+.PHONY: build test sim e2e runner bench stress demo lint fuzz clean gate-quality gate-quality-collect screenshots
 
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/loadgate
@@ -33,6 +33,12 @@ sim:
 # them, whole.
 e2e:
 	LOADGATE_TEST_TIER=e2e $(GO) test -p 1 -count=1 -timeout 40m $(call tierpkgs,E2E)
+
+# The workflows and example workflows on a real runner (nektos/act,
+# offline; internal/actrunner): part of make e2e, alone here. The first run
+# builds act into the user cache (LOADGATE_E2E_CACHE overrides).
+runner:
+	LOADGATE_TEST_TIER=e2e $(GO) test -p 1 -count=1 -timeout 30m -v ./internal/actrunner
 
 # Throughput and CPU against vegeta, side by side in one run (not a test).
 bench: build

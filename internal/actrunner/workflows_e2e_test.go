@@ -142,6 +142,11 @@ func (u *user) run(t *testing.T, ctx context.Context, api *actrunner.API, spec a
 		spec.Event, spec.Workflow, res.Exit, res.JobResult, res.Wall.Round(time.Second),
 		res.StepExit["gate/gate"], res.Output("gate", "verdict"))
 	t.Logf("summary (first lines):\n%s", firstLines(res.Summary, 6))
+	var notes []string
+	for _, kind := range []string{"::error", "::warning", "::notice"} {
+		notes = append(notes, res.Grep(kind)...)
+	}
+	t.Logf("annotations:\n%s", strings.Join(notes, "\n"))
 	if t.Failed() || testing.Verbose() {
 		t.Logf("log:\n%s", lastLines(res.Log(), 60))
 	}
@@ -149,7 +154,7 @@ func (u *user) run(t *testing.T, ctx context.Context, api *actrunner.API, spec a
 }
 
 func firstLines(s string, n int) string {
-	l := strings.SplitN(s, "\n", n+1)
+	l := strings.SplitN(strings.TrimSpace(s), "\n", n+1)
 	return strings.Join(l[:min(n, len(l))], "\n")
 }
 
@@ -190,6 +195,9 @@ func TestQuickStartPullRequest(t *testing.T) {
 		return strings.HasPrefix(r, "GET /api/v3/repos/loadgate/loadgate/releases?")
 	}) {
 		t.Errorf("the binary step never asked for the releases: %v", api.Requests())
+	}
+	if len(res.Grep("::warning title=loadgate::ref v1: no release of this repository matches it: building")) != 1 {
+		t.Errorf("the binary step does not say that v1 has no release: %v", res.Grep("title=loadgate::ref"))
 	}
 	if got := res.Output("gate/bin", "verify"); got != "source" {
 		t.Errorf("binary step verify=%q, want source (no release: built)", got)
@@ -234,5 +242,129 @@ func TestManualDispatchWithoutInputs(t *testing.T) {
 	}
 	if v := res.Output("1", "verdict"); v == "" {
 		t.Errorf("no verdict output: %v", res.Outputs)
+	}
+}
+
+// TestWorkflowChanges: a head that changes the quick start's loadgate step
+// is refused (the pull request's workflow chose the inputs); one that only
+// bumps the pinned checkout before it is gated as usual.
+func TestWorkflowChanges(t *testing.T) {
+	ctx := setup(t)
+	u := newUser(t, ctx)
+	wf := ".github/workflows/load-gate.yml"
+	orig, err := os.ReadFile(filepath.Join(u.Dir, wf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const checkout = "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683"
+	const bumped = "actions/checkout@0123456789abcdef0123456789abcdef01234567"
+	for _, c := range []struct {
+		name, from, to string
+		refused        bool
+	}{
+		{"loosens-its-step", "scenario: load/api.yaml", "scenario: load/api.yaml\n          tolerance: \"50%\"", true},
+		{"bumps-checkout", checkout, bumped, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(string(orig), c.from) {
+				t.Fatalf("%s has no %q", wf, c.from)
+			}
+			head := u.change(t, ctx, c.name, map[string]string{wf: strings.Replace(string(orig), c.from, c.to, 1)})
+			payload, err := actrunner.PullRequestPayload(actrunner.PR{Number: 9, Repo: userRepoName,
+				BaseRef: "main", HeadRef: c.name, BaseSHA: u.base, HeadSHA: head})
+			if err != nil {
+				t.Fatal(err)
+			}
+			api := actrunner.NewAPI()
+			defer api.Close()
+			res := u.run(t, ctx, api, actrunner.Spec{Workflow: wf, Event: "pull_request", Payload: payload,
+				Uses: map[string]string{bumped: tools.Local[checkout]}})
+			v := res.Output("gate", "verdict")
+			if c.refused {
+				if res.JobResult != "failure" || res.StepExit["gate/gate"] == 0 || v != "unusable" {
+					t.Errorf("job %q, gate step exit %d, verdict %q; want failure, non-zero, unusable", res.JobResult, res.StepExit["gate/gate"], v)
+				}
+				if !strings.Contains(res.Summary, "changes the workflow") {
+					t.Errorf("the summary does not say the workflow changed:\n%s", firstLines(res.Summary, 12))
+				}
+				return
+			}
+			// Gated: measured and judged (the verdict depends on this
+			// shared machine's noise), not refused.
+			if v == "" || v == "unusable" || res.StepExit["gate/gate"] >= 2 {
+				t.Errorf("verdict %q, gate step exit %d; want a measured verdict", v, res.StepExit["gate/gate"])
+			}
+			if strings.Contains(res.Summary, "changes the workflow") {
+				t.Errorf("a pinned-ref bump counted as a workflow change:\n%s", firstLines(res.Summary, 12))
+			}
+		})
+	}
+}
+
+// TestReleasePush: load-gate-release.yml on a push to a release branch
+// gates against the baseline stored on the parent commit and, on a pass,
+// pushes the next baseline (to a local bare repository standing for
+// GitHub's, through git's url.<base>.insteadOf).
+func TestReleasePush(t *testing.T) {
+	ctx := setup(t)
+	u := newUser(t, ctx)
+	bin := filepath.Join(u.tmp, "loadgate")
+	root, _ := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/loadgate")
+	build.Dir, build.Env = strings.TrimSpace(string(root)), append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v: %s", err, out)
+	}
+	if _, err := u.Git(ctx, "checkout", "-q", "-b", "release/1.x", u.base); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "--scenario", "load/api.yaml", "--out", filepath.Join(u.tmp, "measured")},
+		{"baseline", "save", "--name", "release", "--dir", ".", "--result", filepath.Join(u.tmp, "measured", "result.json")},
+	} {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Dir = u.Dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("loadgate %s: %v: %s", args[0], err, lastLines(string(out), 20))
+		}
+	}
+	parent, err := u.Commit(ctx, "baselines: release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Write(map[string]string{"NOTES.md": "release notes\n"}); err != nil {
+		t.Fatal(err)
+	}
+	head, err := u.Commit(ctx, "a release change")
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote := filepath.Join(u.tmp, "remote.git")
+	if out, err := exec.CommandContext(ctx, "git", "clone", "-q", "--bare", u.Dir, remote).CombinedOutput(); err != nil {
+		t.Fatalf("git clone --bare: %v: %s", err, out)
+	}
+	payload, err := actrunner.PushPayload(userRepoName, "refs/heads/release/1.x", parent, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := actrunner.NewAPI()
+	defer api.Close()
+	res := u.run(t, ctx, api, actrunner.Spec{Workflow: ".github/workflows/load-gate-release.yml", Event: "push", Payload: payload,
+		Env: map[string]string{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "url." + remote + ".insteadOf",
+			"GIT_CONFIG_VALUE_0": api.ServerURL() + "/" + userRepoName + ".git"}})
+	v := res.Output("gate", "verdict")
+	if res.JobResult != "success" || !slices.Contains([]string{"pass", "inconclusive", "improvement"}, v) {
+		t.Errorf("job %q, verdict %q; want success, pass", res.JobResult, v)
+	}
+	if !strings.Contains(res.Summary, "baseline") {
+		t.Errorf("the summary does not name the baseline:\n%s", firstLines(res.Summary, 12))
+	}
+	msg, err := exec.CommandContext(ctx, "git", "-C", remote, "log", "-1", "--format=%s", "release/1.x").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushed := strings.HasPrefix(string(msg), "baselines: release after ")
+	if want := v == "pass" || v == "improvement"; pushed != want {
+		t.Errorf("verdict %s: new baseline pushed %v (remote tip %q), want %v", v, pushed, strings.TrimSpace(string(msg)), want)
 	}
 }
