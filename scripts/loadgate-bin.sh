@@ -39,22 +39,26 @@ pages() {
 # v1.4) the newest vX.Y.Z release of that line (release.yml moves v1
 # to each release); for a full commit SHA the vX.Y.Z tag on that
 # commit. Anything else (a branch, `uses: ./`) builds from source.
-ref="$LG_ACTION_REF" tag=""
+ref="$LG_ACTION_REF" tag="" why=""
 if [[ -n "$LG_ACTION_REPO" ]]; then
   if [[ "$ref" =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
     tag="$ref"
   elif [[ "$ref" =~ ^v[0-9]+(\.[0-9]+)?$ || "$ref" =~ ^[0-9a-f]{40}$ ]] && command -v jq >/dev/null; then
     if [[ "$ref" =~ ^v ]]; then
       line="^${ref//./\\.}\\.[0-9]+(\\.[0-9]+)?\$"
-      list=$(pages releases) || list=""
+      list=$(pages releases) || { list=""; why="the release list could not be read"; }
       tag=$(jq -r '.[] | select(.draft == false and .prerelease == false) | .tag_name' <<<"$list" |
         grep -E "$line" | grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | sort -V | tail -n 1 || true)
     else
-      list=$(pages tags) || list=""
+      list=$(pages tags) || { list=""; why="the tag list could not be read"; }
       tag=$(jq -r --arg c "$ref" '.[] | select(.commit.sha == $c) | .name' <<<"$list" |
         grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | sort -V | tail -n 1 || true)
     fi
-    [[ -n "$tag" ]] && echo "loadgate $ref: release $tag"
+    if [[ -n "$tag" ]]; then
+      echo "loadgate $ref: release $tag"
+    elif [[ -z "$why" ]]; then
+      why="no release of this repository matches it"
+    fi
   fi
 fi
 if [[ -n "$tag" ]]; then
@@ -90,6 +94,8 @@ if [[ -n "$tag" ]]; then
     exit 0
   fi
   echo "::warning title=loadgate::no release binary $asset for $tag: building from the action's source"
+elif [[ -n "$why" ]]; then
+  echo "::warning title=loadgate::ref $ref: $why: building from the action's source"
 elif [[ -n "$LG_ACTION_REPO" ]]; then
   echo "::warning title=loadgate::ref $ref is no release (vX.Y.Z, a major tag such as v1, or a release's commit SHA): building from the action's source"
 fi
