@@ -293,7 +293,7 @@ func TestActionYAML(t *testing.T) {
 	passedTo := func(env map[string]string) map[string]bool {
 		passed := map[string]bool{}
 		for k, v := range env {
-			if !strings.HasPrefix(k, "INPUT_") {
+			if !strings.HasPrefix(k, "INPUT_") || v == "" { // "": blanked
 				continue
 			}
 			m := regexp.MustCompile(`^\$\{\{ inputs\.([A-Za-z0-9_-]+) \}\}$`).FindStringSubmatch(v)
@@ -324,7 +324,7 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("the gate step's env %s = %q: a credential where the pull request's code runs", k, v)
 		}
 	}
-	for _, k := range []string{"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"} {
+	for _, k := range []string{"INPUT_GITHUB-TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"} {
 		if v, ok := gate.Env[k]; !ok || v != "" {
 			t.Errorf("the gate step's env does not blank %s (a job's env would reach the pull request's code)", k)
 		}
