@@ -208,6 +208,7 @@ func TestQuickStartPullRequest(t *testing.T) {
 	if b := res.Output("gate", "binary"); b == "" {
 		t.Errorf("no binary output")
 	}
+	noTokenInGateStep(t, res)
 	// The comment was attempted against GITHUB_API_URL (answered 404
 	// here: a warning, not a failure).
 	if len(res.Grep("no comment on #7")) == 0 {
@@ -366,5 +367,63 @@ func TestReleasePush(t *testing.T) {
 	pushed := strings.HasPrefix(string(msg), "baselines: release after ")
 	if want := v == "pass" || v == "improvement"; pushed != want {
 		t.Errorf("verdict %s: new baseline pushed %v (remote tip %q), want %v", v, pushed, strings.TrimSpace(string(msg)), want)
+	}
+}
+
+// TestOwnSelfTest: this repository's .github/workflows/load-gate.yml
+// dispatched by hand runs its self-test job, this commit's action through
+// `uses: ./` (built from source), on the demo, shortened by its inputs.
+func TestOwnSelfTest(t *testing.T) {
+	ctx := setup(t)
+	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	r, err := actrunner.NewRepo(ctx, strings.TrimSpace(string(root)), filepath.Join(tmp, "repo"), "loadgate/loadgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, err := r.Git(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// checkout's fetch-depth 0 leaves origin/main, the manual run's base.
+	if _, err := r.Git(ctx, "update-ref", "refs/remotes/origin/main", main); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := actrunner.DispatchPayload("loadgate/loadgate", "refs/heads/main", map[string]string{"rounds": "2", "scale": "0.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := actrunner.NewAPI()
+	defer api.Close()
+	u := &user{Repo: r, tmp: tmp, action: filepath.Join(tmp, "unused")}
+	res := u.run(t, ctx, api, actrunner.Spec{Workflow: ".github/workflows/load-gate.yml", Event: "workflow_dispatch", Payload: payload})
+	if res.Steps["self-test"] != "" || res.Steps["load-gate"] != "" {
+		t.Logf("steps: %v", res.Steps)
+	}
+	if code, ok := res.StepExit["gate/gate"]; ok && code >= 2 {
+		t.Errorf("gate step exit %d, want a verdict (0 or 1)", code)
+	}
+	if v := res.Output("gate", "verdict"); v == "" || v == "unusable" {
+		t.Errorf("verdict %q, want a measured one", v)
+	}
+	if len(res.Grep("loadgate built from")) == 0 {
+		t.Errorf("uses: ./ did not build loadgate from the checkout")
+	}
+	noTokenInGateStep(t, res)
+	if !strings.Contains(res.Summary, "loadgate gate") {
+		t.Errorf("no gate summary:\n%s", firstLines(res.Summary, 12))
+	}
+}
+
+// noTokenInGateStep fails t when the gate step saw a github-token: act, as
+// Gitea's and Forgejo's runners, puts a composite action's inputs in its
+// steps' env, which GitHub's runner does not.
+func noTokenInGateStep(t *testing.T, res *actrunner.Result) {
+	t.Helper()
+	if w := res.Grep("the gate step was given a github-token"); len(w) > 0 {
+		t.Errorf("the gate step, where the pull request's code runs, had the token: %v", w)
 	}
 }
