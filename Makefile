@@ -56,9 +56,11 @@ stress:
 # into gates judged by gate/verdict, each estimator side by side. Nothing
 # is collected: anyone re-judges the same bad days. Writes
 # bench/gate-quality.md.
+# GQ_ROUNDS: fixed round counts judged beside --rounds auto (e.g. 3,5,8).
 GQ_ESTIMATORS ?= mean-t,hodges-lehmann,trimmed-mean
+GQ_ROUNDS ?=
 gate-quality:
-	$(GO) run ./bench/gatequality -estimators $(GQ_ESTIMATORS)
+	$(GO) run ./bench/gatequality -estimators $(GQ_ESTIMATORS) -rounds "$(GQ_ROUNDS)"
 
 # Record a new corpus on this machine (resumable, under .bench/gatequality;
 # bench/gatequality/*.sh say how), the real A/B gates when GQ_BASE and
@@ -68,7 +70,7 @@ gate-quality:
 gate-quality-collect: build
 	bash bench/gatequality/collect.sh
 	if [ -n "$$GQ_HEAD" ]; then bash bench/gatequality/ab.sh; fi
-	$(GO) run ./bench/gatequality -corpus .bench/gatequality/corpus -estimators $(GQ_ESTIMATORS) -out .bench/gatequality/gate-quality.md
+	$(GO) run ./bench/gatequality -corpus .bench/gatequality/corpus -estimators $(GQ_ESTIMATORS) -rounds "$(GQ_ROUNDS)" -out .bench/gatequality/gate-quality.md
 
 # What a reviewer sees: the pull request comment goldens (gate/action's
 # testdata, made by go test ./gate/report ./gate/action -update) rendered as

@@ -3,7 +3,9 @@
 // change) calls a false regression or is decided (pass), and how often a
 // known slowdown of one workload is caught — for candidate designs (rounds ×
 // round length × rate), by resampling a corpus of real A/A rounds that
-// bench/gatequality/collect.sh recorded on the demo stack.
+// bench/gatequality/collect.sh recorded on the demo stack: by default
+// every corpus committed under bench/gatequality/corpora (pack.go), each
+// estimator of the gate side by side.
 //
 // A known change is made by multiplying head's recorded latencies of one
 // workload by 1+δ (its histograms, every phase; the other workloads
@@ -50,7 +52,7 @@ func main() {
 		gates   = flag.Int("gates", 150, "resampled A/A gates per design and plan")
 		dgates  = flag.Int("detect-gates", 30, "resampled gates per design, plan, workload and δ")
 		seed    = flag.Uint64("seed", 1, "seed of the resampling")
-		rounds  = flag.String("rounds", "3,5,8,12", "fixed round counts to try")
+		rounds  = flag.String("rounds", "3,5,8,12", "fixed round counts to try beside --rounds auto (\"\": none)")
 		deltas  = flag.String("deltas", "0.05,0.10,0.20,0.50", "the slowdowns δ made by scaling head's latencies by 1+δ")
 		budget  = flag.Duration("budget", 10*time.Minute, "the --rounds auto candidate's budget (the Action's default)")
 		maxR    = flag.Int("max-rounds", verdict.DefaultSeqMaxRounds, "the --rounds auto candidate's --max-rounds (the default of the CLI and the Action)")
