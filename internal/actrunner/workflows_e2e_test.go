@@ -427,3 +427,40 @@ func noTokenInGateStep(t *testing.T, res *actrunner.Result) {
 		t.Errorf("the gate step, where the pull request's code runs, had the token: %v", w)
 	}
 }
+
+// TestRegressionFailsTheCheck: the quick start on a pull request whose
+// head makes the demo's backend slower (20 → 40 ms a profile) fails the
+// required check, naming the workload.
+func TestRegressionFailsTheCheck(t *testing.T) {
+	ctx := setup(t)
+	u := newUser(t, ctx)
+	const cf = "examples/demo/compose.yaml"
+	b, err := os.ReadFile(filepath.Join(u.Dir, cf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from, to = "${DEMO_DELAY_MS:-20}ms", "${DEMO_DELAY_MS:-40}ms"
+	if !strings.Contains(string(b), from) {
+		t.Fatalf("%s has no %s", cf, from)
+	}
+	head := u.change(t, ctx, "slower", map[string]string{cf: strings.Replace(string(b), from, to, 1)})
+	payload, err := actrunner.PullRequestPayload(actrunner.PR{Number: 11, Repo: userRepoName,
+		BaseRef: "main", HeadRef: "slower", BaseSHA: u.base, HeadSHA: head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := actrunner.NewAPI()
+	defer api.Close()
+	res := u.run(t, ctx, api, actrunner.Spec{Workflow: ".github/workflows/load-gate.yml", Event: "pull_request", Payload: payload})
+	v := res.Output("gate", "verdict")
+	if v == "inconclusive" && strings.Contains(res.Summary, "generator fell behind its schedule") {
+		// The gate rightly calls nothing on such rounds (a loaded machine).
+		t.Skipf("the generator fell behind its schedule on this machine: inconclusive, as designed; no regression to check")
+	}
+	if v != "regression" || res.JobResult != "failure" || res.StepExit["gate/gate"] != 1 {
+		t.Errorf("verdict %q, job %q, gate step exit %d; want regression, failure, 1", v, res.JobResult, res.StepExit["gate/gate"])
+	}
+	if r := res.Output("gate", "regressions"); !strings.Contains(r, "profile") {
+		t.Errorf("regressions output %q does not name profile", r)
+	}
+}
