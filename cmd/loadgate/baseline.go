@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/cliflag"
 )
 
 func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -24,12 +24,11 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usageErr("baseline: the only subcommand is save")
 	}
 	fs := flag.NewFlagSet("baseline save", flag.ContinueOnError)
-	var results multiFlag
+	var results cliflag.Strings
 	fs.Var(&results, "result", "a result.json `file` (repeatable: rounds are merged)")
 	name := fs.String("name", "", "the baseline's `name`")
 	dir := fs.String("dir", ".", "the repository `root` that holds baselines/")
 	commit := fs.String("commit", "", "the commit the result measured (default: the result's, else git HEAD)")
-	fs.Usage = func() { fmt.Fprint(stderr, helpText("baseline")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args[1:], stderr); err != nil {
 		return err
 	}
@@ -44,51 +43,41 @@ func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	var bases, heads multiFlag
+	var bases, heads cliflag.Strings
 	fs.Var(&bases, "base", "a base round's result.json `file` (repeatable)")
 	fs.Var(&heads, "head", "a head round's result.json `file` (repeatable)")
 	tol := new(float64)
-	fs.Var(tolerance(tol, verdict.DefaultTolerance), "tolerance", "relative change below which latency is 'no change' (10% or 0.10)")
+	fs.TextVar((*verdict.Tolerance)(tol), "tolerance", verdict.Tolerance(verdict.DefaultTolerance), "relative change below which latency is 'no change' (10% or 0.10)")
 	conf := fs.Float64("confidence", verdict.DefaultConfidence, "confidence of every interval")
 	pct := fs.String("percentile", "", "judged latency percentile (default: the threshold percentiles, else p95)")
 	out := fs.String("out", "", "also write report.md, verdict.json and latency.svg to this `dir`")
 	format := fs.String("format", "text", "stdout: text, markdown or json")
-	fs.Usage = func() { fmt.Fprint(stderr, helpText("compare")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil && !isUnexpectedArg(err) {
 		return err
 	}
 	if fs.NArg() == 2 && len(bases) == 0 && len(heads) == 0 {
-		bases, heads = multiFlag{fs.Arg(0)}, multiFlag{fs.Arg(1)}
+		bases, heads = cliflag.Strings{fs.Arg(0)}, cliflag.Strings{fs.Arg(1)}
 	} else if fs.NArg() != 0 || len(bases) == 0 || len(heads) == 0 {
 		return usageErr("compare: give BASE.json HEAD.json, or --base and --head files")
+	}
+	render, ok := report.CompareFormats[*format]
+	if !ok {
+		return usageErr("compare: --format must be text, markdown or json, not %q", *format)
 	}
 	gr, err := baseline.Compare(ctx, baseline.CompareOptions{Bases: bases, Heads: heads,
 		Compare: verdict.CompareOptions{Tolerance: *tol, Confidence: *conf, Percentile: *pct}, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
-	v := gr.Verdict
-	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return usageErr("compare: %w", err)
-		}
-		if _, err := report.WriteGate(*out, gr, stdout, stderr); err != nil {
-			return err
-		}
-		return verdictExit(v)
-	}
-	switch *format {
-	case "text":
-		err = report.CompareText(stdout, gr)
-	case "markdown", "md":
-		err = report.CompareMarkdown(stdout, gr)
-	case "json":
-		err = report.CompareJSON(stdout, gr)
-	default:
-		return usageErr("compare: --format must be text, markdown or json")
+	if *out == "" {
+		err = render(stdout, gr)
+	} else if err = os.MkdirAll(*out, 0o755); err != nil {
+		return usageErr("compare: %w", err)
+	} else {
+		_, err = report.WriteGate(*out, gr, stdout, stderr)
 	}
 	if err != nil {
 		return err
 	}
-	return verdictExit(v)
+	return verdictExit(gr.Verdict)
 }

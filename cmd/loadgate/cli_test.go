@@ -28,21 +28,6 @@ func TestFlagsAfterPositionalArguments(t *testing.T) {
 	}
 }
 
-// A tolerance reads as the Action's input does: "10%" or 0.10; a bare 10 is
-// refused as ambiguous.
-func TestToleranceFlagSyntax(t *testing.T) {
-	var v float64
-	f := tolerance(&v, 0.1)
-	for in, want := range map[string]float64{"5%": 0.05, "0.05": 0.05, "12.5%": 0.125} {
-		if err := f.Set(in); err != nil || v != want {
-			t.Errorf("%q: %v, %v; want %v", in, v, err, want)
-		}
-	}
-	if err := f.Set("10"); err == nil || !strings.Contains(err.Error(), "10%") {
-		t.Errorf("bare 10: %v, want a refusal suggesting 10%%", err)
-	}
-}
-
 // -h shows the usage and the examples before the flags, the prose after.
 func TestHelpLeadsWithUsageAndExamples(t *testing.T) {
 	var stdout, stderr bytes.Buffer

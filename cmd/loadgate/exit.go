@@ -22,20 +22,14 @@ func (e *shownError) Unwrap() error { return e.err }
 
 func shown(err error) error { return &shownError{err: err} }
 
-// verdictError is a verdict that is not a pass: its exit code, and the
-// verdict it came from.
-type verdictError struct {
-	value verdict.Value
-	code  int
-	why   string // e.g. "fail-on threshold"
+// codedError is an outcome that is not a pass (a verdict, a soak's): its
+// message and exit code.
+type codedError struct {
+	msg  string
+	code int
 }
 
-func (e *verdictError) Error() string {
-	if e.why != "" {
-		return fmt.Sprintf("verdict: %s (%s)", e.value, e.why)
-	}
-	return fmt.Sprintf("verdict: %s", e.value)
-}
+func (e *codedError) Error() string { return e.msg }
 
 // verdictExit is what a command returns after reporting v: nil when the
 // verdict passes (pass, improvement, inconclusive), else the verdict's exit
@@ -48,7 +42,10 @@ func verdictCode(v verdict.Verdict, code int, why string) error {
 	if code == 0 {
 		return nil
 	}
-	return &verdictError{value: v.Value, code: code, why: why}
+	if why != "" {
+		return &codedError{fmt.Sprintf("verdict: %s (%s)", v.Value, why), code}
+	}
+	return &codedError{fmt.Sprintf("verdict: %s", v.Value), code}
 }
 
 // exitCode is the one place that maps what a command returned to the
@@ -64,13 +61,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if !errors.As(err, &se) {
 		fmt.Fprintln(stderr, "loadgate:", report.ErrorText(err))
 	}
-	var soe *soakError
-	if errors.As(err, &soe) {
-		return soe.code
-	}
-	var ve *verdictError
-	if errors.As(err, &ve) {
-		return ve.code
+	var ce *codedError
+	if errors.As(err, &ce) {
+		return ce.code
 	}
 	switch rounds.KindOf(err) {
 	case rounds.ErrUnusable:
@@ -81,21 +74,13 @@ func exitCode(err error, stderr io.Writer) int {
 	return exitUsage
 }
 
-// soakError is a soak that is not a pass (a leak, inconclusive, unusable or
-// interrupted): its message is the soak's summary, its code the result's
-// (soak.Result.ExitCode).
-type soakError struct {
-	summary string
-	code    int
-}
-
-func (e *soakError) Error() string { return e.summary }
-
 // soakOutcome is what soak returns after reporting s: nil when its exit
-// code is 0, else a *soakError with summary as its message.
-func soakOutcome(s *soak.Result, summary string) error {
+// code is 0 (the summary then goes to stderr), else a *codedError with
+// summary as its message.
+func soakOutcome(s *soak.Result, summary string, stderr io.Writer) error {
 	if code := s.ExitCode(); code != exitPass {
-		return &soakError{summary: summary, code: code}
+		return &codedError{summary, code}
 	}
+	fmt.Fprintln(stderr, "loadgate:", summary)
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +18,9 @@ import (
 // fail-on.
 func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) error {
 	res, err := action.Step{
-		Gate: actionGate{f: f, stderr: stderr},
+		Gate: action.GateFunc(func(ctx context.Context, in action.Inputs) (rounds.Outcome, string, error) {
+			return runGate(ctx, f.withInputs(in), stderr)
+		}),
 		Reports: func(out string, gr rounds.Outcome) ([]byte, error) {
 			return report.WriteGate(out, gr, stdout, stderr)
 		},
@@ -33,18 +34,6 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 		return err
 	}
 	return verdictCode(res.Verdict, res.ExitCode, fmt.Sprintf("fail-on %s", res.FailOn))
-}
-
-// actionGate is action.Gate on runGate: the Action's inputs are the gate's
-// flags.
-type actionGate struct {
-	f      gateFlags
-	stderr io.Writer
-}
-
-func (g actionGate) Run(ctx context.Context, in action.Inputs) (rounds.Outcome, string, error) {
-	gr, err := runGate(ctx, g.f.withInputs(in), g.stderr)
-	return gr.Outcome, gr.out, err
 }
 
 // withInputs is f with the Action's inputs as flags (action.Inputs.Apply),
@@ -61,7 +50,6 @@ func commentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	pr := fs.Int("pr", 0, "the pull request `number` (default: from the event or the results)")
 	artifact := fs.String("artifact-url", "", "the results artifact's `URL` for the footer (default: the run's artifacts list)")
 	step := fs.Bool("github", false, "the Action's comment step: this run's results (--from, \"\" when the gate wrote none), the inputs from INPUT_*")
-	fs.Usage = func() { fmt.Fprint(stderr, helpText("comment")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

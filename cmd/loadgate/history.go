@@ -29,7 +29,7 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	scenario := fs.String("scenario", "", "the scenario's `name` (its name: key, the data branch's directory)")
 	var opt history.Options
 	fs.StringVar(&opt.Since, "since", "", "measure the cumulative change from this entry's `commit` (e.g. the last release tag's; default the first entry)")
-	fs.Var(tolerance(&opt.Tolerance, history.DefaultTolerance), "tolerance", "cumulative tolerance since --since (15% or 0.15)")
+	fs.TextVar((*verdict.Tolerance)(&opt.Tolerance), "tolerance", verdict.Tolerance(history.DefaultTolerance), "cumulative tolerance since --since (15% or 0.15)")
 	out := fs.String("out", "loadgate-out/history", "write history.md, history.json and one SVG per series to this `dir`")
 	format := fs.String("format", "markdown", "stdout: markdown or json")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -114,6 +114,5 @@ func historyFlags(name string, stderr io.Writer) (*flag.FlagSet, *history.Store)
 	fs.StringVar(&s.Dir, "dir", ".", "a clone of the repository (its data branch is fetched, never checked out)")
 	fs.StringVar(&s.Remote, "remote", history.DefaultRemote, "the `remote` holding the data branch")
 	fs.StringVar(&s.Branch, "branch", history.DefaultBranch, "the data `branch`")
-	fs.Usage = func() { printHelp(stderr, helpText("history"), fs) }
 	return fs, s
 }

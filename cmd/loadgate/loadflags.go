@@ -18,11 +18,9 @@ import (
 // the ceilings.
 type loadFlags struct {
 	session.LoadOptions
-	scenario             string
-	scale                float64
-	insecure, force      bool
-	progress, cpuProfile string
-	limits               scenario.OperatorLimits
+	insecure, force bool
+	progress        report.ProgressMode
+	cpuProfile      string
 }
 
 // addLoadFlags adds the shared flags of f.Cmd to fs, with that command's
@@ -35,12 +33,12 @@ func addLoadFlags(fs *flag.FlagSet, f *loadFlags, stderr io.Writer) {
 	case "soak":
 		scen = "the scenario `file` (YAML); its judged phase's constant rate is held"
 	}
-	fs.StringVar(&f.scenario, "scenario", "", scen)
+	fs.StringVar(&f.Scenario, "scenario", "", scen)
 	fs.StringVar(&f.Target, "target", "", "loopback base `URL`, or service:port of the stack (default: the scenario's stack.target)")
 	fs.StringVar(&f.Out, "out", "", "results `dir` (default loadgate-out/<scenario>-"+session.OutInfix(f.Cmd)+"<time>); one that already holds a result is refused unless --force")
 	fs.BoolVar(&f.force, "force", false, "replace the "+results+" already in --out")
 	if f.Cmd != "soak" {
-		fs.Float64Var(&f.scale, "scale", 1, scale)
+		fs.Float64Var(&f.Scale, "scale", 1, scale)
 	}
 	if f.Cmd != "sweep" {
 		fs.Func("watch-pid", watchPIDUsage, func(v string) error { return addPID(&f.Watch, v) })
@@ -49,10 +47,10 @@ func addLoadFlags(fs *flag.FlagSet, f *loadFlags, stderr io.Writer) {
 		fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to `file` (for make bench)")
 	}
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification (self-signed loopback servers)")
-	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), always, never")
+	fs.TextVar(&f.progress, "progress", report.ProgressMode("auto"), "progress line on stderr: auto (when a terminal), always, never")
 	addStackFlags(fs, &f.Stack, stderr)
 	addPriorityFlag(fs, &f.Stack)
-	addLimitFlags(fs, &f.limits)
+	addLimitFlags(fs, &f.Limits)
 	f.ResolveEnv = envResolver(stderr)
 }
 
@@ -64,18 +62,9 @@ func addLimitFlags(fs *flag.FlagSet, l *scenario.OperatorLimits) {
 	fs.IntVar(&l.InFlight, "max-in-flight", 0, "operator ceiling: refuse a scenario whose max_in_flight is higher (0: none)")
 }
 
-// checkProgress refuses a --progress value other than auto, always or never.
-func checkProgress(cmd, v string) error {
-	switch v {
-	case "auto", "always", "never":
-		return nil
-	}
-	return usageErr("%s: --progress must be auto, always or never, not %q", cmd, v)
-}
-
 // engine is the load engine as the flags ask, its words on stderr.
-func engine(insecure bool, progress, cpuProfile string, priority pin.Mode, stderr io.Writer) *session.Engine {
-	return report.Engine(session.Engine{Insecure: insecure, Priority: priority, CPUProfile: cpuProfile}, stderr, progress)
+func engine(insecure bool, progress report.ProgressMode, cpuProfile string, priority pin.Mode, stderr io.Writer) *session.Engine {
+	return report.Engine(session.Engine{Insecure: insecure, Priority: priority, CPUProfile: cpuProfile}, stderr, string(progress))
 }
 
 // addPID adds a --watch-pid (repeatable) to pids.

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/loadgate/loadgate/gate/report"
@@ -15,7 +13,6 @@ import (
 func reportCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	format := fs.String("format", "text", "text, markdown or json (the verdict)")
-	fs.Usage = func() { fmt.Fprint(stderr, helpText("report")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -26,18 +23,12 @@ func reportCmd(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usageErr("report: %w", err)
 	}
-	v := verdict.Thresholds(res)
-	switch *format {
-	case "text":
-		err = report.Text(stdout, res, v)
-	case "markdown", "md":
-		err = report.Markdown(stdout, res, v)
-	case "json":
-		err = report.JSON(stdout, v)
-	default:
+	render, ok := report.RunFormats[*format]
+	if !ok {
 		return usageErr("report: --format must be text, markdown or json, not %q", *format)
 	}
-	if err != nil {
+	v := verdict.Thresholds(res)
+	if err := render(stdout, res, v); err != nil {
 		return err
 	}
 	return verdictExit(v)

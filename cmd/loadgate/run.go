@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"flag"
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/outfile"
@@ -21,11 +18,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	f := loadFlags{LoadOptions: session.LoadOptions{Cmd: "run"}}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	addLoadFlags(fs, &f, stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, helpText("run")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	sc, err := loadScenario(f, true)
+	sc, err := f.LoadScenario(true)
 	if err != nil {
 		return err
 	}
@@ -46,35 +42,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if st := res.Stack; st != nil && !p.Plain {
-		fmt.Fprintf(stderr, "loadgate: start to first request %s; last request to clean teardown %s\n",
-			seconds(st.UpS).Round(time.Millisecond), seconds(st.TeardownS).Round(time.Millisecond))
-	}
 	return finish(p.Out, res, stdout, stderr)
 }
-
-// loadScenario is run's and sweep's scenario: --scenario loaded at
-// --scale, within the operator's ceilings when limits (a sweep checks
-// each step's rate instead).
-func loadScenario(f loadFlags, limits bool) (*scenario.Scenario, error) {
-	if f.scenario == "" {
-		return nil, usageErr("%s: --scenario is required (see loadgate %s -h)", f.Cmd, f.Cmd)
-	}
-	if err := checkProgress(f.Cmd, f.progress); err != nil {
-		return nil, err
-	}
-	sc, err := scenario.Load(f.scenario, scenario.Options{Scale: f.scale, ScaleSet: true})
-	if err == nil && limits {
-		err = sc.CheckOperatorLimits(f.limits)
-	}
-	if err != nil {
-		return nil, usageErr("%w", err)
-	}
-	return sc, nil
-}
-
-// seconds is s seconds as a duration.
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // finish writes the result files, prints the report and maps the verdict to
 // the exit code.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/result"
-	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/internal/enginetest"
 	"github.com/loadgate/loadgate/internal/testtier"
 )
@@ -409,69 +407,5 @@ workloads: [{name: list, http: {path: "/items?page={n}"}}]
 	}
 	if n := strings.Count(string(b), "worktree "); n != 1 {
 		t.Errorf("git still lists %d worktrees, want only the main one:\n%s", n, b)
-	}
-}
-
-// The signal handler without processes: the first signal cancels, the
-// second runs the registered emergency cleanups (bounded) and exits 3, a
-// third exits at once even while a cleanup still runs.
-func TestHandleSignals(t *testing.T) {
-	var stderr syncBuf
-	run := func(block bool) (sigs chan os.Signal, cancelled chan struct{}, exited chan int, ran chan struct{}) {
-		sigs, cancelled, exited, ran = make(chan os.Signal, 4), make(chan struct{}), make(chan int, 1), make(chan struct{}, 1)
-		remove := session.OnEmergency(func(ctx context.Context) error {
-			ran <- struct{}{}
-			if block {
-				<-ctx.Done()
-			}
-			return nil
-		})
-		t.Cleanup(remove)
-		go handleSignals(sigs, func() { close(cancelled) }, &stderr, func(code int) { exited <- code })
-		return
-	}
-	sigs, cancelled, exited, ran := run(false)
-	sigs <- syscall.SIGTERM
-	select {
-	case <-cancelled:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the first signal did not cancel")
-	}
-	select {
-	case c := <-exited:
-		t.Fatalf("exited (%d) on the first signal", c)
-	case <-time.After(100 * time.Millisecond):
-	}
-	sigs <- syscall.SIGTERM
-	select {
-	case c := <-exited:
-		if c != exitUnusable {
-			t.Errorf("exit %d, want %d", c, exitUnusable)
-		}
-	case <-time.After(emergencyBound + 2*time.Second):
-		t.Fatal("no exit after the second signal")
-	}
-	select {
-	case <-ran:
-	default:
-		t.Error("the emergency cleanup did not run")
-	}
-
-	sigs, _, exited, ran = run(true) // a cleanup that would take the whole bound
-	sigs <- os.Interrupt
-	sigs <- os.Interrupt
-	<-ran
-	start := time.Now()
-	sigs <- os.Interrupt
-	select {
-	case <-exited:
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("the third signal took %s to exit", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a third signal did not exit at once")
-	}
-	if !strings.Contains(stderr.String(), "second") || !strings.Contains(stderr.String(), "third") {
-		t.Errorf("stderr: %s", stderr.String())
 	}
 }

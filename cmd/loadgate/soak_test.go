@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -180,7 +181,7 @@ func TestSoakExitIsMappedFromData(t *testing.T) {
 			if got := c.s.ExitCode(); got != c.want {
 				t.Errorf("ExitCode %d, want %d", got, c.want)
 			}
-			err := soakOutcome(&c.s, "soak: a summary that says nothing of its verdict")
+			err := soakOutcome(&c.s, "soak: a summary that says nothing of its verdict", io.Discard)
 			if got := code(err); got != c.want {
 				t.Errorf("exit code %d, want %d (err %v)", got, c.want, err)
 			}

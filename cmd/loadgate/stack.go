@@ -4,27 +4,22 @@ import (
 	"flag"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
+	"github.com/loadgate/loadgate/internal/cliflag"
 )
 
 // stackFlags are the flags of every command that brings a stack up.
 type stackFlags = session.StackOptions
 
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
 // addStackFlags adds the stack's flags to fs; its set-up logs to stderr
 // and runs without the runner's credentials.
 func addStackFlags(fs *flag.FlagSet, f *stackFlags, stderr io.Writer) {
-	fs.Var((*multiFlag)(&f.Compose), "compose", "compose `file` (repeatable; default: the scenario's stack.compose)")
+	fs.Var((*cliflag.Strings)(&f.Compose), "compose", "compose `file` (repeatable; default: the scenario's stack.compose)")
 	fs.StringVar(&f.StackCPUs, "stack-cpus", "", "cpu `list` for every service of the stack (default: the first half of this machine's)")
 	fs.StringVar(&f.LoadCPUs, "load-cpus", "", "cpu `list` the generator is pinned to (default with a stack: the other half); GOMAXPROCS follows")
 	fs.BoolVar(&f.AllowOverlap, "allow-overlap", false, "allow the stack's and the generator's cpus to overlap (the report says so)")

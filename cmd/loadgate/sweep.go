@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	_ "embed"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/sweep"
 )
@@ -33,15 +30,14 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	})
 	addLoadFlags(fs, &f, stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, helpText("sweep")); fs.PrintDefaults() }
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	sc, err := loadScenario(f, false)
+	sc, err := f.LoadScenario(false)
 	if err != nil {
 		return err
 	}
-	plan, err := sweepPlan(sc, rates, step, warmup, f.limits)
+	plan, err := sweep.NewPlan(sc, rates, step, warmup, f.Limits)
 	if err != nil {
 		return err
 	}
@@ -69,13 +65,4 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return report.SweepOutcome(p.Out, sw)
-}
-
-// sweepPlan is sweep.NewPlan, a refused step's rate worded by the report.
-func sweepPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, limits scenario.OperatorLimits) (sweep.Plan, error) {
-	plan, err := sweep.NewPlan(sc, rates, step, warmup, limits)
-	if re := (*sweep.StepRefusedError)(nil); errors.As(err, &re) {
-		return plan, usageErr("sweep: step %d of --rates (%s req/s) is refused: %w", re.Step, report.Rate(re.Rate), re.Err)
-	}
-	return plan, err
 }

@@ -145,7 +145,9 @@ func TestSweepRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d (%v), want 2", c.args, code(err), err)
 			continue
 		}
-		if msg := stderr + err.Error(); !strings.Contains(msg, c.msg) {
+		var shown strings.Builder
+		exitCode(err, &shown) // the message as the user reads it
+		if msg := stderr + shown.String(); !strings.Contains(msg, c.msg) {
 			t.Errorf("%v: %q does not say %q", c.args, msg, c.msg)
 		}
 		if _, err := os.Stat(filepath.Join(out, "sweep.json")); err == nil {

@@ -211,14 +211,12 @@ func readCPUs(in *Inputs, get func(string) string) error {
 
 // readRun reads rounds, budget, tolerance and scale.
 func readRun(in *Inputs, get func(string) string) error {
-	if s := get(InRounds); s == "auto" {
-		in.AutoRounds = true
-	} else if s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1000 {
+	if s := get(InRounds); s != "" {
+		n, auto, err := rounds.ParseCount(s)
+		if err != nil || !auto && (n < 1 || n > 1000) {
 			return inputErr(InRounds, s, "want a whole number from 1 to 1000, or auto")
 		}
-		in.Rounds = n
+		in.Rounds, in.AutoRounds = n, auto
 	}
 	if s := get(InBudget); s != "" {
 		d, err := time.ParseDuration(s)

@@ -25,6 +25,13 @@ type Gate interface {
 	Run(ctx context.Context, in Inputs) (gr rounds.Outcome, out string, err error)
 }
 
+// GateFunc is a function as a Gate.
+type GateFunc func(ctx context.Context, in Inputs) (rounds.Outcome, string, error)
+
+func (f GateFunc) Run(ctx context.Context, in Inputs) (rounds.Outcome, string, error) {
+	return f(ctx, in)
+}
+
 // Step is `loadgate gate --github`: read inputs and event, mask the
 // scenario's ${ENV} values, run the Gate, render once (Reports) and Publish.
 // It has no token and posts no comment: the Gate runs the pull request's

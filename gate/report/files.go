@@ -51,6 +51,9 @@ func WriteRun(out string, res *result.Result, v verdict.Verdict, stdout, log io.
 	if err := Text(stdout, res, v); err != nil {
 		return err
 	}
+	if st := res.Stack; st != nil && st.UpS > 0 { // a stack this run brought up
+		fmt.Fprintf(log, "loadgate: start to first request %s; last request to clean teardown %s\n", seconds(st.UpS), seconds(st.TeardownS))
+	}
 	fmt.Fprintf(log, "loadgate: results in %s (result.json, report.md, verdict.json, snapshots.jsonl)\n", out)
 	return nil
 }

@@ -127,6 +127,21 @@ func Engine(e session.Engine, log io.Writer, mode string) *session.Engine {
 	return &e
 }
 
+// ProgressMode is --progress as a flag (flag.TextVar): auto (a line when
+// the output is a terminal), always or never.
+type ProgressMode string
+
+func (m ProgressMode) MarshalText() ([]byte, error) { return []byte(m), nil }
+
+func (m *ProgressMode) UnmarshalText(b []byte) error {
+	switch s := string(b); s {
+	case "auto", "always", "never":
+		*m = ProgressMode(s)
+		return nil
+	}
+	return fmt.Errorf("want auto, always or never")
+}
+
 // Warner prints a warning on log: a figure lost, the result standing.
 func Warner(log io.Writer) func(format string, a ...any) {
 	return func(format string, a ...any) { fmt.Fprintf(log, "loadgate: warning: "+format+"\n", a...) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
+	"github.com/loadgate/loadgate/gate/sweep"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -254,6 +255,8 @@ func ErrorText(err error) string {
 		switch u := e.(type) {
 		case *rounds.NotesError:
 			s = strings.Replace(s, u.Error(), u.Op+": unusable: "+strings.Join(NoteTexts(u.Notes), "; "), 1)
+		case *sweep.StepRefusedError:
+			s = strings.Replace(s, u.Error(), fmt.Sprintf("step %d of --rates (%s req/s) is refused: %v", u.Step, Rate(u.Rate), u.Err), 1)
 		case interface{ Unwrap() error }:
 			word(u.Unwrap())
 		case interface{ Unwrap() []error }:

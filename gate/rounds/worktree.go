@@ -253,10 +253,17 @@ func Git(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// DownAllBound bounds DownAll.
+const DownAllBound = 5 * time.Minute
+
 // DownAll removes what every earlier run left: the gates' worktrees, then
 // (when a Docker engine answers) the stacks' containers, networks,
-// volumes and images, saying on log what went. Its errors are joined.
+// volumes and images, saying on log what went. Its errors are joined. It
+// ends within DownAllBound even when nothing cancels ctx: a hung engine or
+// git must not hang a CI job's cleanup step.
 func DownAll(ctx context.Context, log io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, DownAllBound)
+	defer cancel()
 	var errs []error
 	wts, err := SweepWorktrees(ctx)
 	for _, w := range wts {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/loadgate/loadgate/compose"
 )
@@ -64,4 +66,33 @@ func Emergency(ctx context.Context, log io.Writer) {
 		}()
 	}
 	wg.Wait()
+}
+
+// HandleSignals is the process's signal contract: the first signal cancels
+// the run (cancel); the second runs Emergency for at most bound (plus a
+// second's grace for a cleanup that ignores its context) and calls exit; a
+// third calls exit at once. exit must not return to a live run.
+func HandleSignals(sigs <-chan os.Signal, cancel context.CancelFunc, bound time.Duration, log io.Writer, exit func()) {
+	sig := <-sigs
+	fmt.Fprintf(log, "\nloadgate: %v: stopping and tearing down (send it again to exit at once)\n", sig)
+	cancel()
+	sig = <-sigs
+	fmt.Fprintf(log, "\nloadgate: second %v: removing what this process created (at most %s) and exiting\n", sig, bound)
+	done := make(chan struct{})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		Emergency(ctx, log)
+		close(done)
+	}()
+	hard := time.NewTimer(bound + time.Second) // a cleanup stuck past its context
+	defer hard.Stop()
+	select {
+	case <-done:
+	case <-hard.C:
+		fmt.Fprintf(log, "loadgate: cleanup did not finish within %s: exiting (loadgate down --all removes the rest)\n", bound)
+	case sig = <-sigs:
+		fmt.Fprintf(log, "loadgate: third %v: exiting without cleaning up (loadgate down --all removes the rest)\n", sig)
+	}
+	exit()
 }

@@ -107,17 +107,58 @@ func (o StackOptions) Start(ctx context.Context, cmd string, sc *scenario.Scenar
 	return c, nil
 }
 
+// StartFile is `loadgate up`'s Start: the scenario file's stack (or the
+// --compose files) up, with target defaulting to its stack.target. It
+// returns the target it resolved.
+func (o StackOptions) StartFile(ctx context.Context, path, target, out string) (*Compose, string, error) {
+	if path == "" {
+		return nil, "", Usagef("up: --scenario is required")
+	}
+	sc, err := scenario.Load(path, scenario.Options{})
+	if err != nil {
+		return nil, "", Usage(err)
+	}
+	files := o.Files(sc)
+	if len(files) == 0 {
+		return nil, "", Usagef("up: the scenario has no stack: section and no --compose was given")
+	}
+	if target == "" && sc.Stack != nil {
+		target = sc.Stack.Target
+	}
+	if target == "" {
+		return nil, "", Usagef("up: --target service:port is required (the scenario's stack: names none)")
+	}
+	c, err := o.Start(ctx, "up", sc, files, target, out)
+	return c, target, err
+}
+
 // LoadOptions are where a command's load goes (run, sweep, soak): the
 // flags they share.
 type LoadOptions struct {
-	Cmd    string // run, sweep or soak
-	Target string // --target: a loopback URL, or service:port of the stack
-	Out    string // --out (default: OutDir's)
-	Watch  []int  // --watch-pid (plain mode)
-	Stack  StackOptions
+	Cmd      string  // run, sweep or soak
+	Scenario string  // --scenario: the file
+	Scale    float64 // --scale (not soak's)
+	Limits   scenario.OperatorLimits
+	Target   string // --target: a loopback URL, or service:port of the stack
+	Out      string // --out (default: OutDir's)
+	Watch    []int  // --watch-pid (plain mode)
+	Stack    StackOptions
 	// ResolveEnv resolves the scenario's ${NAME} values (and masks them)
 	// before anything is logged.
 	ResolveEnv func(*scenario.Scenario) (map[string]string, error)
+}
+
+// LoadScenario is the --scenario file at --scale, within the operator's
+// ceilings when limits (a sweep checks each step's rate instead).
+func (o LoadOptions) LoadScenario(limits bool) (*scenario.Scenario, error) {
+	if o.Scenario == "" {
+		return nil, Usagef("%s: --scenario is required (see loadgate %s -h)", o.Cmd, o.Cmd)
+	}
+	sc, err := scenario.Load(o.Scenario, scenario.Options{Scale: o.Scale, ScaleSet: true})
+	if err == nil && limits {
+		err = sc.CheckOperatorLimits(o.Limits)
+	}
+	return sc, Usage(err)
 }
 
 // LoadPlan is where a command's load goes, known before anything starts:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -136,4 +137,24 @@ func dur(v float64) (time.Duration, error) {
 		return 0, fmt.Errorf("%v ms is outside [0, %v]", v, ms(MaxHold))
 	}
 	return time.Duration(v * float64(time.Millisecond)), nil
+}
+
+// Healthcheck gets url within 2 s: nil on a 200 (the stub image's own
+// healthcheck, which has no shell or curl).
+func Healthcheck(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %d", url, resp.StatusCode)
+	}
+	return nil
 }

@@ -132,6 +132,15 @@ func (d Delay) String() string {
 	return d.Fixed.String()
 }
 
+// MarshalText is String, for flag.TextVar.
+func (d Delay) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText is ParseDelay, for flag.TextVar.
+func (d *Delay) UnmarshalText(b []byte) (err error) {
+	*d, err = ParseDelay(string(b))
+	return err
+}
+
 // Draw is one delay from the distribution, using r; never above MaxDelay.
 func (d Delay) Draw(r *rand.Rand) time.Duration {
 	var v time.Duration

@@ -55,7 +55,7 @@ func NewPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, li
 	for i, r := range p.Rates {
 		ssc, err := StepScenario(sc, r, p.Step, p.Warmup, limits)
 		if err != nil {
-			return p, session.Usage(&StepRefusedError{Step: i + 1, Rate: r, Err: err})
+			return p, session.Usage(fmt.Errorf("sweep: %w", &StepRefusedError{Step: i + 1, Rate: r, Err: err}))
 		}
 		p.Scenarios = append(p.Scenarios, ssc)
 	}

@@ -26,3 +26,22 @@ func ParseTolerance(s string) (float64, error) {
 	}
 	return f, nil
 }
+
+// Tolerance is a tolerance as a flag (flag.TextVar): read by
+// ParseTolerance, written as a percentage.
+type Tolerance float64
+
+// MarshalText writes t as a percentage ("10%").
+func (t Tolerance) MarshalText() ([]byte, error) {
+	return []byte(strconv.FormatFloat(float64(t)*100, 'f', -1, 64) + "%"), nil
+}
+
+// UnmarshalText reads "10%" or 0.10 (ParseTolerance).
+func (t *Tolerance) UnmarshalText(b []byte) error {
+	f, err := ParseTolerance(string(b))
+	if err != nil {
+		return err
+	}
+	*t = Tolerance(f)
+	return nil
+}
