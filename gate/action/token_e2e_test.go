@@ -4,7 +4,6 @@ package action_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/internal/testtier"
 )
 
@@ -251,17 +251,11 @@ func procPPid(pid int) int {
 	if err != nil {
 		return 0
 	}
-	// pid (comm) state ppid …; comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
+	st, err := procstat.ParseStat(b)
+	if err != nil {
 		return 0
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	pp, _ := strconv.Atoi(f[1])
-	return pp
+	return st.PPID
 }
 
 func procComm(pid int) string {

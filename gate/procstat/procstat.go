@@ -108,6 +108,7 @@ func readErr(pid int, file string, err error) error {
 type Stat struct {
 	Name       string
 	State      byte
+	PPID       int           // field 4: the parent's pid
 	CPUTime    time.Duration // utime + stime
 	StartTicks uint64        // starttime (field 22): clock ticks since boot
 }
@@ -142,11 +143,15 @@ func ParseStat(b []byte) (Stat, error) {
 	if total > maxTicks || total < ticks[0] {
 		return Stat{}, fmt.Errorf("stat: utime+stime %d+%d ticks overflow", ticks[0], ticks[1])
 	}
+	ppid, err := strconv.Atoi(rest[1])
+	if err != nil {
+		return Stat{}, fmt.Errorf("stat: field 4 (ppid) %q: not a pid", rest[1])
+	}
 	start, err := strconv.ParseUint(rest[19], 10, 64)
 	if err != nil {
 		return Stat{}, fmt.Errorf("stat: field 22 (starttime) %q: not a tick count", rest[19])
 	}
-	return Stat{Name: string(b[open+1 : closing]), State: rest[0][0], CPUTime: time.Duration(total) * (time.Second / ClockTicks), StartTicks: start}, nil
+	return Stat{Name: string(b[open+1 : closing]), State: rest[0][0], PPID: ppid, CPUTime: time.Duration(total) * (time.Second / ClockTicks), StartTicks: start}, nil
 }
 
 // ParseStatm parses the contents of /proc/PID/statm: the resident set, in

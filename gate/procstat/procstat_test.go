@@ -23,8 +23,8 @@ func TestParseStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Name != "my (odd) srv" || st.State != 'S' || st.CPUTime != 3250*time.Millisecond || st.StartTicks != 12345 {
-		t.Errorf("got %+v, want name %q, state S, cpu 3.25s, start 12345", st, "my (odd) srv")
+	if st.Name != "my (odd) srv" || st.State != 'S' || st.PPID != 1 || st.CPUTime != 3250*time.Millisecond || st.StartTicks != 12345 {
+		t.Errorf("got %+v, want name %q, state S, ppid 1, cpu 3.25s, start 12345", st, "my (odd) srv")
 	}
 	for _, bad := range []string{
 		"", "4242 no comm S 1", "4242 (x) S 1 2 3", "4242 (x) SS 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
@@ -32,6 +32,7 @@ func TestParseStat(t *testing.T) {
 		") (x S 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
 		"4242 (x) S 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",      // no starttime
 		"4242 (x) S 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 when", // starttime not a count
+		"4242 (x) S p 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",    // ppid not a pid
 	} {
 		if _, err := procstat.ParseStat([]byte(bad)); err == nil {
 			t.Errorf("ParseStat(%q): no error", bad)
