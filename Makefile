@@ -23,23 +23,27 @@ test:
 	$(GO) vet $(PKGS)
 	$(GO) test -p 1 -count=1 -timeout 15m $(PKGS)
 
+# The bound of each longer tier's go test (.ci/run passes what is left of
+# its budget, so that the job never outlives it).
+TIER_TIMEOUT ?= 60m
+
 # The full-size statistical simulations (LOADGATE_TEST_TIER=sim): the
 # packages holding them, whole. LOADGATE_SIM_GATES=1000 gives README's tables.
 sim:
-	LOADGATE_TEST_TIER=sim $(GO) test -p 1 -count=1 -timeout 60m $(call tierpkgs,Sim)
+	LOADGATE_TEST_TIER=sim $(GO) test -p 1 -count=1 -timeout $(TIER_TIMEOUT) $(call tierpkgs,Sim)
 
 # The long end-to-end runs (LOADGATE_TEST_TIER=e2e): the runner's signal and
 # gate runs, every Docker stack case, the demo stack: the packages holding
 # them, whole.
 # E2E_SKIP leaves packages out (.ci/run runs internal/actrunner as make runner).
 e2e:
-	LOADGATE_TEST_TIER=e2e $(GO) test -p 1 -count=1 -timeout 40m $(filter-out $(E2E_SKIP),$(call tierpkgs,E2E))
+	LOADGATE_TEST_TIER=e2e $(GO) test -p 1 -count=1 -timeout $(TIER_TIMEOUT) $(filter-out $(E2E_SKIP),$(call tierpkgs,E2E))
 
 # The workflows and example workflows on a real runner (nektos/act,
 # offline; internal/actrunner): part of make e2e, alone here. The first run
 # builds act into the user cache (LOADGATE_E2E_CACHE overrides).
 runner:
-	LOADGATE_TEST_TIER=e2e $(GO) test -p 1 -count=1 -timeout 30m -v ./internal/actrunner
+	LOADGATE_TEST_TIER=e2e $(GO) test -p 1 -count=1 -timeout $(TIER_TIMEOUT) -v ./internal/actrunner
 
 # Throughput and CPU against vegeta, side by side in one run (not a test).
 bench: build

@@ -94,20 +94,17 @@ func FromGate(o rounds.Outcome, ref string, date time.Time) (Entry, error) {
 // entry, or a run whose previous entry was not checked out): its results
 // merged, no steps.
 func FromResults(rs []*result.Result, ref string, date time.Time) (Entry, error) {
-	var merged *result.Result
-	for i, r := range rs {
-		if r == nil {
-			continue
+	var kept []*result.Result
+	for _, r := range rs {
+		if r != nil {
+			kept = append(kept, r)
 		}
-		if merged == nil {
-			merged = r
-			continue
-		}
-		m, err := result.Merge(merged, r)
-		if err != nil {
-			return Entry{}, fmt.Errorf("history: merge round %d: %w", i+1, err)
-		}
-		merged = m
+	}
+	merged, err := result.MergeAll(kept)
+	if me := (*result.MergeError)(nil); errors.As(err, &me) {
+		return Entry{}, fmt.Errorf("history: merge round %d: %w", me.Index+1, err)
+	} else if err != nil {
+		return Entry{}, fmt.Errorf("history: merge: %w", err)
 	}
 	if merged == nil {
 		return Entry{}, errors.New("history: an entry needs at least one result")

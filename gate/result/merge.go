@@ -17,6 +17,44 @@ import (
 // (mergeCounting, mergeSteal). Everything else is a's. a and b are not
 // modified and share no memory with the result.
 func Merge(a, b *Result) (*Result, error) {
+	return merge(a, b, nil)
+}
+
+// MergeError is MergeAll's failure: rs[Index] did not merge into the
+// results before it.
+type MergeError struct {
+	Index int
+	Err   error
+}
+
+func (e *MergeError) Error() string { return e.Err.Error() }
+func (e *MergeError) Unwrap() error { return e.Err }
+
+// MergeAll is Merge folded over rs in order, with each histogram decoded
+// and encoded once rather than once a pair (a gate merges up to 40
+// rounds at every look). One result is returned as it is; none is nil.
+func MergeAll(rs []*Result) (*Result, error) {
+	if len(rs) < 2 {
+		if len(rs) == 0 {
+			return nil, nil
+		}
+		return rs[0], nil
+	}
+	g := &histAcc{hs: map[string]*hdrhistogram.Histogram{}}
+	m := rs[0]
+	for i, r := range rs[1:] {
+		var err error
+		if m, err = merge(m, r, g); err != nil {
+			return nil, &MergeError{Index: i + 1, Err: err}
+		}
+	}
+	if err := g.encodeInto(m); err != nil {
+		return nil, &MergeError{Index: len(rs) - 1, Err: err}
+	}
+	return m, nil
+}
+
+func merge(a, b *Result, g *histAcc) (*Result, error) {
 	if a == nil || b == nil {
 		return nil, fmt.Errorf("result: merge: nil result")
 	}
@@ -66,7 +104,7 @@ func Merge(a, b *Result) (*Result, error) {
 	m.Steal = mergeSteal(a.Steal, b.Steal) // steal.go
 
 	var err error
-	if m.LatenessHist, m.LatenessMS, err = mergeHist("lateness_histogram",
+	if m.LatenessHist, m.LatenessMS, err = g.merge("lateness_histogram",
 		a.LatenessHist, a.LatenessMS.Count, b.LatenessHist, b.LatenessMS.Count); err != nil {
 		return nil, err
 	}
@@ -88,15 +126,15 @@ func Merge(a, b *Result) (*Result, error) {
 			for class, c := range wb.Failures {
 				w.Failures[class] += c
 			}
-			if w.Histogram, w.LatencyMS, err = mergeHist(at+"histogram",
+			if w.Histogram, w.LatencyMS, err = g.merge(at+"histogram",
 				w.Histogram, w.LatencyMS.Count, wb.Histogram, wb.LatencyMS.Count); err != nil {
 				return nil, err
 			}
-			if w.ServiceH, w.ServiceMS, err = mergeHist(at+"service_histogram",
+			if w.ServiceH, w.ServiceMS, err = g.merge(at+"service_histogram",
 				w.ServiceH, w.ServiceMS.Count, wb.ServiceH, wb.ServiceMS.Count); err != nil {
 				return nil, err
 			}
-			if err := w.mergeSession(wb, at); err != nil { // session.go
+			if err := w.mergeSession(wb, at, g); err != nil { // session.go
 				return nil, err
 			}
 			w.Throughput = Throughput{}
@@ -110,22 +148,97 @@ func Merge(a, b *Result) (*Result, error) {
 	return m, nil
 }
 
+// histAcc holds MergeAll's histograms decoded, by path, until the end;
+// nil merges pair by pair.
+type histAcc struct {
+	hs map[string]*hdrhistogram.Histogram
+}
+
+// merge is mergeHist, or with an accumulator: a's histogram is the one
+// held for path (decoded the first time), b's is added to it, and the
+// string returned is a's, stale until encodeInto.
+func (g *histAcc) merge(path, a string, countA int64, b string, countB int64) (string, Summary, error) {
+	if g == nil {
+		return mergeHist(path, a, countA, b, countB)
+	}
+	ha := g.hs[path]
+	if ha == nil {
+		if a == "" && b == "" {
+			return "", Summary{}, nil
+		}
+		var err error
+		if ha, err = decodeCounted("a", path, a, countA); err != nil {
+			return "", Summary{}, err
+		}
+	}
+	hb, err := decodeCounted("b", path, b, countB)
+	if err != nil {
+		return "", Summary{}, err
+	}
+	if dropped := ha.Merge(hb); dropped > 0 {
+		return "", Summary{}, fmt.Errorf("result: merge: %s: %d values dropped", path, dropped)
+	}
+	g.hs[path] = ha
+	return a, Summarize(ha), nil
+}
+
+// encodeInto writes the held histograms into m's fields, the paths merge
+// named them by.
+func (g *histAcc) encodeInto(m *Result) error {
+	set := func(path string, dst *string) error {
+		h := g.hs[path]
+		if h == nil {
+			return nil
+		}
+		s, err := EncodeHistogram(h)
+		if err != nil {
+			return fmt.Errorf("result: merge: %s: %w", path, err)
+		}
+		*dst = s
+		return nil
+	}
+	if err := set("lateness_histogram", &m.LatenessHist); err != nil {
+		return err
+	}
+	for i := range m.Phases {
+		for j := range m.Phases[i].Workloads {
+			w := &m.Phases[i].Workloads[j]
+			at := fmt.Sprintf("phases[%d].workloads[%d].", i, j)
+			for _, f := range []struct {
+				name string
+				dst  *string
+			}{{"histogram", &w.Histogram}, {"service_histogram", &w.ServiceH},
+				{"first_message_histogram", &w.FirstMessageH}, {"connect_histogram", &w.ConnectH}} {
+				if err := set(at+f.name, f.dst); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func decodeCounted(side, path, s string, count int64) (*hdrhistogram.Histogram, error) {
+	h, err := DecodeHistogram(s)
+	if err != nil {
+		return nil, fmt.Errorf("result: merge: %s: %s: %w", side, path, err)
+	}
+	if n := h.TotalCount(); n != count {
+		return nil, fmt.Errorf("result: merge: %s: %s holds %d samples, its summary counts %d", side, path, n, count)
+	}
+	return h, nil
+}
+
 // mergeHist merges two encoded histograms, each checked against its
 // summary's count.
 func mergeHist(path, a string, countA int64, b string, countB int64) (string, Summary, error) {
-	ha, err := DecodeHistogram(a)
+	ha, err := decodeCounted("a", path, a, countA)
 	if err != nil {
-		return "", Summary{}, fmt.Errorf("result: merge: a: %s: %w", path, err)
+		return "", Summary{}, err
 	}
-	hb, err := DecodeHistogram(b)
+	hb, err := decodeCounted("b", path, b, countB)
 	if err != nil {
-		return "", Summary{}, fmt.Errorf("result: merge: b: %s: %w", path, err)
-	}
-	if n := ha.TotalCount(); n != countA {
-		return "", Summary{}, fmt.Errorf("result: merge: a: %s holds %d samples, its summary counts %d", path, n, countA)
-	}
-	if n := hb.TotalCount(); n != countB {
-		return "", Summary{}, fmt.Errorf("result: merge: b: %s holds %d samples, its summary counts %d", path, n, countB)
+		return "", Summary{}, err
 	}
 	if a == "" && b == "" {
 		return "", Summary{}, nil

@@ -1,6 +1,7 @@
 package result_test
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -168,5 +169,69 @@ func TestDecodeRefusesBadSteal(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want %q", tc.steal, err, tc.want)
 		}
+	}
+}
+
+// MergeAll is Merge folded over the rounds, to the byte: histograms,
+// summaries, counts; its arguments untouched. A round that does not merge
+// is named by its index.
+func TestMergeAllIsFoldedMerge(t *testing.T) {
+	recs := genRecs(7, 8000)
+	var rs []*result.Result
+	for i := range 4 {
+		part := recs[i*len(recs)/4 : (i+1)*len(recs)/4]
+		r := build(t, part, sampleStart.Add(time.Duration(i)*time.Hour), 30, float64(i)/4)
+		// WebSocket session figures on one workload; connect only from the second round on.
+		w := &r.Phases[0].Workloads[0]
+		for _, f := range []struct {
+			h *string
+			s **result.Summary
+		}{{&w.FirstMessageH, &w.FirstMessageMS}, {&w.ConnectH, &w.ConnectMS}} {
+			if f.h == &w.ConnectH && i == 0 {
+				continue
+			}
+			h := result.NewHistogram()
+			for v := range int64(50 + 10*i) {
+				record(t, h, 1000+v*37)
+			}
+			s := result.Summarize(h)
+			*f.h, *f.s = encode(t, h), &s
+		}
+		rs = append(rs, r)
+	}
+
+	before := make([]string, len(rs))
+	for i, r := range rs {
+		before[i] = string(encodeResult(t, r))
+	}
+	want := rs[0]
+	for _, r := range rs[1:] {
+		var err error
+		if want, err = result.Merge(want, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := result.MergeAll(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := string(encodeResult(t, got)), string(encodeResult(t, want)); g != w {
+		t.Errorf("MergeAll differs from folded Merge:\n got %.300s\nwant %.300s", g, w)
+	}
+	for i, r := range rs {
+		if string(encodeResult(t, r)) != before[i] {
+			t.Errorf("MergeAll modified rs[%d]", i)
+		}
+	}
+	if one, _ := result.MergeAll(rs[:1]); one != rs[0] {
+		t.Error("MergeAll of one result is not that result")
+	}
+
+	bad := build(t, recs[:100], sampleStart, 30, 0)
+	bad.Scenario.Hash = "sha256:ffff"
+	_, err = result.MergeAll([]*result.Result{rs[0], rs[1], bad})
+	var me *result.MergeError
+	if !errors.As(err, &me) || me.Index != 2 || !strings.Contains(err.Error(), "different scenarios") {
+		t.Errorf("a third round of another scenario: %v", err)
 	}
 }

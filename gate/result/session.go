@@ -15,22 +15,22 @@ func (w *Workload) IsSession() bool {
 	return w.FirstMessageMS != nil || w.ConnectMS != nil
 }
 
-func (w *Workload) mergeSession(b *Workload, at string) error {
+func (w *Workload) mergeSession(b *Workload, at string, g *histAcc) error {
 	if !w.IsSession() && !b.IsSession() {
 		return nil
 	}
 	w.Cancelled += b.Cancelled
 	w.MessagesReceived += b.MessagesReceived
 	var err error
-	w.FirstMessageH, w.FirstMessageMS, err = mergeOptional(at+"first_message_histogram", w.FirstMessageH, w.FirstMessageMS, b.FirstMessageH, b.FirstMessageMS)
+	w.FirstMessageH, w.FirstMessageMS, err = g.mergeOptional(at+"first_message_histogram", w.FirstMessageH, w.FirstMessageMS, b.FirstMessageH, b.FirstMessageMS)
 	if err != nil {
 		return err
 	}
-	w.ConnectH, w.ConnectMS, err = mergeOptional(at+"connect_histogram", w.ConnectH, w.ConnectMS, b.ConnectH, b.ConnectMS)
+	w.ConnectH, w.ConnectMS, err = g.mergeOptional(at+"connect_histogram", w.ConnectH, w.ConnectMS, b.ConnectH, b.ConnectMS)
 	return err
 }
 
-func mergeOptional(path, a string, sa *Summary, b string, sb *Summary) (string, *Summary, error) {
+func (g *histAcc) mergeOptional(path, a string, sa *Summary, b string, sb *Summary) (string, *Summary, error) {
 	ca, cb := int64(0), int64(0)
 	if sa != nil {
 		ca = sa.Count
@@ -38,7 +38,7 @@ func mergeOptional(path, a string, sa *Summary, b string, sb *Summary) (string, 
 	if sb != nil {
 		cb = sb.Count
 	}
-	h, s, err := mergeHist(path, a, ca, b, cb)
+	h, s, err := g.merge(path, a, ca, b, cb)
 	if err != nil {
 		return "", nil, err
 	}

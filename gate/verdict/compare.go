@@ -288,13 +288,15 @@ func Gate(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	}
 	// A stall left out of the comparisons must not break a threshold either.
 	_, kept, _ := leaveOutSharedStalls(base, head)
-	merged := kept[0]
-	for i, r := range kept[1:] {
-		if merged, err = result.Merge(merged, r); err != nil {
-			cv.Value, cv.Workloads = Unusable, []WorkloadVerdict{}
-			cv.Notes = []Note{{Code: NoteMerge, Side: "head", Round: roundNo(r, i+1), Detail: err.Error()}}
-			return cv, nil
+	merged, err := result.MergeAll(kept)
+	if err != nil {
+		i := len(kept) - 1
+		if me := (*result.MergeError)(nil); errors.As(err, &me) {
+			i = me.Index
 		}
+		cv.Value, cv.Workloads = Unusable, []WorkloadVerdict{}
+		cv.Notes = []Note{{Code: NoteMerge, Side: "head", Round: roundNo(kept[i], i), Detail: err.Error()}}
+		return cv, nil
 	}
 	tv := Thresholds(merged)
 	if tv.Value == Unusable {
