@@ -282,7 +282,11 @@ func sideCommit(s rounds.SideResults) string {
 }
 
 // warnings are the report's notes: pinning, cpusets, caller's and verdict's.
-func (g *gateReport) warnings() []string {
+func (g *gateReport) warnings() []string { return g.notes(true) }
+
+// notes are the warnings; brief leaves out what the comment says before
+// them: the comparisons' family (in "How to read this") and the needs.
+func (g *gateReport) notes(full bool) []string {
 	var ws []string
 	add := func(s string) {
 		if s != "" && !slices.Contains(ws, s) {
@@ -310,12 +314,15 @@ func (g *gateReport) warnings() []string {
 		}
 		add(NoiseNote(g.Verdict))
 		add(SequentialNote(g.Verdict))
-		add(FamilyNote(g.Verdict))
+		if full {
+			add(FamilyNote(g.Verdict))
+		}
 	}
 	for _, wv := range g.Verdict.Workloads {
 		for _, c := range wv.Comparisons {
-			// An untrusted round's need is in its note, once.
-			if c.Value == verdict.Inconclusive && c.Needs != nil && !c.Needs.TrustedRounds {
+			// An untrusted round's need is in its note, once; the
+			// comment's limits say the others.
+			if full && c.Value == verdict.Inconclusive && c.Needs != nil && !c.Needs.TrustedRounds {
 				add(fmt.Sprintf("%s/%s %s inconclusive: to decide, %s", c.Phase, c.Workload, c.Metric, ComparisonNeed(g.Verdict, c)))
 			}
 		}

@@ -323,10 +323,15 @@ func checkAnswer(t *testing.T, out map[string]string) {
 		t.Errorf("the text report's first line %q, want the headline %q", first, plain)
 	}
 	top, _, _ := strings.Cut(out["comment.md"], "<details>")
-	for _, jargon := range []string{"ABBA", "Holm", "Newcombe", "order statistics", "obf", " pts", "CI from", "look "} {
+	for _, jargon := range []string{"ABBA", "Holm", "Newcombe", "order statistics", "obf", " pts", "CI from", "look ", "due time", "spending"} {
 		if strings.Contains(top, jargon) {
 			t.Errorf("the comment's first screen says %q:\n%s", jargon, top)
 		}
+	}
+	// One chart, before the collapsed sections: a chart per workload and
+	// phase made the comment 8 KB (issue 31).
+	if n := strings.Count(out["comment.md"], "```mermaid"); n > 1 || n != strings.Count(top, "```mermaid") {
+		t.Errorf("the comment has %d charts, %d of them before its details; want one, inline", n, strings.Count(top, "```mermaid"))
 	}
 	if strings.Count(out["comment.md"], "<details>") != strings.Count(out["comment.md"], "</details>") {
 		t.Error("unbalanced <details>")

@@ -398,8 +398,9 @@ func (b *md) endDetails() {
 	b.line("")
 }
 
-// CompareSummary writes the PR comment and job summary: the answer, then
-// the rest of the report collapsed. CompareMarkdown is the full account.
+// CompareSummary writes the PR comment and job summary: the answer and one
+// chart, then the rest collapsed, each fact once. CompareMarkdown is the
+// full account.
 func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	g := explained(o)
 	v := g.Verdict
@@ -407,6 +408,8 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	b.line("# loadgate gate: %s", mdEsc(g.Scenario.Name))
 	b.line("")
 	mdAnswer(&b, &g)
+	a := answerOf(&g)
+	mdChangeChart(&b, a) // comment.go
 
 	if v.Value != verdict.Unusable && len(v.Workloads) > 0 {
 		b.details("How to read this")
@@ -418,28 +421,13 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	mdRan(&b, &g)
 	b.endDetails()
 
-	if ps := g.judgedPhases(); len(ps) > 0 && v.Value != verdict.Unusable {
-		b.details("Latency charts and per-round ratios")
-		for _, p := range ps {
-			b.line("## %s", mdSectionTitle(p))
-			b.line("")
-			var per []string
-			for _, c := range g.comparisons(p.Name) {
-				if len(c.RoundRatios) > 1 {
-					rs := make([]string, len(c.RoundRatios))
-					for i, r := range c.RoundRatios {
-						rs[i] = SignedPercent(r)
-					}
-					per = append(per, fmt.Sprintf("%s %s: %s", mdEsc(c.Workload), c.Metric, strings.Join(rs, " ")))
-				}
-			}
-			if len(per) > 0 {
-				b.line("Change in each round, head against base: %s.", strings.Join(per, " · "))
-				b.line("")
-			}
-			mdPhaseCharts(&b, &g, p)
+	if v.Value != verdict.Unusable {
+		var rest md
+		if mdRoundTable(&rest, a) {
+			b.details("Each round's change")
+			b.WriteString(rest.String())
+			b.endDetails()
 		}
-		b.endDetails()
 	}
 
 	var rest md
@@ -451,20 +439,22 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 		b.endDetails()
 	}
 
-	b.details("Notes, what is not measured, what is synthetic")
-	if ws := g.warnings(); len(ws) > 0 {
-		b.line("## Notes")
-		b.line("")
+	var notes md
+	if ws := g.notes(false); len(ws) > 0 {
+		notes.line("## Notes")
+		notes.line("")
 		for _, s := range ws {
-			b.line("- %s", mdEsc(s))
+			notes.line("- %s", mdEsc(s))
 		}
-		b.line("")
+		notes.line("")
 	}
+	if mdThresholds(&notes, a) {
+		b.details("Notes, thresholds, what is not measured or synthetic")
+	} else {
+		b.details("Notes, what is not measured or synthetic")
+	}
+	b.WriteString(notes.String())
 	mdCompareNotMeasured(&b, &g)
-	b.endDetails()
-
-	b.details("Each workload's checks and comparisons")
-	mdVerdictSection(&b, v, "gate", "checks and comparisons", gateWhy, "Why:", g.unusableGate())
 	b.endDetails()
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
@@ -472,8 +462,6 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 
 func mdRan(b *md, g *gateReport) {
 	b.line("%s", scenarioLine(g.Scenario))
-	b.line("- **compared** %s `%s` → %s `%s`", g.Base.Name, commitText(sideCommit(g.Base)), g.Head.Name, commitText(sideCommit(g.Head)))
-	b.line("- **rounds** %d paired, %s", g.Rounds, g.order().label())
 	if r := g.first(); r != nil {
 		b.line("- **date** %s", date(r.StartedAt))
 		b.line("- **machine** %s", machineText(r.Machine))
@@ -497,7 +485,9 @@ func mdMeaning(b *md, g *gateReport) {
 	b.line("- **interval**: the range the true change lies in with %s confidence, from how much the rounds disagree; the more rounds and requests, the narrower it is.", conf)
 	tol := "+" + Percent(v.Tolerance)
 	b.line("- **verdict**: a regression only when the whole interval lies above %s (the tolerance); pass when its top stays at or below %s; an improvement when the whole interval lies below the same tolerance the other way; inconclusive when it straddles %s, and the limits above say what would decide it.", tol, tol, tol)
-	if v.Family != nil {
+	if f := v.Family; f != nil && f.Tests > 1 {
+		b.line("- **many comparisons**: the %d comparisons are held to a stricter bar each (Holm's method), so that the chance any of them is a false regression stays at most %s ([how](%s#many-comparisons)).", f.Tests, Percent(f.Alpha), DocsURL)
+	} else if f != nil {
 		b.line("- **many comparisons**: each is held to a stricter bar so that, together, a false alarm stays rare ([how](%s#many-comparisons)).", DocsURL)
 	}
 	if v.Sequential != nil {
