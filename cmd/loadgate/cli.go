@@ -40,7 +40,7 @@ var version = "dev"
 // commands are the subcommands by name.
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
 	"run": runCmd, "report": reportCmd, "up": upCmd, "down": downCmd, "gate": gateCmd, "compare": compareCmd,
-	"calibrate": calibrateCmd, "baseline": baselineCmd, "comment": commentCmd, "sweep": sweepCmd, "soak": soakCmd, "stub": stubCmd, "history": historyCmd,
+	"calibrate": calibrateCmd, "baseline": baselineCmd, "comment": commentCmd, "sweep": sweepCmd, "soak": soakCmd, "stub": stubCmd, "history": historyCmd, "merge": mergeCmd,
 }
 
 // run is the whole program but for the process: args without the program name.
@@ -79,7 +79,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 		}
 		return shown(rounds.Usage(err))
 	}
-	if fs.NArg() > 0 && fs.Name() != "report" {
+	if fs.NArg() > 0 && fs.Name() != "report" && fs.Name() != "merge" {
 		return &unexpectedArgError{rounds.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
 	return nil

@@ -21,7 +21,7 @@ func TestEveryHelpExitsZero(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "-h"}, {"gate", "-h"}, {"compare", "-h"}, {"baseline", "-h"}, {"baseline", "save", "-h"},
 		{"up", "-h"}, {"down", "-h"}, {"report", "-h"}, {"comment", "-h"}, {"calibrate", "-h"},
-		{"history", "-h"}, {"history", "record", "-h"}, {"history", "previous", "-h"},
+		{"history", "-h"}, {"history", "record", "-h"}, {"history", "previous", "-h"}, {"merge", "-h"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), args, &stdout, &stderr)

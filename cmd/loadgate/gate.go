@@ -36,9 +36,11 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
 	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (the default, chosen by make gate-quality; --duet=false for ABBA rounds with the idle side paused; off against a baseline, which has no second side)")
+	fs.Var(&f.Shard, "shard", "run shard `K/N` of the rounds on this runner and write them with no verdict (shard.json); `loadgate merge` judges the shards together")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
+	f.ToolVersion = rounds.ToolVersion(version)
 	duetSet := false
 	fs.Visit(func(fl *flag.Flag) { duetSet = duetSet || fl.Name == "duet" })
 	if !duetSet && strings.HasPrefix(f.Against, "baseline:") {
@@ -48,7 +50,10 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return gateGitHub(ctx, f, stdout, stderr)
 	}
 	gr, out, err := runGate(ctx, f, stderr)
-	if err != nil {
+	if f.Shard.On() && out != "" {
+		report.ShardText(stdout, gr, out, f.Shard)
+	}
+	if err != nil || f.Shard.On() {
 		return err
 	}
 	if _, err := report.WriteGate(out, gr, stdout, stderr); err != nil {

@@ -286,6 +286,9 @@ func tolerance(v verdict.Verdict) string { return "±" + Percent(v.Tolerance) }
 func (a answer) limits(st style) []string {
 	g, v := a.g, a.g.Verdict
 	var out []string
+	if l := shardsLine(g); l != "" { // shards.go: a merged gate says who gave its rounds
+		out = append(out, l)
+	}
 	if rs := g.unusableGate(); rs != nil {
 		for _, r := range rs[1:] {
 			out = append(out, "Also: "+r)

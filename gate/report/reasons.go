@@ -197,6 +197,8 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = fmt.Sprintf("sequential rounds (--rounds auto): at most %d paired rounds (%s), budget %s", n.Rounds, PlanWhy(n), n.Budget)
 	case verdict.NoteFailOn:
 		s = fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", n.FailOn, n.ExitCode, n.VerdictExitCode)
+	case verdict.NoteShardMissing, verdict.NoteShardFailed, verdict.NoteShardsTooFew:
+		s = shardNoteText(n) // shards.go
 	default:
 		return "", false
 	}

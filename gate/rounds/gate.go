@@ -57,6 +57,11 @@ type Config struct {
 	// Duet: both stacks stay up and each round runs both loads on one common
 	// schedule, sharing the machine's noise. Needs a base side.
 	Duet bool
+	// Shard: this runner's share of the rounds, recorded in OUT/shard.json
+	// for Merge, with no verdict (shard.go). ToolVersion is recorded there.
+	Shard       Shard
+	ToolVersion string
+	shardSplit  bool // the rounds are already this shard's share (Validate runs twice)
 }
 
 // Validate applies defaults and refuses what cannot be a gate (ErrUsage),
@@ -101,6 +106,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Duet && isBaseline {
 		return Usagef("gate: --duet runs base and head at the same instants: it needs a base side to run, not --against baseline:%s (one side)", name)
+	}
+	if err := c.validateShard(); err != nil {
+		return err
 	}
 	if c.ScenarioFrom == "" { // the protected side's, where there is one
 		c.ScenarioFrom = "base"
@@ -241,6 +249,9 @@ func Run(ctx context.Context, cfg Config, d Deps) (Outcome, error) {
 	}
 	if err != nil {
 		gr = g.partialReport() // an unusable gate still names its scenario, sides and commits
+	}
+	if cfg.Shard.On() {
+		err = g.writeShard(gr, err)
 	}
 	return gr, err
 }
@@ -510,7 +521,7 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 				return Outcome{}, err
 			}
 		}
-		if seq != nil {
+		if seq != nil && !g.cfg.Shard.On() { // a shard takes no looks: the merge judges
 			seq.roundTime = max(seq.roundTime, took)
 			stop, err := g.look(seq)
 			if err != nil {
@@ -786,6 +797,7 @@ func (g *gate) finish(interrupted bool) (Outcome, error) {
 		gr.Verdict = UnusableVerdict(verdict.Note{Code: verdict.NoteGateInterrupted})
 	case len(base) != len(g.head.Results) || len(base) == 0:
 		gr.Verdict = UnusableVerdict(verdict.Note{Code: verdict.NoteRoundsIncomplete})
+	case g.cfg.Shard.On(): // no verdict of its own: Merge judges
 	case g.seq != nil:
 		gr.Verdict = *g.seq
 	default:

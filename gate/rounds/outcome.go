@@ -22,4 +22,5 @@ type Outcome struct {
 	Rounds   int // paired rounds; 0: len(Head.Results)
 	Verdict  verdict.Verdict
 	Notes    []verdict.Note // the caller's notes (a gate's set-up and plan), worded by NoteText with the verdict's
+	Shards   []ShardInfo    // a merged gate's shards, by K (Merge); nil for one runner
 }

@@ -151,6 +151,10 @@ type Note struct {
 	FailOn          string `json:"fail_on,omitempty"`
 	ExitCode        int    `json:"exit_code,omitempty"`
 	VerdictExitCode int    `json:"verdict_exit_code,omitempty"`
+	// A merged gate's shards (package rounds' Merge; shardnotes.go).
+	Shard     string `json:"shard,omitempty"`
+	Shards    int    `json:"shards,omitempty"`
+	MinShards int    `json:"min_shards,omitempty"`
 }
 
 // PolicyKind says which bar head's scenario sets otherwise than base's;

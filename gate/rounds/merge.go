@@ -1,0 +1,255 @@
+package rounds
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
+)
+
+// MergeConfig is `loadgate merge DIR...`: the shards' results directories.
+type MergeConfig struct {
+	Dirs []string
+	// Out is the merged gate's results directory (default
+	// loadgate-out/merge-<time>); one holding a result is refused unless
+	// Replace.
+	Out     string
+	Replace bool
+	// MinShards: fewer shards with rounds than this make the merged gate
+	// unusable (0: DefaultMinShards of N).
+	MinShards int
+	Log       io.Writer
+}
+
+// DefaultMinShards is the fewest shards a merge judges on: half of N,
+// rounded up. Fewer is unusable, never a pass on what little arrived.
+func DefaultMinShards(n int) int { return (n + 1) / 2 }
+
+// Merge pools the shards' paired rounds into one gate and judges it with
+// the gate's own rules (verdict.Gate: the same comparisons, family-wise
+// control and thresholds). The merge looks once, when every shard is in,
+// so the fixed rule applies to sequential shards too: nothing stopped
+// early, no error was spent on earlier looks.
+//
+// Shards of different scenario hashes, commits, policies or tool versions
+// are refused (ErrUsage, naming the shard and the difference). A shard
+// that failed or did not arrive is stated (its rounds are not used) and
+// the gate is judged on the others, or unusable below MinShards.
+func Merge(ctx context.Context, cfg MergeConfig) (Outcome, string, error) {
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if len(cfg.Dirs) == 0 {
+		return Outcome{}, "", Usagef("merge: no shard directories given (loadgate merge DIR...)")
+	}
+	if cfg.Out == "" {
+		cfg.Out = filepath.Join("loadgate-out", "merge-"+time.Now().Format("20060102-150405"))
+	}
+	if err := outfile.Dir(cfg.Out, cfg.Replace, "--force"); err != nil {
+		return Outcome{}, "", Usagef("merge: --out %w", err)
+	}
+	gr, err := merge(ctx, cfg)
+	return gr, cfg.Out, err
+}
+
+// ShardDirs is root itself when it holds a shard's record, else its
+// subdirectories that do (actions/download-artifact puts each shard's
+// artifact in its own). None is ErrUnusable: every shard failed before it
+// wrote its results, or none was downloaded.
+func ShardDirs(root string) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(root, ShardFile)); err == nil {
+		return []string{root}, nil
+	}
+	dirs, err := filepath.Glob(filepath.Join(root, "*", ShardFile))
+	if err != nil || len(dirs) == 0 {
+		return nil, Unusablef("merge: no shard's results (%s) in %s: every shard failed before writing them, or their artifacts were not downloaded there", ShardFile, root)
+	}
+	for i, d := range dirs {
+		dirs[i] = filepath.Dir(d)
+	}
+	return dirs, nil
+}
+
+func merge(ctx context.Context, cfg MergeConfig) (Outcome, error) {
+	recs := make([]*ShardRecord, len(cfg.Dirs))
+	for i, d := range cfg.Dirs {
+		r, err := ReadShard(d)
+		if err != nil {
+			return Outcome{}, err
+		}
+		recs[i] = r
+	}
+	shards, err := checkShards(cfg.Dirs, recs)
+	if err != nil {
+		return Outcome{}, err
+	}
+	n := shards[0].N
+	minShards := cfg.MinShards
+	if minShards == 0 {
+		minShards = DefaultMinShards(n)
+	}
+	if minShards < 1 || minShards > n {
+		return Outcome{}, Usagef("merge: --min-shards must be from 1 to %d (the shards' N), not %d", n, cfg.MinShards)
+	}
+	ref := recs[0]
+	for _, r := range recs {
+		if r.Status == ShardOK {
+			ref = r
+			break
+		}
+	}
+	gr := Outcome{Scenario: ref.Scenario,
+		Base: SideResults{Name: "base", Ref: ref.Base.Ref, Commit: ref.Base.Commit},
+		Head: SideResults{Name: "head", Ref: ref.Head.Ref, Commit: ref.Head.Commit}}
+	byK := map[int]int{}
+	for i, s := range shards {
+		byK[s.K] = i
+	}
+	var unusable []verdict.Note
+	for k := 1; k <= n; k++ {
+		i, ok := byK[k]
+		sh := Shard{K: k, N: n}
+		if !ok {
+			gr.Shards = append(gr.Shards, ShardInfo{Shard: sh, Name: sh.String(), Status: ShardMissing})
+			gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteShardMissing, Shard: sh.String()})
+			continue
+		}
+		rec := recs[i]
+		info := ShardInfo{Shard: sh, Name: sh.String(), Status: rec.Status, Error: rec.Error, WallS: rec.WallS, Machine: rec.Machine, Topology: rec.Topology, Dir: cfg.Dirs[i]}
+		for _, note := range rec.Notes {
+			gr.Notes = addNote(gr.Notes, note)
+		}
+		unusable = append(unusable, rec.Unusable...)
+		if rec.Status == ShardOK {
+			base, head, err := readShardRounds(ctx, cfg.Dirs[i], rec.Rounds, len(gr.Head.Results))
+			if err != nil {
+				info.Status, info.Error = ShardFailed, oneLine(err.Error())
+			} else {
+				gr.Base.Results = append(gr.Base.Results, base...)
+				gr.Head.Results = append(gr.Head.Results, head...)
+				info.Rounds = len(head)
+			}
+		}
+		if info.Status != ShardOK {
+			gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteShardFailed, Shard: sh.String(), Detail: info.Error})
+		}
+		gr.Shards = append(gr.Shards, info)
+	}
+	gr.Rounds = len(gr.Head.Results)
+	given := 0
+	for _, s := range gr.Shards {
+		if s.Status == ShardOK && s.Rounds > 0 {
+			given++
+		}
+	}
+	fmt.Fprintf(cfg.Log, "loadgate: merge: %d of %d shard(s) gave %d paired round(s)\n", given, n, gr.Rounds)
+	switch {
+	case len(unusable) > 0: // a shard's own gate found it unusable (a workflow change)
+		gr.Verdict = UnusableVerdict(unusable...)
+	case given < minShards:
+		gr.Verdict = UnusableVerdict(verdict.Note{Code: verdict.NoteShardsTooFew, Shards: given, MinShards: minShards, Rounds: gr.Rounds, Shard: fmt.Sprintf("%d", n)})
+	default:
+		p := ref.Policy
+		v, err := verdict.Gate(gr.Base.Results, gr.Head.Results, verdict.CompareOptions{Tolerance: p.Tolerance, Confidence: p.Confidence, Percentile: p.Percentile, Estimator: p.Estimator})
+		if err != nil {
+			return gr, Usagef("merge: %w", err)
+		}
+		gr.Verdict = v
+	}
+	return gr, nil
+}
+
+// checkShards parses each record's shard and refuses what cannot be one
+// gate: another N, a shard given twice, another scenario hash, commit,
+// policy or tool version than the first shard's (a failed shard is
+// checked on what it recorded).
+func checkShards(dirs []string, recs []*ShardRecord) ([]Shard, error) {
+	shards := make([]Shard, len(recs))
+	for i, r := range recs {
+		s, err := ParseShard(r.Shard)
+		if err != nil || !s.On() {
+			return nil, Usagef("merge: %s: shard %q: %v", filepath.Join(dirs[i], ShardFile), r.Shard, err)
+		}
+		shards[i] = s
+	}
+	name := func(i int) string { return fmt.Sprintf("shard %s (%s)", recs[i].Shard, dirs[i]) }
+	for i := 1; i < len(recs); i++ {
+		a, b := recs[0], recs[i]
+		diff := ""
+		switch {
+		case shards[i].N != shards[0].N:
+			diff = fmt.Sprintf("a gate of %d shards, not %d", shards[i].N, shards[0].N)
+		case b.ToolVersion != a.ToolVersion:
+			diff = fmt.Sprintf("loadgate %s, not %s", b.ToolVersion, a.ToolVersion)
+		case differs(a.Scenario.Hash, b.Scenario.Hash):
+			diff = fmt.Sprintf("scenario hash %s, not %s: same load or no comparison", b.Scenario.Hash, a.Scenario.Hash)
+		case differs(a.Base.Commit, b.Base.Commit):
+			diff = fmt.Sprintf("base commit %s, not %s", b.Base.Commit, a.Base.Commit)
+		case differs(a.Head.Commit, b.Head.Commit):
+			diff = fmt.Sprintf("head commit %s, not %s", b.Head.Commit, a.Head.Commit)
+		case a.Status == ShardOK && b.Status == ShardOK && a.Policy.same(b.Policy) != "":
+			diff = "policy: " + b.Policy.same(a.Policy)
+		}
+		if diff != "" {
+			return nil, Usagef("merge: %s differs from %s: %s", name(i), name(0), diff)
+		}
+		for j := 0; j < i; j++ {
+			if shards[j].K == shards[i].K {
+				return nil, Usagef("merge: %s is given twice (also %s)", name(i), dirs[j])
+			}
+		}
+	}
+	return shards, nil
+}
+
+// differs: both are known and not equal.
+func differs(a, b string) bool { return a != "" && b != "" && a != b }
+
+// readShardRounds reads a shard's n paired rounds, renumbered after the
+// rounds already pooled (from+1 …) so each round of the merged gate has
+// its own number.
+func readShardRounds(ctx context.Context, dir string, n, from int) (base, head []*result.Result, err error) {
+	if n < 1 {
+		return nil, nil, fmt.Errorf("no complete round")
+	}
+	for i := 1; i <= n; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		for _, side := range []string{"base", "head"} {
+			r, err := result.ReadFile(filepath.Join(dir, side, fmt.Sprintf("round-%d", i), "result.json"))
+			if err != nil {
+				return nil, nil, err
+			}
+			if r.Round != nil {
+				rd := *r.Round
+				rd.Number = from + i
+				r.Round = &rd
+			}
+			if side == "base" {
+				base = append(base, r)
+			} else {
+				head = append(head, r)
+			}
+		}
+	}
+	return base, head, nil
+}
+
+// addNote appends n unless an equal note is there (every shard repeats
+// the set-up's notes).
+func addNote(ns []verdict.Note, n verdict.Note) []verdict.Note {
+	for _, o := range ns {
+		if reflect.DeepEqual(o, n) {
+			return ns
+		}
+	}
+	return append(ns, n)
+}
