@@ -8,8 +8,9 @@
 //
 //	go run ./bench/render [-open] in.md out.html
 //
-// -open expands every <details> section. Mermaid blocks stay code blocks
-// (GitHub draws them with its own script).
+// -open expands every <details> section. An xychart-beta mermaid block is
+// drawn as SVG at mermaid's size (xychart.go), an approximation of what
+// GitHub's own script draws; other mermaid blocks stay code blocks.
 package main
 
 import (
@@ -68,7 +69,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "render:", err)
 		os.Exit(1)
 	}
-	out := body.String()
+	out := drawCharts(body.String())
 	if *open {
 		out = strings.ReplaceAll(out, "<details>", "<details open>")
 	}

@@ -15,7 +15,11 @@ import (
 // Every fact they drop is in report.md.
 
 // maxBars bounds the comment's chart; the table lists every comparison.
-const maxBars = 12
+// chartHeight keeps the chart within a screen beside the table (px).
+const (
+	maxBars     = 12
+	chartHeight = 320
+)
 
 // mdChangeChart draws the answer's latency comparisons in one mermaid chart:
 // head's judged percentile as a percentage of base's, bars from zero so that
@@ -62,6 +66,7 @@ func mdChangeChart(b *md, a answer) {
 	b.line("Head's %s as a percentage of base's: 100 is unchanged, the line is the +%s tolerance%s.", metric, Percent(v.Tolerance), shown)
 	b.line("")
 	b.line("```mermaid")
+	b.line("%%%%{init: {\"xyChart\": {\"height\": %d}}}%%%%", chartHeight) // mermaid's default is 500
 	b.line("xychart-beta")
 	b.line("    title \"%s: head as %% of base\"", mdtext.Mermaid(metric))
 	b.line("    x-axis [%s]", strings.Join(labels, ", "))
