@@ -129,6 +129,18 @@ func (o roundOrder) label() string {
 	return "mixed order"
 }
 
+// plain is the order for a reader who does not know "ABBA".
+func (o roundOrder) plain() string {
+	switch l := o.label(); l {
+	case "duet":
+		return "both sides at once (duet)"
+	case "ABBA":
+		return "alternating which side ran first"
+	default:
+		return l
+	}
+}
+
 // spell spells the order of sides in each round: "1 base→head · 2 head→base".
 func (o roundOrder) spell(g *gateReport) string {
 	parts := make([]string, len(o.baseFirst))

@@ -16,7 +16,7 @@ import (
 
 // Geometry of ComparePlotSVG: one panel per phase and workload, stacked.
 const (
-	svgW      = 640
+	svgW      = 800 // within GitHub's ~900 px column at its own size
 	svgPanelH = 280
 	svgTop    = 76 // verdict, title and legend
 	svgPadL   = 64
@@ -94,7 +94,7 @@ func compareHeader(d *svgDoc, g gateReport) {
 	f := d.f
 	d.verdictTitle(verdictColor(g.Verdict.Value), strings.ToUpper(string(g.Verdict.Value)), "· gate "+g.Scenario.Name)
 	f(`<text x="%d" y="44" fill="#333">%s</text>`, svgPadL, esc(fmt.Sprintf("latency by percentile, %s vs %s, %d round(s), %s",
-		g.Base.Name, g.Head.Name, g.Rounds, g.order().label())))
+		g.Base.Name, g.Head.Name, g.Rounds, g.order().plain())))
 	f(`<line x1="%d" y1="60" x2="%d" y2="60" stroke="%s" stroke-width="2" stroke-dasharray="6 3"/><text x="%d" y="64">%s %s</text>`,
 		svgPadL, svgPadL+24, svgBase, svgPadL+30, esc(g.Base.Name), esc(commitText(sideCommit(g.Base))))
 	f(`<line x1="%d" y1="60" x2="%d" y2="60" stroke="%s" stroke-width="2"/><text x="%d" y="64">%s %s</text>`,
@@ -149,10 +149,15 @@ func drawJudged(d *svgDoc, c verdict.Comparison, top, bottom float64) {
 	d.f(`<rect x="%s" y="%s" width="12" height="%s" fill="%s" fill-opacity="0.12"/><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5"/>`,
 		num(x-6), num(top), num(bottom-top), svgJudged, num(x), num(top), num(x), num(bottom), svgJudged)
 	// Centred, kept inside the plot (≈ 7.5 px per bold 12 px character).
+	// A label wider than the plot is squeezed to fit it, never cut.
 	label := judgedLabel(c)
 	wide := 7.5 * float64(utf8.RuneCountInString(label))
+	fit := ""
+	if plotW := float64(svgW - svgPadL - svgPadR); wide > plotW {
+		wide, fit = plotW, fmt.Sprintf(` textLength="%s" lengthAdjust="spacingAndGlyphs"`, num(plotW))
+	}
 	lx := max(svgPadL, min(x-wide/2, svgW-svgPadR-wide))
-	d.f(`<text x="%s" y="%s" fill="%s" font-weight="bold">%s</text>`, num(lx), num(top-8), svgJudged, esc(label))
+	d.f(`<text x="%s" y="%s" fill="%s" font-weight="bold"%s>%s</text>`, num(lx), num(top-8), svgJudged, fit, esc(label))
 }
 
 func drawCompareSide(d *svgDoc, name string, vals []float64, n int64, color, dash string, top float64, yOf func(float64) float64) {
@@ -181,7 +186,7 @@ func judgedLabel(c verdict.Comparison) string {
 	if c.Value == verdict.NotMeasured {
 		return fmt.Sprintf("judged %s: not measured (%s)", c.Metric, c.Why)
 	}
-	s := fmt.Sprintf("judged %s: Δ %s · %s", c.Metric, delta(c), c.Value)
+	s := fmt.Sprintf("judged %s: %s · %s", c.Metric, change(c), c.Value)
 	if c.Undecided != "" {
 		s += fmt.Sprintf(" (%s not called: generator behind)", c.Undecided)
 	}
