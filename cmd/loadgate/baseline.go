@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/loadgate/loadgate/gate/baseline"
 	"github.com/loadgate/loadgate/gate/report"
@@ -15,12 +16,11 @@ import (
 )
 
 func baselineCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprint(stderr, helpText("baseline"))
-		return errHelp
-	}
 	if len(args) == 0 || args[0] != "save" {
 		fmt.Fprint(stderr, helpText("baseline"))
+		if len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help", "help"}, args[0]) {
+			return errHelp
+		}
 		return usageErr("baseline: the only subcommand is save")
 	}
 	fs := flag.NewFlagSet("baseline save", flag.ContinueOnError)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/internal/cliflag"
 )
@@ -83,6 +84,11 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 		return &unexpectedArgError{rounds.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
 	return nil
+}
+
+// parser is parseFlags for the commands whose flags live in gate/action.
+func parser(stderr io.Writer) action.ParseFunc {
+	return func(fs *flag.FlagSet, args []string) error { return parseFlags(fs, args, stderr) }
 }
 
 // unexpectedArgError: parseFlags found positional arguments (compare takes

@@ -31,9 +31,8 @@ type codedError struct {
 
 func (e *codedError) Error() string { return e.msg }
 
-// verdictExit is what a command returns after reporting v: nil when the
-// verdict passes (pass, improvement, inconclusive), else the verdict's exit
-// code (verdict.ExitCode: 1, or 3 for unusable).
+// verdictExit is what a command returns after reporting v: nil when it
+// passes, else a *codedError with verdict.ExitCode.
 func verdictExit(v verdict.Verdict) error { return verdictCode(v, v.ExitCode(), "") }
 
 // verdictCode is verdictExit with the code decided elsewhere (the Action's
@@ -48,11 +47,9 @@ func verdictCode(v verdict.Verdict, code int, why string) error {
 	return &codedError{fmt.Sprintf("verdict: %s", v.Value), code}
 }
 
-// exitCode is the one place that maps what a command returned to the
-// process's exit code (design.md): 0 pass (and -h), 1 the verdict failed,
-// 2 usage error or refused, 3 unusable. The message goes to stderr unless
-// it was shown already. An error of no kind is a usage error: whatever
-// failed, it did not measure anything.
+// exitCode maps what a command returned to the process's exit code, once:
+// 0 pass or -h, 1 failed, 2 usage or refused (also an error of no kind:
+// nothing was measured), 3 unusable. It prints the message unless shown.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return exitPass
@@ -74,9 +71,8 @@ func exitCode(err error, stderr io.Writer) int {
 	return exitUsage
 }
 
-// soakOutcome is what soak returns after reporting s: nil when its exit
-// code is 0 (the summary then goes to stderr), else a *codedError with
-// summary as its message.
+// soakOutcome is soak's verdictExit: a *codedError with the summary, or
+// nil with the summary on stderr.
 func soakOutcome(s *soak.Result, summary string, stderr io.Writer) error {
 	if code := s.ExitCode(); code != exitPass {
 		return &codedError{summary, code}

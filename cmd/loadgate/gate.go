@@ -12,6 +12,7 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/cliflag"
 )
 
 type gateFlags struct {
@@ -41,9 +42,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	f.ToolVersion = rounds.ToolVersion(version)
-	duetSet := false
-	fs.Visit(func(fl *flag.Flag) { duetSet = duetSet || fl.Name == "duet" })
-	if !duetSet && strings.HasPrefix(f.Against, "baseline:") {
+	if !cliflag.IsSet(fs, "duet") && strings.HasPrefix(f.Against, "baseline:") {
 		f.Duet = false // the default: a baseline has no second side to run beside (an explicit --duet is refused)
 	}
 	if f.github {
@@ -62,10 +61,8 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return verdictExit(gr.Verdict)
 }
 
-// runGate wires the gate (gate/rounds) to git, Docker Compose and the load
-// engine, and runs it. An error is returned only when no verdict could be
-// reached (ErrUsage or ErrUnusable); the outcome and its directory are
-// returned anyway, with what is known.
+// runGate runs the gate (rounds.Run). The error is for no verdict (ErrUsage
+// or ErrUnusable); the outcome and its directory hold what is known anyway.
 func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gr rounds.Outcome, out string, err error) {
 	cfg, deps, err := prepareGate(ctx, f, "gate", stderr)
 	if err != nil {
@@ -75,10 +72,8 @@ func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gr rounds.Outc
 	return gr, cfg.Out, err
 }
 
-// prepareGate is rounds.Prepare with the flags (what runGate and
-// calibrate share): the engine, the gate's words, and the runner's
-// credentials kept from the stacks and the scenario's ${ENV}; name is the
-// results directory's prefix.
+// prepareGate is rounds.Prepare with the flags, for gate and calibrate: the
+// runner's credentials kept from the stacks and ${ENV}; name prefixes --out.
 func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer) (rounds.Config, rounds.Deps, error) {
 	cfg := f.Config // Scenario and Out as given: Prepare resolves them
 	cfg.Compose = f.stack.Compose

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -45,29 +44,13 @@ func (f gateFlags) withInputs(in action.Inputs) gateFlags {
 }
 
 func commentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("comment", flag.ContinueOnError)
-	from := fs.String("from", "", "the downloaded results `dir` (load-gate-results)")
-	pr := fs.Int("pr", 0, "the pull request `number` (default: from the event or the results)")
-	artifact := fs.String("artifact-url", "", "the results artifact's `URL` for the footer (default: the run's artifacts list)")
-	step := fs.Bool("github", false, "the Action's comment step: this run's results (--from, \"\" when the gate wrote none), the inputs from INPUT_*")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	return action.CommentCommand(ctx, args, parser(stderr), stdout, stderr)
+}
+
+func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	v, judged, err := action.HistoryCommand(ctx, args, parser(stderr), stdout, stderr)
+	if err != nil || !judged {
 		return err
 	}
-	var out *action.Outcome
-	var err error
-	switch {
-	case *step:
-		out, err = action.CommentStep(ctx, stdout, os.Getenv, *from)
-	case *from == "":
-		return usageErr("comment: --from DIR is required")
-	default:
-		out, err = action.Comment(ctx, stdout, os.Getenv, *from, *pr, *artifact)
-	}
-	if err != nil {
-		return usageErr("comment: %w", err)
-	}
-	for _, n := range out.Notices {
-		fmt.Fprintln(stderr, "loadgate: notice:", n)
-	}
-	return nil
+	return verdictExit(v)
 }

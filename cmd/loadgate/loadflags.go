@@ -2,15 +2,14 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"slices"
-	"strconv"
 
+	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
+	"github.com/loadgate/loadgate/internal/cliflag"
 )
 
 // loadFlags are the flags run, sweep and soak share: the scenario, where
@@ -41,7 +40,7 @@ func addLoadFlags(fs *flag.FlagSet, f *loadFlags, stderr io.Writer) {
 		fs.Float64Var(&f.Scale, "scale", 1, scale)
 	}
 	if f.Cmd != "sweep" {
-		fs.Func("watch-pid", watchPIDUsage, func(v string) error { return addPID(&f.Watch, v) })
+		fs.Var((*cliflag.PIDs)(&f.Watch), "watch-pid", "sample the CPU (deltas of cumulative CPU time) and RSS of this host process `PID` from /proc, like a stack service (repeatable; plain mode only)")
 	}
 	if f.Cmd == "run" {
 		fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to `file` (for make bench)")
@@ -51,7 +50,7 @@ func addLoadFlags(fs *flag.FlagSet, f *loadFlags, stderr io.Writer) {
 	addStackFlags(fs, &f.Stack, stderr)
 	addPriorityFlag(fs, &f.Stack)
 	addLimitFlags(fs, &f.Limits)
-	f.ResolveEnv = envResolver(stderr)
+	f.ResolveEnv = action.ResolveEnv(stderr)
 }
 
 // addLimitFlags adds the operator's ceilings: a scenario's own ceilings
@@ -66,18 +65,3 @@ func addLimitFlags(fs *flag.FlagSet, l *scenario.OperatorLimits) {
 func engine(insecure bool, progress report.ProgressMode, cpuProfile string, priority pin.Mode, stderr io.Writer) *session.Engine {
 	return report.Engine(session.Engine{Insecure: insecure, Priority: priority, CPUProfile: cpuProfile}, stderr, string(progress))
 }
-
-// addPID adds a --watch-pid (repeatable) to pids.
-func addPID(pids *[]int, v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return fmt.Errorf("%q is not a process id", v)
-	}
-	if slices.Contains(*pids, n) {
-		return fmt.Errorf("pid %d given twice", n)
-	}
-	*pids = append(*pids, n)
-	return nil
-}
-
-const watchPIDUsage = "sample the CPU (deltas of cumulative CPU time) and RSS of this host process `PID` from /proc, like a stack service (repeatable; plain mode only)"

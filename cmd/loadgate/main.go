@@ -1,13 +1,8 @@
 // Command loadgate gates a change on honest load-test results.
 //
-// main is thin: it sets up signals and maps the error returned by run to an
-// exit code (see design.md): 0 pass, 1 the verdict failed, 2 usage error or
-// refused, 3 the run is unusable.
-//
-// Signals: the first SIGINT or SIGTERM cancels run's context — the run
-// stops its load, writes what it measured and tears its stacks down (exit
-// 3, interrupted). A second one exits at once, with 3, after removing what
-// can be removed quickly (session.Emergency).
+// main maps run's error to an exit code (exitCode). The first SIGINT or
+// SIGTERM cancels the run, which writes what it measured and tears down
+// (exit 3); a second exits at once after quick cleanups (session.Emergency).
 package main
 
 import (

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
-	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/outfile"
@@ -42,14 +41,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return finish(p.Out, res, stdout, stderr)
-}
-
-// finish writes the result files, prints the report and maps the verdict to
-// the exit code.
-func finish(out string, res *result.Result, stdout, stderr io.Writer) error {
 	v := verdict.Thresholds(res)
-	if err := report.WriteRun(out, res, v, stdout, stderr); err != nil {
+	if err := report.WriteRun(p.Out, res, v, stdout, stderr); err != nil {
 		return err
 	}
 	return verdictExit(v)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
-	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/internal/cliflag"
 )
@@ -33,18 +32,4 @@ func addStackFlags(fs *flag.FlagSet, f *stackFlags, stderr io.Writer) {
 func addPriorityFlag(fs *flag.FlagSet, f *stackFlags) {
 	f.Priority = pin.ModeAuto
 	fs.TextVar(&f.Priority, "load-priority", pin.ModeAuto, "the generator's scheduling during a load: `auto` (SCHED_RR 1 when a stack and the generator are pinned apart and the system permits it), rt (SCHED_RR 1 wherever it runs, or refuse), normal (never raised)")
-}
-
-// envResolver resolves the scenario's ${NAME} values from this process's
-// environment without the runner's credentials, and masks them (GitHub
-// Actions) on stderr before anything is logged.
-func envResolver(stderr io.Writer) func(*scenario.Scenario) (map[string]string, error) {
-	return func(sc *scenario.Scenario) (map[string]string, error) {
-		env, err := sc.ResolveEnv(action.WithoutRunnerSecrets(os.LookupEnv))
-		if err != nil {
-			return nil, usageErr("%w", err)
-		}
-		action.MaskEnv(stderr, os.Getenv, env)
-		return env, nil
-	}
 }

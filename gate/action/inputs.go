@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -432,6 +433,20 @@ func maskLines(values []string) []string {
 		}
 	}
 	return out
+}
+
+// ResolveEnv resolves a scenario's ${NAME} values from this process's
+// environment without the runner's credentials, and masks them on w
+// (workflow commands) before anything is logged.
+func ResolveEnv(w io.Writer) func(*scenario.Scenario) (map[string]string, error) {
+	return func(sc *scenario.Scenario) (map[string]string, error) {
+		env, err := sc.ResolveEnv(WithoutRunnerSecrets(os.LookupEnv))
+		if err != nil {
+			return nil, rounds.Usagef("%w", err)
+		}
+		MaskEnv(w, os.Getenv, env)
+		return env, nil
+	}
 }
 
 // MaskEnv masks env's values (resolved ${ENV} references) in name order.

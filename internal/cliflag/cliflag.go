@@ -1,5 +1,5 @@
 // Package cliflag is what the standard flag package lacks for loadgate's
-// commands: flags after positional arguments, repeatable string flags, and
+// commands: flags after positional arguments, repeatable flags, and
 // help that leads with the usage and examples.
 package cliflag
 
@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -56,8 +58,33 @@ func PrintHelp(w io.Writer, text string, fs *flag.FlagSet) {
 	}
 }
 
+// IsSet reports whether the flag name was given on fs's command line.
+func IsSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // Strings is a repeatable string flag: each use appends.
 type Strings []string
 
 func (m *Strings) String() string     { return strings.Join(*m, ",") }
 func (m *Strings) Set(v string) error { *m = append(*m, v); return nil }
+
+// PIDs is a repeatable process id flag: each use appends a positive id,
+// never one given before.
+type PIDs []int
+
+func (p *PIDs) String() string { return fmt.Sprint([]int(*p)) }
+
+func (p *PIDs) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("%q is not a process id", v)
+	}
+	if slices.Contains(*p, n) {
+		return fmt.Errorf("pid %d given twice", n)
+	}
+	*p = append(*p, n)
+	return nil
+}

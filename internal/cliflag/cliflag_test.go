@@ -54,3 +54,32 @@ func TestPrintHelpOrder(t *testing.T) {
 		t.Errorf("order usage %d examples %d flags %d prose %d:\n%s", usage, ex, flags, prose, out)
 	}
 }
+
+func TestPIDsRefusesBadAndRepeatedIDs(t *testing.T) {
+	var p cliflag.PIDs
+	for _, v := range []string{"12", "34"} {
+		if err := p.Set(v); err != nil {
+			t.Fatalf("Set(%q): %v", v, err)
+		}
+	}
+	for _, v := range []string{"0", "-3", "x", "12"} {
+		if err := p.Set(v); err == nil {
+			t.Errorf("Set(%q) was taken: %v", v, p)
+		}
+	}
+	if p.String() != "[12 34]" {
+		t.Errorf("PIDs = %s, want [12 34]", p.String())
+	}
+}
+
+func TestIsSetOnlyWhenGiven(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.Bool("duet", true, "")
+	fs.Bool("other", false, "")
+	if err := fs.Parse([]string{"-other"}); err != nil {
+		t.Fatal(err)
+	}
+	if cliflag.IsSet(fs, "duet") || !cliflag.IsSet(fs, "other") {
+		t.Errorf("IsSet(duet)=%v IsSet(other)=%v, want false true", cliflag.IsSet(fs, "duet"), cliflag.IsSet(fs, "other"))
+	}
+}
