@@ -92,15 +92,8 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	if err := os.MkdirAll(*work, 0o755); err != nil {
+	if err := cleanWork(*work); err != nil {
 		fatal(err)
-	}
-	// Leftovers of an earlier run (loadgate's result dirs are kept for inspection until then).
-	for _, pat := range []string{"loadgate-*", "vegeta-*"} {
-		old, _ := filepath.Glob(filepath.Join(*work, pat))
-		for _, f := range old {
-			os.RemoveAll(f)
-		}
 	}
 	b := &bench{
 		vegeta: *vegeta, loadgate: *loadgate, genCPU: *genCPU,
@@ -109,34 +102,13 @@ func main() {
 		crit:     criterion{MinSuccess: *minSuccess, MaxLatenessMS: *maxLate},
 		deadline: time.Now().Add(*budget), quietWait: *quietWait, retries: *retries,
 	}
-	var schedNote string
-	switch *priority {
-	case "rt":
-		// Permitted here? chrt execs true under SCHED_RR 1, or fails.
-		if out, err := exec.CommandContext(ctx, "chrt", "-r", "1", "true").CombinedOutput(); err != nil {
-			schedNote = fmt.Sprintf("SCHED_RR 1 was asked for but is not permitted here (chrt -r 1: %v %s): both ran SCHED_OTHER", err, strings.TrimSpace(string(out)))
-		} else {
-			b.rt = true
-		}
-	case "normal":
-	default:
-		fatal(fmt.Errorf("-priority %q: want rt or normal", *priority))
+	schedNote, err := b.schedule(ctx, *priority)
+	if err != nil {
+		fatal(err)
 	}
-	if *loadgate != "" {
-		help, _ := exec.CommandContext(ctx, *loadgate, "run", "-h").CombinedOutput()
-		b.lgOld = !strings.Contains(string(help), "-load-priority")
-	}
-	var gens []generator
-	for _, t := range strings.Split(*tools, ",") {
-		switch strings.TrimSpace(t) {
-		case "vegeta":
-			gens = append(gens, generator{"vegeta", b.runVegeta})
-		case "loadgate":
-			gens = append(gens, generator{"loadgate", b.runLoadgate})
-		case "":
-		default:
-			fatal(fmt.Errorf("unknown tool %q", t))
-		}
+	gens, err := b.generators(*tools)
+	if err != nil {
+		fatal(err)
 	}
 
 	srv, err := startServer(*serverBin, *serverCPU, *serverMode)
@@ -155,19 +127,7 @@ func main() {
 		RT: b.rt, LgOld: b.lgOld, SchedNote: schedNote,
 	}
 
-	// What each tool's process costs whatever the load: a run of one
-	// request (its context switches beside the targets').
-	rep.Startup = map[string]int64{}
-	for _, g := range gens {
-		if ctx.Err() != nil {
-			break
-		}
-		if r := g.run(ctx, 1, time.Second); r.Skipped == "" {
-			rep.Startup[g.name] = r.Nvcsw
-			logf("%s: a run of one request: %d voluntary context switches", g.name, r.Nvcsw)
-		}
-		pause(ctx)
-	}
+	b.startupCost(ctx, rep, gens)
 	// Fixed rates, the tools alternating who goes first.
 	for i, rate := range fixed {
 		for j := range gens {
@@ -178,32 +138,106 @@ func main() {
 			rep.Runs = append(rep.Runs, b.measure(ctx, g, "fixed", rate, *dur))
 		}
 	}
-	// Highest held rate, one tool at a time.
+	b.searchAll(ctx, rep, gens, *searchStep, *searchMax, *bisect, *searchDur)
+	rep.End = time.Now()
+	rep.Interrupted = ctx.Err() != nil
+	writeReport(rep, *out)
+	if rep.Interrupted {
+		srv.Stop()
+		os.Exit(130)
+	}
+}
+
+// cleanWork makes the scratch directory and removes an earlier run's
+// leftovers (loadgate's result dirs are kept for inspection until then).
+func cleanWork(work string) error {
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	for _, pat := range []string{"loadgate-*", "vegeta-*"} {
+		old, _ := filepath.Glob(filepath.Join(work, pat))
+		for _, f := range old {
+			os.RemoveAll(f)
+		}
+	}
+	return nil
+}
+
+// schedule sets b.rt from -priority (rt where chrt -r 1 is permitted here)
+// and b.lgOld from loadgate's help; the note says when rt was refused.
+func (b *bench) schedule(ctx context.Context, priority string) (note string, err error) {
+	switch priority {
+	case "rt":
+		if out, err := exec.CommandContext(ctx, "chrt", "-r", "1", "true").CombinedOutput(); err != nil {
+			note = fmt.Sprintf("SCHED_RR 1 was asked for but is not permitted here (chrt -r 1: %v %s): both ran SCHED_OTHER", err, strings.TrimSpace(string(out)))
+		} else {
+			b.rt = true
+		}
+	case "normal":
+	default:
+		return "", fmt.Errorf("-priority %q: want rt or normal", priority)
+	}
+	if b.loadgate != "" {
+		help, _ := exec.CommandContext(ctx, b.loadgate, "run", "-h").CombinedOutput()
+		b.lgOld = !strings.Contains(string(help), "-load-priority")
+	}
+	return note, nil
+}
+
+// generators are -tools' generators, in order.
+func (b *bench) generators(tools string) ([]generator, error) {
+	var gens []generator
+	for _, t := range strings.Split(tools, ",") {
+		switch strings.TrimSpace(t) {
+		case "vegeta":
+			gens = append(gens, generator{"vegeta", b.runVegeta})
+		case "loadgate":
+			gens = append(gens, generator{"loadgate", b.runLoadgate})
+		case "":
+		default:
+			return nil, fmt.Errorf("unknown tool %q", t)
+		}
+	}
+	return gens, nil
+}
+
+// startupCost is what each tool's process costs whatever the load: a run
+// of one request (its context switches beside the targets').
+func (b *bench) startupCost(ctx context.Context, rep *report, gens []generator) {
+	rep.Startup = map[string]int64{}
 	for _, g := range gens {
 		if ctx.Err() != nil {
-			break
+			return
 		}
-		best, note := b.search(ctx, g, rep, *searchStep, *searchMax, *bisect, *searchDur)
+		if r := g.run(ctx, 1, time.Second); r.Skipped == "" {
+			rep.Startup[g.name] = r.Nvcsw
+			logf("%s: a run of one request: %d voluntary context switches", g.name, r.Nvcsw)
+		}
+		pause(ctx)
+	}
+}
+
+// searchAll finds each tool's highest held rate, one tool at a time.
+func (b *bench) searchAll(ctx context.Context, rep *report, gens []generator, step, top, bisect int, dur time.Duration) {
+	for _, g := range gens {
+		if ctx.Err() != nil {
+			return
+		}
+		best, note := b.search(ctx, g, rep, step, top, bisect, dur)
 		rep.MaxHeld[g.name] = best
 		rep.SearchNote[g.name] = note
 		logf("%s: highest held rate %d/s %s", g.name, best, note)
 	}
-	rep.End = time.Now()
-	if ctx.Err() != nil {
-		rep.Interrupted = true
-	}
+}
 
+// writeReport prints the markdown report and writes it to out.
+func writeReport(rep *report, out string) {
 	md := rep.markdown()
 	fmt.Print(md)
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err == nil {
-		err = os.WriteFile(*out, []byte(md), 0o644)
-		if err != nil {
-			logf("write %s: %v", *out, err)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err == nil {
+		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+			logf("write %s: %v", out, err)
 		}
-	}
-	if rep.Interrupted {
-		srv.Stop()
-		os.Exit(130)
 	}
 }
 

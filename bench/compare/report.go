@@ -115,6 +115,25 @@ func (rep *report) markdown() string {
 	var sb strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&sb, format, args...) }
 
+	rep.method(&sb)
+	p("## Fixed rates (%s each)\n\n", rep.Dur)
+	rep.table(&sb, "fixed")
+	rep.searchSection(&sb)
+	p("\n## The target's side: bench/server's CPU under each tool (fixed rates)\n\n")
+	rep.serverTable(&sb)
+	p("\n%s\n", serverExplanation)
+
+	rep.targetsSection(&sb)
+	rep.notesSection(&sb)
+	p("\nNot measured: the server's latency distribution as the client sees it (each tool reports its own); " +
+		"CPU the kernel spends in softirq for loopback traffic is charged to whichever task is running and may land on either side. " +
+		"Single runs, no repetitions: differences of a few percent are within run-to-run noise.\n")
+	return sb.String()
+}
+
+// method is the report's heading and how everything was measured.
+func (rep *report) method(sb *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(sb, format, args...) }
 	host, _ := os.Hostname()
 	p("# loadgate vs vegeta — loopback open-loop benchmark\n\n")
 	if rep.Interrupted {
@@ -155,9 +174,11 @@ func (rep *report) markdown() string {
 	p("- server CPU %% = the server's CPU (its own getrusage, reported on /__bench/stats; /proc if not) over the generator's wall time; near 100%% means the server, not the generator, was the limit. Per request, with its context switches: the server table below\n")
 	p("- conns = connections the server accepted during the run; the server also counts the requests it answered, and a note says so when that differs from the tool's own count\n")
 	p("- other CPU %% = CPU used on cores %s and %s by anything but the server and the generator during the run (from /proc/stat, percent of one core); steal %% = the time the hypervisor gave those cores to another guest while they were ready to run (/proc/stat's steal: on a virtual machine, the host's other work; no process here shows it); when the two together pass %d%% the run is flagged *contended* in the notes and its figures are not to be trusted\n\n", rep.ServerCPU, rep.GenCPU, contendedPct)
+}
 
-	p("## Fixed rates (%s each)\n\n", rep.Dur)
-	rep.table(&sb, "fixed")
+// searchSection is the highest held rate of each tool, with its runs.
+func (rep *report) searchSection(sb *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(sb, format, args...) }
 	p("\n## Highest held rate (search: %s runs, stepping up then bisecting)\n\n", rep.SearchDur)
 	if rep.Retries > 0 {
 		p("A step not held is run again, up to %d more time(s) (`-retries`; fewer when the time budget is short), for every tool alike: near its limit a generator is at 100%% of its core, and a single stall's lateness spike decides a %s step; the step is held when any attempt was.\n\n", rep.Retries, rep.SearchDur)
@@ -172,12 +193,12 @@ func (rep *report) markdown() string {
 		p("| %s | %s | %s %s |\n", g.name, v, rep.searchTrail(g.name), rep.SearchNote[g.name])
 	}
 	p("\n")
-	rep.table(&sb, "search")
+	rep.table(sb, "search")
+}
 
-	p("\n## The target's side: bench/server's CPU under each tool (fixed rates)\n\n")
-	rep.serverTable(&sb)
-	p("\n%s\n", serverExplanation)
-
+// targetsSection is every target with its status.
+func (rep *report) targetsSection(sb *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(sb, format, args...) }
 	p("\n## Targets\n\n| target | value | status |\n| --- | --- | --- |\n")
 	met := 0
 	ts := rep.targets()
@@ -188,7 +209,11 @@ func (rep *report) markdown() string {
 		}
 	}
 	p("\n%d of %d targets met.\n", met, len(ts))
+}
 
+// notesSection flags the contended runs and lists the runs' notes.
+func (rep *report) notesSection(sb *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(sb, format, args...) }
 	contended := 0
 	for _, r := range rep.Runs {
 		if r.Skipped == "" && r.ContendedPct() > contendedPct {
@@ -215,10 +240,6 @@ func (rep *report) markdown() string {
 			p("- %s\n", n)
 		}
 	}
-	p("\nNot measured: the server's latency distribution as the client sees it (each tool reports its own); " +
-		"CPU the kernel spends in softirq for loopback traffic is charged to whichever task is running and may land on either side. " +
-		"Single runs, no repetitions: differences of a few percent are within run-to-run noise.\n")
-	return sb.String()
 }
 
 func (rep *report) table(sb *strings.Builder, stage string) {

@@ -72,116 +72,147 @@ func loadCorpus(dir, repo string) ([]*design, error) {
 		return nil, err
 	}
 	byName := map[string]*design{}
-	type timing struct {
-		pair, setup, up time.Duration
-		unusable        bool
-	}
-	timings := map[string][]timing{}
+	timings := map[string][]chunkTiming{}
 	for _, doneFile := range names {
-		b, err := os.ReadFile(doneFile)
+		name, t, err := readChunk(doneFile, byName)
 		if err != nil {
 			return nil, err
 		}
-		var d done
-		if err := json.Unmarshal(b, &d); err != nil {
-			return nil, fmt.Errorf("%s: %w", doneFile, err)
-		}
-		chunkDir := filepath.Dir(doneFile)
-		ds := byName[d.Design]
-		if ds == nil {
-			ds = &design{name: d.Design, scenario: d.Scenario}
-			byName[d.Design] = ds
-		}
-		if ds.scenario != d.Scenario {
-			return nil, fmt.Errorf("%s: design %s ran %s here, %s elsewhere", doneFile, d.Design, d.Scenario, ds.scenario)
-		}
-		ds.chunks++
-		var first, last time.Time
-		if d.Exit == 3 {
-			ds.unusableGates++
-		}
-		for i := 1; i <= d.Rounds; i++ {
-			p := pair{chunk: filepath.Base(chunkDir), round: i}
-			usable := true
-			for _, side := range []string{"base", "head"} {
-				r, err := result.ReadFile(filepath.Join(chunkDir, side, fmt.Sprintf("round-%d", i), "result.json"))
-				if err != nil && d.Exit == 3 && errors.Is(err, fs.ErrNotExist) {
-					usable = false // the gate stopped before this round
-					continue
-				}
-				if err != nil {
-					return nil, err
-				}
-				if !r.Usable {
-					usable = false
-					continue
-				}
-				if first.IsZero() || r.StartedAt.Before(first) {
-					first = r.StartedAt
-				}
-				if r.FinishedAt.After(last) {
-					last = r.FinishedAt
-				}
-				if side == "base" {
-					p.base = r
-				} else {
-					p.head = r
-				}
-			}
-			if !usable {
-				ds.unusablePairs++
-				continue
-			}
-			for _, r := range []*result.Result{p.base, p.head} {
-				if r.GeneratorBehind() != nil {
-					ds.untrusted++
-				}
-			}
-			ds.pairs = append(ds.pairs, p)
-		}
-		// An unusable gate's rounds still ran (the watchdog ends a round
-		// early, by at most its length): its timing is used only where no
-		// usable gate of the design has one.
-		per := last.Sub(first) / time.Duration(d.Rounds)
-		start := time.Unix(d.Started, 0)
-		if d.Started == 0 {
-			if fi, err := os.Stat(doneFile); err == nil {
-				start = fi.ModTime().Add(-time.Duration(d.WallS) * time.Second)
-			}
-		}
-		t := timing{pair: per, setup: time.Duration(d.WallS)*time.Second - time.Duration(d.Rounds)*per,
-			up: first.Sub(start), unusable: d.Exit == 3}
-		timings[d.Design] = append(timings[d.Design], t)
+		timings[name] = append(timings[name], t)
 	}
 	var out []*design
 	for _, ds := range byName {
-		var pairs, setups, ups, upairs, usetups, uups []time.Duration
-		for _, t := range timings[ds.name] {
-			if t.unusable {
-				upairs, usetups, uups = append(upairs, t.pair), append(usetups, t.setup), append(uups, t.up)
-			} else {
-				pairs, setups, ups = append(pairs, t.pair), append(setups, t.setup), append(ups, t.up)
-			}
-		}
-		if len(pairs) == 0 {
-			pairs, setups, ups = upairs, usetups, uups
-		}
-		ds.pairDur, ds.setupDur, ds.upDur = median(pairs), median(setups), median(ups)
-		sc, err := scenario.Load(filepath.Join(repo, ds.scenario), scenario.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("design %s: %w", ds.name, err)
-		}
-		if len(ds.pairs) > 0 && ds.pairs[0].base.Scenario.Hash != sc.Hash {
-			return nil, fmt.Errorf("design %s: %s has hash %s, the corpus's rounds ran %s: not this file's load", ds.name, ds.scenario, sc.Hash, ds.pairs[0].base.Scenario.Hash)
-		}
-		ds.estimate = rounds.RoundEstimate(sc, 2, ds.duet())
-		for _, w := range sc.Workloads {
-			ds.workloads = append(ds.workloads, w.Name)
+		if err := ds.settle(timings[ds.name], repo); err != nil {
+			return nil, err
 		}
 		out = append(out, ds)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, nil
+}
+
+// chunkTiming is one gate's per-pair, set-up and bring-up times.
+type chunkTiming struct {
+	pair, setup, up time.Duration
+	unusable        bool
+}
+
+// readChunk adds the chunk of doneFile to its design in byName and
+// returns the design's name and the chunk's timing.
+func readChunk(doneFile string, byName map[string]*design) (string, chunkTiming, error) {
+	b, err := os.ReadFile(doneFile)
+	if err != nil {
+		return "", chunkTiming{}, err
+	}
+	var d done
+	if err := json.Unmarshal(b, &d); err != nil {
+		return "", chunkTiming{}, fmt.Errorf("%s: %w", doneFile, err)
+	}
+	chunkDir := filepath.Dir(doneFile)
+	ds := byName[d.Design]
+	if ds == nil {
+		ds = &design{name: d.Design, scenario: d.Scenario}
+		byName[d.Design] = ds
+	}
+	if ds.scenario != d.Scenario {
+		return "", chunkTiming{}, fmt.Errorf("%s: design %s ran %s here, %s elsewhere", doneFile, d.Design, d.Scenario, ds.scenario)
+	}
+	ds.chunks++
+	var first, last time.Time
+	if d.Exit == 3 {
+		ds.unusableGates++
+	}
+	for i := 1; i <= d.Rounds; i++ {
+		p, usable, err := readPair(chunkDir, i, d.Exit, &first, &last)
+		if err != nil {
+			return "", chunkTiming{}, err
+		}
+		if !usable {
+			ds.unusablePairs++
+			continue
+		}
+		for _, r := range []*result.Result{p.base, p.head} {
+			if r.GeneratorBehind() != nil {
+				ds.untrusted++
+			}
+		}
+		ds.pairs = append(ds.pairs, p)
+	}
+	// An unusable gate's rounds still ran (the watchdog ends a round
+	// early, by at most its length): its timing is used only where no
+	// usable gate of the design has one.
+	per := last.Sub(first) / time.Duration(d.Rounds)
+	start := time.Unix(d.Started, 0)
+	if d.Started == 0 {
+		if fi, err := os.Stat(doneFile); err == nil {
+			start = fi.ModTime().Add(-time.Duration(d.WallS) * time.Second)
+		}
+	}
+	return d.Design, chunkTiming{pair: per, setup: time.Duration(d.WallS)*time.Second - time.Duration(d.Rounds)*per,
+		up: first.Sub(start), unusable: d.Exit == 3}, nil
+}
+
+// readPair reads round i of a chunk, both sides, widening [first, last]
+// to every usable result's span; usable is false when a side is missing
+// (the gate stopped before it) or unusable.
+func readPair(chunkDir string, i, exit int, first, last *time.Time) (p pair, usable bool, err error) {
+	p = pair{chunk: filepath.Base(chunkDir), round: i}
+	usable = true
+	for _, side := range []string{"base", "head"} {
+		r, err := result.ReadFile(filepath.Join(chunkDir, side, fmt.Sprintf("round-%d", i), "result.json"))
+		if err != nil && exit == 3 && errors.Is(err, fs.ErrNotExist) {
+			usable = false // the gate stopped before this round
+			continue
+		}
+		if err != nil {
+			return p, false, err
+		}
+		if !r.Usable {
+			usable = false
+			continue
+		}
+		if first.IsZero() || r.StartedAt.Before(*first) {
+			*first = r.StartedAt
+		}
+		if r.FinishedAt.After(*last) {
+			*last = r.FinishedAt
+		}
+		if side == "base" {
+			p.base = r
+		} else {
+			p.head = r
+		}
+	}
+	return p, usable, nil
+}
+
+// settle sets ds's median timings (its usable gates', else its unusable
+// ones'), its round estimate and workloads from its scenario under repo.
+func (ds *design) settle(timings []chunkTiming, repo string) error {
+	var pairs, setups, ups, upairs, usetups, uups []time.Duration
+	for _, t := range timings {
+		if t.unusable {
+			upairs, usetups, uups = append(upairs, t.pair), append(usetups, t.setup), append(uups, t.up)
+		} else {
+			pairs, setups, ups = append(pairs, t.pair), append(setups, t.setup), append(ups, t.up)
+		}
+	}
+	if len(pairs) == 0 {
+		pairs, setups, ups = upairs, usetups, uups
+	}
+	ds.pairDur, ds.setupDur, ds.upDur = median(pairs), median(setups), median(ups)
+	sc, err := scenario.Load(filepath.Join(repo, ds.scenario), scenario.Options{})
+	if err != nil {
+		return fmt.Errorf("design %s: %w", ds.name, err)
+	}
+	if len(ds.pairs) > 0 && ds.pairs[0].base.Scenario.Hash != sc.Hash {
+		return fmt.Errorf("design %s: %s has hash %s, the corpus's rounds ran %s: not this file's load", ds.name, ds.scenario, sc.Hash, ds.pairs[0].base.Scenario.Hash)
+	}
+	ds.estimate = rounds.RoundEstimate(sc, 2, ds.duet())
+	for _, w := range sc.Workloads {
+		ds.workloads = append(ds.workloads, w.Name)
+	}
+	return nil
 }
 
 // duet: every pair of the design's corpus ran as a duet (loadgate gate

@@ -206,6 +206,48 @@ func run(cfg config) (string, error) {
 	if len(designs) == 0 {
 		return "", fmt.Errorf("no kept chunk under %s: run bench/gatequality/collect.sh first", cfg.corpus)
 	}
+	designs = selectDesigns(cfg, designs)
+	if cfg.symmetryOnly {
+		return "", rewriteSymmetry(cfg.out, designs, verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile})
+	}
+	plans, err := plansOf(cfg)
+	if err != nil {
+		return "", err
+	}
+	ds, err := floats(cfg.deltas)
+	if err != nil {
+		return "", fmt.Errorf("-deltas: %w", err)
+	}
+	opt := verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile}
+	ab, err := loadAB(cfg.ab)
+	if err != nil {
+		return "", err
+	}
+	if cfg.corpusName != "" {
+		ab = nil // the real A/B gates are the collecting machine's, not a committed corpus's
+	}
+	rows, jobs := jobsOf(designs, plans, cfg.estimators, ds)
+	start := time.Now()
+	if err := simulateAll(cfg, opt, jobs, start); err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	conditions, err := os.ReadFile(filepath.Join(cfg.corpus, "CONDITIONS.md"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	sb.WriteString(preamble(strings.TrimSpace(string(conditions))))
+	if err := writeTable(&sb, cfg, opt, designs, rows, ds); err != nil {
+		return "", err
+	}
+	writeAB(&sb, ab)
+	fmt.Fprintf(os.Stderr, "gatequality: judged %s (%s)\n", cfg.corpus, time.Since(start).Round(time.Second))
+	return sb.String(), nil
+}
+
+// selectDesigns is designs cut to -only, with each one's -on-schedule
+// variant added.
+func selectDesigns(cfg config, designs []*design) []*design {
 	if cfg.only != "" {
 		keep := map[string]bool{}
 		for _, n := range strings.Split(cfg.only, ",") {
@@ -226,18 +268,17 @@ func run(cfg config) (string, error) {
 			}
 		}
 	}
-	if cfg.symmetryOnly {
-		return "", rewriteSymmetry(cfg.out, designs, verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile})
-	}
+	return designs
+}
+
+// plansOf is -rounds' fixed plans, then the sequential one.
+func plansOf(cfg config) ([]plan, error) {
 	var fixed []int
 	if cfg.rounds != "" {
+		var err error
 		if fixed, err = ints(cfg.rounds); err != nil {
-			return "", fmt.Errorf("-rounds: %w", err)
+			return nil, fmt.Errorf("-rounds: %w", err)
 		}
-	}
-	ds, err := floats(cfg.deltas)
-	if err != nil {
-		return "", fmt.Errorf("-deltas: %w", err)
 	}
 	plans := []plan{}
 	for _, r := range fixed {
@@ -247,33 +288,31 @@ func run(cfg config) (string, error) {
 	if sp == verdict.SpendOBF {
 		sp = "" // the gate's own, as the cache has always keyed it
 	}
-	plans = append(plans, plan{Auto: true, Budget: cfg.budget, MaxRounds: cfg.maxRounds, Spending: sp})
-	opt := verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile}
-	ab, err := loadAB(cfg.ab)
-	if err != nil {
-		return "", err
-	}
-	if cfg.corpusName != "" {
-		ab = nil // the real A/B gates are the collecting machine's, not a committed corpus's
-	}
+	return append(plans, plan{Auto: true, Budget: cfg.budget, MaxRounds: cfg.maxRounds, Spending: sp}), nil
+}
 
-	type job struct {
-		r    *row
-		cond condition
-		seq  uint64
-	}
+// job is one cell to simulate: a row's A/A cell (no workload) or one
+// condition's detection cell.
+type job struct {
+	r    *row
+	cond condition
+	seq  uint64
+}
+
+// jobsOf is the table's rows (design × plan × estimator) and their cells.
+func jobsOf(designs []*design, plans []plan, estimators []string, deltas []float64) ([]*row, []job) {
 	var rows []*row
 	var jobs []job
 	for _, d := range designs {
 		for _, p := range plans {
-			for _, e := range cfg.estimators {
+			for _, e := range estimators {
 				r := &row{ds: d, p: p, est: e, detect: map[condition]cell{}}
 				rows = append(rows, r)
 				// The estimators judge the same drawn gates (the stream
 				// leaves the estimator out): a paired comparison.
 				jobs = append(jobs, job{r: r, seq: stream(d.name, p, condition{})})
 				for _, w := range d.workloads {
-					for _, delta := range ds {
+					for _, delta := range deltas {
 						cond := condition{Workload: w, Delta: delta}
 						jobs = append(jobs, job{r: r, cond: cond, seq: stream(d.name, p, cond)})
 					}
@@ -281,8 +320,13 @@ func run(cfg config) (string, error) {
 			}
 		}
 	}
+	return rows, jobs
+}
+
+// simulateAll simulates the jobs on cfg.workers goroutines, through the cell
+// cache, into their rows.
+func simulateAll(cfg config, opt verdict.CompareOptions, jobs []job, start time.Time) error {
 	cache := cellCache{dir: cfg.cache}
-	start := time.Now()
 	var mu sync.Mutex
 	var firstErr error
 	ch := make(chan job)
@@ -332,21 +376,7 @@ func run(cfg config) (string, error) {
 	}
 	close(ch)
 	wg.Wait()
-	if firstErr != nil {
-		return "", firstErr
-	}
-	var sb strings.Builder
-	conditions, err := os.ReadFile(filepath.Join(cfg.corpus, "CONDITIONS.md"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", err
-	}
-	sb.WriteString(preamble(strings.TrimSpace(string(conditions))))
-	if err := writeTable(&sb, cfg, opt, designs, rows, ds); err != nil {
-		return "", err
-	}
-	writeAB(&sb, ab)
-	fmt.Fprintf(os.Stderr, "gatequality: judged %s (%s)\n", cfg.corpus, time.Since(start).Round(time.Second))
-	return sb.String(), nil
+	return firstErr
 }
 
 // stream is a cell's own stream of the seeded generator: the same cell
