@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,16 +39,16 @@ func leftovers(t *testing.T, pid int) []string {
 // A run of the demo stack interrupted with SIGINT (then, separately,
 // SIGTERM) in the middle of its load leaves no container, network or volume
 // behind, and writes a result that balances and says it was interrupted.
+// By default: TestSignalMidLoadPlain (the process and its result) and
+// compose's TestStackLifecycle and TestCancelledUpTearsDown (teardown).
 func TestSignalMidLoadLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: stack tests not run")
 	}
+	testtier.Require(t, testtier.E2E)
 	enginetest.Require(t, "signal tests")
 	root := repoRoot(t)
-	bin := filepath.Join(t.TempDir(), "loadgate")
-	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "loadgate")).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildLoadgate(t, root)
 	demo := filepath.Join(root, "examples", "demo")
 	scen := writeScenario(t, fmt.Sprintf(`
 name: sigint
@@ -59,67 +61,101 @@ workloads: [{name: list, http: {path: "/items?page={n}"}}]
 `, filepath.Join(demo, "compose.yaml"), filepath.Join(demo, "build.sh")))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			if sig != syscall.SIGINT {
-				testtier.Require(t, testtier.E2E) // SIGINT alone by default
-			}
 			out := filepath.Join(t.TempDir(), "out")
-			cmd := exec.Command(bin, "run", "--scenario", scen, "--out", out, "--progress", "never")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, stderr := startRun(t, bin, "--scenario", scen, "--out", out)
 			pid := cmd.Process.Pid
 			t.Cleanup(func() {
 				if left := leftovers(t, pid); len(left) > 0 {
 					exec.Command(bin, "down", "--all").Run()
 				}
 			})
-			// Wait until the load is running: two snapshots written.
-			deadline := time.Now().Add(3 * time.Minute)
-			for {
-				b, _ := os.ReadFile(filepath.Join(out, "snapshots.jsonl"))
-				if bytes.Count(b, []byte("\n")) >= 2 {
-					break
+			res := interruptMidLoad(t, cmd, stderr, out, sig, func() {
+				if len(leftovers(t, pid)) == 0 {
+					t.Fatalf("no labelled resources while the run is up: the test would prove nothing")
 				}
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatalf("the load never started:\n%s", stderr.String())
-				}
-				time.Sleep(200 * time.Millisecond)
-			}
-			if len(leftovers(t, pid)) == 0 {
-				t.Fatalf("no labelled resources while the run is up: the test would prove nothing")
-			}
-			cmd.Process.Signal(sig)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(2 * time.Minute):
-				cmd.Process.Kill()
-				t.Fatalf("loadgate did not stop within 2 minutes of %v:\n%s", sig, stderr.String())
-			}
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 3 {
-				t.Errorf("exit %v, want 3 (unusable: interrupted)\n%s", err, stderr.String())
-			}
+			})
 			if left := leftovers(t, pid); len(left) > 0 {
 				t.Errorf("left behind after %v: %s", sig, strings.Join(left, ", "))
 			}
-			res, rerr := result.ReadFile(filepath.Join(out, "result.json"))
-			if rerr != nil {
-				t.Fatalf("no result after %v: %v", sig, rerr)
-			}
-			if !res.Interrupted || res.Offered != res.Recorded || res.Offered == 0 {
-				t.Errorf("interrupted %v offered %d recorded %d", res.Interrupted, res.Offered, res.Recorded)
+			if res == nil {
+				return
 			}
 			if _, err := os.Stat(filepath.Join(out, "logs", "api.log")); err != nil {
 				t.Errorf("the api's logs were not saved: %v", err)
 			}
 		})
 	}
+}
+
+// The built program, SIGINTed in the middle of a plain run's load, stops
+// it, writes a result that balances and says it was interrupted, and exits
+// 3: the default tier's version of TestSignalMidLoadLeavesNothing.
+func TestSignalMidLoadPlain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: built-binary tests not run")
+	}
+	bin := buildLoadgate(t, repoRoot(t))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	scen := writeScenario(t, "name: sigint\nphases: [{name: sustain, rate: 50, duration: 2m}]\nworkloads: [{name: a, http: {path: /}}]\n")
+	out := filepath.Join(t.TempDir(), "out")
+	cmd, stderr := startRun(t, bin, "--scenario", scen, "--target", srv.URL, "--out", out)
+	interruptMidLoad(t, cmd, stderr, out, syscall.SIGINT, func() {})
+}
+
+// startRun starts `bin run --progress never args...`, its stderr kept.
+func startRun(t *testing.T, bin string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, append([]string{"run", "--progress", "never"}, args...)...)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &stderr
+}
+
+// interruptMidLoad waits until cmd, a run writing to out, has written two
+// snapshots, calls running, sends sig, and checks the exit (3) and the
+// result (interrupted, balanced), which it returns (nil when unreadable).
+func interruptMidLoad(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, out string, sig syscall.Signal, running func()) *result.Result {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		b, _ := os.ReadFile(filepath.Join(out, "snapshots.jsonl"))
+		if bytes.Count(b, []byte("\n")) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the load never started:\n%s", stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	running()
+	cmd.Process.Signal(sig)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("loadgate did not stop within 2 minutes of %v:\n%s", sig, stderr.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Errorf("exit %v, want 3 (unusable: interrupted)\n%s", err, stderr.String())
+	}
+	res, rerr := result.ReadFile(filepath.Join(out, "result.json"))
+	if rerr != nil {
+		t.Errorf("no result after %v: %v", sig, rerr)
+		return nil
+	}
+	if !res.Interrupted || res.Offered != res.Recorded || res.Offered == 0 {
+		t.Errorf("interrupted %v offered %d recorded %d", res.Interrupted, res.Offered, res.Recorded)
+	}
+	return res
 }
 
 // buildLoadgate builds the binary under test into a temp dir.
