@@ -67,6 +67,11 @@ func main() {
 		prof    = flag.String("cpuprofile", "", "write a CPU profile to this `file`")
 		abOnly  = flag.Bool("ab-only", false, "rewrite only the real A/B gates' section of -out (the corpus's cells are not judged again)")
 		symOnly = flag.Bool("symmetry-only", false, "rewrite only the sides' symmetry section of -out (the corpus's cells are not judged again)")
+		shardsO = flag.String("shards", "", "write the shards table (shards.go: N runners' rounds merged) to this file instead, e.g. bench/shards.md")
+		shardG  = flag.Int("shard-gates", 40, "-shards: merged gates per cell")
+		shardN  = flag.String("shard-ns", "1,2,4", "-shards: the shard counts")
+		shardB  = flag.String("shard-rounds", "4,6,10", "-shards: the rounds per shard (the same budget for every shard)")
+		shardD  = flag.String("shard-deltas", "0.10,0.20", "-shards: the slowdowns δ")
 	)
 	flag.Parse()
 	// Every judged gate decodes its rounds' histograms afresh (as the gate
@@ -110,6 +115,23 @@ func main() {
 		deltas: *deltas, budget: *budget, maxRounds: *maxR, spending: *spend, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched, symmetryOnly: *symOnly}
 	for _, e := range strings.Split(*ests, ",") {
 		cfg.estimators = append(cfg.estimators, strings.TrimSpace(e))
+	}
+	if *shardsO != "" {
+		sc := shardConfig{gates: *shardG}
+		var err error
+		if sc.ns, err = ints(*shardN); err == nil {
+			if sc.budgets, err = ints(*shardB); err == nil {
+				sc.deltas, err = floats(*shardD)
+			}
+		}
+		if err == nil {
+			err = runShards(cfg, *corpora, *shardsO, sc)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gatequality:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := runAll(cfg, *corpora); err != nil {
 		fmt.Fprintln(os.Stderr, "gatequality:", err)

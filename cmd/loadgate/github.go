@@ -23,6 +23,7 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 		Reports: func(out string, gr rounds.Outcome) ([]byte, error) {
 			return report.WriteGate(out, gr, stdout, stderr)
 		},
+		Merge:     action.MergeGate(stderr), // the merge input: the shards judged as one gate
 		Trend:     action.HistoryTrend(stderr),
 		Getenv:    os.Getenv,
 		LookupEnv: os.LookupEnv,

@@ -46,6 +46,8 @@ const (
 	InAllowWorkflowChanges = "allow-workflow-changes"
 	InPullRequestTarget    = "pull-request-target"
 	InDuet                 = "duet"
+	InShard                = "shard" // shard.go
+	InMerge                = "merge" // shard.go
 )
 
 // The operator ceilings' defaults, also action.yml's (a test checks they
@@ -61,7 +63,7 @@ var InputNames = []string{
 	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs, InLoadPriority,
 	InRounds, InBudget, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
 	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges, InDuet,
-	InPullRequestTarget,
+	InPullRequestTarget, InShard, InMerge,
 }
 
 // InputEnv is the variable GetInput reads for an input: "INPUT_" + the name
@@ -120,6 +122,11 @@ type Inputs struct {
 	PullRequestTargetBaseOnly bool
 	Duet                      bool
 	LoadPriority              pin.Mode
+	// Shard: this job's share of the rounds (shard: K/N), no verdict;
+	// Merge: the directory of the shards' downloaded results, judged as one
+	// gate (shard.go).
+	Shard rounds.Shard
+	Merge string
 }
 
 // InputError is a bad input, named in its message: the command exits 2.
@@ -155,7 +162,7 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 	}
 	get := a.GetInput
 	for _, read := range []func(*Inputs, func(string) string) error{
-		readSides, readCPUs, readRun, readOutput, readLimits, readSwitches,
+		readShards, readSides, readCPUs, readRun, readOutput, readLimits, readSwitches,
 	} {
 		if err := read(&in, get); err != nil {
 			return in, err
@@ -167,7 +174,7 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 // readSides reads scenario, compose, base and against.
 func readSides(in *Inputs, get func(string) string) error {
 	in.Scenario = get(InScenario)
-	if in.Scenario == "" {
+	if in.Scenario == "" && in.Merge == "" { // a merge reads the shards' scenario
 		return inputErr(InScenario, "", "required: the scenario file, e.g. examples/demo/scenario.yaml")
 	}
 	in.Compose = splitList(get(InCompose))
@@ -371,7 +378,7 @@ func (in *Inputs) Resolve(ev Event) error {
 	if ev.Name == "pull_request_target" && !in.PullRequestTargetBaseOnly {
 		return inputErr(InPullRequestTarget, "", "the event is pull_request_target, which gives the pull request's code a write token and the secrets; use pull_request, or set it to base-only if this workflow checks out the base alone")
 	}
-	if in.Against == AgainstBase && in.Base == "" {
+	if in.Against == AgainstBase && in.Base == "" && in.Merge == "" { // a merge reads the shards' commits
 		return inputErr(InBase, "", "required when against is %q, the event (%s) is not a pull request and names no default branch", AgainstBase, orNone(ev.Name))
 	}
 	return nil
@@ -501,5 +508,6 @@ func (in Inputs) Apply(cfg rounds.Config, st session.StackOptions) (rounds.Confi
 	if in.ScenarioFrom != "" {
 		cfg.ScenarioFrom = in.ScenarioFrom // the unsafe opt-in: the report warns
 	}
+	cfg.Shard = in.Shard
 	return cfg, st
 }

@@ -54,6 +54,9 @@ type Step struct {
 	// Dir is the workspace ("": the current directory); the scenario input is
 	// relative to it.
 	Dir string
+	// Merge is the gate of the merge input: the shards' results judged as
+	// one gate (MergeGate); nil refuses the input.
+	Merge Gate
 }
 
 // StepResult is what a step decided.
@@ -110,9 +113,18 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 
 	// The stacks' builds and the rounds fold into one group of the log; the
 	// verdict and what follows stay visible.
+	gate := s.Gate
+	if in.Merge != "" { // shard.go
+		if gate = s.Merge; gate == nil {
+			return StepResult{FailOn: in.FailOn}, rounds.Usagef("gate --github: the merge input needs the merge gate")
+		}
+	}
 	a.Group("loadgate gate: " + in.Scenario + " (stacks and rounds)")
-	gr, out, err := s.Gate.Run(ctx, in)
+	gr, out, err := gate.Run(ctx, in)
 	a.EndGroup()
+	if in.Shard.On() {
+		return s.shardDone(a, in, gr, out, err)
+	}
 	if err != nil {
 		if rounds.KindOf(err) != rounds.ErrUnusable {
 			a.Errorf("%v", err)

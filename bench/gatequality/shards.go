@@ -1,0 +1,411 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
+)
+
+// The gain of shards (loadgate gate --shard K/N, then loadgate merge),
+// measured on the committed corpora: each gate (chunk) of a corpus stands
+// in for one runner, a shard's rounds are drawn from its chunk only, and N
+// shards' rounds are pooled as loadgate merge pools them (renumbered in
+// turn) and judged by verdict.Compare, the comparisons of the merge's
+// verdict.Gate. Every shard has the same budget of rounds, so N shards take
+// one shard's wall time. A change is made as in the gate-quality table:
+// head's latencies of one workload × (1+δ).
+
+// shardCell is one N × per-shard rounds row.
+type shardCell struct {
+	n, perShard         int
+	aaGates, aaReg      int
+	power               map[float64][]float64 // δ → per workload, the share called a regression
+	seqStops            []int                 // δ = the largest: per-shard rounds at the first decided look
+	seqGates, seqDecide int
+}
+
+// shardConfig: what runShards measures.
+type shardConfig struct {
+	ns, budgets []int
+	deltas      []float64
+	gates       int
+}
+
+// runShards writes the shards table of every committed corpus to out.
+func runShards(cfg config, corpora, out string, sc shardConfig) error {
+	dirs, err := committedCorpora(corpora)
+	if err != nil {
+		return err
+	}
+	var doc strings.Builder
+	fmt.Fprintf(&doc, "# Shards: N runners' rounds merged into one gate\n\n")
+	fmt.Fprintf(&doc, "Made by `go run ./bench/gatequality -shards bench/shards.md -shard-gates %d -seed %d` (bench/gatequality/shards.go).\n\n", sc.gates, cfg.seed)
+	for _, dir := range dirs {
+		tmp, err := os.MkdirTemp("", "gatequality-corpus-")
+		if err != nil {
+			return err
+		}
+		err = unpackCorpus(dir, tmp)
+		var designs []*design
+		if err == nil {
+			designs, err = loadCorpus(tmp, cfg.repo)
+		}
+		os.RemoveAll(tmp)
+		if err != nil {
+			return fmt.Errorf("corpus %s: %w", dir, err)
+		}
+		for _, ds := range designs {
+			part, err := shardsOf(cfg, ds, sc, filepath.Base(dir))
+			if err != nil {
+				return err
+			}
+			doc.WriteString(part)
+		}
+	}
+	return write(out, doc.String())
+}
+
+// runners are the design's pairs grouped by chunk (one gate, one runner's
+// stand-in), in round order; the same indexes into heads.
+func runners(ds *design) [][]int {
+	by := map[string][]int{}
+	var names []string
+	for i, p := range ds.pairs {
+		if _, ok := by[p.chunk]; !ok {
+			names = append(names, p.chunk)
+		}
+		by[p.chunk] = append(by[p.chunk], i)
+	}
+	sort.Strings(names)
+	out := make([][]int, 0, len(names))
+	for _, n := range names {
+		idx := by[n]
+		sort.Slice(idx, func(a, b int) bool { return ds.pairs[idx[a]].round < ds.pairs[idx[b]].round })
+		out = append(out, idx)
+	}
+	return out
+}
+
+// draw is one merged gate: n distinct runners, perShard rounds from each
+// (without replacement), pooled round k of every shard after round k−1's
+// of all (as the sequential column looks at them), renumbered.
+func draw(rng *rand.Rand, rs [][]int, n, perShard int) [][]int {
+	pick := rng.Perm(len(rs))[:n]
+	shards := make([][]int, n)
+	for s, r := range pick {
+		idx := slices.Clone(rs[r])
+		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		shards[s] = idx[:perShard]
+	}
+	return shards
+}
+
+// pooled is the merged gate's rounds up to perShard rounds of each shard,
+// interleaved by round, renumbered as merge numbers them.
+func pooled(ds *design, heads []*result.Result, shards [][]int, perShard int) (base, head []*result.Result) {
+	for k := 0; k < perShard; k++ {
+		for _, s := range shards {
+			i := s[k]
+			b, h := clone(ds.pairs[i].base), clone(heads[i])
+			for _, r := range []*result.Result{b, h} {
+				if r.Round != nil {
+					rd := *r.Round
+					rd.Number = len(base) + 1
+					r.Round = &rd
+				}
+			}
+			base, head = append(base, b), append(head, h)
+		}
+	}
+	return base, head
+}
+
+func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, error) {
+	rs := runners(ds)
+	opt := verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile}
+	heads := map[condition][]*result.Result{}
+	conds := []condition{{}}
+	for _, d := range sc.deltas {
+		for _, w := range ds.workloads {
+			conds = append(conds, condition{Workload: w, Delta: d})
+		}
+	}
+	for _, c := range conds {
+		h, err := scaledHeads(ds, c)
+		if err != nil {
+			return "", err
+		}
+		heads[c] = h
+	}
+	type job struct {
+		cell *shardCell
+		cond condition
+	}
+	var cells []*shardCell
+	var jobs []job
+	for _, n := range sc.ns {
+		if n > len(rs) {
+			continue
+		}
+		for _, b := range sc.budgets {
+			if b > minLen(rs) {
+				continue
+			}
+			c := &shardCell{n: n, perShard: b, power: map[float64][]float64{}}
+			cells = append(cells, c)
+			for _, cond := range conds {
+				jobs = append(jobs, job{c, cond})
+			}
+		}
+	}
+	var mu sync.Mutex
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	start := time.Now()
+	bigD := slices.Max(sc.deltas)
+	for range cfg.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				c := j.cell
+				rng := rand.New(rand.NewPCG(cfg.seed, uint64(c.n*1000+c.perShard)))
+				reg, stops, decided := 0, []int{}, 0
+				for range sc.gates {
+					shards := draw(rng, rs, c.n, c.perShard)
+					base, head := pooled(ds, heads[j.cond], shards, c.perShard)
+					v, err := verdict.Compare(base, head, opt)
+					if err != nil {
+						continue
+					}
+					o := classify(v, len(head), nil)
+					if j.cond.Workload == "" && o.anyReg || j.cond.Workload != "" && o.regression[j.cond.Workload] {
+						reg++
+					}
+					if j.cond.Workload != "" && j.cond.Delta == bigD {
+						if k, ok := seqStop(ds, heads[j.cond], shards, c.n, c.perShard, opt); ok {
+							stops, decided = append(stops, k), decided+1
+						} else {
+							stops = append(stops, c.perShard)
+						}
+					}
+				}
+				mu.Lock()
+				if j.cond.Workload == "" {
+					c.aaGates, c.aaReg = sc.gates, reg
+				} else {
+					c.power[j.cond.Delta] = append(c.power[j.cond.Delta], float64(reg)/float64(sc.gates))
+					if j.cond.Delta == bigD {
+						c.seqStops = append(c.seqStops, stops...)
+						c.seqGates += sc.gates
+						c.seqDecide += decided
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i, j := range jobs {
+		ch <- j
+		if i%10 == 9 {
+			fmt.Fprintf(os.Stderr, "gatequality: shards: %d of %d cells (%s)\n", i+1, len(jobs), time.Since(start).Round(time.Second))
+		}
+	}
+	close(ch)
+	wg.Wait()
+	bias, err := runnerBias(ds, rs, heads, sc, cfg.seed, opt)
+	if err != nil {
+		return "", err
+	}
+	return shardTable(ds, cells, sc, corpus, rs) + bias, nil
+}
+
+// runnerBias judges merged gates of 2 shards twice, the second time with
+// one shard's rounds (both sides) 30% faster as a whole, and says how
+// often every comparison's value is the same and how far the estimates
+// move: nothing but the histograms' rounding, if the runner is a block.
+func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc shardConfig, seed uint64, opt verdict.CompareOptions) (string, error) {
+	const n, f = 2, 0.7
+	per := min(10, minLen(rs))
+	if len(rs) < n {
+		return "", nil
+	}
+	fast := func(r *result.Result) (*result.Result, error) {
+		var err error
+		for _, w := range ds.workloads {
+			if r, err = scaled(r, w, f); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+	d := sc.deltas[0]
+	rng := rand.New(rand.NewPCG(seed, 7))
+	gates, same, cmps := 0, 0, 0
+	worst := 0.0
+	for _, w := range ds.workloads {
+		hs := heads[condition{Workload: w, Delta: d}]
+		for range max(sc.gates/len(ds.workloads), 4) {
+			shards := draw(rng, rs, n, per)
+			base, head := pooled(ds, hs, shards, per)
+			v1, err := verdict.Compare(base, head, opt)
+			if err != nil {
+				return "", err
+			}
+			// Pooled round k of shard 1 is at index k·n+1: that runner is faster.
+			for k := 0; k < per; k++ {
+				i := k*n + 1
+				if base[i], err = fast(base[i]); err != nil {
+					return "", err
+				}
+				if head[i], err = fast(head[i]); err != nil {
+					return "", err
+				}
+			}
+			v2, err := verdict.Compare(base, head, opt)
+			if err != nil {
+				return "", err
+			}
+			gates++
+			a, b := comparisonsOf(v1), comparisonsOf(v2)
+			ok := len(a) == len(b)
+			for k, c := range a {
+				if c.Metric == verdict.MetricErrorRate {
+					continue
+				}
+				cmps++
+				e, found := b[k]
+				if !found || e.Value != c.Value {
+					ok = false
+					continue
+				}
+				if c.Ratio > 0 {
+					worst = max(worst, abs(e.Ratio/c.Ratio-1))
+				}
+			}
+			if ok {
+				same++
+			}
+		}
+	}
+	return fmt.Sprintf("**A runner 30%% faster as a whole** (2 shards × %d rounds, head +%.0f%% on one workload at a time; one shard's rounds, both sides, × %.1f): every comparison kept its value in %s; a latency estimate moved by at most %.2f%% (the histograms' re-recording; %d latency comparisons).\n\n",
+		per, d*100, f, share(same, gates), 100*worst, cmps), nil
+}
+
+func comparisonsOf(v verdict.Verdict) map[string]verdict.Comparison {
+	out := map[string]verdict.Comparison{}
+	for _, wv := range v.Workloads {
+		for _, c := range wv.Comparisons {
+			out[c.Phase+"/"+c.Workload+"/"+c.Metric] = c
+		}
+	}
+	return out
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// seqStop is the per-shard rounds at the first look of sequential rounds
+// over the pooled rounds (a look after every 2 rounds of each shard, the
+// first at 4 pooled rounds or more) that decides; false: none did.
+func seqStop(ds *design, heads []*result.Result, shards [][]int, n, perShard int, opt verdict.CompareOptions) (int, bool) {
+	first := 2
+	for first*n < verdict.DefaultSeqMinRounds {
+		first += 2
+	}
+	if first > perShard {
+		return 0, false
+	}
+	base, head := pooled(ds, heads, shards, perShard)
+	plan := verdict.SeqPlan{MaxRounds: n * perShard, MinRounds: n * first, Step: 2 * n}
+	for k := first; k <= perShard; k += 2 {
+		plan.Final = k+2 > perShard
+		v, err := verdict.Sequential(base[:n*k], head[:n*k], opt, plan)
+		if err != nil {
+			return 0, false
+		}
+		if v.Sequential.Decided() {
+			return k, v.Sequential.Stop != verdict.StopMaxRounds && v.Sequential.Stop != verdict.StopBudget && v.Sequential.Stop != verdict.StopUntrusted
+		}
+	}
+	return perShard, false
+}
+
+func minLen(rs [][]int) int {
+	m := len(rs[0])
+	for _, r := range rs {
+		m = min(m, len(r))
+	}
+	return m
+}
+
+func shardTable(ds *design, cells []*shardCell, sc shardConfig, corpus string, rs [][]int) string {
+	var b strings.Builder
+	sizes := make([]string, len(rs))
+	for i, r := range rs {
+		sizes[i] = fmt.Sprint(len(r))
+	}
+	fmt.Fprintf(&b, "## Corpus %s, design %s\n\n", corpus, ds.name)
+	fmt.Fprintf(&b, "%d runners' stand-ins (its gates, one after the other on one machine: %s rounds), a paired round %s, set-up %s (medians). %d merged gates per cell, %d workloads.\n\n",
+		len(rs), strings.Join(sizes, ", "), ds.pairDur.Round(100*time.Millisecond), ds.upDur.Round(time.Second), sc.gates, len(ds.workloads))
+	head := "| shards | rounds per shard | pooled rounds | wall per shard | A/A false regression |"
+	sep := "| --: | --: | --: | --: | --: |"
+	for _, d := range sc.deltas {
+		head += fmt.Sprintf(" power at +%.0f%% (mean; min–max of workloads) |", d*100)
+		sep += " --: |"
+	}
+	head += fmt.Sprintf(" sequential looks at +%.0f%%: per-shard rounds to stop (median), decided |", slices.Max(sc.deltas)*100)
+	sep += " --: |"
+	b.WriteString(head + "\n" + sep + "\n")
+	sort.Slice(cells, func(i, j int) bool {
+		if cells[i].perShard != cells[j].perShard {
+			return cells[i].perShard < cells[j].perShard
+		}
+		return cells[i].n < cells[j].n
+	})
+	for _, c := range cells {
+		wall := ds.upDur + time.Duration(c.perShard)*ds.pairDur + 2*teardownMargin
+		fmt.Fprintf(&b, "| %d | %d | %d | ≈ %s | %s |", c.n, c.perShard, c.n*c.perShard, wall.Round(10*time.Second), share(c.aaReg, c.aaGates))
+		for _, d := range sc.deltas {
+			ps := c.power[d]
+			if len(ps) == 0 {
+				b.WriteString(" — |")
+				continue
+			}
+			m := 0.0
+			for _, p := range ps {
+				m += p
+			}
+			fmt.Fprintf(&b, " %.0f%% (%.0f–%.0f%%) |", 100*m/float64(len(ps)), 100*slices.Min(ps), 100*slices.Max(ps))
+		}
+		med := "—"
+		if len(c.seqStops) > 0 {
+			s := slices.Clone(c.seqStops)
+			slices.Sort(s)
+			med = fmt.Sprint(s[len(s)/2])
+		}
+		fmt.Fprintf(&b, " %s, %s |\n", med, share(c.seqDecide, c.seqGates))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func share(k, n int) string {
+	if n == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%% (%d/%d)", 100*float64(k)/float64(n), k, n)
+}
