@@ -12,6 +12,7 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docker/compose/v5/pkg/api"
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/go-connections/nat"
 )
@@ -51,11 +52,42 @@ func (s *Stack) tryTarget(ctx context.Context, target string, sc types.ServiceCo
 	if err != nil {
 		return attempt{why: []string{err.Error()}}
 	}
-	var run, stopped *ctr // the first running container, the first other one
-	var states []string
+	run, stopped, states := serviceContainers(cs, sc.Name)
+	if run == nil {
+		return s.notRunning(ctx, target, sc.Name, stopped, states)
+	}
+	ins, err := s.api.ContainerInspect(ctx, run.ID)
+	if err != nil {
+		return attempt{container: run.name, why: []string{fmt.Sprintf("inspect %s: %v", run.name, err)}}
+	}
+	if ins.State != nil && (!ins.State.Running || ins.State.Restarting || ins.State.Paused) {
+		return attempt{container: run.name, why: []string{fmt.Sprintf("%s is %s", run.name, ins.State.Status)}}
+	}
+	a := attempt{container: run.name}
+	var refused []string // addresses off the stack's own bridge networks
+	if ins.NetworkSettings != nil {
+		if refused = s.dialNetworks(ctx, &a, ins.NetworkSettings, networksByPriority(sc), port); a.addr != "" {
+			return a
+		}
+		if dialPublished(ctx, &a, ins.NetworkSettings.Ports[nat.Port(fmt.Sprintf("%d/tcp", port))]) {
+			return a
+		}
+	}
+	switch {
+	case len(refused) > 0:
+		a.fatal = fmt.Errorf("%w: %s: %s; the load goes only to the stack's own bridge network, never off this machine", ErrTargetRefused, target, strings.Join(refused, "; "))
+	case len(a.why) == 0:
+		a.fatal = fmt.Errorf("compose: target %s: container %s has no address on a project network", target, run.name)
+	}
+	return a
+}
+
+// serviceContainers are service's first running container and first other
+// one among cs, and every one's name and state.
+func serviceContainers(cs []ctr, service string) (run, stopped *ctr, states []string) {
 	for i := range cs {
 		c := &cs[i]
-		if c.service != sc.Name {
+		if c.service != service {
 			continue
 		}
 		states = append(states, c.name+" "+c.state)
@@ -70,36 +102,37 @@ func (s *Stack) tryTarget(ctx context.Context, target string, sc types.ServiceCo
 			}
 		}
 	}
-	if run == nil {
-		if stopped != nil {
-			ins, err := s.api.ContainerInspect(ctx, stopped.ID)
-			if err != nil {
-				return attempt{why: []string{fmt.Sprintf("inspect %s: %v", stopped.name, err)}}
-			}
-			verdict, state, health := judge(ins)
-			exited := ins.State != nil && (ins.State.Status == "exited" || ins.State.Status == "dead")
-			// A target must keep running: exiting, even with 0, fails.
-			if exited || verdict == failed {
-				re := &ReadyError{Project: s.name, Service: sc.Name, Container: stopped.name, State: state, Health: health,
-					Err: fmt.Errorf("target %s: the container is not running", target)}
-				explain(re, ins)
-				s.attachLogs(re)
-				return attempt{fatal: re, container: stopped.name}
-			}
+	return run, stopped, states
+}
+
+// notRunning is the attempt when service has no running container: fatal
+// when its container exited or failed (a target must keep running, even
+// exiting with 0 fails), else to be retried.
+func (s *Stack) notRunning(ctx context.Context, target, service string, stopped *ctr, states []string) attempt {
+	if stopped != nil {
+		ins, err := s.api.ContainerInspect(ctx, stopped.ID)
+		if err != nil {
+			return attempt{why: []string{fmt.Sprintf("inspect %s: %v", stopped.name, err)}}
 		}
-		if len(states) == 0 {
-			states = []string{"none"}
+		verdict, state, health := judge(ins)
+		exited := ins.State != nil && (ins.State.Status == "exited" || ins.State.Status == "dead")
+		if exited || verdict == failed {
+			re := &ReadyError{Project: s.name, Service: service, Container: stopped.name, State: state, Health: health,
+				Err: fmt.Errorf("target %s: the container is not running", target)}
+			explain(re, ins)
+			s.attachLogs(re)
+			return attempt{fatal: re, container: stopped.name}
 		}
-		return attempt{why: []string{fmt.Sprintf("no running container of service %s (containers: %s)", sc.Name, strings.Join(states, ", "))}}
 	}
-	ins, err := s.api.ContainerInspect(ctx, run.ID)
-	if err != nil {
-		return attempt{container: run.name, why: []string{fmt.Sprintf("inspect %s: %v", run.name, err)}}
+	if len(states) == 0 {
+		states = []string{"none"}
 	}
-	if ins.State != nil && (!ins.State.Running || ins.State.Restarting || ins.State.Paused) {
-		return attempt{container: run.name, why: []string{fmt.Sprintf("%s is %s", run.name, ins.State.Status)}}
-	}
-	// The service's project networks, by priority then name.
+	return attempt{why: []string{fmt.Sprintf("no running container of service %s (containers: %s)", service, strings.Join(states, ", "))}}
+}
+
+// networksByPriority are the service's project networks, by priority then
+// name.
+func networksByPriority(sc types.ServiceConfig) []string {
 	keys := make([]string, 0, len(sc.Networks))
 	for k := range sc.Networks {
 		keys = append(keys, k)
@@ -117,53 +150,56 @@ func (s *Stack) tryTarget(ctx context.Context, target string, sc types.ServiceCo
 		}
 		return keys[i] < keys[j]
 	})
-	a := attempt{container: run.name}
-	var refused []string // addresses off the stack's own bridge networks
-	if ins.NetworkSettings != nil {
-		for _, k := range keys {
-			netName := s.project.Networks[k].Name
-			ep, ok := ins.NetworkSettings.Networks[netName]
-			if !ok || ep == nil || ep.IPAddress == "" {
-				continue
-			}
-			if why, err := s.offBridge(ctx, netName, ep.IPAddress); err != nil {
-				a.why = append(a.why, err.Error())
-				continue
-			} else if why != "" {
-				refused = append(refused, why)
-				continue
-			}
-			addr := net.JoinHostPort(ep.IPAddress, strconv.Itoa(port))
-			if err := dial(ctx, addr); err == nil {
-				a.addr, a.path = addr, PathContainerNetwork
-				return a
-			} else {
-				a.why = append(a.why, fmt.Sprintf("%s on %s: %v", addr, netName, err))
-			}
+	return keys
+}
+
+// dialNetworks dials the container's address on each of the networks
+// keys in order, setting a's address on the first that answers and adding
+// each failure to a.why; refused are the addresses off the stack's own
+// bridge networks, never dialled.
+func (s *Stack) dialNetworks(ctx context.Context, a *attempt, ns *container.NetworkSettings, keys []string, port int) (refused []string) {
+	for _, k := range keys {
+		netName := s.project.Networks[k].Name
+		ep, ok := ns.Networks[netName]
+		if !ok || ep == nil || ep.IPAddress == "" {
+			continue
 		}
-		if bs := ins.NetworkSettings.Ports[nat.Port(fmt.Sprintf("%d/tcp", port))]; len(bs) > 0 {
-			for _, b := range bs {
-				host := b.HostIP
-				if host == "" || host == "0.0.0.0" || host == "::" {
-					host = "127.0.0.1"
-				}
-				addr := net.JoinHostPort(host, b.HostPort)
-				if err := dial(ctx, addr); err == nil {
-					a.addr, a.path = addr, PathPublishedPort
-					return a
-				} else {
-					a.why = append(a.why, fmt.Sprintf("published %s: %v", addr, err))
-				}
-			}
+		if why, err := s.offBridge(ctx, netName, ep.IPAddress); err != nil {
+			a.why = append(a.why, err.Error())
+			continue
+		} else if why != "" {
+			refused = append(refused, why)
+			continue
+		}
+		addr := net.JoinHostPort(ep.IPAddress, strconv.Itoa(port))
+		if err := dial(ctx, addr); err == nil {
+			a.addr, a.path = addr, PathContainerNetwork
+			return refused
+		} else {
+			a.why = append(a.why, fmt.Sprintf("%s on %s: %v", addr, netName, err))
 		}
 	}
-	switch {
-	case len(refused) > 0:
-		a.fatal = fmt.Errorf("%w: %s: %s; the load goes only to the stack's own bridge network, never off this machine", ErrTargetRefused, target, strings.Join(refused, "; "))
-	case len(a.why) == 0:
-		a.fatal = fmt.Errorf("compose: target %s: container %s has no address on a project network", target, run.name)
+	return refused
+}
+
+// dialPublished dials the port's published bindings on this host (an
+// unspecified host address as loopback), setting a's address on the first
+// that answers.
+func dialPublished(ctx context.Context, a *attempt, bs []nat.PortBinding) bool {
+	for _, b := range bs {
+		host := b.HostIP
+		if host == "" || host == "0.0.0.0" || host == "::" {
+			host = "127.0.0.1"
+		}
+		addr := net.JoinHostPort(host, b.HostPort)
+		if err := dial(ctx, addr); err == nil {
+			a.addr, a.path = addr, PathPublishedPort
+			return true
+		} else {
+			a.why = append(a.why, fmt.Sprintf("published %s: %v", addr, err))
+		}
 	}
-	return a
+	return false
 }
 
 // offBridge says why ip on network netName is not an address of this
