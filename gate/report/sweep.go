@@ -140,6 +140,24 @@ func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 		return errNilSweep
 	}
 	var b md
+	mdSweepBanners(&b, sw)
+	mdSweepHeader(&b, sw)
+	mdSweepSteps(&b, sw)
+	if svg != "" {
+		b.line("![latency and throughput against the offered rate](%s)", svg)
+		b.line("")
+	}
+	mdSweepChecks(&b, sw)
+	mdSweepStack(&b, sw)
+	mdSweepUnmeasured(&b, sw)
+	b.line("Each step's own result.json and report.md: %s.", stepFiles(sw))
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+// mdSweepBanners are the warnings above the title: interrupted, an
+// unusable step, a generator behind its schedule.
+func mdSweepBanners(b *md, sw *sweep.Sweep) {
 	if sw.Interrupted {
 		b.line("> **INTERRUPTED** — the sweep was cut short: the steps below are what was measured; the last one is incomplete and the stairs above it never ran (exit 3).")
 		b.line("")
@@ -154,6 +172,10 @@ func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 			b.line("")
 		}
 	}
+}
+
+// mdSweepHeader is the title, what ran where, and the conclusion.
+func mdSweepHeader(b *md, sw *sweep.Sweep) {
 	b.line("# loadgate sweep: %s", sw.Scenario.Name)
 	b.line("")
 	b.line("%s", scenarioLine(sw.Scenario))
@@ -179,6 +201,11 @@ func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 		b.line("")
 		b.line("Manner (step %d): %s.", sw.MannerStep, mannerWhy(sw.Manner))
 	}
+}
+
+// mdSweepSteps is the steps' table, and each workload's latency when
+// there are several.
+func mdSweepSteps(b *md, sw *sweep.Sweep) {
 	b.line("")
 	b.line("## Steps")
 	b.line("")
@@ -222,12 +249,11 @@ func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 	}
 	b.line("Latency in ms from each request's due time, nearest-rank, over the successes and the unfinished requests (timed out or abandoned) together: n counts both, so a step whose completions fell behind is not described by the requests that completed only. A percentile that falls among the unfinished reads ≥ the least they waited (the shorter of timeout and drain). Fast failures are counted, not timed.")
 	b.line("")
-	if svg != "" {
-		b.line("![latency and throughput against the offered rate](%s)", svg)
-		b.line("")
-	}
-	mdSweepChecks(&b, sw)
-	mdSweepStack(&b, sw)
+}
+
+// mdSweepUnmeasured says what the sweep did not measure and what is
+// synthetic.
+func mdSweepUnmeasured(b *md, sw *sweep.Sweep) {
 	b.line("## Not measured")
 	b.line("")
 	b.line("- latency of failed requests (failures are counted by class, not timed)")
@@ -244,9 +270,6 @@ func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 		}
 		b.line("")
 	}
-	b.line("Each step's own result.json and report.md: %s.", stepFiles(sw))
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
 }
 
 // stepLateText is a step's late requests, and how long the dispatcher
