@@ -182,7 +182,7 @@ func TestCompareGolden(t *testing.T) {
 				bs[1].Offered += 2
 				bs[1].Topology.Pinned, bs[1].Topology.PinnedReason = false, "cpuset not available"
 			})
-		}, verdict.Unusable, []string{"> **UNUSABLE GATE** — base round 2: offered", "**UNUSABLE** (exit 3)", "base round 2 was not pinned (cpuset not available)"}},
+		}, verdict.Unusable, []string{"> **UNUSABLE GATE** — base round 2: " + report.Count(3726) + " requests offered, " + report.Count(3724) + " recorded", "**UNUSABLE** (exit 3)", "base round 2 was not pinned (cpuset not available)"}},
 	}
 	for _, mode := range []string{"", "duet_"} {
 		for _, tc := range cases {
@@ -323,7 +323,7 @@ func checkAnswer(t *testing.T, out map[string]string) {
 		t.Errorf("the text report's first line %q, want the headline %q", first, plain)
 	}
 	top, _, _ := strings.Cut(out["comment.md"], "<details>")
-	for _, jargon := range []string{"ABBA", "Holm", "Newcombe", "order statistics", "obf", " pts", "CI from", "look ", "due time", "spending"} {
+	for _, jargon := range []string{"ABBA", "Holm", "Newcombe", "order statistics", "obf", " pts", "CI from", "look ", "due time", "spending", "!="} {
 		if strings.Contains(top, jargon) {
 			t.Errorf("the comment's first screen says %q:\n%s", jargon, top)
 		}

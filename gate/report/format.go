@@ -310,7 +310,7 @@ func unusableReasons(r *result.Result, v verdict.Verdict) []string {
 		add(fmt.Sprintf("%s more record(s) than offered requests", Count(-d)))
 	}
 	// The first reason already says it; result.Check words it so.
-	mismatch := fmt.Sprintf("offered %d != recorded %d", r.Offered, r.Recorded)
+	mismatch := resultDetail(fmt.Sprintf("offered %d != recorded %d", r.Offered, r.Recorded))
 	for _, s := range r.Unusable {
 		add(s)
 	}

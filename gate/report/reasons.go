@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,7 +82,9 @@ func NoteText(n verdict.Note) string {
 		return at + "no result"
 	case verdict.NoteMarkedUnusable:
 		return at + "the result is marked unusable"
-	case verdict.NoteResult, verdict.NoteError:
+	case verdict.NoteResult:
+		return at + resultDetail(n.Detail)
+	case verdict.NoteError:
 		return at + n.Detail
 	case verdict.NoteLatencyCount:
 		return fmt.Sprintf("%s%s/%s: latency summary counts %s samples for %s successes", at, n.Phase, n.Workload, Count(n.Samples), Count(n.Successes))
@@ -268,5 +272,32 @@ func ErrorText(err error) string {
 		}
 	}
 	word(err)
+	return s
+}
+
+// result.Check's count mismatches, in the checker's notation.
+var (
+	checkUnrecorded = regexp.MustCompile(`^(warmup: )?offered (\d+) != recorded (\d+)$`)
+	checkSum        = regexp.MustCompile(`^(offered|recorded) (\d+) != (\d+), the sum over (.+)$`)
+)
+
+// resultDetail words a result's own reason for a reader: result.Check's
+// "offered 3726 != recorded 3724" becomes "3 726 requests offered, 3 724
+// recorded: every offered request must leave one record".
+func resultDetail(s string) string {
+	n := func(d string) string {
+		v, _ := strconv.ParseInt(d, 10, 64)
+		return Count(v)
+	}
+	if m := checkUnrecorded.FindStringSubmatch(s); m != nil {
+		w := ""
+		if m[1] != "" {
+			w = "warm-up: "
+		}
+		return fmt.Sprintf("%s%s requests offered, %s recorded: every offered request must leave one record", w, n(m[2]), n(m[3]))
+	}
+	if m := checkSum.FindStringSubmatch(s); m != nil {
+		return fmt.Sprintf("%s requests %s in all, but %s counted over the %s", n(m[2]), m[1], n(m[3]), m[4])
+	}
 	return s
 }
