@@ -2,6 +2,7 @@ package compose
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/procstat"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/internal/sandbox"
 )
 
 // Spec is a stack to bring up for one run, for every command and side.
@@ -19,14 +21,18 @@ type Spec struct {
 	Files  []string // compose files
 	Target string   // the target service:port
 	// Prepare is stack.prepare's argv (none when empty), run in PrepareDir
-	// with PrepareEnv as its whole environment.
-	Prepare    []string
-	PrepareDir string
-	PrepareEnv []string
-	OutDir     string   // the services' logs go here at teardown ("" for none)
-	RunID      string   // "" for a new one
-	Side       string   // the project's suffix: run, up, sweep, soak, base, head
-	Plan       pin.Plan // the stack's and the generator's cpus (pin.NewPlan, once per process)
+	// with PrepareEnv as its whole environment; boxed (internal/sandbox)
+	// when PrepareBoxed, with PrepareHide hidden too, and refused where no
+	// box can be made.
+	Prepare      []string
+	PrepareDir   string
+	PrepareEnv   []string
+	PrepareBoxed bool
+	PrepareHide  []string
+	OutDir       string   // the services' logs go here at teardown ("" for none)
+	RunID        string   // "" for a new one
+	Side         string   // the project's suffix: run, up, sweep, soak, base, head
+	Plan         pin.Plan // the stack's and the generator's cpus (pin.NewPlan, once per process)
 	// ReadyTimeout bounds how long the stack may take to be healthy.
 	ReadyTimeout time.Duration
 	Log          io.Writer // progress and warnings
@@ -65,7 +71,7 @@ func Start(ctx context.Context, sp Spec) (*Run, error) {
 		log = io.Discard
 	}
 	if len(sp.Prepare) > 0 {
-		if err := prepare(ctx, sp.Prepare, sp.PrepareDir, sp.PrepareEnv, log); err != nil {
+		if err := prepare(ctx, sp, log); err != nil {
 			return nil, &PrepareError{Err: err}
 		}
 	}
@@ -100,22 +106,36 @@ func Start(ctx context.Context, sp Spec) (*Run, error) {
 	return r, nil
 }
 
-func prepare(ctx context.Context, argv []string, dir string, env []string, log io.Writer) error {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	if strings.HasPrefix(argv[0], "./") {
-		cmd.Path = filepath.Join(dir, argv[0])
-	}
-	cmd.Dir = dir
-	cmd.Env = env
+func prepare(ctx context.Context, sp Spec, log io.Writer) error {
+	argv, dir, env := sp.Prepare, sp.PrepareDir, sp.PrepareEnv
 	if env == nil {
-		cmd.Env = []string{} // never this process's whole environment by default
+		env = []string{} // never this process's whole environment by default
 	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
+	var err error
+	if sp.PrepareBoxed {
+		err = sandbox.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Env: env, Hide: sp.PrepareHide}, log)
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			return fmt.Errorf("%w: %w", ErrNoBox, err)
+		}
+	} else {
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		if strings.HasPrefix(argv[0], "./") {
+			cmd.Path = filepath.Join(dir, argv[0])
+		}
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, log, log
+		err = cmd.Run()
+	}
+	if err != nil {
 		return fmt.Errorf("%s (in %s): %w", strings.Join(argv, " "), dir, err)
 	}
 	return nil
 }
+
+// ErrNoBox is a boxed stack.prepare this system could not box: it did not
+// run. Ubuntu 24.04 restricts user namespaces unless
+// kernel.apparmor_restrict_unprivileged_userns is 0.
+var ErrNoBox = errors.New("stack.prepare runs boxed in a user namespace, and this system refused one: " +
+	"allow them (sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0) or build in the compose file's build:")
 
 // Sample opens out/stats.jsonl for the stack's and the generator's samplers
 // (tee gets every line too). They start at the engine's t0 + warmup, armed

@@ -133,7 +133,11 @@ type StackSpec struct {
 	Target     string   // service:port that receives the load
 	Prepare    []string // stack.prepare (argv), run in PrepareDir first; none when empty
 	PrepareDir string   // in the side's checkout
-	Out        string   // OUT/<side>: the services' logs go here at teardown
+	// PrepareHide is what the side's prepare must not see in its box: the
+	// other side's checkout, the results, the repository's git config
+	// (a persisted checkout token), the runner's temp and Docker config.
+	PrepareHide []string
+	Out         string // OUT/<side>: the services' logs go here at teardown
 	// Scenario is the side's load; its counters and stubs resolve once the
 	// stack is up. Its stack.allow is the protected side's (both sides run
 	// base's scenario).
@@ -441,8 +445,26 @@ func (g *gate) spec(s *Side) StackSpec {
 	}
 	if g.sc.Stack != nil && len(g.sc.Stack.Prepare) > 0 {
 		sp.Prepare, sp.PrepareDir = g.sc.Stack.Prepare, inSide(s, g.from.Root, g.sc.Stack.Dir)
+		sp.PrepareHide = g.prepareHide(s)
 	}
 	return sp
+}
+
+// prepareHide is StackSpec.PrepareHide for side s.
+func (g *gate) prepareHide(s *Side) []string {
+	hide := []string{g.cfg.Out, filepath.Join(g.d.Repo.Root(), ".git", "config")}
+	for _, o := range []*Side{g.base, g.head} {
+		if o != nil && o != s && o.Root != "" {
+			hide = append(hide, o.Root)
+		}
+	}
+	if t := os.Getenv("RUNNER_TEMP"); t != "" {
+		hide = append(hide, t)
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		hide = append(hide, filepath.Join(h, ".docker"))
+	}
+	return hide
 }
 
 // up brings a side's stack up and, except in a duet, pauses it.

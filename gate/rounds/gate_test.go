@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -350,6 +351,16 @@ func TestGateRunsABBARoundsWithTheIdleSidePaused(t *testing.T) {
 	}
 	if f.stacks.specs[0].Files[0] == f.stacks.specs[1].Files[0] {
 		t.Errorf("both sides use %s", f.stacks.specs[0].Files[0])
+	}
+	// Each side's prepare box hides the other side's checkout, the results
+	// and the repository's git config (issue 33).
+	for i, sp := range f.stacks.specs[:2] {
+		other := filepath.Dir(filepath.Dir(f.stacks.specs[1-i].Files[0]))
+		for _, want := range []string{other, f.cfg.Out, filepath.Join(f.repo.root, ".git", "config")} {
+			if !slices.Contains(sp.PrepareHide, want) {
+				t.Errorf("%s side's prepare hides %q, not %s", sp.Side, sp.PrepareHide, want)
+			}
+		}
 	}
 }
 

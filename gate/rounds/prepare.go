@@ -2,6 +2,7 @@ package rounds
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -109,7 +110,11 @@ type composeStacks struct {
 
 func (c *composeStacks) Up(ctx context.Context, sp StackSpec) (Stack, error) {
 	cs, err := c.o.Up(ctx, compose.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
+		PrepareBoxed: true, PrepareHide: sp.PrepareHide,
 		OutDir: sp.Out, RunID: c.runID, Side: sp.Side, Allow: allowOf(sp.Scenario), Secrets: sp.Secrets}, c.plan)
+	if errors.Is(err, compose.ErrNoBox) {
+		return nil, Usage(err) // the system's setting, not the change: exit 2
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ package layout
 // a new package says where it belongs.
 var Stages = [][]string{
 	// 0 data and leaves: what everything reads.
-	{"internal/cliflag", "internal/ctxwait", "internal/mdtext", "internal/outfile", "internal/promtext", "internal/strictjson",
+	{"internal/cliflag", "internal/ctxwait", "internal/mdtext", "internal/outfile", "internal/promtext", "internal/strictjson", "internal/sandbox",
 		"internal/stackget", "internal/testtier", "gate/procstat", "gate/pin", "gate/result", "gate/scenario"},
 	// 1 measure: the engine, the stack and what runs beside a load.
 	{"gate/load", "compose", "gate/stub", "gate/counted", "gate/fault"},

@@ -1,0 +1,196 @@
+// Package sandbox runs a command of the change under judgment (a side's
+// stack.prepare) in a box on the runner: its own user, mount and PID
+// namespaces, in which /proc shows only the box (no parent's environment),
+// /run and /var/run are empty (no Docker socket) and the paths the caller
+// hides are empty too (the repository's git directory with a persisted
+// token, the other side's checkout, the results). Nothing it starts
+// outlives it: the box's first process is its PID namespace's init.
+//
+// The box is loadgate's own binary run again with a marker argument; the
+// package's init turns such a process into the box, so any binary that
+// imports the package (loadgate, its test binaries) can be one.
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// marker is os.Args[1] of a box process.
+const marker = "loadgate-sandbox-8f3c2a"
+
+// Spec is one command to run boxed.
+type Spec struct {
+	Argv []string // Argv[0] "./x" is relative to Dir
+	Dir  string   // the working directory, writable
+	Env  []string // the whole environment
+	Hide []string // directories shown empty, files shown empty, in the box (besides /run, /var/run)
+	UID  int      // the command's user and group: the caller's (Run sets them)
+	GID  int
+}
+
+// ErrUnavailable is a box the system refused to make (user namespaces
+// disabled or restricted): the command did not run.
+var ErrUnavailable = errors.New("sandbox: this system refused a user namespace")
+
+// Run runs s boxed, its output to out, until it exits or ctx ends (the
+// whole box is killed). The error of a command that failed is an
+// *exec.ExitError; of a box that could not be made, ErrUnavailable.
+func Run(ctx context.Context, s Spec, out io.Writer) error {
+	if len(s.Argv) == 0 {
+		return errors.New("sandbox: no command")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	s.UID, s.GID = os.Getuid(), os.Getgid()
+	spec, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	tail := &lastLine{w: out}
+	cmd := exec.CommandContext(ctx, exe, marker, string(spec))
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = s.Dir, s.Env, out, tail
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	// The box is root of its own user namespace (to mount); the command
+	// runs as the caller again, one namespace further down.
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: s.UID, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: s.GID, Size: 1}},
+		Pdeathsig:   syscall.SIGKILL,
+	}
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.ExitCode() == exitNoBox:
+		return fmt.Errorf("%w: %s", ErrUnavailable, tail.line)
+	case errors.As(err, &ee):
+		return err
+	default: // clone refused: EPERM, EINVAL, ENOSPC
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+}
+
+// exitNoBox is the box's exit status when it could not set itself up.
+const exitNoBox = 125
+
+// lastLine passes writes on and keeps the last line written.
+type lastLine struct {
+	w    io.Writer
+	line string
+}
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	if s := strings.TrimSpace(string(p)); s != "" {
+		l.line = s[strings.LastIndexByte(s, '\n')+1:]
+	}
+	return l.w.Write(p)
+}
+
+func init() {
+	if len(os.Args) == 3 && os.Args[1] == marker {
+		os.Exit(box(os.Args[2]))
+	}
+}
+
+// box is the box's init: it hides, mounts its own /proc and runs the
+// command in a nested user and mount namespace, where the mounts made here
+// are locked (the command cannot unmount them to see what they hide).
+func box(spec string) int {
+	var s Spec
+	if err := json.Unmarshal([]byte(spec), &s); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+		return exitNoBox
+	}
+	if err := hide(s); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+		return exitNoBox
+	}
+	path := s.Argv[0]
+	if strings.HasPrefix(path, "./") {
+		path = filepath.Join(s.Dir, path)
+	}
+	cmd := exec.Command(path, s.Argv[1:]...)
+	cmd.Args[0] = s.Argv[0]
+	cmd.Dir, cmd.Env = s.Dir, s.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: s.UID, HostID: 0, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: s.GID, HostID: 0, Size: 1}},
+		Pdeathsig:   syscall.SIGKILL,
+	}
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		if ee.ExitCode() == exitNoBox {
+			return 1 // the command's own 125 is not the box's
+		}
+		return ee.ExitCode()
+	case errors.As(err, &ee):
+		fmt.Fprintf(os.Stderr, "sandbox: %s: %v\n", s.Argv[0], err)
+		return 1
+	default:
+		fmt.Fprintf(os.Stderr, "sandbox: %s: %v\n", s.Argv[0], err)
+		return 127
+	}
+}
+
+// hide makes the box's mounts private, mounts an empty tmpfs on /run,
+// /var/run and each directory of s.Hide that does not hold s.Dir, an
+// empty file on each file of s.Hide, and a /proc of the box's PID
+// namespace. A path that does not exist is skipped.
+func hide(s Spec) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	dir := filepath.Clean(s.Dir)
+	empty := ""
+	for _, p := range append([]string{"/run", "/var/run"}, s.Hide...) {
+		p, err := filepath.EvalSymlinks(p)
+		if err != nil || p == "/" || dir == p || strings.HasPrefix(dir, p+"/") {
+			continue // nothing there, or the command's own directory
+		}
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			continue
+		case fi.IsDir():
+			err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=1m,mode=0755")
+		default:
+			if empty == "" {
+				empty = "/run/.sandbox-empty" // /run is the box's own by now
+				if err = os.WriteFile(empty, nil, 0o444); err != nil {
+					return fmt.Errorf("hide %s: %w", p, err)
+				}
+			}
+			err = unix.Mount(empty, p, "", unix.MS_BIND, "")
+		}
+		if err != nil {
+			return fmt.Errorf("hide %s: %w", p, err)
+		}
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc: %w", err)
+	}
+	return nil
+}
