@@ -126,7 +126,9 @@ func merge(ctx context.Context, cfg MergeConfig) (Outcome, error) {
 		for _, note := range rec.Notes {
 			gr.Notes = addNote(gr.Notes, note)
 		}
-		unusable = append(unusable, rec.Unusable...)
+		for _, n := range rec.Unusable {
+			unusable = addNote(unusable, n)
+		}
 		if rec.Status == ShardOK {
 			base, head, err := readShardRounds(ctx, cfg.Dirs[i], rec.Rounds, len(gr.Head.Results))
 			if err != nil {
@@ -151,8 +153,6 @@ func merge(ctx context.Context, cfg MergeConfig) (Outcome, error) {
 	}
 	fmt.Fprintf(cfg.Log, "loadgate: merge: %d of %d shard(s) gave %d paired round(s)\n", given, n, gr.Rounds)
 	switch {
-	case len(unusable) > 0: // a shard's own gate found it unusable (a workflow change)
-		gr.Verdict = UnusableVerdict(unusable...)
 	case given < minShards:
 		gr.Verdict = UnusableVerdict(verdict.Note{Code: verdict.NoteShardsTooFew, Shards: given, MinShards: minShards, Rounds: gr.Rounds, Shard: fmt.Sprintf("%d", n)})
 	default:
@@ -162,6 +162,17 @@ func merge(ctx context.Context, cfg MergeConfig) (Outcome, error) {
 			return gr, Usagef("merge: %w", err)
 		}
 		gr.Verdict = v
+	}
+	// A shard's gate found head's change to the workflows that run it (as
+	// GuardWorkflows words it): the merged verdict is what it would have been.
+	if len(unusable) > 0 && gr.Verdict.Value != verdict.Unusable {
+		for i := range unusable {
+			if unusable[i].Code == verdict.NoteWorkflowChanged {
+				unusable[i].Was = gr.Verdict.Value
+			}
+		}
+		gr.Notes = append(gr.Notes, gr.Verdict.Notes...)
+		gr.Verdict.Value, gr.Verdict.Notes = verdict.Unusable, unusable
 	}
 	return gr, nil
 }

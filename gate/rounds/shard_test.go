@@ -344,3 +344,22 @@ func TestShardDirsNoneIsUnusable(t *testing.T) {
 		t.Errorf("ShardDirs(%s) = %q, %v", root, dirs, err)
 	}
 }
+
+// A shard whose gate found head changing the workflows that run it makes
+// the merged gate unusable, saying what the verdict would have been.
+func TestMergeKeepsTheWorkflowGuard(t *testing.T) {
+	a, _ := runShard(t, 1, 2, 8, noisyEdit(t, 0))
+	b, _ := runShard(t, 2, 2, 8, noisyEdit(t, 4))
+	for _, d := range []string{a, b} {
+		editShard(t, d, func(r *rounds.ShardRecord) {
+			r.Unusable = []verdict.Note{{Code: verdict.NoteWorkflowChanged, Paths: []string{".github/workflows/load-gate.yml"}}}
+		})
+	}
+	gr, err := mergeOf(t, 0, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := gr.Verdict; v.Value != verdict.Unusable || len(v.Notes) != 1 || v.Notes[0].Code != verdict.NoteWorkflowChanged || v.Notes[0].Was == "" || v.Notes[0].Was == verdict.Unusable {
+		t.Errorf("verdict %s, notes %+v: want unusable by the workflow change, with what it would have been", v.Value, v.Notes)
+	}
+}
