@@ -6,6 +6,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
@@ -30,6 +31,15 @@ func ForkComment(f *report.GateVerdictFile, head, runURL, artifactURL string) st
 	fmt.Fprintf(&b, "**%s** (exit %d)", VerdictWord(f.Value), f.ExitCode)
 	if f.Rounds > 0 {
 		fmt.Fprintf(&b, " over %d round(s)", f.Rounds)
+	}
+	if len(f.Shards) > 0 { // a merged gate (numbers only: the artifact is untrusted)
+		given := 0
+		for _, sh := range f.Shards {
+			if sh.Status == rounds.ShardOK && sh.Rounds > 0 {
+				given++
+			}
+		}
+		fmt.Fprintf(&b, " from %d of %d runners", given, len(f.Shards))
 	}
 	var sides []string
 	for _, s := range f.Sides {

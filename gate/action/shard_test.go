@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loadgate/loadgate/gate/action"
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/session"
@@ -102,5 +103,15 @@ func TestMergeStepPublishesAndComments(t *testing.T) {
 	}
 	if len(s.rendered) != 1 || len(s.rendered[0].Shards) != 2 {
 		t.Errorf("rendered %+v", s.rendered)
+	}
+}
+
+// The fork commenter's comment, rendered from the merge job's verdict.json,
+// says how many runners gave the rounds.
+func TestForkCommentOfAMergedGate(t *testing.T) {
+	f := &report.GateVerdictFile{VerdictFile: report.VerdictFile{Value: "pass"}, Rounds: 12,
+		Shards: []rounds.ShardInfo{{Name: "1/3", Status: rounds.ShardOK, Rounds: 6}, {Name: "2/3", Status: rounds.ShardOK, Rounds: 6}, {Name: "3/3", Status: rounds.ShardFailed}}}
+	if c := action.ForkComment(f, "", "", ""); !strings.Contains(c, "over 12 round(s) from 2 of 3 runners") {
+		t.Errorf("fork comment:\n%s", c)
 	}
 }

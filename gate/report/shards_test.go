@@ -34,6 +34,14 @@ func TestMergedGateHeadlineGolden(t *testing.T) {
 			t.Errorf("the answer lacks %q:\n%s", want, head)
 		}
 	}
+	var js bytes.Buffer
+	if err := report.CompareJSON(&js, g); err != nil {
+		t.Fatal(err)
+	}
+	vf, err := report.DecodeGateVerdict(&js)
+	if err != nil || len(vf.Shards) != 3 || vf.Shards[1].Rounds != 2 || vf.Shards[2].Status != rounds.ShardMissing {
+		t.Errorf("verdict.json shards %+v (%v)", vf.Shards, err)
+	}
 	var md bytes.Buffer
 	if err := report.CompareMarkdown(&md, g); err != nil {
 		t.Fatal(err)

@@ -49,6 +49,9 @@ type GateVerdictFile struct {
 	Sequential *verdict.SeqDecision `json:"sequential,omitempty"`
 	Sides      []GateSideFile       `json:"sides"`
 	Notes      []string             `json:"notes"`
+	// Shards: a merged gate's shards (loadgate merge), by K; absent for
+	// one runner.
+	Shards []rounds.ShardInfo `json:"shards,omitempty"`
 }
 
 type GateScenario struct {
@@ -88,6 +91,7 @@ func CompareJSON(w io.Writer, out rounds.Outcome) error {
 		Rounds:   g.Rounds, Order: o.label(), Paused: o.paused,
 		Tolerance: v.Tolerance, Confidence: v.Confidence, Percentile: v.Percentile,
 		UntrustedRounds: v.Untrusted, LeftOutRounds: v.LeftOut, Noise: v.Noise, Sequential: v.Sequential, Notes: g.warnings(),
+		Shards: g.Shards,
 	}
 	for _, bf := range o.baseFirst {
 		if bf {
