@@ -112,6 +112,20 @@ var gateNoteWords = []struct {
 	{verdict.Note{Code: verdict.NoteSequentialPlan, Rounds: 10, MaxRounds: 10, Budget: 10 * time.Minute, Fit: 285, RoundTime: 2 * time.Second, Measured: true},
 		"sequential rounds (--rounds auto): at most 10 paired rounds (--max-rounds 10; the budget 10m0s allows 285 at 2s a round as measured in round 1), budget 10m0s"},
 	{verdict.Note{Code: verdict.NoteFailOn, FailOn: "never", ExitCode: 0, VerdictExitCode: 1}, "fail-on never: this step exits 0, not the verdict's 1"},
+	{verdict.Note{Code: verdict.NoteStallRerun, Round: 4, Side: "head", Path: "round-4.replaced-1",
+		Stall: &verdict.Stall{Round: 4, Side: "head", Factor: 4.1799, Cells: 5, Others: 9}},
+		"round 4 re-run: head's stack 4.1× slower on every workload at once (5 workloads, against the other 9 rounds' median); the stalled round is kept as round-4.replaced-1"},
+	{verdict.Note{Code: verdict.NoteStallRerun, Round: 2, Side: "base", Path: "round-2.replaced-2",
+		Stall: &verdict.Stall{Round: 2, Side: "base", Factor: 1.62, Cells: 3, Others: 7, Backed: true,
+			Steal: &verdict.StallFigure{Round: 0.21, Others: 0.001}, StackCPU: &verdict.StallFigure{Round: 40, Others: 41}}},
+		"round 2 re-run: base's stack 1.6× slower on every workload at once (3 workloads, against the other 7 rounds' median; steal 21% against 0.1%); the stalled round is kept as round-2.replaced-2"},
+	{verdict.Note{Code: verdict.NoteStallRerun, Round: 5, Side: "head", Path: "round-5.replaced-1",
+		Stall: &verdict.Stall{Round: 5, Side: "head", Factor: 1.7, Cells: 2, Others: 5, Backed: true, StackCPU: &verdict.StallFigure{Round: 15, Others: 40}}},
+		"round 5 re-run: head's stack 1.7× slower on every workload at once (2 workloads, against the other 5 rounds' median; its services' CPU 15% of a core against 40%); the stalled round is kept as round-5.replaced-1"},
+	{verdict.Note{Code: verdict.NoteStallCapped, Round: 9, Side: "head", Rounds: 2, Stall: &verdict.Stall{Round: 9, Side: "head", Factor: 3.9, Cells: 5, Others: 13}},
+		"round 9 is judged although head's stack 3.9× slower on every workload at once (5 workloads, against the other 13 rounds' median): the gate re-runs at most 2 stalled round(s), so that a change slower everywhere is still judged"},
+	{verdict.Note{Code: verdict.NoteStallNoBudget, Round: 9, Side: "base", Stall: &verdict.Stall{Round: 9, Side: "base", Factor: 2.5, Cells: 2, Others: 8}},
+		"round 9 is judged although base's stack 2.5× slower on every workload at once (2 workloads, against the other 8 rounds' median): no further round fits the budget to re-run it"},
 }
 
 // A gate's own notes reach the reader of its markdown report, and its

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -199,6 +200,12 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = "the workflow changes are allowed by the operator's opt-in (--allow-workflow-changes): the verdict stands"
 	case verdict.NoteSequentialPlan:
 		s = fmt.Sprintf("sequential rounds (--rounds auto): at most %d paired rounds (%s), budget %s", n.Rounds, PlanWhy(n), n.Budget)
+	case verdict.NoteStallRerun:
+		s = fmt.Sprintf("round %d re-run: %s; the stalled round is kept as %s", n.Round, stallText(n.Stall), n.Path)
+	case verdict.NoteStallCapped:
+		s = fmt.Sprintf("round %d is judged although %s: the gate re-runs at most %d stalled round(s), so that a change slower everywhere is still judged", n.Round, stallText(n.Stall), n.Rounds)
+	case verdict.NoteStallNoBudget:
+		s = fmt.Sprintf("round %d is judged although %s: no further round fits the budget to re-run it", n.Round, stallText(n.Stall))
 	case verdict.NoteFailOn:
 		s = fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", n.FailOn, n.ExitCode, n.VerdictExitCode)
 	case verdict.NoteShardMissing, verdict.NoteShardFailed, verdict.NoteShardsTooFew:
@@ -253,6 +260,8 @@ func (GateWords) Plan(n verdict.Note) string { return PlanWhy(n) }
 
 func (GateWords) Generator(g result.Generator) string { return GeneratorWhy(g) }
 
+func (GateWords) Note(n verdict.Note) string { return NoteText(n) }
+
 // ErrorText is err's message with every rounds.NotesError's notes worded.
 func ErrorText(err error) string {
 	s := err.Error()
@@ -300,4 +309,31 @@ func resultDetail(s string) string {
 		return fmt.Sprintf("%s requests %s in all, but %s counted over the %s", n(m[2]), m[1], n(m[3]), m[4])
 	}
 	return s
+}
+
+// stallText words a stalled round's numbers: "head's stack 4.1× slower on
+// every workload at once (5 workloads, against the other 9 rounds'
+// median; steal 21% against 0.1%)".
+func stallText(st *verdict.Stall) string {
+	if st == nil {
+		return "it stalled"
+	}
+	var why []string
+	if f := st.Steal; f != nil && f.Round != f.Others {
+		why = append(why, fmt.Sprintf("steal %s against %s", Percent(f.Round), Percent(f.Others)))
+	}
+	if f := st.StackCPU; f != nil && st.Backed && (st.Steal == nil || st.Steal.Round-st.Steal.Others < verdict.StallStealJump) {
+		why = append(why, fmt.Sprintf("its services' CPU %s of a core against %s", Percent(f.Round/100), Percent(f.Others/100)))
+	}
+	extra := ""
+	if len(why) > 0 {
+		extra = "; " + strings.Join(why, ", ")
+	}
+	return fmt.Sprintf("%s's stack %s slower on every workload at once (%d workloads, against the other %d rounds' median%s)",
+		st.Side, factorText(st.Factor), st.Cells, st.Others, extra)
+}
+
+// factorText is a slowdown to a tenth, rounded down: "4.1×".
+func factorText(f float64) string {
+	return strconv.FormatFloat(math.Floor(f*10)/10, 'f', 1, 64) + "×"
 }

@@ -46,17 +46,22 @@ func (e *NotesError) Error() string {
 	return e.Op + ": unusable: " + strings.Join(codes, "; ")
 }
 
-// Words word a gate's log lines for its plan and a lagging generator
-// (gate/report's GateWords); nil logs bare figures.
+// Words word a gate's log lines for its plan, a lagging generator and its
+// notes (gate/report's GateWords); nil logs bare figures.
 type Words interface {
 	Plan(verdict.Note) string
 	Generator(result.Generator) string
+	Note(verdict.Note) string
 }
 
 type bareWords struct{}
 
 func (bareWords) Plan(n verdict.Note) string {
 	return fmt.Sprintf("--max-rounds %d, budget %s", n.MaxRounds, n.Budget)
+}
+
+func (bareWords) Note(n verdict.Note) string {
+	return fmt.Sprintf("%s: round %d, %s", n.Code, n.Round, n.Side)
 }
 
 func (bareWords) Generator(g result.Generator) string {

@@ -223,6 +223,7 @@ type gate struct {
 	start     time.Time        // Run's start: the budget counts from here
 	seq       *verdict.Verdict // Auto: the look that stopped the gate
 	maxRounds int              // what the budget allows (CompareOptions.MaxRounds)
+	stall     stallState       // stalled rounds flagged and replaced (stall.go)
 }
 
 // Run materializes the sides, brings their stacks up, runs the rounds and
@@ -522,7 +523,17 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	} else {
 		g.maxRounds = g.fixedMaxRounds(len(sides), RoundEstimate(g.sc, len(sides), g.cfg.Duet), 0)
 	}
-	for i := 0; i < planned; i++ {
+	g.stall.rerun = -1
+	var longest time.Duration
+	// n counts the planned rounds run; a stalled round's slot i is run
+	// again in its place (stall.go).
+	for n, ran := 0, 0; n < planned || g.stall.rerun >= 0; ran++ {
+		i := n
+		if g.stall.rerun >= 0 {
+			i, g.stall.rerun = g.stall.rerun, -1
+		} else {
+			n++
+		}
 		began := g.d.Now()
 		var interrupted bool
 		var err error
@@ -538,13 +549,21 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 			return g.finish(true)
 		}
 		took := g.d.Now().Sub(began)
-		if i == 0 {
+		if ran == 0 {
 			if planned, err = g.replan(seq, len(sides), took, planned); err != nil {
 				return Outcome{}, err
 			}
 		}
-		if seq != nil && !g.cfg.Shard.On() { // a shard takes no looks: the merge judges
+		longest = max(longest, took)
+		if seq != nil {
 			seq.roundTime = max(seq.roundTime, took)
+		}
+		if rerun, err := g.stalled(len(sides), planned, longest); err != nil {
+			return Outcome{}, err
+		} else if rerun {
+			continue
+		}
+		if seq != nil && !g.cfg.Shard.On() { // a shard takes no looks: the merge judges
 			stop, err := g.look(seq)
 			if err != nil {
 				return Outcome{}, err
@@ -574,7 +593,7 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		s.Results = append(s.Results, res)
+		s.Results = put(s.Results, i, res)
 		g.logBehind(i, s.Name, res)
 		if res.Interrupted {
 			return true, nil
@@ -659,7 +678,7 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 		}
 	}
 	for k, p := range ps {
-		p.s.Results = append(p.s.Results, res[k])
+		p.s.Results = put(p.s.Results, i, res[k])
 		g.logBehind(i, p.s.Name, res[k])
 	}
 	return res[0].Interrupted || res[1].Interrupted, nil

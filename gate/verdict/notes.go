@@ -90,6 +90,14 @@ const (
 	// NoteSequentialPlan: Rounds, MaxRounds, Budget, Fit (rounds the budget
 	// allows at RoundTime), Measured (RoundTime is round 1's).
 	NoteSequentialPlan NoteCode = "sequential_plan"
+	// The stalled-round rule (FindStall): Round, Side and Stall, the numbers.
+	// NoteStallRerun: the round was run again in its place, Path: the
+	// directory the stalled round is kept in (round-N.replaced-K).
+	NoteStallRerun NoteCode = "stall_rerun"
+	// NoteStallCapped: kept and judged: Rounds re-runs, the cap, were spent.
+	NoteStallCapped NoteCode = "stall_capped"
+	// NoteStallNoBudget: kept and judged: no further round fits the budget.
+	NoteStallNoBudget NoteCode = "stall_no_budget"
 	// NoteFailOn: FailOn (the step's fail-on), ExitCode (the step's),
 	// VerdictExitCode (the verdict's).
 	NoteFailOn NoteCode = "fail_on"
@@ -147,6 +155,8 @@ type Note struct {
 	Budget    time.Duration `json:"budget_ns,omitempty"`
 	RoundTime time.Duration `json:"round_time_ns,omitempty"`
 	Measured  bool          `json:"measured,omitempty"`
+	// Stall: a stalled round's numbers (NoteStall*).
+	Stall *Stall `json:"stall,omitempty"`
 	// The publishing step's fail-on (package action).
 	FailOn          string `json:"fail_on,omitempty"`
 	ExitCode        int    `json:"exit_code,omitempty"`

@@ -21,6 +21,7 @@ import (
 // Head carries ln(1+delta) on workload 0.
 type stallSim struct {
 	roundSD, ownSD, stall, delta float64
+	normal                       bool // the round noise normal, not t₃
 }
 
 var stallWorkloads = []string{"api_read", "item", "search", "profile", "ingest"}
@@ -39,6 +40,9 @@ func (s stallSim) ratios(rng *rand.Rand, R int) [][]float64 {
 	out := make([][]float64, len(stallWorkloads))
 	for range R {
 		c := s.roundSD * t3(rng)
+		if s.normal {
+			c = s.roundSD * rng.NormFloat64()
+		}
 		stall := 0.0
 		if rng.Float64() < s.stall {
 			stall = math.Log(3.5 + 2.5*rng.Float64())

@@ -1,0 +1,256 @@
+package verdict
+
+import (
+	"math"
+	"slices"
+
+	"github.com/loadgate/loadgate/gate/result"
+)
+
+// The stalled-round rule (docs/gate.md, "Stalled rounds"), fixed before
+// any round runs. A stall is a shared round effect: in one paired round
+// every workload of one side is much slower at once, while a change shows
+// in every round. Per judged phase × workload measured on both sides in
+// every round (a cell), d is the round's log ratio head/base of the judged
+// percentile less the median of the other rounds' for that cell. A round
+// is stalled when, with at least StallMinOthers other rounds:
+//
+//   - every cell's d has the same sign and |d| ≥ ln StallFactor
+//     (ln StallFactorBacked when the slow side's own figures back it:
+//     steal on its cores StallStealJump above its other rounds', or its
+//     stack's CPU StallCPUFactor× off theirs), over at least
+//     StallMinCells cells;
+//   - the round's mean log ratio over the cells lies outside the other
+//     rounds' 1 − StallAlpha prediction interval (Student t on their mean
+//     and sd): a stall among few rounds must stand far apart, and a second
+//     stall among the others widens it (a miss, never a false flag).
+//
+// A gate replaces at most StallCap(max rounds) rounds, so that a head
+// simply slower everywhere (every round alike: no round stands apart) or
+// often stalled is still judged. The duet's generator-stall rule
+// (leaveOutSharedStalls) is separate and stays.
+const (
+	StallFactor       = 2.0
+	StallFactorBacked = 1.5
+	StallAlpha        = 1e-4
+	StallMinOthers    = 3
+	StallMinCells     = 2
+	StallStealJump    = 0.05
+	StallCPUFactor    = 2.0
+	// StallMaxReplaced: never more re-runs than this in a gate; and at most
+	// one per StallRoundsPerRerun rounds (at least one).
+	StallMaxReplaced    = 2
+	StallRoundsPerRerun = 10
+)
+
+// StallCap is how many stalled rounds a gate of at most maxRounds paired
+// rounds may replace.
+func StallCap(maxRounds int) int {
+	return min(StallMaxReplaced, max(1, maxRounds/StallRoundsPerRerun))
+}
+
+// Stall is a round the rule flags, with the numbers that flagged it.
+type Stall struct {
+	Round int    `json:"round"` // the round's number, 1-based
+	Side  string `json:"side"`  // the side slower on every cell at once: "base" or "head"
+	// Factor: the least of the cells' slowdowns against the other rounds'
+	// median (≥ StallFactor, or StallFactorBacked when Backed).
+	Factor float64 `json:"factor"`
+	Cells  int     `json:"workloads"` // phase × workload cells, every one of them slower
+	// T: the round's distance from the other rounds' mean in predictive
+	// sds (capped at 1e6: the other rounds agreed exactly).
+	T      float64 `json:"t"`
+	Others int     `json:"others"` // the rounds it was set against
+	// Steal (share of the slow side's generator or stack cores, the higher)
+	// and StackCPU (its services' CPU, % of a core, summed): this round's
+	// and the median of the side's other rounds; nil when not carried.
+	Steal    *StallFigure `json:"steal,omitempty"`
+	StackCPU *StallFigure `json:"stack_cpu_pct,omitempty"`
+	Backed   bool         `json:"backed"` // Steal or StackCPU backs it (the lower factor applied)
+	// Index is the round's place in the slices judged.
+	Index int `json:"-"`
+}
+
+// StallFigure is one of a side's own figures in the flagged round and the
+// median of its other rounds.
+type StallFigure struct {
+	Round  float64 `json:"round"`
+	Others float64 `json:"others"`
+}
+
+// FindStalls applies the rule to paired rounds base[i], head[i] and
+// returns every stalled round, the one farthest apart first. The
+// percentile is opt.Percentile (DefaultPercentile when ""); cells that do
+// not decode or are unmeasured in some round are left out (Compare says
+// why).
+func FindStalls(base, head []*result.Result, opt CompareOptions) []Stall {
+	R := len(head)
+	if R != len(base) || R < StallMinOthers+1 {
+		return nil
+	}
+	metric := opt.Percentile
+	switch metric {
+	case "":
+		metric = DefaultPercentile
+	case "p999":
+		metric = MetricP999
+	}
+	cells := stallCells(base, head, metric)
+	if len(cells) < StallMinCells {
+		return nil
+	}
+	means := make([]float64, R)
+	for i := range R {
+		for _, c := range cells {
+			means[i] += c[i]
+		}
+		means[i] /= float64(len(cells))
+	}
+	var out []Stall
+	var dists []float64
+	for i := range R {
+		others := slices.Delete(slices.Clone(means), i, i+1)
+		m := mean(others)
+		dist := means[i] - m
+		sd := stddev(others, m) * math.Sqrt(1+1/float64(len(others)))
+		z := 1e6
+		if sd > 0 {
+			z = min(math.Abs(dist)/sd, z)
+		}
+		if dist == 0 || z < tQuantile(1-StallAlpha/2, float64(len(others)-1)) {
+			continue
+		}
+		s := Stall{Round: roundNo(base[i], i), Side: "head", Cells: len(cells), T: round6(z), Others: R - 1, Index: i}
+		slow := head
+		if dist < 0 {
+			s.Side, slow = "base", base
+		}
+		s.Steal = stallFigure(slow, i, stealShare)
+		s.StackCPU = stallFigure(slow, i, stackCPU)
+		s.Backed = (s.Steal != nil && s.Steal.Round-s.Steal.Others >= StallStealJump) ||
+			(s.StackCPU != nil && s.StackCPU.Round > 0 && s.StackCPU.Others > 0 &&
+				math.Abs(math.Log(s.StackCPU.Round/s.StackCPU.Others)) >= math.Log(StallCPUFactor))
+		bar := math.Log(StallFactor)
+		if s.Backed {
+			bar = math.Log(StallFactorBacked)
+		}
+		least := math.Inf(1)
+		for _, c := range cells {
+			d := c[i] - median(slices.Delete(slices.Clone(c), i, i+1))
+			if dist < 0 {
+				d = -d
+			}
+			least = min(least, d)
+		}
+		if least < bar {
+			continue
+		}
+		s.Factor = round6(math.Exp(least))
+		k, _ := slices.BinarySearchFunc(dists, math.Abs(dist), func(a, b float64) int {
+			if a > b {
+				return -1
+			}
+			return 1
+		})
+		out, dists = slices.Insert(out, k, s), slices.Insert(dists, k, math.Abs(dist))
+	}
+	return out
+}
+
+// FindStall is the first of FindStalls, or nil.
+func FindStall(base, head []*result.Result, opt CompareOptions) *Stall {
+	if ss := FindStalls(base, head, opt); len(ss) > 0 {
+		return &ss[0]
+	}
+	return nil
+}
+
+// stallCells are the per-round log ratios head/base of metric, one slice
+// per judged phase × workload measured with successes on both sides in
+// every round.
+func stallCells(base, head []*result.Result, metric string) [][]float64 {
+	q := quantileOf(metric)
+	var cells [][]float64
+	for _, p := range base[0].Phases {
+		if !p.Judged {
+			continue
+		}
+	workloads:
+		for _, w := range p.Workloads {
+			c := make([]float64, len(base))
+			for i := range base {
+				var v [2]int64
+				for k, r := range []*result.Result{base[i], head[i]} {
+					rw := r.PhaseNamed(p.Name).Workload(w.Name)
+					if rw == nil {
+						continue workloads
+					}
+					h, _, err := rw.MetricHistogram(metric)
+					if err != nil || h.TotalCount() == 0 {
+						continue workloads
+					}
+					v[k] = max(result.Quantile(h, q), 1)
+				}
+				c[i] = math.Log(float64(v[1]) / float64(v[0]))
+			}
+			cells = append(cells, c)
+		}
+	}
+	return cells
+}
+
+// stallFigure is f of rs[i] and the median of f over the other results,
+// nil unless rs[i] and at least StallMinOthers others carry it.
+func stallFigure(rs []*result.Result, i int, f func(*result.Result) (float64, bool)) *StallFigure {
+	v, ok := f(rs[i])
+	if !ok {
+		return nil
+	}
+	var others []float64
+	for j, r := range rs {
+		if j == i || r == rs[i] {
+			continue
+		}
+		if x, ok := f(r); ok {
+			others = append(others, x)
+		}
+	}
+	if len(others) < StallMinOthers {
+		return nil
+	}
+	return &StallFigure{Round: round6(v), Others: round6(median(others))}
+}
+
+// stealShare is the higher steal share of r's generator and stack cores.
+func stealShare(r *result.Result) (float64, bool) {
+	if r.Steal == nil {
+		return 0, false
+	}
+	s := r.Steal.Load.Share
+	if r.Steal.Stack != nil {
+		s = max(s, r.Steal.Stack.Share)
+	}
+	return s, true
+}
+
+// stackCPU is r's services' mean CPU, summed (% of a core).
+func stackCPU(r *result.Result) (float64, bool) {
+	if r.Stack == nil || len(r.Stack.Services) == 0 {
+		return 0, false
+	}
+	var s float64
+	for _, sv := range r.Stack.Services {
+		s += sv.CPUAvgPct
+	}
+	return s, true
+}
+
+// median of xs (not modified); NaN when empty.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Sorted(slices.Values(xs))
+	k := len(s)
+	return (s[(k-1)/2] + s[k/2]) / 2
+}
