@@ -18,6 +18,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/testtier"
 )
 
 // runResult runs scenario body against a loopback server that answers after
@@ -172,8 +173,12 @@ func TestCompareRoundsSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures against real servers: not with -short")
 	}
+	n := 1 // one round a side by default; three in make e2e
+	if testtier.On(t, testtier.E2E) {
+		n = 3
+	}
 	var bases, heads []string
-	for i := 0; i < 3; i++ {
+	for i := 0; i < n; i++ {
 		bases = append(bases, runResult(t, cmpScenario, 2*time.Millisecond))
 		heads = append(heads, runResult(t, cmpScenario, 2*time.Millisecond))
 	}
@@ -264,13 +269,13 @@ func TestGateRefusals(t *testing.T) {
 // Against a stored baseline the report shows the baseline once, with its own
 // sample counts, however many head rounds it is paired with.
 func TestBaselineReportCounts(t *testing.T) {
-	b, err := result.ReadFile(runResult(t, cmpScenario, 0))
+	b, err := result.ReadFile(recordedRound(t, "base", 0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var heads, base []*result.Result
-	for i := 0; i < 3; i++ {
-		h, err := result.ReadFile(runResult(t, cmpScenario, 0))
+	for i, jitter := range []float64{0, 0.004, -0.004} {
+		h, err := result.ReadFile(recordedRound(t, "head", 2*i+1, 1+jitter))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,8 +309,8 @@ func TestBaselineReportCounts(t *testing.T) {
 func TestCompareReadsTheCalibration(t *testing.T) {
 	var rs []*result.Result
 	var files []string
-	for i := 0; i < 4; i++ {
-		p := runResult(t, cmpScenario, time.Millisecond)
+	for i, jitter := range []float64{0, 0.004, -0.003, 0.002} {
+		p := recordedRound(t, []string{"base", "head"}[i%2], i, 1+jitter)
 		r, err := result.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ func TestLoadPriorityRtRefusedWithoutPermission(t *testing.T) {
 	if err := syscall.Getrlimit(0xe, &lim); err != nil || lim.Cur > 0 { // RLIMIT_RTPRIO
 		t.Skipf("RLIMIT_RTPRIO %d here: nobody may raise", lim.Cur)
 	}
-	bin := buildLoadgate(t, moduleRoot(t))
+	bin := selfAsLoadgate(t)
 	dir := filepath.Dir(bin) // t.TempDir's: root's alone until opened
 	for _, d := range []string{filepath.Dir(dir), dir} {
 		if err := os.Chmod(d, 0o755); err != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -69,7 +70,7 @@ workloads: [{name: list, http: {path: "/items?page={n}"}}]
 					exec.Command(bin, "down", "--all").Run()
 				}
 			})
-			res := interruptMidLoad(t, cmd, stderr, out, sig, func() {
+			res := interruptMidLoad(t, cmd, stderr, out, sig, snapshotsWritten(out, 2), func() {
 				if len(leftovers(t, pid)) == 0 {
 					t.Fatalf("no labelled resources while the run is up: the test would prove nothing")
 				}
@@ -87,20 +88,22 @@ workloads: [{name: list, http: {path: "/items?page={n}"}}]
 	}
 }
 
-// The built program, SIGINTed in the middle of a plain run's load, stops
-// it, writes a result that balances and says it was interrupted, and exits
+// The program (this test binary as loadgate), SIGINTed in the middle of a
+// plain run's load, stops it, writes a result that balances and says it was interrupted, and exits
 // 3: the default tier's version of TestSignalMidLoadLeavesNothing.
 func TestSignalMidLoadPlain(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: built-binary tests not run")
+		t.Skip("-short: process tests not run")
 	}
-	bin := buildLoadgate(t, repoRoot(t))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	bin := selfAsLoadgate(t)
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served.Add(1) }))
 	defer srv.Close()
 	scen := writeScenario(t, "name: sigint\nphases: [{name: sustain, rate: 50, duration: 2m}]\nworkloads: [{name: a, http: {path: /}}]\n")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd, stderr := startRun(t, bin, "--scenario", scen, "--target", srv.URL, "--out", out)
-	interruptMidLoad(t, cmd, stderr, out, syscall.SIGINT, func() {})
+	loadRunning := func() bool { return served.Load() >= 10 }
+	interruptMidLoad(t, cmd, stderr, out, syscall.SIGINT, loadRunning, func() {})
 }
 
 // startRun starts `bin run --progress never args...`, its stderr kept.
@@ -115,22 +118,27 @@ func startRun(t *testing.T, bin string, args ...string) (*exec.Cmd, *bytes.Buffe
 	return cmd, &stderr
 }
 
-// interruptMidLoad waits until cmd, a run writing to out, has written two
-// snapshots, calls running, sends sig, and checks the exit (3) and the
-// result (interrupted, balanced), which it returns (nil when unreadable).
-func interruptMidLoad(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, out string, sig syscall.Signal, running func()) *result.Result {
+// snapshotsWritten reports whether the run writing to out has written n
+// snapshots (the file is buffered: they show some seconds late).
+func snapshotsWritten(out string, n int) func() bool {
+	return func() bool {
+		b, _ := os.ReadFile(filepath.Join(out, "snapshots.jsonl"))
+		return bytes.Count(b, []byte("\n")) >= n
+	}
+}
+
+// interruptMidLoad waits until cmd, a run writing to out, is loading,
+// calls running, sends sig, and checks the exit (3) and the result
+// (interrupted, balanced), which it returns (nil when unreadable).
+func interruptMidLoad(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, out string, sig syscall.Signal, loading func() bool, running func()) *result.Result {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		b, _ := os.ReadFile(filepath.Join(out, "snapshots.jsonl"))
-		if bytes.Count(b, []byte("\n")) >= 2 {
-			break
-		}
+	for !loading() {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatalf("the load never started:\n%s", stderr.String())
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 	running()
 	cmd.Process.Signal(sig)
@@ -164,6 +172,36 @@ func buildLoadgate(t *testing.T, root string) string {
 	bin := filepath.Join(t.TempDir(), "loadgate")
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "loadgate")).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestMain runs the program when this test binary is started as
+// "loadgate" (selfAsLoadgate's copy), so that the default tier's tests of
+// the process need no go build.
+func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == "loadgate" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// selfAsLoadgate copies this test binary to a temp dir as "loadgate": the
+// program itself (TestMain), readable by any user.
+func selfAsLoadgate(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "loadgate")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
