@@ -65,22 +65,7 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 			DurationS: seg.Duration.Seconds(),
 		}
 		for w, c := range cells {
-			wr := result.Workload{
-				Name: sc.Workloads[w].Name, Offered: c.offered, Succeeded: c.succeeded,
-				Failed: c.failed, Abandoned: c.abandoned, Late: c.late, Completed: c.completed,
-				Failures:  copyCounts(c.failures),
-				LatencyMS: result.Summarize(c.lat),
-				ServiceMS: result.Summarize(c.svc),
-				Throughput: result.Throughput{
-					CompletedPerS: perS(c.completed, seg.Duration),
-					OfferedPerS:   perS(c.offered, seg.Duration),
-				},
-			}
-			wr.Histogram, wr.ServiceH = empty, empty
-			if c.lat != nil { // made at the cell's first success
-				wr.Histogram, _ = result.EncodeHistogram(c.lat)
-				wr.ServiceH, _ = result.EncodeHistogram(c.svc)
-			}
+			wr := workloadResult(sc.Workloads[w].Name, c, seg.Duration, empty)
 			e.sess.fill(s*r.workloads+w, &wr) // ws sessions: session.go
 			res.Offered += c.offered
 			res.Recorded += c.succeeded + c.failed + c.abandoned
@@ -88,6 +73,41 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 		}
 		res.Phases = append(res.Phases, p)
 	}
+	checkBalance(res)
+	res.WallBoundS = (e.sched.Duration() + sc.Drain + WallSlack).Seconds()
+	res.Generator = res.GeneratorBehind() // as a decoded result has it
+	res.NotMeasured = append(res.NotMeasured,
+		"latency of failed requests (failures are counted by class, not timed)",
+		"response bodies (drained and dropped, not checked)",
+	)
+	return res
+}
+
+// workloadResult is one workload's cell of a phase segment of duration d;
+// empty is the encoded empty histogram of a cell without a success.
+func workloadResult(name string, c cell, d time.Duration, empty string) result.Workload {
+	wr := result.Workload{
+		Name: name, Offered: c.offered, Succeeded: c.succeeded,
+		Failed: c.failed, Abandoned: c.abandoned, Late: c.late, Completed: c.completed,
+		Failures:  copyCounts(c.failures),
+		LatencyMS: result.Summarize(c.lat),
+		ServiceMS: result.Summarize(c.svc),
+		Throughput: result.Throughput{
+			CompletedPerS: perS(c.completed, d),
+			OfferedPerS:   perS(c.offered, d),
+		},
+	}
+	wr.Histogram, wr.ServiceH = empty, empty
+	if c.lat != nil { // made at the cell's first success
+		wr.Histogram, _ = result.EncodeHistogram(c.lat)
+		wr.ServiceH, _ = result.EncodeHistogram(c.svc)
+	}
+	return wr
+}
+
+// checkBalance marks res usable unless a request offered was not
+// recorded, in the phases or the warm-up.
+func checkBalance(res *result.Result) {
 	res.Usable = true
 	if res.Offered != res.Recorded {
 		res.Usable = false
@@ -97,13 +117,6 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 		res.Usable = false
 		res.Unusable = append(res.Unusable, fmt.Sprintf("warm-up offered %d requests but recorded %d", res.Warmup.Offered, res.Warmup.Recorded))
 	}
-	res.WallBoundS = (e.sched.Duration() + sc.Drain + WallSlack).Seconds()
-	res.Generator = res.GeneratorBehind() // as a decoded result has it
-	res.NotMeasured = append(res.NotMeasured,
-		"latency of failed requests (failures are counted by class, not timed)",
-		"response bodies (drained and dropped, not checked)",
-	)
-	return res
 }
 
 // pctThr is a session threshold in the results contract (nil: none set).
