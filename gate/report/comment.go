@@ -63,7 +63,11 @@ func mdChangeChart(b *md, a answer) {
 	if all > len(cs) {
 		shown = fmt.Sprintf(", the first %d of %d in the table's order", len(cs), all)
 	}
-	b.line("Head's %s as a percentage of base's: 100 is unchanged, the line is the +%s tolerance%s.", metric, Percent(v.Tolerance), shown)
+	mark := "the line at " + plain(line) + " is"
+	if len(cs) == 1 {
+		mark = plain(line) + " would be" // mermaid draws no line through one point
+	}
+	b.line("Head's %s as a percentage of base's: 100 is unchanged, %s the +%s tolerance%s.", metric, mark, Percent(v.Tolerance), shown)
 	b.line("")
 	b.line("```mermaid")
 	b.line("%%%%{init: {\"xyChart\": {\"height\": %d}}}%%%%", chartHeight) // mermaid's default is 500
@@ -72,7 +76,7 @@ func mdChangeChart(b *md, a answer) {
 	b.line("    x-axis [%s]", strings.Join(labels, ", "))
 	b.line("    y-axis \"%% of base\" 0 --> %s", plain(math.Ceil(top*1.1/10)*10))
 	b.line("    bar [%s]", strings.Join(bars, ", "))
-	if len(cs) > 1 { // a line needs two points
+	if len(cs) > 1 {
 		b.line("    line [%s]", strings.Join(tol, ", "))
 	}
 	b.line("```")

@@ -116,6 +116,14 @@ func TestDuetLeftOutRoundIsNamedAndNotPooled(t *testing.T) {
 	if want := "n=" + report.Count(c.HeadN); !strings.Contains(s, "second line head "+want) {
 		t.Errorf("the chart does not pool the rounds judged (want %s):\n%s", want, s)
 	}
+	// The comment's table of each round's change heads the rounds judged.
+	var cm bytes.Buffer
+	if err := report.CompareSummary(&cm, gr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cm.String(), "| round 1 | round 2 | round 4 | round 5 |") {
+		t.Errorf("the comment's round table does not skip round 3:\n%s", cm.String())
+	}
 	if !strings.Contains(js.String(), "\"left_out_rounds\": [\n    3\n  ]") {
 		t.Errorf("verdict.json has no left_out_rounds [3]:\n%s", js.String())
 	}
