@@ -15,3 +15,7 @@ var SeqBound = seqBound
 
 // SeqBounds is seqBounds, for the recursion's tests.
 var SeqBounds = seqBounds
+
+// StallsOfCells is the stalled-round rule on log ratios cells[k][i]
+// (cell k, round i), without the sides' own figures: the simulation's.
+func StallsOfCells(cells [][]float64) []Stall { return stallsOf(cells, nil, nil) }

@@ -95,10 +95,17 @@ func FindStalls(base, head []*result.Result, opt CompareOptions) []Stall {
 	case "p999":
 		metric = MetricP999
 	}
-	cells := stallCells(base, head, metric)
-	if len(cells) < StallMinCells {
+	return stallsOf(stallCells(base, head, metric), base, head)
+}
+
+// stallsOf is FindStalls on cells[k][i], the log ratio of cell k in round
+// i; base and head give the rounds' numbers and the sides' own figures
+// (nil: numbered i+1, no figures).
+func stallsOf(cells [][]float64, base, head []*result.Result) []Stall {
+	if len(cells) < StallMinCells || len(cells[0]) < StallMinOthers+1 {
 		return nil
 	}
+	R := len(cells[0])
 	means := make([]float64, R)
 	for i := range R {
 		for _, c := range cells {
@@ -120,13 +127,16 @@ func FindStalls(base, head []*result.Result, opt CompareOptions) []Stall {
 		if dist == 0 || z < tQuantile(1-StallAlpha/2, float64(len(others)-1)) {
 			continue
 		}
-		s := Stall{Round: roundNo(base[i], i), Side: "head", Cells: len(cells), T: round6(z), Others: R - 1, Index: i}
+		s := Stall{Round: i + 1, Side: "head", Cells: len(cells), T: round6(z), Others: R - 1, Index: i}
 		slow := head
 		if dist < 0 {
 			s.Side, slow = "base", base
 		}
-		s.Steal = stallFigure(slow, i, stealShare)
-		s.StackCPU = stallFigure(slow, i, stackCPU)
+		if slow != nil {
+			s.Round = roundNo(base[i], i)
+			s.Steal = stallFigure(slow, i, stealShare)
+			s.StackCPU = stallFigure(slow, i, stackCPU)
+		}
 		s.Backed = (s.Steal != nil && s.Steal.Round-s.Steal.Others >= StallStealJump) ||
 			(s.StackCPU != nil && s.StackCPU.Round > 0 && s.StackCPU.Others > 0 &&
 				math.Abs(math.Log(s.StackCPU.Round/s.StackCPU.Others)) >= math.Log(StallCPUFactor))

@@ -5,10 +5,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/testtier"
 )
@@ -74,20 +76,30 @@ type stallOutcome struct {
 func stallGate(t testing.TB, seed uint64, s stallSim, ests []string) []stallOutcome {
 	rng := rand.New(rand.NewPCG(seed, 0x57a11))
 	const maxR = verdict.DefaultSeqMaxRounds
-	base, head := ratioRounds(t, stallWorkloads, s.ratios(rng, maxR))
+	// The rounds a re-run takes come after the gate's 20 (the same 20 as
+	// without re-runs: ratios draws round by round).
+	ratios := s.ratios(rng, maxR+verdict.StallCap(maxR))
+	base, head := ratioRounds(t, stallWorkloads, ratios)
 	out := make([]stallOutcome, len(ests))
 	for i, e := range ests {
+		e, rule := strings.CutSuffix(e, stallRule)
 		plan := verdict.SeqPlan{MaxRounds: maxR}
 		opt := verdict.CompareOptions{Percentile: "p95", Estimator: e}
-		for R := verdict.DefaultSeqMinRounds; R <= maxR; R += 2 {
-			v, err := verdict.Sequential(base[:R], head[:R], opt, plan)
+		looks := stallLooks(ratios, maxR, rule)
+		for _, look := range looks {
+			R := len(look.kept)
+			b, h := make([]*result.Result, R), make([]*result.Result, R)
+			for j, k := range look.kept {
+				b[j], h[j] = base[k], head[k]
+			}
+			v, err := verdict.Sequential(b, h, opt, plan)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !v.Sequential.Decided() {
 				continue
 			}
-			o := stallOutcome{pass: v.Value == verdict.Pass, rounds: R}
+			o := stallOutcome{pass: v.Value == verdict.Pass, rounds: look.ran}
 			for _, wv := range v.Workloads {
 				for _, c := range wv.Comparisons {
 					if c.Value == verdict.Regression {
@@ -101,6 +113,61 @@ func stallGate(t testing.TB, seed uint64, s stallSim, ests []string) []stallOutc
 		}
 	}
 	return out
+}
+
+// stallRule marks an estimator judged on the rounds a gate keeps under
+// the stalled-round rule (verdict.FindStalls, capped re-runs).
+const stallRule = " + re-run rule"
+
+// stallLook is one look of a sequential gate: the rounds it judges (their
+// places in the drawn rounds) and how many it ran.
+type stallLook struct {
+	kept []int
+	ran  int
+}
+
+// stallLooks are the looks (after 4, 6, … maxR kept rounds) of a gate
+// over ratios[k][i] run as gate/rounds runs it: with rule, after every
+// round a stalled round is replaced by the next drawn one, at most
+// StallCap(maxR) times, and a look waits for the re-run.
+func stallLooks(ratios [][]float64, maxR int, rule bool) []stallLook {
+	var looks []stallLook
+	var kept []int
+	next, replaced := 0, 0
+	flagged := map[int]bool{}
+	for len(kept) < maxR {
+		kept = append(kept, next)
+		next++
+		for rule && len(kept) >= 4 {
+			cells := make([][]float64, len(ratios))
+			for k := range ratios {
+				for _, i := range kept {
+					cells[k] = append(cells[k], math.Log(ratios[k][i]))
+				}
+			}
+			var st *verdict.Stall
+			for _, x := range verdict.StallsOfCells(cells) {
+				if !flagged[kept[x.Index]] {
+					st = &x
+					break
+				}
+			}
+			if st == nil {
+				break
+			}
+			if replaced >= verdict.StallCap(maxR) {
+				flagged[kept[st.Index]] = true
+				continue
+			}
+			kept[st.Index] = next
+			next++
+			replaced++
+		}
+		if R := len(kept); R >= verdict.DefaultSeqMinRounds && R%2 == 0 {
+			looks = append(looks, stallLook{kept: slices.Clone(kept), ran: next})
+		}
+	}
+	return looks
 }
 
 type stallRow struct {
@@ -150,7 +217,10 @@ func stallTally(t testing.TB, seed uint64, gates int, s stallSim, ests []string)
 // on every workload). Every estimator keeps A/A false regressions within
 // the family's 2.5% (+3 standard errors) and passes no +50%; with stalls
 // the robust ones decide more A/A gates and catch more +20% than the
-// mean does. The table is bench/'s (rows by -run, e.g. SimStall/stalls_1_in_20/+20%): LOADGATE_TEST_TIER=sim
+// mean does, and so does the mean (or the trimmed mean) judged on the
+// rounds a gate keeps under the stalled-round rule (" + re-run rule":
+// FindStalls after every round, a flagged round replaced by the next
+// drawn one, at most StallCap; rounds counts the re-runs). The table is bench/'s (rows by -run, e.g. SimStall/stalls_1_in_20/+20%): LOADGATE_TEST_TIER=sim
 // LOADGATE_SIM_GATES=1000 go test ./gate/verdict -run SimStall -v.
 func TestSimStall(t *testing.T) {
 	if testing.Short() {
@@ -169,7 +239,7 @@ func TestSimStall(t *testing.T) {
 			gates, deltas = n, []float64{0, 0.10, 0.20, 0.50}
 		}
 	}
-	ests := []string{verdict.EstimatorMeanT, verdict.EstimatorHL, verdict.EstimatorTrimmed}
+	ests := []string{verdict.EstimatorMeanT, verdict.EstimatorHL, verdict.EstimatorTrimmed, verdict.EstimatorMeanT + stallRule, verdict.EstimatorTrimmed + stallRule}
 	limit := 0.025 + 3*math.Sqrt(0.025*0.975/float64(gates))
 	var lines []string
 	for _, stall := range stalls {
