@@ -313,13 +313,13 @@ func resultDetail(s string) string {
 
 // stallText words a stalled round's numbers: "head's stack 4.1× slower on
 // every workload at once (5 workloads, against the other 9 rounds'
-// median; steal 21% against 0.1%)".
+// median; steal 21% against 0.1%)": steal and CPU where they back it.
 func stallText(st *verdict.Stall) string {
 	if st == nil {
 		return "it stalled"
 	}
 	var why []string
-	if f := st.Steal; f != nil && f.Round != f.Others {
+	if f := st.Steal; f != nil && f.Round-f.Others >= verdict.StallStealJump {
 		why = append(why, fmt.Sprintf("steal %s against %s", Percent(f.Round), Percent(f.Others)))
 	}
 	if f := st.StackCPU; f != nil && st.Backed && (st.Steal == nil || st.Steal.Round-st.Steal.Others < verdict.StallStealJump) {
