@@ -201,3 +201,29 @@ func TestAAWithoutStallReRunsNothing(t *testing.T) {
 		t.Errorf("an A/A gate called a regression")
 	}
 }
+
+// A stalled round is run again only while the budget fits a round: with
+// 70 s a side-round, after four rounds of fixed five nothing more fits
+// 10 minutes, so the stalled round 2 is judged and a note says why.
+func TestStallKeptWhenTheBudgetIsSpent(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.cfg.Rounds, f.cfg.Budget = 5, 10*time.Minute
+	runsOf := stallOn(t, f, "head", 4.5, 1, 2)
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var log strings.Builder
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner, Log: &log, Words: report.GateWords{},
+		Now: func() time.Time { return t0.Add(time.Duration(f.runner.runs()) * 70 * time.Second) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := notesOf(gr, verdict.NoteStallNoBudget)
+	if len(kept) != 1 || kept[0].Round != 2 || len(notesOf(gr, verdict.NoteStallRerun)) != 0 || runsOf(2) != 1 {
+		t.Fatalf("no-budget notes %+v, round 2 run %d time(s), want round 2 judged once with a note\n%s", kept, runsOf(2), log.String())
+	}
+	if !strings.Contains(log.String(), "round 2 is judged although head's stack") || !strings.Contains(log.String(), "no further round fits the budget to re-run it") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	if len(gr.Head.Results) != 5 {
+		t.Errorf("%d rounds, want the 5 asked for", len(gr.Head.Results))
+	}
+}
