@@ -48,7 +48,22 @@ func runShards(cfg config, corpora, out string, sc shardConfig) error {
 	}
 	var doc strings.Builder
 	fmt.Fprintf(&doc, "# Shards: N runners' rounds merged into one gate\n\n")
-	fmt.Fprintf(&doc, "Made by `go run ./bench/gatequality -shards bench/shards.md -shard-gates %d -seed %d` (bench/gatequality/shards.go).\n\n", sc.gates, cfg.seed)
+	fmt.Fprintf(&doc, "Made by `go run ./bench/gatequality -shards bench/shards.md -shard-gates %d -shard-deltas %s -seed %d` (bench/gatequality/shards.go).\n\n",
+		sc.gates, joinFloats(sc.deltas), cfg.seed)
+	doc.WriteString(`**Method.** Each gate (chunk) of a committed corpus stands in for one runner: a shard's rounds are
+drawn (without replacement) from one chunk only, N shards from N distinct chunks, and their paired
+rounds are pooled as ` + "`loadgate merge`" + ` pools them (renumbered in turn) and judged by ` + "`verdict.Compare`" + `,
+the comparisons of the merge's ` + "`verdict.Gate`" + `. Every shard has the same budget of rounds, so N shards
+take one shard's wall time: the set-up, the rounds and the teardown margins, at the corpus's
+median paired round. A change is head's latencies of one workload × (1+δ), one workload at a time
+(as in bench/gate-quality.md); power is the share of merged gates that call that workload a
+regression. The tolerance is the gate's 10%: a regression is called only when the interval lies
+above +10%, so a true +10% change is (by design) almost never called one; +20% and +30% are the
+changes to detect. The sequential column looks at the pooled rounds after every 2 rounds of each
+shard (` + "`verdict.Sequential`" + `, the first look at 4 pooled rounds or more): what shards would need if
+the merge could stop them. loadgate's shards run their budget and the merge looks once.
+
+`)
 	for _, dir := range dirs {
 		tmp, err := os.MkdirTemp("", "gatequality-corpus-")
 		if err != nil {
@@ -171,7 +186,7 @@ func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, er
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	start := time.Now()
-	bigD := slices.Max(sc.deltas)
+	bigD := seqDelta(sc.deltas)
 	for range cfg.workers {
 		wg.Add(1)
 		go func() {
@@ -194,8 +209,6 @@ func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, er
 					if j.cond.Workload != "" && j.cond.Delta == bigD {
 						if k, ok := seqStop(ds, heads[j.cond], shards, c.n, c.perShard, opt); ok {
 							stops, decided = append(stops, k), decided+1
-						} else {
-							stops = append(stops, c.perShard)
 						}
 					}
 				}
@@ -344,6 +357,23 @@ func seqStop(ds *design, heads []*result.Result, shards [][]int, n, perShard int
 	return perShard, false
 }
 
+// seqDelta is the δ of the sequential column: +20% when measured, else
+// the largest.
+func seqDelta(ds []float64) float64 {
+	if slices.Contains(ds, 0.20) {
+		return 0.20
+	}
+	return slices.Max(ds)
+}
+
+func joinFloats(fs []float64) string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = fmt.Sprintf("%.2f", f)
+	}
+	return strings.Join(out, ",")
+}
+
 func minLen(rs [][]int) int {
 	m := len(rs[0])
 	for _, r := range rs {
@@ -367,7 +397,7 @@ func shardTable(ds *design, cells []*shardCell, sc shardConfig, corpus string, r
 		head += fmt.Sprintf(" power at +%.0f%% (mean; min–max of workloads) |", d*100)
 		sep += " --: |"
 	}
-	head += fmt.Sprintf(" sequential looks at +%.0f%%: per-shard rounds to stop (median), decided |", slices.Max(sc.deltas)*100)
+	head += fmt.Sprintf(" sequential looks at +%.0f%%: decided, per-shard rounds to the decision (median of those decided) |", seqDelta(sc.deltas)*100)
 	sep += " --: |"
 	b.WriteString(head + "\n" + sep + "\n")
 	sort.Slice(cells, func(i, j int) bool {
@@ -397,7 +427,7 @@ func shardTable(ds *design, cells []*shardCell, sc shardConfig, corpus string, r
 			slices.Sort(s)
 			med = fmt.Sprint(s[len(s)/2])
 		}
-		fmt.Fprintf(&b, " %s, %s |\n", med, share(c.seqDecide, c.seqGates))
+		fmt.Fprintf(&b, " %s, %s |\n", share(c.seqDecide, c.seqGates), med)
 	}
 	b.WriteString("\n")
 	return b.String()
