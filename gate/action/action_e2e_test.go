@@ -713,11 +713,14 @@ func (h *e2eHarness) checkGate(r *stepRun, resultsDir, baseSHA, headSHA string, 
 
 	// The job summary: this run's report appended, the verdict last.
 	sum := e2eRead(t, h.summary)
-	if n := strings.Count(sum, "\n## Verdict\n"); n != run {
-		t.Errorf("gate run %d: the job summary holds %d verdict sections, want %d", run, n, run)
+	// One title per run (the comment step adds the verdict word to the
+	// comment's title only), each followed by its bold headline.
+	const title = "# loadgate gate: demo-gate"
+	if n := strings.Count("\n"+sum, "\n"+title+"\n\n**"); n != run {
+		t.Errorf("gate run %d: the job summary holds %d gate reports with a headline, want %d", run, n, run)
 	}
-	if last := e2eLastHeading(sum); last != "## Verdict" {
-		t.Errorf("gate run %d: the job summary's last section is %q, want ## Verdict", run, last)
+	if last := e2eLastTitle(sum); last != title {
+		t.Errorf("gate run %d: the job summary's last report is titled %q, want %q", run, last, title)
 	}
 	// The summary is comment.md (the answer first, the rest collapsed),
 	// and report.md opens with the same headline.
@@ -762,13 +765,17 @@ func (h *e2eHarness) checkComment(body, scen string, v verdict.Value, headSHA st
 	}
 	for _, want := range []string{
 		"\n# loadgate gate: " + scen + " — " + action.VerdictWord(v) + "\n", // the verdict word in the title
-		"## Verdict", "**" + strings.ToUpper(string(v)) + "**", "head `" + headSHA[:12] + "`",
+		"head `" + headSHA[:12] + "`",
 		"[workflow run](https://github.com/" + owner + "/" + repo + "/actions/runs/4242)",
 		"[results artifact](https://github.com/" + owner + "/" + repo + "/actions/runs/4242#artifacts)",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the comment lacks %q", want)
 		}
+	}
+	// The answer first: one bold headline under the title.
+	if lines := strings.SplitN(body, "\n", 5); len(lines) < 5 || !strings.HasPrefix(lines[3], "**") || !strings.HasSuffix(lines[3], "**") {
+		t.Errorf("the comment's fourth line is not the bold headline: %.200q", body)
 	}
 	if strings.Contains(body, token) {
 		t.Error("the comment carries the token")
@@ -1026,6 +1033,17 @@ func e2eRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// e2eLastTitle is the last level-one heading of md.
+func e2eLastTitle(md string) string {
+	last := ""
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "# ") {
+			last = strings.TrimSpace(l)
+		}
+	}
+	return last
 }
 
 func e2eLastHeading(md string) string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
@@ -180,5 +181,21 @@ func TestRegression_AstronomicalIntervalPrinted(t *testing.T) {
 	c.CIHigh, c.Detectable = 1.6, 1.43
 	if got := report.ComparisonWhy(v, c); !strings.Contains(got, "… +60.0%)") || !strings.Contains(got, "is +43.0%") {
 		t.Errorf("an ordinary interval: %q", got)
+	}
+}
+
+// Regression test: a comparison with no interval (one paired round, too
+// few successes) headlined as "`search` p95 — (no interval, …) is too close
+// to the ±10% tolerance to call": a dash for the change, and a closeness
+// nothing was measured to show.
+func TestRegression_NoIntervalHeadline(t *testing.T) {
+	c := verdict.Comparison{Phase: "sustain", Workload: "search", Metric: "p95", Value: verdict.Inconclusive,
+		BaseN: 45, HeadN: 45, Rounds: 1, Reason: verdict.ReasonTooFewSamples}
+	v := verdict.Verdict{Value: verdict.Inconclusive, Tolerance: 0.1,
+		Workloads: []verdict.WorkloadVerdict{{Phase: "sustain", Workload: "search", Value: verdict.Inconclusive, Comparisons: []verdict.Comparison{c}}}}
+	got := report.Headline(rounds.Outcome{Rounds: 1, Scenario: result.Scenario{Name: "demo-gate"}, Verdict: v})
+	want := "Inconclusive: search p95 has no interval yet (1 paired round, 45 requests a side)"
+	if got != want {
+		t.Errorf("headline %q\nwant      %q", got, want)
 	}
 }
