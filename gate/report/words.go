@@ -325,14 +325,26 @@ func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
 	return s.Hash
 }
 
+// spendingWords says how a spending function shares the error rate
+// between looks, without its name.
+func spendingWords(sp string) string {
+	switch sp {
+	case verdict.SpendOBF:
+		return "strict at early looks, most of it kept for the last"
+	case verdict.SpendPocock:
+		return "shared about evenly between the looks"
+	}
+	return sp + " spending"
+}
+
 // SequentialNote words a sequential gate's last look; "" for fixed rounds.
 func SequentialNote(v verdict.Verdict) string {
 	d := v.Sequential
 	if d == nil {
 		return ""
 	}
-	s := fmt.Sprintf("sequential rounds: look %d of at most %d after %d rounds (at most %d); this look's intervals at %s, %s of the %s error rate spent so far (%s spending)",
-		d.Look, d.Looks, d.Rounds, d.MaxRounds, Percent(1-d.Level), Percent(d.Spent), Percent(1-d.Nominal), d.Spending)
+	s := fmt.Sprintf("sequential rounds: look %d of at most %d after %d rounds (at most %d); this look's intervals at %s, %s of the %s error rate spent so far (%s)",
+		d.Look, d.Looks, d.Rounds, d.MaxRounds, Percent(1-d.Level), Percent(d.Spent), Percent(1-d.Nominal), spendingWords(d.Spending))
 	switch d.Stop {
 	case verdict.StopDecided:
 		s += "; stopped: every judged comparison is decided"
