@@ -186,8 +186,8 @@ func TestQuickStartPullRequest(t *testing.T) {
 	if v := res.Output("gate", "verdict"); !slices.Contains([]string{"pass", "inconclusive"}, v) {
 		t.Errorf("verdict %q, want pass (or inconclusive: neither fails the check)", v)
 	}
-	if !strings.Contains(res.Summary, "loadgate") || !strings.Contains(res.Summary, "Verdict") {
-		t.Errorf("job summary has no loadgate verdict:\n%s", firstLines(res.Summary, 20))
+	if !strings.Contains(res.Summary, "# loadgate gate: ") || !strings.Contains(res.Summary, "\n\n**") {
+		t.Errorf("job summary has no loadgate title and headline:\n%s", firstLines(res.Summary, 20))
 	}
 	// The binary step, release absent: the release list was asked, and
 	// the binary built from the action's source.
