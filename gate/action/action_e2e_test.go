@@ -1035,21 +1035,16 @@ func e2eRead(t *testing.T, path string) string {
 	return string(b)
 }
 
-// e2eLastTitle is the last level-one heading of md.
-func e2eLastTitle(md string) string {
-	last := ""
-	for _, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(l, "# ") {
-			last = strings.TrimSpace(l)
-		}
-	}
-	return last
-}
+func e2eLastHeading(md string) string { return e2eLast(md, "## ") }
 
-func e2eLastHeading(md string) string {
+// e2eLastTitle is the last level-one heading of md.
+func e2eLastTitle(md string) string { return e2eLast(md, "# ") }
+
+// e2eLast is md's last line starting with prefix, trimmed.
+func e2eLast(md, prefix string) string {
 	last := ""
 	for _, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(l, "## ") {
+		if strings.HasPrefix(l, prefix) {
 			last = strings.TrimSpace(l)
 		}
 	}
