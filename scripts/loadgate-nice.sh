@@ -12,6 +12,6 @@ if [[ $(id -u) != 0 ]] && command -v setpriv >/dev/null && sudo -n true 2>/dev/n
 	echo "loadgate: the gate runs with CAP_SYS_NICE (sudo setpriv), so the generator can run at real-time priority"
 	exec sudo -n -E -- setpriv --reuid "$(id -u)" --regid "$(id -g)" --init-groups \
 		--inh-caps +sys_nice --ambient-caps +sys_nice -- \
-		env HOME="$HOME" PATH="$PATH" "$@"
+		env HOME="$HOME" PATH="$PATH" USER="${USER:-}" LOGNAME="${LOGNAME:-}" "$@"
 fi
 exec "$@"
