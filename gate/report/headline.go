@@ -259,11 +259,12 @@ func (a answer) headline(st style) string {
 	case verdict.NotMeasured:
 		s = fmt.Sprintf("Not measured: %s could not be compared, %s", a.what(c, st), c.Why)
 	case verdict.Inconclusive:
-		if c.Interval == "" && c.Undecided == "" {
-			s = fmt.Sprintf("Inconclusive: %s has no interval yet (%s)", a.what(c, st), evidence(c))
-		} else if c.Undecided != "" {
+		switch {
+		case c.Undecided != "":
 			s = fmt.Sprintf("Inconclusive: %s %s%s is not called %s: the load generator fell behind its schedule", a.what(c, st), change(c), evid, withArticle(c.Undecided))
-		} else {
+		case c.Interval == "":
+			s = fmt.Sprintf("Inconclusive: %s has no interval yet (%s)", a.what(c, st), evidence(c))
+		default:
 			s = fmt.Sprintf("Inconclusive: %s %s%s is too close to the %s tolerance to call", a.what(c, st), change(c), evid, tolerance(v))
 		}
 	default:

@@ -108,14 +108,14 @@ func TestStallRuleBackedBySteal(t *testing.T) {
 }
 
 // A/A rounds rarely flag a round, checked as a gate checks them (after
-// every round from the fourth), in seeded gates of 20 rounds (3 gates; 100
-// in the sim tier, about 2 minutes): heavy-tailed noise shared by the workloads (t₃, sd 4%,
-// and 5% each workload's own: TestSimStall's bad day without its stalls),
-// and a machine whose rounds swing 50% (sd, normal) on every workload at
-// once, where 2× on every workload is no stall. At most 1% of A/A gates
-// re-run a round: a re-run costs a round, never a verdict, and t₃'s tail
-// makes a rare round 3× slower on every workload at once (seed 552 did),
-// the 50% machine one 2.2× (seeds 170 and 266 of 400).
+// every round from the fourth), in seeded gates of 20 rounds (3 gates;
+// 100 in the sim tier): heavy-tailed noise shared by the workloads (t₃,
+// sd 4%, and 5% each workload's own: TestSimStall's bad day without its
+// stalls), and a machine whose rounds swing 50% (sd, normal) on every
+// workload at once. At most 1% of A/A gates may re-run a round: a re-run
+// costs a round, never a verdict, and both models do make a rare round
+// slower on every workload at once (t₃: 3.1×, seed 552; the 50% machine:
+// 2.2× and 2.3×, seeds 170 and 266 of 400).
 func TestStallRuleQuietOnAA(t *testing.T) {
 	for _, s := range []stallSim{{roundSD: 0.04, ownSD: 0.05}, {roundSD: 0.5, ownSD: 0.01, normal: true}} {
 		gates, flagged := testtier.Scale(t, testtier.Sim, 3, 100), 0
