@@ -13,12 +13,18 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
+// Recovering says how many of a workload's recovery seconds the recovery
+// rule judges (verdict.RecoveringSeconds): those before it recovered, or
+// all of them.
+type Recovering func(seconds []result.Second, t result.RecoveryTargets) int
+
 // Apply writes res.Faults (what happened, each workload's recovery seconds)
-// and takes the requests due during each fault out of their phase's
-// numbers, exactly: a count the phase does not hold is an error, never
-// clamped. res.Offered and Recorded still count everything. A failed fault
-// makes res unusable. The split is by due time.
-func (in *Injector) Apply(res *result.Result) error {
+// and takes the requests due during each fault, and after it until the
+// workload recovered by recovering's account, out of their phase's numbers,
+// exactly: a count the phase does not hold is an error, never clamped.
+// res.Offered and Recorded still count everything. A failed fault makes
+// res unusable. The split is by due time.
+func (in *Injector) Apply(res *result.Result, recovering Recovering) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	for _, err := range []error{in.err, in.overrun} {
@@ -32,29 +38,95 @@ func (in *Injector) Apply(res *result.Result) error {
 	if res.Interrupted || in.err != nil || len(res.Phases) < len(in.sc.Phases) {
 		observedUntil = 0
 	}
-	out := make([]time.Duration, len(in.sc.Phases))          // time of each phase inside a fault window
+	// out is the time of each phase, for each workload, taken out with its
+	// requests: inside a fault's window or its recovering seconds.
+	out := make([][]time.Duration, len(in.sc.Phases))
+	for pi := range out {
+		out[pi] = make([]time.Duration, len(in.sc.Workloads))
+	}
 	lat, svc := result.NewHistogram(), result.NewHistogram() // reused by record
 	for _, st := range in.faults {
 		rf := in.record(st, observedUntil, lat, svc)
 		for _, pi := range slices.Sorted(maps.Keys(st.during)) {
-			out[pi] += in.overlap(pi, st)
-			if err := in.takeOut(res, pi, st.during[pi]); err != nil {
-				return err
+			for wi, c := range st.during[pi] {
+				out[pi][wi] += in.overlap(pi, st.started, st.ended, !st.isEnded)
+				if err := in.takeOut(res, pi, wi, c); err != nil {
+					return err
+				}
+			}
+		}
+		if st.isEnded && st.err == "" {
+			for wi := range rf.Workloads {
+				n := min(max(recovering(rf.Workloads[wi].Seconds, rf.Recovery), 0), len(st.seconds[wi]))
+				if err := in.takeRecovering(res, st, wi, n, out, &rf.Workloads[wi], lat, svc); err != nil {
+					return err
+				}
 			}
 		}
 		res.Faults = append(res.Faults, rf)
 	}
-	for pi, d := range out {
-		if d <= 0 {
-			continue
+	in.throughput(res, out)
+	if len(in.faults) > 0 {
+		res.NotMeasured = append(res.NotMeasured,
+			"the requests due while a fault was in effect, and after it until each workload recovered, are not in their phase's numbers: the recovery rule judges them, and the faults section counts them by class (requests due just before a fault that failed during it stay in the phase)")
+	}
+	return nil
+}
+
+// takeRecovering takes workload wi's first n recovery seconds of st out of
+// their phases into fw.Recovering and adds their time to out.
+func (in *Injector) takeRecovering(res *result.Result, st *state, wi, n int, out [][]time.Duration, fw *result.FaultWorkload, lat, svc *hdrhistogram.Histogram) error {
+	fw.RecoveringS = n
+	cells := map[int]*cell{}
+	cellAt := func(pi int) *cell {
+		if cells[pi] == nil {
+			cells[pi] = &cell{counts: result.Workload{Name: in.sc.Workloads[wi].Name}}
 		}
+		return cells[pi]
+	}
+	for _, s := range st.seconds[wi][:n] {
+		for pi, d := range s.due {
+			c := cellAt(pi)
+			c.counts.Add(d.counts)
+			if len(d.lat) > 0 && c.lat == nil {
+				c.lat, c.svc = result.NewHistogram(), result.NewHistogram()
+			}
+			for i := range d.lat {
+				_ = c.lat.RecordValue(d.lat[i]) // the engine's values are within the histogram's range
+				_ = c.svc.RecordValue(d.svc[i])
+			}
+		}
+		for pi, k := range s.done {
+			cellAt(pi).counts.Completed += k
+		}
+	}
+	to := st.ended + min(time.Duration(n)*time.Second, st.rec.Within)
+	for _, pi := range slices.Sorted(maps.Keys(cells)) {
+		if err := in.takeOut(res, pi, wi, cells[pi]); err != nil {
+			return err
+		}
+	}
+	for pi := range out {
+		out[pi][wi] += in.overlap(pi, st.ended, to, false)
+	}
+	fw.Recovering = sumCells(slices.Collect(maps.Values(cells)), lat, svc)
+	return nil
+}
+
+// throughput recomputes each workload's throughput of a phase over the
+// phase's time left outside what out took.
+func (in *Injector) throughput(res *result.Result, out [][]time.Duration) {
+	for pi, ds := range out {
 		p := res.PhaseNamed(in.sc.Phases[pi].Name)
 		if p == nil {
 			continue
 		}
-		left := time.Duration(p.DurationS*float64(time.Second)) - d
-		for j := range p.Workloads {
-			w := &p.Workloads[j]
+		for wi, d := range ds {
+			w := p.Workload(in.sc.Workloads[wi].Name)
+			if d <= 0 || w == nil {
+				continue
+			}
+			left := time.Duration(p.DurationS*float64(time.Second)) - d
 			w.Throughput = result.Throughput{}
 			if left > 0 {
 				w.Throughput.CompletedPerS = float64(w.Completed) / left.Seconds()
@@ -62,60 +134,56 @@ func (in *Injector) Apply(res *result.Result) error {
 			}
 		}
 	}
-	if len(in.faults) > 0 {
-		res.NotMeasured = append(res.NotMeasured,
-			"the requests due while a fault was in effect are not in their phase's numbers: they are counted by class in the faults section (requests due just before a fault that failed during it stay in the phase)")
-	}
-	return nil
 }
 
-// overlap is how long phase pi lies inside st's window [started, ended).
-func (in *Injector) overlap(pi int, st *state) time.Duration {
+// overlap is how long phase pi lies inside [from, to) (to the phase's end
+// when open).
+func (in *Injector) overlap(pi int, from, to time.Duration, open bool) time.Duration {
 	start := in.sc.Warmup
 	for i := 0; i < pi; i++ {
 		start += in.sc.Phases[i].Duration
 	}
 	end := start + in.sc.Phases[pi].Duration
-	lo, hi := max(start, st.started), min(end, st.ended)
-	if !st.isEnded {
+	lo, hi := max(start, from), min(end, to)
+	if open {
 		hi = end
 	}
 	return max(hi-lo, 0)
 }
 
-// takeOut subtracts the fault's cells from phase pi of res, exactly.
-func (in *Injector) takeOut(res *result.Result, pi int, cells []*cell) error {
+// takeOut subtracts cell c of workload wi from phase pi of res, exactly
+// (nil: nothing).
+func (in *Injector) takeOut(res *result.Result, pi, wi int, c *cell) error {
+	if c == nil {
+		return nil
+	}
 	p := res.PhaseNamed(in.sc.Phases[pi].Name)
 	if p == nil {
 		return fmt.Errorf("fault: requests due during a fault in phase %s, which the result does not hold", in.sc.Phases[pi].Name)
 	}
-	for wi, c := range cells {
-		if c == nil {
-			continue
-		}
-		w := p.Workload(in.sc.Workloads[wi].Name)
-		if w == nil {
-			return fmt.Errorf("fault: phase %s has no workload %s", p.Name, in.sc.Workloads[wi].Name)
-		}
-		if err := w.Sub(c.counts); err != nil {
-			return fmt.Errorf("fault: phase %s: %w", p.Name, err)
-		}
-		if c.lat != nil {
-			lat, err := result.EncodeHistogram(c.lat)
-			if err != nil {
-				return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
-			}
-			svc, err := result.EncodeHistogram(c.svc)
-			if err != nil {
-				return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
-			}
-			if w.Histogram, w.LatencyMS, err = result.SubtractHistogram(w.Histogram, lat); err != nil {
-				return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
-			}
-			if w.ServiceH, w.ServiceMS, err = result.SubtractHistogram(w.ServiceH, svc); err != nil {
-				return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
-			}
-		}
+	w := p.Workload(in.sc.Workloads[wi].Name)
+	if w == nil {
+		return fmt.Errorf("fault: phase %s has no workload %s", p.Name, in.sc.Workloads[wi].Name)
+	}
+	if err := w.Sub(c.counts); err != nil {
+		return fmt.Errorf("fault: phase %s: %w", p.Name, err)
+	}
+	if c.lat == nil {
+		return nil
+	}
+	lat, err := result.EncodeHistogram(c.lat)
+	if err != nil {
+		return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
+	}
+	svc, err := result.EncodeHistogram(c.svc)
+	if err != nil {
+		return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
+	}
+	if w.Histogram, w.LatencyMS, err = result.SubtractHistogram(w.Histogram, lat); err != nil {
+		return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
+	}
+	if w.ServiceH, w.ServiceMS, err = result.SubtractHistogram(w.ServiceH, svc); err != nil {
+		return fmt.Errorf("fault: %s/%s: %w", p.Name, w.Name, err)
 	}
 	return nil
 }
@@ -155,11 +223,20 @@ func (in *Injector) record(st *state, observedUntil time.Duration, lat, svc *hdr
 
 // during sums workload wi's cells of st (lat and svc: scratch, reset here).
 func during(st *state, wi int, lat, svc *hdrhistogram.Histogram) result.Workload {
+	var cells []*cell
+	for _, cs := range st.during {
+		cells = append(cells, cs[wi])
+	}
+	return sumCells(cells, lat, svc)
+}
+
+// sumCells sums cells, nil ones skipped, into a nameless workload (lat and
+// svc: scratch, reset here).
+func sumCells(cells []*cell, lat, svc *hdrhistogram.Histogram) result.Workload {
 	w := result.Workload{Failures: map[string]int64{}}
 	lat.Reset()
 	svc.Reset()
-	for _, cs := range st.during {
-		c := cs[wi]
+	for _, c := range cells {
 		if c == nil {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/fault"
 	"github.com/loadgate/loadgate/gate/result"
+	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/enginetest"
 )
 
@@ -146,7 +147,7 @@ workloads: [{name: read, http: {path: /}}]
 		t.Fatal(err)
 	}
 	res := &result.Result{}
-	if err := in.Apply(res); err != nil {
+	if err := in.Apply(res, verdict.RecoveringSeconds); err != nil {
 		t.Fatal(err)
 	}
 	f := res.Faults[0]

@@ -3,8 +3,9 @@
 //
 // An Injector is the engine's load.FaultHook: from Start it fires each fault
 // at phase start + at and undoes it after for; Observe files each outcome by
-// its due time as during a fault (Apply takes it out of its phase) or in a
-// second of the recovery window. A fault that cannot be injected or undone
+// its due time as during a fault or in a second of the recovery window;
+// Apply takes those during it and those until the recovery out of their
+// phase. A fault that cannot be injected or undone
 // cancels the load (OnFail) and makes the result unusable.
 //
 // Start, Observe, Stop and Err may be called concurrently; Apply after Stop.
@@ -130,6 +131,32 @@ type second struct {
 	failures          map[string]int64
 	over              map[string]int64
 	maxUS             int64
+	// due holds the second's requests by their due time's phase, done its
+	// completions by the done time's phase: what Apply takes out of the
+	// phases when the recovery rule judges this second.
+	due  map[int]*samples
+	done map[int]int64
+}
+
+// samples is what one workload's requests due in one recovery second gave
+// in one phase: counts and each success's values, which cost far less than
+// a histogram for the few requests a second holds.
+type samples struct {
+	counts   result.Workload
+	lat, svc []int64
+}
+
+// samplesOf is s's samples for phase pi of workload name, made on first use.
+func (s *second) samplesOf(pi int, name string) *samples {
+	if s.due == nil {
+		s.due = map[int]*samples{}
+	}
+	d := s.due[pi]
+	if d == nil {
+		d = &samples{counts: result.Workload{Name: name}}
+		s.due[pi] = d
+	}
+	return d
 }
 
 // inc counts one of key in *m, making the map on first use.
@@ -334,6 +361,15 @@ func (in *Injector) Observe(o load.Outcome) {
 				c.counts.Completed++
 			}
 		}
+		if o.DonePhase >= 0 && st.isEnded && o.Done >= st.ended {
+			if k := int((o.Done - st.ended) / time.Second); k < len(st.seconds[o.Workload]) {
+				s := &st.seconds[o.Workload][k]
+				if s.done == nil {
+					s.done = map[int]int64{}
+				}
+				s.done[o.DonePhase]++
+			}
+		}
 		switch {
 		case o.Due < st.started:
 			continue
@@ -364,12 +400,21 @@ func (in *Injector) Observe(o load.Outcome) {
 			continue
 		}
 		s := &st.seconds[o.Workload][k]
+		d := s.samplesOf(o.Phase, in.sc.Workloads[o.Workload].Name)
+		d.counts.Offered++
+		if o.Late {
+			d.counts.Late++
+		}
 		if o.Class != "" {
 			s.failed++
 			inc(&s.failures, o.Class)
+			d.counts.Failed++
+			inc(&d.counts.Failures, o.Class)
 			return
 		}
 		s.succeeded++
+		d.counts.Succeeded++
+		d.lat, d.svc = append(d.lat, o.LatencyUS), append(d.svc, o.ServiceUS)
 		s.maxUS = max(s.maxUS, o.LatencyUS)
 		for _, t := range targets(st.rec) {
 			if time.Duration(o.LatencyUS)*time.Microsecond > t.limit {

@@ -182,7 +182,7 @@ func TestInjectorTimesAndApply(t *testing.T) {
 		in.Observe(o)
 	}
 	res := engineResult(sc, outs)
-	if err := in.Apply(res); err != nil {
+	if err := in.Apply(res, verdict.RecoveringSeconds); err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Faults) != 1 {
@@ -205,20 +205,31 @@ func TestInjectorTimesAndApply(t *testing.T) {
 			t.Errorf("%s seconds = %+v", w.Name, w.Seconds)
 		}
 	}
-	// The sustain phase lost those 36 per workload: 100 - 36 = 64, none failed.
+	// Recovered after 1 s: the 10 requests due in the first second (all
+	// 200 ms, over the 100 ms target) are the recovery rule's; 8 of them
+	// completed inside it.
+	for _, w := range f.Workloads {
+		r := w.Recovering
+		if w.RecoveringS != 1 || r.Offered != 10 || r.Succeeded != 10 || r.Completed != 8 || r.LatencyMS.Count != 10 || r.LatencyMS.P50 < 190 {
+			t.Errorf("%s recovering %d s = %+v", w.Name, w.RecoveringS, r)
+		}
+	}
+	// The sustain phase lost those 36 + 10 per workload: 100 - 46 = 54,
+	// none failed and none over 10 ms.
 	p := res.PhaseNamed("sustain")
 	for _, w := range p.Workloads {
-		if w.Offered != 64 || w.Succeeded != 64 || w.Failed != 0 || len(w.Failures) != 0 || w.LatencyMS.Count != 64 {
+		if w.Offered != 54 || w.Succeeded != 54 || w.Failed != 0 || len(w.Failures) != 0 || w.LatencyMS.Count != 54 || w.LatencyMS.Max > 11 || w.Completed != 56 {
 			t.Errorf("sustain %s = %+v", w.Name, w)
 		}
-		// Throughput over the phase's 10 s less the 3.6 s in the fault.
+		// Throughput over the phase's 10 s less the 3.6 s in the fault and
+		// the 1 s recovering.
 		if got := w.Throughput.OfferedPerS; got < 9.99 || got > 10.01 {
-			t.Errorf("sustain %s offered/s = %v, want 64 / 6.4 s = 10", w.Name, got)
+			t.Errorf("sustain %s offered/s = %v, want 54 / 5.4 s = 10", w.Name, got)
 		}
 	}
 	// Regression (review: Apply subtracted the fault's requests from the
 	// top-level totals): offered and recorded still say what was offered,
-	// phases + faults' during.
+	// phases + faults' during and recovering.
 	if res.Offered != 2*150 || res.Recorded != res.Offered {
 		t.Errorf("offered %d recorded %d, want everything offered: %d", res.Offered, res.Recorded, 2*150)
 	}
@@ -228,6 +239,88 @@ func TestInjectorTimesAndApply(t *testing.T) {
 	v := verdict.Thresholds(res)
 	if len(v.Recovery) != 2 || v.Recovery[0].Value != verdict.Pass || v.Recovery[0].AfterS != 1 {
 		t.Errorf("recovery = %+v", v.Recovery)
+	}
+}
+
+// Regression (issue 33, a Caddy stack): requests failing in the seconds
+// after a fault, before the declared recovery, counted against the phase's
+// error rate, so a run that met its recovery failed its thresholds. Here
+// the first 400 ms after the fault's end time out: recovery (within 3 s,
+// error_rate 0%) is met after 1 s, and the phase's 0.1% holds.
+func TestRegression_RecoveringFailuresJudgedByRecoveryNotThePhase(t *testing.T) {
+	sc := parse(t, src)
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	tg := &fakeTarget{clock: clock, injectFor: ms(50), undoFor: ms(600)}
+	in := run(t, sc, tg, clock, func(err error) { t.Errorf("OnFail(%v)", err) })
+	<-in.Done()
+	in.Stop()
+	sched, err := load.NewSchedule(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := outcomes(t, sc)
+	for i, o := range outs {
+		if o.Due >= ms(6600) && o.Due < ms(7000) {
+			outs[i] = load.MakeOutcome(sched, sc.LateAfter, sched.SegmentAt(o.Due), o.Workload, "timeout", o.Due, o.Sent, o.Due+ms(5000))
+		}
+		in.Observe(outs[i])
+	}
+	res := engineResult(sc, outs)
+	limit := 0.001
+	res.Scenario.Thresholds = map[string]result.Thr{"read": {ErrorRate: &limit}}
+	if err := in.Apply(res, verdict.RecoveringSeconds); err != nil {
+		t.Fatal(err)
+	}
+	if probs := res.Check(); len(probs) != 0 {
+		t.Fatalf("Check: %q", probs)
+	}
+	read := res.Faults[0].Workloads[0]
+	if read.RecoveringS != 1 || read.Recovering.Failures["timeout"] != 4 {
+		t.Errorf("read recovering %d s = %+v, want 1 s holding the 4 timeouts", read.RecoveringS, read.Recovering)
+	}
+	v := verdict.Thresholds(res)
+	if v.Value != verdict.Pass {
+		t.Errorf("verdict %s (%+v), want pass: the timeouts are the recovery rule's, which is met", v.Value, v.Workloads)
+	}
+	if rv := v.Recovery[0]; rv.Value != verdict.Pass || rv.AfterS != 1 {
+		t.Errorf("recovery = %+v", rv)
+	}
+}
+
+// A workload that did not recover leaves the whole window to the recovery
+// rule (which fails the run); the phase keeps only what lies outside it.
+func TestNotRecoveredTakesTheWholeWindow(t *testing.T) {
+	sc := parse(t, src)
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	tg := &fakeTarget{clock: clock, injectFor: ms(50), undoFor: ms(600)}
+	in := run(t, sc, tg, clock, func(err error) { t.Errorf("OnFail(%v)", err) })
+	<-in.Done()
+	in.Stop()
+	sched, err := load.NewSchedule(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := outcomes(t, sc)
+	for i, o := range outs {
+		if o.Due >= ms(9000) && o.Due < ms(9600) { // the window's last second breaks p95
+			outs[i] = load.MakeOutcome(sched, sc.LateAfter, sched.SegmentAt(o.Due), o.Workload, "", o.Due, o.Sent, o.Due+ms(300))
+		}
+		in.Observe(outs[i])
+	}
+	res := engineResult(sc, outs)
+	if err := in.Apply(res, verdict.RecoveringSeconds); err != nil {
+		t.Fatal(err)
+	}
+	if probs := res.Check(); len(probs) != 0 {
+		t.Fatalf("Check: %q", probs)
+	}
+	for _, w := range res.Faults[0].Workloads {
+		if w.RecoveringS != 3 || w.Recovering.Offered != 30 {
+			t.Errorf("%s recovering %d s, %d offered; want the whole 3 s window, 30", w.Name, w.RecoveringS, w.Recovering.Offered)
+		}
+	}
+	if v := verdict.Thresholds(res); v.Value != verdict.Fail || v.Recovery[0].Value != verdict.Fail {
+		t.Errorf("verdict %s, recovery %+v: want a failed recovery", v.Value, v.Recovery[0])
 	}
 }
 
@@ -247,7 +340,7 @@ func TestInjectorRefusedIsUnusable(t *testing.T) {
 		t.Errorf("error does not name the fault: %v", in.Err())
 	}
 	res := engineResult(sc, nil)
-	if err := in.Apply(res); err != nil {
+	if err := in.Apply(res, verdict.RecoveringSeconds); err != nil {
 		t.Fatal(err)
 	}
 	if res.Usable || len(res.Unusable) != 1 || res.Faults[0].Error == "" {
@@ -266,7 +359,7 @@ func TestInjectorNeverFired(t *testing.T) {
 	in := fault.New(context.Background(), sc, &fakeTarget{clock: clock}, fault.Options{Clock: clock})
 	in.Stop()
 	res := engineResult(sc, nil)
-	if err := in.Apply(res); err != nil {
+	if err := in.Apply(res, verdict.RecoveringSeconds); err != nil {
 		t.Fatal(err)
 	}
 	if res.Faults[0].Error == "" || !strings.Contains(res.Faults[0].Error, "not injected") {
@@ -299,7 +392,7 @@ func TestInjectorLateUndoWindowNotObserved(t *testing.T) {
 		in.Observe(o)
 	}
 	res := engineResult(sc, outs)
-	if err := in.Apply(res); err != nil {
+	if err := in.Apply(res, verdict.RecoveringSeconds); err != nil {
 		t.Fatal(err)
 	}
 	f := res.Faults[0]
@@ -334,7 +427,7 @@ func TestApplyInconsistencyIsAnError(t *testing.T) {
 	}
 	res := engineResult(sc, outs)
 	res.Phases[0].Workloads[0].Completed = 3
-	err := in.Apply(res)
+	err := in.Apply(res, verdict.RecoveringSeconds)
 	if err == nil || !strings.Contains(err.Error(), "completed") {
 		t.Fatalf("Apply = %v, want an error about completions", err)
 	}
@@ -357,7 +450,7 @@ func TestInjectorCellsBounded(t *testing.T) {
 	due := ms(16500) // in tail, while the fault is in effect
 	in.Observe(load.MakeOutcome(sched, sc.LateAfter, sched.SegmentAt(due), 0, "", due, due, due+ms(10)))
 	res := engineResult(sc, nil)
-	_ = in.Apply(res)
+	_ = in.Apply(res, verdict.RecoveringSeconds)
 	if res.Usable || len(res.Unusable) == 0 || !strings.Contains(res.Unusable[0], "beyond the fault's phase and the next") {
 		t.Errorf("usable %v, %q", res.Usable, res.Unusable)
 	}

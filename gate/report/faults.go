@@ -11,8 +11,8 @@ import (
 )
 
 // The faults section: the faults with their real times, what workloads met
-// while they were in effect (kept out of the phase's numbers), and each
-// workload's recovery.
+// while they were in effect and until they recovered (kept out of the
+// phase's numbers), and each workload's recovery.
 
 // faultRow is a fault as a table row: action, where, planned and real times.
 func faultRow(f result.Fault) []string {
@@ -200,17 +200,18 @@ func mdFaults(b *md, r *result.Result, v verdict.Verdict) {
 		}
 		b.line("### %s %s in %s: during and after", mdEsc(f.Action), mdEsc(f.Service), mdEsc(f.Phase))
 		b.line("")
-		b.line("Requests due while the fault was in effect (%s to %s) are kept out of %s's numbers; requests due just before it that failed during it (in flight when it began) stay in them. Recovery declared %s; judged per second after the fault ended (%s).",
-			runClock(f.StartedS), runClock(f.EndedS), mdEsc(f.Phase), targetsText(f.Recovery), marksLegend)
+		b.line("Requests due while the fault was in effect (%s to %s), and after it until each workload recovered, are judged by the recovery declared (%s, per second after the fault ended) and kept out of %s's numbers, whose thresholds judge the rest. Requests due just before the fault that failed during it stay in the phase (%s).",
+			runClock(f.StartedS), runClock(f.EndedS), targetsText(f.Recovery), mdEsc(f.Phase), marksLegend)
 		b.line("")
-		b.header("lrrllll", "workload", "during: offered", "ok", "failed", "recovery", "seconds", "broken seconds")
+		b.header("lrrlrllll", "workload", "during: offered", "ok", "failed", "until recovered: offered", "failed", "recovery", "seconds", "broken seconds")
 		for _, w := range f.Workloads {
 			rv, ok := recoveryOf(v, f, w.Name)
 			rec, line, broken := dash, dash, ""
 			if ok {
 				rec, line, broken = recoveryText(rv), timeline(rv.Seconds), brokenText(rv, w, f.Recovery)
 			}
-			b.row(w.Name, Count(w.During.Offered), Count(w.During.Succeeded), failed(w.During), rec, line, broken)
+			b.row(w.Name, Count(w.During.Offered), Count(w.During.Succeeded), failed(w.During),
+				Count(w.Recovering.Offered), failed(w.Recovering), rec, line, broken)
 		}
 		b.line("")
 	}
@@ -236,8 +237,8 @@ func textFaults(b *txt, r *result.Result, v verdict.Verdict) {
 			continue
 		}
 		b.line("  %s %s in %s: recovery %s (%s)", f.Action, f.Service, f.Phase, targetsText(f.Recovery), marksLegend)
-		b.line("    due during the fault: out of the phase's numbers; due just before it and failed during it: in them")
-		rows := [][]string{{"workload", "during: offered", "ok", "failed", "recovery", "seconds"}}
+		b.line("    due during the fault and until recovered: judged by recovery, out of the phase's numbers; due just before it and failed during it: in them")
+		rows := [][]string{{"workload", "during: offered", "ok", "failed", "until recovered: offered", "failed", "recovery", "seconds"}}
 		for _, w := range f.Workloads {
 			rv, ok := recoveryOf(v, f, w.Name)
 			rec, line := dash, dash
@@ -247,7 +248,8 @@ func textFaults(b *txt, r *result.Result, v verdict.Verdict) {
 					line += "  " + bt
 				}
 			}
-			rows = append(rows, []string{w.Name, Count(w.During.Offered), Count(w.During.Succeeded), failed(w.During), rec, line})
+			rows = append(rows, []string{w.Name, Count(w.During.Offered), Count(w.During.Succeeded), failed(w.During),
+				Count(w.Recovering.Offered), failed(w.Recovering), rec, line})
 		}
 		b.table("    ", rows)
 	}

@@ -14,10 +14,17 @@ import (
 // recovery seconds given, recovers at once or not at all.
 func faulted(ingest []result.Second) *result.Result {
 	r := base()
-	defer func() { // the top-level totals count the requests due during the fault too
-		for _, w := range r.Faults[0].Workloads {
-			r.Offered += w.During.Offered
-			r.Recorded += w.During.Offered
+	defer func() { // the requests due until recovered, as fault.Apply takes them; the top-level totals count them and those during the fault too
+		f := &r.Faults[0]
+		for i := range f.Workloads {
+			w := &f.Workloads[i]
+			w.RecoveringS = verdict.RecoveringSeconds(w.Seconds, f.Recovery)
+			w.Recovering.Failures = map[string]int64{}
+			for _, s := range w.Seconds[:w.RecoveringS] {
+				w.Recovering.Add(result.Workload{Offered: s.Succeeded + s.Failed, Succeeded: s.Succeeded, Failed: s.Failed, Failures: s.Failures})
+			}
+			r.Offered += w.During.Offered + w.Recovering.Offered
+			r.Recorded += w.During.Offered + w.Recovering.Offered
 		}
 	}()
 	ok := func(n int64) result.Second { return result.Second{Observed: true, Succeeded: n} }
@@ -49,7 +56,7 @@ func TestFaultsGolden(t *testing.T) {
 	}{
 		{"faults_recovered", faulted([]result.Second{ok(1), ok(1), {Observed: true}, ok(1), ok(2)}), verdict.Pass,
 			[]string{"## Faults", "| stop | db | 160.000 s (sustain + 90 s, for 3 s) | 160.001 s (+1.20 ms) | after 311 ms | 163.001 s | after 651 ms | started |",
-				"recovered after 2 s", "✗✗✓✓✓", "recovered after 0 s", "✓✓·✓✓", "37 (status 502 30, timeout 7)"}},
+				"recovered after 2 s", "✗✗✓✓✓", "| 22 | 9 (status 502 9) |", "recovered after 0 s", "✓✓·✓✓", "37 (status 502 30, timeout 7)"}},
 		{"faults_not_recovered", faulted([]result.Second{ok(1), ok(1), ok(1), ok(1), {Observed: true, Failed: 1, Failures: map[string]int64{"status 500": 1}}}), verdict.Fail,
 			[]string{"**did not recover unattended within 5 s**", "✓✓✓✓✗", "s4: error rate 100% of 1, p95: no success", "ingest did not recover unattended"}},
 	} {
@@ -83,9 +90,10 @@ func notInjected() *result.Result {
 	f.AppliedS, f.UndoStartedS, f.EndedS, f.Undo, f.Containers = 0, 0, 160.0427, "", nil
 	f.Error = "fault not injected: faults.yaml:27: phase sustain: stop db at 1m30s: compose: stop db (loadgate-1a2b3c-run-db-1): Error response from daemon: cannot stop container: *permission* denied | <b>"
 	for i := range f.Workloads {
-		r.Offered -= f.Workloads[i].During.Offered
-		r.Recorded -= f.Workloads[i].During.Offered
+		r.Offered -= f.Workloads[i].During.Offered + f.Workloads[i].Recovering.Offered
+		r.Recorded -= f.Workloads[i].During.Offered + f.Workloads[i].Recovering.Offered
 		f.Workloads[i].During, f.Workloads[i].Seconds = result.Workload{Failures: map[string]int64{}}, nil
+		f.Workloads[i].Recovering, f.Workloads[i].RecoveringS = result.Workload{Failures: map[string]int64{}}, 0
 	}
 	r.Usable = false
 	r.Unusable = []string{f.Error}

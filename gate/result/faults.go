@@ -8,8 +8,10 @@ import (
 
 // Fault is one failure injected during a run, as it happened. Times are
 // seconds from the schedule's start. Requests due while it was in effect
-// are taken out of their phase into Workloads[].During; the seconds after
-// it, up to recovery.within, are in Workloads[].Seconds for the verdict.
+// are taken out of their phase into Workloads[].During, and those due after
+// it until the workload recovered into Workloads[].Recovering: the recovery
+// rule judges them, the phase's thresholds the rest. The seconds after it,
+// up to recovery.within, are in Workloads[].Seconds for the verdict.
 type Fault struct {
 	Phase        string   `json:"phase"`
 	Action       string   `json:"action"` // stop, pause, kill, disconnect
@@ -49,6 +51,11 @@ type FaultWorkload struct {
 	// During holds the requests due while the fault was in effect, taken out
 	// of their phase's numbers.
 	During Workload `json:"during"`
+	// Recovering holds the requests due in the first RecoveringS of Seconds:
+	// from the fault's end until the workload recovered (all of the window
+	// when it did not), taken out of their phase like During.
+	Recovering  Workload `json:"recovering"`
+	RecoveringS int      `json:"recovering_s"`
 	// Seconds are the seconds after the fault's end, by due time, one per
 	// second of recovery.within (the last one may be short).
 	Seconds []Second `json:"seconds"`
@@ -114,38 +121,48 @@ func (w *Workload) Sub(o Workload) error {
 	return nil
 }
 
-// faultCounts sums the faults' During over workloads; over says in Check's
-// words what does not add up.
+// faultCounts sums the faults' During and Recovering over workloads; over
+// says in Check's words what does not add up.
 func (r *Result) faultCounts() (offered, recorded int64, over string) {
 	over = "phases"
 	if len(r.Faults) > 0 {
-		over = "phases and faults' during"
+		over = "phases and faults' during and recovering"
 	}
 	for _, f := range r.Faults {
 		for _, w := range f.Workloads {
-			offered += w.During.Offered
-			recorded += w.During.Succeeded + w.During.Failed + w.During.Abandoned
+			for _, d := range []Workload{w.During, w.Recovering} {
+				offered += d.Offered
+				recorded += d.Succeeded + d.Failed + d.Abandoned
+			}
 		}
 	}
 	return offered, recorded, over
 }
 
-// checkFaults is Check's part for the faults: every During accounts for
-// each request once and its failures by class sum to failed.
+// checkFaults is Check's part for the faults: every During and Recovering
+// accounts for each request once and its failures by class sum to failed.
 func (r *Result) checkFaults(add func(string, ...any)) {
 	for i, f := range r.Faults {
 		for j, w := range f.Workloads {
 			at := fmt.Sprintf("faults[%d].workloads[%d] (%s %s/%s)", i, j, f.Action, f.Service, w.Name)
-			d := w.During
-			if rec := d.Succeeded + d.Failed + d.Abandoned; d.Offered != rec || d.Offered < 0 || d.Succeeded < 0 || d.Failed < 0 || d.Abandoned < 0 {
-				add("%s: during: offered %d != succeeded %d + failed %d + abandoned %d", at, d.Offered, d.Succeeded, d.Failed, d.Abandoned)
+			if w.RecoveringS < 0 || w.RecoveringS > len(w.Seconds) {
+				add("%s: recovering_s %d is outside the window's %d seconds", at, w.RecoveringS, len(w.Seconds))
 			}
-			var n int64
-			for _, c := range d.Failures {
-				n += c
-			}
-			if n != d.Failed {
-				add("%s: during: failures by class sum to %d, failed is %d", at, n, d.Failed)
+			for _, part := range []struct {
+				name string
+				d    Workload
+			}{{"during", w.During}, {"recovering", w.Recovering}} {
+				d := part.d
+				if rec := d.Succeeded + d.Failed + d.Abandoned; d.Offered != rec || d.Offered < 0 || d.Succeeded < 0 || d.Failed < 0 || d.Abandoned < 0 {
+					add("%s: %s: offered %d != succeeded %d + failed %d + abandoned %d", at, part.name, d.Offered, d.Succeeded, d.Failed, d.Abandoned)
+				}
+				var n int64
+				for _, c := range d.Failures {
+					n += c
+				}
+				if n != d.Failed {
+					add("%s: %s: failures by class sum to %d, failed is %d", at, part.name, n, d.Failed)
+				}
 			}
 		}
 	}

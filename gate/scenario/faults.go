@@ -20,12 +20,15 @@ const (
 // FaultActions lists the known actions, in the order the docs give them.
 var FaultActions = []string{FaultStop, FaultPause, FaultKill, FaultDisconnect}
 
-// MaxFaults bounds the faults of a scenario (all phases together), and
+// MaxFaults bounds the faults of a scenario (all phases together),
 // MaxRecoveryCells the seconds × workloads of their recovery windows (the
-// run keeps a few counters for each).
+// run keeps a few counters for each), and MaxRecoveryRequests the requests
+// due in those windows at the phases' peak rate (the run keeps two values
+// of each success until the recovery is judged: 64 MiB at most).
 const (
-	MaxFaults        = 64
-	MaxRecoveryCells = 1 << 16
+	MaxFaults           = 64
+	MaxRecoveryCells    = 1 << 16
+	MaxRecoveryRequests = 1 << 22
 )
 
 // RecoverySeconds is the number of one-second steps in a recovery window
@@ -144,6 +147,10 @@ func (s *Scenario) checkFaults() error {
 	var prevEnd time.Duration = -1
 	var prev string
 	count, cells, faultCells := 0, 0, 0
+	peak, requests := 0.0, 0.0
+	for _, p := range s.Phases {
+		peak = max(peak, p.PeakRate())
+	}
 	for i, p := range s.Phases {
 		for j, ft := range p.Inject {
 			field := fmt.Sprintf("phases[%d].inject[%d]", i, j)
@@ -157,6 +164,9 @@ func (s *Scenario) checkFaults() error {
 			cells += RecoverySeconds(p.Recovery.Within) * len(s.Workloads)
 			if cells > MaxRecoveryCells {
 				return fail("the recovery windows hold more than %d seconds × workloads (each is counted per second): shorten recovery.within or inject fewer faults", MaxRecoveryCells)
+			}
+			if requests += peak * p.Recovery.Within.Seconds(); requests > MaxRecoveryRequests {
+				return fail("the recovery windows would hold about %.0f requests at the peak rate of %g/s, more than the %d a run keeps until recovery is judged: shorten recovery.within or inject fewer faults", requests, peak, MaxRecoveryRequests)
 			}
 			faultCells += faultReach(s, i) * len(s.Workloads)
 			if faultCells+s.engineCells() > MaxCells {

@@ -134,6 +134,9 @@ func TestFaultsErrors(t *testing.T) {
 		// One name rule for a service (count.go's, for count: too).
 		{"bad service name", faultsHead + phase("      - {action: stop, service: db/x, at: 5s, for: 3s}\n", rec) + faultsTail,
 			`phases[0].inject[0].service: "db/x" is not a compose service name`},
+		// The run keeps each success's values until recovery is judged.
+		{"recovery requests", faultsHead + strings.Replace(phase(stop, "{within: 22s, error_rate: 0%}"), "rate: 10\n", "rate: 200000\n", 1) + faultsTail,
+			`scenario.yaml:9: phases[0].inject[0]: the recovery windows would hold about 4400000 requests at the peak rate of 200000/s`},
 		{"empty inject", faultsHead + "  - {name: sustain, rate: 10, duration: 20s, inject: [], recovery: {within: 1s, p95: 1s}}\n" + faultsTail,
 			`phases[0].inject: must list at least one fault`},
 	}

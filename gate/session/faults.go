@@ -7,6 +7,7 @@ import (
 	"github.com/loadgate/loadgate/gate/load"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/verdict"
 )
 
 // Faults is one load's fault injection (phase inject:): the injector the
@@ -57,13 +58,13 @@ func (fr *Faults) Stop() {
 }
 
 // Apply stops the injection and writes the faults into res, their
-// requests out of the phases.
+// requests out of the phases until each workload recovered.
 func (fr *Faults) Apply(res *result.Result) error {
 	fr.Stop()
 	if fr.inj == nil {
 		return nil
 	}
-	if err := fr.inj.Apply(res); err != nil {
+	if err := fr.inj.Apply(res, verdict.RecoveringSeconds); err != nil {
 		return Unusablef("run: %w", err)
 	}
 	return nil

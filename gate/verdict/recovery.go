@@ -149,3 +149,14 @@ func judgeRecovery(r *result.Result, v *Verdict) []Value {
 	}
 	return values
 }
+
+// RecoveringSeconds is how many of a recovery window's seconds the recovery
+// rule judges: those before the workload recovered, or all of them when it
+// did not or could not be measured. The phase's thresholds judge the rest
+// (fault.Apply takes these out of the phase).
+func RecoveringSeconds(seconds []result.Second, t result.RecoveryTargets) int {
+	if value, after, _ := JudgeRecovery(seconds, t); value == Pass {
+		return after
+	}
+	return len(seconds)
+}
