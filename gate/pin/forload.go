@@ -1,12 +1,18 @@
 package pin
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Load is the generator's scheduling for one load under --load-priority.
 // It belongs to the goroutine that ran ForLoad; Lower is idempotent.
 type Load struct {
 	// Scheduling is as read back ("" if unreadable); Why says why it was not
-	// raised or not read.
+	// raised or not read, or, raised as a user other than root, by what
+	// right (CAP_SYS_NICE, which the Action's gate step adds where sudo
+	// works, or RLIMIT_RTPRIO).
 	Scheduling, Why string
 	raised          *Raised
 }
@@ -24,7 +30,7 @@ func ForLoad(mode Mode, pinned, stack bool) (*Load, error) {
 		r, err := Raise()
 		switch {
 		case err == nil:
-			l.raised = r
+			l.raised, why = r, grantedBy()
 		case mode == ModeRealtime:
 			return nil, fmt.Errorf("--load-priority rt: %w", err)
 		default:
@@ -49,3 +55,25 @@ func (l *Load) Lower() string {
 	l.raised.Lower()
 	return dropped
 }
+
+// GrantedBy words by what right a user other than root (uid) raised the
+// generator, from the effective capabilities in /proc/self/status.
+func GrantedBy(uid int, status string) string {
+	if uid == 0 {
+		return ""
+	}
+	by := "RLIMIT_RTPRIO"
+	for _, line := range strings.Split(status, "\n") {
+		hex, ok := strings.CutPrefix(line, "CapEff:")
+		if !ok {
+			continue
+		}
+		if caps, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64); err == nil && caps&(1<<capSysNice) != 0 {
+			by = "CAP_SYS_NICE"
+		}
+	}
+	return fmt.Sprintf("raised as uid %d through %s", uid, by)
+}
+
+// capSysNice is CAP_SYS_NICE's bit in a capability set.
+const capSysNice = 23

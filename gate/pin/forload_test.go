@@ -1,6 +1,7 @@
 package pin_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/loadgate/loadgate/gate/pin"
@@ -23,4 +24,16 @@ func TestForLoadNormal(t *testing.T) {
 	if none.Lower() != "" {
 		t.Error("a nil Load lowered something")
 	}
+}
+
+// The report says by what right a user other than root raised the
+// generator: the capability the Action's gate step adds, or an rtprio limit.
+func ExampleGrantedBy() {
+	fmt.Println(pin.GrantedBy(1001, "Name:\tloadgate\nCapEff:\t0000000000800000\n"))
+	fmt.Println(pin.GrantedBy(1001, "CapEff:\t0000000000000000\n"))
+	fmt.Printf("%q\n", pin.GrantedBy(0, "CapEff:\t000001ffffffffff\n"))
+	// Output:
+	// raised as uid 1001 through CAP_SYS_NICE
+	// raised as uid 1001 through RLIMIT_RTPRIO
+	// ""
 }

@@ -239,3 +239,12 @@ func ReadScheduling() (string, error) {
 	sort.Strings(parts)
 	return "mixed: " + strings.Join(parts, ", "), nil
 }
+
+// grantedBy is GrantedBy for this process ("" when its status is unreadable).
+func grantedBy() string {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return ""
+	}
+	return GrantedBy(os.Geteuid(), string(status))
+}

@@ -15,3 +15,5 @@ func (r *Raised) Dropped() string { return "" }
 func CheckRaise() error { return ErrUnsupported }
 
 func ReadScheduling() (string, error) { return "", ErrUnsupported }
+
+func grantedBy() string { return "" }
