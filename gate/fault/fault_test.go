@@ -248,32 +248,8 @@ func TestInjectorTimesAndApply(t *testing.T) {
 // the first 400 ms after the fault's end time out: recovery (within 3 s,
 // error_rate 0%) is met after 1 s, and the phase's 0.1% holds.
 func TestRegression_RecoveringFailuresJudgedByRecoveryNotThePhase(t *testing.T) {
-	sc := parse(t, src)
-	clock := &fakeClock{now: time.Unix(1000, 0)}
-	tg := &fakeTarget{clock: clock, injectFor: ms(50), undoFor: ms(600)}
-	in := run(t, sc, tg, clock, func(err error) { t.Errorf("OnFail(%v)", err) })
-	<-in.Done()
-	in.Stop()
-	sched, err := load.NewSchedule(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	outs := outcomes(t, sc)
-	for i, o := range outs {
-		if o.Due >= ms(6600) && o.Due < ms(7000) {
-			outs[i] = load.MakeOutcome(sched, sc.LateAfter, sched.SegmentAt(o.Due), o.Workload, "timeout", o.Due, o.Sent, o.Due+ms(5000))
-		}
-		in.Observe(outs[i])
-	}
-	res := engineResult(sc, outs)
 	limit := 0.001
-	res.Scenario.Thresholds = map[string]result.Thr{"read": {ErrorRate: &limit}}
-	if err := in.Apply(res, verdict.RecoveringSeconds); err != nil {
-		t.Fatal(err)
-	}
-	if probs := res.Check(); len(probs) != 0 {
-		t.Fatalf("Check: %q", probs)
-	}
+	res := appliedWith(t, ms(6600), ms(7000), ms(5000), "timeout", map[string]result.Thr{"read": {ErrorRate: &limit}})
 	read := res.Faults[0].Workloads[0]
 	if read.RecoveringS != 1 || read.Recovering.Failures["timeout"] != 4 {
 		t.Errorf("read recovering %d s = %+v, want 1 s holding the 4 timeouts", read.RecoveringS, read.Recovering)
@@ -290,6 +266,22 @@ func TestRegression_RecoveringFailuresJudgedByRecoveryNotThePhase(t *testing.T) 
 // A workload that did not recover leaves the whole window to the recovery
 // rule (which fails the run); the phase keeps only what lies outside it.
 func TestNotRecoveredTakesTheWholeWindow(t *testing.T) {
+	res := appliedWith(t, ms(9000), ms(9600), ms(300), "", nil) // the window's last second breaks p95
+	for _, w := range res.Faults[0].Workloads {
+		if w.RecoveringS != 3 || w.Recovering.Offered != 30 {
+			t.Errorf("%s recovering %d s, %d offered; want the whole 3 s window, 30", w.Name, w.RecoveringS, w.Recovering.Offered)
+		}
+	}
+	if v := verdict.Thresholds(res); v.Value != verdict.Fail || v.Recovery[0].Value != verdict.Fail {
+		t.Errorf("verdict %s, recovery %+v: want a failed recovery", v.Value, v.Recovery[0])
+	}
+}
+
+// appliedWith runs src's fault on the fake clock and applies outcomes(),
+// those due in [from, to) redone as class taking took, to a result with
+// thresholds thr; the result must pass Check.
+func appliedWith(t *testing.T, from, to, took time.Duration, class string, thr map[string]result.Thr) *result.Result {
+	t.Helper()
 	sc := parse(t, src)
 	clock := &fakeClock{now: time.Unix(1000, 0)}
 	tg := &fakeTarget{clock: clock, injectFor: ms(50), undoFor: ms(600)}
@@ -302,26 +294,20 @@ func TestNotRecoveredTakesTheWholeWindow(t *testing.T) {
 	}
 	outs := outcomes(t, sc)
 	for i, o := range outs {
-		if o.Due >= ms(9000) && o.Due < ms(9600) { // the window's last second breaks p95
-			outs[i] = load.MakeOutcome(sched, sc.LateAfter, sched.SegmentAt(o.Due), o.Workload, "", o.Due, o.Sent, o.Due+ms(300))
+		if o.Due >= from && o.Due < to {
+			outs[i] = load.MakeOutcome(sched, sc.LateAfter, sched.SegmentAt(o.Due), o.Workload, class, o.Due, o.Sent, o.Due+took)
 		}
 		in.Observe(outs[i])
 	}
 	res := engineResult(sc, outs)
+	res.Scenario.Thresholds = thr
 	if err := in.Apply(res, verdict.RecoveringSeconds); err != nil {
 		t.Fatal(err)
 	}
 	if probs := res.Check(); len(probs) != 0 {
 		t.Fatalf("Check: %q", probs)
 	}
-	for _, w := range res.Faults[0].Workloads {
-		if w.RecoveringS != 3 || w.Recovering.Offered != 30 {
-			t.Errorf("%s recovering %d s, %d offered; want the whole 3 s window, 30", w.Name, w.RecoveringS, w.Recovering.Offered)
-		}
-	}
-	if v := verdict.Thresholds(res); v.Value != verdict.Fail || v.Recovery[0].Value != verdict.Fail {
-		t.Errorf("verdict %s, recovery %+v: want a failed recovery", v.Value, v.Recovery[0])
-	}
+	return res
 }
 
 func TestInjectorRefusedIsUnusable(t *testing.T) {
