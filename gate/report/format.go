@@ -473,3 +473,11 @@ func untrustedText(v verdict.Verdict) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// plural is n with the noun's form for it: "1 entry", "2 entries".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Count(int64(n)) + " " + many
+}

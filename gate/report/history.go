@@ -25,10 +25,10 @@ func HistoryMarkdown(w io.Writer, a history.Analysis) error {
 		return err
 	}
 	since := es[a.Since]
-	line("%d entries, %s to %s. Cumulative change since %s (%s), chained from each push's paired gate against the previous entry: "+
+	line("%s, %s to %s. Cumulative change since %s (%s), chained from each push's paired gate against the previous entry: "+
 		"a regression when its %s interval lies above +%s. Change points: e-divisive means over each entry's own percentile, "+
 		"significance %s (%s permutations, seed %d).",
-		len(es), es[0].Date.Format("2006-01-02"), es[len(es)-1].Date.Format("2006-01-02"),
+		plural(len(es), "entry", "entries"), es[0].Date.Format("2006-01-02"), es[len(es)-1].Date.Format("2006-01-02"),
 		mdCommit(since.Commit), since.Date.Format("2006-01-02"), Confidence(a.Confidence), Percent(a.Tolerance),
 		Percent(a.Detect.Significance), Count(int64(a.Detect.Permutations)), a.Detect.Seed)
 	for _, s := range a.Series {
@@ -83,8 +83,11 @@ func changeText(ch history.Change, es []history.Entry) string {
 	if !ch.Known {
 		return fmt.Sprintf("not measured: entry %d (%s) has no paired gate against the entry before it", ch.Gap+1, mdCommit(es[ch.Gap].Commit))
 	}
-	return fmt.Sprintf("%s, %s interval %s … %s, over %d link(s)", SignedPercent(ch.Ratio), Confidence(ch.Confidence),
-		SignedPercent(ch.CILow), boundPercent(ch.CIHigh), ch.Links)
+	if ch.Links == 0 {
+		return "nothing to chain yet: no entry after it"
+	}
+	return fmt.Sprintf("%s, %s interval %s … %s, over %s", SignedPercent(ch.Ratio), Confidence(ch.Confidence),
+		SignedPercent(ch.CILow), boundPercent(ch.CIHigh), plural(ch.Links, "link", "links"))
 }
 
 // changePointText is a change point: "▲ level +30.0%, p = 0.002".

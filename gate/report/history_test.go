@@ -136,3 +136,24 @@ func TestHistoryTrendLine(t *testing.T) {
 		}
 	}
 }
+
+// Regression (act run of the history workflow): a history of one entry
+// read "1 entries" and "+0.0%, 95% interval +0.0% … +0.0%, over 0 link(s)".
+func TestRegression_HistoryOfOneEntry(t *testing.T) {
+	e := history.Entry{Schema: history.Schema, Commit: strings.Repeat("b9", 20), Ref: "main", Date: time.Date(2026, 12, 6, 4, 0, 0, 0, time.UTC),
+		Result: historyResult(t, strings.Repeat("b9", 20), "runner-0", 105)}
+	a, err := history.Analyze(history.NewChain([]history.Entry{e}), history.Options{Detect: history.DetectOptions{Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Scenario = "e2e-api"
+	var md bytes.Buffer
+	if err := report.HistoryMarkdown(&md, a); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 entry, 2026-12-06", "since `b9b9b9b9b9b9`: nothing to chain yet"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}
