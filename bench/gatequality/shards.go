@@ -147,82 +147,24 @@ func pooled(ds *design, heads []*result.Result, shards [][]int, perShard int) (b
 func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, error) {
 	rs := runners(ds)
 	opt := verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile}
-	heads := map[condition][]*result.Result{}
-	conds := []condition{{}}
-	for _, d := range sc.deltas {
-		for _, w := range ds.workloads {
-			conds = append(conds, condition{Workload: w, Delta: d})
-		}
+	conds, heads, err := shardHeads(ds, sc.deltas)
+	if err != nil {
+		return "", err
 	}
-	for _, c := range conds {
-		h, err := scaledHeads(ds, c)
-		if err != nil {
-			return "", err
-		}
-		heads[c] = h
-	}
-	type job struct {
-		cell *shardCell
-		cond condition
-	}
-	var cells []*shardCell
-	var jobs []job
-	for _, n := range sc.ns {
-		if n > len(rs) {
-			continue
-		}
-		for _, b := range sc.budgets {
-			if b > minLen(rs) {
-				continue
-			}
-			c := &shardCell{n: n, perShard: b, power: map[float64][]float64{}}
-			cells = append(cells, c)
-			for _, cond := range conds {
-				jobs = append(jobs, job{c, cond})
-			}
-		}
-	}
+	cells, jobs := shardJobs(sc, rs, conds)
+	sim := shardSim{ds: ds, rs: rs, heads: heads, opt: opt, gates: sc.gates, seed: cfg.seed, bigD: seqDelta(sc.deltas)}
 	var mu sync.Mutex
-	ch := make(chan job)
+	ch := make(chan shardJob)
 	var wg sync.WaitGroup
 	start := time.Now()
-	bigD := seqDelta(sc.deltas)
 	for range cfg.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				c := j.cell
-				rng := rand.New(rand.NewPCG(cfg.seed, uint64(c.n*1000+c.perShard)))
-				reg, stops, decided := 0, []int{}, 0
-				for range sc.gates {
-					shards := draw(rng, rs, c.n, c.perShard)
-					base, head := pooled(ds, heads[j.cond], shards, c.perShard)
-					v, err := verdict.Compare(base, head, opt)
-					if err != nil {
-						continue
-					}
-					o := classify(v, len(head), nil)
-					if j.cond.Workload == "" && o.anyReg || j.cond.Workload != "" && o.regression[j.cond.Workload] {
-						reg++
-					}
-					if j.cond.Workload != "" && j.cond.Delta == bigD {
-						if k, ok := seqStop(ds, heads[j.cond], shards, c.n, c.perShard, opt); ok {
-							stops, decided = append(stops, k), decided+1
-						}
-					}
-				}
+				reg, stops, decided := sim.judge(j)
 				mu.Lock()
-				if j.cond.Workload == "" {
-					c.aaGates, c.aaReg = sc.gates, reg
-				} else {
-					c.power[j.cond.Delta] = append(c.power[j.cond.Delta], float64(reg)/float64(sc.gates))
-					if j.cond.Delta == bigD {
-						c.seqStops = append(c.seqStops, stops...)
-						c.seqGates += sc.gates
-						c.seqDecide += decided
-					}
-				}
+				j.cell.add(j.cond, sc.gates, reg, stops, decided, sim.bigD)
 				mu.Unlock()
 			}
 		}()
@@ -240,6 +182,107 @@ func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, er
 		return "", err
 	}
 	return shardTable(ds, cells, sc, corpus, rs) + bias, nil
+}
+
+// shardHeads is the conditions judged (A/A, then each workload at each δ)
+// and head's rounds scaled for each.
+func shardHeads(ds *design, deltas []float64) ([]condition, map[condition][]*result.Result, error) {
+	heads := map[condition][]*result.Result{}
+	conds := []condition{{}}
+	for _, d := range deltas {
+		for _, w := range ds.workloads {
+			conds = append(conds, condition{Workload: w, Delta: d})
+		}
+	}
+	for _, c := range conds {
+		h, err := scaledHeads(ds, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		heads[c] = h
+	}
+	return conds, heads, nil
+}
+
+// shardJob is one cell (shards × rounds per shard) under one condition.
+type shardJob struct {
+	cell *shardCell
+	cond condition
+}
+
+// shardJobs is the cells the runners allow, and a job per cell and
+// condition.
+func shardJobs(sc shardConfig, rs [][]int, conds []condition) ([]*shardCell, []shardJob) {
+	var cells []*shardCell
+	var jobs []shardJob
+	for _, n := range sc.ns {
+		if n > len(rs) {
+			continue
+		}
+		for _, b := range sc.budgets {
+			if b > minLen(rs) {
+				continue
+			}
+			c := &shardCell{n: n, perShard: b, power: map[float64][]float64{}}
+			cells = append(cells, c)
+			for _, cond := range conds {
+				jobs = append(jobs, shardJob{c, cond})
+			}
+		}
+	}
+	return cells, jobs
+}
+
+// shardSim judges merged gates drawn from a design's runners.
+type shardSim struct {
+	ds    *design
+	rs    [][]int
+	heads map[condition][]*result.Result
+	opt   verdict.CompareOptions
+	gates int
+	seed  uint64
+	bigD  float64 // the δ whose sequential stops are counted
+}
+
+// judge draws and judges a job's gates: how many called a regression
+// (any workload's under A/A, the slowed one's otherwise), and at δ = bigD
+// where a sequential gate stopped and how many decided.
+func (sim shardSim) judge(j shardJob) (reg int, stops []int, decided int) {
+	c := j.cell
+	rng := rand.New(rand.NewPCG(sim.seed, uint64(c.n*1000+c.perShard)))
+	stops = []int{}
+	for range sim.gates {
+		shards := draw(rng, sim.rs, c.n, c.perShard)
+		base, head := pooled(sim.ds, sim.heads[j.cond], shards, c.perShard)
+		v, err := verdict.Compare(base, head, sim.opt)
+		if err != nil {
+			continue
+		}
+		o := classify(v, len(head), nil)
+		if j.cond.Workload == "" && o.anyReg || j.cond.Workload != "" && o.regression[j.cond.Workload] {
+			reg++
+		}
+		if j.cond.Workload != "" && j.cond.Delta == sim.bigD {
+			if k, ok := seqStop(sim.ds, sim.heads[j.cond], shards, c.n, c.perShard, sim.opt); ok {
+				stops, decided = append(stops, k), decided+1
+			}
+		}
+	}
+	return reg, stops, decided
+}
+
+// add records a job's gates in its cell.
+func (c *shardCell) add(cond condition, gates, reg int, stops []int, decided int, bigD float64) {
+	if cond.Workload == "" {
+		c.aaGates, c.aaReg = gates, reg
+		return
+	}
+	c.power[cond.Delta] = append(c.power[cond.Delta], float64(reg)/float64(gates))
+	if cond.Delta == bigD {
+		c.seqStops = append(c.seqStops, stops...)
+		c.seqGates += gates
+		c.seqDecide += decided
+	}
 }
 
 // runnerBias judges merged gates of 2 shards twice, the second time with
