@@ -496,14 +496,7 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	if g.base != nil {
 		sides = []*Side{g.base, g.head}
 	}
-	roundsWord := fmt.Sprintf("%d round(s)", g.cfg.Rounds)
-	if g.cfg.Auto {
-		roundsWord = fmt.Sprintf("sequential rounds, at most %d, budget %s", g.cfg.MaxRounds, g.cfg.Budget)
-	}
-	if g.cfg.Duet {
-		roundsWord += ", duet (both sides at the same instants)"
-	}
-	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, result.ShortHash(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
+	g.announce()
 	for _, s := range sides {
 		if err := g.up(ctx, s); err != nil {
 			return Outcome{}, err
@@ -511,17 +504,9 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	}
 	// Planned once the stacks are up (start-up counts against the budget),
 	// re-planned once after round 1 from its length.
-	planned := g.cfg.Rounds
-	var seq *seqLoop
-	if g.cfg.Auto {
-		var err error
-		if seq, err = g.planSequential(len(sides)); err != nil {
-			return Outcome{}, err
-		}
-		planned = seq.plan.MaxRounds
-		g.maxRounds = planned
-	} else {
-		g.maxRounds = g.fixedMaxRounds(len(sides), RoundEstimate(g.sc, len(sides), g.cfg.Duet), 0)
+	planned, seq, err := g.plan(len(sides))
+	if err != nil {
+		return Outcome{}, err
 	}
 	g.stall.rerun = -1
 	var longest time.Duration
@@ -534,21 +519,13 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		} else {
 			n++
 		}
-		began := g.d.Now()
-		var interrupted bool
-		var err error
-		if g.cfg.Duet {
-			interrupted, err = g.duetRound(ctx, i, planned)
-		} else {
-			interrupted, err = g.pairRound(ctx, i, planned)
-		}
+		took, interrupted, err := g.timedRound(ctx, i, planned)
 		if err != nil {
 			return Outcome{}, err
 		}
 		if interrupted {
 			return g.finish(true)
 		}
-		took := g.d.Now().Sub(began)
 		if ran == 0 {
 			if planned, err = g.replan(seq, len(sides), took, planned); err != nil {
 				return Outcome{}, err
@@ -574,6 +551,48 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		}
 	}
 	return g.finish(false)
+}
+
+// timedRound runs round i, both sides at once in a duet, and says how
+// long it took and whether it was interrupted.
+func (g *gate) timedRound(ctx context.Context, i, planned int) (time.Duration, bool, error) {
+	began := g.d.Now()
+	var interrupted bool
+	var err error
+	if g.cfg.Duet {
+		interrupted, err = g.duetRound(ctx, i, planned)
+	} else {
+		interrupted, err = g.pairRound(ctx, i, planned)
+	}
+	return g.d.Now().Sub(began), interrupted, err
+}
+
+// announce logs what the gate compares, how many rounds and where its
+// results go.
+func (g *gate) announce() {
+	roundsWord := fmt.Sprintf("%d round(s)", g.cfg.Rounds)
+	if g.cfg.Auto {
+		roundsWord = fmt.Sprintf("sequential rounds, at most %d, budget %s", g.cfg.MaxRounds, g.cfg.Budget)
+	}
+	if g.cfg.Duet {
+		roundsWord += ", duet (both sides at the same instants)"
+	}
+	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, result.ShortHash(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
+}
+
+// plan is the rounds planned for n sides, and the sequential loop of a
+// --rounds auto gate (nil otherwise); it sets g.maxRounds.
+func (g *gate) plan(n int) (int, *seqLoop, error) {
+	if !g.cfg.Auto {
+		g.maxRounds = g.fixedMaxRounds(n, RoundEstimate(g.sc, n, g.cfg.Duet), 0)
+		return g.cfg.Rounds, nil, nil
+	}
+	seq, err := g.planSequential(n)
+	if err != nil {
+		return 0, nil, err
+	}
+	g.maxRounds = seq.plan.MaxRounds
+	return seq.plan.MaxRounds, seq, nil
 }
 
 // pairRound runs round i's sides in ABBA order; true: interrupted.
