@@ -1,21 +1,12 @@
 // Command gatequality is the analysis half of `make gate-quality`: it
-// estimates a gate's operating characteristic — how often an A/A gate (no
-// change) calls a false regression or is decided (pass), and how often a
-// known slowdown of one workload is caught — for candidate designs (rounds ×
-// round length × rate), by resampling a corpus of real A/A rounds that
-// bench/gatequality/collect.sh recorded on the demo stack: by default
-// every corpus committed under bench/gatequality/corpora (pack.go), each
-// estimator of the gate side by side.
-//
-// A known change is made by multiplying head's recorded latencies of one
-// workload by 1+δ (its histograms, every phase; the other workloads
-// untouched). Every simulated gate is judged by the gate's own code:
-// verdict.Gate for a fixed number of rounds, verdict.Sequential look by look
-// for --rounds auto, with the Action's tolerance, confidence and budget.
-// Nothing of the statistics is reimplemented here.
-//
-// It prints the table (markdown) and writes it to -out. See
-// bench/gate-quality.md for the method, its limits and the figures.
+// estimates a gate's operating characteristic — how often an A/A gate
+// calls a false regression or passes, and how often a known slowdown of
+// one workload is caught — per design (rounds × round length × rate) and
+// estimator, by resampling the A/A rounds of the corpora committed under
+// bench/gatequality/corpora. A slowdown δ scales head's latencies of one
+// workload by 1+δ; every gate is judged by the gate's own code
+// (verdict.Gate, verdict.Sequential). Method and figures:
+// bench/gate-quality.md.
 package main
 
 import (

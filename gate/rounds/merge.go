@@ -32,16 +32,12 @@ type MergeConfig struct {
 // rounded up. Fewer is unusable, never a pass on what little arrived.
 func DefaultMinShards(n int) int { return (n + 1) / 2 }
 
-// Merge pools the shards' paired rounds into one gate and judges it with
-// the gate's own rules (verdict.Gate: the same comparisons, family-wise
-// control and thresholds). The merge looks once, when every shard is in,
-// so the fixed rule applies to sequential shards too: nothing stopped
-// early, no error was spent on earlier looks.
-//
-// Shards of different scenario hashes, commits, policies or tool versions
-// are refused (ErrUsage, naming the shard and the difference). A shard
-// that failed or did not arrive is stated (its rounds are not used) and
-// the gate is judged on the others, or unusable below MinShards.
+// Merge pools the shards' paired rounds into one gate and judges it by
+// the gate's own rules (verdict.Gate), looking once when every shard is
+// in, so no error was spent on earlier looks. Shards of other scenario
+// hashes, commits, policies or tool versions are refused (ErrUsage); a
+// shard that failed or did not arrive is stated and the gate is judged on
+// the others, or unusable below MinShards.
 func Merge(ctx context.Context, cfg MergeConfig) (Outcome, string, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard

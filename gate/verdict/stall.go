@@ -8,27 +8,15 @@ import (
 )
 
 // The stalled-round rule (docs/gate.md, "Stalled rounds"), fixed before
-// any round runs. A stall is a shared round effect: in one paired round
-// every workload of one side is much slower at once, while a change shows
-// in every round. Per judged phase × workload measured on both sides in
-// every round (a cell), d is the round's log ratio head/base of the judged
-// percentile less the median of the other rounds' for that cell. A round
-// is stalled when, with at least StallMinOthers other rounds:
-//
-//   - every cell's d has the same sign and |d| ≥ ln StallFactor
-//     (ln StallFactorBacked when the slow side's own figures back it:
-//     steal on its cores StallStealJump above its other rounds', or its
-//     stack's CPU StallCPUFactor× off theirs), over at least
-//     StallMinCells cells;
-//   - the round's mean log ratio over the cells lies outside the other
-//     rounds' 1 − StallAlpha prediction interval (Student t on their mean
-//     and sd): a stall among few rounds must stand far apart, and a second
-//     stall among the others widens it (a miss, never a false flag).
-//
-// A gate replaces at most StallCap(max rounds) rounds, so that a head
-// simply slower everywhere (every round alike: no round stands apart) or
-// often stalled is still judged. The duet's generator-stall rule
-// (leaveOutSharedStalls) is separate and stays.
+// any round runs. A stall is one side of one round much slower on every
+// workload at once, while a change shows in every round. Against the
+// median of at least StallMinOthers other rounds, a round is stalled when
+// every judged cell (phase × workload, StallMinCells at least) moved the
+// same way by StallFactor or more (StallFactorBacked when the slow side's
+// steal, StallStealJump, or stack CPU, StallCPUFactor, backs it), and its
+// mean log ratio lies outside the others' 1 − StallAlpha prediction
+// interval. At most StallCap(max rounds) rounds are replaced, so that a
+// head slower everywhere is still judged.
 const (
 	StallFactor       = 2.0
 	StallFactorBacked = 1.5
