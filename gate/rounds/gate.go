@@ -287,23 +287,8 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.sc, err = g.loadScenario(); err != nil {
 		return err
 	}
-	// The calibration is the protected side's: the change judged does not set
-	// its own noise floor.
-	if g.cfg.Compare.Noise == nil {
-		n, p, err := LoadNoise(g.from.Root, g.sc.Name)
-		if err != nil {
-			return Usagef("gate: noise calibration: %w", err)
-		}
-		switch {
-		case n != nil && g.cfg.Duet:
-			// A calibration measures paused-side rounds, not a duet's noise; the
-			// rounds' own spread stands instead.
-			rel, _ := filepath.Rel(g.from.Root, p)
-			g.notes = append(g.notes, verdict.Note{Code: verdict.NoteDuetNoiseUnused, Path: filepath.ToSlash(rel)})
-		case n != nil:
-			g.cfg.Compare.Noise = n
-			fmt.Fprintf(g.d.Log, "loadgate: noise calibration %s (%d pairs, %s)\n", p, n.Pairs, n.Date.Format(time.DateOnly))
-		}
+	if err := g.loadNoise(); err != nil {
+		return err
 	}
 	if err := g.sc.CheckOperatorLimits(g.cfg.Limits); err != nil {
 		return Usagef("gate: %w", err)
@@ -311,16 +296,8 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.sc.HasFaults() {
 		return Usagef("%w", ErrFaultsRefused)
 	}
-	// Compose files and target each come from the scenario or the flags.
-	switch {
-	case g.sc.Stack == nil && len(g.cfg.Compose) == 0:
-		return Usagef("gate: the scenario has no stack: section and no --compose was given: a gate runs each side's own stack")
-	case g.cfg.Target != "":
-		g.target = g.cfg.Target
-	case g.sc.Stack != nil && g.sc.Stack.Target != "":
-		g.target = g.sc.Stack.Target
-	default:
-		return Usagef("gate: no target: the scenario has no stack.target (its stack: section is missing) and no --target SERVICE:PORT was given: --compose names the files, not the service that receives the load")
+	if g.target, err = g.targetOf(); err != nil {
+		return err
 	}
 	if g.env, err = g.sc.ResolveEnv(g.d.LookupEnv); err != nil {
 		return Usagef("%w", err)
@@ -332,6 +309,42 @@ func (g *gate) setup(ctx context.Context) error {
 		return Usagef("gate: baseline %s was measured with scenario hash %s, head's is %s: same load or no comparison", name, g.baseline.Scenario.Hash, g.sc.Hash)
 	}
 	return nil
+}
+
+// loadNoise reads the protected side's noise calibration, unless one was
+// given: the change judged does not set its own noise floor. A duet gate
+// notes it unused, its rounds' own spread standing instead.
+func (g *gate) loadNoise() error {
+	if g.cfg.Compare.Noise != nil {
+		return nil
+	}
+	n, p, err := LoadNoise(g.from.Root, g.sc.Name)
+	if err != nil {
+		return Usagef("gate: noise calibration: %w", err)
+	}
+	switch {
+	case n != nil && g.cfg.Duet:
+		rel, _ := filepath.Rel(g.from.Root, p)
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteDuetNoiseUnused, Path: filepath.ToSlash(rel)})
+	case n != nil:
+		g.cfg.Compare.Noise = n
+		fmt.Fprintf(g.d.Log, "loadgate: noise calibration %s (%d pairs, %s)\n", p, n.Pairs, n.Date.Format(time.DateOnly))
+	}
+	return nil
+}
+
+// targetOf is the service:port that receives the load: the flag's, else
+// the scenario's stack.target.
+func (g *gate) targetOf() (string, error) {
+	switch {
+	case g.sc.Stack == nil && len(g.cfg.Compose) == 0:
+		return "", Usagef("gate: the scenario has no stack: section and no --compose was given: a gate runs each side's own stack")
+	case g.cfg.Target != "":
+		return g.cfg.Target, nil
+	case g.sc.Stack != nil && g.sc.Stack.Target != "":
+		return g.sc.Stack.Target, nil
+	}
+	return "", Usagef("gate: no target: the scenario has no stack.target (its stack: section is missing) and no --target SERVICE:PORT was given: --compose names the files, not the service that receives the load")
 }
 
 // loadScenario reads the protected side's scenario (head's with
