@@ -668,14 +668,35 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 		ps[k] = p
 	}
 	startAt := g.d.Now().Add(duetLead) // both sides are ready
-	var (
-		res      [2]*result.Result
-		errs     [2]error
-		warnings [2]error
-		first    = -1 // the side that failed first
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-	)
+	res, errs, warnings, first := g.duetLoads(ctx, cancel, ps, startAt)
+	for k, w := range warnings {
+		if w != nil {
+			fmt.Fprintf(g.d.Log, "loadgate: warning: %s stats: %v\n", sides[k].Name, w)
+		}
+	}
+	if first >= 0 {
+		return false, fail(first, errs[first], "was stopped with it")
+	}
+	for k, p := range ps {
+		if err := g.write(ctx, p, res[k]); err != nil {
+			return false, err
+		}
+	}
+	for k, p := range ps {
+		p.s.Results = put(p.s.Results, i, res[k])
+		g.logBehind(i, p.s.Name, res[k])
+	}
+	return res[0].Interrupted || res[1].Interrupted, nil
+}
+
+// duetLoads runs both prepared sides' loads from startAt at once; the
+// first to fail cancels the other with its cause. It returns each side's
+// result, error and stats warning, and the side that failed first (-1:
+// none).
+func (g *gate) duetLoads(ctx context.Context, cancel context.CancelCauseFunc, ps [2]*prepared, startAt time.Time) (res [2]*result.Result, errs, warnings [2]error, first int) {
+	first = -1
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for k, p := range ps {
 		wg.Add(1)
 		go func() {
@@ -696,24 +717,7 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 		}()
 	}
 	wg.Wait()
-	for k, w := range warnings {
-		if w != nil {
-			fmt.Fprintf(g.d.Log, "loadgate: warning: %s stats: %v\n", sides[k].Name, w)
-		}
-	}
-	if first >= 0 {
-		return false, fail(first, errs[first], "was stopped with it")
-	}
-	for k, p := range ps {
-		if err := g.write(ctx, p, res[k]); err != nil {
-			return false, err
-		}
-	}
-	for k, p := range ps {
-		p.s.Results = put(p.s.Results, i, res[k])
-		g.logBehind(i, p.s.Name, res[k])
-	}
-	return res[0].Interrupted || res[1].Interrupted, nil
+	return res, errs, warnings, first
 }
 
 // round runs s's load once, unpaused for it and paused after, and writes
