@@ -361,54 +361,62 @@ func simulateAll(cfg config, opt verdict.CompareOptions, jobs []job, start time.
 	cache := cellCache{dir: cfg.cache}
 	var mu sync.Mutex
 	var firstErr error
-	ch := make(chan job)
+	inParallel(cfg.workers, jobs, 50, "", start, func(j job) {
+		gates := cfg.gates
+		if j.cond.Workload != "" {
+			gates = cfg.detectGates
+		}
+		key := cache.key(j.r.ds, j.r.p, j.cond, gates, cfg.seed, cfg, j.r.est)
+		if c, ok := cache.get(key); ok {
+			mu.Lock()
+			store(j.r, j.cond, c)
+			mu.Unlock()
+			return
+		}
+		hs, err := scaledHeads(j.r.ds, j.cond)
+		if err != nil {
+			mu.Lock()
+			firstErr = err
+			mu.Unlock()
+			return
+		}
+		rng := rand.New(rand.NewPCG(cfg.seed, j.seq))
+		o := opt
+		o.Estimator = j.r.est
+		c := simulate(j.r.ds, j.r.p, hs, gates, rng, o, j.cond.Workload == "")
+		err = cache.put(key, c)
+		mu.Lock()
+		store(j.r, j.cond, c)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	})
+	return firstErr
+}
+
+// inParallel calls do for each job on workers goroutines, logging its
+// progress (label, then "N of M cells") every every jobs handed out.
+func inParallel[J any](workers int, jobs []J, every int, label string, start time.Time, do func(J)) {
+	ch := make(chan J)
 	var wg sync.WaitGroup
-	for range cfg.workers {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				gates := cfg.gates
-				if j.cond.Workload != "" {
-					gates = cfg.detectGates
-				}
-				key := cache.key(j.r.ds, j.r.p, j.cond, gates, cfg.seed, cfg, j.r.est)
-				if c, ok := cache.get(key); ok {
-					mu.Lock()
-					store(j.r, j.cond, c)
-					mu.Unlock()
-					continue
-				}
-				hs, err := scaledHeads(j.r.ds, j.cond)
-				if err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					continue
-				}
-				rng := rand.New(rand.NewPCG(cfg.seed, j.seq))
-				o := opt
-				o.Estimator = j.r.est
-				c := simulate(j.r.ds, j.r.p, hs, gates, rng, o, j.cond.Workload == "")
-				err = cache.put(key, c)
-				mu.Lock()
-				store(j.r, j.cond, c)
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
+				do(j)
 			}
 		}()
 	}
 	for i, j := range jobs {
 		ch <- j
-		if i%50 == 49 {
-			fmt.Fprintf(os.Stderr, "gatequality: %d of %d cells (%s)\n", i+1, len(jobs), time.Since(start).Round(time.Second))
+		if i%every == every-1 {
+			fmt.Fprintf(os.Stderr, "gatequality: %s%d of %d cells (%s)\n", label, i+1, len(jobs), time.Since(start).Round(time.Second))
 		}
 	}
 	close(ch)
 	wg.Wait()
-	return firstErr
 }
 
 // stream is a cell's own stream of the seeded generator: the same cell

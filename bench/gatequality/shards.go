@@ -154,29 +154,12 @@ func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, er
 	cells, jobs := shardJobs(sc, rs, conds)
 	sim := shardSim{ds: ds, rs: rs, heads: heads, opt: opt, gates: sc.gates, seed: cfg.seed, bigD: seqDelta(sc.deltas)}
 	var mu sync.Mutex
-	ch := make(chan shardJob)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range cfg.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				reg, stops, decided := sim.judge(j)
-				mu.Lock()
-				j.cell.add(j.cond, sc.gates, reg, stops, decided, sim.bigD)
-				mu.Unlock()
-			}
-		}()
-	}
-	for i, j := range jobs {
-		ch <- j
-		if i%10 == 9 {
-			fmt.Fprintf(os.Stderr, "gatequality: shards: %d of %d cells (%s)\n", i+1, len(jobs), time.Since(start).Round(time.Second))
-		}
-	}
-	close(ch)
-	wg.Wait()
+	inParallel(cfg.workers, jobs, 10, "shards: ", time.Now(), func(j shardJob) {
+		reg, stops, decided := sim.judge(j)
+		mu.Lock()
+		j.cell.add(j.cond, sc.gates, reg, stops, decided, sim.bigD)
+		mu.Unlock()
+	})
 	bias, err := runnerBias(ds, rs, heads, sc, cfg.seed, opt)
 	if err != nil {
 		return "", err
