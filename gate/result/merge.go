@@ -138,18 +138,7 @@ func (m *Result) addRun(a, b *Result) {
 // add adds wb's counts and histograms (at is their path, for errors) to w
 // and sets its throughput over the merged phase's dur seconds.
 func (w *Workload) add(wb *Workload, at string, g *histAcc, dur float64) error {
-	w.Offered += wb.Offered
-	w.Succeeded += wb.Succeeded
-	w.Failed += wb.Failed
-	w.Abandoned += wb.Abandoned
-	w.Late += wb.Late
-	w.Completed += wb.Completed
-	if w.Failures == nil && len(wb.Failures) > 0 {
-		w.Failures = make(map[string]int64, len(wb.Failures))
-	}
-	for class, c := range wb.Failures {
-		w.Failures[class] += c
-	}
+	w.Add(*wb) // the counts (faults.go)
 	var err error
 	if w.Histogram, w.LatencyMS, err = g.merge(at+"histogram",
 		w.Histogram, w.LatencyMS.Count, wb.Histogram, wb.LatencyMS.Count); err != nil {
