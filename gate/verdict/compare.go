@@ -227,7 +227,7 @@ type Need struct {
 // Compare compares paired rounds of base and head (round i is base[i],
 // head[i]) per workload on the judged and recover phases: each latency
 // percentile as a head/base ratio with a confidence interval, the error
-// rate as a difference; the method is in the README ("How a gate decides").
+// rate as a difference; the method is in docs/gate.md ("How a gate decides").
 // A round whose generator fell behind its schedule leaves every decision
 // inconclusive. Different scenario hashes return ErrHashMismatch; unusable
 // sides give Value Unusable with reasons and no comparisons.
