@@ -285,23 +285,9 @@ func writeReport(rep *report, out string) {
 // steps up by step until a rate is not held (or max is reached), then
 // bisects between the highest held and the lowest not-held rate.
 func (b *bench) search(ctx context.Context, g generator, rep *report, step, maxRate, bisect int, dur time.Duration) (int, string) {
-	lo, hi := 0, 0 // highest held, lowest not held above it
-	measured := false
-	for _, r := range rep.Runs {
-		measured = measured || (r.Tool == g.name && r.Skipped == "")
-	}
+	lo, hi, measured := bracket(rep.Runs, g.name)
 	if !measured {
 		return 0, "(not searched: no fixed-rate run was measured)"
-	}
-	for _, r := range rep.Runs {
-		if r.Tool == g.name && r.Held {
-			lo = max(lo, r.Rate)
-		}
-	}
-	for _, r := range rep.Runs {
-		if r.Tool == g.name && !r.Held && r.Rate > lo && (hi == 0 || r.Rate < hi) {
-			hi = r.Rate
-		}
 	}
 	var note string
 	try := func(rate int) (held, ok bool) {
@@ -353,6 +339,23 @@ func (b *bench) search(ctx context.Context, g generator, rep *report, step, maxR
 		}
 	}
 	return lo, fmt.Sprintf("(lowest rate not held: %d/s)", hi)
+}
+
+// bracket is tool's highest held rate among runs (lo) and the lowest not
+// held above it (hi, 0: none), and whether any of its runs was measured.
+func bracket(runs []run, tool string) (lo, hi int, measured bool) {
+	for _, r := range runs {
+		measured = measured || (r.Tool == tool && r.Skipped == "")
+		if r.Tool == tool && r.Held {
+			lo = max(lo, r.Rate)
+		}
+	}
+	for _, r := range runs {
+		if r.Tool == tool && !r.Held && r.Rate > lo && (hi == 0 || r.Rate < hi) {
+			hi = r.Rate
+		}
+	}
+	return lo, hi, measured
 }
 
 func (b *bench) fillUsage(r *run, u usage) {
