@@ -94,13 +94,7 @@ func stallsOf(cells [][]float64, base, head []*result.Result) []Stall {
 		return nil
 	}
 	R := len(cells[0])
-	means := make([]float64, R)
-	for i := range R {
-		for _, c := range cells {
-			means[i] += c[i]
-		}
-		means[i] /= float64(len(cells))
-	}
+	means := roundMeans(cells)
 	var out []Stall
 	var dists []float64
 	for i := range R {
@@ -125,21 +119,12 @@ func stallsOf(cells [][]float64, base, head []*result.Result) []Stall {
 			s.Steal = stallFigure(slow, i, stealShare)
 			s.StackCPU = stallFigure(slow, i, stackCPU)
 		}
-		s.Backed = (s.Steal != nil && s.Steal.Round-s.Steal.Others >= StallStealJump) ||
-			(s.StackCPU != nil && s.StackCPU.Round > 0 && s.StackCPU.Others > 0 &&
-				math.Abs(math.Log(s.StackCPU.Round/s.StackCPU.Others)) >= math.Log(StallCPUFactor))
+		s.Backed = s.backed()
 		bar := math.Log(StallFactor)
 		if s.Backed {
 			bar = math.Log(StallFactorBacked)
 		}
-		least := math.Inf(1)
-		for _, c := range cells {
-			d := c[i] - median(slices.Delete(slices.Clone(c), i, i+1))
-			if dist < 0 {
-				d = -d
-			}
-			least = min(least, d)
-		}
+		least := leastMove(cells, i, dist < 0)
 		if least < bar {
 			continue
 		}
@@ -153,6 +138,42 @@ func stallsOf(cells [][]float64, base, head []*result.Result) []Stall {
 		out, dists = slices.Insert(out, k, s), slices.Insert(dists, k, math.Abs(dist))
 	}
 	return out
+}
+
+// roundMeans is each round's mean over the cells.
+func roundMeans(cells [][]float64) []float64 {
+	means := make([]float64, len(cells[0]))
+	for i := range means {
+		for _, c := range cells {
+			means[i] += c[i]
+		}
+		means[i] /= float64(len(cells))
+	}
+	return means
+}
+
+// backed says whether the slow side's own figures back a stall: steal
+// StallStealJump above its other rounds', or its stack's CPU
+// StallCPUFactor× off theirs.
+func (s Stall) backed() bool {
+	return (s.Steal != nil && s.Steal.Round-s.Steal.Others >= StallStealJump) ||
+		(s.StackCPU != nil && s.StackCPU.Round > 0 && s.StackCPU.Others > 0 &&
+			math.Abs(math.Log(s.StackCPU.Round/s.StackCPU.Others)) >= math.Log(StallCPUFactor))
+}
+
+// leastMove is the smallest move of round i over the cells against each
+// cell's median of the other rounds, in the slow side's direction (down:
+// base slower).
+func leastMove(cells [][]float64, i int, down bool) float64 {
+	least := math.Inf(1)
+	for _, c := range cells {
+		d := c[i] - median(slices.Delete(slices.Clone(c), i, i+1))
+		if down {
+			d = -d
+		}
+		least = min(least, d)
+	}
+	return least
 }
 
 // FindStall is the first of FindStalls, or nil.
