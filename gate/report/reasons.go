@@ -190,26 +190,6 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = "head is the working tree with uncommitted changes"
 	case verdict.NoteTeardown:
 		s = fmt.Sprintf("%s stack was not torn down cleanly: %s", n.Side, n.Detail)
-	case verdict.NoteBaselineFromHead:
-		s = fmt.Sprintf("baseline %s is read from head's checkout (no --base): on a pull request pass the base commit, so that the change judged cannot replace its own baseline", n.Name)
-	case verdict.NoteBaselineOfBase:
-		s = fmt.Sprintf("baseline %s is base's: %s at %s", n.Name, n.Path, result.ShortHash(n.Commit))
-	case verdict.NoteBaselineRemovedInHead:
-		s = fmt.Sprintf("head removes baseline %s (%s): not applied", n.Name, n.Path)
-	case verdict.NoteBaselineUnreadInHead:
-		s = fmt.Sprintf("head's baseline %s (%s) does not read (%s): not applied", n.Name, n.Path, n.Detail)
-	case verdict.NoteBaselineChangedInHead:
-		s = fmt.Sprintf("head changes baseline %s (%s): not applied (the baseline is base's)", n.Name, n.Path)
-	case verdict.NoteBaselineFixed:
-		s = "a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"
-	case verdict.NoteBaselineMachine:
-		b, h := orZero(n.BaseMachine), orZero(n.HeadMachine)
-		s = fmt.Sprintf("WARNING: the baseline was measured on another machine (%s%s, %d cpus, kernel %s) than head (%s%s, %d cpus, kernel %s)",
-			b.Host, modelText(b.CPUModel), b.CPUs, b.Kernel, h.Host, modelText(h.CPUModel), h.CPUs, h.Kernel)
-	case verdict.NoteBaselineTopology:
-		b, h := orZero(n.BaseTopology), orZero(n.HeadTopology)
-		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v, generator %s) from head's (%q, %q, %v, %s)",
-			b.StackCPUs, b.LoadCPUs, b.Pinned, b.Scheduling(), h.StackCPUs, h.LoadCPUs, h.Pinned, h.Scheduling())
 	case verdict.NoteWorkflowChange:
 		if n.How == verdict.WorkflowOutsideGate {
 			s = workflowNoteText(n) + " (a pinned action bumped or another job): gated normally"
@@ -230,6 +210,36 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", n.FailOn, n.ExitCode, n.VerdictExitCode)
 	case verdict.NoteShardMissing, verdict.NoteShardFailed, verdict.NoteShardsTooFew:
 		s = shardNoteText(n) // shards.go
+	default:
+		return baselineNoteText(n)
+	}
+	return s, true
+}
+
+// baselineNoteText words the notes about a stored baseline; ok is false
+// for other codes.
+func baselineNoteText(n verdict.Note) (s string, ok bool) {
+	switch n.Code {
+	case verdict.NoteBaselineFromHead:
+		s = fmt.Sprintf("baseline %s is read from head's checkout (no --base): on a pull request pass the base commit, so that the change judged cannot replace its own baseline", n.Name)
+	case verdict.NoteBaselineOfBase:
+		s = fmt.Sprintf("baseline %s is base's: %s at %s", n.Name, n.Path, result.ShortHash(n.Commit))
+	case verdict.NoteBaselineRemovedInHead:
+		s = fmt.Sprintf("head removes baseline %s (%s): not applied", n.Name, n.Path)
+	case verdict.NoteBaselineUnreadInHead:
+		s = fmt.Sprintf("head's baseline %s (%s) does not read (%s): not applied", n.Name, n.Path, n.Detail)
+	case verdict.NoteBaselineChangedInHead:
+		s = fmt.Sprintf("head changes baseline %s (%s): not applied (the baseline is base's)", n.Name, n.Path)
+	case verdict.NoteBaselineFixed:
+		s = "a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"
+	case verdict.NoteBaselineMachine:
+		b, h := orZero(n.BaseMachine), orZero(n.HeadMachine)
+		s = fmt.Sprintf("WARNING: the baseline was measured on another machine (%s%s, %d cpus, kernel %s) than head (%s%s, %d cpus, kernel %s)",
+			b.Host, modelText(b.CPUModel), b.CPUs, b.Kernel, h.Host, modelText(h.CPUModel), h.CPUs, h.Kernel)
+	case verdict.NoteBaselineTopology:
+		b, h := orZero(n.BaseTopology), orZero(n.HeadTopology)
+		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v, generator %s) from head's (%q, %q, %v, %s)",
+			b.StackCPUs, b.LoadCPUs, b.Pinned, b.Scheduling(), h.StackCPUs, h.LoadCPUs, h.Pinned, h.Scheduling())
 	default:
 		return "", false
 	}
