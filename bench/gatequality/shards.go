@@ -278,15 +278,6 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 	if len(rs) < n {
 		return "", nil
 	}
-	fast := func(r *result.Result) (*result.Result, error) {
-		var err error
-		for _, w := range ds.workloads {
-			if r, err = scaled(r, w, f); err != nil {
-				return nil, err
-			}
-		}
-		return r, nil
-	}
 	d := sc.deltas[0]
 	rng := rand.New(rand.NewPCG(seed, 7))
 	gates, same, cmps := 0, 0, 0
@@ -303,10 +294,10 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 			// Pooled round k of shard 1 is at index k·n+1: that runner is faster.
 			for k := 0; k < per; k++ {
 				i := k*n + 1
-				if base[i], err = fast(base[i]); err != nil {
+				if base[i], err = scaledAll(ds, base[i], f); err != nil {
 					return "", err
 				}
-				if head[i], err = fast(head[i]); err != nil {
+				if head[i], err = scaledAll(ds, head[i], f); err != nil {
 					return "", err
 				}
 			}
@@ -315,22 +306,8 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 				return "", err
 			}
 			gates++
-			a, b := comparisonsOf(v1), comparisonsOf(v2)
-			ok := len(a) == len(b)
-			for k, c := range a {
-				if c.Metric == verdict.MetricErrorRate {
-					continue
-				}
-				cmps++
-				e, found := b[k]
-				if !found || e.Value != c.Value {
-					ok = false
-					continue
-				}
-				if c.Ratio > 0 {
-					worst = max(worst, abs(e.Ratio/c.Ratio-1))
-				}
-			}
+			ok, lat, moved := sameValues(v1, v2)
+			cmps, worst = cmps+lat, max(worst, moved)
 			if ok {
 				same++
 			}
@@ -338,6 +315,40 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 	}
 	return fmt.Sprintf("**A runner 30%% faster as a whole** (2 shards × %d rounds, head +%.0f%% on one workload at a time; one shard's rounds, both sides, × %.1f): every comparison kept its value in %s; a latency estimate moved by at most %.2f%% (the histograms' re-recording; %d latency comparisons).\n\n",
 		per, d*100, f, share(same, gates), 100*worst, cmps), nil
+}
+
+// scaledAll is r with every workload's latencies scaled by f.
+func scaledAll(ds *design, r *result.Result, f float64) (*result.Result, error) {
+	var err error
+	for _, w := range ds.workloads {
+		if r, err = scaled(r, w, f); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// sameValues says whether every comparison of v1 kept its value in v2,
+// how many latency comparisons there were, and how far the most moved
+// estimate moved.
+func sameValues(v1, v2 verdict.Verdict) (same bool, latency int, moved float64) {
+	a, b := comparisonsOf(v1), comparisonsOf(v2)
+	same = len(a) == len(b)
+	for k, c := range a {
+		if c.Metric == verdict.MetricErrorRate {
+			continue
+		}
+		latency++
+		e, found := b[k]
+		if !found || e.Value != c.Value {
+			same = false
+			continue
+		}
+		if c.Ratio > 0 {
+			moved = max(moved, abs(e.Ratio/c.Ratio-1))
+		}
+	}
+	return same, latency, moved
 }
 
 func comparisonsOf(v verdict.Verdict) map[string]verdict.Comparison {
