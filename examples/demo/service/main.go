@@ -210,13 +210,23 @@ func (a *api) items(w http.ResponseWriter, r *http.Request) {
 
 // item is one item by id.
 func (a *api) item(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.Atoi(r.PathValue("id"))
-	if err != nil || id < 0 {
-		http.Error(w, "no such item", http.StatusNotFound)
+	id, ok := pathID(w, r, "item")
+	if !ok {
 		return
 	}
 	a.wk["item"].do(r.Context(), []byte(r.PathValue("id")))
 	writeJSON(w, http.StatusOK, mkItem(wrap(id, maxItems)))
+}
+
+// pathID is the {id} of r's path, or false once it answered 404 "no such
+// what".
+func pathID(w http.ResponseWriter, r *http.Request, what string) (int, bool) {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil || id < 0 {
+		http.Error(w, "no such "+what, http.StatusNotFound)
+		return 0, false
+	}
+	return id, true
 }
 
 // search is five hits for ?q= and the digest the work computed.
@@ -248,9 +258,8 @@ func (a *api) documents(w http.ResponseWriter, r *http.Request) {
 
 // profile is the backend's profile of id, with two recent items.
 func (a *api) profile(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.Atoi(r.PathValue("id"))
-	if err != nil || id < 0 {
-		http.Error(w, "no such profile", http.StatusNotFound)
+	id, ok := pathID(w, r, "profile")
+	if !ok {
 		return
 	}
 	a.wk["profile"].do(r.Context(), []byte(r.PathValue("id")))
