@@ -210,22 +210,22 @@ func (a *api) items(w http.ResponseWriter, r *http.Request) {
 
 // item is one item by id.
 func (a *api) item(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "item")
+	id, ok := a.byID(w, r, "item")
 	if !ok {
 		return
 	}
-	a.wk["item"].do(r.Context(), []byte(r.PathValue("id")))
 	writeJSON(w, http.StatusOK, mkItem(wrap(id, maxItems)))
 }
 
-// pathID is the {id} of r's path, or false once it answered 404 "no such
-// what".
-func pathID(w http.ResponseWriter, r *http.Request, what string) (int, bool) {
+// byID is the {id} of r's path, on which it does what's work; false once
+// it answered 404 "no such what".
+func (a *api) byID(w http.ResponseWriter, r *http.Request, what string) (int, bool) {
 	id, err := strconv.Atoi(r.PathValue("id"))
 	if err != nil || id < 0 {
 		http.Error(w, "no such "+what, http.StatusNotFound)
 		return 0, false
 	}
+	a.wk[what].do(r.Context(), []byte(r.PathValue("id")))
 	return id, true
 }
 
@@ -258,11 +258,10 @@ func (a *api) documents(w http.ResponseWriter, r *http.Request) {
 
 // profile is the backend's profile of id, with two recent items.
 func (a *api) profile(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "profile")
+	id, ok := a.byID(w, r, "profile")
 	if !ok {
 		return
 	}
-	a.wk["profile"].do(r.Context(), []byte(r.PathValue("id")))
 	req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, fmt.Sprintf("%s/profile/%d", a.backendURL, id), nil)
 	resp, err := a.client.Do(req)
 	if err != nil {
