@@ -192,29 +192,9 @@ func Up(ctx context.Context, opt Options) (*Stack, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	if len(opt.Files) == 0 {
-		return nil, errors.New("compose: no compose file given")
-	}
-	files := make([]string, len(opt.Files))
-	for i, f := range opt.Files {
-		if !filepath.IsAbs(f) && opt.ProjectDir != "" {
-			f = filepath.Join(opt.ProjectDir, f)
-		}
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return nil, err
-		}
-		files[i] = abs
-	}
-	opt.Files = files
-	if opt.ProjectDir == "" {
-		opt.ProjectDir = filepath.Dir(files[0])
-	}
-	dir, err := filepath.Abs(opt.ProjectDir)
-	if err != nil {
+	if err := opt.absPaths(); err != nil {
 		return nil, err
 	}
-	opt.ProjectDir = dir
 	cliOut := &heldWriter{to: logw}
 	cli, err := newCLI(cliOut)
 	if err != nil {
@@ -252,6 +232,35 @@ func Up(ctx context.Context, opt Options) (*Stack, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// absPaths makes the compose files absolute, relative to ProjectDir when
+// set, and ProjectDir absolute (the first file's directory when unset).
+func (opt *Options) absPaths() error {
+	if len(opt.Files) == 0 {
+		return errors.New("compose: no compose file given")
+	}
+	files := make([]string, len(opt.Files))
+	for i, f := range opt.Files {
+		if !filepath.IsAbs(f) && opt.ProjectDir != "" {
+			f = filepath.Join(opt.ProjectDir, f)
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return err
+		}
+		files[i] = abs
+	}
+	opt.Files = files
+	if opt.ProjectDir == "" {
+		opt.ProjectDir = filepath.Dir(files[0])
+	}
+	dir, err := filepath.Abs(opt.ProjectDir)
+	if err != nil {
+		return err
+	}
+	opt.ProjectDir = dir
+	return nil
 }
 
 func (s *Stack) up(ctx context.Context) error {

@@ -133,34 +133,18 @@ func (sm *sampler) stream(ctx context.Context, c ctr) {
 	}
 }
 
+// tick streams the stack's new containers and turns each container's
+// latest reading since the last tick into a sample, summed per service.
 func (sm *sampler) tick(ctx context.Context) {
-	if cs, err := sm.s.containers(ctx, false); err == nil {
-		sm.mu.Lock()
-		for _, c := range cs {
-			if !sm.streams[c.ID] {
-				sm.streams[c.ID] = true
-				sm.wg.Add(1)
-				go sm.stream(ctx, c)
-			}
-		}
-		sm.mu.Unlock()
-	}
+	sm.streamNew(ctx)
 	if ctx.Err() != nil {
 		return
 	}
-	sm.mu.Lock()
-	snap := make([]latest, 0, len(sm.latest))
-	for _, l := range sm.latest {
-		snap = append(snap, l)
-	}
-	sm.mu.Unlock()
-	sort.Slice(snap, func(i, j int) bool { return snap[i].c.name < snap[j].c.name })
-
 	setLen := sm.s.stackCPUs.Len()
 	cpu := map[string]float64{}
 	mem := map[string]int64{}
 	got := map[string]bool{}
-	for _, l := range snap {
+	for _, l := range sm.snapshot() {
 		now := reading{at: l.st.Read, usage: l.st.CPUStats.CPUUsage.TotalUsage}
 		prev, had := sm.used[l.c.ID]
 		if had && !now.at.After(prev.at) {
@@ -170,25 +154,7 @@ func (sm *sampler) tick(ctx context.Context) {
 		if !had || now.usage < prev.usage {
 			continue
 		}
-		dt := now.at.Sub(prev.at)
-		pct := float64(now.usage-prev.usage) / float64(dt.Nanoseconds()) * 100
-		smp := Sample{
-			Time:       now.at.UTC(),
-			Service:    l.c.service,
-			Container:  l.c.name,
-			IntervalS:  round(dt.Seconds(), 4),
-			CPUPct:     round(pct, 3),
-			MemBytes:   memUsage(l.st.MemoryStats),
-			MemLimit:   int64(l.st.MemoryStats.Limit),
-			CPUUsageNS: now.usage,
-		}
-		if setLen > 0 {
-			smp.CPUPctOfSet = round(pct/float64(setLen), 3)
-		}
-		for _, n := range l.st.Networks {
-			smp.NetRxBytes += int64(n.RxBytes)
-			smp.NetTxBytes += int64(n.TxBytes)
-		}
+		smp, pct := newSample(l, prev, now, setLen)
 		if sm.w != nil {
 			if sm.enc == nil {
 				sm.enc = json.NewEncoder(sm.w)
@@ -199,6 +165,66 @@ func (sm *sampler) tick(ctx context.Context) {
 		mem[l.c.service] += smp.MemBytes
 		got[l.c.service] = true
 	}
+	sm.aggregate(cpu, mem, got)
+}
+
+// streamNew starts a stats stream for each container not streamed yet.
+func (sm *sampler) streamNew(ctx context.Context) {
+	cs, err := sm.s.containers(ctx, false)
+	if err != nil {
+		return
+	}
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	for _, c := range cs {
+		if !sm.streams[c.ID] {
+			sm.streams[c.ID] = true
+			sm.wg.Add(1)
+			go sm.stream(ctx, c)
+		}
+	}
+}
+
+// snapshot is each container's latest reading, by container name.
+func (sm *sampler) snapshot() []latest {
+	sm.mu.Lock()
+	snap := make([]latest, 0, len(sm.latest))
+	for _, l := range sm.latest {
+		snap = append(snap, l)
+	}
+	sm.mu.Unlock()
+	sort.Slice(snap, func(i, j int) bool { return snap[i].c.name < snap[j].c.name })
+	return snap
+}
+
+// newSample is l's sample over the interval from prev to now, and its CPU
+// percent of one core; setLen is the stack's cpus (0: unknown).
+func newSample(l latest, prev, now reading, setLen int) (Sample, float64) {
+	dt := now.at.Sub(prev.at)
+	pct := float64(now.usage-prev.usage) / float64(dt.Nanoseconds()) * 100
+	smp := Sample{
+		Time:       now.at.UTC(),
+		Service:    l.c.service,
+		Container:  l.c.name,
+		IntervalS:  round(dt.Seconds(), 4),
+		CPUPct:     round(pct, 3),
+		MemBytes:   memUsage(l.st.MemoryStats),
+		MemLimit:   int64(l.st.MemoryStats.Limit),
+		CPUUsageNS: now.usage,
+	}
+	if setLen > 0 {
+		smp.CPUPctOfSet = round(pct/float64(setLen), 3)
+	}
+	for _, n := range l.st.Networks {
+		smp.NetRxBytes += int64(n.RxBytes)
+		smp.NetTxBytes += int64(n.TxBytes)
+	}
+	return smp, pct
+}
+
+// aggregate adds one tick's per-service CPU and memory to the services'
+// averages and peaks.
+func (sm *sampler) aggregate(cpu map[string]float64, mem map[string]int64, got map[string]bool) {
 	for svc := range got {
 		a := sm.agg[svc]
 		if a == nil {

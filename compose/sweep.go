@@ -152,35 +152,21 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 	f := filters.NewArgs(filters.Arg("label", label))
 	var n Removed
 	var errs []error
-	gone := func(err error) bool { return err == nil || errdefs.IsNotFound(err) }
-
 	cs, err := c.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	if err != nil {
 		return n, fmt.Errorf("compose: list containers: %w", err)
 	}
 	for _, ct := range cs {
-		if !remove(ct.Labels, time.Unix(ct.Created, 0)) {
-			continue
-		}
-		if err := c.ContainerRemove(ctx, ct.ID, container.RemoveOptions{Force: true, RemoveVolumes: true}); !gone(err) {
-			errs = append(errs, fmt.Errorf("container %s left: %w", strings.TrimPrefix(strings.Join(ct.Names, ","), "/"), err))
-			continue
-		}
-		n.Containers++
+		removeOne(labelled{"container " + strings.TrimPrefix(strings.Join(ct.Names, ","), "/"), ct.Labels, time.Unix(ct.Created, 0), func() error {
+			return c.ContainerRemove(ctx, ct.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		}}, remove, &n.Containers, &errs)
 	}
 	ns, err := c.NetworkList(ctx, network.ListOptions{Filters: f})
 	if err != nil {
 		return n, fmt.Errorf("compose: list networks: %w", err)
 	}
 	for _, nw := range ns {
-		if !remove(nw.Labels, nw.Created) {
-			continue
-		}
-		if err := c.NetworkRemove(ctx, nw.ID); !gone(err) {
-			errs = append(errs, fmt.Errorf("network %s left: %w", nw.Name, err))
-			continue
-		}
-		n.Networks++
+		removeOne(labelled{"network " + nw.Name, nw.Labels, nw.Created, func() error { return c.NetworkRemove(ctx, nw.ID) }}, remove, &n.Networks, &errs)
 	}
 	vs, err := c.VolumeList(ctx, volume.ListOptions{Filters: f})
 	if err != nil {
@@ -188,14 +174,7 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 	}
 	for _, v := range vs.Volumes {
 		created, _ := time.Parse(time.RFC3339, v.CreatedAt)
-		if !remove(v.Labels, created) {
-			continue
-		}
-		if err := c.VolumeRemove(ctx, v.Name, true); !gone(err) {
-			errs = append(errs, fmt.Errorf("volume %s left: %w", v.Name, err))
-			continue
-		}
-		n.Volumes++
+		removeOne(labelled{"volume " + v.Name, v.Labels, created, func() error { return c.VolumeRemove(ctx, v.Name, true) }}, remove, &n.Volumes, &errs)
 	}
 	// A build killed between its LABEL steps leaves images with the owner label
 	// only: look for images by that label.
@@ -220,6 +199,27 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 		return n, fmt.Errorf("compose: remove labelled resources: %w", errors.Join(errs...))
 	}
 	return n, nil
+}
+
+// labelled is a container, network or volume a sweep may remove.
+type labelled struct {
+	what    string // "container NAME"
+	labels  map[string]string
+	created time.Time
+	rm      func() error
+}
+
+// removeOne removes l when remove says so, counting it in *n when it is
+// gone (removed, or already not found), else adding why it was left.
+func removeOne(l labelled, remove func(map[string]string, time.Time) bool, n *int, errs *[]error) {
+	if !remove(l.labels, l.created) {
+		return
+	}
+	if err := l.rm(); err != nil && !errdefs.IsNotFound(err) {
+		*errs = append(*errs, fmt.Errorf("%s left: %w", l.what, err))
+		return
+	}
+	*n++
 }
 
 // Labelled lists what carries label ("key" or "key=value") as "kind name".

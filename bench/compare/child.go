@@ -251,9 +251,7 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
 	var u usage
-	srv0 := srv.CPU()
-	busy0, steal0 := coresBusy(srv.cpu, cpu)
-	st0, serr0 := srv.Stats()
+	m0 := markServer(srv, cpu, false)
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		return u, "", err
@@ -269,22 +267,7 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	}()
 	err := cmd.Wait()
 	u.Wall = time.Since(t0)
-	st1, serr1 := srv.Stats()
-	u.Server.CPU = srv.CPU() - srv0
-	busy1, steal1 := coresBusy(srv.cpu, cpu)
-	u.CoresBusy, u.CoresSteal = busy1-busy0, steal1-steal0
-	u.Conns, u.Reqs = -1, -1
-	if serr0 == nil && serr1 == nil {
-		u.Conns, u.Reqs = st1.Conns-st0.Conns, st1.Reqs-st0.Reqs
-		if st0.Rusage && st1.Rusage {
-			// The server's own rusage: µs resolution, and its context
-			// switches. It includes answering the second stats request
-			// (a few µs).
-			u.Server = srvUsage{User: st1.User - st0.User, Sys: st1.Sys - st0.Sys,
-				Nvcsw: st1.Nvcsw - st0.Nvcsw, Nivcsw: st1.Nivcsw - st0.Nivcsw, Rusage: true}
-			u.Server.CPU = u.Server.User + u.Server.Sys
-		}
-	}
+	u.addServer(m0, markServer(srv, cpu, true))
 	select {
 	case u.Pinned = <-pinned:
 		u.Sched = <-sched
@@ -308,6 +291,47 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 		u.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
 	}
 	return u, stderr.String(), nil
+}
+
+// serverMark is the server's and the cores' counters at one instant.
+type serverMark struct {
+	cpu, busy, steal time.Duration
+	st               srvStats
+	err              error // of the stats request
+}
+
+// markServer reads the server's CPU, the cores' busy and steal time and
+// the server's stats: at a run's end the stats first, so that both stats
+// requests fall inside the CPU interval.
+func markServer(srv *server, cpu string, end bool) serverMark {
+	var m serverMark
+	if end {
+		m.st, m.err = srv.Stats()
+	}
+	m.cpu = srv.CPU()
+	m.busy, m.steal = coresBusy(srv.cpu, cpu)
+	if !end {
+		m.st, m.err = srv.Stats()
+	}
+	return m
+}
+
+// addServer sets u's server and core figures from m0 to m1: the server's
+// own rusage where both stats carry it (µs resolution, its context
+// switches, and the second stats request's few µs), else its /proc CPU.
+func (u *usage) addServer(m0, m1 serverMark) {
+	u.Server.CPU = m1.cpu - m0.cpu
+	u.CoresBusy, u.CoresSteal = m1.busy-m0.busy, m1.steal-m0.steal
+	u.Conns, u.Reqs = -1, -1
+	if m0.err == nil && m1.err == nil {
+		st0, st1 := m0.st, m1.st
+		u.Conns, u.Reqs = st1.Conns-st0.Conns, st1.Reqs-st0.Reqs
+		if st0.Rusage && st1.Rusage {
+			u.Server = srvUsage{User: st1.User - st0.User, Sys: st1.Sys - st0.Sys,
+				Nvcsw: st1.Nvcsw - st0.Nvcsw, Nivcsw: st1.Nivcsw - st0.Nivcsw, Rusage: true}
+			u.Server.CPU = u.Server.User + u.Server.Sys
+		}
+	}
 }
 
 // tail returns the last few lines of s on one line, for error messages.

@@ -49,102 +49,142 @@ type generator struct {
 	run  func(ctx context.Context, rate int, dur time.Duration) run
 }
 
-func main() {
-	var (
-		vegeta      = flag.String("vegeta", ".bench/bin/vegeta", "vegeta binary")
-		loadgate    = flag.String("loadgate", "bin/loadgate", `loadgate binary ("" to leave loadgate not measured)`)
-		serverBin   = flag.String("server", ".bench/bin/server", "bench/server binary")
-		serverMode  = flag.String("server-mode", "raw", "bench/server -mode")
-		serverCPU   = flag.String("server-cpu", "0", "core the server is pinned to")
-		genCPU      = flag.String("gen-cpu", "1", "core each generator is pinned to")
-		rates       = flag.String("rates", "5000,10000,20000", "fixed open-loop rates, requests/s")
-		judgeRate   = flag.Int("judge-rate", 20000, "high rate the targets are judged at: CPU ≤ 0.8× vegeta's, context switches well under 1 per request")
-		lowRate     = flag.Int("low-rate", 5000, "low rate the targets are judged at: CPU ≤ 1.0× vegeta's, context switches ≤ 1 per request")
-		lateRates   = flag.String("lateness-rates", "5000,10000,20000", "fixed rates at which loadgate's lateness p99 must be ≤ 0.1 ms")
-		dur         = flag.Duration("duration", 10*time.Second, "duration of each fixed-rate run")
-		searchDur   = flag.Duration("search-duration", 5*time.Second, "duration of each search run")
-		searchStep  = flag.Int("search-step", 10000, "search step above the highest fixed rate, requests/s")
-		searchMax   = flag.Int("search-max", 150000, "highest rate the search tries")
-		bisect      = flag.Int("bisect", 2, "bisection steps after the step search")
-		workers     = flag.Int("workers", 64, "vegeta -workers and -max-workers")
-		timeout     = flag.Duration("timeout", 5*time.Second, "per-request timeout (both tools)")
-		maxInFlight = flag.Int("max-in-flight", 64, "loadgate max_in_flight (default: vegeta's 64 workers, the same bound on concurrency)")
-		minSuccess  = flag.Float64("held-success", 0.99, "held: successes ≥ this × rate × duration")
-		maxLate     = flag.Float64("held-lateness-ms", 10, "held: lateness p99 ≤ this, ms")
-		budget      = flag.Duration("budget", 6*time.Minute, "stop searching when the whole run would pass this")
-		retries     = flag.Int("retries", 1, "run a contended run, or a search step not held, again up to this many times")
-		quietWait   = flag.Duration("quiet-wait", 10*time.Second, "before each run, wait up to this long for the two cores to be idle")
-		tools       = flag.String("tools", "vegeta,loadgate", "generators to run")
-		work        = flag.String("work", ".bench/run", "scratch directory")
-		out         = flag.String("out", ".bench/results.md", "where the markdown report is written")
-		lgVersion   = flag.String("loadgate-version", "", "loadgate commit, for the report")
-		priority    = flag.String("priority", "rt", "both generators' scheduling: rt (SCHED_RR 1: vegeta under chrt -r 1, loadgate --load-priority rt; SCHED_OTHER for both where it is not permitted) or normal")
-	)
-	flag.Parse()
+// options are the command's flags.
+type options struct {
+	vegeta      string
+	loadgate    string
+	serverBin   string
+	serverMode  string
+	serverCPU   string
+	genCPU      string
+	rates       string
+	judgeRate   int
+	lowRate     int
+	lateRates   string
+	dur         time.Duration
+	searchDur   time.Duration
+	searchStep  int
+	searchMax   int
+	bisect      int
+	workers     int
+	timeout     time.Duration
+	maxInFlight int
+	minSuccess  float64
+	maxLate     float64
+	budget      time.Duration
+	retries     int
+	quietWait   time.Duration
+	tools       string
+	work        string
+	out         string
+	lgVersion   string
+	priority    string
+}
 
+func parseFlags() options {
+	var o options
+	flag.StringVar(&o.vegeta, "vegeta", ".bench/bin/vegeta", "vegeta binary")
+	flag.StringVar(&o.loadgate, "loadgate", "bin/loadgate", `loadgate binary ("" to leave loadgate not measured)`)
+	flag.StringVar(&o.serverBin, "server", ".bench/bin/server", "bench/server binary")
+	flag.StringVar(&o.serverMode, "server-mode", "raw", "bench/server -mode")
+	flag.StringVar(&o.serverCPU, "server-cpu", "0", "core the server is pinned to")
+	flag.StringVar(&o.genCPU, "gen-cpu", "1", "core each generator is pinned to")
+	flag.StringVar(&o.rates, "rates", "5000,10000,20000", "fixed open-loop rates, requests/s")
+	flag.IntVar(&o.judgeRate, "judge-rate", 20000, "high rate the targets are judged at: CPU ≤ 0.8× vegeta's, context switches well under 1 per request")
+	flag.IntVar(&o.lowRate, "low-rate", 5000, "low rate the targets are judged at: CPU ≤ 1.0× vegeta's, context switches ≤ 1 per request")
+	flag.StringVar(&o.lateRates, "lateness-rates", "5000,10000,20000", "fixed rates at which loadgate's lateness p99 must be ≤ 0.1 ms")
+	flag.DurationVar(&o.dur, "duration", 10*time.Second, "duration of each fixed-rate run")
+	flag.DurationVar(&o.searchDur, "search-duration", 5*time.Second, "duration of each search run")
+	flag.IntVar(&o.searchStep, "search-step", 10000, "search step above the highest fixed rate, requests/s")
+	flag.IntVar(&o.searchMax, "search-max", 150000, "highest rate the search tries")
+	flag.IntVar(&o.bisect, "bisect", 2, "bisection steps after the step search")
+	flag.IntVar(&o.workers, "workers", 64, "vegeta -workers and -max-workers")
+	flag.DurationVar(&o.timeout, "timeout", 5*time.Second, "per-request timeout (both tools)")
+	flag.IntVar(&o.maxInFlight, "max-in-flight", 64, "loadgate max_in_flight (default: vegeta's 64 workers, the same bound on concurrency)")
+	flag.Float64Var(&o.minSuccess, "held-success", 0.99, "held: successes ≥ this × rate × duration")
+	flag.Float64Var(&o.maxLate, "held-lateness-ms", 10, "held: lateness p99 ≤ this, ms")
+	flag.DurationVar(&o.budget, "budget", 6*time.Minute, "stop searching when the whole run would pass this")
+	flag.IntVar(&o.retries, "retries", 1, "run a contended run, or a search step not held, again up to this many times")
+	flag.DurationVar(&o.quietWait, "quiet-wait", 10*time.Second, "before each run, wait up to this long for the two cores to be idle")
+	flag.StringVar(&o.tools, "tools", "vegeta,loadgate", "generators to run")
+	flag.StringVar(&o.work, "work", ".bench/run", "scratch directory")
+	flag.StringVar(&o.out, "out", ".bench/results.md", "where the markdown report is written")
+	flag.StringVar(&o.lgVersion, "loadgate-version", "", "loadgate commit, for the report")
+	flag.StringVar(&o.priority, "priority", "rt", "both generators' scheduling: rt (SCHED_RR 1: vegeta under chrt -r 1, loadgate --load-priority rt; SCHED_OTHER for both where it is not permitted) or normal")
+	flag.Parse()
+	return o
+}
+
+func main() {
+	o := parseFlags()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fixed, err := parseRates(*rates)
+	fixed, err := parseRates(o.rates)
 	if err != nil {
 		fatal(err)
 	}
-	lateAt, err := parseRates(*lateRates)
+	lateAt, err := parseRates(o.lateRates)
 	if err != nil {
 		fatal(err)
 	}
-	if err := cleanWork(*work); err != nil {
+	if err := cleanWork(o.work); err != nil {
 		fatal(err)
 	}
 	b := &bench{
-		vegeta: *vegeta, loadgate: *loadgate, genCPU: *genCPU,
-		workers: *workers, timeout: *timeout, maxInFlight: *maxInFlight,
-		work:     *work,
-		crit:     criterion{MinSuccess: *minSuccess, MaxLatenessMS: *maxLate},
-		deadline: time.Now().Add(*budget), quietWait: *quietWait, retries: *retries,
+		vegeta: o.vegeta, loadgate: o.loadgate, genCPU: o.genCPU,
+		workers: o.workers, timeout: o.timeout, maxInFlight: o.maxInFlight,
+		work:     o.work,
+		crit:     criterion{MinSuccess: o.minSuccess, MaxLatenessMS: o.maxLate},
+		deadline: time.Now().Add(o.budget), quietWait: o.quietWait, retries: o.retries,
 	}
-	schedNote, err := b.schedule(ctx, *priority)
+	schedNote, err := b.schedule(ctx, o.priority)
 	if err != nil {
 		fatal(err)
 	}
-	gens, err := b.generators(*tools)
+	gens, err := b.generators(o.tools)
 	if err != nil {
 		fatal(err)
 	}
 
-	srv, err := startServer(*serverBin, *serverCPU, *serverMode)
+	srv, err := startServer(o.serverBin, o.serverCPU, o.serverMode)
 	if err != nil {
 		fatal(err)
 	}
 	defer srv.Stop()
 	b.srv = srv
-	logf("server %s (%s mode), affinity %s", srv.Addr, *serverMode, srv.CPUs)
+	logf("server %s (%s mode), affinity %s", srv.Addr, o.serverMode, srv.CPUs)
 
 	rep := &report{
-		Start: time.Now(), Server: srv, ServerMode: *serverMode, ServerCPU: *serverCPU, GenCPU: *genCPU,
-		Crit: b.crit, JudgeRate: *judgeRate, LowRate: *lowRate, LatenessRates: lateAt, Workers: *workers, Timeout: *timeout, MaxInFlight: *maxInFlight,
-		Dur: *dur, SearchDur: *searchDur, VegetaVersion: moduleVersion(*vegeta, "github.com/tsenart/vegeta/v12"),
-		LoadgateVersion: *lgVersion, Retries: *retries, Tools: gens, MaxHeld: map[string]int{}, SearchNote: map[string]string{},
+		Start: time.Now(), Server: srv, ServerMode: o.serverMode, ServerCPU: o.serverCPU, GenCPU: o.genCPU,
+		Crit: b.crit, JudgeRate: o.judgeRate, LowRate: o.lowRate, LatenessRates: lateAt, Workers: o.workers, Timeout: o.timeout, MaxInFlight: o.maxInFlight,
+		Dur: o.dur, SearchDur: o.searchDur, VegetaVersion: moduleVersion(o.vegeta, "github.com/tsenart/vegeta/v12"),
+		LoadgateVersion: o.lgVersion, Retries: o.retries, Tools: gens, MaxHeld: map[string]int{}, SearchNote: map[string]string{},
 		RT: b.rt, LgOld: b.lgOld, SchedNote: schedNote,
 	}
 
 	b.startupCost(ctx, rep, gens)
-	// Fixed rates, the tools alternating who goes first.
+	b.fixedRates(ctx, rep, gens, fixed, o.dur)
+	b.searchAll(ctx, rep, gens, o.searchStep, o.searchMax, o.bisect, o.searchDur)
+	rep.End = time.Now()
+	rep.Interrupted = ctx.Err() != nil
+	writeReport(rep, o.out)
+	if rep.Interrupted {
+		srv.Stop()
+		os.Exit(130)
+	}
+}
+
+// fixedRates runs each generator at each fixed rate, the tools alternating
+// who goes first.
+func (b *bench) fixedRates(ctx context.Context, rep *report, gens []generator, fixed []int, dur time.Duration) {
 	for i, rate := range fixed {
 		for j := range gens {
 			g := gens[(i+j)%len(gens)]
 			if ctx.Err() != nil {
 				break
 			}
-			rep.Runs = append(rep.Runs, b.measure(ctx, g, "fixed", rate, *dur))
+			rep.Runs = append(rep.Runs, b.measure(ctx, g, "fixed", rate, dur))
 		}
-	}
-	b.searchAll(ctx, rep, gens, *searchStep, *searchMax, *bisect, *searchDur)
-	rep.End = time.Now()
-	rep.Interrupted = ctx.Err() != nil
-	writeReport(rep, *out)
-	if rep.Interrupted {
-		srv.Stop()
-		os.Exit(130)
 	}
 }
 
@@ -245,23 +285,9 @@ func writeReport(rep *report, out string) {
 // steps up by step until a rate is not held (or max is reached), then
 // bisects between the highest held and the lowest not-held rate.
 func (b *bench) search(ctx context.Context, g generator, rep *report, step, maxRate, bisect int, dur time.Duration) (int, string) {
-	lo, hi := 0, 0 // highest held, lowest not held above it
-	measured := false
-	for _, r := range rep.Runs {
-		measured = measured || (r.Tool == g.name && r.Skipped == "")
-	}
+	lo, hi, measured := bracket(rep.Runs, g.name)
 	if !measured {
 		return 0, "(not searched: no fixed-rate run was measured)"
-	}
-	for _, r := range rep.Runs {
-		if r.Tool == g.name && r.Held {
-			lo = max(lo, r.Rate)
-		}
-	}
-	for _, r := range rep.Runs {
-		if r.Tool == g.name && !r.Held && r.Rate > lo && (hi == 0 || r.Rate < hi) {
-			hi = r.Rate
-		}
 	}
 	var note string
 	try := func(rate int) (held, ok bool) {
@@ -313,6 +339,23 @@ func (b *bench) search(ctx context.Context, g generator, rep *report, step, maxR
 		}
 	}
 	return lo, fmt.Sprintf("(lowest rate not held: %d/s)", hi)
+}
+
+// bracket is tool's highest held rate among runs (lo) and the lowest not
+// held above it (hi, 0: none), and whether any of its runs was measured.
+func bracket(runs []run, tool string) (lo, hi int, measured bool) {
+	for _, r := range runs {
+		measured = measured || (r.Tool == tool && r.Skipped == "")
+		if r.Tool == tool && r.Held {
+			lo = max(lo, r.Rate)
+		}
+	}
+	for _, r := range runs {
+		if r.Tool == tool && !r.Held && r.Rate > lo && (hi == 0 || r.Rate < hi) {
+			hi = r.Rate
+		}
+	}
+	return lo, hi, measured
 }
 
 func (b *bench) fillUsage(r *run, u usage) {

@@ -1,21 +1,12 @@
 // Command gatequality is the analysis half of `make gate-quality`: it
-// estimates a gate's operating characteristic — how often an A/A gate (no
-// change) calls a false regression or is decided (pass), and how often a
-// known slowdown of one workload is caught — for candidate designs (rounds ×
-// round length × rate), by resampling a corpus of real A/A rounds that
-// bench/gatequality/collect.sh recorded on the demo stack: by default
-// every corpus committed under bench/gatequality/corpora (pack.go), each
-// estimator of the gate side by side.
-//
-// A known change is made by multiplying head's recorded latencies of one
-// workload by 1+δ (its histograms, every phase; the other workloads
-// untouched). Every simulated gate is judged by the gate's own code:
-// verdict.Gate for a fixed number of rounds, verdict.Sequential look by look
-// for --rounds auto, with the Action's tolerance, confidence and budget.
-// Nothing of the statistics is reimplemented here.
-//
-// It prints the table (markdown) and writes it to -out. See
-// bench/gate-quality.md for the method, its limits and the figures.
+// estimates a gate's operating characteristic — how often an A/A gate
+// calls a false regression or passes, and how often a known slowdown of
+// one workload is caught — per design (rounds × round length × rate) and
+// estimator, by resampling the A/A rounds of the corpora committed under
+// bench/gatequality/corpora. A slowdown δ scales head's latencies of one
+// workload by 1+δ; every gate is judged by the gate's own code
+// (verdict.Gate, verdict.Sequential). Method and figures:
+// bench/gate-quality.md.
 package main
 
 import (
@@ -40,46 +31,65 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-func main() {
-	var (
-		corpus  = flag.String("corpus", "", "a corpus collect.sh wrote (e.g. .bench/gatequality/corpus); \"\": every committed corpus under -corpora")
-		corpora = flag.String("corpora", "bench/gatequality/corpora", "the committed corpora (<name>/corpus.jsonl.gz and CONDITIONS.md)")
-		packSrc = flag.String("pack", "", "pack the corpus collect.sh wrote in this directory into -corpora/<-name>, and judge nothing")
-		name    = flag.String("name", "", "the packed corpus's name (-pack), e.g. 2026-12-05")
-		ests    = flag.String("estimators", verdict.DefaultEstimator, "comma-separated estimators of the gate (verdict.Estimator*) judged side by side")
-		repo    = flag.String("repo", ".", "the checkout holding the designs' scenario files")
-		out     = flag.String("out", "bench/gate-quality.md", "the table, markdown (\"\" for stdout only)")
-		gates   = flag.Int("gates", 150, "resampled A/A gates per design and plan")
-		dgates  = flag.Int("detect-gates", 30, "resampled gates per design, plan, workload and δ")
-		seed    = flag.Uint64("seed", 1, "seed of the resampling")
-		rounds  = flag.String("rounds", "3,5,8,12", "fixed round counts to try beside --rounds auto (\"\": none)")
-		deltas  = flag.String("deltas", "0.05,0.10,0.20,0.50", "the slowdowns δ made by scaling head's latencies by 1+δ")
-		budget  = flag.Duration("budget", 10*time.Minute, "the --rounds auto candidate's budget (the Action's default)")
-		maxR    = flag.Int("max-rounds", verdict.DefaultSeqMaxRounds, "the --rounds auto candidate's --max-rounds (the default of the CLI and the Action)")
-		spend   = flag.String("spending", verdict.SpendOBF, "the --rounds auto candidate's alpha spending: "+verdict.SpendOBF+" (the gate's) or "+verdict.SpendPocock)
-		tol     = flag.Float64("tolerance", verdict.DefaultTolerance, "the gate's tolerance")
-		workers = flag.Int("workers", runtime.GOMAXPROCS(0), "simulations in parallel")
-		only    = flag.String("designs", "", "comma-separated designs to judge (default: all in the corpus)")
-		cacheD  = flag.String("cache", ".bench/gatequality/cells", "where estimated cells are kept (\"\": none)")
-		abDir   = flag.String("ab", ".bench/gatequality/ab", "the real A/B gates ab.sh ran")
-		pctl    = flag.String("percentile", "", "the judged percentile (default: the gate's, each workload's thresholds' percentiles, else p95)")
-		onSched = flag.Int("on-schedule", 6, "also judge each design on its pairs whose generator kept its schedule, when at least this many (0: not)")
-		prof    = flag.String("cpuprofile", "", "write a CPU profile to this `file`")
-		abOnly  = flag.Bool("ab-only", false, "rewrite only the real A/B gates' section of -out (the corpus's cells are not judged again)")
-		symOnly = flag.Bool("symmetry-only", false, "rewrite only the sides' symmetry section of -out (the corpus's cells are not judged again)")
-		shardsO = flag.String("shards", "", "write the shards table (shards.go: N runners' rounds merged) to this file instead, e.g. bench/shards.md")
-		shardG  = flag.Int("shard-gates", 40, "-shards: merged gates per cell")
-		shardN  = flag.String("shard-ns", "1,2,4", "-shards: the shard counts")
-		shardB  = flag.String("shard-rounds", "4,6,10", "-shards: the rounds per shard (the same budget for every shard)")
-		shardD  = flag.String("shard-deltas", "0.10,0.20", "-shards: the slowdowns δ")
-	)
+// options are the command's flags: the judged config, and the mode with
+// what only it reads.
+type options struct {
+	cfg                                    config
+	corpora, pack, name, estimators, prof  string
+	abOnly                                 bool
+	shardsOut, shardNs, shardB, shardDelta string
+	shardGates                             int
+}
+
+func parseFlags() options {
+	var o options
+	c := &o.cfg
+	flag.StringVar(&c.corpus, "corpus", "", "a corpus collect.sh wrote (e.g. .bench/gatequality/corpus); \"\": every committed corpus under -corpora")
+	flag.StringVar(&o.corpora, "corpora", "bench/gatequality/corpora", "the committed corpora (<name>/corpus.jsonl.gz and CONDITIONS.md)")
+	flag.StringVar(&o.pack, "pack", "", "pack the corpus collect.sh wrote in this directory into -corpora/<-name>, and judge nothing")
+	flag.StringVar(&o.name, "name", "", "the packed corpus's name (-pack), e.g. 2026-12-05")
+	flag.StringVar(&o.estimators, "estimators", verdict.DefaultEstimator, "comma-separated estimators of the gate (verdict.Estimator*) judged side by side")
+	flag.StringVar(&c.repo, "repo", ".", "the checkout holding the designs' scenario files")
+	flag.StringVar(&c.out, "out", "bench/gate-quality.md", "the table, markdown (\"\" for stdout only)")
+	flag.IntVar(&c.gates, "gates", 150, "resampled A/A gates per design and plan")
+	flag.IntVar(&c.detectGates, "detect-gates", 30, "resampled gates per design, plan, workload and δ")
+	flag.Uint64Var(&c.seed, "seed", 1, "seed of the resampling")
+	flag.StringVar(&c.rounds, "rounds", "3,5,8,12", "fixed round counts to try beside --rounds auto (\"\": none)")
+	flag.StringVar(&c.deltas, "deltas", "0.05,0.10,0.20,0.50", "the slowdowns δ made by scaling head's latencies by 1+δ")
+	flag.DurationVar(&c.budget, "budget", 10*time.Minute, "the --rounds auto candidate's budget (the Action's default)")
+	flag.IntVar(&c.maxRounds, "max-rounds", verdict.DefaultSeqMaxRounds, "the --rounds auto candidate's --max-rounds (the default of the CLI and the Action)")
+	flag.StringVar(&c.spending, "spending", verdict.SpendOBF, "the --rounds auto candidate's alpha spending: "+verdict.SpendOBF+" (the gate's) or "+verdict.SpendPocock)
+	flag.Float64Var(&c.tolerance, "tolerance", verdict.DefaultTolerance, "the gate's tolerance")
+	flag.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "simulations in parallel")
+	flag.StringVar(&c.only, "designs", "", "comma-separated designs to judge (default: all in the corpus)")
+	flag.StringVar(&c.cache, "cache", ".bench/gatequality/cells", "where estimated cells are kept (\"\": none)")
+	flag.StringVar(&c.ab, "ab", ".bench/gatequality/ab", "the real A/B gates ab.sh ran")
+	flag.StringVar(&c.percentile, "percentile", "", "the judged percentile (default: the gate's, each workload's thresholds' percentiles, else p95)")
+	flag.IntVar(&c.onSchedule, "on-schedule", 6, "also judge each design on its pairs whose generator kept its schedule, when at least this many (0: not)")
+	flag.StringVar(&o.prof, "cpuprofile", "", "write a CPU profile to this `file`")
+	flag.BoolVar(&o.abOnly, "ab-only", false, "rewrite only the real A/B gates' section of -out (the corpus's cells are not judged again)")
+	flag.BoolVar(&c.symmetryOnly, "symmetry-only", false, "rewrite only the sides' symmetry section of -out (the corpus's cells are not judged again)")
+	flag.StringVar(&o.shardsOut, "shards", "", "write the shards table (shards.go: N runners' rounds merged) to this file instead, e.g. bench/shards.md")
+	flag.IntVar(&o.shardGates, "shard-gates", 40, "-shards: merged gates per cell")
+	flag.StringVar(&o.shardNs, "shard-ns", "1,2,4", "-shards: the shard counts")
+	flag.StringVar(&o.shardB, "shard-rounds", "4,6,10", "-shards: the rounds per shard (the same budget for every shard)")
+	flag.StringVar(&o.shardDelta, "shard-deltas", "0.10,0.20", "-shards: the slowdowns δ")
 	flag.Parse()
+	c.workers = max(c.workers, 1)
+	for _, e := range strings.Split(o.estimators, ",") {
+		c.estimators = append(c.estimators, strings.TrimSpace(e))
+	}
+	return o
+}
+
+func main() {
+	o := parseFlags()
 	// Every judged gate decodes its rounds' histograms afresh (as the gate
 	// does): large short-lived buffers, for which the default GC pacing
 	// spends more time collecting than judging.
 	debug.SetGCPercent(800)
-	if *prof != "" {
-		f, err := os.Create(*prof)
+	if o.prof != "" {
+		f, err := os.Create(o.prof)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
@@ -89,54 +99,54 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if *packSrc != "" {
-		if *name == "" || strings.ContainsAny(*name, `/\`) {
+	if code := o.run(); code != 0 {
+		os.Exit(code)
+	}
+}
+
+// run does what the flags ask (pack a corpus, rewrite the A/B section,
+// the shards table, or judge) and returns the exit code.
+func (o options) run() int {
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "gatequality:", err)
+		return 1
+	}
+	switch {
+	case o.pack != "":
+		if o.name == "" || strings.ContainsAny(o.name, `/\`) {
 			fmt.Fprintln(os.Stderr, "gatequality: -pack needs -name, a directory name such as 2026-12-05")
-			os.Exit(2)
+			return 2
 		}
-		if err := packCorpus(*packSrc, filepath.Join(*corpora, *name)); err != nil {
-			fmt.Fprintln(os.Stderr, "gatequality:", err)
-			os.Exit(1)
+		if err := packCorpus(o.pack, filepath.Join(o.corpora, o.name)); err != nil {
+			return fail(err)
 		}
-		return
-	}
-	if *abOnly {
-		if err := rewriteAB(*out, *abDir); err != nil {
-			fmt.Fprintln(os.Stderr, "gatequality:", err)
-			os.Exit(1)
+	case o.abOnly:
+		if err := rewriteAB(o.cfg.out, o.cfg.ab); err != nil {
+			return fail(err)
 		}
-		return
-	}
-	if *spend != verdict.SpendOBF && *spend != verdict.SpendPocock {
-		fmt.Fprintf(os.Stderr, "gatequality: -spending %q: want %s or %s\n", *spend, verdict.SpendOBF, verdict.SpendPocock)
-		os.Exit(2)
-	}
-	cfg := config{corpus: *corpus, repo: *repo, out: *out, gates: *gates, detectGates: *dgates, seed: *seed, rounds: *rounds,
-		deltas: *deltas, budget: *budget, maxRounds: *maxR, spending: *spend, tolerance: *tol, workers: max(*workers, 1), only: *only, ab: *abDir, percentile: *pctl, cache: *cacheD, onSchedule: *onSched, symmetryOnly: *symOnly}
-	for _, e := range strings.Split(*ests, ",") {
-		cfg.estimators = append(cfg.estimators, strings.TrimSpace(e))
-	}
-	if *shardsO != "" {
-		sc := shardConfig{gates: *shardG}
+	case o.cfg.spending != verdict.SpendOBF && o.cfg.spending != verdict.SpendPocock:
+		fmt.Fprintf(os.Stderr, "gatequality: -spending %q: want %s or %s\n", o.cfg.spending, verdict.SpendOBF, verdict.SpendPocock)
+		return 2
+	case o.shardsOut != "":
+		sc := shardConfig{gates: o.shardGates}
 		var err error
-		if sc.ns, err = ints(*shardN); err == nil {
-			if sc.budgets, err = ints(*shardB); err == nil {
-				sc.deltas, err = floats(*shardD)
+		if sc.ns, err = ints(o.shardNs); err == nil {
+			if sc.budgets, err = ints(o.shardB); err == nil {
+				sc.deltas, err = floats(o.shardDelta)
 			}
 		}
 		if err == nil {
-			err = runShards(cfg, *corpora, *shardsO, sc)
+			err = runShards(o.cfg, o.corpora, o.shardsOut, sc)
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "gatequality:", err)
-			os.Exit(1)
+			return fail(err)
 		}
-		return
+	default:
+		if err := runAll(o.cfg, o.corpora); err != nil {
+			return fail(err)
+		}
 	}
-	if err := runAll(cfg, *corpora); err != nil {
-		fmt.Fprintln(os.Stderr, "gatequality:", err)
-		os.Exit(1)
-	}
+	return 0
 }
 
 // runAll judges cfg.corpus, or (when it is "") every committed corpus
@@ -351,54 +361,62 @@ func simulateAll(cfg config, opt verdict.CompareOptions, jobs []job, start time.
 	cache := cellCache{dir: cfg.cache}
 	var mu sync.Mutex
 	var firstErr error
-	ch := make(chan job)
+	inParallel(cfg.workers, jobs, 50, "", start, func(j job) {
+		gates := cfg.gates
+		if j.cond.Workload != "" {
+			gates = cfg.detectGates
+		}
+		key := cache.key(j.r.ds, j.r.p, j.cond, gates, cfg.seed, cfg, j.r.est)
+		if c, ok := cache.get(key); ok {
+			mu.Lock()
+			store(j.r, j.cond, c)
+			mu.Unlock()
+			return
+		}
+		hs, err := scaledHeads(j.r.ds, j.cond)
+		if err != nil {
+			mu.Lock()
+			firstErr = err
+			mu.Unlock()
+			return
+		}
+		rng := rand.New(rand.NewPCG(cfg.seed, j.seq))
+		o := opt
+		o.Estimator = j.r.est
+		c := simulate(j.r.ds, j.r.p, hs, gates, rng, o, j.cond.Workload == "")
+		err = cache.put(key, c)
+		mu.Lock()
+		store(j.r, j.cond, c)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	})
+	return firstErr
+}
+
+// inParallel calls do for each job on workers goroutines, logging its
+// progress (label, then "N of M cells") every every jobs handed out.
+func inParallel[J any](workers int, jobs []J, every int, label string, start time.Time, do func(J)) {
+	ch := make(chan J)
 	var wg sync.WaitGroup
-	for range cfg.workers {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				gates := cfg.gates
-				if j.cond.Workload != "" {
-					gates = cfg.detectGates
-				}
-				key := cache.key(j.r.ds, j.r.p, j.cond, gates, cfg.seed, cfg, j.r.est)
-				if c, ok := cache.get(key); ok {
-					mu.Lock()
-					store(j.r, j.cond, c)
-					mu.Unlock()
-					continue
-				}
-				hs, err := scaledHeads(j.r.ds, j.cond)
-				if err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					continue
-				}
-				rng := rand.New(rand.NewPCG(cfg.seed, j.seq))
-				o := opt
-				o.Estimator = j.r.est
-				c := simulate(j.r.ds, j.r.p, hs, gates, rng, o, j.cond.Workload == "")
-				err = cache.put(key, c)
-				mu.Lock()
-				store(j.r, j.cond, c)
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
+				do(j)
 			}
 		}()
 	}
 	for i, j := range jobs {
 		ch <- j
-		if i%50 == 49 {
-			fmt.Fprintf(os.Stderr, "gatequality: %d of %d cells (%s)\n", i+1, len(jobs), time.Since(start).Round(time.Second))
+		if i%every == every-1 {
+			fmt.Fprintf(os.Stderr, "gatequality: %s%d of %d cells (%s)\n", label, i+1, len(jobs), time.Since(start).Round(time.Second))
 		}
 	}
 	close(ch)
 	wg.Wait()
-	return firstErr
 }
 
 // stream is a cell's own stream of the seeded generator: the same cell

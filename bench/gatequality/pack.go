@@ -70,49 +70,8 @@ func packCorpus(src, dst string) error {
 		return err
 	}
 	for _, doneFile := range dones {
-		chunkDir := filepath.Dir(doneFile)
-		chunk, design := filepath.Base(chunkDir), filepath.Base(filepath.Dir(chunkDir))
-		b, err := os.ReadFile(doneFile)
-		if err != nil {
+		if err := packChunk(enc, doneFile); err != nil {
 			return err
-		}
-		var d done
-		if err := json.Unmarshal(b, &d); err != nil {
-			return fmt.Errorf("%s: %w", doneFile, err)
-		}
-		if d.Started == 0 { // early corpora: the DONE file's time less the wall time
-			fi, err := os.Stat(doneFile)
-			if err != nil {
-				return err
-			}
-			var m map[string]any
-			_ = json.Unmarshal(b, &m)
-			m["started"] = fi.ModTime().Unix() - int64(d.WallS)
-			if b, err = json.Marshal(m); err != nil {
-				return err
-			}
-		}
-		if err := enc.Encode(packLine{Design: design, Chunk: chunk, Done: bytes.TrimSpace(b)}); err != nil {
-			return err
-		}
-		for i := 1; i <= d.Rounds; i++ {
-			for _, side := range []string{"base", "head"} {
-				f := filepath.Join(chunkDir, side, fmt.Sprintf("round-%d", i), "result.json")
-				b, err := os.ReadFile(f)
-				if errors.Is(err, fs.ErrNotExist) && d.Exit == 3 {
-					continue // an unusable gate stopped before this round
-				}
-				if err != nil {
-					return err
-				}
-				var compact bytes.Buffer
-				if err := json.Compact(&compact, b); err != nil {
-					return fmt.Errorf("%s: %w", f, err)
-				}
-				if err := enc.Encode(packLine{Design: design, Chunk: chunk, Side: side, Round: i, Result: compact.Bytes()}); err != nil {
-					return err
-				}
-			}
 		}
 	}
 	if err := zw.Close(); err != nil {
@@ -125,6 +84,66 @@ func packCorpus(src, dst string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dst, packFile), buf.Bytes(), 0o644)
+}
+
+// packChunk encodes the chunk whose DONE file is doneFile: the DONE
+// line, then each round's result of each side, compacted.
+func packChunk(enc *json.Encoder, doneFile string) error {
+	chunkDir := filepath.Dir(doneFile)
+	chunk, design := filepath.Base(chunkDir), filepath.Base(filepath.Dir(chunkDir))
+	d, b, err := readDone(doneFile)
+	if err != nil {
+		return err
+	}
+	if err := enc.Encode(packLine{Design: design, Chunk: chunk, Done: bytes.TrimSpace(b)}); err != nil {
+		return err
+	}
+	for i := 1; i <= d.Rounds; i++ {
+		for _, side := range []string{"base", "head"} {
+			f := filepath.Join(chunkDir, side, fmt.Sprintf("round-%d", i), "result.json")
+			b, err := os.ReadFile(f)
+			if errors.Is(err, fs.ErrNotExist) && d.Exit == 3 {
+				continue // an unusable gate stopped before this round
+			}
+			if err != nil {
+				return err
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, b); err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			if err := enc.Encode(packLine{Design: design, Chunk: chunk, Side: side, Round: i, Result: compact.Bytes()}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readDone reads a chunk's DONE file, and its bytes with "started" filled
+// in where an early corpus lacks it (the file's time less the wall time).
+func readDone(doneFile string) (done, []byte, error) {
+	var d done
+	b, err := os.ReadFile(doneFile)
+	if err != nil {
+		return d, nil, err
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return d, nil, fmt.Errorf("%s: %w", doneFile, err)
+	}
+	if d.Started == 0 {
+		fi, err := os.Stat(doneFile)
+		if err != nil {
+			return d, nil, err
+		}
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		m["started"] = fi.ModTime().Unix() - int64(d.WallS)
+		if b, err = json.Marshal(m); err != nil {
+			return d, nil, err
+		}
+	}
+	return d, b, nil
 }
 
 // unpackCorpus writes the committed corpus in dir (CONDITIONS.md and

@@ -147,9 +147,32 @@ func pooled(ds *design, heads []*result.Result, shards [][]int, perShard int) (b
 func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, error) {
 	rs := runners(ds)
 	opt := verdict.CompareOptions{Tolerance: cfg.tolerance, Percentile: cfg.percentile}
+	conds, heads, err := shardHeads(ds, sc.deltas)
+	if err != nil {
+		return "", err
+	}
+	cells, jobs := shardJobs(sc, rs, conds)
+	sim := shardSim{ds: ds, rs: rs, heads: heads, opt: opt, gates: sc.gates, seed: cfg.seed, bigD: seqDelta(sc.deltas)}
+	var mu sync.Mutex
+	inParallel(cfg.workers, jobs, 10, "shards: ", time.Now(), func(j shardJob) {
+		reg, stops, decided := sim.judge(j)
+		mu.Lock()
+		j.cell.add(j.cond, sc.gates, reg, stops, decided, sim.bigD)
+		mu.Unlock()
+	})
+	bias, err := runnerBias(ds, rs, heads, sc, cfg.seed, opt)
+	if err != nil {
+		return "", err
+	}
+	return shardTable(ds, cells, sc, corpus, rs) + bias, nil
+}
+
+// shardHeads is the conditions judged (A/A, then each workload at each δ)
+// and head's rounds scaled for each.
+func shardHeads(ds *design, deltas []float64) ([]condition, map[condition][]*result.Result, error) {
 	heads := map[condition][]*result.Result{}
 	conds := []condition{{}}
-	for _, d := range sc.deltas {
+	for _, d := range deltas {
 		for _, w := range ds.workloads {
 			conds = append(conds, condition{Workload: w, Delta: d})
 		}
@@ -157,16 +180,24 @@ func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, er
 	for _, c := range conds {
 		h, err := scaledHeads(ds, c)
 		if err != nil {
-			return "", err
+			return nil, nil, err
 		}
 		heads[c] = h
 	}
-	type job struct {
-		cell *shardCell
-		cond condition
-	}
+	return conds, heads, nil
+}
+
+// shardJob is one cell (shards × rounds per shard) under one condition.
+type shardJob struct {
+	cell *shardCell
+	cond condition
+}
+
+// shardJobs is the cells the runners allow, and a job per cell and
+// condition.
+func shardJobs(sc shardConfig, rs [][]int, conds []condition) ([]*shardCell, []shardJob) {
 	var cells []*shardCell
-	var jobs []job
+	var jobs []shardJob
 	for _, n := range sc.ns {
 		if n > len(rs) {
 			continue
@@ -178,68 +209,63 @@ func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, er
 			c := &shardCell{n: n, perShard: b, power: map[float64][]float64{}}
 			cells = append(cells, c)
 			for _, cond := range conds {
-				jobs = append(jobs, job{c, cond})
+				jobs = append(jobs, shardJob{c, cond})
 			}
 		}
 	}
-	var mu sync.Mutex
-	ch := make(chan job)
-	var wg sync.WaitGroup
-	start := time.Now()
-	bigD := seqDelta(sc.deltas)
-	for range cfg.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				c := j.cell
-				rng := rand.New(rand.NewPCG(cfg.seed, uint64(c.n*1000+c.perShard)))
-				reg, stops, decided := 0, []int{}, 0
-				for range sc.gates {
-					shards := draw(rng, rs, c.n, c.perShard)
-					base, head := pooled(ds, heads[j.cond], shards, c.perShard)
-					v, err := verdict.Compare(base, head, opt)
-					if err != nil {
-						continue
-					}
-					o := classify(v, len(head), nil)
-					if j.cond.Workload == "" && o.anyReg || j.cond.Workload != "" && o.regression[j.cond.Workload] {
-						reg++
-					}
-					if j.cond.Workload != "" && j.cond.Delta == bigD {
-						if k, ok := seqStop(ds, heads[j.cond], shards, c.n, c.perShard, opt); ok {
-							stops, decided = append(stops, k), decided+1
-						}
-					}
-				}
-				mu.Lock()
-				if j.cond.Workload == "" {
-					c.aaGates, c.aaReg = sc.gates, reg
-				} else {
-					c.power[j.cond.Delta] = append(c.power[j.cond.Delta], float64(reg)/float64(sc.gates))
-					if j.cond.Delta == bigD {
-						c.seqStops = append(c.seqStops, stops...)
-						c.seqGates += sc.gates
-						c.seqDecide += decided
-					}
-				}
-				mu.Unlock()
+	return cells, jobs
+}
+
+// shardSim judges merged gates drawn from a design's runners.
+type shardSim struct {
+	ds    *design
+	rs    [][]int
+	heads map[condition][]*result.Result
+	opt   verdict.CompareOptions
+	gates int
+	seed  uint64
+	bigD  float64 // the δ whose sequential stops are counted
+}
+
+// judge draws and judges a job's gates: how many called a regression
+// (any workload's under A/A, the slowed one's otherwise), and at δ = bigD
+// where a sequential gate stopped and how many decided.
+func (sim shardSim) judge(j shardJob) (reg int, stops []int, decided int) {
+	c := j.cell
+	rng := rand.New(rand.NewPCG(sim.seed, uint64(c.n*1000+c.perShard)))
+	stops = []int{}
+	for range sim.gates {
+		shards := draw(rng, sim.rs, c.n, c.perShard)
+		base, head := pooled(sim.ds, sim.heads[j.cond], shards, c.perShard)
+		v, err := verdict.Compare(base, head, sim.opt)
+		if err != nil {
+			continue
+		}
+		o := classify(v, len(head), nil)
+		if j.cond.Workload == "" && o.anyReg || j.cond.Workload != "" && o.regression[j.cond.Workload] {
+			reg++
+		}
+		if j.cond.Workload != "" && j.cond.Delta == sim.bigD {
+			if k, ok := seqStop(sim.ds, sim.heads[j.cond], shards, c.n, c.perShard, sim.opt); ok {
+				stops, decided = append(stops, k), decided+1
 			}
-		}()
-	}
-	for i, j := range jobs {
-		ch <- j
-		if i%10 == 9 {
-			fmt.Fprintf(os.Stderr, "gatequality: shards: %d of %d cells (%s)\n", i+1, len(jobs), time.Since(start).Round(time.Second))
 		}
 	}
-	close(ch)
-	wg.Wait()
-	bias, err := runnerBias(ds, rs, heads, sc, cfg.seed, opt)
-	if err != nil {
-		return "", err
+	return reg, stops, decided
+}
+
+// add records a job's gates in its cell.
+func (c *shardCell) add(cond condition, gates, reg int, stops []int, decided int, bigD float64) {
+	if cond.Workload == "" {
+		c.aaGates, c.aaReg = gates, reg
+		return
 	}
-	return shardTable(ds, cells, sc, corpus, rs) + bias, nil
+	c.power[cond.Delta] = append(c.power[cond.Delta], float64(reg)/float64(gates))
+	if cond.Delta == bigD {
+		c.seqStops = append(c.seqStops, stops...)
+		c.seqGates += gates
+		c.seqDecide += decided
+	}
 }
 
 // runnerBias judges merged gates of 2 shards twice, the second time with
@@ -251,15 +277,6 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 	per := min(10, minLen(rs))
 	if len(rs) < n {
 		return "", nil
-	}
-	fast := func(r *result.Result) (*result.Result, error) {
-		var err error
-		for _, w := range ds.workloads {
-			if r, err = scaled(r, w, f); err != nil {
-				return nil, err
-			}
-		}
-		return r, nil
 	}
 	d := sc.deltas[0]
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -277,10 +294,10 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 			// Pooled round k of shard 1 is at index k·n+1: that runner is faster.
 			for k := 0; k < per; k++ {
 				i := k*n + 1
-				if base[i], err = fast(base[i]); err != nil {
+				if base[i], err = scaledAll(ds, base[i], f); err != nil {
 					return "", err
 				}
-				if head[i], err = fast(head[i]); err != nil {
+				if head[i], err = scaledAll(ds, head[i], f); err != nil {
 					return "", err
 				}
 			}
@@ -289,22 +306,8 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 				return "", err
 			}
 			gates++
-			a, b := comparisonsOf(v1), comparisonsOf(v2)
-			ok := len(a) == len(b)
-			for k, c := range a {
-				if c.Metric == verdict.MetricErrorRate {
-					continue
-				}
-				cmps++
-				e, found := b[k]
-				if !found || e.Value != c.Value {
-					ok = false
-					continue
-				}
-				if c.Ratio > 0 {
-					worst = max(worst, abs(e.Ratio/c.Ratio-1))
-				}
-			}
+			ok, lat, moved := sameValues(v1, v2)
+			cmps, worst = cmps+lat, max(worst, moved)
 			if ok {
 				same++
 			}
@@ -312,6 +315,40 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 	}
 	return fmt.Sprintf("**A runner 30%% faster as a whole** (2 shards × %d rounds, head +%.0f%% on one workload at a time; one shard's rounds, both sides, × %.1f): every comparison kept its value in %s; a latency estimate moved by at most %.2f%% (the histograms' re-recording; %d latency comparisons).\n\n",
 		per, d*100, f, share(same, gates), 100*worst, cmps), nil
+}
+
+// scaledAll is r with every workload's latencies scaled by f.
+func scaledAll(ds *design, r *result.Result, f float64) (*result.Result, error) {
+	var err error
+	for _, w := range ds.workloads {
+		if r, err = scaled(r, w, f); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// sameValues says whether every comparison of v1 kept its value in v2,
+// how many latency comparisons there were, and how far the most moved
+// estimate moved.
+func sameValues(v1, v2 verdict.Verdict) (same bool, latency int, moved float64) {
+	a, b := comparisonsOf(v1), comparisonsOf(v2)
+	same = len(a) == len(b)
+	for k, c := range a {
+		if c.Metric == verdict.MetricErrorRate {
+			continue
+		}
+		latency++
+		e, found := b[k]
+		if !found || e.Value != c.Value {
+			same = false
+			continue
+		}
+		if c.Ratio > 0 {
+			moved = max(moved, abs(e.Ratio/c.Ratio-1))
+		}
+	}
+	return same, latency, moved
 }
 
 func comparisonsOf(v verdict.Verdict) map[string]verdict.Comparison {

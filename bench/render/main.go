@@ -1,16 +1,12 @@
 // Command render turns a Markdown report (a golden of gate/report or
-// gate/action) into a standalone HTML page, the way GitHub shows a pull
-// request comment: GitHub-flavoured Markdown (tables, strikethrough,
-// autolinks) with its raw HTML kept (<details>, <sub>), in a column of
-// GitHub's comment width. `make screenshots` renders the comment goldens
-// and screenshots them with headless Chromium, so that a change to what
-// users read is looked at, not only diffed.
+// gate/action) into a standalone HTML page as GitHub shows a pull request
+// comment (GFM with its raw HTML, at the comment's width), so that
+// `make screenshots` shows what users read, not only a diff of it.
 //
 //	go run ./bench/render [-open] in.md out.html
 //
-// -open expands every <details> section. An xychart-beta mermaid block is
-// drawn as SVG at mermaid's size (xychart.go), an approximation of what
-// GitHub's own script draws; other mermaid blocks stay code blocks.
+// -open expands every <details>. An xychart-beta mermaid block is drawn
+// as SVG (xychart.go); other mermaid blocks stay code blocks.
 package main
 
 import (

@@ -1,23 +1,14 @@
 // Command server is the benchmark's target: a minimal loopback HTTP/1.1
-// server that answers every request with 200 "ok", keeping the connection
-// alive.
+// server answering every request with 200 "ok" on a kept-alive connection,
+// cheap enough that the generator, not the server, is what the benchmark
+// measures. Mode "raw" (the default) speaks just enough HTTP/1.1 on a
+// goroutine per connection; "nethttp" serves the same through net/http.
 //
-// It exists so that the generator, not the server, is what the benchmark
-// measures: the default mode ("raw") speaks just enough HTTP/1.1 on a
-// goroutine per connection (request line and headers read up to the blank
-// line, a Content-Length body discarded, pipelined requests answered in one
-// write) to cost a few µs of CPU per request. Mode "nethttp" serves the same
-// answer through net/http instead, for comparison.
-//
-// It counts the connections it accepted and the requests it answered;
-// GET /__bench/stats answers "conns N reqs M utime_us U stime_us S nvcsw V
-// nivcsw I" (that request not counted; the last four are the server's own
-// getrusage(RUSAGE_SELF): user and system CPU in µs, voluntary and
-// involuntary context switches), so the orchestrator can check each tool's
-// own count against the server's and charge the server's CPU to each run.
-//
-// It prints "listening ADDR" on stdout once the socket is bound, and serves
-// until SIGINT or SIGTERM. It refuses to bind anything but a loopback address.
+// GET /__bench/stats (not counted) answers "conns N reqs M utime_us U
+// stime_us S nvcsw V nivcsw I" (its own getrusage), so the orchestrator
+// checks each tool's count and charges the server's CPU to each run. It
+// prints "listening ADDR" once bound, serves until SIGINT or SIGTERM, and
+// binds only loopback addresses.
 package main
 
 import (

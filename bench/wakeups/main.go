@@ -1,16 +1,10 @@
 // Command wakeups attributes a generator's voluntary context switches to
-// their causes, from `perf script` output of a system-wide recording of
-// sched:sched_switch and sched:sched_waking with call chains (see
-// bench/wakeups/run.sh and bench/README.md, "Wake-ups per request").
-//
-// Each time a thread of the generator goes to sleep (sched_switch with
-// prev_state S or D) the sleep is classified by the thread's own stack
-// (where it blocked: epoll_wait in the runtime's netpoller, sysmon's usleep,
-// sysmon parked on its note, an idle M in stopm, …); the next sched_waking
-// of that thread ends the sleep and is classified by the waker's kernel and
-// user stack (a socket became readable, a timerfd fired, a futex wake from
-// runtime.entersyscall, an hrtimer, …). It prints both, per request. With
-// -comm set to the server's name it attributes the server's sleeps instead.
+// their causes, from `perf script` output of sched:sched_switch and
+// sched:sched_waking with call chains (bench/wakeups/run.sh). Each sleep
+// of a generator thread is classified by where it blocked (its own
+// stack), and the wake-up that ends it by the waker's stacks; both are
+// printed per request. With -comm set to the server's name it attributes
+// the server's sleeps instead.
 //
 //	perf script -F comm,tid,cpu,event,trace,ip,sym -i perf.data | \
 //	    go run ./bench/wakeups -comm loadgate -peer server -secs 5 -rate 5000

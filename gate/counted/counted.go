@@ -1,12 +1,9 @@
 // Package counted reads what the stack's services counted themselves: each
 // scenario count: is a Prometheus counter scraped at every phase start and
 // after the drain, so each phase's increase sits beside what the generator
-// sent in it.
-//
-// Reads follow the run's clock while the load goes on, so a request in
-// flight at a boundary may be counted in the next phase. A counter that went
-// down, or a changed process_start_time_seconds, is a reset: that span is
-// not measured. A failed read leaves its neighbouring spans not measured.
+// sent. A request in flight at a boundary may count in the next phase; a
+// reset (a counter that went down, or a new process_start_time_seconds)
+// or a failed read leaves its spans not measured.
 package counted
 
 import (

@@ -98,17 +98,11 @@ type Change struct {
 }
 
 // Cumulative chains the links of k from entry from to entry to (from ≤ to)
-// at confidence conf (0: 95%), and judges the product against tol (0:
-// DefaultTolerance).
-//
-// Ratios multiply, so their logarithms add: the estimate is the sum of the
-// links' log ratios. A gate's interval is symmetric in log space (mean log
-// ratio ± a critical value × its standard error), so each link's standard
-// error is its log half-width over the normal quantile of its confidence
-// (the normal, not the t quantile the rounds used: that overstates the
-// error for a few rounds, never understates it). The links are independent
-// measurements (each gate ran its own rounds of both sides), so their
-// variances add: the interval is exp(Σ ln r ± z·√Σ se²).
+// at confidence conf (0: 95%) and judges the product against tol (0:
+// DefaultTolerance). Log ratios add, and the links are independent gates,
+// so their variances add: the interval is exp(Σ ln r ± z·√Σ se²), each se
+// a link's log half-width over the normal quantile of its confidence
+// (which overstates a few rounds' error, never understates it).
 func (c Chain) Cumulative(k Key, from, to int, conf, tol float64) Change {
 	if conf == 0 {
 		conf = verdict.DefaultConfidence

@@ -70,15 +70,11 @@ type Point struct {
 }
 
 // Analyze reads chain c: per series the links, the cumulative change
-// since opt.Since, and change points.
-//
-// Change points are detected over each entry's absolute percentile (log
-// ms), not over the chain's cumulative levels: the levels are running sums
-// of the links' errors (a random walk), which a permutation test, assuming
-// exchangeable values, would split at false change points; the absolute
-// values carry each runner's bias but are independent about their level.
-// So the detector calls shifts large against the spread between runners,
-// and the cumulative rule, precise across runners, catches the creep.
+// since opt.Since, and change points. Change points are found over each
+// entry's absolute percentile, not over the cumulative levels: those are a
+// random walk of the links' errors, which a permutation test would split
+// at false change points. So the detector calls shifts large against the
+// spread between runners, and the cumulative rule catches the creep.
 func Analyze(c Chain, opt Options) (Analysis, error) {
 	a := Analysis{Chain: c, Tolerance: cmp.Or(opt.Tolerance, DefaultTolerance),
 		Confidence: cmp.Or(opt.Confidence, verdict.DefaultConfidence), Detect: opt.Detect.withDefaults()}

@@ -71,15 +71,12 @@ func cmpOr(a, b string) string {
 	return a
 }
 
-// Store keeps entries on a data branch of a repository: one JSON file per
-// entry, <scenario>/<unix-seconds>-<commit12>.json, written with git's
-// plumbing (blob, trees, commit, push) so the clone's work tree, index and
-// branches are never touched. Entries are separate files, so two pushes
-// never conflict: a push that lost the race is rebuilt on the new tip and
-// pushed again.
-//
-// Append must not be called from a pull request (package doc). One Store
-// per clone at a time: its fetches share a ref.
+// Store keeps entries on a data branch: one JSON file per entry,
+// <scenario>/<unix-seconds>-<commit12>.json, written with git's plumbing
+// so the clone's work tree, index and branches are never touched. Separate
+// files never conflict: a push that lost the race is rebuilt on the new tip
+// and pushed again. Append never from a pull request (package doc); one
+// Store per clone at a time.
 type Store struct {
 	Git      Git    // nil: ExecGit{}
 	Dir      string // a clone of the repository

@@ -46,6 +46,22 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 	if h, err := result.EncodeHistogram(r.lateness); err == nil {
 		res.LatenessHist = h
 	}
+	e.addSegments(res)
+	checkBalance(res)
+	res.WallBoundS = (e.sched.Duration() + sc.Drain + WallSlack).Seconds()
+	res.Generator = res.GeneratorBehind() // as a decoded result has it
+	res.NotMeasured = append(res.NotMeasured,
+		"latency of failed requests (failures are counted by class, not timed)",
+		"response bodies (drained and dropped, not checked)",
+	)
+	return res
+}
+
+// addSegments adds the recorder's cells to res, segment by segment: the
+// warm-up's counts, then each phase with its workloads. The recorder's
+// lock is held.
+func (e *engine) addSegments(res *result.Result) {
+	sc, r := e.cfg.Scenario, e.rec
 	// A measured cell without a success still carries (empty) histograms.
 	empty, _ := result.EncodeHistogram(result.NewHistogram())
 	for s, seg := range e.sched.Segments {
@@ -73,14 +89,6 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 		}
 		res.Phases = append(res.Phases, p)
 	}
-	checkBalance(res)
-	res.WallBoundS = (e.sched.Duration() + sc.Drain + WallSlack).Seconds()
-	res.Generator = res.GeneratorBehind() // as a decoded result has it
-	res.NotMeasured = append(res.NotMeasured,
-		"latency of failed requests (failures are counted by class, not timed)",
-		"response bodies (drained and dropped, not checked)",
-	)
-	return res
 }
 
 // workloadResult is one workload's cell of a phase segment of duration d;

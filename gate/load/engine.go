@@ -371,29 +371,39 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 			go e.worker(j)
 			continue
 		}
-		t0 := e.clock()
-		if boundTimer == nil {
-			boundTimer = time.NewTimer(bound - t0)
-		}
-		e.lazy.setAwake(1) // stalled: no sweep until a worker is free
-		select {
-		case e.jobs <- j:
-			e.rec.addStall(e.clock() - t0)
-			e.lazy.setAwake(-1)
-		case <-ctx.Done():
-			e.rec.addStall(e.clock() - t0)
-			e.rec.abandonOne(seg, w)
+		if why, ok := e.handOff(ctx, j, bound, &boundTimer); !ok {
 			i++
-			return stopInterrupted
-		case <-boundTimer.C:
-			e.rec.addStall(e.clock() - t0)
-			e.rec.abandonOne(seg, w)
-			e.unsent++
-			i++
-			return stopWallBound
+			return why
 		}
 	}
 	return stopDone
+}
+
+// handOff waits, the in-flight bound full, for a worker to take j; the
+// wait counts as stalled. ok is false when the run stops first (ctx
+// cancelled, or the wall-time bound, which *boundTimer times, reached),
+// with j abandoned.
+func (e *engine) handOff(ctx context.Context, j job, bound time.Duration, boundTimer **time.Timer) (stopReason, bool) {
+	t0 := e.clock()
+	if *boundTimer == nil {
+		*boundTimer = time.NewTimer(bound - t0)
+	}
+	e.lazy.setAwake(1) // stalled: no sweep until a worker is free
+	select {
+	case e.jobs <- j:
+		e.rec.addStall(e.clock() - t0)
+		e.lazy.setAwake(-1)
+		return stopDone, true
+	case <-ctx.Done():
+		e.rec.addStall(e.clock() - t0)
+		e.rec.abandonOne(j.seg, j.w)
+		return stopInterrupted, false
+	case <-(*boundTimer).C:
+		e.rec.addStall(e.clock() - t0)
+		e.rec.abandonOne(j.seg, j.w)
+		e.unsent++
+		return stopWallBound, false
+	}
 }
 
 // recordUnsent records requests from..n-1 as offered and abandoned and

@@ -311,67 +311,77 @@ func reflectFiles(ctx context.Context, conn *grpc.ClientConn, service string) (*
 		return nil, reflectionErr(err)
 	}
 	defer func() { _ = stream.CloseSend() }()
-	ask := func(req *rpb.ServerReflectionRequest) ([][]byte, error) {
-		if err := stream.Send(req); err != nil {
-			if errors.Is(err, io.EOF) { // the stream ended: its status comes with Recv
-				_, err = stream.Recv()
-			}
-			return nil, reflectionErr(err)
-		}
-		resp, err := stream.Recv()
-		if err != nil {
-			return nil, reflectionErr(err)
-		}
-		if e := resp.GetErrorResponse(); e != nil {
-			return nil, fmt.Errorf("the server (reflection) answers %s: %s", codes.Code(e.GetErrorCode()), e.GetErrorMessage())
-		}
-		fr := resp.GetFileDescriptorResponse()
-		if fr == nil {
-			return nil, fmt.Errorf("the server (reflection) sent no file descriptor")
-		}
-		return fr.GetFileDescriptorProto(), nil
-	}
-	raw, err := ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: service}})
+	raw, err := reflectAsk(stream, &rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: service}})
 	if err != nil {
 		return nil, err
 	}
-	var fds []*descriptorpb.FileDescriptorProto
-	have := map[string]bool{}
-	add := func(raw [][]byte) error {
-		for _, b := range raw {
-			fd := &descriptorpb.FileDescriptorProto{}
-			if err := proto.Unmarshal(b, fd); err != nil {
-				return fmt.Errorf("the server (reflection) sent a bad file descriptor: %v", err)
-			}
-			if !have[fd.GetName()] {
-				have[fd.GetName()] = true
-				fds = append(fds, fd)
-			}
-		}
-		return nil
-	}
-	if err := add(raw); err != nil {
+	got := fileSet{have: map[string]bool{}}
+	if err := got.add(raw); err != nil {
 		return nil, err
 	}
 	// Imports the server did not send with the file: ask for each (bounded).
-	for i := 0; i < len(fds) && i < 1000; i++ {
-		for _, dep := range fds[i].GetDependency() {
-			if have[dep] {
+	for i := 0; i < len(got.fds) && i < 1000; i++ {
+		for _, dep := range got.fds[i].GetDependency() {
+			if got.have[dep] {
 				continue
 			}
 			if _, err := protoregistry.GlobalFiles.FindFileByPath(dep); err == nil {
 				continue // buildFiles adds it
 			}
-			raw, err := ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileByFilename{FileByFilename: dep}})
+			raw, err := reflectAsk(stream, &rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileByFilename{FileByFilename: dep}})
 			if err != nil {
 				return nil, err
 			}
-			if err := add(raw); err != nil {
+			if err := got.add(raw); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return buildFiles(fds)
+	return buildFiles(got.fds)
+}
+
+// reflectAsk sends one reflection request and returns the file
+// descriptors answered.
+func reflectAsk(stream rpb.ServerReflection_ServerReflectionInfoClient, req *rpb.ServerReflectionRequest) ([][]byte, error) {
+	if err := stream.Send(req); err != nil {
+		if errors.Is(err, io.EOF) { // the stream ended: its status comes with Recv
+			_, err = stream.Recv()
+		}
+		return nil, reflectionErr(err)
+	}
+	resp, err := stream.Recv()
+	if err != nil {
+		return nil, reflectionErr(err)
+	}
+	if e := resp.GetErrorResponse(); e != nil {
+		return nil, fmt.Errorf("the server (reflection) answers %s: %s", codes.Code(e.GetErrorCode()), e.GetErrorMessage())
+	}
+	fr := resp.GetFileDescriptorResponse()
+	if fr == nil {
+		return nil, fmt.Errorf("the server (reflection) sent no file descriptor")
+	}
+	return fr.GetFileDescriptorProto(), nil
+}
+
+// fileSet is the file descriptors reflection sent, each once, in order.
+type fileSet struct {
+	fds  []*descriptorpb.FileDescriptorProto
+	have map[string]bool
+}
+
+// add decodes raw's descriptors and keeps those not yet had.
+func (fs *fileSet) add(raw [][]byte) error {
+	for _, b := range raw {
+		fd := &descriptorpb.FileDescriptorProto{}
+		if err := proto.Unmarshal(b, fd); err != nil {
+			return fmt.Errorf("the server (reflection) sent a bad file descriptor: %v", err)
+		}
+		if !fs.have[fd.GetName()] {
+			fs.have[fd.GetName()] = true
+			fs.fds = append(fs.fds, fd)
+		}
+	}
+	return nil
 }
 
 func reflectionErr(err error) error {

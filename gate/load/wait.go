@@ -13,17 +13,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// waiter waits for due times precisely. Runtime timers wake about 1 ms
-// late, and nanosleep would hold the P, so it sleeps on a runtime timer
+// waiter waits for due times precisely: runtime timers wake about 1 ms
+// late and nanosleep would hold the P, so it sleeps on a runtime timer
 // until coarseSlack before the due time and the rest on a timerfd through
-// the runtime poller; short waits spin (spins).
-//
-// RawConn.Read resets the poller's ready flag before the callback, so a
-// timer that fired before the park would be lost; the callback therefore
-// decides from the clock (CLOCK_MONOTONIC ≥ due), not the flag. abort
-// wakes a parked read at once in any case.
-//
-// Dispatcher goroutine only, except abort, which any goroutine may call.
+// the poller; short waits spin (spins). RawConn.Read resets the poller's
+// ready flag before the callback, so the callback decides from the clock,
+// not the flag. Dispatcher goroutine only, except abort (any goroutine),
+// which wakes a parked read at once.
 type waiter struct {
 	clock func() time.Duration
 	timer *time.Timer

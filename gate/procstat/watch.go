@@ -39,15 +39,11 @@ type WatchOptions struct {
 	Also func(ctx context.Context) (stop func())
 }
 
-// Watch samples processes from the end of a load's warm-up (rule 7): the
-// warm-up ends Warmup after the schedule's t0, which only the engine
-// knows, so nothing is sampled until the listener Started returns is told
-// t0 (load.Config.Started); it arms the samplers for t0 + Warmup, on the
-// engine's clock.
-//
-// Stop may be called from any goroutine, concurrently with the listener
-// and the timer's callback: once Stop has begun no sampler is started any
-// more, so every sampler started is one Stop ends. A Watch is used once.
+// Watch samples processes from the end of a load's warm-up (rule 7): only
+// the engine knows the schedule's t0, so the listener Started returns is
+// told it (load.Config.Started) and arms the samplers for t0 + Warmup.
+// Stop may run concurrently with the listener and the timer; once it has
+// begun no sampler starts, so Stop ends every one started. Use a Watch once.
 type Watch struct {
 	ctx context.Context
 	r   Reader

@@ -122,7 +122,7 @@ func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
 		b.line("")
 	}
 	if g := generatorBehind(r); g != "" {
-		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. The generator was part of the measurement: latency is measured from each request's due time, so it includes the generator's own delay. Give the generator its own, quiet cores (`--load-cpus`) or lower the rate%s; a gate calls no regression on such a round.", g, stealAdvice(r.Steal))
+		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. Latency from each request's due time includes the generator's own delay, so a gate calls no regression on such a round: give the generator its own, quiet cores (`--load-cpus`) or lower the rate%s.", g, stealAdvice(r.Steal))
 		b.line("")
 	}
 }

@@ -78,66 +78,11 @@ func NoteTexts(ns []verdict.Note) []string {
 // has several ("base round 2: ").
 func NoteText(n verdict.Note) string {
 	at := noteAt(n)
-	switch n.Code {
-	case verdict.NoteNoResult:
-		return at + "no result"
-	case verdict.NoteMarkedUnusable:
-		return at + "the result is marked unusable"
-	case verdict.NoteResult:
-		return at + resultDetail(n.Detail)
-	case verdict.NoteError:
-		return at + n.Detail
-	case verdict.NoteLatencyCount:
-		return fmt.Sprintf("%s%s/%s: latency summary counts %s samples for %s successes", at, n.Phase, n.Workload, Count(n.Samples), Count(n.Successes))
-	case verdict.NoteNoJudgedPhase:
-		return at + "no judged phase in the result"
-	case verdict.NoteInterrupted:
-		return at + "the run was interrupted before its schedule ended: the phases it did not reach are not measured"
-	case verdict.NoteAbandoned:
-		return fmt.Sprintf("%s%s/%s: %s request(s) abandoned at the end, excluded from error_rate", at, n.Phase, n.Workload, Count(n.Abandoned))
-	case verdict.NoteNoWorkload:
-		return fmt.Sprintf("%sphase %s: no workload ran and none has thresholds", at, n.Phase)
-	case verdict.NoteNotRecovered:
-		return fmt.Sprintf("%s%s: %s %s: %s did not recover unattended within the declared recovery.within (%s)", at, n.Phase, n.Action, n.Service, n.Workload, seconds(n.WithinS))
-	case verdict.NoteRecoveryNotMeasured:
-		why := "no request in the recovery window"
-		if n.NotObservedS > 0 {
-			why = fmt.Sprintf("%d of the recovery window's %d seconds lay past the run's end (the fault ended late) and were not observed", n.NotObservedS, n.WindowS)
-		}
-		return fmt.Sprintf("%s%s: %s %s: %s: %s, recovery not measured", at, n.Phase, n.Action, n.Service, n.Workload, why)
-	case verdict.NoteUnpairedRounds:
-		return fmt.Sprintf("base has %d round(s), head %d: rounds are paired, nothing is compared with half a result", n.BaseRounds, n.HeadRounds)
-	case verdict.NotePhasesDiffer:
-		return fmt.Sprintf("%sjudged phases %q differ from base round 1's %q", at, n.Phases, n.RefPhases)
-	case verdict.NoteHistogram:
-		return fmt.Sprintf("%s%s/%s: latency histogram: %s", at, n.Phase, n.Workload, n.Detail)
-	case verdict.NoteHistogramCount:
-		return fmt.Sprintf("%s%s/%s: the latency histogram holds %s samples for %s successes", at, n.Phase, n.Workload, Count(n.Samples), Count(n.Successes))
-	case verdict.NoteMerge:
-		return fmt.Sprintf("%s: round %d cannot be merged with the earlier rounds: %s", n.Side, n.Round, n.Detail)
-	case verdict.NoteRoundInterrupted:
-		return fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", n.Side, n.Round)
-	case verdict.NoteDuetRoundLeftOut:
-		if n.Side != "" {
-			// One process sends both sides at the same instants, so the lateness
-			// is the machine's, not a side's server.
-			return fmt.Sprintf("duet round %d left out: the load generator fell behind its schedule on the %s side for a cause both sides shared (the machine, not the server). The comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds)
-		}
-		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Rounds)
-	case verdict.NoteFewRounds:
-		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", n.Rounds)
-	case verdict.NoteDuetStackBusy:
-		return fmt.Sprintf("duet: both sides' services kept the stack's cpus (%s) %s busy, so the two stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate to decide sooner",
-			n.StackCPUs, Percent(n.BusyPct/100))
-	case verdict.NoteNoWorkloadEitherSide:
-		return fmt.Sprintf("phase %s: no workload ran on either side", n.Phase)
-	case verdict.NoteGateInterrupted:
-		return "the gate was interrupted before its rounds ended"
-	case verdict.NoteRoundsIncomplete:
-		return "the rounds did not complete on both sides"
-	case verdict.NoteWorkflowChanged:
-		return fmt.Sprintf("head changes the workflow that runs this gate (%s): the inputs of this run come from the pull request's own workflow and may loosen it; the verdict would have been %s. Opt in with --allow-workflow-changes only where the workflow is enforced from the protected branch",
-			strings.Join(n.Paths, ", "), n.Was)
+	if s, ok := resultNoteText(n, at); ok {
+		return s
+	}
+	if s, ok := roundNoteText(n); ok {
+		return s
 	}
 	if s, ok := gateNoteText(n); ok {
 		return s
@@ -146,6 +91,81 @@ func NoteText(n verdict.Note) string {
 		return at + string(n.Code) + ": " + n.Detail
 	}
 	return at + string(n.Code)
+}
+
+// resultNoteText words the notes about one result (at names it); ok is
+// false for other codes.
+func resultNoteText(n verdict.Note, at string) (string, bool) {
+	switch n.Code {
+	case verdict.NoteNoResult:
+		return at + "no result", true
+	case verdict.NoteMarkedUnusable:
+		return at + "the result is marked unusable", true
+	case verdict.NoteResult:
+		return at + resultDetail(n.Detail), true
+	case verdict.NoteError:
+		return at + n.Detail, true
+	case verdict.NoteLatencyCount:
+		return fmt.Sprintf("%s%s/%s: latency summary counts %s samples for %s successes", at, n.Phase, n.Workload, Count(n.Samples), Count(n.Successes)), true
+	case verdict.NoteNoJudgedPhase:
+		return at + "no judged phase in the result", true
+	case verdict.NoteInterrupted:
+		return at + "the run was interrupted before its schedule ended: the phases it did not reach are not measured", true
+	case verdict.NoteAbandoned:
+		return fmt.Sprintf("%s%s/%s: %s request(s) abandoned at the end, excluded from error_rate", at, n.Phase, n.Workload, Count(n.Abandoned)), true
+	case verdict.NoteNoWorkload:
+		return fmt.Sprintf("%sphase %s: no workload ran and none has thresholds", at, n.Phase), true
+	case verdict.NoteNotRecovered:
+		return fmt.Sprintf("%s%s: %s %s: %s did not recover unattended within the declared recovery.within (%s)", at, n.Phase, n.Action, n.Service, n.Workload, seconds(n.WithinS)), true
+	case verdict.NoteRecoveryNotMeasured:
+		why := "no request in the recovery window"
+		if n.NotObservedS > 0 {
+			why = fmt.Sprintf("%d of the recovery window's %d seconds lay past the run's end (the fault ended late) and were not observed", n.NotObservedS, n.WindowS)
+		}
+		return fmt.Sprintf("%s%s: %s %s: %s: %s, recovery not measured", at, n.Phase, n.Action, n.Service, n.Workload, why), true
+	case verdict.NoteUnpairedRounds:
+		return fmt.Sprintf("base has %d round(s), head %d: rounds are paired, nothing is compared with half a result", n.BaseRounds, n.HeadRounds), true
+	case verdict.NotePhasesDiffer:
+		return fmt.Sprintf("%sjudged phases %q differ from base round 1's %q", at, n.Phases, n.RefPhases), true
+	case verdict.NoteHistogram:
+		return fmt.Sprintf("%s%s/%s: latency histogram: %s", at, n.Phase, n.Workload, n.Detail), true
+	case verdict.NoteHistogramCount:
+		return fmt.Sprintf("%s%s/%s: the latency histogram holds %s samples for %s successes", at, n.Phase, n.Workload, Count(n.Samples), Count(n.Successes)), true
+	}
+	return "", false
+}
+
+// roundNoteText words the notes about a gate's rounds; ok is false for
+// other codes.
+func roundNoteText(n verdict.Note) (string, bool) {
+	switch n.Code {
+	case verdict.NoteMerge:
+		return fmt.Sprintf("%s: round %d cannot be merged with the earlier rounds: %s", n.Side, n.Round, n.Detail), true
+	case verdict.NoteRoundInterrupted:
+		return fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", n.Side, n.Round), true
+	case verdict.NoteDuetRoundLeftOut:
+		if n.Side != "" {
+			// One process sends both sides at the same instants, so the lateness
+			// is the machine's, not a side's server.
+			return fmt.Sprintf("duet round %d left out: the load generator fell behind its schedule on the %s side for a cause both sides shared (the machine, not the server). The comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds), true
+		}
+		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Rounds), true
+	case verdict.NoteFewRounds:
+		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", n.Rounds), true
+	case verdict.NoteDuetStackBusy:
+		return fmt.Sprintf("duet: both sides' services kept the stack's cpus (%s) %s busy, so the two stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate to decide sooner",
+			n.StackCPUs, Percent(n.BusyPct/100)), true
+	case verdict.NoteNoWorkloadEitherSide:
+		return fmt.Sprintf("phase %s: no workload ran on either side", n.Phase), true
+	case verdict.NoteGateInterrupted:
+		return "the gate was interrupted before its rounds ended", true
+	case verdict.NoteRoundsIncomplete:
+		return "the rounds did not complete on both sides", true
+	case verdict.NoteWorkflowChanged:
+		return fmt.Sprintf("head changes the workflow that runs this gate (%s): the inputs of this run come from the pull request's own workflow and may loosen it; the verdict would have been %s. Opt in with --allow-workflow-changes only where the workflow is enforced from the protected branch",
+			strings.Join(n.Paths, ", "), n.Was), true
+	}
+	return "", false
 }
 
 // gateNoteText words set-up, plan and publish notes; ok is false for other
@@ -170,26 +190,6 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = "head is the working tree with uncommitted changes"
 	case verdict.NoteTeardown:
 		s = fmt.Sprintf("%s stack was not torn down cleanly: %s", n.Side, n.Detail)
-	case verdict.NoteBaselineFromHead:
-		s = fmt.Sprintf("baseline %s is read from head's checkout (no --base): on a pull request pass the base commit, so that the change judged cannot replace its own baseline", n.Name)
-	case verdict.NoteBaselineOfBase:
-		s = fmt.Sprintf("baseline %s is base's: %s at %s", n.Name, n.Path, result.ShortHash(n.Commit))
-	case verdict.NoteBaselineRemovedInHead:
-		s = fmt.Sprintf("head removes baseline %s (%s): not applied", n.Name, n.Path)
-	case verdict.NoteBaselineUnreadInHead:
-		s = fmt.Sprintf("head's baseline %s (%s) does not read (%s): not applied", n.Name, n.Path, n.Detail)
-	case verdict.NoteBaselineChangedInHead:
-		s = fmt.Sprintf("head changes baseline %s (%s): not applied (the baseline is base's)", n.Name, n.Path)
-	case verdict.NoteBaselineFixed:
-		s = "a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"
-	case verdict.NoteBaselineMachine:
-		b, h := orZero(n.BaseMachine), orZero(n.HeadMachine)
-		s = fmt.Sprintf("WARNING: the baseline was measured on another machine (%s%s, %d cpus, kernel %s) than head (%s%s, %d cpus, kernel %s)",
-			b.Host, modelText(b.CPUModel), b.CPUs, b.Kernel, h.Host, modelText(h.CPUModel), h.CPUs, h.Kernel)
-	case verdict.NoteBaselineTopology:
-		b, h := orZero(n.BaseTopology), orZero(n.HeadTopology)
-		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v, generator %s) from head's (%q, %q, %v, %s)",
-			b.StackCPUs, b.LoadCPUs, b.Pinned, b.Scheduling(), h.StackCPUs, h.LoadCPUs, h.Pinned, h.Scheduling())
 	case verdict.NoteWorkflowChange:
 		if n.How == verdict.WorkflowOutsideGate {
 			s = workflowNoteText(n) + " (a pinned action bumped or another job): gated normally"
@@ -210,6 +210,36 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", n.FailOn, n.ExitCode, n.VerdictExitCode)
 	case verdict.NoteShardMissing, verdict.NoteShardFailed, verdict.NoteShardsTooFew:
 		s = shardNoteText(n) // shards.go
+	default:
+		return baselineNoteText(n)
+	}
+	return s, true
+}
+
+// baselineNoteText words the notes about a stored baseline; ok is false
+// for other codes.
+func baselineNoteText(n verdict.Note) (s string, ok bool) {
+	switch n.Code {
+	case verdict.NoteBaselineFromHead:
+		s = fmt.Sprintf("baseline %s is read from head's checkout (no --base): on a pull request pass the base commit, so that the change judged cannot replace its own baseline", n.Name)
+	case verdict.NoteBaselineOfBase:
+		s = fmt.Sprintf("baseline %s is base's: %s at %s", n.Name, n.Path, result.ShortHash(n.Commit))
+	case verdict.NoteBaselineRemovedInHead:
+		s = fmt.Sprintf("head removes baseline %s (%s): not applied", n.Name, n.Path)
+	case verdict.NoteBaselineUnreadInHead:
+		s = fmt.Sprintf("head's baseline %s (%s) does not read (%s): not applied", n.Name, n.Path, n.Detail)
+	case verdict.NoteBaselineChangedInHead:
+		s = fmt.Sprintf("head changes baseline %s (%s): not applied (the baseline is base's)", n.Name, n.Path)
+	case verdict.NoteBaselineFixed:
+		s = "a stored baseline is a fixed reference: the interval reflects head's round-to-round noise only, not base's"
+	case verdict.NoteBaselineMachine:
+		b, h := orZero(n.BaseMachine), orZero(n.HeadMachine)
+		s = fmt.Sprintf("WARNING: the baseline was measured on another machine (%s%s, %d cpus, kernel %s) than head (%s%s, %d cpus, kernel %s)",
+			b.Host, modelText(b.CPUModel), b.CPUs, b.Kernel, h.Host, modelText(h.CPUModel), h.CPUs, h.Kernel)
+	case verdict.NoteBaselineTopology:
+		b, h := orZero(n.BaseTopology), orZero(n.HeadTopology)
+		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v, generator %s) from head's (%q, %q, %v, %s)",
+			b.StackCPUs, b.LoadCPUs, b.Pinned, b.Scheduling(), h.StackCPUs, h.LoadCPUs, h.Pinned, h.Scheduling())
 	default:
 		return "", false
 	}

@@ -245,7 +245,7 @@ var cases = []golden{
 		},
 		want: verdict.Fail,
 		md: []string{
-			"> **GENERATOR BEHIND SCHEDULE** — 57% of requests late (2 838 of 4 980, limit 1%), lateness p99 833 ms (n=4 980, limit 5 ms). The generator was part of the measurement",
+			"> **GENERATOR BEHIND SCHEDULE** — 57% of requests late (2 838 of 4 980, limit 1%), lateness p99 833 ms (n=4 980, limit 5 ms). Latency from each request's due time includes the generator's own delay",
 			"a gate calls no regression on such a round",
 			"**FAIL** (exit 1)",
 		},

@@ -247,7 +247,7 @@ func mdSweepSteps(b *md, sw *sweep.Sweep) {
 			b.line("")
 		}
 	}
-	b.line("Latency in ms from each request's due time, nearest-rank, over the successes and the unfinished requests (timed out or abandoned) together: n counts both, so a step whose completions fell behind is not described by the requests that completed only. A percentile that falls among the unfinished reads ≥ the least they waited (the shorter of timeout and drain). Fast failures are counted, not timed.")
+	b.line("Latency in ms from each request's due time, nearest-rank, over the successes and the unfinished requests (timed out or abandoned) together, so that a step whose completions fell behind is not described by those that completed only; n counts both, and a percentile among the unfinished reads ≥ the least they waited (the shorter of timeout and drain). Fast failures are counted, not timed.")
 	b.line("")
 }
 

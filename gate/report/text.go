@@ -38,6 +38,42 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 		return errNilResult
 	}
 	var b txt
+	textHeader(&b, r, v)
+	rows := [][]string{{"phase", "pattern", "duration", "offered", "offered/s", "completed/s", ""}}
+	for _, p := range r.Phases {
+		t := phaseTotals(p)
+		rows = append(rows, []string{p.Name, orUnknown(p.Pattern), seconds(p.DurationS), Count(t.offered), rate(t.offeredPS), rate(t.complPS), judgedMark(p)})
+	}
+	b.table("", rows)
+
+	for _, p := range judgedPhases(r.Phases) {
+		textPhase(&b, p)
+	}
+	textFaults(&b, r, v) // faults.go
+	textOtherPhases(&b, r)
+	textStack(&b, r)
+	textCounting(&b, r)
+	b.line("")
+	if len(r.NotMeasured) == 0 {
+		b.line("not measured: nothing listed; measured %s", measuredSentence(r))
+	} else {
+		b.line("not measured: %s", strings.Join(r.NotMeasured, "; "))
+	}
+	b.line("synthetic: %s", strings.Join(append([]string{syntheticLoad(r.Scenario.Name)}, r.Synthetic...), "; "))
+
+	label := "note"
+	if v.Value == verdict.Unusable {
+		label = "why"
+	}
+	b.verdict(v, checksText, label, NoteTexts(v.Notes))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// textHeader writes the banners (unusable, interrupted, generator
+// behind) and what ran where: scenario, machine, topology, precision,
+// warm-up and lateness.
+func textHeader(b *txt, r *result.Result, v verdict.Verdict) {
 	if rs := unusableReasons(r, v); rs != nil {
 		b.line("UNUSABLE RUN — offered %s, recorded %s: %s (exit 3)", Count(r.Offered), Count(r.Recorded), strings.Join(rs, "; "))
 	}
@@ -68,19 +104,11 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 		b.line("%s", wallBoundText(r))
 	}
 	b.line("")
+}
 
-	rows := [][]string{{"phase", "pattern", "duration", "offered", "offered/s", "completed/s", ""}}
-	for _, p := range r.Phases {
-		t := phaseTotals(p)
-		rows = append(rows, []string{p.Name, orUnknown(p.Pattern), seconds(p.DurationS), Count(t.offered), rate(t.offeredPS), rate(t.complPS), judgedMark(p)})
-	}
-	b.table("", rows)
-
-	for _, p := range judgedPhases(r.Phases) {
-		textPhase(&b, p)
-	}
-	textFaults(&b, r, v) // faults.go
-
+// textOtherPhases writes the phases neither judged nor recovering: p50,
+// p99 and failures per workload.
+func textOtherPhases(b *txt, r *result.Result) {
 	var other [][]string
 	for _, p := range r.Phases {
 		if p.Judged || p.Recover {
@@ -99,33 +127,20 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 		b.line("other phases (not judged)")
 		b.table("  ", other)
 	}
+}
 
-	if r.Stack != nil {
-		b.line("")
-		b.line("stack (CPU %% of one core, from CPU-time deltas)")
-		rows := [][]string{{"service", "cpu avg %", "cpu peak %", "mem peak MiB", "samples"}}
-		for _, s := range stackRows(r) {
-			rows = append(rows, []string{s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples))})
-		}
-		b.table("  ", rows)
+// textStack writes the stack's services' CPU and memory, when a stack ran.
+func textStack(b *txt, r *result.Result) {
+	if r.Stack == nil {
+		return
 	}
-
-	textCounting(&b, r)
 	b.line("")
-	if len(r.NotMeasured) == 0 {
-		b.line("not measured: nothing listed; measured %s", measuredSentence(r))
-	} else {
-		b.line("not measured: %s", strings.Join(r.NotMeasured, "; "))
+	b.line("stack (CPU %% of one core, from CPU-time deltas)")
+	rows := [][]string{{"service", "cpu avg %", "cpu peak %", "mem peak MiB", "samples"}}
+	for _, s := range stackRows(r) {
+		rows = append(rows, []string{s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples))})
 	}
-	b.line("synthetic: %s", strings.Join(append([]string{syntheticLoad(r.Scenario.Name)}, r.Synthetic...), "; "))
-
-	label := "note"
-	if v.Value == verdict.Unusable {
-		label = "why"
-	}
-	b.verdict(v, checksText, label, NoteTexts(v.Notes))
-	_, err := io.WriteString(w, b.String())
-	return err
+	b.table("  ", rows)
 }
 
 // verdict writes the verdict last: value, one row per workload, reasons.

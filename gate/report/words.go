@@ -59,7 +59,6 @@ func roundName(r verdict.RoundRef) string {
 // ComparisonWhy words why a comparison of v has its value, with its numbers.
 func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
 	conf := Confidence(v.Confidence)
-	tol := SignedPercent(1 + v.Tolerance)
 	var s string
 	switch c.Reason {
 	case verdict.ReasonNotOffered:
@@ -67,39 +66,13 @@ func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
 	case verdict.ReasonNoSuccess:
 		s = fmt.Sprintf("%s: no successful request (0 of %s offered succeeded)", roundName(*c.At), Count(c.At.N))
 	case verdict.ReasonTooFewSamples:
-		list := make([]string, 0, 3)
-		for _, o := range c.Open[:min(len(c.Open), 2)] {
-			list = append(list, fmt.Sprintf("%s (n=%s)", roundName(o), Count(o.N)))
-		}
-		s = fmt.Sprintf("the %s of too few samples has no %s order-statistics bound: %s", c.Metric, conf, strings.Join(list, ", "))
-		if len(c.Open) > 2 {
-			s += fmt.Sprintf(" and %d more", len(c.Open)-2)
-		}
+		s = tooFewWhy(c, conf)
 	case verdict.ReasonOneRound, verdict.ReasonSlower, verdict.ReasonFaster, verdict.ReasonWithin, verdict.ReasonStraddles:
-		s = fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), boundPercent(c.CIHigh))
-		if src := noiseSource(v, c); src != "" {
-			s += " " + src
-		}
-		switch c.Reason {
-		case verdict.ReasonOneRound:
-			s += ": one round measures the percentiles' sampling noise only, not the machine's noise between rounds"
-		case verdict.ReasonSlower:
-			s += ": slower beyond the " + tol + " tolerance"
-		case verdict.ReasonFaster:
-			s += ": faster beyond the " + tol + " tolerance"
-		case verdict.ReasonWithin:
-			s += ": no slowdown beyond the " + tol + " tolerance"
-		case verdict.ReasonStraddles:
-			s += ": the interval straddles the " + tol + " tolerance"
-		}
-		if c.Reason == verdict.ReasonStraddles && c.Detectable > 0 {
-			s += "; " + detectable(c)
-		}
+		s = latencyWhy(v, c, conf)
 	case verdict.ReasonFamily:
 		s = fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), boundPercent(c.CIHigh))
 		if c.Metric == verdict.MetricErrorRate {
-			s = fmt.Sprintf("error rate %s → %s (%s points, %s CI %s … %s)", Percent(c.Base), Percent(c.Head),
-				SignedPoints(c.Diff), conf, SignedPoints(c.CILow), SignedPoints(c.CIHigh))
+			s = errorRateChange(c, conf)
 		}
 		s += ": beyond the tolerance on its own, not among the gate's comparisons"
 		if f := c.Family; f != nil {
@@ -110,26 +83,79 @@ func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
 	case verdict.ReasonNoFailure:
 		s = "no failure on either side"
 	case verdict.ReasonMoreErrors, verdict.ReasonFewerErrors, verdict.ReasonNoMoreErrors:
-		s = fmt.Sprintf("error rate %s → %s (%s points, %s CI %s … %s)", Percent(c.Base), Percent(c.Head),
-			SignedPoints(c.Diff), conf, SignedPoints(c.CILow), SignedPoints(c.CIHigh))
-		switch c.Reason {
-		case verdict.ReasonMoreErrors:
-			s += ": a significant increase"
-		case verdict.ReasonFewerErrors:
-			s += ": a significant decrease"
-		case verdict.ReasonNoMoreErrors:
-			s += ": no significant increase"
-		}
-		if c.Reason != verdict.ReasonNoMoreErrors {
-			if d := v.Tolerance * c.Base; d > 0 {
-				s += fmt.Sprintf(" beyond the tolerance (%s points)", SignedPoints(d))
-			}
-		}
+		s = errorRateWhy(v, c, conf)
 	default:
 		s = string(c.Reason)
 	}
 	if c.Undecided != "" {
 		s += fmt.Sprintf(" — not called %s: the generator fell behind its schedule in %s (see the notes)", withArticle(c.Undecided), untrustedList(v.Untrusted))
+	}
+	return s
+}
+
+// tooFewWhy names the first rounds whose percentile had too few samples
+// for a bound.
+func tooFewWhy(c verdict.Comparison, conf string) string {
+	list := make([]string, 0, 3)
+	for _, o := range c.Open[:min(len(c.Open), 2)] {
+		list = append(list, fmt.Sprintf("%s (n=%s)", roundName(o), Count(o.N)))
+	}
+	s := fmt.Sprintf("the %s of too few samples has no %s order-statistics bound: %s", c.Metric, conf, strings.Join(list, ", "))
+	if len(c.Open) > 2 {
+		s += fmt.Sprintf(" and %d more", len(c.Open)-2)
+	}
+	return s
+}
+
+// latencyWhy words a latency comparison: the change, its interval and
+// noise, and where it stands against the tolerance.
+func latencyWhy(v verdict.Verdict, c verdict.Comparison, conf string) string {
+	tol := SignedPercent(1 + v.Tolerance)
+	s := fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), boundPercent(c.CIHigh))
+	if src := noiseSource(v, c); src != "" {
+		s += " " + src
+	}
+	switch c.Reason {
+	case verdict.ReasonOneRound:
+		s += ": one round measures the percentiles' sampling noise only, not the machine's noise between rounds"
+	case verdict.ReasonSlower:
+		s += ": slower beyond the " + tol + " tolerance"
+	case verdict.ReasonFaster:
+		s += ": faster beyond the " + tol + " tolerance"
+	case verdict.ReasonWithin:
+		s += ": no slowdown beyond the " + tol + " tolerance"
+	case verdict.ReasonStraddles:
+		s += ": the interval straddles the " + tol + " tolerance"
+	}
+	if c.Reason == verdict.ReasonStraddles && c.Detectable > 0 {
+		s += "; " + detectable(c)
+	}
+	return s
+}
+
+// errorRateChange is an error rate's change from base to head, in points,
+// with its interval.
+func errorRateChange(c verdict.Comparison, conf string) string {
+	return fmt.Sprintf("error rate %s → %s (%s points, %s CI %s … %s)", Percent(c.Base), Percent(c.Head),
+		SignedPoints(c.Diff), conf, SignedPoints(c.CILow), SignedPoints(c.CIHigh))
+}
+
+// errorRateWhy words an error-rate comparison and whether its change is
+// significant, beyond the tolerance.
+func errorRateWhy(v verdict.Verdict, c verdict.Comparison, conf string) string {
+	s := errorRateChange(c, conf)
+	switch c.Reason {
+	case verdict.ReasonMoreErrors:
+		s += ": a significant increase"
+	case verdict.ReasonFewerErrors:
+		s += ": a significant decrease"
+	case verdict.ReasonNoMoreErrors:
+		s += ": no significant increase"
+	}
+	if c.Reason != verdict.ReasonNoMoreErrors {
+		if d := v.Tolerance * c.Base; d > 0 {
+			s += fmt.Sprintf(" beyond the tolerance (%s points)", SignedPoints(d))
+		}
 	}
 	return s
 }

@@ -75,49 +75,64 @@ func decodeCounts(s string, counts []int64) (total int64, err error) {
 	if s == "" {
 		return 0, nil
 	}
+	p, err := v2Payload(s)
+	if err != nil {
+		return 0, err
+	}
+	return readCounts(p, counts)
+}
+
+// v2Payload checks the V2 compressed encoding s (base64, cookies, lengths,
+// bounded decompression, parameters) and returns its counts' bytes.
+func v2Payload(s string) ([]byte, error) {
 	raw, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return 0, fmt.Errorf("hdrhistogram: not base64: %w", err)
+		return nil, fmt.Errorf("hdrhistogram: not base64: %w", err)
 	}
 	if len(raw) < 8 {
-		return 0, fmt.Errorf("hdrhistogram: %d bytes, too short for a V2 compressed histogram", len(raw))
+		return nil, fmt.Errorf("hdrhistogram: %d bytes, too short for a V2 compressed histogram", len(raw))
 	}
 	if c := int32(binary.BigEndian.Uint32(raw)) &^ 0xf0; c != hdrhistogram.V2CompressedEncodingCookieBase {
-		return 0, fmt.Errorf("hdrhistogram: cookie %#x is not V2 compressed", uint32(c))
+		return nil, fmt.Errorf("hdrhistogram: cookie %#x is not V2 compressed", uint32(c))
 	}
 	n := int64(int32(binary.BigEndian.Uint32(raw[4:])))
 	if n < 0 || n > int64(len(raw)-8) {
-		return 0, fmt.Errorf("hdrhistogram: header says %d compressed bytes, %d follow", n, len(raw)-8)
+		return nil, fmt.Errorf("hdrhistogram: header says %d compressed bytes, %d follow", n, len(raw)-8)
 	}
 	zr, err := zlib.NewReader(bytes.NewReader(raw[8 : 8+n]))
 	if err != nil {
-		return 0, fmt.Errorf("hdrhistogram: %w", err)
+		return nil, fmt.Errorf("hdrhistogram: %w", err)
 	}
 	// Each count takes at most 9 bytes: anything longer is not ours.
 	limit := int64(v2HeaderSize + 9*countsLen)
 	p, err := io.ReadAll(io.LimitReader(zr, limit+1))
 	if err != nil {
-		return 0, fmt.Errorf("hdrhistogram: %w", err)
+		return nil, fmt.Errorf("hdrhistogram: %w", err)
 	}
 	if int64(len(p)) > limit {
-		return 0, fmt.Errorf("hdrhistogram: decompresses to more than %d bytes", limit)
+		return nil, fmt.Errorf("hdrhistogram: decompresses to more than %d bytes", limit)
 	}
 	if len(p) < v2HeaderSize {
-		return 0, fmt.Errorf("hdrhistogram: %d-byte header, want %d", len(p), v2HeaderSize)
+		return nil, fmt.Errorf("hdrhistogram: %d-byte header, want %d", len(p), v2HeaderSize)
 	}
 	if c := int32(binary.BigEndian.Uint32(p)) &^ 0xf0; c != hdrhistogram.V2EncodingCookieBase {
-		return 0, fmt.Errorf("hdrhistogram: inner cookie %#x is not V2", uint32(c))
+		return nil, fmt.Errorf("hdrhistogram: inner cookie %#x is not V2", uint32(c))
 	}
 	if pl := int64(int32(binary.BigEndian.Uint32(p[4:]))); pl != int64(len(p)-v2HeaderSize) {
-		return 0, fmt.Errorf("hdrhistogram: header says %d payload bytes, %d follow", pl, len(p)-v2HeaderSize)
+		return nil, fmt.Errorf("hdrhistogram: header says %d payload bytes, %d follow", pl, len(p)-v2HeaderSize)
 	}
 	sig := int64(int32(binary.BigEndian.Uint32(p[12:])))
 	lo := int64(binary.BigEndian.Uint64(p[16:]))
 	hi := int64(binary.BigEndian.Uint64(p[24:]))
 	if err := checkParams(sig, lo, hi); err != nil {
-		return 0, err
+		return nil, err
 	}
-	p = p[v2HeaderSize:]
+	return p[v2HeaderSize:], nil
+}
+
+// readCounts reads the zig-zag encoded counts of p into counts and
+// returns their total.
+func readCounts(p []byte, counts []int64) (total int64, err error) {
 	idx := 0
 	for len(p) > 0 {
 		v, size, err := readZigZag(p)

@@ -55,24 +55,55 @@ func MergeAll(rs []*Result) (*Result, error) {
 }
 
 func merge(a, b *Result, g *histAcc) (*Result, error) {
+	if err := mergeable(a, b); err != nil {
+		return nil, err
+	}
+	m := a.clone()
+	m.addRun(a, b)
+	var err error
+	if m.LatenessHist, m.LatenessMS, err = g.merge("lateness_histogram",
+		a.LatenessHist, a.LatenessMS.Count, b.LatenessHist, b.LatenessMS.Count); err != nil {
+		return nil, err
+	}
+	for i := range m.Phases {
+		p, pb := &m.Phases[i], &b.Phases[i]
+		p.DurationS += pb.DurationS
+		for j := range p.Workloads {
+			at := fmt.Sprintf("phases[%d].workloads[%d].", i, j)
+			if err := p.Workloads[j].add(&pb.Workloads[j], at, g, p.DurationS); err != nil {
+				return nil, err
+			}
+		}
+	}
+	m.Generator = m.GeneratorBehind() // derived from the summed counts and the merged lateness
+	return m, nil
+}
+
+// mergeable refuses two results that are not runs of one load: another
+// scenario, other phases, or a phase's other workloads.
+func mergeable(a, b *Result) error {
 	if a == nil || b == nil {
-		return nil, fmt.Errorf("result: merge: nil result")
+		return fmt.Errorf("result: merge: nil result")
 	}
 	if a.Scenario.Hash != b.Scenario.Hash {
-		return nil, fmt.Errorf("result: merge: different scenarios: hash %q (%s) and %q (%s)",
+		return fmt.Errorf("result: merge: different scenarios: hash %q (%s) and %q (%s)",
 			a.Scenario.Hash, a.Scenario.Name, b.Scenario.Hash, b.Scenario.Name)
 	}
 	if pa, pb := phaseNames(a), phaseNames(b); !slices.Equal(pa, pb) {
-		return nil, fmt.Errorf("result: merge: different phases: %q and %q", pa, pb)
+		return fmt.Errorf("result: merge: different phases: %q and %q", pa, pb)
 	}
 	for i := range a.Phases {
 		if wa, wb := workloadNames(&a.Phases[i]), workloadNames(&b.Phases[i]); !slices.Equal(wa, wb) {
-			return nil, fmt.Errorf("result: merge: phases[%d] (%s): different workloads: %q and %q",
+			return fmt.Errorf("result: merge: phases[%d] (%s): different workloads: %q and %q",
 				i, a.Phases[i].Name, wa, wb)
 		}
 	}
+	return nil
+}
 
-	m := a.clone()
+// addRun adds b's run-wide counts, lists, warm-up, counting, times, stack
+// and steal to m, a clone of a.
+func (m *Result) addRun(a, b *Result) {
 	m.Offered += b.Offered
 	m.Recorded += b.Recorded
 	m.Late += b.Late
@@ -102,50 +133,30 @@ func merge(a, b *Result, g *histAcc) (*Result, error) {
 	}
 	m.Stack = mergeStack(m.Stack, b.Stack)
 	m.Steal = mergeSteal(a.Steal, b.Steal) // steal.go
+}
 
+// add adds wb's counts and histograms (at is their path, for errors) to w
+// and sets its throughput over the merged phase's dur seconds.
+func (w *Workload) add(wb *Workload, at string, g *histAcc, dur float64) error {
+	w.Add(*wb) // the counts (faults.go)
 	var err error
-	if m.LatenessHist, m.LatenessMS, err = g.merge("lateness_histogram",
-		a.LatenessHist, a.LatenessMS.Count, b.LatenessHist, b.LatenessMS.Count); err != nil {
-		return nil, err
+	if w.Histogram, w.LatencyMS, err = g.merge(at+"histogram",
+		w.Histogram, w.LatencyMS.Count, wb.Histogram, wb.LatencyMS.Count); err != nil {
+		return err
 	}
-	for i := range m.Phases {
-		p, pb := &m.Phases[i], &b.Phases[i]
-		p.DurationS += pb.DurationS
-		for j := range p.Workloads {
-			w, wb := &p.Workloads[j], &pb.Workloads[j]
-			at := fmt.Sprintf("phases[%d].workloads[%d].", i, j)
-			w.Offered += wb.Offered
-			w.Succeeded += wb.Succeeded
-			w.Failed += wb.Failed
-			w.Abandoned += wb.Abandoned
-			w.Late += wb.Late
-			w.Completed += wb.Completed
-			if w.Failures == nil && len(wb.Failures) > 0 {
-				w.Failures = make(map[string]int64, len(wb.Failures))
-			}
-			for class, c := range wb.Failures {
-				w.Failures[class] += c
-			}
-			if w.Histogram, w.LatencyMS, err = g.merge(at+"histogram",
-				w.Histogram, w.LatencyMS.Count, wb.Histogram, wb.LatencyMS.Count); err != nil {
-				return nil, err
-			}
-			if w.ServiceH, w.ServiceMS, err = g.merge(at+"service_histogram",
-				w.ServiceH, w.ServiceMS.Count, wb.ServiceH, wb.ServiceMS.Count); err != nil {
-				return nil, err
-			}
-			if err := w.mergeSession(wb, at, g); err != nil { // session.go
-				return nil, err
-			}
-			w.Throughput = Throughput{}
-			if p.DurationS > 0 {
-				w.Throughput.CompletedPerS = float64(w.Completed) / p.DurationS
-				w.Throughput.OfferedPerS = float64(w.Offered) / p.DurationS
-			}
-		}
+	if w.ServiceH, w.ServiceMS, err = g.merge(at+"service_histogram",
+		w.ServiceH, w.ServiceMS.Count, wb.ServiceH, wb.ServiceMS.Count); err != nil {
+		return err
 	}
-	m.Generator = m.GeneratorBehind() // derived from the summed counts and the merged lateness
-	return m, nil
+	if err := w.mergeSession(wb, at, g); err != nil { // session.go
+		return err
+	}
+	w.Throughput = Throughput{}
+	if dur > 0 {
+		w.Throughput.CompletedPerS = float64(w.Completed) / dur
+		w.Throughput.OfferedPerS = float64(w.Offered) / dur
+	}
+	return nil
 }
 
 // histAcc holds MergeAll's histograms decoded, by path, until the end;

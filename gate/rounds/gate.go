@@ -287,23 +287,8 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.sc, err = g.loadScenario(); err != nil {
 		return err
 	}
-	// The calibration is the protected side's: the change judged does not set
-	// its own noise floor.
-	if g.cfg.Compare.Noise == nil {
-		n, p, err := LoadNoise(g.from.Root, g.sc.Name)
-		if err != nil {
-			return Usagef("gate: noise calibration: %w", err)
-		}
-		switch {
-		case n != nil && g.cfg.Duet:
-			// A calibration measures paused-side rounds, not a duet's noise; the
-			// rounds' own spread stands instead.
-			rel, _ := filepath.Rel(g.from.Root, p)
-			g.notes = append(g.notes, verdict.Note{Code: verdict.NoteDuetNoiseUnused, Path: filepath.ToSlash(rel)})
-		case n != nil:
-			g.cfg.Compare.Noise = n
-			fmt.Fprintf(g.d.Log, "loadgate: noise calibration %s (%d pairs, %s)\n", p, n.Pairs, n.Date.Format(time.DateOnly))
-		}
+	if err := g.loadNoise(); err != nil {
+		return err
 	}
 	if err := g.sc.CheckOperatorLimits(g.cfg.Limits); err != nil {
 		return Usagef("gate: %w", err)
@@ -311,16 +296,8 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.sc.HasFaults() {
 		return Usagef("%w", ErrFaultsRefused)
 	}
-	// Compose files and target each come from the scenario or the flags.
-	switch {
-	case g.sc.Stack == nil && len(g.cfg.Compose) == 0:
-		return Usagef("gate: the scenario has no stack: section and no --compose was given: a gate runs each side's own stack")
-	case g.cfg.Target != "":
-		g.target = g.cfg.Target
-	case g.sc.Stack != nil && g.sc.Stack.Target != "":
-		g.target = g.sc.Stack.Target
-	default:
-		return Usagef("gate: no target: the scenario has no stack.target (its stack: section is missing) and no --target SERVICE:PORT was given: --compose names the files, not the service that receives the load")
+	if g.target, err = g.targetOf(); err != nil {
+		return err
 	}
 	if g.env, err = g.sc.ResolveEnv(g.d.LookupEnv); err != nil {
 		return Usagef("%w", err)
@@ -332,6 +309,42 @@ func (g *gate) setup(ctx context.Context) error {
 		return Usagef("gate: baseline %s was measured with scenario hash %s, head's is %s: same load or no comparison", name, g.baseline.Scenario.Hash, g.sc.Hash)
 	}
 	return nil
+}
+
+// loadNoise reads the protected side's noise calibration, unless one was
+// given: the change judged does not set its own noise floor. A duet gate
+// notes it unused, its rounds' own spread standing instead.
+func (g *gate) loadNoise() error {
+	if g.cfg.Compare.Noise != nil {
+		return nil
+	}
+	n, p, err := LoadNoise(g.from.Root, g.sc.Name)
+	if err != nil {
+		return Usagef("gate: noise calibration: %w", err)
+	}
+	switch {
+	case n != nil && g.cfg.Duet:
+		rel, _ := filepath.Rel(g.from.Root, p)
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteDuetNoiseUnused, Path: filepath.ToSlash(rel)})
+	case n != nil:
+		g.cfg.Compare.Noise = n
+		fmt.Fprintf(g.d.Log, "loadgate: noise calibration %s (%d pairs, %s)\n", p, n.Pairs, n.Date.Format(time.DateOnly))
+	}
+	return nil
+}
+
+// targetOf is the service:port that receives the load: the flag's, else
+// the scenario's stack.target.
+func (g *gate) targetOf() (string, error) {
+	switch {
+	case g.sc.Stack == nil && len(g.cfg.Compose) == 0:
+		return "", Usagef("gate: the scenario has no stack: section and no --compose was given: a gate runs each side's own stack")
+	case g.cfg.Target != "":
+		return g.cfg.Target, nil
+	case g.sc.Stack != nil && g.sc.Stack.Target != "":
+		return g.sc.Stack.Target, nil
+	}
+	return "", Usagef("gate: no target: the scenario has no stack.target (its stack: section is missing) and no --target SERVICE:PORT was given: --compose names the files, not the service that receives the load")
 }
 
 // loadScenario reads the protected side's scenario (head's with
@@ -496,14 +509,7 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	if g.base != nil {
 		sides = []*Side{g.base, g.head}
 	}
-	roundsWord := fmt.Sprintf("%d round(s)", g.cfg.Rounds)
-	if g.cfg.Auto {
-		roundsWord = fmt.Sprintf("sequential rounds, at most %d, budget %s", g.cfg.MaxRounds, g.cfg.Budget)
-	}
-	if g.cfg.Duet {
-		roundsWord += ", duet (both sides at the same instants)"
-	}
-	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, result.ShortHash(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
+	g.announce()
 	for _, s := range sides {
 		if err := g.up(ctx, s); err != nil {
 			return Outcome{}, err
@@ -511,17 +517,9 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	}
 	// Planned once the stacks are up (start-up counts against the budget),
 	// re-planned once after round 1 from its length.
-	planned := g.cfg.Rounds
-	var seq *seqLoop
-	if g.cfg.Auto {
-		var err error
-		if seq, err = g.planSequential(len(sides)); err != nil {
-			return Outcome{}, err
-		}
-		planned = seq.plan.MaxRounds
-		g.maxRounds = planned
-	} else {
-		g.maxRounds = g.fixedMaxRounds(len(sides), RoundEstimate(g.sc, len(sides), g.cfg.Duet), 0)
+	planned, seq, err := g.plan(len(sides))
+	if err != nil {
+		return Outcome{}, err
 	}
 	g.stall.rerun = -1
 	var longest time.Duration
@@ -534,21 +532,13 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		} else {
 			n++
 		}
-		began := g.d.Now()
-		var interrupted bool
-		var err error
-		if g.cfg.Duet {
-			interrupted, err = g.duetRound(ctx, i, planned)
-		} else {
-			interrupted, err = g.pairRound(ctx, i, planned)
-		}
+		took, interrupted, err := g.timedRound(ctx, i, planned)
 		if err != nil {
 			return Outcome{}, err
 		}
 		if interrupted {
 			return g.finish(true)
 		}
-		took := g.d.Now().Sub(began)
 		if ran == 0 {
 			if planned, err = g.replan(seq, len(sides), took, planned); err != nil {
 				return Outcome{}, err
@@ -574,6 +564,48 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		}
 	}
 	return g.finish(false)
+}
+
+// timedRound runs round i, both sides at once in a duet, and says how
+// long it took and whether it was interrupted.
+func (g *gate) timedRound(ctx context.Context, i, planned int) (time.Duration, bool, error) {
+	began := g.d.Now()
+	var interrupted bool
+	var err error
+	if g.cfg.Duet {
+		interrupted, err = g.duetRound(ctx, i, planned)
+	} else {
+		interrupted, err = g.pairRound(ctx, i, planned)
+	}
+	return g.d.Now().Sub(began), interrupted, err
+}
+
+// announce logs what the gate compares, how many rounds and where its
+// results go.
+func (g *gate) announce() {
+	roundsWord := fmt.Sprintf("%d round(s)", g.cfg.Rounds)
+	if g.cfg.Auto {
+		roundsWord = fmt.Sprintf("sequential rounds, at most %d, budget %s", g.cfg.MaxRounds, g.cfg.Budget)
+	}
+	if g.cfg.Duet {
+		roundsWord += ", duet (both sides at the same instants)"
+	}
+	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, result.ShortHash(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
+}
+
+// plan is the rounds planned for n sides, and the sequential loop of a
+// --rounds auto gate (nil otherwise); it sets g.maxRounds.
+func (g *gate) plan(n int) (int, *seqLoop, error) {
+	if !g.cfg.Auto {
+		g.maxRounds = g.fixedMaxRounds(n, RoundEstimate(g.sc, n, g.cfg.Duet), 0)
+		return g.cfg.Rounds, nil, nil
+	}
+	seq, err := g.planSequential(n)
+	if err != nil {
+		return 0, nil, err
+	}
+	g.maxRounds = seq.plan.MaxRounds
+	return seq.plan.MaxRounds, seq, nil
 }
 
 // pairRound runs round i's sides in ABBA order; true: interrupted.
@@ -636,14 +668,35 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 		ps[k] = p
 	}
 	startAt := g.d.Now().Add(duetLead) // both sides are ready
-	var (
-		res      [2]*result.Result
-		errs     [2]error
-		warnings [2]error
-		first    = -1 // the side that failed first
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-	)
+	res, errs, warnings, first := g.duetLoads(ctx, cancel, ps, startAt)
+	for k, w := range warnings {
+		if w != nil {
+			fmt.Fprintf(g.d.Log, "loadgate: warning: %s stats: %v\n", sides[k].Name, w)
+		}
+	}
+	if first >= 0 {
+		return false, fail(first, errs[first], "was stopped with it")
+	}
+	for k, p := range ps {
+		if err := g.write(ctx, p, res[k]); err != nil {
+			return false, err
+		}
+	}
+	for k, p := range ps {
+		p.s.Results = put(p.s.Results, i, res[k])
+		g.logBehind(i, p.s.Name, res[k])
+	}
+	return res[0].Interrupted || res[1].Interrupted, nil
+}
+
+// duetLoads runs both prepared sides' loads from startAt at once; the
+// first to fail cancels the other with its cause. It returns each side's
+// result, error and stats warning, and the side that failed first (-1:
+// none).
+func (g *gate) duetLoads(ctx context.Context, cancel context.CancelCauseFunc, ps [2]*prepared, startAt time.Time) (res [2]*result.Result, errs, warnings [2]error, first int) {
+	first = -1
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for k, p := range ps {
 		wg.Add(1)
 		go func() {
@@ -664,24 +717,7 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 		}()
 	}
 	wg.Wait()
-	for k, w := range warnings {
-		if w != nil {
-			fmt.Fprintf(g.d.Log, "loadgate: warning: %s stats: %v\n", sides[k].Name, w)
-		}
-	}
-	if first >= 0 {
-		return false, fail(first, errs[first], "was stopped with it")
-	}
-	for k, p := range ps {
-		if err := g.write(ctx, p, res[k]); err != nil {
-			return false, err
-		}
-	}
-	for k, p := range ps {
-		p.s.Results = put(p.s.Results, i, res[k])
-		g.logBehind(i, p.s.Name, res[k])
-	}
-	return res[0].Interrupted || res[1].Interrupted, nil
+	return res, errs, warnings, first
 }
 
 // round runs s's load once, unpaused for it and paused after, and writes

@@ -32,16 +32,12 @@ type MergeConfig struct {
 // rounded up. Fewer is unusable, never a pass on what little arrived.
 func DefaultMinShards(n int) int { return (n + 1) / 2 }
 
-// Merge pools the shards' paired rounds into one gate and judges it with
-// the gate's own rules (verdict.Gate: the same comparisons, family-wise
-// control and thresholds). The merge looks once, when every shard is in,
-// so the fixed rule applies to sequential shards too: nothing stopped
-// early, no error was spent on earlier looks.
-//
-// Shards of different scenario hashes, commits, policies or tool versions
-// are refused (ErrUsage, naming the shard and the difference). A shard
-// that failed or did not arrive is stated (its rounds are not used) and
-// the gate is judged on the others, or unusable below MinShards.
+// Merge pools the shards' paired rounds into one gate and judges it by
+// the gate's own rules (verdict.Gate), looking once when every shard is
+// in, so no error was spent on earlier looks. Shards of other scenario
+// hashes, commits, policies or tool versions are refused (ErrUsage); a
+// shard that failed or did not arrive is stated and the gate is judged on
+// the others, or unusable below MinShards.
 func Merge(ctx context.Context, cfg MergeConfig) (Outcome, string, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -78,13 +74,9 @@ func ShardDirs(root string) ([]string, error) {
 }
 
 func merge(ctx context.Context, cfg MergeConfig) (Outcome, error) {
-	recs := make([]*ShardRecord, len(cfg.Dirs))
-	for i, d := range cfg.Dirs {
-		r, err := ReadShard(d)
-		if err != nil {
-			return Outcome{}, err
-		}
-		recs[i] = r
+	recs, err := readShards(cfg.Dirs)
+	if err != nil {
+		return Outcome{}, err
 	}
 	shards, err := checkShards(cfg.Dirs, recs)
 	if err != nil {
@@ -108,42 +100,7 @@ func merge(ctx context.Context, cfg MergeConfig) (Outcome, error) {
 	gr := Outcome{Scenario: ref.Scenario,
 		Base: SideResults{Name: "base", Ref: ref.Base.Ref, Commit: ref.Base.Commit},
 		Head: SideResults{Name: "head", Ref: ref.Head.Ref, Commit: ref.Head.Commit}}
-	byK := map[int]int{}
-	for i, s := range shards {
-		byK[s.K] = i
-	}
-	var unusable []verdict.Note
-	for k := 1; k <= n; k++ {
-		i, ok := byK[k]
-		sh := Shard{K: k, N: n}
-		if !ok {
-			gr.Shards = append(gr.Shards, ShardInfo{Shard: sh, Name: sh.String(), Status: ShardMissing})
-			gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteShardMissing, Shard: sh.String()})
-			continue
-		}
-		rec := recs[i]
-		info := ShardInfo{Shard: sh, Name: sh.String(), Status: rec.Status, Error: rec.Error, WallS: rec.WallS, Machine: rec.Machine, Topology: rec.Topology, Dir: cfg.Dirs[i]}
-		for _, note := range rec.Notes {
-			gr.Notes = addNote(gr.Notes, note)
-		}
-		for _, n := range rec.Unusable {
-			unusable = addNote(unusable, n)
-		}
-		if rec.Status == ShardOK {
-			base, head, err := readShardRounds(ctx, cfg.Dirs[i], rec.Rounds, len(gr.Head.Results))
-			if err != nil {
-				info.Status, info.Error = ShardFailed, oneLine(err.Error())
-			} else {
-				gr.Base.Results = append(gr.Base.Results, base...)
-				gr.Head.Results = append(gr.Head.Results, head...)
-				info.Rounds = len(head)
-			}
-		}
-		if info.Status != ShardOK {
-			gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteShardFailed, Shard: sh.String(), Detail: info.Error})
-		}
-		gr.Shards = append(gr.Shards, info)
-	}
+	unusable := gr.addShards(ctx, cfg.Dirs, recs, shards, n)
 	gr.Rounds = len(gr.Head.Results)
 	given := 0
 	for _, s := range gr.Shards {
@@ -163,18 +120,80 @@ func merge(ctx context.Context, cfg MergeConfig) (Outcome, error) {
 		}
 		gr.Verdict = v
 	}
-	// A shard's gate found head's change to the workflows that run it (as
-	// GuardWorkflows words it): the merged verdict is what it would have been.
-	if len(unusable) > 0 && gr.Verdict.Value != verdict.Unusable {
-		for i := range unusable {
-			if unusable[i].Code == verdict.NoteWorkflowChanged {
-				unusable[i].Was = gr.Verdict.Value
+	gr.unusableFromShards(unusable)
+	return gr, nil
+}
+
+// readShards reads each directory's shard record.
+func readShards(dirs []string) ([]*ShardRecord, error) {
+	recs := make([]*ShardRecord, len(dirs))
+	for i, d := range dirs {
+		r, err := ReadShard(d)
+		if err != nil {
+			return nil, err
+		}
+		recs[i] = r
+	}
+	return recs, nil
+}
+
+// addShards adds shards 1 to n in order: each one's info, notes and, from
+// a shard that ran, its rounds; a shard absent or failed is noted. It
+// returns the notes of the shards that found their gate unusable.
+func (gr *Outcome) addShards(ctx context.Context, dirs []string, recs []*ShardRecord, shards []Shard, n int) []verdict.Note {
+	byK := map[int]int{}
+	for i, s := range shards {
+		byK[s.K] = i
+	}
+	var unusable []verdict.Note
+	for k := 1; k <= n; k++ {
+		i, ok := byK[k]
+		sh := Shard{K: k, N: n}
+		if !ok {
+			gr.Shards = append(gr.Shards, ShardInfo{Shard: sh, Name: sh.String(), Status: ShardMissing})
+			gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteShardMissing, Shard: sh.String()})
+			continue
+		}
+		rec := recs[i]
+		info := ShardInfo{Shard: sh, Name: sh.String(), Status: rec.Status, Error: rec.Error, WallS: rec.WallS, Machine: rec.Machine, Topology: rec.Topology, Dir: dirs[i]}
+		for _, note := range rec.Notes {
+			gr.Notes = addNote(gr.Notes, note)
+		}
+		for _, n := range rec.Unusable {
+			unusable = addNote(unusable, n)
+		}
+		if rec.Status == ShardOK {
+			base, head, err := readShardRounds(ctx, dirs[i], rec.Rounds, len(gr.Head.Results))
+			if err != nil {
+				info.Status, info.Error = ShardFailed, oneLine(err.Error())
+			} else {
+				gr.Base.Results = append(gr.Base.Results, base...)
+				gr.Head.Results = append(gr.Head.Results, head...)
+				info.Rounds = len(head)
 			}
 		}
-		gr.Notes = append(gr.Notes, gr.Verdict.Notes...)
-		gr.Verdict.Value, gr.Verdict.Notes = verdict.Unusable, unusable
+		if info.Status != ShardOK {
+			gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteShardFailed, Shard: sh.String(), Detail: info.Error})
+		}
+		gr.Shards = append(gr.Shards, info)
 	}
-	return gr, nil
+	return unusable
+}
+
+// unusableFromShards makes the merged verdict unusable when a shard's gate
+// found head's change to the workflows that run it (as GuardWorkflows
+// words it), noting what the verdict would have been.
+func (gr *Outcome) unusableFromShards(unusable []verdict.Note) {
+	if len(unusable) == 0 || gr.Verdict.Value == verdict.Unusable {
+		return
+	}
+	for i := range unusable {
+		if unusable[i].Code == verdict.NoteWorkflowChanged {
+			unusable[i].Was = gr.Verdict.Value
+		}
+	}
+	gr.Notes = append(gr.Notes, gr.Verdict.Notes...)
+	gr.Verdict.Value, gr.Verdict.Notes = verdict.Unusable, unusable
 }
 
 // checkShards parses each record's shard and refuses what cannot be one

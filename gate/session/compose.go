@@ -13,13 +13,11 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Compose is a stack brought up for a session (gate/stack's Run): the
+// Compose is a stack brought up for a session (package compose): the
 // target its loads go to, its samplers, its services' counts and stubs,
-// its pause and its teardown.
-//
-// A Compose is used by one goroutine at a time (in a duet gate each side's
-// from its own); the listeners its Sample and Count return are called by
-// the engine, which gate/stack and gate/counted make safe.
+// its pause and its teardown. One goroutine uses it at a time; the
+// listeners its Sample and Count return are called by the engine, which
+// compose and gate/counted make safe.
 type Compose struct {
 	Run    *compose.Run
 	Target string        // service:port

@@ -42,76 +42,88 @@ func ParseDelay(s string) (Delay, error) {
 	if !ok {
 		kind, args = "fixed", s
 	}
-	bad := func(format string, a ...any) (Delay, error) {
-		return Delay{}, fmt.Errorf("%w %q: %s", ErrDelay, clip(s), fmt.Sprintf(format, a...))
-	}
-	dur := func(name, v string) (time.Duration, error) {
-		d, err := time.ParseDuration(strings.TrimSpace(v))
-		if err != nil {
-			return 0, fmt.Errorf("%s: %q is not a duration such as 20ms", name, clip(v))
-		}
-		if d < 0 || d > MaxDelay {
-			return 0, fmt.Errorf("%s: %s is outside [0, %s]", name, d, MaxDelay)
-		}
-		return d, nil
-	}
+	var d Delay
+	var err error
 	switch kind {
 	case "fixed":
-		d, err := dur("fixed", args)
-		if err != nil {
-			return bad("%v", err)
-		}
-		return Delay{Dist: "fixed", Fixed: d}, nil
+		d.Dist = "fixed"
+		d.Fixed, err = delayDur("fixed", args)
 	case "uniform":
-		lo, hi, ok := strings.Cut(args, "-")
-		if !ok {
-			return bad("uniform needs min-max, e.g. uniform:10ms-30ms")
-		}
-		a, err := dur("min", lo)
-		if err != nil {
-			return bad("%v", err)
-		}
-		b, err := dur("max", hi)
-		if err != nil {
-			return bad("%v", err)
-		}
-		if a > b {
-			return bad("min %s is above max %s", a, b)
-		}
-		return Delay{Dist: "uniform", Min: a, Max: b}, nil
+		d, err = parseUniform(args)
 	case "lognormal":
-		var d Delay
-		d.Dist = "lognormal"
-		seen := map[string]bool{}
-		for _, kv := range strings.Split(args, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			k = strings.TrimSpace(k)
-			if !ok || (k != "p50" && k != "p99") {
-				return bad("lognormal takes p50=DURATION,p99=DURATION, not %q", clip(kv))
-			}
-			if seen[k] {
-				return bad("%s given twice", k)
-			}
-			seen[k] = true
-			x, err := dur(k, v)
-			if err != nil {
-				return bad("%v", err)
-			}
-			if k == "p50" {
-				d.P50 = x
-			} else {
-				d.P99 = x
-			}
-		}
-		if !seen["p50"] || !seen["p99"] {
-			return bad("lognormal needs both p50 and p99")
-		}
-		if d.P50 <= 0 || d.P50 > d.P99 {
-			return bad("lognormal needs 0 < p50 <= p99")
-		}
-		return d, nil
+		d, err = parseLognormal(args)
+	default:
+		err = fmt.Errorf("unknown distribution %q (fixed, uniform, lognormal)", clip(kind))
 	}
-	return bad("unknown distribution %q (fixed, uniform, lognormal)", clip(kind))
+	if err != nil {
+		return Delay{}, fmt.Errorf("%w %q: %s", ErrDelay, clip(s), err)
+	}
+	return d, nil
+}
+
+// delayDur reads the duration v of parameter name, within [0, MaxDelay].
+func delayDur(name, v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a duration such as 20ms", name, clip(v))
+	}
+	if d < 0 || d > MaxDelay {
+		return 0, fmt.Errorf("%s: %s is outside [0, %s]", name, d, MaxDelay)
+	}
+	return d, nil
+}
+
+// parseUniform reads "min-max".
+func parseUniform(args string) (Delay, error) {
+	lo, hi, ok := strings.Cut(args, "-")
+	if !ok {
+		return Delay{}, errors.New("uniform needs min-max, e.g. uniform:10ms-30ms")
+	}
+	a, err := delayDur("min", lo)
+	if err != nil {
+		return Delay{}, err
+	}
+	b, err := delayDur("max", hi)
+	if err != nil {
+		return Delay{}, err
+	}
+	if a > b {
+		return Delay{}, fmt.Errorf("min %s is above max %s", a, b)
+	}
+	return Delay{Dist: "uniform", Min: a, Max: b}, nil
+}
+
+// parseLognormal reads "p50=DURATION,p99=DURATION", each once.
+func parseLognormal(args string) (Delay, error) {
+	d := Delay{Dist: "lognormal"}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(args, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || (k != "p50" && k != "p99") {
+			return Delay{}, fmt.Errorf("lognormal takes p50=DURATION,p99=DURATION, not %q", clip(kv))
+		}
+		if seen[k] {
+			return Delay{}, fmt.Errorf("%s given twice", k)
+		}
+		seen[k] = true
+		x, err := delayDur(k, v)
+		if err != nil {
+			return Delay{}, err
+		}
+		if k == "p50" {
+			d.P50 = x
+		} else {
+			d.P99 = x
+		}
+	}
+	if !seen["p50"] || !seen["p99"] {
+		return Delay{}, errors.New("lognormal needs both p50 and p99")
+	}
+	if d.P50 <= 0 || d.P50 > d.P99 {
+		return Delay{}, errors.New("lognormal needs 0 < p50 <= p99")
+	}
+	return d, nil
 }
 
 func clip(s string) string {

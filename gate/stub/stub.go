@@ -1,16 +1,11 @@
 // Package stub is `loadgate stub`: an HTTP server standing in for a
 // third-party provider, slow and failing on purpose, so that a stack is
-// measured against an upstream whose behaviour is stated.
-//
-// Each answer waits a delay drawn from Delay, then answers 500 (ErrorRate),
-// holds the request without answering until the client gives up or HoldMax
-// passes (TimeoutRate), or answers 200 with JSON (or with Stream's
-// server-sent events when the request accepts them). Draws come from one
-// source seeded with Seed, in arrival order.
-//
-// It also serves /healthz, /stub/config (result.StubConfig) and /metrics
-// (Metric by route and outcome). A *Server is safe for concurrent use; Serve
-// blocks until its context ends, then shuts down within ShutdownBound.
+// measured against an upstream whose behaviour is stated. Each answer
+// waits a delay drawn from Delay, then fails (ErrorRate), holds until the
+// client gives up (TimeoutRate), or answers 200 with JSON or Stream's
+// events; draws are seeded (Seed), in arrival order. It also serves
+// /healthz, /stub/config and /metrics. A *Server is safe for concurrent
+// use.
 package stub
 
 import (

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,24 +57,8 @@ func Run(ctx context.Context, base *scenario.Scenario, plan Plan, out string, st
 	if now == nil {
 		now = time.Now
 	}
-	sw = &Sweep{
-		Schema: Schema, StartedAt: startedAt.UTC(), Rates: plan.Rates,
-		StepS: plan.Step.Seconds(), WarmupS: plan.Warmup.Seconds(), HoldRule: Rule,
-		Scenario: result.Scenario{Name: base.Name, Hash: base.Hash, File: base.File, Scale: base.Scale, MaxInFlight: base.MaxInFlight,
-			TimeoutMS: float64(base.Timeout) / float64(time.Millisecond)},
-		NotMeasured: []string{},
-	}
-	if d.Stack != nil {
-		defer func() {
-			if _, derr := d.Stack.Down(); derr != nil {
-				sw.NotMeasured = append(sw.NotMeasured, fmt.Sprintf("the stack was not torn down cleanly: %v", derr))
-			}
-			sw.FinishedAt = now().UTC()
-			Conclude(sw)
-		}()
-	} else {
-		defer func() { sw.FinishedAt = now().UTC(); Conclude(sw) }()
-	}
+	sw = newSweep(base, plan, startedAt)
+	defer d.finish(sw, now)
 	floor := min(base.Timeout, base.Drain)
 	for i, ssc := range plan.Scenarios {
 		k, rate := i+1, plan.Rates[i]
@@ -85,35 +70,16 @@ func Run(ctx context.Context, base *scenario.Scenario, plan Plan, out string, st
 		if d.Starting != nil {
 			d.Starting(k, len(plan.Rates), rate)
 		}
-		var started []func(time.Time)
-		var stop func(*result.Result) error
-		if d.Stack != nil {
-			start, st, err := d.Stack.Sample(ctx, stepDir, ssc.Warmup)
-			if err != nil {
-				return sw, fmt.Errorf("sweep: stats: %w", err)
-			}
-			started, stop = append(started, start), st // the step's samplers start at its t0 + warm-up
+		res, err := d.measure(ctx, ssc, stepDir)
+		if errors.Is(err, errStats) {
+			return sw, err
 		}
-		spec := d.Spec
-		spec.Scenario, spec.Dir, spec.Started = ssc, stepDir, started
-		if d.Stack != nil {
-			spec.Topology = d.Stack.Topology()
-		}
-		res, err := d.Runner.Run(ctx, spec)
 		if err != nil {
-			if stop != nil {
-				_ = stop(&result.Result{})
-			}
 			if ctx.Err() == nil || len(sw.Steps) == 0 {
 				return sw, err
 			}
 			sw.Interrupted = true // cut short before the step could start: the steps so far are kept
 			break
-		}
-		if stop != nil {
-			if ferr := stop(res); ferr != nil && d.Warn != nil {
-				d.Warn("stats.jsonl: %v", ferr)
-			}
 		}
 		v := verdict.Thresholds(res)
 		st, err := NewStep(StepInput{Number: k, Rate: rate, Result: filepath.ToSlash(filepath.Join(dir, "result.json")), Res: res, Verdict: v, Floor: floor})
@@ -138,4 +104,62 @@ func Run(ctx context.Context, base *scenario.Scenario, plan Plan, out string, st
 		}
 	}
 	return sw, nil
+}
+
+// newSweep is the sweep of plan before its first step.
+func newSweep(base *scenario.Scenario, plan Plan, startedAt time.Time) *Sweep {
+	return &Sweep{
+		Schema: Schema, StartedAt: startedAt.UTC(), Rates: plan.Rates,
+		StepS: plan.Step.Seconds(), WarmupS: plan.Warmup.Seconds(), HoldRule: Rule,
+		Scenario: result.Scenario{Name: base.Name, Hash: base.Hash, File: base.File, Scale: base.Scale, MaxInFlight: base.MaxInFlight,
+			TimeoutMS: float64(base.Timeout) / float64(time.Millisecond)},
+		NotMeasured: []string{},
+	}
+}
+
+// finish tears the stack down (noting a failure) and concludes sw.
+func (d Deps) finish(sw *Sweep, now func() time.Time) {
+	if d.Stack != nil {
+		if _, derr := d.Stack.Down(); derr != nil {
+			sw.NotMeasured = append(sw.NotMeasured, fmt.Sprintf("the stack was not torn down cleanly: %v", derr))
+		}
+	}
+	sw.FinishedAt = now().UTC()
+	Conclude(sw)
+}
+
+// errStats marks a step whose stack samplers did not start.
+var errStats = errors.New("sweep: stats")
+
+// measure runs one step's load into stepDir, the stack's samplers (if
+// any) starting at its t0 + warm-up and filling its result. An error is
+// the Runner's as is, or wraps errStats.
+func (d Deps) measure(ctx context.Context, ssc *scenario.Scenario, stepDir string) (*result.Result, error) {
+	var started []func(time.Time)
+	var stop func(*result.Result) error
+	if d.Stack != nil {
+		start, st, err := d.Stack.Sample(ctx, stepDir, ssc.Warmup)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errStats, err)
+		}
+		started, stop = append(started, start), st
+	}
+	spec := d.Spec
+	spec.Scenario, spec.Dir, spec.Started = ssc, stepDir, started
+	if d.Stack != nil {
+		spec.Topology = d.Stack.Topology()
+	}
+	res, err := d.Runner.Run(ctx, spec)
+	if err != nil {
+		if stop != nil {
+			_ = stop(&result.Result{})
+		}
+		return nil, err
+	}
+	if stop != nil {
+		if ferr := stop(res); ferr != nil && d.Warn != nil {
+			d.Warn("stats.jsonl: %v", ferr)
+		}
+	}
+	return res, nil
 }

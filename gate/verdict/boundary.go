@@ -64,7 +64,7 @@ const seqGrid = 400
 // c_j for looks after ns[j] rounds with cumulative spending cum[j].
 func seqBounds(ns []int, cum []float64) []float64 {
 	c := make([]float64, len(ns))
-	var grid, dens, w []float64 // the sub-density of S_{j−1} on the continuation region
+	var d subDensity // of S_{j−1} on the continuation region
 	prev := 0.0
 	for j, n := range ns {
 		aj := cum[j] - prev
@@ -74,61 +74,78 @@ func seqBounds(ns []int, cum []float64) []float64 {
 		if j > 0 {
 			sd = math.Sqrt(I - float64(ns[j-1]))
 		}
-		if j == 0 {
-			// The first look: S_1 ~ N(0, n_1), exact.
-			if aj <= 0 {
-				c[0] = math.Inf(1)
-			} else {
-				c[0] = -normQuantile(aj / 2)
-			}
-		} else {
-			cross := func(b float64) float64 { // P(continue to j−1, |S_j| ≥ b)
-				p := 0.0
-				for i, u := range grid {
-					p += w[i] * dens[i] * 0.5 * (math.Erfc((b-u)/sd/math.Sqrt2) + math.Erfc((b+u)/sd/math.Sqrt2))
-				}
-				return p
-			}
-			if aj <= 0 {
-				c[j] = math.Inf(1)
-			} else if cross(0) <= aj {
-				c[j] = 0 // all that is left is more than a crossing can take
-			} else {
-				// Bisection in log scale: α_j may be as small as 1e−12.
-				lo, hi := 0.0, 40*math.Sqrt(I)
-				for range 80 {
-					mid := (lo + hi) / 2
-					if cross(mid) > aj {
-						lo = mid
-					} else {
-						hi = mid
-					}
-				}
-				c[j] = hi / math.Sqrt(I)
-			}
+		switch {
+		case j > 0:
+			c[j] = d.bound(aj, sd, I)
+		case aj <= 0:
+			c[0] = math.Inf(1)
+		default:
+			c[0] = -normQuantile(aj / 2) // the first look: S_1 ~ N(0, n_1), exact
 		}
 		if j == len(ns)-1 {
 			break
 		}
-		// The sub-density of S_j on |s| < c_j√n_j, truncated at 9√n_j.
-		b := math.Min(c[j]*math.Sqrt(I), 9*math.Sqrt(I))
-		ng, nw := simpson(-b, b)
-		nd := make([]float64, len(ng))
-		for i, s := range ng {
-			if j == 0 {
-				nd[i] = math.Exp(-s*s/(2*I)) / math.Sqrt(2*math.Pi*I)
-				continue
-			}
-			x := 0.0
-			for k, u := range grid {
-				z := (s - u) / sd
-				x += w[k] * dens[k] * math.Exp(-z*z/2)
-			}
-			nd[i] = x / (sd * math.Sqrt(2*math.Pi))
-		}
-		grid, dens, w = ng, nd, nw
+		d = d.next(c[j], I, sd, j == 0)
 	}
 	return c
+}
+
+// subDensity is the sub-density of the sum S at a look on its
+// continuation region: its values at Simpson points, with their weights.
+type subDensity struct {
+	grid, dens, w []float64
+}
+
+// cross is P(continue to this look, |S_next| ≥ b), sd the sd of the
+// rounds' sum between the looks.
+func (d subDensity) cross(b, sd float64) float64 {
+	p := 0.0
+	for i, u := range d.grid {
+		p += d.w[i] * d.dens[i] * 0.5 * (math.Erfc((b-u)/sd/math.Sqrt2) + math.Erfc((b+u)/sd/math.Sqrt2))
+	}
+	return p
+}
+
+// bound is the next look's critical value after I rounds, spending aj.
+func (d subDensity) bound(aj, sd, I float64) float64 {
+	if aj <= 0 {
+		return math.Inf(1)
+	}
+	if d.cross(0, sd) <= aj {
+		return 0 // all that is left is more than a crossing can take
+	}
+	// Bisection in log scale: α_j may be as small as 1e−12.
+	lo, hi := 0.0, 40*math.Sqrt(I)
+	for range 80 {
+		mid := (lo + hi) / 2
+		if d.cross(mid, sd) > aj {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi / math.Sqrt(I)
+}
+
+// next is the sub-density of S after I rounds on |s| < c√I, truncated at
+// 9√I; first: the first look's, normal and exact.
+func (d subDensity) next(c, I, sd float64, first bool) subDensity {
+	b := math.Min(c*math.Sqrt(I), 9*math.Sqrt(I))
+	ng, nw := simpson(-b, b)
+	nd := make([]float64, len(ng))
+	for i, s := range ng {
+		if first {
+			nd[i] = math.Exp(-s*s/(2*I)) / math.Sqrt(2*math.Pi*I)
+			continue
+		}
+		x := 0.0
+		for k, u := range d.grid {
+			z := (s - u) / sd
+			x += d.w[k] * d.dens[k] * math.Exp(-z*z/2)
+		}
+		nd[i] = x / (sd * math.Sqrt(2*math.Pi))
+	}
+	return subDensity{ng, nd, nw}
 }
 
 // simpson is the points and weights of Simpson's rule over [a, b] with

@@ -53,25 +53,8 @@ func Calibrate(base, head []*result.Result, date time.Time) (*Noise, error) {
 				return nil, fmt.Errorf("calibrate: %w", err)
 			}
 			for _, metric := range CalibrationMetrics {
-				q := quantileOf(metric)
-				logs := make([]float64, 0, len(head))
-				fewest := int64(math.MaxInt64)
-				for i := range head {
-					if bs[i].h == nil || hs[i].h == nil {
-						break
-					}
-					if _, ok, _ := logSE(bs[i].h, q, z); !ok {
-						break
-					}
-					if _, ok, _ := logSE(hs[i].h, q, z); !ok {
-						break
-					}
-					b := max(result.Quantile(bs[i].h, q), 1)
-					h := max(result.Quantile(hs[i].h, q), 1)
-					logs = append(logs, math.Log(float64(h)/float64(b)))
-					fewest = min(fewest, bs[i].h.TotalCount(), hs[i].h.TotalCount())
-				}
-				if len(logs) < len(head) {
+				logs, fewest, ok := pairLogs(bs, hs, quantileOf(metric), z)
+				if !ok {
 					continue // a round without a bound for this percentile
 				}
 				n.Entries = append(n.Entries, NoiseEntry{Phase: p.Name, Workload: name, Metric: metric,
@@ -80,6 +63,30 @@ func Calibrate(base, head []*result.Result, date time.Time) (*Noise, error) {
 		}
 	}
 	return n, nil
+}
+
+// pairLogs is each pair's ln(head/base) of the q-percentile and the
+// fewest successes of a side's round; ok is false when a round has no
+// order-statistics bound for it.
+func pairLogs(bs, hs []sideRound, q, z float64) (logs []float64, fewest int64, ok bool) {
+	logs = make([]float64, 0, len(hs))
+	fewest = int64(math.MaxInt64)
+	for i := range hs {
+		if bs[i].h == nil || hs[i].h == nil {
+			return nil, 0, false
+		}
+		if _, ok, _ := logSE(bs[i].h, q, z); !ok {
+			return nil, 0, false
+		}
+		if _, ok, _ := logSE(hs[i].h, q, z); !ok {
+			return nil, 0, false
+		}
+		b := max(result.Quantile(bs[i].h, q), 1)
+		h := max(result.Quantile(hs[i].h, q), 1)
+		logs = append(logs, math.Log(float64(h)/float64(b)))
+		fewest = min(fewest, bs[i].h.TotalCount(), hs[i].h.TotalCount())
+	}
+	return logs, fewest, true
 }
 
 // Detectable is the smallest head/base slowdown a gate of R rounds calls

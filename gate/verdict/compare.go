@@ -227,7 +227,7 @@ type Need struct {
 // Compare compares paired rounds of base and head (round i is base[i],
 // head[i]) per workload on the judged and recover phases: each latency
 // percentile as a head/base ratio with a confidence interval, the error
-// rate as a difference; the method is in the README ("How a gate decides").
+// rate as a difference; the method is in docs/gate.md ("How a gate decides").
 // A round whose generator fell behind its schedule leaves every decision
 // inconclusive. Different scenario hashes return ErrHashMismatch; unusable
 // sides give Value Unusable with reasons and no comparisons.
@@ -643,25 +643,70 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	if cmp.Head, cmp.HeadN, err = pooled(c.head, phase, workload, metric, q); err != nil {
 		return cmp, err
 	}
-	for i := range R {
+	if unmeasured(&cmp, bs, hs) {
+		return cmp, nil
+	}
+	pr := c.perRound(bs, hs, q)
+	cmp.RoundRatios = pr.ratios
+	m, rank, trim := c.estimate(pr.logs)
+	cmp.Ratio = math.Exp(m)
+	if len(pr.open) > 0 {
+		minN := minSucceeded(bs, hs)
+		cmp.Value, cmp.Reason, cmp.Open = Inconclusive, ReasonTooFewSamples, pr.open
+		cmp.Needs = &Need{SuccessesPerRound: pr.needN, FewestSuccesses: minN,
+			SustainFactor: roundUp(float64(pr.needN) / float64(max(minN, 1)))}
+		return cmp, nil
+	}
+	s := 0.0
+	if R >= 2 {
+		s = stddev(pr.logs, m)
+	}
+	// own: R independent pairs measure the noise between runs themselves.
+	own := R >= 2 && pr.sources == 2*R
+	mdl := c.model(phase, workload, metric, R, own, s, pr.vsum, pr.wsum/2)
+	switch {
+	case rank != nil:
+		mdl = mdl.ranked(rank, robustSD(pr.logs, m), c.opt.Confidence)
+	case trim != nil:
+		mdl = mdl.trim(trim.se, trim.df)
+	}
+	c.judge(&cmp, mdl, m)
+	return cmp, nil
+}
+
+// unmeasured marks cmp not measured at the first round where a side
+// offered nothing or had no success, and says whether it did.
+func unmeasured(cmp *Comparison, bs, hs []sideRound) bool {
+	for i := range bs {
 		for _, sr := range []sideRound{bs[i], hs[i]} {
 			if sr.w == nil || sr.w.Offered == 0 {
 				cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNotOffered, sr.ref(0)
-				return cmp, nil
+				return true
 			}
 			if sr.h.TotalCount() == 0 {
 				cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNoSuccess, sr.ref(sr.w.Offered)
-				return cmp, nil
+				return true
 			}
 		}
 	}
+	return false
+}
 
-	// Per round: the log ratio of the percentile and its sampling variance.
-	logs := make([]float64, R)
-	var open []RoundRef // rounds whose percentile has no order-statistics bound
-	needN := int64(0)
-	// A result in k rounds (a stored baseline) is one sample: its error
-	// adds (k·se)², not k·se².
+// rounds' log ratios of a percentile and their sampling variance.
+type roundLogs struct {
+	logs, ratios []float64
+	open         []RoundRef // rounds whose percentile has no order-statistics bound
+	needN        int64      // the successes per round the open ones need
+	vsum, wsum   float64    // the sampling variance's sum and weight
+	sources      int        // distinct results the rounds read
+}
+
+// perRound is, per round, the log ratio of the q-percentile and its
+// sampling variance. A result in k rounds (a stored baseline) is one
+// sample: its error adds (k·se)², not k·se².
+func (c *comparer) perRound(bs, hs []sideRound, q float64) roundLogs {
+	R := len(bs)
+	pr := roundLogs{logs: make([]float64, R)}
 	type source struct {
 		se float64
 		k  int
@@ -671,8 +716,8 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	for i := range R {
 		b := max(result.Quantile(bs[i].h, q), 1)
 		h := max(result.Quantile(hs[i].h, q), 1)
-		logs[i] = math.Log(float64(h) / float64(b))
-		cmp.RoundRatios = append(cmp.RoundRatios, round6(float64(h)/float64(b)))
+		pr.logs[i] = math.Log(float64(h) / float64(b))
+		pr.ratios = append(pr.ratios, round6(float64(h)/float64(b)))
 		for _, sr := range []sideRound{bs[i], hs[i]} {
 			if src := sources[sr.w]; src != nil {
 				src.k++
@@ -680,52 +725,42 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 			}
 			se, ok, need := logSE(sr.h, q, c.z)
 			if !ok {
-				open = append(open, *sr.ref(sr.h.TotalCount()))
-				needN = max(needN, need)
+				pr.open = append(pr.open, *sr.ref(sr.h.TotalCount()))
+				pr.needN = max(pr.needN, need)
 			}
 			sources[sr.w] = &source{se: se, k: 1}
 			order = append(order, sr.w)
 		}
 	}
-	var vsum, wsum float64
 	for _, w := range order {
 		src := sources[w]
-		vsum += float64(src.k*src.k) * src.se * src.se
-		wsum += float64(src.k*src.k) / float64(R*R)
+		pr.vsum += float64(src.k*src.k) * src.se * src.se
+		pr.wsum += float64(src.k*src.k) / float64(R*R)
 	}
+	pr.sources = len(order)
+	return pr
+}
+
+// estimate is the mean log ratio by the comparer's estimator: the mean,
+// the Hodges–Lehmann estimate (with its signed ranks) or the trimmed mean
+// (with its part).
+func (c *comparer) estimate(logs []float64) (float64, *signedRank, *part) {
 	m := mean(logs)
-	var rank *signedRank
-	var trim *part
 	switch {
-	case c.opt.Estimator == EstimatorHL && R >= 2:
-		rank = newSignedRank(logs)
-		m = rank.estimate()
+	case c.opt.Estimator == EstimatorHL && len(logs) >= 2:
+		rank := newSignedRank(logs)
+		return rank.estimate(), rank, nil
 	case c.opt.Estimator == EstimatorTrimmed:
 		if tm, se, df, ok := trimmed(logs); ok {
-			m, trim = tm, &part{se: se, df: df}
+			return tm, nil, &part{se: se, df: df}
 		}
 	}
-	cmp.Ratio = math.Exp(m)
-	if len(open) > 0 {
-		minN := minSucceeded(bs, hs)
-		cmp.Value, cmp.Reason, cmp.Open = Inconclusive, ReasonTooFewSamples, open
-		cmp.Needs = &Need{SuccessesPerRound: needN, FewestSuccesses: minN,
-			SustainFactor: roundUp(float64(needN) / float64(max(minN, 1)))}
-		return cmp, nil
-	}
-	s := 0.0
-	if R >= 2 {
-		s = stddev(logs, m)
-	}
-	// own: R independent pairs measure the noise between runs themselves.
-	own := R >= 2 && len(order) == 2*R
-	mdl := c.model(phase, workload, metric, R, own, s, vsum, wsum/2)
-	switch {
-	case rank != nil:
-		mdl = mdl.ranked(rank, robustSD(logs, m), c.opt.Confidence)
-	case trim != nil:
-		mdl = mdl.trim(trim.se, trim.df)
-	}
+	return m, nil, nil
+}
+
+// judge sets cmp's interval from mdl around the mean log ratio m, and its
+// verdict against the tolerance.
+func (c *comparer) judge(cmp *Comparison, mdl noiseModel, m float64) {
 	lo, hi, half, interval := mdl.bounds(m, c.opt.Confidence)
 	cmp.Interval = interval
 	if mdl.floor != nil {
@@ -748,7 +783,6 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 		cmp.Value, cmp.Reason = Inconclusive, ReasonStraddles
 		cmp.Needs = c.need(mdl, m, c.opt.Confidence)
 	}
-	return cmp, nil
 }
 
 // part is one component of a latency interval: a standard error of the

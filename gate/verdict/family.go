@@ -106,61 +106,22 @@ func (t *test) scoreP(sign float64) float64 {
 // of α to its tested level. It returns nil when nothing was tested.
 func holm(wvs []WorkloadVerdict, confidence float64, levelAt func(float64) float64) *Family {
 	alpha := math.Round((1-confidence)/2*1e12) / 1e12
-	type ref struct {
-		c *Comparison
-		p float64
-	}
-	var up, down []ref
+	var up, down []holmRef
 	for i := range wvs {
 		for j := range wvs[i].Comparisons {
 			c := &wvs[i].Comparisons[j]
 			if c.test == nil {
 				continue
 			}
-			up = append(up, ref{c, c.test.pUp()})
-			down = append(down, ref{c, c.test.pDown()})
+			up = append(up, holmRef{c, c.test.pUp()})
+			down = append(down, holmRef{c, c.test.pDown()})
 		}
 	}
 	if len(up) == 0 {
 		return nil
 	}
-	k := len(up)
-	step := func(rs []ref, isUp bool) {
-		sort.SliceStable(rs, func(a, b int) bool { return rs[a].p < rs[b].p })
-		held := true
-		for j, r := range rs {
-			share := alpha / float64(k-j)
-			if levelAt != nil && k-j > 1 {
-				share = levelAt(share) // at k − j = 1 it is the look's own level, (1 − confidence)/2
-			}
-			level := math.Round(share*1e12) / 1e12
-			held = held && r.p <= level
-			c := r.c
-			pointsUp := c.test.m > 0
-			if c.test.isScore {
-				pointsUp = c.test.m >= 0
-			}
-			if pointsUp == isUp {
-				c.Family = &FamilyTest{P: r.p, Rank: j + 1, Of: k, Level: level, Held: held}
-			}
-			if held {
-				continue
-			}
-			switch {
-			case isUp && c.Value == Regression:
-				c.Value, c.Reason = Inconclusive, ReasonFamily
-			case !isUp && c.Value == Improvement:
-				c.Value = Pass
-				if c.Metric == MetricErrorRate {
-					c.Reason = ReasonNoMoreErrors
-				} else {
-					c.Reason = ReasonWithin
-				}
-			}
-		}
-	}
-	step(up, true)
-	step(down, false)
+	holmStep(up, true, alpha, levelAt)
+	holmStep(down, false, alpha, levelAt)
 	for i := range wvs {
 		vals := []Value{}
 		for _, ck := range wvs[i].Checks {
@@ -173,5 +134,52 @@ func holm(wvs []WorkloadVerdict, confidence float64, levelAt func(float64) float
 			wvs[i].Value = Worst(vals...)
 		}
 	}
-	return &Family{Method: "holm", Tests: k, Alpha: alpha}
+	return &Family{Method: "holm", Tests: len(up), Alpha: alpha}
+}
+
+// holmRef is a tested comparison and its one-sided p-value.
+type holmRef struct {
+	c *Comparison
+	p float64
+}
+
+// holmStep runs Holm's step-down over rs, one direction (isUp: slower):
+// from the smallest p, each holds while p ≤ α/(k − j) (levelAt's level of
+// it, when set). Each comparison pointing this way records its test; past
+// the first that does not hold, a regression becomes inconclusive and an
+// improvement pass.
+func holmStep(rs []holmRef, isUp bool, alpha float64, levelAt func(float64) float64) {
+	k := len(rs)
+	sort.SliceStable(rs, func(a, b int) bool { return rs[a].p < rs[b].p })
+	held := true
+	for j, r := range rs {
+		share := alpha / float64(k-j)
+		if levelAt != nil && k-j > 1 {
+			share = levelAt(share) // at k − j = 1 it is the look's own level, (1 − confidence)/2
+		}
+		level := math.Round(share*1e12) / 1e12
+		held = held && r.p <= level
+		c := r.c
+		pointsUp := c.test.m > 0
+		if c.test.isScore {
+			pointsUp = c.test.m >= 0
+		}
+		if pointsUp == isUp {
+			c.Family = &FamilyTest{P: r.p, Rank: j + 1, Of: k, Level: level, Held: held}
+		}
+		if held {
+			continue
+		}
+		switch {
+		case isUp && c.Value == Regression:
+			c.Value, c.Reason = Inconclusive, ReasonFamily
+		case !isUp && c.Value == Improvement:
+			c.Value = Pass
+			if c.Metric == MetricErrorRate {
+				c.Reason = ReasonNoMoreErrors
+			} else {
+				c.Reason = ReasonWithin
+			}
+		}
+	}
 }

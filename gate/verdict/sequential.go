@@ -101,20 +101,8 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 	if err != nil {
 		return Verdict{}, err
 	}
-	if plan.MinRounds <= 0 {
-		plan.MinRounds = DefaultSeqMinRounds
-	}
-	if plan.Step <= 0 {
-		plan.Step = 2
-	}
-	if plan.Spending == "" {
-		plan.Spending = SpendOBF
-	}
-	if plan.Spending != SpendPocock && plan.Spending != SpendOBF {
-		return Verdict{}, fmt.Errorf("verdict: spending %q: want %q or %q", plan.Spending, SpendPocock, SpendOBF)
-	}
-	if plan.MaxRounds < plan.MinRounds {
-		return Verdict{}, fmt.Errorf("verdict: sequential: at most %d rounds, fewer than the first look's %d", plan.MaxRounds, plan.MinRounds)
+	if plan, err = plan.withDefaults(); err != nil {
+		return Verdict{}, err
 	}
 	R := len(head)
 	if R < plan.MinRounds || (R-plan.MinRounds)%plan.Step != 0 || R > plan.MaxRounds {
@@ -149,12 +137,42 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 	if err != nil {
 		return v, err
 	}
+	d.Open, d.Stop = seqStop(v, base, head, look >= looks, plan.Final)
+	v.Sequential = &d
+	return v, nil
+}
+
+// withDefaults fills the plan's zero fields and checks the rest.
+func (plan SeqPlan) withDefaults() (SeqPlan, error) {
+	if plan.MinRounds <= 0 {
+		plan.MinRounds = DefaultSeqMinRounds
+	}
+	if plan.Step <= 0 {
+		plan.Step = 2
+	}
+	if plan.Spending == "" {
+		plan.Spending = SpendOBF
+	}
+	if plan.Spending != SpendPocock && plan.Spending != SpendOBF {
+		return plan, fmt.Errorf("verdict: spending %q: want %q or %q", plan.Spending, SpendPocock, SpendOBF)
+	}
+	if plan.MaxRounds < plan.MinRounds {
+		return plan, fmt.Errorf("verdict: sequential: at most %d rounds, fewer than the first look's %d", plan.MaxRounds, plan.MinRounds)
+	}
+	return plan, nil
+}
+
+// seqStop is how many judged comparisons of v are still open and why the
+// gate stops at this look ("" to go on): lastLook, the plan's last look;
+// final, the budget's.
+func seqStop(v Verdict, base, head []*result.Result, lastLook, final bool) (int, string) {
+	open := 0
 	untrusted, regression := false, false
 	for _, wv := range v.Workloads {
 		for _, c := range wv.Comparisons {
 			regression = regression || c.Value == Regression
 			if c.Value == Inconclusive {
-				d.Open++
+				open++
 				untrusted = untrusted || c.Undecided != ""
 			}
 		}
@@ -166,18 +184,17 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 	}
 	switch {
 	case v.Value == Unusable:
-		d.Stop = StopUnusable
-	case d.Open == 0:
-		d.Stop = StopDecided
+		return open, StopUnusable
+	case open == 0:
+		return open, StopDecided
 	case regression:
-		d.Stop = StopRegression
+		return open, StopRegression
 	case untrusted:
-		d.Stop = StopUntrusted
-	case look >= looks:
-		d.Stop = StopMaxRounds
-	case plan.Final:
-		d.Stop = StopBudget
+		return open, StopUntrusted
+	case lastLook:
+		return open, StopMaxRounds
+	case final:
+		return open, StopBudget
 	}
-	v.Sequential = &d
-	return v, nil
+	return open, ""
 }

@@ -8,27 +8,15 @@ import (
 )
 
 // The stalled-round rule (docs/gate.md, "Stalled rounds"), fixed before
-// any round runs. A stall is a shared round effect: in one paired round
-// every workload of one side is much slower at once, while a change shows
-// in every round. Per judged phase × workload measured on both sides in
-// every round (a cell), d is the round's log ratio head/base of the judged
-// percentile less the median of the other rounds' for that cell. A round
-// is stalled when, with at least StallMinOthers other rounds:
-//
-//   - every cell's d has the same sign and |d| ≥ ln StallFactor
-//     (ln StallFactorBacked when the slow side's own figures back it:
-//     steal on its cores StallStealJump above its other rounds', or its
-//     stack's CPU StallCPUFactor× off theirs), over at least
-//     StallMinCells cells;
-//   - the round's mean log ratio over the cells lies outside the other
-//     rounds' 1 − StallAlpha prediction interval (Student t on their mean
-//     and sd): a stall among few rounds must stand far apart, and a second
-//     stall among the others widens it (a miss, never a false flag).
-//
-// A gate replaces at most StallCap(max rounds) rounds, so that a head
-// simply slower everywhere (every round alike: no round stands apart) or
-// often stalled is still judged. The duet's generator-stall rule
-// (leaveOutSharedStalls) is separate and stays.
+// any round runs. A stall is one side of one round much slower on every
+// workload at once, while a change shows in every round. Against the
+// median of at least StallMinOthers other rounds, a round is stalled when
+// every judged cell (phase × workload, StallMinCells at least) moved the
+// same way by StallFactor or more (StallFactorBacked when the slow side's
+// steal, StallStealJump, or stack CPU, StallCPUFactor, backs it), and its
+// mean log ratio lies outside the others' 1 − StallAlpha prediction
+// interval. At most StallCap(max rounds) rounds are replaced, so that a
+// head slower everywhere is still judged.
 const (
 	StallFactor       = 2.0
 	StallFactorBacked = 1.5
@@ -106,13 +94,7 @@ func stallsOf(cells [][]float64, base, head []*result.Result) []Stall {
 		return nil
 	}
 	R := len(cells[0])
-	means := make([]float64, R)
-	for i := range R {
-		for _, c := range cells {
-			means[i] += c[i]
-		}
-		means[i] /= float64(len(cells))
-	}
+	means := roundMeans(cells)
 	var out []Stall
 	var dists []float64
 	for i := range R {
@@ -137,21 +119,12 @@ func stallsOf(cells [][]float64, base, head []*result.Result) []Stall {
 			s.Steal = stallFigure(slow, i, stealShare)
 			s.StackCPU = stallFigure(slow, i, stackCPU)
 		}
-		s.Backed = (s.Steal != nil && s.Steal.Round-s.Steal.Others >= StallStealJump) ||
-			(s.StackCPU != nil && s.StackCPU.Round > 0 && s.StackCPU.Others > 0 &&
-				math.Abs(math.Log(s.StackCPU.Round/s.StackCPU.Others)) >= math.Log(StallCPUFactor))
+		s.Backed = s.backed()
 		bar := math.Log(StallFactor)
 		if s.Backed {
 			bar = math.Log(StallFactorBacked)
 		}
-		least := math.Inf(1)
-		for _, c := range cells {
-			d := c[i] - median(slices.Delete(slices.Clone(c), i, i+1))
-			if dist < 0 {
-				d = -d
-			}
-			least = min(least, d)
-		}
+		least := leastMove(cells, i, dist < 0)
 		if least < bar {
 			continue
 		}
@@ -165,6 +138,42 @@ func stallsOf(cells [][]float64, base, head []*result.Result) []Stall {
 		out, dists = slices.Insert(out, k, s), slices.Insert(dists, k, math.Abs(dist))
 	}
 	return out
+}
+
+// roundMeans is each round's mean over the cells.
+func roundMeans(cells [][]float64) []float64 {
+	means := make([]float64, len(cells[0]))
+	for i := range means {
+		for _, c := range cells {
+			means[i] += c[i]
+		}
+		means[i] /= float64(len(cells))
+	}
+	return means
+}
+
+// backed says whether the slow side's own figures back a stall: steal
+// StallStealJump above its other rounds', or its stack's CPU
+// StallCPUFactor× off theirs.
+func (s Stall) backed() bool {
+	return (s.Steal != nil && s.Steal.Round-s.Steal.Others >= StallStealJump) ||
+		(s.StackCPU != nil && s.StackCPU.Round > 0 && s.StackCPU.Others > 0 &&
+			math.Abs(math.Log(s.StackCPU.Round/s.StackCPU.Others)) >= math.Log(StallCPUFactor))
+}
+
+// leastMove is the smallest move of round i over the cells against each
+// cell's median of the other rounds, in the slow side's direction (down:
+// base slower).
+func leastMove(cells [][]float64, i int, down bool) float64 {
+	least := math.Inf(1)
+	for _, c := range cells {
+		d := c[i] - median(slices.Delete(slices.Clone(c), i, i+1))
+		if down {
+			d = -d
+		}
+		least = min(least, d)
+	}
+	return least
 }
 
 // FindStall is the first of FindStalls, or nil.

@@ -1,14 +1,10 @@
 // Package sandbox runs a command of the change under judgment (a side's
-// stack.prepare) in a box on the runner: its own user, mount and PID
-// namespaces, in which /proc shows only the box (no parent's environment),
-// /run and /var/run are empty (no Docker socket) and the paths the caller
-// hides are empty too (the repository's git directory with a persisted
-// token, the other side's checkout, the results). Nothing it starts
-// outlives it: the box's first process is its PID namespace's init.
-//
-// The box is loadgate's own binary run again with a marker argument; the
-// package's init turns such a process into the box, so any binary that
-// imports the package (loadgate, its test binaries) can be one.
+// stack.prepare) in a box: its own user, mount and PID namespaces, where
+// /proc shows only the box, /run and /var/run are empty (no Docker
+// socket) and the paths the caller hides (the git directory with a token,
+// the other side's checkout, the results) are empty too. Nothing it
+// starts outlives it. The box is loadgate's own binary run again with a
+// marker argument, which the package's init turns into the box.
 package sandbox
 
 import (

@@ -166,85 +166,115 @@ func apiWork(searchRounds int) map[string]work {
 	}
 }
 
-func apiHandler(backendURL string, iterations int) http.Handler {
-	mux := http.NewServeMux()
-	wk := apiWork(iterations)
-	var docs atomic.Int64
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+// api is the api role's state: each endpoint's work, the documents
+// ingested, and the client to the backend.
+type api struct {
+	wk         map[string]work
+	docs       atomic.Int64
+	client     *http.Client
+	backendURL string
+}
 
+func apiHandler(backendURL string, iterations int) http.Handler {
+	a := &api{wk: apiWork(iterations), backendURL: backendURL,
+		client: &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}}
+	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
-	mux.HandleFunc("GET /items", func(w http.ResponseWriter, r *http.Request) {
-		page, err := strconv.Atoi(r.URL.Query().Get("page"))
-		if r.URL.Query().Get("page") == "" {
-			page, err = 1, nil
-		}
-		if err != nil || page < 0 {
-			http.Error(w, "page must be a non-negative integer", http.StatusBadRequest)
-			return
-		}
-		const per = 20
-		page = wrap(page, maxItems/per)
-		wk["items"].do(r.Context(), []byte(strconv.Itoa(page)))
-		items := make([]item, 0, per)
-		for i := 0; i < per; i++ {
-			items = append(items, mkItem((page-1)*per+i+1))
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"page": page, "items": items})
-	})
-	mux.HandleFunc("GET /items/{id}", func(w http.ResponseWriter, r *http.Request) {
-		id, err := strconv.Atoi(r.PathValue("id"))
-		if err != nil || id < 0 {
-			http.Error(w, "no such item", http.StatusNotFound)
-			return
-		}
-		wk["item"].do(r.Context(), []byte(r.PathValue("id")))
-		writeJSON(w, http.StatusOK, mkItem(wrap(id, maxItems)))
-	})
-	mux.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query().Get("q")
-		if q == "" {
-			http.Error(w, "q is required", http.StatusBadRequest)
-			return
-		}
-		sum := wk["search"].do(r.Context(), []byte(q))
-		hits := make([]item, 0, 5)
-		for i := 0; i < 5; i++ {
-			hits = append(hits, mkItem(int(sum[i])<<8|int(sum[i+5])+1))
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"q": q, "digest": hex.EncodeToString(sum[:8]), "hits": hits})
-	})
-	mux.HandleFunc("POST /documents", func(w http.ResponseWriter, r *http.Request) {
-		n, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, 1<<20))
-		if err != nil {
-			http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
-			return
-		}
-		wk["ingest"].do(r.Context(), []byte(strconv.FormatInt(n, 10)))
-		id := docs.Add(1)
-		writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "bytes": n})
-	})
-	mux.HandleFunc("GET /profile/{id}", func(w http.ResponseWriter, r *http.Request) {
-		id, err := strconv.Atoi(r.PathValue("id"))
-		if err != nil || id < 0 {
-			http.Error(w, "no such profile", http.StatusNotFound)
-			return
-		}
-		wk["profile"].do(r.Context(), []byte(r.PathValue("id")))
-		req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, fmt.Sprintf("%s/profile/%d", backendURL, id), nil)
-		resp, err := client.Do(req)
-		if err != nil {
-			http.Error(w, "backend: "+err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		var prof map[string]any
-		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&prof) != nil {
-			http.Error(w, fmt.Sprintf("backend answered %d", resp.StatusCode), http.StatusBadGateway)
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"profile": prof, "recent": []item{mkItem(wrap(id, maxItems)), mkItem(wrap(id+1, maxItems))}})
-	})
+	mux.HandleFunc("GET /items", a.items)
+	mux.HandleFunc("GET /items/{id}", a.item)
+	mux.HandleFunc("GET /search", a.search)
+	mux.HandleFunc("POST /documents", a.documents)
+	mux.HandleFunc("GET /profile/{id}", a.profile)
 	return mux
+}
+
+// items is a page of 20 items (?page=N, 1 when absent).
+func (a *api) items(w http.ResponseWriter, r *http.Request) {
+	page, err := strconv.Atoi(r.URL.Query().Get("page"))
+	if r.URL.Query().Get("page") == "" {
+		page, err = 1, nil
+	}
+	if err != nil || page < 0 {
+		http.Error(w, "page must be a non-negative integer", http.StatusBadRequest)
+		return
+	}
+	const per = 20
+	page = wrap(page, maxItems/per)
+	a.wk["items"].do(r.Context(), []byte(strconv.Itoa(page)))
+	items := make([]item, 0, per)
+	for i := 0; i < per; i++ {
+		items = append(items, mkItem((page-1)*per+i+1))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"page": page, "items": items})
+}
+
+// item is one item by id.
+func (a *api) item(w http.ResponseWriter, r *http.Request) {
+	id, ok := a.byID(w, r, "item")
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, mkItem(wrap(id, maxItems)))
+}
+
+// byID is the {id} of r's path, on which it does what's work; false once
+// it answered 404 "no such what".
+func (a *api) byID(w http.ResponseWriter, r *http.Request, what string) (int, bool) {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil || id < 0 {
+		http.Error(w, "no such "+what, http.StatusNotFound)
+		return 0, false
+	}
+	a.wk[what].do(r.Context(), []byte(r.PathValue("id")))
+	return id, true
+}
+
+// search is five hits for ?q= and the digest the work computed.
+func (a *api) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query().Get("q")
+	if q == "" {
+		http.Error(w, "q is required", http.StatusBadRequest)
+		return
+	}
+	sum := a.wk["search"].do(r.Context(), []byte(q))
+	hits := make([]item, 0, 5)
+	for i := 0; i < 5; i++ {
+		hits = append(hits, mkItem(int(sum[i])<<8|int(sum[i+5])+1))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"q": q, "digest": hex.EncodeToString(sum[:8]), "hits": hits})
+}
+
+// documents accepts a body of up to 1 MiB, discarded, and numbers it.
+func (a *api) documents(w http.ResponseWriter, r *http.Request) {
+	n, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, 1<<20))
+	if err != nil {
+		http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
+		return
+	}
+	a.wk["ingest"].do(r.Context(), []byte(strconv.FormatInt(n, 10)))
+	id := a.docs.Add(1)
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "bytes": n})
+}
+
+// profile is the backend's profile of id, with two recent items.
+func (a *api) profile(w http.ResponseWriter, r *http.Request) {
+	id, ok := a.byID(w, r, "profile")
+	if !ok {
+		return
+	}
+	req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, fmt.Sprintf("%s/profile/%d", a.backendURL, id), nil)
+	resp, err := a.client.Do(req)
+	if err != nil {
+		http.Error(w, "backend: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	var prof map[string]any
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&prof) != nil {
+		http.Error(w, fmt.Sprintf("backend answered %d", resp.StatusCode), http.StatusBadGateway)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"profile": prof, "recent": []item{mkItem(wrap(id, maxItems)), mkItem(wrap(id+1, maxItems))}})
 }
 
 func backendHandler(delay time.Duration) http.Handler {
