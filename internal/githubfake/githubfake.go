@@ -25,9 +25,9 @@
 //
 //   - one token (Token), sent as "Bearer" or "token"; anything else is 401
 //     on every API path, releases and tags too (GitHub serves a public
-//     repository's to anyone); downloads and archives need none. No scopes or permissions: a token
-//     that may read may write, and a fork's read-only token is not modelled
-//     (the action decides that from the event, before any request).
+//     repository's to anyone); downloads and archives need none. No scopes or permissions: the
+//     token may do everything, or (ReadOnly, as a fork's pull request's
+//     token) every GET and no write.
 //   - issue comments, pull requests and workflow artifacts exist only in
 //     the repository Owner/Repo (404 elsewhere); releases, tags and their
 //     downloads in any repository given some (an empty list otherwise,
@@ -128,6 +128,9 @@ type Server struct {
 	Viewer string
 	// As, when set, is whom the token's comments are by (else Author()).
 	As *User
+	// ReadOnly makes the token a read-only one, as a fork's pull request
+	// gets: every POST, PATCH and DELETE is 403.
+	ReadOnly bool
 	// CreateStatus, UserStatus, ListStatus: non-zero, POST comments,
 	// GET /user and GET comments answer that status.
 	CreateStatus, UserStatus, ListStatus int
@@ -174,6 +177,10 @@ func New(owner, repo, token, apiPrefix string) *Server {
 		s.requests = append(s.requests, r.Method+" "+r.URL.RequestURI())
 		if !s.authorized(r) {
 			fail(w, http.StatusUnauthorized, "Bad credentials")
+			return
+		}
+		if s.ReadOnly && r.Method != http.MethodGet && !strings.HasSuffix(r.URL.Path, "/graphql") {
+			fail(w, http.StatusForbidden, "Resource not accessible by integration")
 			return
 		}
 		p := r.URL.Path
