@@ -18,8 +18,16 @@ const Token = "e2e-token"
 // pull requests the fork commenter checks (SetPull) and the artifacts its
 // download-artifact fetches (AddArtifact); and records every request
 // (Requests). Its token's account is an installation's, as GITHUB_TOKEN's:
-// GET /user is 403, GraphQL's viewer is github-actions[bot].
-// Safe for concurrent use.
+// GET /user is 403, GraphQL's viewer is github-actions[bot]; ReadOnly
+// stands for a fork's pull request's token.
+//
+// Not Gitea, which issue 32 proposed: `go install code.gitea.io/gitea@v1.27.3`
+// is refused ("The go.mod file for the module providing named packages
+// contains one or more replace directives"), and the module proxy is the
+// only source of code here. githubfake speaks GitHub's own paths,
+// pagination and shapes, so no adapter sits between it and the runs.
+//
+// Safe for concurrent use (githubfake's contract).
 type API struct {
 	*githubfake.Server
 }

@@ -1,10 +1,13 @@
 package actrunner_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -513,18 +516,18 @@ func forkComment(t *testing.T, ctx context.Context, u *user, api *actrunner.API,
 // gates against the baseline stored on the parent commit and, on a pass,
 // pushes the next baseline (to a local bare repository standing for
 // GitHub's, through git's url.<base>.insteadOf). Here loadgate/loadgate
-// has a release, v1.9.0 (its binary the one this test builds, with its
-// SHA256SUMS): the binary step resolves v1 to it, downloads it and checks
-// its sum instead of building.
+// has a release, v1.9.0, whose assets this repository's release workflow
+// built (releaseAssets): the binary step resolves v1 to it, downloads its
+// binary and checks it against its SHA256SUMS instead of building.
 func TestReleasePush(t *testing.T) {
 	ctx := setup(t)
 	u := newUser(t, ctx)
+	const tag = "v1.9.0"
+	assets := releaseAssets(t, ctx, u.tmp, tag)
+	asset := "loadgate-linux-" + runtime.GOARCH
 	bin := filepath.Join(u.tmp, "loadgate")
-	root, _ := exec.Command("git", "rev-parse", "--show-toplevel").Output()
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/loadgate")
-	build.Dir, build.Env = strings.TrimSpace(string(root)), append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
+	if err := os.WriteFile(bin, assets[asset], 0o755); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := u.Git(ctx, "checkout", "-q", "-b", "release/1.x", u.base); err != nil {
 		t.Fatal(err)
@@ -560,14 +563,7 @@ func TestReleasePush(t *testing.T) {
 	}
 	api := actrunner.NewAPI(userRepoName)
 	defer api.Close()
-	asset := "loadgate-linux-" + runtime.GOARCH
-	binary, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(binary)
-	api.AddRelease("loadgate/loadgate", u.base, githubfake.Release{Tag: "v1.9.0", Assets: map[string][]byte{
-		asset: binary, "SHA256SUMS": []byte(hex.EncodeToString(sum[:]) + "  " + asset + "\n")}})
+	api.AddRelease("loadgate/loadgate", u.base, githubfake.Release{Tag: tag, Assets: assets})
 	api.AddRelease("loadgate/loadgate", u.base, githubfake.Release{Tag: "v2.0.0-rc.1", Prerelease: true}) // not v1's
 	res := u.run(t, ctx, api, actrunner.Spec{Workflow: ".github/workflows/load-gate-release.yml", Event: "push", Payload: payload,
 		Env: map[string]string{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "url." + remote + ".insteadOf",
@@ -662,4 +658,97 @@ func noTokenInGateStep(t *testing.T, res *actrunner.Result) {
 	if w := res.Grep("the gate step was given a github-token"); len(w) > 0 {
 		t.Errorf("the gate step, where the pull request's code runs, had the token: %v", w)
 	}
+}
+
+// releaseAssets runs this repository's release workflow
+// (.github/workflows/release.yml) on a push of tag, and returns the assets
+// its build step made (dist/: loadgate-linux-amd64, -arm64, SHA256SUMS),
+// checked: every binary has its one line in SHA256SUMS, and says tag as its
+// version. Offline, three parts of the workflow cannot run and are left
+// out of the copy that runs: actions/attest-build-provenance (GitHub's OIDC
+// token and Sigstore), and the Publish and major-tag steps (gh against
+// GitHub's release API: the caller puts the assets in its API's release,
+// as Publish would); the vet and unit test step is left out for time (make
+// test runs it). An upload-artifact step takes dist/ out of the run.
+func releaseAssets(t *testing.T, ctx context.Context, tmp, tag string) map[string][]byte {
+	t.Helper()
+	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := actrunner.NewRepo(ctx, strings.TrimSpace(string(root)), filepath.Join(tmp, "loadgate-src"), "loadgate/loadgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir, ".github/workflows/release.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := string(b)
+	cut := func(from, to, with string) {
+		i, j := strings.Index(wf, from), strings.Index(wf, to)
+		if i < 0 || (to != "" && j < i) {
+			t.Fatalf("release.yml has no %q before %q: the offline copy needs updating", from, to)
+		}
+		if to == "" {
+			j = len(wf)
+		}
+		wf = wf[:i] + with + wf[j:]
+	}
+	cut("      - name: Vet and unit tests\n", "      - name: Build\n", "")
+	cut("      - uses: actions/attest-build-provenance@", "", "      - uses: actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02 # v4.6.2\n        with: {name: dist, path: dist}\n")
+	const offline = ".github/workflows/release-offline.yml"
+	if err := r.Write(map[string]string{offline: wf}); err != nil {
+		t.Fatal(err)
+	}
+	sha, err := r.Commit(ctx, "release "+tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := actrunner.PushPayload("loadgate/loadgate", "refs/tags/"+tag, sha, sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := actrunner.NewAPI("loadgate/loadgate")
+	defer api.Close()
+	u := &user{Repo: r, tmp: tmp, action: filepath.Join(tmp, "unused")}
+	res := u.run(t, ctx, api, actrunner.Spec{Workflow: offline, Event: "push", Payload: payload})
+	if res.Exit != 0 || res.JobResult != "success" {
+		t.Fatalf("the release workflow: act exit %d, job %q; want 0, success", res.Exit, res.JobResult)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(res.Uploaded["dist"]), int64(len(res.Uploaded["dist"])))
+	if err != nil {
+		t.Fatalf("the dist artifact: %v", err)
+	}
+	assets := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if assets[f.Name], err = io.ReadAll(rc); err != nil {
+			t.Fatal(err)
+		}
+		rc.Close()
+	}
+	sums := string(assets["SHA256SUMS"])
+	t.Logf("the release workflow's SHA256SUMS:\n%s", sums)
+	for _, arch := range []string{"amd64", "arm64"} {
+		name := "loadgate-linux-" + arch
+		sum := sha256.Sum256(assets[name])
+		if len(assets[name]) == 0 || strings.Count(sums, "  "+name+"\n") != 1 || !strings.Contains(sums, hex.EncodeToString(sum[:])+"  "+name+"\n") {
+			t.Errorf("%s (%d bytes) does not match its one line in SHA256SUMS", name, len(assets[name]))
+		}
+	}
+	if len(assets) != 3 {
+		t.Errorf("dist holds %d files, want the two binaries and SHA256SUMS", len(assets))
+	}
+	bin := filepath.Join(tmp, "loadgate-"+tag)
+	if err := os.WriteFile(bin, assets["loadgate-linux-"+runtime.GOARCH], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.CommandContext(ctx, bin, "version").CombinedOutput(); err != nil || !strings.Contains(string(out), tag) {
+		t.Errorf("loadgate version: %q, %v; want %s", out, err, tag)
+	}
+	return assets
 }
