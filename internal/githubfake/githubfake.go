@@ -45,8 +45,16 @@
 //   - pagination: per_page defaults to 30 and is capped at 100, as GitHub;
 //     the Link header's URLs use the server's own address.
 //   - GraphQL answers only the viewer's login (400 for anything else).
-//   - artifacts: only name, size, digest, archive URL, expiry and the run;
-//     the archive URL needs no token (GitHub's is a signed blob URL).
+//   - the objects are GitHub's shapes cut to what loadgate and the actions
+//     read: a pull request is number, state and head (sha, ref,
+//     repo.full_name); a release is tag_name, name, draft, prerelease and
+//     assets (name, size, browser_download_url); a tag is name and
+//     commit.sha; an artifact is id, node_id, name, size_in_bytes, digest,
+//     url, archive_download_url, expired, created_at and workflow_run.id.
+//   - an artifact's archive is served at /_artifacts/{id} on this server,
+//     with no token (GitHub's 302 goes to a signed blob storage URL).
+//   - no endpoint writes releases, tags or artifacts: a test adds them
+//     (AddRelease, AddArtifact); every other path is 404.
 //
 // Concurrency: every method is safe for concurrent use, and each request
 // is handled under one mutex. The exported fields are configuration: set
