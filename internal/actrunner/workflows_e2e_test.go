@@ -462,7 +462,8 @@ func TestWorkflowChanges(t *testing.T) {
 // forkComment is the workflow_run path of a fork's pull request pr whose
 // load-gate run (res, as run) is done: its comment step was refused (read
 // only token: a notice, no comment), then load-gate-comment.yml runs on
-// workflow_run with the run's artifact, and comments.
+// workflow_run with the run's artifact, and comments. Run again where v1's
+// release binary does not match its SHA256SUMS, it comments nothing.
 func forkComment(t *testing.T, ctx context.Context, u *user, api *actrunner.API, res *actrunner.Result, run actrunner.Run, pr int) {
 	t.Helper()
 	if n := api.Comments(pr); len(n) != 0 || len(res.Grep("a pull request from a fork gets a read-only token")) == 0 {
@@ -509,6 +510,32 @@ func forkComment(t *testing.T, ctx context.Context, u *user, api *actrunner.API,
 	titled(t, c.Body, want)
 	if !strings.Contains(c.Body, "**"+action.VerdictWord(verdict.Value(want))+"**") || !strings.Contains(c.Body, result.ShortHash(run.HeadSHA)) {
 		t.Errorf("the fork comment does not state verdict %s of %s:\n%s", want, result.ShortHash(run.HeadSHA), firstLines(c.Body, 8))
+	}
+
+	// The same run where v1's release binary does not match its
+	// SHA256SUMS: the comment action's binary step refuses it (exit 2),
+	// never works around it by building, and nothing is commented.
+	bad := actrunner.NewAPI(userRepoName)
+	defer bad.Close()
+	bad.AddArtifact(run.ID, "load-gate-results", zip)
+	bad.SetPull(pr, githubfake.Pull{HeadSHA: run.HeadSHA, HeadRef: run.HeadRef, HeadRepo: run.HeadRepo})
+	asset := "loadgate-linux-" + runtime.GOARCH
+	sum := sha256.Sum256([]byte("the binary that was released"))
+	bad.AddRelease("loadgate/loadgate", u.base, githubfake.Release{Tag: "v1.9.1", Assets: map[string][]byte{
+		asset: []byte("a binary replaced on the way"), "SHA256SUMS": []byte(hex.EncodeToString(sum[:]) + "  " + asset + "\n")}})
+	br := u.run(t, ctx, bad, actrunner.Spec{Workflow: ".github/workflows/load-gate-comment.yml", Event: "workflow_run", Payload: payload,
+		Env: map[string]string{"GITHUB_RUN_ID": strconv.FormatInt(run.ID+2, 10)}})
+	if br.JobResult != "failure" || len(br.Grep("::error title=loadgate::"+asset+" of v1.9.1 does not match the release's SHA256SUMS: refused")) != 1 {
+		t.Errorf("a release binary that does not match SHA256SUMS: job %q, errors %v; want failure and the refusal", br.JobResult, br.Grep("::error"))
+	}
+	// (comment/action.yml's build step logs nothing of its own: its start is
+	// act's.)
+	built := br.Grep("Run Main Build loadgate from the action's source")
+	if len(built) != 0 || len(bad.Comments(pr)) != 0 {
+		t.Errorf("a mismatched release binary was worked around: build step %v, %d comments", built, len(bad.Comments(pr)))
+	}
+	if len(cr.Grep("Run Main Build loadgate from the action's source")) != 1 {
+		t.Errorf("the first comment run (no release) did not build loadgate: the check above proves nothing")
 	}
 }
 
