@@ -40,8 +40,9 @@ e2e:
 	LOADGATE_TEST_TIER=e2e $(GO) test -p 1 -count=1 -timeout $(TIER_TIMEOUT) $(filter-out $(E2E_SKIP),$(call tierpkgs,E2E))
 
 # The workflows and example workflows on a real runner (nektos/act,
-# offline; internal/actrunner): part of make e2e, alone here. The first run
-# builds act into the user cache (LOADGATE_E2E_CACHE overrides).
+# offline; internal/actrunner), against a GitHub API that stores their
+# comment (internal/githubfake): part of make e2e, alone here. The first
+# run builds act into the user cache (LOADGATE_E2E_CACHE overrides).
 runner:
 	LOADGATE_TEST_TIER=e2e $(GO) test -p 1 -count=1 -timeout $(TIER_TIMEOUT) -v ./internal/actrunner
 

@@ -69,7 +69,7 @@ func TestActionEndToEnd(t *testing.T) {
 	ws, baseSHA, headSHA := e2eWorkspace(t, root, filepath.Join(tmp, "workspace"))
 
 	fake := newFake(t)
-	fake.login = "loadgate-e2e" // a token whose user is known: GET /user answers
+	fake.Login = "loadgate-e2e" // a token whose user is known: GET /user answers
 
 	h := &e2eHarness{
 		t: t, act: act, root: root, ws: ws, tmp: tmp,
@@ -104,7 +104,7 @@ func TestActionEndToEnd(t *testing.T) {
 		"GITHUB_EVENT_PATH":        eventPath,
 		"GITHUB_REPOSITORY":        owner + "/" + repo,
 		"GITHUB_REPOSITORY_OWNER":  owner,
-		"GITHUB_API_URL":           fake.srv.URL,
+		"GITHUB_API_URL":           fake.URL(),
 		"GITHUB_SERVER_URL":        "https://github.com",
 		"GITHUB_STEP_SUMMARY":      h.summary,
 		"GITHUB_SHA":               headSHA,
@@ -203,16 +203,14 @@ func TestActionEndToEnd(t *testing.T) {
 	// One comment on the pull request, carrying the marker and the verdict.
 	scen := "demo-gate"
 	cs := fake.ours(prNum, scen)
-	if len(cs) != 1 || fake.count("POST") != 1 {
-		fake.mu.Lock()
-		reqs := slices.Clone(fake.requests)
-		fake.mu.Unlock()
-		t.Fatalf("after the first run: %d comments of ours, %d POSTs (requests %v); want 1 and 1", len(cs), fake.count("POST"), reqs)
+	if len(cs) != 1 || fake.Count("POST") != 1 {
+		reqs := fake.Requests()
+		t.Fatalf("after the first run: %d comments of ours, %d POSTs (requests %v); want 1 and 1", len(cs), fake.Count("POST"), reqs)
 	}
 	commentID := cs[0].ID
 	h.checkComment(cs[0].Body, scen, v, headSHA)
-	if cs[0].User.Login != fake.login {
-		t.Errorf("the comment is by %q, want the token's user %q", cs[0].User.Login, fake.login)
+	if cs[0].User.Login != fake.Login {
+		t.Errorf("the comment is by %q, want the token's user %q", cs[0].User.Login, fake.Login)
 	}
 
 	// The gate and comment steps again (a re-run, same env): the same
@@ -223,12 +221,10 @@ func TestActionEndToEnd(t *testing.T) {
 	second := h.last["gate"]
 	v2 := h.checkGate(second, resultsDir, baseSHA, headSHA, 2)
 	cs = fake.ours(prNum, scen)
-	if len(cs) != 1 || cs[0].ID != commentID || fake.count("POST") != 1 {
-		t.Fatalf("after the second run: comments %v, %d POSTs; want the one comment %d and no new POST", e2eIDs(cs), fake.count("POST"), commentID)
+	if len(cs) != 1 || cs[0].ID != commentID || fake.Count("POST") != 1 {
+		t.Fatalf("after the second run: comments %v, %d POSTs; want the one comment %d and no new POST", e2eIDs(cs), fake.Count("POST"), commentID)
 	}
-	fake.mu.Lock()
-	edited := slices.Clone(fake.edited)
-	fake.mu.Unlock()
+	edited := fake.Edited()
 	switch {
 	case slices.Equal(edited, []int64{commentID}):
 		if !strings.Contains(h.last["comment"].log, fmt.Sprintf("loadgate: edited comment %d on #%d", commentID, prNum)) {

@@ -14,6 +14,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/githubfake"
 )
 
 // A token kind: what GET /user and GraphQL's viewer answer, and whom the
@@ -26,12 +27,12 @@ type tokenKind struct {
 }
 
 var tokenKinds = []tokenKind{
-	{"personal token", "loadgate-ci", "", fakeUser{"loadgate-ci", "User"}},
-	{"GITHUB_TOKEN (/user 403)", "", "github-actions[bot]", fakeUser{"github-actions[bot]", "Bot"}},
-	{"app token (/user 403)", "", "loadgate-app[bot]", fakeUser{"loadgate-app[bot]", "Bot"}},
-	{"user token refused on /user", "", "loadgate-ci", fakeUser{"loadgate-ci", "User"}},
-	{"GITHUB_TOKEN, /user and GraphQL 403", "", "", fakeUser{"github-actions[bot]", "Bot"}},
-	{"app token, /user and GraphQL 403", "", "", fakeUser{"loadgate-app[bot]", "Bot"}},
+	{"personal token", "loadgate-ci", "", fakeUser{Login: "loadgate-ci", Type: "User"}},
+	{"GITHUB_TOKEN (/user 403)", "", "github-actions[bot]", fakeUser{Login: "github-actions[bot]", Type: "Bot"}},
+	{"app token (/user 403)", "", "loadgate-app[bot]", fakeUser{Login: "loadgate-app[bot]", Type: "Bot"}},
+	{"user token refused on /user", "", "loadgate-ci", fakeUser{Login: "loadgate-ci", Type: "User"}},
+	{"GITHUB_TOKEN, /user and GraphQL 403", "", "", fakeUser{Login: "github-actions[bot]", Type: "Bot"}},
+	{"app token, /user and GraphQL 403", "", "", fakeUser{Login: "loadgate-app[bot]", Type: "Bot"}},
 }
 
 // An outcome: the verdicts of two gate runs.
@@ -86,12 +87,12 @@ func seedImpostors(f *fakeGitHub, own fakeUser) map[int64]string {
 	m := action.Marker("demo-api")
 	saved := map[int64]string{}
 	for _, c := range []*fakeComment{
-		f.seed(prNum, "mallory", "User", m+"\n# loadgate gate: demo-api — PASS\ntrust me"),
-		f.seed(prNum, "other-app[bot]", "Bot", m+"\nnot ours"),
-		f.seed(prNum, "github-actions", "User", m+"\na user named like the bot"),
-		f.seed(prNum, "loadgate-app", "User", m+"\na user named like the app"),
-		f.seed(prNum, own.Login, own.Type, "Quoting:\n"+m+"\nnot a marker line"),
-		f.seed(prNum, own.Login, own.Type, action.Marker("other-scenario")+"\nanother scenario"),
+		f.Seed(prNum, "mallory", "User", m+"\n# loadgate gate: demo-api — PASS\ntrust me"),
+		f.Seed(prNum, "other-app[bot]", "Bot", m+"\nnot ours"),
+		f.Seed(prNum, "github-actions", "User", m+"\na user named like the bot"),
+		f.Seed(prNum, "loadgate-app", "User", m+"\na user named like the app"),
+		f.Seed(prNum, own.Login, own.Type, "Quoting:\n"+m+"\nnot a marker line"),
+		f.Seed(prNum, own.Login, own.Type, action.Marker("other-scenario")+"\nanother scenario"),
 	} {
 		saved[c.ID] = c.Body
 	}
@@ -101,10 +102,8 @@ func seedImpostors(f *fakeGitHub, own fakeUser) map[int64]string {
 // loadgateComments are the scenario's comments by the token's account:
 // what a reviewer sees as loadgate's comment.
 func (f *fakeGitHub) loadgateComments(own fakeUser) []*fakeComment {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	var out []*fakeComment
-	for _, c := range f.comments[prNum] {
+	for _, c := range f.Comments(prNum) {
 		if c.User == own && strings.HasPrefix(c.Body, action.Marker("demo-api")+"\n") {
 			out = append(out, c)
 		}
@@ -138,7 +137,7 @@ func runFork(t *testing.T, f *fakeGitHub, runID string, v verdict.Value) *action
 	wr.env["GITHUB_EVENT_PATH"] = workflowRunEvent(t, wr.dir, headSHA)
 	env, ev := wr.envAndEvent(t)
 	fmt.Sscan(runID, &ev.RunID) // the triggering run
-	f.prHead[prNum] = headSHA
+	f.SetPull(prNum, githubfake.Pull{HeadSHA: headSHA})
 	out, err := action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, 0, token, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +170,7 @@ func TestCommentPaths(t *testing.T) {
 				name := event + "/" + tk.name + "/" + oc.name
 				t.Run(name, func(t *testing.T) {
 					f := newFake(t)
-					f.login, f.viewer, f.as = tk.login, tk.viewer, &tk.as
+					f.Login, f.Viewer, f.As = tk.login, tk.viewer, &tk.as
 					saved := seedImpostors(f, tk.as)
 					run := runGate
 					if event == "workflow_run" {
@@ -208,7 +207,7 @@ func TestCommentPaths(t *testing.T) {
 					// Never someone else's.
 					for id, body := range saved {
 						found := false
-						for _, c := range f.comments[prNum] {
+						for _, c := range f.Comments(prNum) {
 							if c.ID == id {
 								found = true
 								if c.Body != body {
@@ -271,17 +270,17 @@ func TestCommentPaths(t *testing.T) {
 // of ours, edits it, and removes the others; never another's.
 func TestUpsertRemovesOurDuplicates(t *testing.T) {
 	f := newFake(t)
-	f.viewer = botName
+	f.Viewer = botName
 	m := action.Marker("demo-api")
-	keep := f.seed(prNum, botName, "Bot", m+"\nold 1")
-	dup := f.seed(prNum, botName, "Bot", m+"\nold 2")
-	imp := f.seed(prNum, "mallory", "User", m+"\nmine")
+	keep := f.Seed(prNum, botName, "Bot", m+"\nold 1")
+	dup := f.Seed(prNum, botName, "Bot", m+"\nold 2")
+	imp := f.Seed(prNum, "mallory", "User", m+"\nmine")
 	out := runGate(t, f, "4242", verdict.Pass)
 	if out.CommentAction != action.Edited || out.CommentID != keep.ID || len(out.CommentRemoved) != 1 || out.CommentRemoved[0] != dup.ID {
 		t.Fatalf("outcome %+v", out)
 	}
-	if f.count("POST") != 0 || len(f.deleted) != 1 || imp.Body != m+"\nmine" {
-		t.Errorf("posts %d, deleted %v, impostor %q", f.count("POST"), f.deleted, imp.Body)
+	if f.Count("POST") != 0 || len(f.Deleted()) != 1 || imp.Body != m+"\nmine" {
+		t.Errorf("posts %d, deleted %v, impostor %q", f.Count("POST"), f.Deleted(), imp.Body)
 	}
 }
 
@@ -290,21 +289,21 @@ func TestUpsertRemovesOurDuplicates(t *testing.T) {
 // edits our own comment (issue 10: every run added a comment).
 func TestTokenRefusedOnUser(t *testing.T) {
 	f := newFake(t)
-	f.viewer = botName // GITHUB_TOKEN: /user 403, viewer github-actions[bot]
-	imp := f.seed(prNum, "evil-app[bot]", "Bot", action.Marker("demo-api")+"\nfake PASS")
+	f.Viewer = botName // GITHUB_TOKEN: /user 403, viewer github-actions[bot]
+	imp := f.Seed(prNum, "evil-app[bot]", "Bot", action.Marker("demo-api")+"\nfake PASS")
 	o1 := runGate(t, f, "4242", verdict.Regression)
 	o2 := runGate(t, f, "4243", verdict.Pass)
-	if o1.CommentAction != action.Created || o2.CommentAction != action.Edited || o2.CommentID != o1.CommentID || f.count("POST") != 1 {
-		t.Fatalf("runs %s, %s; %d comments created", did(o1), did(o2), f.count("POST"))
+	if o1.CommentAction != action.Created || o2.CommentAction != action.Edited || o2.CommentID != o1.CommentID || f.Count("POST") != 1 {
+		t.Fatalf("runs %s, %s; %d comments created", did(o1), did(o2), f.Count("POST"))
 	}
-	if imp.Body != action.Marker("demo-api")+"\nfake PASS" || len(f.edited) != 1 || f.edited[0] != o1.CommentID {
-		t.Errorf("edited %v; impostor %q", f.edited, imp.Body)
+	if imp.Body != action.Marker("demo-api")+"\nfake PASS" || len(f.Edited()) != 1 || f.Edited()[0] != o1.CommentID {
+		t.Errorf("edited %v; impostor %q", f.Edited(), imp.Body)
 	}
 	if o2.CommentAuthor.Login != botName || o2.CommentAuthor.How != "GraphQL viewer" {
 		t.Errorf("author %s", o2.CommentAuthor)
 	}
 	var gql bool
-	for _, r := range f.requests {
+	for _, r := range f.Requests() {
 		gql = gql || r == "POST /graphql"
 	}
 	if !gql {
@@ -316,9 +315,9 @@ func TestTokenRefusedOnUser(t *testing.T) {
 // personal token's comment), a warning, no comment.
 func TestUserServerErrorIsNoGuess(t *testing.T) {
 	f := newFake(t)
-	f.userStatus = 502
+	f.UserStatus = 502
 	out := runGate(t, f, "4242", verdict.Pass)
-	if out.CommentAction != "" || f.count("POST") != 0 || len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "GET /user") {
+	if out.CommentAction != "" || f.Count("POST") != 0 || len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "GET /user") {
 		t.Fatalf("outcome %+v", out)
 	}
 }
@@ -326,7 +325,7 @@ func TestUserServerErrorIsNoGuess(t *testing.T) {
 // "edited" is printed only when the body changed; "unchanged" otherwise.
 func TestCommentLogSaysUnchanged(t *testing.T) {
 	f := newFake(t)
-	f.login = "loadgate-ci"
+	f.Login = "loadgate-ci"
 	for i, want := range []string{"created", "edited", "unchanged"} {
 		r := newRunner(t, f, "pull_request", "pull_request-opened.json")
 		v := verdict.Pass
@@ -342,8 +341,8 @@ func TestCommentLogSaysUnchanged(t *testing.T) {
 			t.Errorf("run %d says edited", i+1)
 		}
 	}
-	if len(f.edited) != 1 {
-		t.Errorf("PATCHes %v, want 1", f.edited)
+	if len(f.Edited()) != 1 {
+		t.Errorf("PATCHes %v, want 1", f.Edited())
 	}
 }
 
@@ -351,7 +350,7 @@ func TestCommentLogSaysUnchanged(t *testing.T) {
 // run's artifacts list; on the loadgate comment path, --artifact-url.
 func TestFooterLinksTheArtifact(t *testing.T) {
 	f := newFake(t)
-	f.login = "loadgate-ci"
+	f.Login = "loadgate-ci"
 	r := newRunner(t, f, "pull_request", "pull_request-opened.json")
 	in := inputs(r)
 	in.ArtifactURL = "https://github.com/Codertocat/Hello-World/actions/runs/4242/artifacts/123"
@@ -365,7 +364,7 @@ func TestFooterLinksTheArtifact(t *testing.T) {
 	wr := newRunner(t, f, "workflow_run", "")
 	wr.env["GITHUB_EVENT_PATH"] = workflowRunEvent(t, wr.dir, headSHA)
 	env, ev := wr.envAndEvent(t)
-	f.prHead[prNum] = headSHA
+	f.SetPull(prNum, githubfake.Pull{HeadSHA: headSHA})
 	if _, err := action.PublishFromDir(context.Background(), wr.action(), env, ev, in.ResultsDir, prNum, token, "https://github.com/x/y/a(1)", nil); err != nil {
 		t.Fatal(err)
 	}

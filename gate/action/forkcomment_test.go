@@ -18,6 +18,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/githubfake"
 )
 
 // forkArtifact is a fork's gate results (the gate step's Publish, its
@@ -43,7 +44,7 @@ func newForkArtifact(t *testing.T, f *fakeGitHub, v verdict.Verdict, md, conclus
 	wr.env["GITHUB_EVENT_PATH"] = workflowRunEvent(t, wr.dir, headSHA)
 	env, ev := wr.envAndEvent(t)
 	ev.RunConclusion = conclusion
-	f.prHead[prNum] = headSHA
+	f.SetPull(prNum, githubfake.Pull{HeadSHA: headSHA})
 	return &forkArtifact{dir: p.ResultsDir, wr: wr, env: env, ev: ev}
 }
 
@@ -171,7 +172,7 @@ func TestRegression_ForkPassClaimedOnAFailedRun(t *testing.T) {
 	a.editJSON(t, action.ManifestFile, func(m map[string]any) { m["verdict"], m["exit_code"] = "pass", 0 })
 	a.editJSON(t, "verdict.json", func(m map[string]any) { m["value"], m["exit_code"] = "pass", 0 })
 	o, err := a.comment(t)
-	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "claims pass but its run concluded failure") || f.count("POST") != 0 {
+	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "claims pass but its run concluded failure") || f.Count("POST") != 0 {
 		t.Fatalf("forged pass: %+v, %v", o, err)
 	}
 	golden(t, "fork_notice.golden", a.wr.stdout.String())
@@ -180,7 +181,7 @@ func TestRegression_ForkPassClaimedOnAFailedRun(t *testing.T) {
 	a = newForkArtifact(t, f, regressed(), reportMD("**FAIL**"), "failure")
 	a.editJSON(t, action.ManifestFile, func(m map[string]any) { m["verdict"], m["exit_code"] = "pass", 0 })
 	o, err = a.comment(t)
-	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "verdict.json says fail") || f.count("POST") != 0 {
+	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "verdict.json says fail") || f.Count("POST") != 0 {
 		t.Fatalf("manifest and verdict.json disagree: %+v, %v", o, err)
 	}
 	// The true verdict of the failed run is commented.

@@ -16,6 +16,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/githubfake"
 )
 
 func inputs(r *runner) action.Inputs {
@@ -86,18 +87,18 @@ func TestPublishCreatesThenEdits(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			f := newFake(t)
-			f.login = login
+			f.Login = login
 			marker := action.Marker("demo-api")
-			quoted := f.seed(prNum, "octocat", "User", "Looks slow to me. The bot wrote:\n> "+marker+"\n> # loadgate: demo-api\n> REGRESSION")
-			human := f.seed(prNum, "mallory", "User", marker+"\n# loadgate: demo-api\nPASS, trust me")
-			other := f.seed(prNum, botName, "Bot", action.Marker("other-scenario")+"\n# loadgate: other-scenario")
+			quoted := f.Seed(prNum, "octocat", "User", "Looks slow to me. The bot wrote:\n> "+marker+"\n> # loadgate: demo-api\n> REGRESSION")
+			human := f.Seed(prNum, "mallory", "User", marker+"\n# loadgate: demo-api\nPASS, trust me")
+			other := f.Seed(prNum, botName, "Bot", action.Marker("other-scenario")+"\n# loadgate: other-scenario")
 			if login != "" {
 				// A bot's comment with our marker is not ours when we know who we are.
-				f.seed(prNum, "some-app[bot]", "Bot", marker+"\nnot ours")
+				f.Seed(prNum, "some-app[bot]", "Bot", marker+"\nnot ours")
 			}
 			// Our own bot identity (another workflow of the repository) quoting
 			// the marker mid-body: the marker is not its first line.
-			botQuote := f.seed(prNum, botName, "Bot", "Other tool's summary:\n"+marker+"\nquoted")
+			botQuote := f.Seed(prNum, botName, "Bot", "Other tool's summary:\n"+marker+"\nquoted")
 			saved := map[int64]string{quoted.ID: quoted.Body, human.ID: human.Body, other.ID: other.Body, botQuote.ID: botQuote.Body}
 
 			r := newRunner(t, f, "pull_request", "pull_request-opened.json")
@@ -161,13 +162,13 @@ func TestPublishCreatesThenEdits(t *testing.T) {
 			if len(mine) != 1 || !strings.Contains(mine[0].Body, "**PASS**") || strings.Contains(mine[0].Body, "FAIL") {
 				t.Fatalf("after the second run, our comments: %+v", mine)
 			}
-			if got := f.count("POST"); got != 1 {
+			if got := f.Count("POST"); got != 1 {
 				t.Errorf("%d comments created, want 1", got)
 			}
-			if len(f.edited) != 1 || f.edited[0] != out.CommentID {
-				t.Errorf("edited %v, want only %d", f.edited, out.CommentID)
+			if len(f.Edited()) != 1 || f.Edited()[0] != out.CommentID {
+				t.Errorf("edited %v, want only %d", f.Edited(), out.CommentID)
 			}
-			for _, c := range f.comments[prNum] {
+			for _, c := range f.Comments(prNum) {
 				if want, ok := saved[c.ID]; ok && c.Body != want {
 					t.Errorf("comment %d by %s changed to %q", c.ID, c.User.Login, c.Body)
 				}
@@ -178,8 +179,8 @@ func TestPublishCreatesThenEdits(t *testing.T) {
 			// The same body again: nothing to edit.
 			r3 := newRunner(t, f, "pull_request", "pull_request-synchronize.json")
 			out3 := publish(t, r3, inputs(r3), publication(r3, passing(), md2))
-			if out3.CommentID != out.CommentID || len(f.edited) != 1 {
-				t.Errorf("an unchanged body was edited again: %+v, edits %v", out3, f.edited)
+			if out3.CommentID != out.CommentID || len(f.Edited()) != 1 {
+				t.Errorf("an unchanged body was edited again: %+v, edits %v", out3, f.Edited())
 			}
 		})
 	}
@@ -189,22 +190,22 @@ func TestPublishCreatesThenEdits(t *testing.T) {
 func TestPublishPagesThroughComments(t *testing.T) {
 	f := newFake(t)
 	for i := range 130 {
-		f.seed(prNum, "octocat", "User", fmt.Sprintf("comment %d", i))
+		f.Seed(prNum, "octocat", "User", fmt.Sprintf("comment %d", i))
 	}
-	mine := f.seed(prNum, botName, "Bot", action.Marker("demo-api")+"\nold report")
+	mine := f.Seed(prNum, botName, "Bot", action.Marker("demo-api")+"\nold report")
 	for i := range 5 {
-		f.seed(prNum, "octocat", "User", fmt.Sprintf("later comment %d", i))
+		f.Seed(prNum, "octocat", "User", fmt.Sprintf("later comment %d", i))
 	}
 	r := newRunner(t, f, "pull_request", "pull_request-opened.json")
 	out := publish(t, r, inputs(r), publication(r, passing(), reportMD("**PASS**")))
 	if out.CommentCreated || out.CommentID != mine.ID {
 		t.Fatalf("outcome %+v, want an edit of %d", out, mine.ID)
 	}
-	if f.count("POST") != 0 {
+	if f.Count("POST") != 0 {
 		t.Error("a duplicate comment was created")
 	}
 	var pages []string
-	for _, q := range f.requests {
+	for _, q := range f.Requests() {
 		if strings.HasPrefix(q, "GET /repos/") && strings.Contains(q, "/comments") {
 			pages = append(pages, q)
 		}
@@ -219,7 +220,7 @@ func TestPublishPagesThroughComments(t *testing.T) {
 func TestPublishForbiddenIsANotice(t *testing.T) {
 	for _, v := range []verdict.Verdict{regressed(), passing()} {
 		f := newFake(t)
-		f.createStatus = 403
+		f.CreateStatus = 403
 		r := newRunner(t, f, "pull_request", "pull_request-opened.json")
 		md := reportMD("verdict " + string(v.Value))
 		out := publish(t, r, inputs(r), publication(r, v, md))
@@ -242,7 +243,7 @@ func TestPublishForbiddenIsANotice(t *testing.T) {
 // carry what it needs.
 func TestPublishForkThenCommentFromArtifact(t *testing.T) {
 	f := newFake(t)
-	f.createStatus = 403
+	f.CreateStatus = 403
 	r := newRunner(t, f, "pull_request", "")
 	r.env["GITHUB_EVENT_PATH"] = forkEvent(t, r.dir)
 	p := publication(r, regressed(), reportMD("**FAIL**"))
@@ -260,7 +261,7 @@ func TestPublishForkThenCommentFromArtifact(t *testing.T) {
 	}
 
 	// The workflow_run workflow: the write token, the artifact.
-	f.createStatus = 0
+	f.CreateStatus = 0
 	wr := newRunner(t, f, "workflow_run", "")
 	wr.env["GITHUB_EVENT_PATH"] = workflowRunEvent(t, wr.dir, head)
 	env, ev := wr.envAndEvent(t)
@@ -269,9 +270,9 @@ func TestPublishForkThenCommentFromArtifact(t *testing.T) {
 	}
 
 	// The pull request moved on: no comment.
-	f.prHead[prNum] = "1111111111111111111111111111111111111111"
+	f.SetPull(prNum, githubfake.Pull{HeadSHA: "1111111111111111111111111111111111111111"})
 	o, err := action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
-	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "no comment") || f.count("POST") != 1 {
+	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "no comment") || f.Count("POST") != 1 {
 		t.Fatalf("stale head: %+v, %v", o, err)
 	}
 	// An artifact of another commit: no comment, not even a lookup.
@@ -280,15 +281,14 @@ func TestPublishForkThenCommentFromArtifact(t *testing.T) {
 		t.Fatalf("foreign artifact: %+v, %v", o, err)
 	}
 
-	f.prHead[prNum] = head
 	// Regression: a pull request of another fork carrying the same commit
 	// got this run's comment. The head repository and branch must match.
-	f.prRepo = "carrier/Hello-World"
+	f.SetPull(prNum, githubfake.Pull{HeadSHA: head, HeadRepo: "carrier/Hello-World"})
 	o, err = action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
-	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "carrier/Hello-World") || f.count("POST") != 1 {
+	if err != nil || len(o.Notices) != 1 || !strings.Contains(o.Notices[0], "carrier/Hello-World") || f.Count("POST") != 1 {
 		t.Fatalf("another repository's pull request: %+v, %v", o, err)
 	}
-	f.prRepo = ""
+	f.SetPull(prNum, githubfake.Pull{HeadSHA: head})
 	o, err = action.PublishFromDir(context.Background(), wr.action(), env, ev, p.ResultsDir, m.PR, token, "", nil)
 	if err != nil || !o.CommentCreated || o.ExitCode != 0 {
 		t.Fatalf("PublishFromDir: %+v, %v", o, err)
@@ -358,8 +358,8 @@ func TestPublishWithoutToken(t *testing.T) {
 	if out.ExitCode != 1 || len(out.Notices) != 1 || !strings.Contains(out.Notices[0], "no github-token") {
 		t.Fatalf("outcome %+v", out)
 	}
-	if len(f.requests) != 0 {
-		t.Errorf("requests without a token: %v", f.requests)
+	if len(f.Requests()) != 0 {
+		t.Errorf("requests without a token: %v", f.Requests())
 	}
 	if r.read(t, r.summary) != md {
 		t.Error("no summary")
@@ -374,15 +374,15 @@ func TestPublishDispatchDoesNotComment(t *testing.T) {
 	f := newFake(t)
 	r := newRunner(t, f, "workflow_dispatch", "workflow_dispatch.json")
 	out := publish(t, r, inputs(r), publication(r, passing(), reportMD("**PASS**")))
-	if out.CommentID != 0 || len(out.Notices) != 0 || len(f.requests) != 0 {
-		t.Fatalf("outcome %+v, requests %v", out, f.requests)
+	if out.CommentID != 0 || len(out.Notices) != 0 || len(f.Requests()) != 0 {
+		t.Fatalf("outcome %+v, requests %v", out, f.Requests())
 	}
 }
 
 // A 5xx while commenting is a warning, never the step's failure.
 func TestPublishServerErrorIsAWarning(t *testing.T) {
 	f := newFake(t)
-	f.listStatus = 502
+	f.ListStatus = 502
 	r := newRunner(t, f, "pull_request", "pull_request-opened.json")
 	out := publish(t, r, inputs(r), publication(r, passing(), reportMD("**PASS**")))
 	if out.ExitCode != 0 || len(out.Warnings) != 1 || !strings.Contains(r.stdout.String(), "::warning::") {

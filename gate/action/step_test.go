@@ -112,7 +112,7 @@ func (s *stepHarness) run(t *testing.T) action.StepResult {
 // name is derived the same way for every outcome: one comment, edited.
 func TestRegression_UnusableGateMarkerIsTheScenarioName(t *testing.T) {
 	f := newFake(t)
-	f.login = "loadgate-ci"
+	f.Login = "loadgate-ci"
 	dir := t.TempDir()
 	results := filepath.Join(t.TempDir(), "results")
 	if err := os.MkdirAll(results, 0o755); err != nil {

@@ -51,7 +51,7 @@ func TestRegression_NoTokenInTheGatesProcessTree(t *testing.T) {
 	ws, baseSHA, headSHA := tokenWorkspace(t, filepath.Join(tmp, "workspace"), pidFIFO, goFIFO)
 
 	fake := newFake(t)
-	fake.login = "loadgate-e2e"
+	fake.Login = "loadgate-e2e"
 	h := &e2eHarness{
 		t: t, act: loadActionFile(t, filepath.Join(root, "action.yml")), root: root, ws: ws, tmp: tmp,
 		runnerTemp: filepath.Join(tmp, "runner-temp"),
@@ -74,7 +74,7 @@ func TestRegression_NoTokenInTheGatesProcessTree(t *testing.T) {
 		"CI": "true", "GITHUB_ACTIONS": "true",
 		"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": e2eEvent(t, filepath.Join(tmp, "event.json"), baseSHA, headSHA),
 		"GITHUB_REPOSITORY": owner + "/" + repo, "GITHUB_REPOSITORY_OWNER": owner,
-		"GITHUB_API_URL": fake.srv.URL, "GITHUB_SERVER_URL": "https://github.com",
+		"GITHUB_API_URL": fake.URL(), "GITHUB_SERVER_URL": "https://github.com",
 		"GITHUB_STEP_SUMMARY": h.summary, "GITHUB_SHA": headSHA, "GITHUB_RUN_ID": "4242",
 		"GITHUB_WORKSPACE": ws, "GITHUB_ACTION_PATH": root, "RUNNER_OS": "Linux",
 		"RUNNER_ARCH": e2eRunnerArch(), "RUNNER_TEMP": h.runnerTemp,

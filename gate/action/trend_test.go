@@ -109,7 +109,7 @@ func TestHistoryTrend(t *testing.T) {
 // Step.Trend's line ends the comment and comment.md.
 func TestStepTrendLine(t *testing.T) {
 	f := newFake(t)
-	f.login = "loadgate-ci"
+	f.Login = "loadgate-ci"
 	results := filepath.Join(t.TempDir(), "results")
 	os.MkdirAll(results, 0o755)
 	g := &fakeGate{out: results, gr: rounds.Outcome{

@@ -1,78 +1,44 @@
 package actrunner
 
 import (
-	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
+
+	"github.com/loadgate/loadgate/internal/githubfake"
 )
 
-// API is the GitHub the runs see, on loopback: no GitHub server runs here,
-// so it answers the two lists the action's binary step reads (releases and
-// tags, from Releases) and 404 to everything else, and records every
-// request so a test can tell what the workflow asked. The comment is not
-// stored: a step that posts one gets 404 (a warning, by design).
-// Safe for concurrent use.
+// Token is the GITHUB_TOKEN the runs get, and the one API accepts.
+const Token = "e2e-token"
+
+// API is the GitHub the runs see, on loopback: internal/githubfake (its
+// doc comment lists where it differs from GitHub) under GHES's /api/v3
+// prefix, for the repository the workflow runs in. It stores the comments
+// the workflows post, so that a test reads them back (Comments); answers
+// the release and tag lists the action's binary step reads, and serves the
+// releases' downloads (AddRelease; none by default: the step builds); the
+// pull requests the fork commenter checks (SetPull) and the artifacts its
+// download-artifact fetches (AddArtifact); and records every request
+// (Requests). Its token's account is an installation's, as GITHUB_TOKEN's:
+// GET /user is 403, GraphQL's viewer is github-actions[bot]; ReadOnly
+// stands for a fork's pull request's token.
+//
+// Not Gitea, which issue 32 proposed: `go install code.gitea.io/gitea@v1.27.3`
+// is refused ("The go.mod file for the module providing named packages
+// contains one or more replace directives"), and the module proxy is the
+// only source of code here. githubfake speaks GitHub's own paths,
+// pagination and shapes, so no adapter sits between it and the runs.
+//
+// Safe for concurrent use (githubfake's contract).
 type API struct {
-	// Releases is the release list GET /repos/{owner}/{repo}/releases
-	// answers (GitHub's JSON); empty, no release.
-	Releases []map[string]any
-
-	srv  *httptest.Server
-	mu   sync.Mutex
-	reqs []string
+	*githubfake.Server
 }
 
-// NewAPI starts an API; Close stops it.
-func NewAPI() *API {
-	a := &API{}
-	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
-	return a
+// NewAPI starts an API for repository full ("owner/name"); Close stops it.
+func NewAPI(full string) *API {
+	owner, name, _ := strings.Cut(full, "/")
+	s := githubfake.New(owner, name, Token, "/api/v3")
+	s.Viewer = "github-actions[bot]"
+	return &API{s}
 }
 
-// APIURL is GITHUB_API_URL.
-func (a *API) APIURL() string { return a.srv.URL + "/api/v3" }
-
-// ServerURL is GITHUB_SERVER_URL: the same server under a *.localhost
-// name, which curl and Node resolve to loopback and which the artifact
-// actions do not take for GitHub Enterprise Server (unsupported there).
-func (a *API) ServerURL() string {
-	_, port, _ := net.SplitHostPort(strings.TrimPrefix(a.srv.URL, "http://"))
-	return "http://github.localhost:" + port
-}
-
-// Requests is every request so far, as "GET /api/v3/repos/o/r/releases?…".
-func (a *API) Requests() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.reqs...)
-}
-
-// Close stops the server.
-func (a *API) Close() { a.srv.Close() }
-
-func (a *API) serve(w http.ResponseWriter, r *http.Request) {
-	a.mu.Lock()
-	a.reqs = append(a.reqs, r.Method+" "+r.URL.RequestURI())
-	rel := a.Releases
-	a.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	p := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	if r.Method == http.MethodGet && len(p) == 6 && p[0] == "api" && p[2] == "repos" {
-		switch p[5] {
-		case "releases":
-			if rel == nil {
-				rel = []map[string]any{}
-			}
-			_ = json.NewEncoder(w).Encode(rel)
-			return
-		case "tags":
-			_, _ = w.Write([]byte("[]"))
-			return
-		}
-	}
-	w.WriteHeader(http.StatusNotFound)
-	_, _ = w.Write([]byte(`{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`))
-}
+// GraphQLURL is GITHUB_GRAPHQL_URL, as GHES has it.
+func (a *API) GraphQLURL() string { return a.URL() + "/api/graphql" }

@@ -81,6 +81,43 @@ func PushPayload(repo, ref, before, after string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// Run is a completed workflow run, as a workflow_run event tells of it.
+type Run struct {
+	ID         int64
+	Workflow   string // its workflow's name ("load-gate")
+	Event      string // what triggered it ("pull_request")
+	Conclusion string // "success", "failure", …
+	Repo       string // the repository it ran in
+	HeadRepo   string // its head's repository (a fork's, for a fork's pull request)
+	HeadRef    string
+	HeadSHA    string
+}
+
+// WorkflowRunPayload is a workflow_run completed event for run, whose
+// pull_requests list is empty as GitHub's is for a fork's pull request.
+func WorkflowRunPayload(run Run) ([]byte, error) {
+	m, err := template("workflow_run-completed.with-pull-requests.json")
+	if err != nil {
+		return nil, err
+	}
+	delete(m, "organization")
+	m["action"] = "completed"
+	setRepo(m, "repository", run.Repo, "main")
+	wr := m["workflow_run"].(map[string]any)
+	wr["id"], wr["name"], wr["event"], wr["conclusion"], wr["status"] = run.ID, run.Workflow, run.Event, run.Conclusion, "completed"
+	wr["head_branch"], wr["head_sha"], wr["pull_requests"] = run.HeadRef, run.HeadSHA, []any{}
+	setRepo(wr, "repository", run.Repo, "main")
+	setRepo(wr, "head_repository", run.HeadRepo, "main")
+	wr["head_repository"].(map[string]any)["fork"] = run.HeadRepo != run.Repo
+	if hc, ok := wr["head_commit"].(map[string]any); ok {
+		hc["id"], hc["tree_id"] = run.HeadSHA, run.HeadSHA
+	}
+	if w, ok := m["workflow"].(map[string]any); ok {
+		w["name"] = run.Workflow
+	}
+	return json.Marshal(m)
+}
+
 func template(name string) (map[string]any, error) {
 	b, err := payloads.ReadFile("testdata/" + name)
 	if err != nil {

@@ -46,8 +46,11 @@ type Result struct {
 	Outputs   map[string]map[string]string
 	Summary   string   // every step's $GITHUB_STEP_SUMMARY, in order
 	Messages  []string // every log line's message, in order
-	Artifacts string   // act's artifact server directory (removed with the run's directory)
-	Wall      time.Duration
+	// Uploaded is every artifact the run uploaded to act's artifact
+	// server, name → its zip archive (as act stores a v4 upload), read
+	// before the run's directory is removed.
+	Uploaded map[string][]byte
+	Wall     time.Duration
 }
 
 // Output is the output name of step id, "" when it set none.
@@ -115,6 +118,7 @@ func (t *Tools) Run(ctx context.Context, dir string, spec Spec, api *API) (*Resu
 	env := map[string]string{}
 	if api != nil {
 		env["GITHUB_API_URL"], env["GITHUB_SERVER_URL"] = api.APIURL(), api.ServerURL()
+		env["GITHUB_GRAPHQL_URL"] = api.GraphQLURL()
 	}
 	for k, v := range spec.Env {
 		env[k] = v
@@ -122,7 +126,7 @@ func (t *Tools) Run(ctx context.Context, dir string, spec Spec, api *API) (*Resu
 	for _, k := range sortedKeys(env) {
 		args = append(args, "--env", k+"="+env[k])
 	}
-	secrets := map[string]string{"GITHUB_TOKEN": "e2e-token"}
+	secrets := map[string]string{"GITHUB_TOKEN": Token}
 	for k, v := range spec.Secrets {
 		secrets[k] = v
 	}
@@ -149,8 +153,12 @@ func (t *Tools) Run(ctx context.Context, dir string, spec Spec, api *API) (*Resu
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever of its group is left
 	}
 	res := parse(stdout.Bytes())
-	res.Artifacts, res.Wall = artifacts, time.Since(start)
+	res.Wall = time.Since(start)
 	res.Messages = append(res.Messages, strings.Split(strings.TrimSpace(stderr.String()), "\n")...)
+	var uerr error
+	if res.Uploaded, uerr = uploaded(artifacts); uerr != nil {
+		return res, uerr
+	}
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("actrunner: act %s %s: ended after %s: %w\n%s", spec.Event, spec.Workflow, res.Wall.Round(time.Second), ctx.Err(), tail(res.Log(), 4000))
 	}
@@ -160,6 +168,27 @@ func (t *Tools) Run(ctx context.Context, dir string, spec Spec, api *API) (*Resu
 		return res, fmt.Errorf("actrunner: act %s %s: %w", spec.Event, spec.Workflow, err)
 	}
 	return res, nil
+}
+
+// uploaded reads act's artifact directory: <run id>/<name>/<name>.zip.
+func uploaded(dir string) (map[string][]byte, error) {
+	zips, err := filepath.Glob(filepath.Join(dir, "*", "*", "*.zip"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, z := range zips {
+		name := filepath.Base(filepath.Dir(z))
+		if filepath.Base(z) != name+".zip" {
+			continue
+		}
+		b, err := os.ReadFile(z)
+		if err != nil {
+			return nil, fmt.Errorf("actrunner: artifact %s: %w", name, err)
+		}
+		out[name] = b
+	}
+	return out, nil
 }
 
 var exitStatus = regexp.MustCompile(`^exit status (\d+)$`)

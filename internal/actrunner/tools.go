@@ -2,8 +2,10 @@
 // example workflows on a real GitHub Actions runner implementation, offline:
 // nektos/act in self-hosted mode (the job's steps run on this machine, whose
 // Docker engine the gate uses), with the third-party actions' released code
-// from the Go module proxy and act's own artifact server. The e2e tier's
-// scenarios (make e2e) use it; nothing in the product imports it.
+// from the Go module proxy and act's own artifact server, against a GitHub
+// API on loopback that stores what the workflows write (API: the comment,
+// read back by the scenarios). The e2e tier's scenarios (make e2e) use it;
+// nothing in the product imports it.
 //
 // act and the actions are built and fetched once into a cache directory the
 // harness keeps (CacheDir); each run gets its own temporary directories,

@@ -23,7 +23,7 @@ var Stages = [][]string{
 	// 6 surfaces: the Action and stored baselines.
 	{"gate/action", "gate/baseline"},
 	// 7 programs and test helpers.
-	{"cmd/loadgate", "internal/actrunner", "internal/enginetest", "internal/layout", "examples/demo", "examples/demo/service",
+	{"cmd/loadgate", "internal/actrunner", "internal/enginetest", "internal/githubfake", "internal/layout", "examples/demo", "examples/demo/service",
 		"bench/compare", "bench/server", "bench/wakeups", "bench/gatequality", "bench/render"},
 }
 

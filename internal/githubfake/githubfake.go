@@ -1,0 +1,657 @@
+// Package githubfake is a small GitHub server for tests: the part of
+// GitHub's REST API (and of github.com's downloads) that loadgate's action
+// and its workflows use, on loopback, storing what they write so that a
+// test can read it back.
+//
+// It implements, under APIPrefix ("" as api.github.com, "/api/v3" as
+// GitHub Enterprise Server's GITHUB_API_URL):
+//
+//   - GET /user (the token's user; 403 without Login, as for an
+//     installation token) and POST /graphql's `viewer { login }` (at
+//     /api/graphql too when APIPrefix is /api/v3, as GHES derives it);
+//   - issue comments: GET /repos/{o}/{r}/issues/{n}/comments with
+//     per_page/page and a Link header (next, last, prev, first), POST
+//     the same path, PATCH and DELETE /repos/{o}/{r}/issues/comments/{id};
+//   - GET /repos/{o}/{r}/pulls/{n} (number, head sha, ref and repo);
+//   - GET /repos/{o}/{r}/releases and /tags, paginated the same way;
+//   - GET /repos/{o}/{r}/actions/runs/{id}/artifacts (optional name
+//     filter) and /actions/artifacts/{id}/zip, a 302 to the archive;
+//
+// and, outside APIPrefix, github.com's release downloads
+// GET /{o}/{r}/releases/download/{tag}/{asset}, and the artifact archives
+// the 302 points to.
+//
+// Where it differs from GitHub:
+//
+//   - one token (Token), sent as "Bearer" or "token"; anything else is 401
+//     on every API path, releases and tags too (GitHub serves a public
+//     repository's to anyone); downloads and archives need none. No scopes or permissions: the
+//     token may do everything, or (ReadOnly, as a fork's pull request's
+//     token) every GET and no write.
+//   - issue comments, pull requests and workflow artifacts exist only in
+//     the repository Owner/Repo (404 elsewhere); releases, tags and their
+//     downloads in any repository given some (an empty list otherwise,
+//     where GitHub would 404 an unknown repository).
+//   - a comment's user is the token's account (As, else Login's User,
+//     else github-actions[bot] as Bot); ids count up from 1001, node_id is
+//     made up, author_association is always "OWNER", no reactions, no
+//     performed_via_github_app; html_url points at ServerURL.
+//   - issue numbers are not checked: any number has a (possibly empty)
+//     comment list, as if every issue and pull request existed; a pull
+//     request is only what SetPull gave (head sha, ref, repository).
+//   - bodies over 65536 characters are 422, as GitHub; no other
+//     validation error, no rate limit headers, no ETags or conditional
+//     requests, no secondary rate limits.
+//   - pagination: per_page defaults to 30 and is capped at 100, as GitHub;
+//     the Link header's URLs use the server's own address.
+//   - GraphQL answers only the viewer's login (400 for anything else).
+//   - the objects are GitHub's shapes cut to what loadgate and the actions
+//     read: a pull request is number, state and head (sha, ref,
+//     repo.full_name); a release is tag_name, name, draft, prerelease and
+//     assets (name, size, browser_download_url); a tag is name and
+//     commit.sha; an artifact is id, node_id, name, size_in_bytes, digest,
+//     url, archive_download_url, expired, created_at and workflow_run.id.
+//   - an artifact's archive is served at /_artifacts/{id} on this server,
+//     with no token (GitHub's 302 goes to a signed blob storage URL).
+//   - no endpoint writes releases, tags or artifacts: a test adds them
+//     (AddRelease, AddArtifact); every other path is 404.
+//
+// Concurrency: every method is safe for concurrent use, and each request
+// is handled under one mutex. The exported fields are configuration: set
+// them before the requests that should see them (no request in flight),
+// or under Lock. The *Comment pointers Seed and Comments return are the
+// stored comments: read their fields when no request is in flight.
+package githubfake
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// User is a comment's author as GitHub's JSON gives it (login, type).
+type User struct {
+	Login string `json:"login"`
+	Type  string `json:"type"` // "User" or "Bot"
+}
+
+// Comment is an issue comment in GitHub's JSON shape.
+type Comment struct {
+	ID                int64     `json:"id"`
+	NodeID            string    `json:"node_id"`
+	URL               string    `json:"url"`
+	HTMLURL           string    `json:"html_url"`
+	IssueURL          string    `json:"issue_url"`
+	Body              string    `json:"body"`
+	User              User      `json:"user"`
+	CreatedAt         time.Time `json:"created_at"`
+	UpdatedAt         time.Time `json:"updated_at"`
+	AuthorAssociation string    `json:"author_association"`
+
+	Issue int `json:"-"` // the issue or pull request it is on
+}
+
+// Pull is what GET /repos/{o}/{r}/pulls/{n} tells of a pull request.
+type Pull struct {
+	HeadSHA  string
+	HeadRef  string // default "master"
+	HeadRepo string // "owner/name" of the head; default "forker/<Repo>"
+}
+
+// Release is a release: its tag, flags and assets (name → content, served
+// at ServerURL/{o}/{r}/releases/download/{tag}/{name}).
+type Release struct {
+	Tag        string
+	Draft      bool
+	Prerelease bool
+	Assets     map[string][]byte
+}
+
+// Artifact is a workflow run's artifact: its zip archive.
+type Artifact struct {
+	ID    int64
+	RunID int64
+	Name  string
+	Zip   []byte
+}
+
+// Server is the fake GitHub. New starts it; it stops with Close.
+type Server struct {
+	// The repository that has comments, pull requests and artifacts.
+	Owner, Repo string
+	// Token is the one accepted credential.
+	Token string
+	// Login is the token's user for GET /user; "" → 403, as for an
+	// installation token (GITHUB_TOKEN).
+	Login string
+	// Viewer is GraphQL's viewer { login }; "" → 403.
+	Viewer string
+	// As, when set, is whom the token's comments are by (else Author()).
+	As *User
+	// ReadOnly makes the token a read-only one, as a fork's pull request
+	// gets: every POST, PATCH and DELETE is 403.
+	ReadOnly bool
+	// CreateStatus, UserStatus, ListStatus: non-zero, POST comments,
+	// GET /user and GET comments answer that status.
+	CreateStatus, UserStatus, ListStatus int
+
+	apiPrefix string
+	srv       *httptest.Server
+	mu        sync.Mutex
+	comments  map[int][]*Comment
+	nextID    int64
+	pulls     map[int]Pull
+	releases  map[string][]Release // "owner/name" → newest first
+	tags      map[string][]map[string]any
+	artifacts []Artifact
+	requests  []string
+	edited    []int64
+	deleted   []int64
+	now       func() time.Time
+}
+
+// New starts a server for owner/repo accepting token, its REST API under
+// apiPrefix ("" or "/api/v3").
+func New(owner, repo, token, apiPrefix string) *Server {
+	s := &Server{Owner: owner, Repo: repo, Token: token, apiPrefix: strings.TrimRight(apiPrefix, "/"),
+		comments: map[int][]*Comment{}, nextID: 1000, pulls: map[int]Pull{},
+		releases: map[string][]Release{}, tags: map[string][]map[string]any{}, now: time.Now}
+	api := http.NewServeMux()
+	api.HandleFunc("GET /user", s.user)
+	api.HandleFunc("POST /graphql", s.graphql)
+	api.HandleFunc("GET /repos/{o}/{r}/issues/{n}/comments", s.list)
+	api.HandleFunc("POST /repos/{o}/{r}/issues/{n}/comments", s.create)
+	api.HandleFunc("PATCH /repos/{o}/{r}/issues/comments/{id}", s.edit)
+	api.HandleFunc("DELETE /repos/{o}/{r}/issues/comments/{id}", s.del)
+	api.HandleFunc("GET /repos/{o}/{r}/pulls/{n}", s.pull)
+	api.HandleFunc("GET /repos/{o}/{r}/releases", s.releaseList)
+	api.HandleFunc("GET /repos/{o}/{r}/tags", s.tagList)
+	api.HandleFunc("GET /repos/{o}/{r}/actions/runs/{id}/artifacts", s.artifactList)
+	api.HandleFunc("GET /repos/{o}/{r}/actions/artifacts/{id}/zip", s.artifactZip)
+	web := http.NewServeMux()
+	web.HandleFunc("GET /{o}/{r}/releases/download/{tag}/{asset}", s.download)
+	web.HandleFunc("GET /_artifacts/{id}", s.artifactBlob)
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.requests = append(s.requests, r.Method+" "+r.URL.RequestURI())
+		if !s.authorized(r) {
+			fail(w, http.StatusUnauthorized, "Bad credentials")
+			return
+		}
+		if s.ReadOnly && r.Method != http.MethodGet && !strings.HasSuffix(r.URL.Path, "/graphql") {
+			fail(w, http.StatusForbidden, "Resource not accessible by integration")
+			return
+		}
+		p := r.URL.Path
+		switch {
+		case s.apiPrefix == "/api/v3" && p == "/api/graphql":
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = "/graphql"
+			api.ServeHTTP(w, r2)
+		case s.apiPrefix == "" || p == s.apiPrefix || strings.HasPrefix(p, s.apiPrefix+"/"):
+			if s.apiPrefix != "" {
+				r2 := r.Clone(r.Context())
+				r2.URL.Path = strings.TrimPrefix(p, s.apiPrefix)
+				r2.URL.RawPath = ""
+				r = r2
+			}
+			if _, pat := api.Handler(r); pat != "" {
+				api.ServeHTTP(w, r) // (Handler does not set the path values)
+				return
+			}
+			if s.apiPrefix == "" {
+				web.ServeHTTP(w, r)
+				return
+			}
+			fail(w, http.StatusNotFound, "Not Found")
+		default:
+			web.ServeHTTP(w, r)
+		}
+	}))
+	return s
+}
+
+// URL is the server's address (http://127.0.0.1:port).
+func (s *Server) URL() string { return s.srv.URL }
+
+// APIURL is GITHUB_API_URL: URL and the API prefix.
+func (s *Server) APIURL() string { return s.srv.URL + s.apiPrefix }
+
+// ServerURL is GITHUB_SERVER_URL: the server under the name
+// github.localhost, which resolves to loopback and which GitHub's
+// JavaScript actions do not take for Enterprise Server (artifact actions
+// refuse GHES).
+func (s *Server) ServerURL() string {
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.srv.URL, "http://"))
+	return "http://github.localhost:" + port
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// Lock and Unlock guard configuration changed while requests may be in
+// flight.
+func (s *Server) Lock()   { s.mu.Lock() }
+func (s *Server) Unlock() { s.mu.Unlock() }
+
+// Requests is every request so far, as "METHOD /path?query".
+func (s *Server) Requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.requests...)
+}
+
+// Count counts the REST requests of method (GraphQL's are not counted).
+func (s *Server) Count(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.requests {
+		if strings.HasPrefix(r, method+" ") && !strings.HasSuffix(strings.SplitN(r, "?", 2)[0], "/graphql") {
+			n++
+		}
+	}
+	return n
+}
+
+// Edited is the ids of the comments PATCHed, in order.
+func (s *Server) Edited() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int64(nil), s.edited...)
+}
+
+// Deleted is the ids of the comments deleted, in order.
+func (s *Server) Deleted() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int64(nil), s.deleted...)
+}
+
+// Comments is issue n's comments, oldest first (the stored ones).
+func (s *Server) Comments(n int) []*Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Comment(nil), s.comments[n]...)
+}
+
+// Seed adds a comment on issue n by login (of type typ) and returns it.
+func (s *Server) Seed(n int, login, typ, body string) *Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.add(n, User{Login: login, Type: typ}, body)
+}
+
+// SetPull makes pull request n's head.
+func (s *Server) SetPull(n int, p Pull) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pulls[n] = p
+}
+
+// DeletePull forgets pull request n (GET answers 404).
+func (s *Server) DeletePull(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pulls, n)
+}
+
+// AddRelease adds a release of repository full ("owner/name") as its
+// newest, and its tag (on commit, when given) as the newest tag.
+func (s *Server) AddRelease(full, commit string, rel Release) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.releases[full] = append([]Release{rel}, s.releases[full]...)
+	tag := map[string]any{"name": rel.Tag, "commit": map[string]any{"sha": commit}}
+	s.tags[full] = append([]map[string]any{tag}, s.tags[full]...)
+}
+
+// AddArtifact stores an artifact of workflow run runID (a zip archive) and
+// returns its id.
+func (s *Server) AddArtifact(runID int64, name string, zip []byte) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := int64(len(s.artifacts) + 1)
+	s.artifacts = append(s.artifacts, Artifact{ID: id, RunID: runID, Name: name, Zip: zip})
+	return id
+}
+
+// Author is whom the token's comments are by: As, else Login (a User),
+// else github-actions[bot] (a Bot).
+func (s *Server) Author() User {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.author()
+}
+
+func (s *Server) author() User {
+	if s.As != nil {
+		return *s.As
+	}
+	if s.Login != "" {
+		return User{Login: s.Login, Type: "User"}
+	}
+	return User{Login: "github-actions[bot]", Type: "Bot"}
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	p := r.URL.Path
+	if strings.HasPrefix(p, "/_artifacts/") || (strings.Contains(p, "/releases/download/") && !strings.HasPrefix(p, "/repos/")) {
+		return true // a signed blob URL, a public release's download: no token on GitHub either
+	}
+	h := r.Header.Get("Authorization")
+	return h == "Bearer "+s.Token || h == "token "+s.Token
+}
+
+func fail(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"message":%q,"documentation_url":"https://docs.github.com/rest"}`, msg)
+}
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) repoOK(w http.ResponseWriter, r *http.Request) bool {
+	if r.PathValue("o") != s.Owner || r.PathValue("r") != s.Repo {
+		fail(w, http.StatusNotFound, "Not Found")
+		return false
+	}
+	return true
+}
+
+func (s *Server) add(n int, u User, body string) *Comment {
+	s.nextID++
+	now := s.now().UTC().Truncate(time.Second)
+	api := fmt.Sprintf("%s/repos/%s/%s", s.APIURL(), s.Owner, s.Repo)
+	c := &Comment{ID: s.nextID, NodeID: fmt.Sprintf("IC_fake%d", s.nextID),
+		URL:      fmt.Sprintf("%s/issues/comments/%d", api, s.nextID),
+		HTMLURL:  fmt.Sprintf("%s/%s/%s/pull/%d#issuecomment-%d", s.ServerURL(), s.Owner, s.Repo, n, s.nextID),
+		IssueURL: fmt.Sprintf("%s/issues/%d", api, n),
+		Body:     body, User: u, CreatedAt: now, UpdatedAt: now, AuthorAssociation: "OWNER", Issue: n}
+	s.comments[n] = append(s.comments[n], c)
+	return c
+}
+
+func (s *Server) user(w http.ResponseWriter, r *http.Request) {
+	if s.UserStatus != 0 {
+		fail(w, s.UserStatus, "user refused")
+		return
+	}
+	if s.Login == "" {
+		fail(w, http.StatusForbidden, "Resource not accessible by integration")
+		return
+	}
+	reply(w, 200, User{Login: s.Login, Type: "User"})
+}
+
+// graphql answers `query { viewer { login } }` only, as GitHub does for an
+// installation token (which may not read GET /user).
+func (s *Server) graphql(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Query string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || !strings.Contains(in.Query, "viewer") {
+		fail(w, 400, "bad query")
+		return
+	}
+	if s.Viewer == "" {
+		fail(w, http.StatusForbidden, "Resource not accessible by integration")
+		return
+	}
+	reply(w, 200, map[string]any{"data": map[string]any{"viewer": map[string]string{"login": s.Viewer}}})
+}
+
+func (s *Server) del(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	for n, cs := range s.comments {
+		for i, c := range cs {
+			if c.ID == id {
+				s.comments[n] = append(cs[:i:i], cs[i+1:]...)
+				s.deleted = append(s.deleted, id)
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+	}
+	fail(w, 404, "Not Found")
+}
+
+// page answers one page of a list of n items with GitHub's Link header;
+// it returns the page's bounds.
+func (s *Server) page(w http.ResponseWriter, r *http.Request, n int) (lo, hi int) {
+	q := r.URL.Query()
+	per, _ := strconv.Atoi(q.Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	per = min(per, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	if page <= 0 {
+		page = 1
+	}
+	last := max((n+per-1)/per, 1)
+	var links []string
+	link := func(p int, rel string) {
+		q.Set("per_page", strconv.Itoa(per))
+		q.Set("page", strconv.Itoa(p))
+		links = append(links, fmt.Sprintf(`<%s%s%s?%s>; rel="%s"`, s.srv.URL, s.apiPrefix, r.URL.Path, q.Encode(), rel))
+	}
+	if page < last {
+		link(page+1, "next")
+		link(last, "last")
+	}
+	if page > 1 {
+		link(page-1, "prev")
+		link(1, "first")
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	return min((page-1)*per, n), min(page*per, n)
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	if s.ListStatus != 0 {
+		fail(w, s.ListStatus, "listing refused")
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	all := s.comments[n]
+	lo, hi := s.page(w, r, len(all))
+	out := all[lo:hi]
+	if out == nil {
+		out = []*Comment{}
+	}
+	reply(w, 200, out)
+}
+
+func readBody(w http.ResponseWriter, r *http.Request) (string, bool) {
+	var in struct{ Body *string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		fail(w, 400, "Problems parsing JSON")
+		return "", false
+	}
+	if in.Body == nil {
+		fail(w, 422, "Invalid request.\n\n\"body\" wasn't supplied.")
+		return "", false
+	}
+	if len(*in.Body) > 65536 {
+		fail(w, 422, "Body is too long (maximum is 65536 characters)")
+		return "", false
+	}
+	return *in.Body, true
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	if s.CreateStatus != 0 {
+		fail(w, s.CreateStatus, "Resource not accessible by integration")
+		return
+	}
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	c := s.add(n, s.author(), body)
+	w.Header().Set("Location", c.URL)
+	reply(w, 201, c)
+}
+
+func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	for _, cs := range s.comments {
+		for _, c := range cs {
+			if c.ID == id {
+				c.Body, c.UpdatedAt = body, s.now().UTC().Truncate(time.Second)
+				s.edited = append(s.edited, id)
+				reply(w, 200, c)
+				return
+			}
+		}
+	}
+	fail(w, 404, "Not Found")
+}
+
+func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	p, ok := s.pulls[n]
+	if !ok {
+		fail(w, 404, "Not Found")
+		return
+	}
+	repo := p.HeadRepo
+	if repo == "" {
+		repo = "forker/" + s.Repo
+	}
+	ref := p.HeadRef
+	if ref == "" {
+		ref = "master"
+	}
+	reply(w, 200, map[string]any{"number": n, "state": "open",
+		"head": map[string]any{"sha": p.HeadSHA, "ref": ref, "repo": map[string]any{"full_name": repo}}})
+}
+
+func (s *Server) releaseList(w http.ResponseWriter, r *http.Request) {
+	full := r.PathValue("o") + "/" + r.PathValue("r")
+	rels := s.releases[full]
+	lo, hi := s.page(w, r, len(rels))
+	out := []map[string]any{}
+	for _, rel := range rels[lo:hi] {
+		var assets []map[string]any
+		for name, b := range rel.Assets {
+			assets = append(assets, map[string]any{"name": name, "size": len(b),
+				"browser_download_url": fmt.Sprintf("%s/%s/releases/download/%s/%s", s.ServerURL(), full, rel.Tag, name)})
+		}
+		out = append(out, map[string]any{"tag_name": rel.Tag, "name": rel.Tag, "draft": rel.Draft,
+			"prerelease": rel.Prerelease, "assets": assets})
+	}
+	reply(w, 200, out)
+}
+
+func (s *Server) tagList(w http.ResponseWriter, r *http.Request) {
+	tags := s.tags[r.PathValue("o")+"/"+r.PathValue("r")]
+	lo, hi := s.page(w, r, len(tags))
+	out := tags[lo:hi]
+	if out == nil {
+		out = []map[string]any{}
+	}
+	reply(w, 200, out)
+}
+
+func (s *Server) download(w http.ResponseWriter, r *http.Request) {
+	full := r.PathValue("o") + "/" + r.PathValue("r")
+	for _, rel := range s.releases[full] {
+		if rel.Tag != r.PathValue("tag") {
+			continue
+		}
+		if b, ok := rel.Assets[r.PathValue("asset")]; ok {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			_, _ = w.Write(b)
+			return
+		}
+	}
+	http.NotFound(w, r)
+}
+
+func (s *Server) artifactJSON(a Artifact) map[string]any {
+	sum := sha256.Sum256(a.Zip)
+	return map[string]any{"id": a.ID, "node_id": fmt.Sprintf("MDg6QXJ0aWZhY3Q%d", a.ID), "name": a.Name,
+		"size_in_bytes": len(a.Zip), "digest": "sha256:" + hex.EncodeToString(sum[:]),
+		"url":                  fmt.Sprintf("%s/repos/%s/%s/actions/artifacts/%d", s.APIURL(), s.Owner, s.Repo, a.ID),
+		"archive_download_url": fmt.Sprintf("%s/repos/%s/%s/actions/artifacts/%d/zip", s.APIURL(), s.Owner, s.Repo, a.ID),
+		"expired":              false, "created_at": s.now().UTC().Format(time.RFC3339),
+		"workflow_run": map[string]any{"id": a.RunID}}
+}
+
+func (s *Server) artifactList(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	run, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	name := r.URL.Query().Get("name")
+	var match []Artifact
+	for _, a := range s.artifacts {
+		if a.RunID == run && (name == "" || a.Name == name) {
+			match = append(match, a)
+		}
+	}
+	lo, hi := s.page(w, r, len(match))
+	out := []map[string]any{}
+	for _, a := range match[lo:hi] {
+		out = append(out, s.artifactJSON(a))
+	}
+	reply(w, 200, map[string]any{"total_count": len(match), "artifacts": out})
+}
+
+func (s *Server) artifactZip(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if id < 1 || id > int64(len(s.artifacts)) {
+		fail(w, 404, "Not Found")
+		return
+	}
+	w.Header().Set("Location", fmt.Sprintf("%s/_artifacts/%d", s.srv.URL, id))
+	w.WriteHeader(http.StatusFound)
+}
+
+func (s *Server) artifactBlob(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if id < 1 || id > int64(len(s.artifacts)) {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/zip")
+	_, _ = w.Write(s.artifacts[id-1].Zip)
+}
