@@ -34,7 +34,7 @@ func TestHistoryPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	remote := filepath.Join(u.tmp, "remote.git")
-	api := actrunner.NewAPI()
+	api := actrunner.NewAPI(userRepoName)
 	defer api.Close()
 	// Under act, a checkout of the repository is a copy of its directory,
 	// whose origin is https://github.com/<repo> (act reads the name from
