@@ -55,7 +55,7 @@ func (in *Injector) Apply(res *result.Result, recovering Recovering) error {
 				}
 			}
 		}
-		if st.isEnded && st.err == "" {
+		if st.isEnded && st.err == "" && observedUntil > 0 { // a run that stopped early is not judged: nothing to split
 			for wi := range rf.Workloads {
 				n := min(max(recovering(rf.Workloads[wi].Seconds, rf.Recovery), 0), len(st.seconds[wi]))
 				if err := in.takeRecovering(res, st, wi, n, out, &rf.Workloads[wi], lat, svc); err != nil {
