@@ -199,7 +199,7 @@ func TestSoakRefusesAFaultsScenarioBeforeBringUp(t *testing.T) {
 	if got := code(err); got != 2 {
 		t.Fatalf("exit %d, want 2; err %v", got, err)
 	}
-	if !strings.Contains(err.Error(), "faults.yaml:25: phase sustain injects faults") {
+	if !strings.Contains(err.Error(), "faults.yaml:26: phase sustain injects faults") {
 		t.Errorf("message %q", err)
 	}
 	base, perr := scenario.Load("../../examples/demo/faults.yaml", scenario.Options{})
