@@ -101,7 +101,7 @@ func TestHistoryRecordAndRender(t *testing.T) {
 		}
 	}
 	got, md, stderr := runHistory(t, "--scenario", "cmp", "--dir", clone, "--out", out)
-	if got != 1 || !strings.Contains(md, "**REGRESSION**") || !strings.Contains(md, "over 6 link(s)") || !strings.Contains(stderr, "verdict: regression") {
+	if got != 1 || !strings.Contains(md, "**REGRESSION**") || !strings.Contains(md, "over 6 links") || !strings.Contains(stderr, "verdict: regression") {
 		t.Errorf("five +6%% steps: exit %d, want 1\n%s%s", got, md, stderr)
 	}
 	for _, f := range []string{"history.md", "history.json", "history-sustain-a-p95.svg"} {
