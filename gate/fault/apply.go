@@ -212,9 +212,10 @@ func (in *Injector) record(st *state, observedUntil time.Duration, lat, svc *hdr
 		fw.During.Name = ""
 		for k, s := range st.seconds[wi] {
 			end := st.ended + min(time.Duration(k+1)*time.Second, st.rec.Within)
+			n := s.counts()
 			fw.Seconds[k] = result.Second{Observed: st.isEnded && st.err == "" && end <= observedUntil,
-				Succeeded: s.succeeded, Failed: s.failed,
-				Failures: maps.Clone(s.failures), Over: maps.Clone(s.over), MaxMS: float64(s.maxUS) / 1000}
+				Succeeded: n.Succeeded, Failed: n.Failed,
+				Failures: n.Failures, Over: maps.Clone(s.over), MaxMS: float64(s.maxUS) / 1000}
 		}
 		rf.Workloads = append(rf.Workloads, fw)
 	}

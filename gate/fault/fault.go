@@ -127,15 +127,23 @@ type cell struct {
 }
 
 type second struct {
-	succeeded, failed int64
-	failures          map[string]int64
-	over              map[string]int64
-	maxUS             int64
-	// due holds the second's requests by their due time's phase, done its
-	// completions by the done time's phase: what Apply takes out of the
-	// phases when the recovery rule judges this second.
+	over  map[string]int64
+	maxUS int64
+	// due holds the second's requests by their due time's phase (counts
+	// and values), done its completions by the done time's phase: what the
+	// recovery rule judges, and what Apply takes out of the phases when it
+	// judges this second.
 	due  map[int]*samples
 	done map[int]int64
+}
+
+// counts sums the second's requests over the phases they were due in.
+func (s second) counts() result.Workload {
+	var w result.Workload
+	for _, d := range s.due {
+		w.Add(d.counts)
+	}
+	return w
 }
 
 // samples is what one workload's requests due in one recovery second gave
@@ -406,13 +414,10 @@ func (in *Injector) Observe(o load.Outcome) {
 			d.counts.Late++
 		}
 		if o.Class != "" {
-			s.failed++
-			inc(&s.failures, o.Class)
 			d.counts.Failed++
 			inc(&d.counts.Failures, o.Class)
 			return
 		}
-		s.succeeded++
 		d.counts.Succeeded++
 		d.lat, d.svc = append(d.lat, o.LatencyUS), append(d.svc, o.ServiceUS)
 		s.maxUS = max(s.maxUS, o.LatencyUS)
