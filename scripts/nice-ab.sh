@@ -10,7 +10,8 @@ uid=$(id -u "$user")
 gid=$(id -g "$user")
 dir=$(mktemp -d)
 chmod 1777 "$dir" # the user writes its results here
-trap 'kill "$stub" 2>/dev/null; rm -rf "$dir"' EXIT
+stub=
+trap '[[ -n $stub ]] && kill "$stub" 2>/dev/null; rm -rf "$dir"' EXIT
 CGO_ENABLED=0 go build -o "$dir/loadgate" ./cmd/loadgate
 cat >"$dir/load.yaml" <<'YAML'
 name: nice-ab
