@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/loadgate/loadgate/internal/layout"
@@ -57,6 +58,22 @@ func TestSVGDeterministic(t *testing.T) {
 	for range 3 {
 		if b, _ := layout.SVG(g); !bytes.Equal(a, b) {
 			t.Fatal("two drawings of one graph differ")
+		}
+	}
+}
+
+// TestDesignNamesEveryPackage fails when docs/design.md's layout tables give
+// a package no line: each is named in backquotes, or its top folder is
+// (`bench/`, `examples/`).
+func TestDesignNamesEveryPackage(t *testing.T) {
+	design, err := os.ReadFile("../../docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg := range goList(t) {
+		top, _, _ := strings.Cut(pkg, "/")
+		if !bytes.Contains(design, []byte("| `"+pkg+"` |")) && !bytes.Contains(design, []byte("| `"+top+"/` |")) {
+			t.Errorf("docs/design.md gives %s no line: add a row saying what it owns", pkg)
 		}
 	}
 }
