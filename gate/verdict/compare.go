@@ -123,7 +123,7 @@ type Comparison struct {
 	Open        []RoundRef  `json:"open,omitempty"` // rounds with no order-statistics bound
 	Needs       *Need       `json:"needs,omitempty"`
 	Undecided   Value       `json:"undecided,omitempty"` // what an untrusted round kept from being decided
-	Why         string      `json:"why"`                 // Reason in words (report.Explain), Need: Needs
+	Why         string      `json:"why"`                 // Reason and (Need) Needs in words: report.Explain
 	Need        string      `json:"need,omitempty"`
 	ErrBase     *ErrorRates `json:"err_base,omitempty"` // error_rate only
 	ErrHead     *ErrorRates `json:"err_head,omitempty"`
