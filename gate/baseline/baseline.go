@@ -1,8 +1,6 @@
 // Package baseline stores results as named baselines beside a repository's
-// code (baselines/<scenario>/<name>.json, rounds merged) and reads result
-// files for `loadgate compare` with their scenario's calibration. Path rules
-// are gate/rounds' BaselinePath and InsideDir, shared with the gate's reads.
-// Errors carry rounds.ErrUsage or ErrUnusable for the exit code. Stateless.
+// code and reads result files for `loadgate compare`. Errors carry
+// rounds.ErrUsage or ErrUnusable for the exit code.
 package baseline
 
 import (
@@ -27,11 +25,8 @@ type SaveOptions struct {
 	Commit  string   // the commit measured; "": the result's, else git HEAD of Root
 }
 
-// Save stores opt.Results, merged, as baseline opt.Name under opt.Root and
-// returns its path and content. Nothing is written on error: ErrUsage for a
-// bad name, a path leaving baselines/, results that do not read or merge,
-// or a duet round (a baseline gate runs head alone); ErrUnusable for a
-// result compare would refuse.
+// Save stores opt.Results, merged, as baseline opt.Name and returns its
+// path and content; nothing is written on error.
 func Save(ctx context.Context, opt SaveOptions) (path string, saved *result.Result, err error) {
 	if len(opt.Results) == 0 || opt.Name == "" {
 		return "", nil, rounds.Usagef("--result and --name are required")
@@ -46,9 +41,8 @@ func Save(ctx context.Context, opt SaveOptions) (path string, saved *result.Resu
 			return "", nil, rounds.Usage(err)
 		}
 		if r.Round != nil && r.Round.Mode == result.RoundDuet {
-			return "", nil, rounds.Usagef("%s: round.mode: %s: a duet round ran beside the other side's stack and load, so its latencies are not comparable with a head run alone: refused as a baseline (store the results of a gate without --duet, or of loadgate run)", p, r.Round.Mode)
+			return "", nil, rounds.Usagef("%s: round.mode: %s: a duet round is not comparable with a head run alone, so it cannot be a baseline; store a gate run without --duet, or loadgate run", p, r.Round.Mode)
 		}
-		// Never store what compare would find unusable.
 		if notes := rounds.BrokenResult(r); notes != nil {
 			return "", nil, rounds.Unusable(&rounds.NotesError{Op: p + " cannot be a baseline", Notes: notes})
 		}
@@ -96,8 +90,7 @@ type CompareOptions struct {
 }
 
 // Compare judges head against base with the gate's statistics and the
-// scenario's calibration. Unreadable or mismatched results and a bad
-// calibration are ErrUsage; a broken result is an unusable verdict.
+// scenario's calibration; a broken result is an unusable verdict.
 func Compare(ctx context.Context, opt CompareOptions) (rounds.Outcome, error) {
 	if len(opt.Bases) == 0 || len(opt.Heads) == 0 {
 		return rounds.Outcome{}, rounds.Usagef("give BASE.json HEAD.json, or --base and --head files")
@@ -142,9 +135,7 @@ func readResults(paths []string) ([]*result.Result, error) {
 	return rs, nil
 }
 
-// Noise reads baselines/<scenario>/noise.json of dir's repository and its
-// path; nil when absent or the name is invalid. A file that does not decode
-// is an error naming it.
+// Noise reads dir's repository's calibration of scenarioName and its path (nil: none).
 func Noise(ctx context.Context, dir, scenarioName string) (*verdict.Noise, string, error) {
 	if dir == "" {
 		dir = "."
@@ -163,7 +154,6 @@ func Noise(ctx context.Context, dir, scenarioName string) (*verdict.Noise, strin
 	return n, p, nil
 }
 
-// clip shortens a hostile name for an error message.
 func clip(s string) string {
 	if len(s) > 80 {
 		return s[:77] + "..."

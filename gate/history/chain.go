@@ -10,18 +10,16 @@ import (
 )
 
 // DefaultTolerance is the cumulative tolerance: a change since an earlier
-// entry beyond 15% is a regression however small its steps were.
+// entry beyond it is a regression however small its steps were.
 const DefaultTolerance = 0.15
 
-// Chain is a history in order, oldest first. Entry i links to entry i−1
-// when its Base is entry i−1's commit: its steps then measure the change
-// from i−1 to i.
+// Chain is a history, oldest first; entry i links to entry i−1 when its
+// Base is i−1's commit.
 type Chain struct {
 	Entries []Entry
 }
 
-// NewChain orders entries by date (then commit): the order they were
-// pushed in, for a branch that is only pushed to.
+// NewChain orders entries by date, then commit: the order of pushes.
 func NewChain(entries []Entry) Chain {
 	es := slices.Clone(entries)
 	slices.SortStableFunc(es, func(a, b Entry) int {
@@ -33,7 +31,6 @@ func NewChain(entries []Entry) Chain {
 	return Chain{Entries: es}
 }
 
-// Keys lists every series a step of the chain measured, sorted.
 func (c Chain) Keys() []Key {
 	seen := map[Key]bool{}
 	var ks []Key
@@ -51,8 +48,7 @@ func (c Chain) Keys() []Key {
 	return ks
 }
 
-// Index is the entry of commit (a full hash or a prefix of at least 7
-// digits), −1 when none.
+// Index is the entry of commit (a prefix of ≥ 7 digits), −1 when none.
 func (c Chain) Index(commit string) int {
 	for i, e := range c.Entries {
 		if sameCommit(e.Commit, commit) {
@@ -62,8 +58,7 @@ func (c Chain) Index(commit string) int {
 	return -1
 }
 
-// Link is entry i's step of k when it links to entry i−1 (its gate ran
-// against entry i−1's commit and measured k).
+// Link is entry i's step of k when it links to entry i−1.
 func (c Chain) Link(i int, k Key) (Step, bool) {
 	if i <= 0 || i >= len(c.Entries) || !sameCommit(c.Entries[i].Base, c.Entries[i-1].Commit) {
 		return Step{}, false
@@ -79,30 +74,26 @@ func sameCommit(a, b string) bool {
 	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
 }
 
-// Change is the cumulative change of one series from entry From to entry
-// To: the product of the links' ratios between them, with its interval.
+// Change is one series' cumulative change from entry From to To: the
+// product of the links' ratios, with its interval.
 type Change struct {
-	Key        Key     `json:"key"`
-	From       int     `json:"from"`
-	To         int     `json:"to"`
-	Links      int     `json:"links"` // steps chained (To − From when Known)
-	Ratio      float64 `json:"ratio"` // 1 when From == To
-	CILow      float64 `json:"ci_low"`
-	CIHigh     float64 `json:"ci_high"`
-	Confidence float64 `json:"confidence"`
-	// Known: every link from From to To was measured. When false, Gap is
-	// the first entry whose link is missing, and the numbers are 0.
-	Known bool          `json:"known"`
-	Gap   int           `json:"gap,omitempty"`
-	Value verdict.Value `json:"value"` // against the cumulative tolerance (Judge)
+	Key        Key           `json:"key"`
+	From       int           `json:"from"`
+	To         int           `json:"to"`
+	Links      int           `json:"links"` // steps chained (To − From when Known)
+	Ratio      float64       `json:"ratio"` // 1 when From == To
+	CILow      float64       `json:"ci_low"`
+	CIHigh     float64       `json:"ci_high"`
+	Confidence float64       `json:"confidence"`
+	Known      bool          `json:"known"`         // every link was measured; else the numbers are 0
+	Gap        int           `json:"gap,omitempty"` // the first entry whose link is missing
+	Value      verdict.Value `json:"value"`         // against the cumulative tolerance (Judge)
 }
 
-// Cumulative chains the links of k from entry from to entry to (from ≤ to)
-// at confidence conf (0: 95%) and judges the product against tol (0:
-// DefaultTolerance). Log ratios add, and the links are independent gates,
-// so their variances add: the interval is exp(Σ ln r ± z·√Σ se²), each se
-// a link's log half-width over the normal quantile of its confidence
-// (which overstates a few rounds' error, never understates it).
+// Cumulative chains the links of k from entry from to to at conf (0: 95%),
+// judged against tol. The links are independent gates, so log ratios and
+// variances add: exp(Σ ln r ± z·√Σ se²), each se a link's log half-width
+// over the normal quantile (which overstates a few rounds' error, never understates).
 func (c Chain) Cumulative(k Key, from, to int, conf, tol float64) Change {
 	if conf == 0 {
 		conf = verdict.DefaultConfidence
@@ -130,25 +121,20 @@ func (c Chain) Cumulative(k Key, from, to int, conf, tol float64) Change {
 	return ch
 }
 
-// logRatio is a step's log ratio and its standard error (Cumulative).
 func logRatio(s Step) (m, se float64) {
 	m = math.Log(s.Ratio)
 	h := max(math.Log(s.CIHigh)-m, m-math.Log(s.CILow))
 	return m, h / zOf(s.Confidence)
 }
 
-// setInterval sets ch's ratio and interval from a log ratio sum and its
-// variance, at ch.Confidence, and judges it against tol.
 func (ch *Change) setInterval(sum, variance, tol float64) {
 	hw := zOf(ch.Confidence) * math.Sqrt(variance)
 	ch.Ratio, ch.CILow, ch.CIHigh = math.Exp(sum), math.Exp(sum-hw), math.Exp(sum+hw)
 	ch.Value = Judge(*ch, tol)
 }
 
-// Judge calls a cumulative change against tolerance tol (0:
-// DefaultTolerance) as a gate calls a step: the interval above 1+tol is a
-// regression, below 1/(1+tol) an improvement, at most 1+tol a pass, else
-// inconclusive. A change with a missing link is not measured.
+// Judge calls a cumulative change against tol (0: DefaultTolerance) as a
+// gate calls a step; one with a missing link is not measured.
 func Judge(ch Change, tol float64) verdict.Value {
 	if tol == 0 {
 		tol = DefaultTolerance
@@ -166,5 +152,4 @@ func Judge(ch Change, tol float64) verdict.Value {
 	return verdict.Inconclusive
 }
 
-// zOf is the two-sided normal critical value of confidence conf.
 func zOf(conf float64) float64 { return math.Sqrt2 * math.Erfinv(conf) }

@@ -15,17 +15,12 @@ const (
 
 // DetectOptions set the change-point detector.
 type DetectOptions struct {
-	// Significance α of each permutation test: a change point is kept when
-	// at most α of the permuted series split as well. 0: 1%.
+	// Significance α: a change point is kept when at most α of the permuted
+	// series split as well.
 	Significance float64
-	// Permutations per test (0: 499; the smallest p-value is 1/(R+1)).
-	Permutations int
-	// MinSize: the fewest entries on either side of a change point (0: 3;
-	// at least 2).
-	MinSize int
-	// Seed of the permutations: the same series and seed give the same
-	// change points.
-	Seed uint64
+	Permutations int    // per test; the smallest p-value is 1/(R+1)
+	MinSize      int    // the fewest entries on either side of a change point (≥ 2)
+	Seed         uint64 // the same series and seed give the same change points
 }
 
 func (o DetectOptions) withDefaults() DetectOptions {
@@ -41,8 +36,7 @@ func (o DetectOptions) withDefaults() DetectOptions {
 	return o
 }
 
-// ChangePoint is where a series' level shifted: xs[Index] is the first
-// value of the new level.
+// ChangePoint is where a series' level shifted: xs[Index] begins the new level.
 type ChangePoint struct {
 	Index int     `json:"index"`
 	P     float64 `json:"p"`     // the permutation test's p-value
@@ -51,13 +45,9 @@ type ChangePoint struct {
 }
 
 // Detect finds change points in xs by E-divisive with means (Matteson &
-// James 2014, α = 1): bisect where the energy divergence Q̂ between the
-// two sides is largest, and keep the split only when a permutation test
-// says so (values shuffled within the current segments, the largest Q̂
-// recomputed, p = (1 + #{≥ observed}) / (R + 1) ≤ Significance); repeat on
-// the segments until a split is not significant. It assumes the values of
-// a segment exchangeable (independent noise about a level): give it a
-// series' values, not their running sums. Change points come sorted.
+// James): bisect where the energy divergence Q̂ is largest while a
+// permutation test keeps the split. It assumes a segment's values
+// exchangeable: give it a series' values, not their running sums.
 func Detect(xs []float64, opt DetectOptions) []ChangePoint {
 	opt = opt.withDefaults()
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6c6f616467617465)) // "loadgate"
@@ -69,7 +59,7 @@ func Detect(xs []float64, opt DetectOptions) []ChangePoint {
 		if at < 0 {
 			break
 		}
-		// The permutation test: how often do shuffled segments split as well?
+		// How often do shuffled segments split as well?
 		over, limit := 0, opt.Significance*float64(opt.Permutations+1)-1
 		for r := 0; r < opt.Permutations && float64(over) <= limit; r++ {
 			copy(work, xs)
@@ -97,8 +87,7 @@ func Detect(xs []float64, opt DetectOptions) []ChangePoint {
 	return cps
 }
 
-// bestOver is the split of largest Q̂ over the segments between bounds,
-// −1 when no segment is long enough.
+// bestOver is the split of largest Q̂ over the segments, −1 when none is long enough.
 func bestOver(xs []float64, bounds []int, minSize int) (at int, q float64) {
 	at, q = -1, math.Inf(-1)
 	for i := 0; i+1 < len(bounds); i++ {
@@ -109,12 +98,8 @@ func bestOver(xs []float64, bounds []int, minSize int) (at int, q float64) {
 	return at, q
 }
 
-// bestSplit is the τ in [minSize, len−minSize] of largest
-//
-//	Q̂ = nm/(n+m) · (2/(nm)·Σ|x−y| − Σ_{i<k}|x_i−x_k|/C(n,2) − Σ_{j<k}|y_j−y_k|/C(m,2))
-//
-// for X = xs[:τ] and Y = xs[τ:], in O(len²): moving xs[τ] from Y to X
-// changes each sum by one row of distances.
+// bestSplit is the τ in [minSize, len−minSize] of largest Q̂ of X = xs[:τ],
+// Y = xs[τ:], in O(len²): moving xs[τ] from Y to X changes each sum by one row.
 func bestSplit(xs []float64, minSize int) (int, float64) {
 	n := len(xs)
 	if n < 2*minSize {
@@ -130,7 +115,6 @@ func bestSplit(xs []float64, minSize int) (int, float64) {
 	withinY = within // τ = 0: every value in Y
 	best, bestQ := -1, math.Inf(-1)
 	for t := 0; t < n-minSize; t++ {
-		// Move xs[t] from Y to X.
 		var toX, toY float64
 		for i := 0; i < t; i++ {
 			toX += math.Abs(xs[t] - xs[i])

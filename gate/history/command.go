@@ -9,11 +9,8 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
-// Read is `loadgate history`'s work short of words: the scenario's entries
-// from the data branch, chained and analysed (Analyze). Render the result
-// with package report (HistoryMarkdown, HistorySVG).
-// opt.Since may be any revision of the clone (a tag): it is resolved to
-// its commit.
+// Read is `loadgate history` short of words: the scenario's entries chained
+// and analysed; opt.Since may be any revision of the clone.
 func Read(ctx context.Context, s *Store, scenario string, opt Options) (Analysis, error) {
 	es, err := s.Load(ctx, scenario)
 	if err != nil {
@@ -34,9 +31,8 @@ func Read(ctx context.Context, s *Store, scenario string, opt Options) (Analysis
 	return a, nil
 }
 
-// Record appends the entry of a gate's head, run against the previous
-// entry's commit on a push to a protected branch ref, and returns its path
-// on the data branch. Never call it for a pull request (package doc).
+// Record appends the entry of a gate's head, run against the previous entry
+// on a push to a protected branch, and returns its path; never for a pull request.
 func Record(ctx context.Context, s *Store, o rounds.Outcome, ref string, date time.Time) (string, error) {
 	e, err := FromGate(o, ref, date)
 	if err != nil {
@@ -49,9 +45,7 @@ func Record(ctx context.Context, s *Store, o rounds.Outcome, ref string, date ti
 	return path, nil
 }
 
-// Previous is the newest entry of scenario on the data branch: the commit
-// the next push's gate runs against (its Commit as the gate's base). ok is
-// false on an empty history.
+// Previous is the newest entry of scenario, the next push's gate's base.
 func Previous(ctx context.Context, s *Store, scenario string) (e Entry, ok bool, err error) {
 	es, err := s.Load(ctx, scenario)
 	if err != nil || len(es) == 0 {

@@ -18,29 +18,22 @@ import (
 // Schema is the version of an entry file written by this package.
 const Schema = "loadgate/history/v1"
 
-// MaxEntryBytes bounds an entry file read back: a data branch is input.
+// MaxEntryBytes bounds an entry read back: a data branch is input.
 const MaxEntryBytes = 16 << 20
 
-// Entry is one protected-branch commit in the history: what its load
-// measured and, when a paired gate against the previous entry's commit ran,
-// that gate's steps.
+// Entry is one protected-branch commit: what its load measured and the steps
+// of its gate against the previous entry.
 type Entry struct {
-	Schema string    `json:"schema"`
-	Commit string    `json:"commit"`
-	Ref    string    `json:"ref,omitempty"` // the branch pushed ("main", "release/1.4")
-	Date   time.Time `json:"date"`          // when the entry was measured
-	// Result is the commit's results, every round merged exactly
-	// (result.Merge): histograms and counts, machine, topology, scenario
-	// hash; no raw records.
-	Result *result.Result `json:"result"`
-	// Base is the commit the Steps were measured against (the previous
-	// entry's, for the chain to hold); "" when no paired gate ran.
-	Base  string `json:"base,omitempty"`
-	Steps []Step `json:"steps,omitempty"`
+	Schema string         `json:"schema"`
+	Commit string         `json:"commit"`
+	Ref    string         `json:"ref,omitempty"`  // the branch pushed ("main", "release/1.4")
+	Date   time.Time      `json:"date"`           // when the entry was measured
+	Result *result.Result `json:"result"`         // every round merged, no raw records
+	Base   string         `json:"base,omitempty"` // the commit Steps ran against ("": none)
+	Steps  []Step         `json:"steps,omitempty"`
 }
 
-// Step is one link of the chain: a paired gate's latency ratio head/base
-// of one workload and percentile, with its interval (verdict.Comparison).
+// Step is one link of the chain: a gate's head/base latency ratio with its interval.
 type Step struct {
 	Phase      string        `json:"phase"`
 	Workload   string        `json:"workload"`
@@ -65,12 +58,10 @@ type Key struct {
 
 func (k Key) String() string { return k.Phase + "/" + k.Workload + " " + k.Metric }
 
-// Key is the series s belongs to.
 func (s Step) Key() Key { return Key{s.Phase, s.Workload, s.Metric} }
 
-// FromGate is the entry of a gate's head: its rounds merged, and a step per
-// latency comparison with an interval (error rates are not chained). The
-// gate's base commit becomes Base.
+// FromGate is the entry of a gate's head: its rounds merged and a step per
+// latency comparison (error rates are not chained).
 func FromGate(o rounds.Outcome, ref string, date time.Time) (Entry, error) {
 	e, err := FromResults(o.Head.Results, ref, date)
 	if err != nil {
@@ -90,9 +81,7 @@ func FromGate(o rounds.Outcome, ref string, date time.Time) (Entry, error) {
 	return e, nil
 }
 
-// FromResults is the entry of a commit measured without a gate (the first
-// entry, or a run whose previous entry was not checked out): its results
-// merged, no steps.
+// FromResults is the entry of a commit measured without a gate: no steps.
 func FromResults(rs []*result.Result, ref string, date time.Time) (Entry, error) {
 	var kept []*result.Result
 	for _, r := range rs {
@@ -112,7 +101,6 @@ func FromResults(rs []*result.Result, ref string, date time.Time) (Entry, error)
 	return Entry{Schema: Schema, Commit: merged.Commit, Ref: ref, Date: date.UTC(), Result: merged}, nil
 }
 
-// stepOf is c as a step, when c is a latency ratio with an interval.
 func stepOf(c verdict.Comparison, conf float64) (Step, bool) {
 	if c.Metric == verdict.MetricErrorRate || c.Interval == "" ||
 		!(c.Ratio > 0 && c.CILow > 0 && c.CIHigh >= c.CILow) || math.IsInf(c.CIHigh, 0) {
@@ -125,7 +113,6 @@ func stepOf(c verdict.Comparison, conf float64) (Step, bool) {
 		Confidence: conf, Interval: c.Interval, Rounds: c.Rounds, BaseN: c.BaseN, HeadN: c.HeadN, Value: c.Value}, true
 }
 
-// Step returns e's step of k, if its gate measured one.
 func (e *Entry) Step(k Key) (Step, bool) {
 	for _, s := range e.Steps {
 		if s.Key() == k {
@@ -135,7 +122,6 @@ func (e *Entry) Step(k Key) (Step, bool) {
 	return Step{}, false
 }
 
-// check refuses an entry the chain cannot use.
 func (e *Entry) check() error {
 	if e.Schema != Schema {
 		return fmt.Errorf("schema %q is not supported; this loadgate reads %q", e.Schema, Schema)
@@ -155,7 +141,6 @@ func (e *Entry) check() error {
 	return nil
 }
 
-// wireEntry is Entry on the wire: the result through its own codec.
 type wireEntry struct {
 	Schema string          `json:"schema"`
 	Commit string          `json:"commit"`
@@ -166,8 +151,7 @@ type wireEntry struct {
 	Result json.RawMessage `json:"result"`
 }
 
-// Encode writes e as indented JSON, the result through result's codec (so
-// it reads back with result.Decode's checks).
+// Encode writes e as indented JSON, the result through result's codec.
 func (e *Entry) Encode(w io.Writer) error {
 	if err := e.check(); err != nil {
 		return fmt.Errorf("history: encode %s: %w", result.ShortHash(e.Commit), err)
@@ -192,8 +176,7 @@ func (e *Entry) Encode(w io.Writer) error {
 	return err
 }
 
-// Decode reads one entry, at most MaxEntryBytes. It refuses unknown fields,
-// another schema, and a result result.Decode refuses.
+// Decode reads one entry strictly, at most MaxEntryBytes.
 func Decode(rd io.Reader) (*Entry, error) {
 	var we wireEntry
 	if err := strictjson.Decode(rd, MaxEntryBytes, &we); err != nil {

@@ -14,20 +14,13 @@ import (
 
 // Options set how a history is read.
 type Options struct {
-	// Since is the commit (or a prefix of at least 7 digits) the
-	// cumulative change is measured from, e.g. the last release tag's;
-	// "" the first entry.
-	Since string
-	// Tolerance of the cumulative change (0: DefaultTolerance, 15%).
-	Tolerance float64
-	// Confidence of the cumulative intervals (0: 95%).
-	Confidence float64
-	// Detect sets the change-point detector.
-	Detect DetectOptions
+	Since      string  // the commit the cumulative change is measured from ("": the first entry)
+	Tolerance  float64 // of the cumulative change (0: DefaultTolerance)
+	Confidence float64 // of the cumulative intervals (0: 95%)
+	Detect     DetectOptions
 }
 
-// Analysis is a history read: every series with its chain, cumulative
-// change and change points.
+// Analysis is a history read: every series with its chain, change and change points.
 type Analysis struct {
 	Scenario   string        `json:"scenario"`
 	Since      int           `json:"since"` // the entry cumulative changes are measured from
@@ -40,14 +33,10 @@ type Analysis struct {
 
 // Series is one workload's percentile over the history.
 type Series struct {
-	Key    Key     `json:"key"`
-	Points []Point `json:"points"` // one per entry, in order
-	// Total is the cumulative change from the Since entry to the last one,
-	// judged against the tolerance.
-	Total Change `json:"total"`
-	// ChangePoints, over the entries' absolute values (Point.Entry is the
-	// first entry of the new level).
-	ChangePoints []ChangePoint `json:"change_points"`
+	Key          Key           `json:"key"`
+	Points       []Point       `json:"points"`        // one per entry, in order
+	Total        Change        `json:"total"`         // from the Since entry to the last
+	ChangePoints []ChangePoint `json:"change_points"` // over the entries' absolute values
 }
 
 // Point is one entry of a series.
@@ -56,25 +45,18 @@ type Point struct {
 	Commit  string    `json:"commit"`
 	Date    time.Time `json:"date"`
 	Machine string    `json:"machine"` // host, and CPU model when known
-	// AbsoluteMS is the entry's own nearest-rank percentile over all its
-	// rounds, and Count its samples: on this entry's machine only.
-	AbsoluteMS float64 `json:"absolute_ms"`
-	Count      int64   `json:"count"`
-	// Step is the link from the previous entry, when it was measured.
-	Step *Step `json:"step,omitempty"`
-	// Cumulative is the change from the Since entry to this one (not
-	// Known before Since).
-	Cumulative Change `json:"cumulative"`
-	// ChangePoint: a level shift begins at this entry.
-	ChangePoint *ChangePoint `json:"change_point,omitempty"`
+	// AbsoluteMS is the entry's own percentile over its rounds, on its machine only.
+	AbsoluteMS  float64      `json:"absolute_ms"`
+	Count       int64        `json:"count"`
+	Step        *Step        `json:"step,omitempty"`         // the link from the previous entry
+	Cumulative  Change       `json:"cumulative"`             // from the Since entry
+	ChangePoint *ChangePoint `json:"change_point,omitempty"` // a level shift begins here
 }
 
-// Analyze reads chain c: per series the links, the cumulative change
-// since opt.Since, and change points. Change points are found over each
-// entry's absolute percentile, not over the cumulative levels: those are a
-// random walk of the links' errors, which a permutation test would split
-// at false change points. So the detector calls shifts large against the
-// spread between runners, and the cumulative rule catches the creep.
+// Analyze reads chain c: per series the links, the cumulative change since
+// opt.Since, and change points over each entry's absolute percentile. Not
+// over the cumulative levels: a random walk of the links' errors would split
+// at false change points; the cumulative rule catches the creep.
 func Analyze(c Chain, opt Options) (Analysis, error) {
 	a := Analysis{Chain: c, Tolerance: cmp.Or(opt.Tolerance, DefaultTolerance),
 		Confidence: cmp.Or(opt.Confidence, verdict.DefaultConfidence), Detect: opt.Detect.withDefaults()}
@@ -97,7 +79,6 @@ func Analyze(c Chain, opt Options) (Analysis, error) {
 	return a, nil
 }
 
-// seriesKeys: every linked series, and p95 of every judged workload.
 func (c Chain) seriesKeys() []Key {
 	ks := c.Keys()
 	for _, e := range c.Entries {
@@ -153,8 +134,7 @@ func (c Chain) series(k Key, a Analysis) (Series, error) {
 	return s, nil
 }
 
-// absolute is r's nearest-rank k.Metric of k's workload in ms, and its
-// sample count (0, 0 when r did not measure it).
+// absolute is r's nearest-rank k.Metric in ms and its samples (0, 0: not measured).
 func absolute(r *result.Result, k Key) (float64, int64, error) {
 	w := r.PhaseNamed(k.Phase).Workload(k.Workload)
 	if w == nil {
@@ -171,7 +151,6 @@ func absolute(r *result.Result, k Key) (float64, int64, error) {
 	return float64(result.Quantile(h, q)) / 1000, h.TotalCount(), nil
 }
 
-// quantileOf is the quantile of a latency metric ("p95", "connect_p99").
 func quantileOf(metric string) (float64, bool) {
 	m := strings.TrimPrefix(strings.TrimPrefix(metric, result.FirstMessagePrefix), result.ConnectPrefix)
 	switch m {
@@ -189,7 +168,6 @@ func quantileOf(metric string) (float64, bool) {
 	return 0, false
 }
 
-// machine names where an entry ran: its host and, when known, CPU model.
 func machine(m result.Machine) string {
 	if m.CPUModel == "" {
 		return m.Host
@@ -197,9 +175,8 @@ func machine(m result.Machine) string {
 	return m.Host + " · " + m.CPUModel
 }
 
-// Value is the history's call: a regression when a series' cumulative
-// change since Since is one, or a level shifted up by more than the
-// tolerance at an entry after Since; else a pass (an empty history too).
+// Value is the history's call: a regression when a series' cumulative change
+// is one, or its level shifted up beyond the tolerance after Since; else pass.
 func (a Analysis) Value() verdict.Value {
 	for _, s := range a.Series {
 		if s.Total.Value == verdict.Regression {

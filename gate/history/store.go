@@ -24,22 +24,19 @@ const (
 	DefaultGitTimeout = 2 * time.Minute
 )
 
-// Git runs one git command in dir with stdin (nil: none) and returns its
-// standard output: the one way this package touches a repository, so a
-// test can stand between.
+// Git runs one git command in dir with stdin and returns its standard
+// output: the package's one way to a repository.
 type Git interface {
 	Run(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error)
 }
 
-// ExecGit runs the git program. Every call ends with ctx or after Timeout
-// (0: DefaultGitTimeout), never prompts, and speaks English (so a rejected
-// push is recognised).
+// ExecGit runs the git program: bounded by Timeout, never prompting, in
+// English (so a rejected push is recognised).
 type ExecGit struct {
 	Path    string // "" : "git" on PATH
 	Timeout time.Duration
 }
 
-// Run runs git args in dir; an error carries git's standard error.
 func (g ExecGit) Run(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
 	timeout := g.Timeout
 	if timeout <= 0 {
@@ -71,21 +68,17 @@ func cmpOr(a, b string) string {
 	return a
 }
 
-// Store keeps entries on a data branch: one JSON file per entry,
-// <scenario>/<unix-seconds>-<commit12>.json, written with git's plumbing
-// so the clone's work tree, index and branches are never touched. Separate
-// files never conflict: a push that lost the race is rebuilt on the new tip
-// and pushed again. Append never from a pull request (package doc); one
-// Store per clone at a time.
+// Store keeps entries on a data branch, one file per entry (EntryPath),
+// written with git's plumbing so the clone's work tree is never touched;
+// separate files never conflict, so a push that lost a race is rebuilt on
+// the new tip. One Store per clone at a time.
 type Store struct {
-	Git      Git    // nil: ExecGit{}
-	Dir      string // a clone of the repository
-	Remote   string // "": DefaultRemote
-	Branch   string // "": DefaultBranch
-	Attempts int    // pushes tried before giving up on a moving branch (0: DefaultAttempts)
-	// Name and Email sign the data branch's commits ("": loadgate and
-	// its noreply address).
-	Name, Email string
+	Git         Git    // nil: ExecGit{}
+	Dir         string // a clone of the repository
+	Remote      string // "": DefaultRemote
+	Branch      string // "": DefaultBranch
+	Attempts    int    // pushes tried before giving up on a moving branch (0: DefaultAttempts)
+	Name, Email string // sign the data branch's commits ("": loadgate's)
 }
 
 func (s *Store) git() Git       { return cmpGit(s.Git) }
@@ -121,9 +114,8 @@ func EntryPath(e Entry) (string, error) {
 	return fmt.Sprintf("%s/%d-%s.json", name, e.Date.Unix(), result.ShortHash(e.Commit)), nil
 }
 
-// Append writes e to the data branch and pushes it, and returns its path.
-// A push rejected because the branch moved (another job appended) is
-// retried on the new tip, up to Attempts times with a short random pause.
+// Append writes e to the data branch, pushes it and returns its path; a push
+// rejected because the branch moved is retried on the new tip.
 func (s *Store) Append(ctx context.Context, e Entry) (string, error) {
 	path, err := EntryPath(e)
 	if err != nil {
@@ -162,8 +154,7 @@ func (s *Store) Append(ctx context.Context, e Entry) (string, error) {
 	}
 }
 
-// rejected says a push failed because the branch moved under it, from
-// its porcelain output and its error.
+// rejected says a push failed because the branch moved under it.
 func rejected(m string) bool {
 	for _, s := range []string{"[rejected]", "non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref",
 		"Updates were rejected"} {
@@ -174,8 +165,7 @@ func rejected(m string) bool {
 	return false
 }
 
-// fetch brings the data branch's tip into s.ref() and returns it; "" when
-// the branch does not exist yet.
+// fetch brings the data branch's tip into s.ref() and returns it ("": none yet).
 func (s *Store) fetch(ctx context.Context) (string, error) {
 	out, err := s.git().Run(ctx, s.Dir, nil, "ls-remote", "--heads", s.remote(), "refs/heads/"+s.branch())
 	if err != nil {
@@ -191,8 +181,7 @@ func (s *Store) fetch(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(tip)), err
 }
 
-// commitFile is a commit on parent (none when "") whose tree is parent's
-// with data at path (dir/file).
+// commitFile is a commit on parent whose tree is parent's with data at path.
 func (s *Store) commitFile(ctx context.Context, parent, path string, data []byte) (string, error) {
 	dir, file, _ := strings.Cut(path, "/")
 	g := s.git()
@@ -228,7 +217,6 @@ func (s *Store) commitFile(ctx context.Context, parent, path string, data []byte
 	return strings.TrimSpace(string(c)), err
 }
 
-// treeEntry is the object of name in a `ls-tree -z` listing, "" if none.
 func treeEntry(listing []byte, name string) string {
 	for _, line := range strings.Split(string(listing), "\x00") {
 		meta, n, ok := strings.Cut(line, "\t")
@@ -241,8 +229,7 @@ func treeEntry(listing []byte, name string) string {
 	return ""
 }
 
-// withEntry is a `ls-tree -z` listing with name set to meta ("<mode>
-// <type> <object>"), as `mktree -z` input.
+// withEntry is a `ls-tree -z` listing with name set to meta, as `mktree -z` input.
 func withEntry(listing []byte, meta, name string) []byte {
 	var b bytes.Buffer
 	for _, line := range strings.Split(string(listing), "\x00") {
@@ -256,8 +243,7 @@ func withEntry(listing []byte, meta, name string) []byte {
 	return b.Bytes()
 }
 
-// Load reads every entry of scenario on the data branch (fetched first),
-// in file order; none when the branch does not exist yet.
+// Load fetches and reads every entry of scenario on the data branch.
 func (s *Store) Load(ctx context.Context, scenario string) ([]Entry, error) {
 	if !segmentRE.MatchString(scenario) {
 		return nil, fmt.Errorf("history: scenario name %q is not a path segment", scenario)

@@ -6,22 +6,17 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
-// Trend is a gate's head against a branch's history: the cumulative
-// change from the Since entry to the entry of the gate's base, chained
-// with the gate's own step from that base to its head.
+// Trend is a gate's head against a branch's history: the cumulative change
+// since Since, chained with the gate's own step to its head.
 type Trend struct {
-	Key  Key
-	Base int  // the entry of the gate's base commit
-	Head Step // the gate's step, base to head
-	// Change runs from Since to the head: To is Base, Links counts the
-	// gate's step too; judged against the cumulative tolerance.
-	Change Change
+	Key    Key
+	Base   int    // the entry of the gate's base commit
+	Head   Step   // the gate's step, base to head
+	Change Change // from Since to the head (To is Base; Links counts the gate's step)
 }
 
-// HeadTrend is o's head against a's trend, for the series o measured
-// whose change since a.Since, this head included, is the largest. false
-// when o's base commit is no entry at or after Since, or no series of o
-// is chained that far.
+// HeadTrend is o's head against a's trend, for the series whose change since
+// a.Since is the largest; false when o's base is no entry since then.
 func (a Analysis) HeadTrend(o rounds.Outcome) (Trend, bool) {
 	bi := a.Chain.Index(o.Base.Commit)
 	if bi < 0 || bi < a.Since {

@@ -15,14 +15,11 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Names that go into a path are checked again with scenario.ValidName,
-// whatever wrote them.
-
-// BaselinesDir is root/baselines.
+// BaselinesDir is root/baselines. Names that go into a path under it are
+// checked again with scenario.ValidName, whatever wrote them.
 func BaselinesDir(root string) string { return filepath.Join(root, "baselines") }
 
-// BaselinePath is baselines/<scenario>/<name>.json under root; refused
-// unless the cleaned path stays inside root/baselines.
+// BaselinePath is baselines/<scenario>/<name>.json under root, refused outside it.
 func BaselinePath(root, scenarioName, name string) (string, error) {
 	if !scenario.ValidName(scenarioName) {
 		return "", fmt.Errorf("scenario name %q: not a valid scenario name (%s): it cannot name a directory under baselines/", clip(scenarioName), scenario.NameRule)
@@ -38,8 +35,7 @@ func BaselinePath(root, scenarioName, name string) (string, error) {
 	return p, nil
 }
 
-// InsideDir refuses p unless, cleaned and with symlinks resolved where
-// they exist, it is below dir.
+// InsideDir refuses p unless, cleaned and symlinks resolved, it is below dir.
 func InsideDir(dir, p string) error {
 	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
 	if err != nil || !filepath.IsLocal(rel) {
@@ -57,7 +53,6 @@ func InsideDir(dir, p string) error {
 	return nil
 }
 
-// clip shortens a hostile string for an error message.
 func clip(s string) string {
 	if len(s) > 80 {
 		return s[:77] + "..."
@@ -65,8 +60,7 @@ func clip(s string) string {
 	return s
 }
 
-// BrokenResult is why r cannot be compared (verdict.Thresholds' unusable
-// notes), or nil when it is sound.
+// BrokenResult is why r cannot be compared, or nil.
 func BrokenResult(r *result.Result) []verdict.Note {
 	if v := verdict.Thresholds(r); v.Value == verdict.Unusable {
 		return v.Notes
@@ -74,18 +68,15 @@ func BrokenResult(r *result.Result) []verdict.Note {
 	return nil
 }
 
-// LoadBaseline reads baseline NAME under root, checked as compare checks
-// a result.
+// LoadBaseline reads baseline NAME under root, checked as compare checks a result.
 func LoadBaseline(root, name, _ string) (*result.Result, error) {
 	b, _, err := loadBaselineFile(root, name)
 	return b, err
 }
 
-// errNoBaseline: root has no baseline of that name.
 var errNoBaseline = errors.New("no such baseline")
 
-// loadBaselineFile is LoadBaseline plus the file's path; a missing file's
-// error wraps errNoBaseline.
+// loadBaselineFile is LoadBaseline plus the file's path.
 func loadBaselineFile(root, name string) (*result.Result, string, error) {
 	if !scenario.ValidName(name) {
 		return nil, "", fmt.Errorf("baseline name %q: use %s", clip(name), scenario.NameRule)
@@ -122,9 +113,8 @@ func loadBaselineFile(root, name string) (*result.Result, string, error) {
 	return b, p, nil
 }
 
-// loadBaseline reads the baseline from the protected side's checkout, so
-// the change judged cannot replace its own bar; head's differing copy is
-// only noted. Without --base it is head's, and the report says so.
+// loadBaseline reads the baseline from the protected side's checkout, so the
+// change judged cannot replace its own bar; head's differing copy is noted.
 func (g *gate) loadBaseline(name string) error {
 	if g.prot == nil {
 		b, err := LoadBaseline(g.head.Root, name, g.cfg.Scenario)
@@ -160,8 +150,8 @@ func (g *gate) loadBaseline(name string) error {
 	return nil
 }
 
-// relTo is p relative to s's checkout, slash-separated; a p outside it is
-// shown as its last two elements, so reports never leak runner paths.
+// relTo is p relative to s's checkout; outside it, its last two elements,
+// so reports never leak runner paths.
 func relTo(s *Side, p string) string {
 	if rel, err := filepath.Rel(s.Root, p); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
@@ -170,7 +160,7 @@ func relTo(s *Side, p string) string {
 }
 
 // BaselineNotes notes that a baseline is a fixed reference, and warns when
-// it was measured on another machine or topology than head's first round.
+// it was measured on another machine or topology than head.
 func BaselineNotes(b *result.Result, head []*result.Result) []verdict.Note {
 	notes := []verdict.Note{{Code: verdict.NoteBaselineFixed}}
 	if len(head) == 0 {
@@ -189,17 +179,14 @@ func BaselineNotes(b *result.Result, head []*result.Result) []verdict.Note {
 	return notes
 }
 
-// NoiseFile is the calibration's file name under baselines/<scenario>/.
 const NoiseFile = "noise.json"
 
-// NoisePath is root/baselines/<scenario>/noise.json.
 func NoisePath(root, scenarioName string) (string, error) {
 	return BaselinePath(root, scenarioName, strings.TrimSuffix(NoiseFile, ".json"))
 }
 
-// LoadNoise reads root/baselines/<scenario>/noise.json, nil when absent.
-// A file that does not decode is an error naming it (exit 2); whether it
-// matches the machine is verdict's (Noise.Match).
+// LoadNoise reads root/baselines/<scenario>/noise.json, nil when absent;
+// whether it matches the machine is verdict's.
 func LoadNoise(root, scenarioName string) (*verdict.Noise, string, error) {
 	p, err := NoisePath(root, scenarioName)
 	if err != nil {
@@ -220,9 +207,8 @@ func LoadNoise(root, scenarioName string) (*verdict.Noise, string, error) {
 	return n, p, nil
 }
 
-// SaveNoise writes n to path, by default (path "") root's NoisePath of its
-// scenario, and returns where it went. A scenario name that makes no path
-// is ErrUsage; a file that cannot be written, ErrUnusable.
+// SaveNoise writes n to path (default: its scenario's NoisePath) and
+// returns where it went.
 func SaveNoise(root, path string, n *verdict.Noise) (string, error) {
 	if path == "" {
 		var err error

@@ -8,14 +8,11 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// DefaultCalibrationPairs is loadgate calibrate's --pairs (9 degrees of
-// freedom for the t quantile).
+// DefaultCalibrationPairs is loadgate calibrate's --pairs (9 df).
 const DefaultCalibrationPairs = 10
 
-// Calibrate runs an A/A gate — cfg.Rounds ABBA pairs of one checkout
-// (cfg.Head) on both sides, idle side paused — and computes the machine's
-// noise from it. The report is returned whatever happened; Base, Against,
-// Auto and Duet are ignored.
+// Calibrate runs an A/A gate of cfg.Head on both sides (Base, Against,
+// Auto and Duet ignored) and computes the machine's noise from it.
 func Calibrate(ctx context.Context, cfg Config, d Deps, now func() time.Time) (*verdict.Noise, Outcome, error) {
 	if cfg.Head == "" {
 		cfg.Head = "HEAD"

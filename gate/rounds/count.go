@@ -5,9 +5,8 @@ import (
 	"strconv"
 )
 
-// ParseCount reads a number of paired rounds, or "auto" (sequential): the
-// syntax of --rounds and of the Action's rounds input. A number below 1 is
-// left to Config.Validate.
+// ParseCount reads a number of paired rounds or "auto", for --rounds and
+// the Action alike; Config.Validate checks the number.
 func ParseCount(s string) (n int, auto bool, err error) {
 	if s == "auto" {
 		return 0, true, nil
@@ -18,8 +17,7 @@ func ParseCount(s string) (n int, auto bool, err error) {
 	return n, false, nil
 }
 
-// CountFlag is --rounds as a flag.Value: it sets Config.Rounds and
-// Config.Auto together.
+// CountFlag is --rounds as a flag.Value, setting Config.Rounds and Config.Auto.
 type CountFlag struct {
 	N    *int
 	Auto *bool

@@ -9,30 +9,21 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The two kinds of error that end a command without a verdict (gate/
-// session's); cmd/loadgate maps ErrUsage to exit 2, ErrUnusable to 3.
+// The two kinds of error that end a command without a verdict: exit 2 and 3.
 var (
 	ErrUsage    = session.ErrUsage
 	ErrUnusable = session.ErrUnusable
 )
 
-// Usage marks err as ErrUsage (nil stays nil).
-func Usage(err error) error { return session.Usage(err) }
-
-// Unusable marks err as ErrUnusable (nil stays nil).
-func Unusable(err error) error { return session.Unusable(err) }
-
-// Usagef is Usage(fmt.Errorf(format, a...)).
-func Usagef(format string, a ...any) error { return session.Usagef(format, a...) }
-
-// Unusablef is Unusable(fmt.Errorf(format, a...)).
+// Usage and Unusable mark err with a kind (nil stays nil); KindOf is the
+// outermost kind err carries, or nil.
+func Usage(err error) error                   { return session.Usage(err) }
+func Unusable(err error) error                { return session.Unusable(err) }
+func Usagef(format string, a ...any) error    { return session.Usagef(format, a...) }
 func Unusablef(format string, a ...any) error { return session.Unusablef(format, a...) }
+func KindOf(err error) error                  { return session.KindOf(err) }
 
-// KindOf is the outermost kind err carries, or nil.
-func KindOf(err error) error { return session.KindOf(err) }
-
-// NotesError is a result or gate that cannot be judged, with the notes
-// why; gate/report words them, Error gives their codes.
+// NotesError is a result or gate that cannot be judged, with the notes why.
 type NotesError struct {
 	Op    string // what was refused, e.g. "calibrate: the A/A rounds"
 	Notes []verdict.Note
@@ -46,8 +37,7 @@ func (e *NotesError) Error() string {
 	return e.Op + ": unusable: " + strings.Join(codes, "; ")
 }
 
-// Words word a gate's log lines for its plan, a lagging generator and its
-// notes (gate/report's GateWords); nil logs bare figures.
+// Words word a gate's log lines (gate/report's GateWords); nil logs bare figures.
 type Words interface {
 	Plan(verdict.Note) string
 	Generator(result.Generator) string

@@ -1,11 +1,8 @@
 // Package rounds runs a gate: the same load on base and head, each a
-// checkout with its own stack, in alternating ABBA rounds with the idle
-// side paused, judged per workload by gate/verdict. Head may instead face
-// a stored baseline, or (Config.Duet) both sides run at the same instants.
-//
-// It talks to the world through Repo (git), Stacks/Stack (Docker Compose)
-// and Runner (one round's load), so tests use fakes. Every error is
-// ErrUsage (exit 2) or ErrUnusable (exit 3); a verdict is never an error.
+// checkout with its own stack, in ABBA rounds with the idle side paused (or
+// both at once, Config.Duet), or head against a stored baseline; gate/verdict
+// judges. Repo, Stacks and Runner are its ways to the world, faked in tests.
+// Every error is ErrUsage (exit 2) or ErrUnusable (exit 3), never a verdict.
 package rounds
 
 import (
@@ -27,11 +24,10 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// ErrFaultsRefused: a fault's effect depends on the service's state, and
-// paused, alternating stacks cannot compare recovery honestly, so a
-// scenario with inject: is refused (exit 2) before any stack comes up.
-var ErrFaultsRefused = errors.New("gate: the scenario injects faults (phase inject:): the gate does not inject faults; " +
-	"run it with `loadgate run --scenario FILE`, which injects them and judges recovery, or gate a scenario without inject:")
+// ErrFaultsRefused: paused, alternating stacks cannot compare recovery
+// honestly, so a scenario with inject: is refused before any stack comes up.
+var ErrFaultsRefused = errors.New("gate: the scenario injects faults (phase inject:), which a gate does not do; " +
+	"use `loadgate run --scenario FILE`, which injects them and judges recovery, or a scenario without inject:")
 
 // Config is one gate: what to compare, how often, where the files go.
 type Config struct {
@@ -46,26 +42,20 @@ type Config struct {
 	Out          string   // the results directory
 	Compare      verdict.CompareOptions
 	Limits       scenario.OperatorLimits // the operator's ceilings: the lower of these and the scenario's wins
-	// Auto (--rounds auto): verdict.Sequential judges after MinRounds and each
-	// pair; the gate stops when decided, at MaxRounds or out of Budget.
-	Auto      bool
-	MaxRounds int           // Auto: the most paired rounds (0: DefaultMaxRounds)
-	Budget    time.Duration // wall time of the gate, from Run (0: DefaultBudget)
+	Auto         bool                    // --rounds auto: sequential looks until decided, MaxRounds or Budget
+	MaxRounds    int                     // Auto: the most paired rounds (0: DefaultMaxRounds)
+	Budget       time.Duration           // wall time of the gate, from Run (0: DefaultBudget)
 	// GuardWorkflows: head's changes to workflows or action.yml make the gate
 	// unusable, unless AllowWorkflowChanges.
 	GuardWorkflows, AllowWorkflowChanges bool
-	// Duet: both stacks stay up and each round runs both loads on one common
-	// schedule, sharing the machine's noise. Needs a base side.
-	Duet bool
-	// Shard: this runner's share of the rounds, recorded in OUT/shard.json
-	// for Merge, with no verdict (shard.go). ToolVersion is recorded there.
-	Shard       Shard
+
+	Duet        bool  // both loads run on one schedule, sharing the machine's noise
+	Shard       Shard // this runner's share of the rounds, no verdict (shard.go)
 	ToolVersion string
 	shardSplit  bool // the rounds are already this shard's share (Validate runs twice)
 }
 
-// Validate applies defaults and refuses what cannot be a gate (ErrUsage),
-// before any git call.
+// Validate applies defaults and refuses what cannot be a gate, before any git call.
 func (c *Config) Validate() error {
 	if c.Against == "" {
 		c.Against = "base"
@@ -119,7 +109,6 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// baseline is NAME of --against baseline:NAME.
 func (c *Config) baseline() (string, bool) {
 	kind, name, ok := strings.Cut(c.Against, ":")
 	return name, ok && kind == "baseline" && name != ""
@@ -133,20 +122,15 @@ type StackSpec struct {
 	Target     string   // service:port that receives the load
 	Prepare    []string // stack.prepare (argv), run in PrepareDir first; none when empty
 	PrepareDir string   // in the side's checkout
-	// PrepareHide is what the side's prepare must not see in its box: the
-	// other side's checkout, the results, the repository's git config
-	// (a persisted checkout token), the runner's temp and Docker config.
+	// PrepareHide is what prepare must not see: the other checkout, the
+	// results, the git config (a checkout token), temp and Docker config.
 	PrepareHide []string
-	Out         string // OUT/<side>: the services' logs go here at teardown
-	// Scenario is the side's load; its counters and stubs resolve once the
-	// stack is up. Its stack.allow is the protected side's (both sides run
-	// base's scenario).
-	Scenario *scenario.Scenario
-	Secrets  []string // the scenario's ${ENV} values, scrubbed from saved logs
+	Out         string             // OUT/<side>: the services' logs go here at teardown
+	Scenario    *scenario.Scenario // the protected side's; counters and stubs resolve once up
+	Secrets     []string           // the scenario's ${ENV} values, scrubbed from saved logs
 }
 
-// Stacks brings a side's stack up, healthy, target resolved. Errors are
-// ErrUsage for a disallowed target, else ErrUnusable.
+// Stacks brings a side's stack up, healthy, target resolved.
 type Stacks interface {
 	Up(ctx context.Context, spec StackSpec) (Stack, error)
 }
@@ -154,29 +138,20 @@ type Stacks interface {
 // Stack is one side's running stack; not safe for concurrent use (a duet
 // uses each side's stack from its own goroutine).
 type Stack interface {
-	// Addr is the target's host:port, resolved by Up.
-	Addr() string
-	// Topology is the stack's cpus, verified pinning and target path.
-	Topology() result.Topology
+	Addr() string              // the target's host:port
+	Topology() result.Topology // cpus, verified pinning and target path
 	Pause(ctx context.Context) error
 	Unpause(ctx context.Context) error
 	// Sample samples the stack and generator into dir after warmup; stop
 	// fills the result's stack figures and topology.
 	Sample(ctx context.Context, dir string, warmup time.Duration) (start func(t0 time.Time), stop func(*result.Result) error, err error)
-	// Down tears the stack down on its own context and says how long it took.
-	Down() (time.Duration, error)
-	// Count prepares one round's reads of the services' own counts and stub
-	// configurations (ErrUsage: a count naming a disallowed service:port).
+	Down() (time.Duration, error) // on its own context; how long it took
+	// Count prepares one round's reads of the services' counts and stubs.
 	Count(ctx context.Context, sc *scenario.Scenario) (Counter, error)
 }
 
-// Counter is one round's "counted by the service" (gate/session's).
 type Counter = session.Counter
-
-// RunSpec is one round's load and what its result records of the round.
 type RunSpec = session.Spec
-
-// Runner runs one round's load; a duet calls Run for both sides at once.
 type Runner = session.Runner
 
 // Deps are the gate's ways to the world.
@@ -191,7 +166,6 @@ type Deps struct {
 	Words     Words                       // the log's wording of plan and generator; default bare figures
 }
 
-// Side is one checkout of a gate.
 type Side struct {
 	Name, Ref, Commit, Root string
 	Worktree                bool
@@ -215,20 +189,17 @@ type gate struct {
 	target     string
 	from       *Side // whose scenario file
 	base, head *Side
-	// prot is the protected side, whose scenario and baselines bind head:
-	// base, --base's checkout against a baseline, or nil.
-	prot      *Side
-	baseline  *result.Result
-	notes     []verdict.Note   // the set-up's and plan's notes, worded by report
-	start     time.Time        // Run's start: the budget counts from here
-	seq       *verdict.Verdict // Auto: the look that stopped the gate
-	maxRounds int              // what the budget allows (CompareOptions.MaxRounds)
-	stall     stallState       // stalled rounds flagged and replaced (stall.go)
+	prot       *Side // whose scenario and baselines bind head (nil: none)
+	baseline   *result.Result
+	notes      []verdict.Note   // the set-up's and plan's notes, worded by report
+	start      time.Time        // Run's start: the budget counts from here
+	seq        *verdict.Verdict // Auto: the look that stopped the gate
+	maxRounds  int              // what the budget allows (CompareOptions.MaxRounds)
+	stall      stallState       // stalled rounds flagged and replaced (stall.go)
 }
 
-// Run materializes the sides, brings their stacks up, runs the rounds and
-// judges. The report is returned even on error, naming what ran; all
-// stacks and checkouts are removed before Run returns.
+// Run checks out the sides, brings their stacks up, runs the rounds and
+// judges; the report names what ran even on error.
 func Run(ctx context.Context, cfg Config, d Deps) (Outcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return Outcome{Rounds: cfg.Rounds}, err
@@ -261,7 +232,6 @@ func Run(ctx context.Context, cfg Config, d Deps) (Outcome, error) {
 	return gr, err
 }
 
-// setup checks out the sides and reads the scenario and baseline.
 func (g *gate) setup(ctx context.Context) error {
 	var err error
 	if g.head, err = g.materialize(ctx, "head", g.cfg.Head); err != nil {
@@ -311,9 +281,8 @@ func (g *gate) setup(ctx context.Context) error {
 	return nil
 }
 
-// loadNoise reads the protected side's noise calibration, unless one was
-// given: the change judged does not set its own noise floor. A duet gate
-// notes it unused, its rounds' own spread standing instead.
+// loadNoise reads the protected side's calibration unless one was given: the
+// change judged does not set its own noise floor.
 func (g *gate) loadNoise() error {
 	if g.cfg.Compare.Noise != nil {
 		return nil
@@ -333,8 +302,6 @@ func (g *gate) loadNoise() error {
 	return nil
 }
 
-// targetOf is the service:port that receives the load: the flag's, else
-// the scenario's stack.target.
 func (g *gate) targetOf() (string, error) {
 	switch {
 	case g.sc.Stack == nil && len(g.cfg.Compose) == 0:
@@ -344,11 +311,10 @@ func (g *gate) targetOf() (string, error) {
 	case g.sc.Stack != nil && g.sc.Stack.Target != "":
 		return g.sc.Stack.Target, nil
 	}
-	return "", Usagef("gate: no target: the scenario has no stack.target (its stack: section is missing) and no --target SERVICE:PORT was given: --compose names the files, not the service that receives the load")
+	return "", Usagef("gate: no target: the scenario has no stack.target and no --target was given; pass --target SERVICE:PORT, the service that receives the load")
 }
 
-// loadScenario reads the protected side's scenario (head's with
-// --scenario-from head or when base has none), noting head's differences.
+// loadScenario reads the protected side's scenario, noting head's differences.
 func (g *gate) loadScenario() (*scenario.Scenario, error) {
 	opts := scenario.Options{Scale: g.cfg.Scale, ScaleSet: true}
 	load := func(s *Side) (*scenario.Scenario, error) {
@@ -402,7 +368,6 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 	return bsc, nil
 }
 
-// materialize resolves ref and checks it out ("" for the working tree).
 func (g *gate) materialize(ctx context.Context, name, ref string) (*Side, error) {
 	s := &Side{Name: name, Ref: ref}
 	if ref == "" {
@@ -430,7 +395,6 @@ func (g *gate) materialize(ctx context.Context, name, ref string) (*Side, error)
 	return s, nil
 }
 
-// inSide maps p from checkout root from into s's checkout.
 func inSide(s *Side, from, p string) string {
 	if rel, err := filepath.Rel(from, p); err == nil && filepath.IsLocal(rel) {
 		return filepath.Join(s.Root, rel)
@@ -438,7 +402,6 @@ func inSide(s *Side, from, p string) string {
 	return p
 }
 
-// spec is side s's stack: its own checkout's compose files and prepare.
 func (g *gate) spec(s *Side) StackSpec {
 	sp := StackSpec{Side: s.Name, Commit: s.Commit, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
 	for _, v := range g.env {
@@ -464,7 +427,6 @@ func (g *gate) spec(s *Side) StackSpec {
 	return sp
 }
 
-// prepareHide is StackSpec.PrepareHide for side s.
 func (g *gate) prepareHide(s *Side) []string {
 	hide := []string{g.cfg.Out, filepath.Join(g.d.Repo.Root(), ".git", "config")}
 	for _, o := range []*Side{g.base, g.head} {
@@ -481,7 +443,6 @@ func (g *gate) prepareHide(s *Side) []string {
 	return hide
 }
 
-// up brings a side's stack up and, except in a duet, pauses it.
 func (g *gate) up(ctx context.Context, s *Side) error {
 	st, err := g.d.Stacks.Up(ctx, g.spec(s))
 	if err != nil {
@@ -500,8 +461,7 @@ func (g *gate) up(ctx context.Context, s *Side) error {
 	return nil
 }
 
-// duetLead is the margin from both sides being ready to the common start,
-// left for the runner's own set-up.
+// duetLead is the margin before a duet's common start for the runner's set-up.
 const duetLead = 250 * time.Millisecond
 
 func (g *gate) run(ctx context.Context) (Outcome, error) {
@@ -515,16 +475,14 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 			return Outcome{}, err
 		}
 	}
-	// Planned once the stacks are up (start-up counts against the budget),
-	// re-planned once after round 1 from its length.
+	// Planned once the stacks are up: start-up counts against the budget.
 	planned, seq, err := g.plan(len(sides))
 	if err != nil {
 		return Outcome{}, err
 	}
 	g.stall.rerun = -1
 	var longest time.Duration
-	// n counts the planned rounds run; a stalled round's slot i is run
-	// again in its place (stall.go).
+	// n counts the planned rounds run; a stalled round is run again in its slot.
 	for n, ran := 0, 0; n < planned || g.stall.rerun >= 0; ran++ {
 		i := n
 		if g.stall.rerun >= 0 {
@@ -566,8 +524,6 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	return g.finish(false)
 }
 
-// timedRound runs round i, both sides at once in a duet, and says how
-// long it took and whether it was interrupted.
 func (g *gate) timedRound(ctx context.Context, i, planned int) (time.Duration, bool, error) {
 	began := g.d.Now()
 	var interrupted bool
@@ -580,8 +536,6 @@ func (g *gate) timedRound(ctx context.Context, i, planned int) (time.Duration, b
 	return g.d.Now().Sub(began), interrupted, err
 }
 
-// announce logs what the gate compares, how many rounds and where its
-// results go.
 func (g *gate) announce() {
 	roundsWord := fmt.Sprintf("%d round(s)", g.cfg.Rounds)
 	if g.cfg.Auto {
@@ -593,8 +547,7 @@ func (g *gate) announce() {
 	fmt.Fprintf(g.d.Log, "loadgate: gate %s (%s): %s; %s; results in %s\n", g.sc.Name, result.ShortHash(strings.TrimPrefix(g.sc.Hash, "sha256:")), g.describeSides(), roundsWord, g.cfg.Out)
 }
 
-// plan is the rounds planned for n sides, and the sequential loop of a
-// --rounds auto gate (nil otherwise); it sets g.maxRounds.
+// plan is the rounds planned for n sides and an auto gate's loop; it sets g.maxRounds.
 func (g *gate) plan(n int) (int, *seqLoop, error) {
 	if !g.cfg.Auto {
 		g.maxRounds = g.fixedMaxRounds(n, RoundEstimate(g.sc, n, g.cfg.Duet), 0)
@@ -608,7 +561,6 @@ func (g *gate) plan(n int) (int, *seqLoop, error) {
 	return seq.plan.MaxRounds, seq, nil
 }
 
-// pairRound runs round i's sides in ABBA order; true: interrupted.
 func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 	pair := [2]*Side{g.head, nil}
 	if g.base != nil {
@@ -634,17 +586,16 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 	return false, nil
 }
 
-// logBehind logs, as the round ends, that side's generator fell behind,
-// so a CI log shows why looks stay undecided.
+// logBehind logs that a side's generator fell behind, so a CI log shows why
+// looks stay undecided.
 func (g *gate) logBehind(i int, side string, res *result.Result) {
 	if gb := res.GeneratorBehind(); gb != nil {
 		fmt.Fprintf(g.d.Log, "loadgate: round %d: %s: %s\n", i+1, side, g.d.Words.Generator(*gb))
 	}
 }
 
-// duetRound runs round i's sides on one common start, both prepared first.
-// Launch order alternates as ABBA does so its bias cancels over a pair; a
-// failing side cancels the other, and results are kept only as a pair.
+// duetRound runs round i's sides on one common start. Launch order alternates
+// as ABBA does so its bias cancels; results are kept only as a pair.
 func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 	fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: base (%s) and head (%s) at the same instants (duet)\n", i+1, planned, result.ShortHash(g.base.Commit), result.ShortHash(g.head.Commit))
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -689,10 +640,8 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 	return res[0].Interrupted || res[1].Interrupted, nil
 }
 
-// duetLoads runs both prepared sides' loads from startAt at once; the
-// first to fail cancels the other with its cause. It returns each side's
-// result, error and stats warning, and the side that failed first (-1:
-// none).
+// duetLoads runs both prepared loads from startAt; the first to fail cancels
+// the other with its cause (first: its side, -1: none).
 func (g *gate) duetLoads(ctx context.Context, cancel context.CancelCauseFunc, ps [2]*prepared, startAt time.Time) (res [2]*result.Result, errs, warnings [2]error, first int) {
 	first = -1
 	var mu sync.Mutex
@@ -720,8 +669,7 @@ func (g *gate) duetLoads(ctx context.Context, cancel context.CancelCauseFunc, ps
 	return res, errs, warnings, first
 }
 
-// round runs s's load once, unpaused for it and paused after, and writes
-// OUT/<side>/round-<i>/result.json recording order and pausing.
+// round runs s's load once, unpaused for it, into OUT/<side>/round-<i>/result.json.
 func (g *gate) round(ctx context.Context, s *Side, rd result.Round) (*result.Result, error) {
 	p, err := g.prepare(ctx, s, rd)
 	if err != nil {
@@ -740,8 +688,7 @@ func (g *gate) round(ctx context.Context, s *Side, rd result.Round) (*result.Res
 	return res, nil
 }
 
-// prepared is one side's round ready to run: directory, stack unpaused
-// and sampled, counted reads ready.
+// prepared is one side's round ready to run: stack unpaused and sampled, counts ready.
 type prepared struct {
 	s     *Side
 	rd    result.Round
@@ -751,11 +698,9 @@ type prepared struct {
 	cnt   Counter
 }
 
-// duet: the round runs both sides at the same instants (result.RoundDuet).
 func (p *prepared) duet() bool { return p.rd.Mode == result.RoundDuet }
 
-// prepare does everything before a round's load, so a duet can set its
-// common start once both sides are ready.
+// prepare does everything before a round's load, so a duet can start both at once.
 func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared, error) {
 	p := &prepared{s: s, rd: rd, dir: filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", rd.Number))}
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
@@ -780,10 +725,8 @@ func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared
 	return p, nil
 }
 
-// abandon stops a prepared round's samplers (the gate is unusable).
 func (p *prepared) abandon() { _ = p.stop(&result.Result{}) }
 
-// load runs the prepared load from startAt (zero: now), not yet completed.
 func (g *gate) load(ctx context.Context, p *prepared, startAt time.Time, noProgress bool) (*result.Result, error) {
 	s := p.s
 	addr := s.stack.Addr()
@@ -802,8 +745,7 @@ func (g *gate) load(ctx context.Context, p *prepared, startAt time.Time, noProgr
 	return res, nil
 }
 
-// complete fills res with counts and stack figures; its error is only a
-// warning. A duet's generator figures cover both sides.
+// complete fills res with counts and stack figures; its error is only a warning.
 func (g *gate) complete(ctx context.Context, p *prepared, res *result.Result) error {
 	p.cnt.Finish(ctx, res) // what the side's services counted in this round
 	err := p.stop(res)
@@ -813,7 +755,6 @@ func (g *gate) complete(ctx context.Context, p *prepared, res *result.Result) er
 	return err
 }
 
-// write writes result.json and, outside a duet, pauses the stack again.
 func (g *gate) write(ctx context.Context, p *prepared, res *result.Result) error {
 	if err := res.WriteFile(filepath.Join(p.dir, "result.json")); err != nil {
 		return Unusable(err)
@@ -837,7 +778,6 @@ func (g *gate) describeSides() string {
 	return fmt.Sprintf("baseline %s vs %s", g.cfg.Against, h)
 }
 
-// down tears down every stack still up; an unclean teardown is a note.
 func (g *gate) down() {
 	for _, s := range []*Side{g.base, g.head} {
 		if s == nil || s.stack == nil {
@@ -853,7 +793,6 @@ func (g *gate) down() {
 	}
 }
 
-// close tears down what is still up and removes the checkouts.
 func (g *gate) close() {
 	g.down()
 	if err := g.d.Repo.Close(); err != nil {
@@ -861,7 +800,6 @@ func (g *gate) close() {
 	}
 }
 
-// finish tears the stacks down and judges.
 func (g *gate) finish(interrupted bool) (Outcome, error) {
 	g.down()
 	gr := g.partialReport()
@@ -890,7 +828,6 @@ func (g *gate) finish(interrupted bool) (Outcome, error) {
 	return gr, nil
 }
 
-// baseResults pairs head's rounds with base's, or with the baseline.
 func (g *gate) baseResults() []*result.Result {
 	if g.base != nil {
 		return g.base.Results
@@ -903,7 +840,6 @@ func (g *gate) baseResults() []*result.Result {
 }
 
 // partialReport is what is known of a gate, even one stopped early.
-// A baseline is shown once, not multiplied by its pairings.
 func (g *gate) partialReport() Outcome {
 	rounds := g.cfg.Rounds
 	if g.cfg.Auto {

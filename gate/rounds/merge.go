@@ -18,26 +18,21 @@ import (
 type MergeConfig struct {
 	Dirs []string
 	// Out is the merged gate's results directory (default
-	// loadgate-out/merge-<time>); one holding a result is refused unless
-	// Replace.
-	Out     string
-	Replace bool
-	// MinShards: fewer shards with rounds than this make the merged gate
-	// unusable (0: DefaultMinShards of N).
-	MinShards int
+	// loadgate-out/merge-<time>); one holding a result needs Replace.
+	Out       string
+	Replace   bool
+	MinShards int // fewer shards with rounds make the merge unusable (0: DefaultMinShards)
 	Log       io.Writer
 }
 
-// DefaultMinShards is the fewest shards a merge judges on: half of N,
-// rounded up. Fewer is unusable, never a pass on what little arrived.
+// DefaultMinShards is the fewest shards a merge judges on: half of N, rounded
+// up, so that what little arrived is never a pass.
 func DefaultMinShards(n int) int { return (n + 1) / 2 }
 
-// Merge pools the shards' paired rounds into one gate and judges it by
-// the gate's own rules (verdict.Gate), looking once when every shard is
-// in, so no error was spent on earlier looks. Shards of other scenario
-// hashes, commits, policies or tool versions are refused (ErrUsage); a
-// shard that failed or did not arrive is stated and the gate is judged on
-// the others, or unusable below MinShards.
+// Merge pools the shards' paired rounds into one gate and judges it once
+// (verdict.Gate), so no α was spent on earlier looks. Shards of other
+// scenarios, commits, policies or tool versions are refused; a failed or
+// missing shard is noted and the gate judged on the others.
 func Merge(ctx context.Context, cfg MergeConfig) (Outcome, string, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -55,10 +50,8 @@ func Merge(ctx context.Context, cfg MergeConfig) (Outcome, string, error) {
 	return gr, cfg.Out, err
 }
 
-// ShardDirs is root itself when it holds a shard's record, else its
-// subdirectories that do (actions/download-artifact puts each shard's
-// artifact in its own). None is ErrUnusable: every shard failed before it
-// wrote its results, or none was downloaded.
+// ShardDirs is root when it holds a shard's record, else its subdirectories
+// that do (one per downloaded artifact); none is ErrUnusable.
 func ShardDirs(root string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(root, ShardFile)); err == nil {
 		return []string{root}, nil
@@ -124,7 +117,6 @@ func merge(ctx context.Context, cfg MergeConfig) (Outcome, error) {
 	return gr, nil
 }
 
-// readShards reads each directory's shard record.
 func readShards(dirs []string) ([]*ShardRecord, error) {
 	recs := make([]*ShardRecord, len(dirs))
 	for i, d := range dirs {
@@ -137,9 +129,8 @@ func readShards(dirs []string) ([]*ShardRecord, error) {
 	return recs, nil
 }
 
-// addShards adds shards 1 to n in order: each one's info, notes and, from
-// a shard that ran, its rounds; a shard absent or failed is noted. It
-// returns the notes of the shards that found their gate unusable.
+// addShards adds shards 1 to n in order (info, notes, rounds) and returns
+// the notes of those that found their gate unusable.
 func (gr *Outcome) addShards(ctx context.Context, dirs []string, recs []*ShardRecord, shards []Shard, n int) []verdict.Note {
 	byK := map[int]int{}
 	for i, s := range shards {
@@ -181,8 +172,7 @@ func (gr *Outcome) addShards(ctx context.Context, dirs []string, recs []*ShardRe
 }
 
 // unusableFromShards makes the merged verdict unusable when a shard's gate
-// found head's change to the workflows that run it (as GuardWorkflows
-// words it), noting what the verdict would have been.
+// found head changing its workflows, noting what it would have been.
 func (gr *Outcome) unusableFromShards(unusable []verdict.Note) {
 	if len(unusable) == 0 || gr.Verdict.Value == verdict.Unusable {
 		return
@@ -196,10 +186,8 @@ func (gr *Outcome) unusableFromShards(unusable []verdict.Note) {
 	gr.Verdict.Value, gr.Verdict.Notes = verdict.Unusable, unusable
 }
 
-// checkShards parses each record's shard and refuses what cannot be one
-// gate: another N, a shard given twice, another scenario hash, commit,
-// policy or tool version than the first shard's (a failed shard is
-// checked on what it recorded).
+// checkShards refuses records that cannot be one gate: another N, a shard
+// twice, or another scenario, commit, policy or tool version than the first's.
 func checkShards(dirs []string, recs []*ShardRecord) ([]Shard, error) {
 	shards := make([]Shard, len(recs))
 	for i, r := range recs {
@@ -239,12 +227,9 @@ func checkShards(dirs []string, recs []*ShardRecord) ([]Shard, error) {
 	return shards, nil
 }
 
-// differs: both are known and not equal.
 func differs(a, b string) bool { return a != "" && b != "" && a != b }
 
-// readShardRounds reads a shard's n paired rounds, renumbered after the
-// rounds already pooled (from+1 …) so each round of the merged gate has
-// its own number.
+// readShardRounds reads a shard's n paired rounds, numbered from+1 on.
 func readShardRounds(ctx context.Context, dir string, n, from int) (base, head []*result.Result, err error) {
 	if n < 1 {
 		return nil, nil, fmt.Errorf("no complete round")
@@ -273,8 +258,7 @@ func readShardRounds(ctx context.Context, dir string, n, from int) (base, head [
 	return base, head, nil
 }
 
-// addNote appends n unless an equal note is there (every shard repeats
-// the set-up's notes).
+// addNote appends n unless an equal note is there (every shard repeats the set-up's).
 func addNote(ns []verdict.Note, n verdict.Note) []verdict.Note {
 	for _, o := range ns {
 		if reflect.DeepEqual(o, n) {

@@ -18,15 +18,9 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The protected side sets the bar: by default the scenario is base's, so
-// a change cannot loosen its own check; head's differences are shown
-// (PolicyChanges), applied only with --scenario-from head. Head's workflow
-// can also change the gate's inputs on pull_request: WorkflowChanges finds
-// that and GuardWorkflows keeps such a gate from passing.
-
-// PolicyChanges lists each value where head's scenario sets another bar
-// than base's (thresholds, recovery, faults, counts, ceilings, load hash,
-// workloads added or removed); empty when they agree. gate/report words them.
+// PolicyChanges lists each bar head's scenario sets otherwise than base's.
+// Base's scenario binds by default so a change cannot loosen its own check;
+// head's differences are shown, applied only with --scenario-from head.
 func PolicyChanges(base, head *scenario.Scenario) []verdict.PolicyChange {
 	var out []verdict.PolicyChange
 	add := func(c verdict.PolicyChange) { out = append(out, c) }
@@ -84,7 +78,7 @@ func PolicyChanges(base, head *scenario.Scenario) []verdict.PolicyChange {
 }
 
 // phaseChanges compares recovery targets and faults of phases both name
-// (added or removed phases change the load hash instead).
+// (added or removed phases change the load hash).
 func phaseChanges(add func(verdict.PolicyChange), base, head []scenario.Phase) {
 	bp := map[string]scenario.Phase{}
 	for _, p := range base {
@@ -130,8 +124,6 @@ func sessionPercentiles(t scenario.SessionThresholds) [5]time.Duration {
 	return percentiles(t.P50, t.P90, t.P95, t.P99, t.P999)
 }
 
-// latencies adds a change for each percentile limit that differs, its
-// field named prefix + "p95" etc.
 func latencies(add func(verdict.PolicyChange), at verdict.PolicyChange, prefix string, b, h [5]time.Duration) {
 	for i, name := range percentileNames {
 		if b[i] != h[i] {
@@ -142,12 +134,10 @@ func latencies(add func(verdict.PolicyChange), at verdict.PolicyChange, prefix s
 	}
 }
 
-// limitValue is a latency limit (0: none).
 func limitValue(d time.Duration) verdict.PolicyValue {
 	return verdict.PolicyValue{None: d == 0, Duration: d}
 }
 
-// rateValue is an error rate (< 0: none).
 func rateValue(r float64) verdict.PolicyValue {
 	if r < 0 {
 		return verdict.PolicyValue{None: true}
@@ -155,7 +145,6 @@ func rateValue(r float64) verdict.PolicyValue {
 	return verdict.PolicyValue{Fraction: r}
 }
 
-// countValue is a count's counter and where it is read (None without one).
 func countValue(c *scenario.Count) verdict.PolicyValue {
 	if c == nil {
 		return verdict.PolicyValue{None: true}
@@ -163,7 +152,6 @@ func countValue(c *scenario.Count) verdict.PolicyValue {
 	return verdict.PolicyValue{Count: &verdict.PolicyCounter{Metric: c.Metric.String(), Service: c.Service, Port: c.Port, Path: c.Path}}
 }
 
-// faultsValue is a phase's injected faults in order (None).
 func faultsValue(fs []scenario.Fault) verdict.PolicyValue {
 	if len(fs) == 0 {
 		return verdict.PolicyValue{None: true}
@@ -175,7 +163,6 @@ func faultsValue(fs []scenario.Fault) verdict.PolicyValue {
 	return verdict.PolicyValue{Faults: out}
 }
 
-// recoveryValue is a phase's recovery targets (None).
 func recoveryValue(r *scenario.Recovery) verdict.PolicyValue {
 	if r == nil {
 		return verdict.PolicyValue{None: true}
@@ -190,15 +177,14 @@ const (
 	MaxWorkflowBytes = 1 << 20
 )
 
-// WorkflowChange is a file deciding how the gate runs that head changes:
-// a workflow that runs loadgate or a local action/workflow, or action.yml.
+// WorkflowChange is a workflow or action file, deciding how the gate runs, that head changes.
 type WorkflowChange struct {
 	Path string              // relative to the checkout, slash-separated
 	How  verdict.WorkflowHow // changes, adds, removes; unreadable: it could not be compared
 	Err  error               // why it could not be compared (How unreadable)
 }
 
-// Note is the change's warning, worded by gate/report.
+// Note is the change's warning.
 func (c WorkflowChange) Note() verdict.Note {
 	n := verdict.Note{Code: verdict.NoteWorkflowChange, Path: c.Path, How: c.How}
 	if c.Err != nil {
@@ -211,9 +197,8 @@ var actionFiles = []string{"action.yml", "action.yaml"}
 
 const workflowDir = ".github/workflows"
 
-// WorkflowChanges lists, sorted by path, the workflow and action files
-// head changes, adds or removes. Files it cannot compare count as changed;
-// reads are bounded (MaxWorkflowFiles, MaxWorkflowBytes), symlinks not followed.
+// WorkflowChanges lists, by path, the workflow and action files head changes,
+// adds or removes; a file it cannot compare counts as changed. Symlinks are not followed.
 func WorkflowChanges(baseRoot, headRoot string) []WorkflowChange {
 	paths := map[string]bool{}
 	var out []WorkflowChange
@@ -248,7 +233,6 @@ func WorkflowChanges(baseRoot, headRoot string) []WorkflowChange {
 	return out
 }
 
-// listWorkflows adds root's workflow files and action files to paths.
 func listWorkflows(root string, paths map[string]bool) error {
 	for _, a := range actionFiles {
 		if _, err := os.Lstat(filepath.Join(root, a)); err == nil {
@@ -267,7 +251,6 @@ func listWorkflows(root string, paths map[string]bool) error {
 // localActionsDir holds a repository's own actions (`uses: ./.github/actions/x`).
 const localActionsDir = ".github/actions"
 
-// walkWorkflows adds the files under root's dir to paths, counting them in n.
 func walkWorkflows(root, rel string, paths map[string]bool, n *int) error {
 	dir := filepath.Join(root, filepath.FromSlash(rel))
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -293,8 +276,7 @@ func walkWorkflows(root, rel string, paths map[string]bool, n *int) error {
 	return err
 }
 
-// readWorkflow is root's file rel, nil when absent; a symlink reads as
-// symlinkMark + its target, not followed.
+// readWorkflow is root's file rel (nil: absent); a symlink reads as symlinkMark + its target.
 func readWorkflow(root, rel string) ([]byte, error) {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(p)
@@ -318,23 +300,19 @@ func readWorkflow(root, rel string) ([]byte, error) {
 	return b, err
 }
 
-// localUses matches `uses: ./...`: an action or workflow of the checkout.
 var localUses = regexp.MustCompile(`(?m)uses:\s*["']?\./`)
 
 // symlinkMark starts with NUL, which no YAML file does.
 const symlinkMark = "\x00symlink -> "
 
-// runsLoadgate: the file names loadgate or uses a local action; a symlink
-// counts as one that does.
+// runsLoadgate: the file names loadgate or uses a local action (a symlink counts).
 func runsLoadgate(b []byte) bool {
 	return b != nil && (bytes.HasPrefix(b, []byte(symlinkMark)) || bytes.Contains(bytes.ToLower(b), []byte("loadgate")) || localUses.Match(b))
 }
 
-// GuardWorkflows puts each change's warning first in gr's notes and,
-// unless allowed, makes the verdict unusable: the PR's workflow chose this
-// run's tolerance and fail-on, and unusable is the one verdict that fails
-// under every fail-on. allowed is for workflows enforced from the
-// protected branch.
+// GuardWorkflows puts each change's warning first in gr's notes and, unless
+// allowed, makes the verdict unusable: the PR's workflow chose this run's
+// tolerance and fail-on, and unusable fails under every fail-on.
 func GuardWorkflows(gr *Outcome, changes []WorkflowChange, allowed bool) {
 	if len(changes) == 0 {
 		return
@@ -354,7 +332,6 @@ func GuardWorkflows(gr *Outcome, changes []WorkflowChange, allowed bool) {
 	case allowed:
 		notes = append(notes, verdict.Note{Code: verdict.NoteWorkflowAllowed})
 	case v.Value != verdict.Unusable:
-		// An unusable verdict's reasons say why; others' are their notes.
 		notes = append(notes, v.Notes...)
 		v.Notes = []verdict.Note{{Code: verdict.NoteWorkflowChanged, Paths: paths, Was: v.Value}}
 		v.Value = verdict.Unusable

@@ -17,28 +17,21 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Setup is what Prepare needs besides the Config: the results directory's
-// naming, the stacks' options, and what sits above rounds (the engine,
-// the wording, the runner's credentials) given in.
+// Setup is what Prepare needs besides the Config.
 type Setup struct {
-	Name    string // the default results directory's prefix: gate, calibrate
-	Replace bool   // an Out that holds a result is replaced (--force, the Action's results-dir)
-	Stack   session.StackOptions
-	// Deps are the gate's Runner, LookupEnv, Mask, Log and Words; Prepare
-	// adds Repo and Stacks.
-	Deps        Deps
+	Name        string // the default results directory's prefix: gate, calibrate
+	Replace     bool   // an Out that holds a result is replaced (--force, the Action's results-dir)
+	Stack       session.StackOptions
+	Deps        Deps                                     // without Repo and Stacks: Prepare adds them
 	OnEmergency func(func(context.Context) error) func() // see OpenGit
-	// UnsetSecrets removes the runner's credentials from this process's
-	// environment and returns their names: the sides' checkouts (their
-	// stack.prepare, their services' compose interpolation) get none.
+	// UnsetSecrets removes the runner's credentials from the environment and
+	// returns their names, so the sides' checkouts get none.
 	UnsetSecrets func() []string
 }
 
-// Prepare checks cfg and wires the gate to git (the repository holding
-// the working directory), Docker Compose and s's engine: cfg.Scenario
-// becomes repository-relative, cfg.Out an absolute directory
-// (loadgate-out/<name>-<time> by default) that is checked, and the
-// worktrees of killed gates are swept. Refusals are ErrUsage.
+// Prepare checks cfg and wires the gate to git, Docker Compose and s's
+// engine: cfg.Scenario becomes repository-relative, cfg.Out absolute
+// (loadgate-out/<name>-<time> by default); killed gates' worktrees are swept.
 func Prepare(ctx context.Context, cfg Config, s Setup) (Config, Deps, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, Deps{}, err
@@ -88,7 +81,6 @@ func Prepare(ctx context.Context, cfg Config, s Setup) (Config, Deps, error) {
 	return cfg, d, nil
 }
 
-// sweepWorktrees removes what killed gates left (as a gate starts).
 func sweepWorktrees(ctx context.Context, log io.Writer) {
 	removed, err := SweepWorktrees(ctx)
 	for _, r := range removed {
@@ -99,9 +91,8 @@ func sweepWorktrees(ctx context.Context, log io.Writer) {
 	}
 }
 
-// composeStacks is Stacks on gate/session: each side's stack up, its
-// counts resolved while it is up and healthy (it is paused between
-// rounds), once per side.
+// composeStacks is Stacks on gate/session; counts resolve once per side,
+// while the stack is up and healthy.
 type composeStacks struct {
 	runID string
 	plan  pin.Plan
@@ -119,8 +110,7 @@ func (c *composeStacks) Up(ctx context.Context, sp StackSpec) (Stack, error) {
 		return nil, err
 	}
 	if sp.Scenario != nil {
-		// A count whose port accepted no connection (a base that predates
-		// the counter) is not measured on this side, saying why.
+		// A port that accepts no connection (a base older than the counter) is not measured.
 		if err := cs.ResolveCounts(ctx, sp.Scenario, true); err != nil {
 			cs.Down()
 			return nil, err
@@ -129,7 +119,6 @@ func (c *composeStacks) Up(ctx context.Context, sp StackSpec) (Stack, error) {
 	return cs, nil
 }
 
-// allowOf is the scenario's stack.allow (none without a stack).
 func allowOf(sc *scenario.Scenario) []string {
 	if sc == nil || sc.Stack == nil {
 		return nil

@@ -6,24 +6,16 @@ import (
 	"sync"
 )
 
-// Repo is what a gate needs of version control; GitRepo is git's, tests
-// use a fake.
+// Repo is what a gate needs of version control; GitRepo is git's.
 type Repo interface {
-	// Root is the repository's top directory (head's checkout when head is
-	// the working tree).
-	Root() string
-	// Commit resolves ref to a commit id; "" is HEAD.
-	Commit(ctx context.Context, ref string) (string, error)
-	// Dirty reports uncommitted changes to tracked files.
-	Dirty(ctx context.Context) bool
-	// AddWorktree checks commit out detached as name and returns its root.
+	Root() string                                           // the top directory (head's checkout as the working tree)
+	Commit(ctx context.Context, ref string) (string, error) // "" is HEAD
+	Dirty(ctx context.Context) bool                         // uncommitted changes to tracked files
 	AddWorktree(ctx context.Context, name, commit string) (string, error)
-	// Close removes every checkout AddWorktree made.
-	Close() error
+	Close() error // removes every checkout AddWorktree made
 }
 
-// GitRepo is a Repo of git; its worktrees live in one locked directory per
-// run, swept by SweepWorktrees once the owner is gone.
+// GitRepo is a Repo of git; its worktrees live in one locked directory per run.
 type GitRepo struct {
 	root, runID string
 	onEmergency func(func(context.Context) error) func()
@@ -31,8 +23,8 @@ type GitRepo struct {
 	wt          *worktreeSet
 }
 
-// OpenGit finds dir's repository. runID names the worktree directory;
-// onEmergency (may be nil) registers their removal with signal cleanup.
+// OpenGit finds dir's repository; onEmergency (may be nil) registers the
+// worktrees' removal with signal cleanup.
 func OpenGit(ctx context.Context, dir, runID string, onEmergency func(func(context.Context) error) func()) (*GitRepo, error) {
 	root, err := Git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -70,7 +62,6 @@ func (r *GitRepo) AddWorktree(ctx context.Context, name, commit string) (string,
 	return wt.add(ctx, name, commit)
 }
 
-// Close removes the worktrees; leftovers go to SweepWorktrees.
 func (r *GitRepo) Close() error {
 	r.mu.Lock()
 	wt := r.wt

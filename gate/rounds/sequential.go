@@ -8,10 +8,9 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Sequential rounds (--rounds auto) run ABBA pairs and, from the first
-// look, judge after every pair with verdict.Sequential. MaxRounds is fixed
-// before any look (planned before round 1, re-planned once after it) so
-// the error spending stays valid, and never exceeds the budget.
+// Sequential rounds (--rounds auto) judge after every ABBA pair from the
+// first look. MaxRounds is fixed before any look, so the α spending stays
+// valid, and never exceeds the budget.
 
 // Defaults of a gate of sequential rounds.
 const (
@@ -22,16 +21,13 @@ const (
 // teardownMargin is kept free of rounds, per side, for the stacks' teardown.
 const teardownMargin = 15 * time.Second
 
-// The margins of RoundEstimate, per side of a round.
+// The margins of RoundEstimate, per side of a round. A healthy drain ends
+// soon after the last due time; replan measures longer ones.
 const (
-	// drainMargin: a healthy drain ends soon after the last due time, not at
-	// the scenario's drain limit; longer drains are measured by replan.
-	drainMargin = 500 * time.Millisecond
-	// sideOverhead: unpause, pause, samplers and result files.
-	sideOverhead = 500 * time.Millisecond
+	drainMargin  = 500 * time.Millisecond
+	sideOverhead = 500 * time.Millisecond // unpause, pause, samplers and result files
 )
 
-// seqLoop is a sequential gate's plan and what it measured.
 type seqLoop struct {
 	plan      verdict.SeqPlan
 	roundTime time.Duration // the longest round so far (both sides), the estimate before round 1
@@ -39,8 +35,7 @@ type seqLoop struct {
 	noteAt    int           // the plan's note in gate.notes (planSequential adds it, replan replaces it)
 }
 
-// RoundEstimate is one paired round's expected wall time from sc's
-// schedule plus margins: sides lengths in sequence, one for a duet.
+// RoundEstimate is one paired round's expected wall time from sc's schedule plus margins.
 func RoundEstimate(sc *scenario.Scenario, sides int, duet bool) time.Duration {
 	per := sc.Warmup + min(sc.Drain, drainMargin) + sideOverhead
 	for _, p := range sc.Phases {
@@ -52,8 +47,7 @@ func RoundEstimate(sc *scenario.Scenario, sides int, duet bool) time.Duration {
 	return time.Duration(sides) * per
 }
 
-// budgetRounds is how many paired rounds of length round still fit in the
-// budget, keeping the teardown margin.
+// budgetRounds is how many paired rounds of length round still fit in the budget.
 func (g *gate) budgetRounds(sides int, round time.Duration) int {
 	left := g.cfg.Budget - g.d.Now().Sub(g.start) - time.Duration(sides)*teardownMargin
 	if left <= 0 || round <= 0 {
@@ -62,13 +56,11 @@ func (g *gate) budgetRounds(sides int, round time.Duration) int {
 	return int(left / round)
 }
 
-// fixedMaxRounds is what the budget allows for fixed rounds: at least the
-// rounds asked for, at most verdict.MaxNeedRounds.
+// fixedMaxRounds is what the budget allows for fixed rounds, at least those asked for.
 func (g *gate) fixedMaxRounds(sides int, round time.Duration, done int) int {
 	return min(max(g.cfg.Rounds, done+g.budgetRounds(sides, round)), verdict.MaxNeedRounds)
 }
 
-// planSequential plans before round 1, once stacks are up.
 func (g *gate) planSequential(sides int) (*seqLoop, error) {
 	est := RoundEstimate(g.sc, sides, g.cfg.Duet)
 	fit := g.budgetRounds(sides, est)
@@ -80,17 +72,14 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 	}
 	s := &seqLoop{plan: verdict.SeqPlan{MaxRounds: maxR, MinRounds: min(verdict.DefaultSeqMinRounds, maxR)}, roundTime: est}
 	s.why = verdict.Note{Code: verdict.NoteSequentialPlan, MaxRounds: g.cfg.MaxRounds, Budget: g.cfg.Budget, Fit: fit, RoundTime: est}
-	// Noted now so a gate stopped in round 1 still says what was planned.
-	s.noteAt = len(g.notes)
+	s.noteAt = len(g.notes) // noted now, so a gate stopped in round 1 says what was planned
 	g.notes = append(g.notes, s.note())
 	fmt.Fprintf(g.d.Log, "loadgate: sequential rounds: at most %d (%s); first look after %d (after 2 with a matching calibration)\n", maxR, g.d.Words.Plan(s.why), s.plan.MinRounds)
 	return s, nil
 }
 
-// replan re-plans MaxRounds once, after round 1, from its measured length
-// took, and replaces the plan's note. It runs before the first look, so
-// the plan never depends on a comparison. If no second round fits the
-// budget the gate is unusable (ErrUnusable). took ≤ 0 keeps the estimate.
+// replan re-plans MaxRounds once from round 1's length took (≤ 0: keep the
+// estimate), before the first look so the plan never depends on a comparison.
 func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) (int, error) {
 	if took <= 0 {
 		return planned, nil
@@ -108,7 +97,7 @@ func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) (i
 	if maxR < 2 {
 		s.plan.MaxRounds = 1 // what ran: the note says at most 1, and why
 		g.notes[s.noteAt] = s.note()
-		return 1, Unusablef("gate: --budget %s is used up after round 1 (%s measured, %s since the gate's start): sequential rounds need a second round before their first look, and it does not fit; raise --budget or use --rounds N",
+		return 1, Unusablef("gate: --budget %s is used up after round 1 (%s measured, %s since the gate's start), and the first look needs a second round; raise --budget or use --rounds N",
 			g.cfg.Budget, took.Round(100*time.Millisecond), g.d.Now().Sub(g.start).Round(time.Second))
 	}
 	if maxR != s.plan.MaxRounds {
@@ -122,15 +111,13 @@ func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) (i
 	return maxR, nil
 }
 
-// note is the plan's note: at most plan.MaxRounds paired rounds, and why.
 func (s *seqLoop) note() verdict.Note {
 	n := s.why
 	n.Rounds = s.plan.MaxRounds
 	return n
 }
 
-// calibrated: the calibration matches both sides' first results, allowing
-// a first look after one pair.
+// calibrated: the calibration matches both sides' first results (a first look after one pair).
 func (g *gate) calibrated() bool {
 	n := g.cfg.Compare.Noise
 	if n == nil || len(g.head.Results) == 0 {
@@ -140,7 +127,6 @@ func (g *gate) calibrated() bool {
 	return n.Match(g.head.Results[0]) == "" && len(b) > 0 && n.Match(b[0]) == ""
 }
 
-// look judges after a round when it is a look; true: the gate stops.
 func (g *gate) look(s *seqLoop) (bool, error) {
 	R := len(g.head.Results)
 	if R == 2 && g.calibrated() {
@@ -171,7 +157,7 @@ func (g *gate) look(s *seqLoop) (bool, error) {
 }
 
 // compareOptions fill a zero MaxRounds with what the budget allows, so an
-// undecided comparison names the budget as its limit.
+// undecided comparison names the budget.
 func (g *gate) compareOptions() verdict.CompareOptions {
 	opt := g.cfg.Compare
 	if opt.MaxRounds == 0 {

@@ -17,17 +17,13 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// A shard is one runner's share of a gate's rounds (--shard K/N): its own
-// stacks, the same policy from base, its paired rounds written with the
-// runner's machine and topology, and no verdict. Merge pools the shards'
-// rounds into one gate. A round's head/base ratio is measured on one runner
-// at one time, so a runner faster or slower as a whole cancels in it: the
-// runner is a block, and only ratios within a round are compared.
+// A shard is one runner's share of a gate's rounds (--shard K/N), with no
+// verdict; Merge pools the shards' rounds. A round's head/base ratio is
+// measured on one runner, so a runner faster or slower as a whole cancels.
 
 // ShardSchema is the schema of shard.json.
 const ShardSchema = "loadgate/shard/v1"
 
-// ShardFile is the name of a shard's record in its results directory.
 const ShardFile = "shard.json"
 
 // Shard is K of N (1 ≤ K ≤ N); the zero Shard is no shard.
@@ -38,7 +34,6 @@ type Shard struct {
 // MaxShards bounds N: more runners than rounds split nothing.
 const MaxShards = 64
 
-// On: this gate is a shard.
 func (s Shard) On() bool { return s.N > 0 }
 
 func (s Shard) String() string {
@@ -48,8 +43,7 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.K, s.N)
 }
 
-// ParseShard reads "K/N" ("" is no shard): the syntax of --shard and of
-// the Action's shard input.
+// ParseShard reads "K/N" ("" is no shard), for --shard and the Action alike.
 func ParseShard(v string) (Shard, error) {
 	if v == "" {
 		return Shard{}, nil
@@ -72,8 +66,6 @@ func (s *Shard) Set(v string) error {
 	return err
 }
 
-// share is shard K's part of total rounds: total/N, one more for the first
-// total%N shards.
 func (s Shard) share(total int) int {
 	n := total / s.N
 	if s.K <= total%s.N {
@@ -82,10 +74,8 @@ func (s Shard) share(total int) int {
 	return n
 }
 
-// validateShard splits the rounds: a fixed count is divided among the
-// shards; sequential rounds give each shard ⌈MaxRounds/N⌉ (even) as its
-// most, which its budget may lower. A shard takes no looks: only the merge
-// judges.
+// validateShard splits the rounds among the shards (sequential: ⌈MaxRounds/N⌉,
+// even, each). A shard takes no looks: only the merge judges.
 func (c *Config) validateShard() error {
 	if !c.Shard.On() || c.shardSplit {
 		return nil
@@ -106,7 +96,7 @@ func (c *Config) validateShard() error {
 }
 
 // ShardPolicy is what every shard of one gate must share, besides the
-// scenario's hash (its load, thresholds and tolerance) and the commits.
+// scenario's hash and the commits.
 type ShardPolicy struct {
 	Tolerance  float64 `json:"tolerance"`
 	Confidence float64 `json:"confidence"`
@@ -119,7 +109,6 @@ type ShardPolicy struct {
 	Scale      float64 `json:"scale"`
 }
 
-// same is "" when p and o are one policy, else the first difference.
 func (p ShardPolicy) same(o ShardPolicy) string {
 	switch {
 	case p.Tolerance != o.Tolerance:
@@ -147,14 +136,12 @@ const (
 	ShardMissing = "missing" // no record of it arrived (Merge only)
 )
 
-// ShardSide is one side as a shard ran it.
 type ShardSide struct {
 	Ref    string `json:"ref"`
 	Commit string `json:"commit"`
 }
 
-// ShardNoise is the shard's own round-to-round spread of one comparison:
-// the sd of ln(head/base) over its rounds (verdict.RoundSD).
+// ShardNoise is the shard's own round-to-round spread of one comparison (verdict.RoundSD).
 type ShardNoise struct {
 	Phase    string  `json:"phase"`
 	Workload string  `json:"workload"`
@@ -162,8 +149,7 @@ type ShardNoise struct {
 	RoundSD  float64 `json:"round_sd"`
 }
 
-// ShardRecord is shard.json: one runner's share of a gate, no verdict.
-// Its rounds are OUT/base/round-<i>/result.json and OUT/head/round-<i>/.
+// ShardRecord is shard.json; its rounds are OUT/<side>/round-<i>/result.json.
 type ShardRecord struct {
 	Schema      string          `json:"schema"`
 	Shard       string          `json:"shard"` // "K/N"
@@ -181,9 +167,7 @@ type ShardRecord struct {
 	Topology    result.Topology `json:"topology"`
 	Noise       []ShardNoise    `json:"noise"`
 	Notes       []verdict.Note  `json:"notes"`
-	// Unusable: why the shard's own gate is unusable though its rounds ran
-	// (a change to the workflows that run it); the merge is unusable too.
-	Unusable []verdict.Note `json:"unusable,omitempty"`
+	Unusable    []verdict.Note  `json:"unusable,omitempty"` // why its gate is (then the merge's too)
 }
 
 // ShardInfo is one shard as a merged gate states it.
@@ -199,8 +183,8 @@ type ShardInfo struct {
 	Dir      string          `json:"-"`
 }
 
-// ToolVersion is version (the command's) with the build's VCS revision, so
-// shards of different builds of one "dev" are told apart.
+// ToolVersion is version with the build's VCS revision, so shards of
+// different "dev" builds are told apart.
 func ToolVersion(version string) string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
@@ -212,7 +196,6 @@ func ToolVersion(version string) string {
 	return version
 }
 
-// policy is this gate's ShardPolicy.
 func (g *gate) policy() ShardPolicy {
 	p := ShardPolicy{Tolerance: g.cfg.Compare.Tolerance, Confidence: g.cfg.Compare.Confidence, Percentile: g.cfg.Compare.Percentile,
 		Estimator: g.cfg.Compare.Estimator, Duet: g.cfg.Duet, Auto: g.cfg.Auto, Scale: g.cfg.Scale}
@@ -224,8 +207,7 @@ func (g *gate) policy() ShardPolicy {
 	return p
 }
 
-// writeShard writes OUT/shard.json for a shard's outcome; runErr is what
-// ended it (nil: its rounds completed).
+// writeShard writes OUT/shard.json; runErr is what ended the shard (nil: done).
 func (g *gate) writeShard(gr Outcome, runErr error) error {
 	if g.cfg.Out == "" {
 		return runErr
@@ -270,14 +252,12 @@ func (g *gate) writeShard(gr Outcome, runErr error) error {
 	return runErr
 }
 
-// oneLine is s's first line.
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
 
-// ReadShard reads dir/shard.json (ErrUsage: absent, unreadable, or not a
-// shard record).
+// ReadShard reads dir/shard.json (ErrUsage when it is not a shard record).
 func ReadShard(dir string) (*ShardRecord, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ShardFile))
 	if err != nil {

@@ -11,23 +11,17 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Stalled rounds: after every round the gate applies verdict.FindStall to
-// the rounds it keeps. A flagged round is moved aside in every side's
-// results directory (round-N → round-N.replaced-K, with replaced.json
-// holding the rule's numbers), noted, and run again in its place: same
-// number, same ABBA order. At most verdict.StallCap(planned rounds) are
-// replaced, and only while the budget fits one more round; past either,
-// the flagged round stays and is judged, and a note says so. Re-runs come
-// on top of the planned rounds: a look is always over the planned count.
+// Stalled rounds (verdict.FindStall, after every round): a flagged round is
+// moved aside (round-N.replaced-K), noted and run again in its place, up to
+// verdict.StallCap and while the budget fits; past that it is kept and
+// judged. Re-runs come on top, so a look is always over the planned count.
 
-// stallState is what a gate knows of stalled rounds.
 type stallState struct {
 	rerun    int          // the slot to run again next, -1 none
 	replaced int          // rounds replaced so far
 	flagged  map[int]bool // rounds flagged and kept (noted once)
 }
 
-// put stores res as slot i of rs: a re-run replaces, a new round appends.
 func put(rs []*result.Result, i int, res *result.Result) []*result.Result {
 	if i < len(rs) {
 		rs[i] = res
@@ -36,9 +30,7 @@ func put(rs []*result.Result, i int, res *result.Result) []*result.Result {
 	return append(rs, res)
 }
 
-// stalled applies the rule after a round; true: slot g.stall.rerun is to
-// be run again. planned is the gate's planned rounds (the cap's base),
-// roundTime the longest round so far (the budget's measure).
+// stalled applies the rule after a round; true: slot g.stall.rerun is to run again.
 func (g *gate) stalled(sides, planned int, roundTime time.Duration) (bool, error) {
 	if g.stall.flagged == nil {
 		g.stall.flagged = map[int]bool{}
@@ -75,8 +67,7 @@ func (g *gate) stalled(sides, planned int, roundTime time.Duration) (bool, error
 	return n.Code == verdict.NoteStallRerun, nil
 }
 
-// moveAside renames each side's round directory to name and writes the
-// rule's numbers beside its result (replaced.json).
+// moveAside renames each side's round directory to name, with replaced.json.
 func (g *gate) moveAside(s *verdict.Stall, name string) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {

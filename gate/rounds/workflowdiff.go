@@ -9,10 +9,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// judgesItself reports whether head's workflow changes what decides the
-// gate: a loadgate job's keys and steps up to its loadgate step (pinned
-// ref bumps aside), jobs it needs, or trigger, env, defaults, permissions.
-// Anything unreadable counts as a change.
+// judgesItself reports whether head's workflow changes what decides the gate:
+// a loadgate job up to its step (ref bumps aside), its needs, or the trigger,
+// env, defaults, permissions. Anything unreadable counts as a change.
 func judgesItself(base, head []byte) bool {
 	b, bok := parseWorkflow(base)
 	h, hok := parseWorkflow(head)
@@ -33,7 +32,6 @@ func judgesItself(base, head []byte) bool {
 	return false
 }
 
-// parseWorkflow decodes a workflow file; false when it is not a mapping.
 func parseWorkflow(b []byte) (map[string]any, bool) {
 	if b == nil {
 		return nil, false
@@ -50,8 +48,7 @@ func mapOf(v any) map[string]any {
 	return m
 }
 
-// gateJobs are the jobs running loadgate on either side, plus their needs,
-// transitively.
+// gateJobs are the jobs running loadgate on either side, and their needs.
 func gateJobs(base, head map[string]any) []string {
 	var ids []string
 	add := func(id string) {
@@ -77,7 +74,6 @@ func gateJobs(base, head map[string]any) []string {
 	return ids
 }
 
-// runsGate: the job calls loadgate or a local action or workflow.
 func runsGate(job map[string]any) bool {
 	if isGate(job) {
 		return true
@@ -128,8 +124,7 @@ func needs(job map[string]any) []string {
 	return nil
 }
 
-// jobChanged: keys other than name, timeout and steps differ, or a step up
-// to the last loadgate step does (bumpOnly aside).
+// jobChanged: keys other than name, timeout and steps differ, or a step up to the gate's.
 func jobChanged(b, h map[string]any) bool {
 	if b == nil || h == nil {
 		return true
@@ -162,8 +157,7 @@ func jobChanged(b, h map[string]any) bool {
 	return false
 }
 
-// bumpOnly: the steps differ only in one third-party action's ref, as a
-// Dependabot bump does.
+// bumpOnly: the steps differ only in one third-party action's ref (Dependabot).
 func bumpOnly(b, h map[string]any) bool {
 	bu, _ := b["uses"].(string)
 	hu, _ := h["uses"].(string)

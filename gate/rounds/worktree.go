@@ -18,22 +18,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Worktrees live in $TMPDIR/loadgate-worktrees-<uid>/<run id>/{base,head}
-// beside owner.json (for the sweep) and lock, flock(2)ed while the gate
-// runs. The kernel drops the lock however the process dies, so a sweeper
-// that gets it knows the owner is gone; live runs' worktrees are never removed.
+// Worktrees live in $TMPDIR/loadgate-worktrees-<uid>/<run id>/ beside a lock
+// flock(2)ed while the gate runs: the kernel drops it however the process
+// dies, so a sweeper that gets it knows the owner is gone.
 
 const (
 	worktreeOwnerFile = "owner.json"
 	worktreeLockFile  = "lock"
-	// worktreeYoung: a lockless run directory younger than this may be being
-	// created now.
-	worktreeYoung = time.Minute
-	// gitTimeout bounds every git call of the worktree lifecycle.
-	gitTimeout = time.Minute
+	worktreeYoung     = time.Minute // a lockless run directory this young may be being created
+	gitTimeout        = time.Minute // of every git call of the worktree lifecycle
 )
 
-// worktreeRoot is the directory holding every run's worktree directory.
 func worktreeRoot() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("loadgate-worktrees-%d", os.Getuid()))
 }
@@ -46,7 +41,6 @@ type worktreeOwner struct {
 	Created time.Time `json:"created"`
 }
 
-// worktreeSet is a gate's worktree directory, locked while the gate runs.
 type worktreeSet struct {
 	dir, repo string
 	lock      *os.File
@@ -55,8 +49,7 @@ type worktreeSet struct {
 	unreg     func()
 }
 
-// newWorktreeSet creates and locks the run's directory and registers its
-// removal with onEmergency, when given.
+// newWorktreeSet creates and locks the run's directory, its removal registered with onEmergency.
 func newWorktreeSet(repo, runID string, onEmergency func(func(context.Context) error) func()) (*worktreeSet, error) {
 	root := worktreeRoot()
 	if err := os.MkdirAll(root, 0o700); err != nil {
@@ -90,7 +83,6 @@ func newWorktreeSet(repo, runID string, onEmergency func(func(context.Context) e
 	return w, nil
 }
 
-// add checks commit out as a detached worktree named name.
 func (w *worktreeSet) add(ctx context.Context, name, commit string) (string, error) {
 	p := filepath.Join(w.dir, name)
 	ctx, cancel := context.WithTimeout(ctx, 5*gitTimeout)
@@ -104,8 +96,8 @@ func (w *worktreeSet) add(ctx context.Context, name, commit string) (string, err
 	return p, nil
 }
 
-// remove removes the worktrees and run directory, then unlocks. Safe to
-// call more than once and concurrently (signal cleanup may race).
+// remove removes the worktrees and run directory, then unlocks; safe to
+// call again and concurrently (signal cleanup may race).
 func (w *worktreeSet) remove(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -123,8 +115,7 @@ func (w *worktreeSet) remove(ctx context.Context) error {
 	return err
 }
 
-// removeWorktrees removes paths from repo, prunes and removes dir (only
-// dir when repo is gone).
+// removeWorktrees removes paths from repo, prunes and removes dir.
 func removeWorktrees(ctx context.Context, repo, dir string, paths []string) error {
 	var errs []error
 	repoOK := repo != ""
@@ -161,8 +152,8 @@ func removeWorktrees(ctx context.Context, repo, dir string, paths []string) erro
 	return errors.Join(errs...)
 }
 
-// SweepWorktrees removes the worktrees of gates no longer running (lock
-// free), never a live gate's, and returns the run directories removed.
+// SweepWorktrees removes the worktrees of gates no longer running and
+// returns the run directories removed.
 func SweepWorktrees(ctx context.Context) (removed []string, err error) {
 	root := worktreeRoot()
 	ents, err := os.ReadDir(root)
@@ -189,8 +180,7 @@ func SweepWorktrees(ctx context.Context) (removed []string, err error) {
 	return removed, errors.Join(errs...)
 }
 
-// sweepWorktreeDir removes dir if its owner is gone and says whose it was
-// ("" when left alone).
+// sweepWorktreeDir removes dir if its owner is gone and says whose it was.
 func sweepWorktreeDir(ctx context.Context, dir string) (string, error) {
 	lock, err := os.OpenFile(filepath.Join(dir, worktreeLockFile), os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -228,7 +218,6 @@ func sweepWorktreeDir(ctx context.Context, dir string) (string, error) {
 	return fmt.Sprintf("%s (%s)", dir, o), nil
 }
 
-// String is "gate pid 123, repository /x" for messages.
 func (o worktreeOwner) String() string {
 	parts := []string{"a dead gate"}
 	if o.PID > 0 {
@@ -253,14 +242,11 @@ func Git(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// DownAllBound bounds DownAll.
 const DownAllBound = 5 * time.Minute
 
-// DownAll removes what every earlier run left: the gates' worktrees, then
-// (when a Docker engine answers) the stacks' containers, networks,
-// volumes and images, saying on log what went. Its errors are joined. It
-// ends within DownAllBound even when nothing cancels ctx: a hung engine or
-// git must not hang a CI job's cleanup step.
+// DownAll removes what earlier runs left (worktrees, then the stacks'
+// containers, networks, volumes and images), saying on log what went. It ends
+// within DownAllBound: a hung engine must not hang a CI job's cleanup step.
 func DownAll(ctx context.Context, log io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, DownAllBound)
 	defer cancel()

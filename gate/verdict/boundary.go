@@ -5,16 +5,11 @@ import (
 	"sync"
 )
 
-// Group-sequential boundaries: the nominal level of each look. The looks'
-// statistics are correlated (each adds rounds to the last), so the exact
-// boundary (Lan and DeMets 1983; Armitage, McPherson and Rowe 1969;
-// Jennison and Turnbull 2000, ch. 19) finds by recursive integration the
-// c_k with P(no earlier crossing, |Z_k| ≥ c_k) = α_k. Intervals at level
-// 2(1 − Φ(c_k)) are repeated confidence intervals: all cover at once with
-// probability ≥ 1 − α. Holm within a look uses each comparison's own
-// boundary at its share of α (Ye et al. 2013; Maurer and Bretz 2013).
+// Group-sequential boundaries (Lan–DeMets; Jennison and Turnbull ch. 19):
+// the looks are correlated, so recursive integration finds the c_k with
+// P(no earlier crossing, |Z_k| ≥ c_k) = α_k; intervals at 2(1 − Φ(c_k)) all
+// cover at once with probability ≥ 1 − α.
 
-// seqKey names one design's boundary at one look.
 type seqKey struct {
 	kind                    string
 	alpha                   float64
@@ -22,13 +17,12 @@ type seqKey struct {
 	final                   bool
 }
 
-// seqMemo caches boundaries (a harness asks for the same few thousands of
-// times). Safe for concurrent use.
+// seqMemo caches boundaries, which a harness asks for repeatedly.
 var seqMemo sync.Map // seqKey → float64
 
-// seqBound is the two-sided critical value c_k (z scale) at the look
-// after rounds rounds of a design looking after first, first+step, …,
-// spending alpha with kind over n_j/mx. +Inf: the look spends nothing.
+// seqBound is the two-sided critical value c_k (z scale) at the look after
+// rounds of a design looking at first, first+step, …, spending alpha by kind
+// over n_j/mx; +Inf when the look spends nothing.
 func seqBound(kind string, alpha float64, first, step, rounds, mx int, final bool) float64 {
 	key := seqKey{kind, alpha, first, step, rounds, mx, final}
 	if c, ok := seqMemo.Load(key); ok {
@@ -56,12 +50,11 @@ func seqLevel(kind string, alpha float64, first, step, rounds, mx int, final boo
 	return math.Erfc(c / math.Sqrt2)
 }
 
-// seqGrid is the (even) number of Simpson intervals over a look's
-// continuation region: fine against the √2 moves between looks.
+// seqGrid is the (even) number of Simpson intervals over a continuation region.
 const seqGrid = 400
 
-// seqBounds is the recursive numerical integration: the critical values
-// c_j for looks after ns[j] rounds with cumulative spending cum[j].
+// seqBounds integrates recursively to the critical values c_j for looks
+// after ns[j] rounds with cumulative spending cum[j].
 func seqBounds(ns []int, cum []float64) []float64 {
 	c := make([]float64, len(ns))
 	var d subDensity // of S_{j−1} on the continuation region
@@ -90,14 +83,12 @@ func seqBounds(ns []int, cum []float64) []float64 {
 	return c
 }
 
-// subDensity is the sub-density of the sum S at a look on its
-// continuation region: its values at Simpson points, with their weights.
+// subDensity is the sub-density of the sum S on a look's continuation region.
 type subDensity struct {
 	grid, dens, w []float64
 }
 
-// cross is P(continue to this look, |S_next| ≥ b), sd the sd of the
-// rounds' sum between the looks.
+// cross is P(continue to this look, |S_next| ≥ b); sd: of the sum between looks.
 func (d subDensity) cross(b, sd float64) float64 {
 	p := 0.0
 	for i, u := range d.grid {
@@ -127,8 +118,7 @@ func (d subDensity) bound(aj, sd, I float64) float64 {
 	return hi / math.Sqrt(I)
 }
 
-// next is the sub-density of S after I rounds on |s| < c√I, truncated at
-// 9√I; first: the first look's, normal and exact.
+// next is the sub-density of S after I rounds on |s| < c√I, truncated at 9√I.
 func (d subDensity) next(c, I, sd float64, first bool) subDensity {
 	b := math.Min(c*math.Sqrt(I), 9*math.Sqrt(I))
 	ng, nw := simpson(-b, b)
@@ -148,8 +138,6 @@ func (d subDensity) next(c, I, sd float64, first bool) subDensity {
 	return subDensity{ng, nd, nw}
 }
 
-// simpson is the points and weights of Simpson's rule over [a, b] with
-// seqGrid intervals.
 func simpson(a, b float64) (xs, ws []float64) {
 	h := (b - a) / seqGrid
 	xs = make([]float64, seqGrid+1)

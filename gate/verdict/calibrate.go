@@ -12,11 +12,9 @@ import (
 // CalibrationMetrics are the percentiles a calibration measures.
 var CalibrationMetrics = []string{MetricP50, MetricP90, MetricP95, MetricP99, MetricP999}
 
-// Calibrate computes noise.json from A/A pairs of rounds (base[i], head[i]
-// the same checkout, ABBA): per phase, workload and percentile bounded in
-// every round, the sample sd of ln(head_i/base_i) with pairs − 1 df. Every
-// result must share head[0]'s machine, topology and hash. It needs at
-// least 2 pairs (10 make a useful one).
+// Calibrate computes noise.json from ≥ 2 A/A pairs of rounds of one checkout,
+// machine and topology: per phase, workload and percentile, the sample sd of
+// ln(head_i/base_i) with pairs − 1 df.
 func Calibrate(base, head []*result.Result, date time.Time) (*Noise, error) {
 	if err := checkHashes(base, head); err != nil {
 		return nil, err
@@ -65,9 +63,8 @@ func Calibrate(base, head []*result.Result, date time.Time) (*Noise, error) {
 	return n, nil
 }
 
-// pairLogs is each pair's ln(head/base) of the q-percentile and the
-// fewest successes of a side's round; ok is false when a round has no
-// order-statistics bound for it.
+// pairLogs is each pair's ln(head/base) of the q-percentile and the fewest
+// successes; not ok when a round has no order-statistics bound.
 func pairLogs(bs, hs []sideRound, q, z float64) (logs []float64, fewest int64, ok bool) {
 	logs = make([]float64, 0, len(hs))
 	fewest = int64(math.MaxInt64)
@@ -89,9 +86,8 @@ func pairLogs(bs, hs []sideRound, q, z float64) (logs []float64, fewest int64, o
 	return logs, fewest, true
 }
 
-// Detectable is the smallest head/base slowdown a gate of R rounds calls
-// a regression with probability power at tolerance tol and confidence
-// conf, taking the calibrated sd as the rounds' spread.
+// Detectable is the smallest slowdown a gate of R rounds calls a regression
+// with probability power, taking the calibrated sd as the rounds' spread.
 func (e NoiseEntry) Detectable(R int, tol, conf, power float64) float64 {
 	if R < 1 {
 		return math.Inf(1)

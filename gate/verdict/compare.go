@@ -12,8 +12,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// ErrHashMismatch is wrapped by Compare and Gate when the results are of
-// different scenarios: a usage error (exit 2), never a verdict.
+// ErrHashMismatch (results of different scenarios) is a usage error, never a verdict.
 var ErrHashMismatch = errors.New("verdict: different scenario hashes: results of different loads are never compared")
 
 // Defaults of CompareOptions (a zero field takes its default).
@@ -21,40 +20,26 @@ const (
 	DefaultTolerance  = 0.10
 	DefaultConfidence = 0.95
 	DefaultPercentile = MetricP95
-	// MaxNeedRounds caps the rounds an inconclusive comparison suggests.
-	MaxNeedRounds = 100
+	MaxNeedRounds     = 100 // the most rounds an inconclusive comparison suggests
 )
 
 // CompareOptions set how base and head are compared.
 type CompareOptions struct {
-	// Tolerance τ: a latency ratio head/base within [1/(1+τ), 1+τ] is no
-	// change worth a verdict; error rates may grow by τ of base's rate.
-	// 0 means DefaultTolerance (10%); it must be in [0, 10).
-	Tolerance float64
-	// Confidence of every interval, two-sided. 0 means DefaultConfidence
-	// (95%); it must be in [0.5, 1).
-	Confidence float64
-	// Percentile judged for latency: "p50", "p90", "p95", "p99" or "p99.9"
-	// (also "p999") for every workload. "" means each workload's latency
-	// threshold percentiles from the scenario (all of them), and p95 for a
-	// workload without a latency threshold.
+	// Tolerance τ: a head/base latency ratio within [1/(1+τ), 1+τ] is no
+	// change; error rates may grow by τ of base's rate.
+	Tolerance  float64
+	Confidence float64 // of every two-sided interval
+	// Percentile judged for latency; "": each workload's threshold
+	// percentiles, p95 without one.
 	Percentile string
-	// Noise is this machine's calibration (DecodeNoise), used only where it
-	// matches every result (Noise.Match) and the rounds cannot measure the
-	// noise as well themselves. nil: DefaultNoiseSD where needed.
-	Noise *Noise
-	// MaxRounds caps the rounds an inconclusive comparison asks for (0:
-	// MaxNeedRounds).
-	MaxRounds int
-	// Estimator of a latency shift over the rounds: EstimatorMeanT,
-	// EstimatorHL or EstimatorTrimmed ("": DefaultEstimator).
-	Estimator string
-
-	// holmLevel maps a one-sided share a of α to Holm's test level (nil: a).
-	holmLevel func(a float64) float64
+	// Noise is a calibration, used where it matches every result and the
+	// rounds cannot measure the noise themselves; nil: DefaultNoiseSD.
+	Noise     *Noise
+	MaxRounds int                     // cap on the rounds an inconclusive comparison asks for
+	Estimator string                  // of a latency shift: EstimatorMeanT, EstimatorHL, EstimatorTrimmed
+	holmLevel func(a float64) float64 // one-sided share of α → Holm's test level (nil: a)
 }
 
-// withDefaults fills zero fields and checks the rest.
 func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	if o.Tolerance == 0 {
 		o.Tolerance = DefaultTolerance
@@ -98,71 +83,50 @@ type ErrorRates struct {
 
 // Interval sources of a Comparison.
 const (
-	IntervalRounds   = "rounds"   // t interval over the per-round log ratios (the machine's noise)
-	IntervalSampling = "sampling" // order-statistics floor: the percentiles' own sampling noise
-	IntervalScore    = "score"    // Newcombe hybrid score interval (error rates)
-	// IntervalNoise: DefaultNoiseSD, where the rounds cannot measure the noise.
-	IntervalNoise = "noise"
-	// IntervalCalibration: a matching calibration (CompareOptions.Noise).
-	IntervalCalibration = "calibration"
-	// IntervalDuet: the t interval over at least DuetMinRounds duet rounds,
-	// without the order-statistics floor (duet.go).
-	IntervalDuet = "duet"
+	IntervalRounds      = "rounds"      // t interval over the per-round log ratios (the machine's noise)
+	IntervalSampling    = "sampling"    // order-statistics floor: the percentiles' own sampling noise
+	IntervalScore       = "score"       // Newcombe hybrid score interval (error rates)
+	IntervalNoise       = "noise"       // DefaultNoiseSD, where the rounds cannot measure the noise
+	IntervalCalibration = "calibration" // a matching calibration (CompareOptions.Noise)
+	IntervalDuet        = "duet"        // t interval over ≥ DuetMinRounds duet rounds, no floor
 )
 
-// Comparison is one base/head comparison of one workload in one phase, of
-// a latency percentile or the error rate. Every float is finite; a number
-// that does not exist is 0.
+// Comparison is one base/head comparison of a latency percentile or the
+// error rate of one workload in one phase. Every float is finite (0: none).
 type Comparison struct {
 	Phase    string `json:"phase"`
 	Workload string `json:"workload"`
 	Metric   string `json:"metric"`
-	// Base and Head: latency, the pooled nearest-rank percentile in ms;
-	// error_rate, the pooled failed / (succeeded + failed).
-	Base float64 `json:"base"`
-	Head float64 `json:"head"`
-	// BaseN and HeadN: the samples each number stands on, over all rounds.
-	BaseN  int64 `json:"base_n"`
-	HeadN  int64 `json:"head_n"`
-	Rounds int   `json:"rounds"`
-	// Ratio (latency): head/base, the geometric mean of the round ratios,
-	// or the Estimator's robust centre of them.
-	Ratio float64 `json:"ratio"`
-	// Diff (error_rate): head − base rate. 0 for latency.
-	Diff float64 `json:"diff"`
-	// CILow, CIHigh: the interval of Ratio or Diff; 0 when Interval is "".
-	CILow  float64 `json:"ci_low"`
-	CIHigh float64 `json:"ci_high"`
-	// Interval: the Interval* source that set the width ("" for none).
-	Interval string `json:"interval"`
-	// Significant: the interval excludes "no change".
-	Significant bool `json:"significant"`
-	// NoiseSD: the pair sd assumed for the noise between runs; 0 when the
-	// rounds measured it.
-	NoiseSD float64 `json:"noise_sd,omitempty"`
-	// Detectable (latency): the smallest head/base ratio this comparison could
-	// call a regression, about half of the time.
-	Detectable float64 `json:"detectable,omitempty"`
-	// Family: how Holm's procedure accounted for this tested comparison.
-	Family *FamilyTest `json:"family,omitempty"`
-	// RoundRatios: head_i/base_i of each round (latency).
-	RoundRatios []float64 `json:"round_ratios,omitempty"`
-	Value       Value     `json:"value"`
-	// Reason: why the comparison has its value; package report words it.
-	Reason Reason `json:"reason"`
-	// At: the side and round a not-measured reason names.
-	At *RoundRef `json:"at,omitempty"`
-	// Open (ReasonTooFewSamples): the rounds with no order-statistics bound.
-	Open []RoundRef `json:"open,omitempty"`
-	// Needs: for inconclusive, what would decide it.
-	Needs *Need `json:"needs,omitempty"`
-	// Undecided: the value an untrusted round kept from being decided.
-	Undecided Value `json:"undecided,omitempty"`
-	// Why and Need word Reason and Needs; report.Explain fills them.
-	Why     string      `json:"why"`
-	Need    string      `json:"need,omitempty"`
-	ErrBase *ErrorRates `json:"err_base,omitempty"` // error_rate only
-	ErrHead *ErrorRates `json:"err_head,omitempty"`
+	// Base and Head: the pooled nearest-rank percentile in ms, or the pooled
+	// error rate; BaseN and HeadN the samples they stand on.
+	Base   float64 `json:"base"`
+	Head   float64 `json:"head"`
+	BaseN  int64   `json:"base_n"`
+	HeadN  int64   `json:"head_n"`
+	Rounds int     `json:"rounds"`
+	// Ratio (latency): head/base, the geometric mean of the round ratios or
+	// the Estimator's centre; Diff (error rate): head − base.
+	Ratio       float64 `json:"ratio"`
+	Diff        float64 `json:"diff"`
+	CILow       float64 `json:"ci_low"`
+	CIHigh      float64 `json:"ci_high"`
+	Interval    string  `json:"interval"`           // the Interval* source that set the width
+	Significant bool    `json:"significant"`        // the interval excludes "no change"
+	NoiseSD     float64 `json:"noise_sd,omitempty"` // the pair sd assumed where the rounds could not measure it
+	// Detectable (latency): the smallest ratio called a regression about half the time.
+	Detectable  float64     `json:"detectable,omitempty"`
+	Family      *FamilyTest `json:"family,omitempty"`
+	RoundRatios []float64   `json:"round_ratios,omitempty"`
+	Value       Value       `json:"value"`
+	Reason      Reason      `json:"reason"`
+	At          *RoundRef   `json:"at,omitempty"`   // the round a not-measured reason names
+	Open        []RoundRef  `json:"open,omitempty"` // rounds with no order-statistics bound
+	Needs       *Need       `json:"needs,omitempty"`
+	Undecided   Value       `json:"undecided,omitempty"` // what an untrusted round kept from being decided
+	Why         string      `json:"why"`                 // Reason and (Need) Needs in words: report.Explain
+	Need        string      `json:"need,omitempty"`
+	ErrBase     *ErrorRates `json:"err_base,omitempty"` // error_rate only
+	ErrHead     *ErrorRates `json:"err_head,omitempty"`
 
 	test *test // how to test it at another level (Holm); nil when it is not tested
 }
@@ -180,9 +144,7 @@ const (
 	ReasonFaster        Reason = "faster"          // improvement: the interval lies below 1/(1+τ)
 	ReasonWithin        Reason = "within"          // pass: the interval's high end is at most 1+τ
 	ReasonStraddles     Reason = "straddles"       // inconclusive: the interval contains 1+τ
-	// ReasonFamily: inconclusive: a regression alone, but not at its Holm
-	// level among the gate's comparisons.
-	ReasonFamily Reason = "family"
+	ReasonFamily        Reason = "family"          // inconclusive: a regression alone, not at its Holm level
 )
 
 // Reasons of an error-rate comparison.
@@ -194,43 +156,33 @@ const (
 	ReasonNoMoreErrors  Reason = "no_more_errors" // pass: no significant increase
 )
 
-// RoundRef names one side's round (Round 1-based, 0: the whole side) and a
-// count that goes with it.
+// RoundRef names one side's round (1-based; 0: the whole side) and a count.
 type RoundRef struct {
 	Side  string `json:"side"`
 	Round int    `json:"round,omitempty"`
 	N     int64  `json:"n"`
 }
 
-// Need is what would decide an inconclusive comparison; the fields that
-// apply are set.
+// Need is what would decide an inconclusive comparison: about Rounds paired
+// rounds (MoreThanRounds: not even that many), a sustain SustainFactor times
+// longer, SuccessesPerRound, rounds on schedule, or a calibration. Budget is
+// set when CompareOptions.MaxRounds limits Rounds.
 type Need struct {
-	// Rounds: about this many paired rounds would.
-	Rounds int `json:"rounds,omitempty"`
-	// MoreThanRounds: not even this many would; the change is near τ.
-	MoreThanRounds int `json:"more_than_rounds,omitempty"`
-	// SustainFactor: a sustain this many times longer would.
-	SustainFactor float64 `json:"sustain_factor,omitempty"`
-	// SuccessesPerRound: what the percentile needs; FewestSuccesses: now.
-	SuccessesPerRound int64 `json:"successes_per_round,omitempty"`
-	FewestSuccesses   int64 `json:"fewest_successes,omitempty"`
-	// OnTolerance: the estimate sits on the tolerance; nothing decides it.
-	OnTolerance bool `json:"on_tolerance,omitempty"`
-	// TrustedRounds: rounds whose generator keeps its schedule would.
-	TrustedRounds bool `json:"trusted_rounds,omitempty"`
-	// Budget: set when CompareOptions.MaxRounds is what limits Rounds.
-	Budget int `json:"budget,omitempty"`
-	// Calibrate: a calibration would replace the default noise bound.
-	Calibrate bool `json:"calibrate,omitempty"`
+	Rounds            int     `json:"rounds,omitempty"`
+	MoreThanRounds    int     `json:"more_than_rounds,omitempty"`
+	SustainFactor     float64 `json:"sustain_factor,omitempty"`
+	SuccessesPerRound int64   `json:"successes_per_round,omitempty"`
+	FewestSuccesses   int64   `json:"fewest_successes,omitempty"`
+	OnTolerance       bool    `json:"on_tolerance,omitempty"` // the estimate sits on τ: nothing decides it
+	TrustedRounds     bool    `json:"trusted_rounds,omitempty"`
+	Budget            int     `json:"budget,omitempty"`
+	Calibrate         bool    `json:"calibrate,omitempty"`
 }
 
-// Compare compares paired rounds of base and head (round i is base[i],
-// head[i]) per workload on the judged and recover phases: each latency
-// percentile as a head/base ratio with a confidence interval, the error
-// rate as a difference; the method is in docs/gate.md ("How a gate decides").
-// A round whose generator fell behind its schedule leaves every decision
-// inconclusive. Different scenario hashes return ErrHashMismatch; unusable
-// sides give Value Unusable with reasons and no comparisons.
+// Compare compares paired rounds base[i], head[i] per workload of the judged
+// and recover phases: latency percentiles as head/base ratios, error rates
+// as differences, each with an interval (docs/gate.md, "How a gate decides").
+// A round behind its schedule leaves every decision inconclusive.
 func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -278,9 +230,7 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	return v, nil
 }
 
-// Gate is a gate's whole verdict: head's Thresholds on the merge of its
-// rounds, and Compare of base and head. Each value is the worst of its
-// checks and comparisons. Errors are as in Compare.
+// Gate is head's Thresholds on its merged rounds and Compare of base and head.
 func Gate(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	cv, err := Compare(base, head, opt)
 	if err != nil || cv.Value == Unusable {
@@ -375,8 +325,7 @@ func orNone(h string) string {
 	return h
 }
 
-// sidesUnusable says why the sides cannot be compared, naming side and
-// round: missing or unequal rounds, unusable results, phases that differ.
+// sidesUnusable says why the sides cannot be compared, naming side and round.
 func sidesUnusable(base, head []*result.Result) []Note {
 	var rs []Note
 	if len(base) == 0 {
@@ -414,31 +363,27 @@ func sidesUnusable(base, head []*result.Result) []Note {
 	return rs
 }
 
-// comparer holds one comparison's inputs.
 type comparer struct {
-	opt        CompareOptions
-	base, head []*result.Result
-	z          float64          // normal quantile of the two-sided confidence
-	untrusted  []UntrustedRound // rounds whose generator fell behind its schedule
-	cal        *Noise           // a matching calibration, or nil
-	duet       bool             // every result of both sides ran in a duet round (allDuet)
-	floorUsed  bool             // some interval used the noise bound or the calibration
-	// phaseValues: values that belong to no workload.
-	phaseValues []Value
+	opt         CompareOptions
+	base, head  []*result.Result
+	z           float64          // normal quantile of the two-sided confidence
+	untrusted   []UntrustedRound // rounds whose generator fell behind its schedule
+	cal         *Noise           // a matching calibration, or nil
+	duet        bool             // every result of both sides ran in a duet round (allDuet)
+	floorUsed   bool             // some interval used the noise bound or the calibration
+	phaseValues []Value          // values that belong to no workload
 }
 
 // UntrustedRound is a round whose generator fell behind its schedule
 // (result.GeneratorBehind): its latency carries the generator's delay.
 type UntrustedRound struct {
-	Side   string `json:"side"`   // "base" or "head"
-	Round  int    `json:"round"`  // 1-based, as paired
-	Rounds []int  `json:"rounds"` // every round this result is paired in (a stored baseline: all of them)
-	// Generator is the result's behind-schedule warning.
+	Side      string           `json:"side"`   // "base" or "head"
+	Round     int              `json:"round"`  // 1-based, as paired
+	Rounds    []int            `json:"rounds"` // every round this result is paired in
 	Generator result.Generator `json:"generator"`
 }
 
-// behindSchedule lists the rounds of both sides whose generator fell behind
-// its schedule, base first, each result once.
+// behindSchedule lists the untrusted rounds of both sides, each result once.
 func behindSchedule(base, head []*result.Result) []UntrustedRound {
 	var us []UntrustedRound
 	for _, side := range []struct {
@@ -477,8 +422,7 @@ func (c *comparer) distrust(cmp *Comparison) {
 	cmp.Needs = &Need{TrustedRounds: true}
 }
 
-// all compares every workload of every judged and recover phase; bad says
-// why the inputs are unusable.
+// all compares every workload of every judged and recover phase; bad says why not.
 func (c *comparer) all() (wvs []WorkloadVerdict, notes []Note, values []Value, bad []Note) {
 	wvs = []WorkloadVerdict{}
 	notes = []Note{}
@@ -532,7 +476,6 @@ func (c *comparer) all() (wvs []WorkloadVerdict, notes []Note, values []Value, b
 	return wvs, notes, values, bad
 }
 
-// workloadNames lists a phase's workloads on either side, base's first.
 func (c *comparer) workloadNames(phase string) []string {
 	var names []string
 	for _, rs := range [][]*result.Result{c.base, c.head} {
@@ -554,7 +497,6 @@ func phaseWorkloads(p *result.Phase) []result.Workload {
 	return p.Workloads
 }
 
-// metrics lists the latency percentiles judged for a workload.
 func (c *comparer) metrics(t result.Thr) []string {
 	if c.opt.Percentile != "" {
 		return []string{c.opt.Percentile}
@@ -589,7 +531,6 @@ func quantileOf(metric string) float64 {
 	return 0.95
 }
 
-// sideRound is one side's workload in one round of a phase.
 type sideRound struct {
 	w     *result.Workload // nil when absent
 	h     *hdrhistogram.Histogram
@@ -597,13 +538,10 @@ type sideRound struct {
 	round int // 1-based
 }
 
-// ref names the round, with a count.
 func (sr sideRound) ref(n int64) *RoundRef {
 	return &RoundRef{Side: sr.side, Round: sr.round, N: n}
 }
 
-// rounds decodes one side's histograms for metric
-// (result.MetricHistogram).
 func (c *comparer) rounds(side string, rs []*result.Result, phase, workload, metric string) ([]sideRound, error) {
 	out := make([]sideRound, len(rs))
 	for i, r := range rs {
@@ -624,7 +562,6 @@ func (c *comparer) rounds(side string, rs []*result.Result, phase, workload, met
 	return out, nil
 }
 
-// latency compares one latency percentile of one workload in one phase.
 func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	q := quantileOf(metric)
 	R := len(c.base)
@@ -661,8 +598,7 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	if R >= 2 {
 		s = stddev(pr.logs, m)
 	}
-	// own: R independent pairs measure the noise between runs themselves.
-	own := R >= 2 && pr.sources == 2*R
+	own := R >= 2 && pr.sources == 2*R // independent pairs measure the noise themselves
 	mdl := c.model(phase, workload, metric, R, own, s, pr.vsum, pr.wsum/2)
 	switch {
 	case rank != nil:
@@ -674,8 +610,7 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	return cmp, nil
 }
 
-// unmeasured marks cmp not measured at the first round where a side
-// offered nothing or had no success, and says whether it did.
+// unmeasured marks cmp not measured at the first round a side offered nothing or had no success.
 func unmeasured(cmp *Comparison, bs, hs []sideRound) bool {
 	for i := range bs {
 		for _, sr := range []sideRound{bs[i], hs[i]} {
@@ -692,7 +627,6 @@ func unmeasured(cmp *Comparison, bs, hs []sideRound) bool {
 	return false
 }
 
-// rounds' log ratios of a percentile and their sampling variance.
 type roundLogs struct {
 	logs, ratios []float64
 	open         []RoundRef // rounds whose percentile has no order-statistics bound
@@ -701,9 +635,9 @@ type roundLogs struct {
 	sources      int        // distinct results the rounds read
 }
 
-// perRound is, per round, the log ratio of the q-percentile and its
-// sampling variance. A result in k rounds (a stored baseline) is one
-// sample: its error adds (k·se)², not k·se².
+// perRound is, per round, the log ratio of the q-percentile and its sampling
+// variance. A result in k rounds (a stored baseline) is one sample: its
+// error adds (k·se)², not k·se².
 func (c *comparer) perRound(bs, hs []sideRound, q float64) roundLogs {
 	R := len(bs)
 	pr := roundLogs{logs: make([]float64, R)}
@@ -741,9 +675,6 @@ func (c *comparer) perRound(bs, hs []sideRound, q float64) roundLogs {
 	return pr
 }
 
-// estimate is the mean log ratio by the comparer's estimator: the mean,
-// the Hodges–Lehmann estimate (with its signed ranks) or the trimmed mean
-// (with its part).
 func (c *comparer) estimate(logs []float64) (float64, *signedRank, *part) {
 	m := mean(logs)
 	switch {
@@ -758,8 +689,7 @@ func (c *comparer) estimate(logs []float64) (float64, *signedRank, *part) {
 	return m, nil, nil
 }
 
-// judge sets cmp's interval from mdl around the mean log ratio m, and its
-// verdict against the tolerance.
+// judge sets cmp's interval around m and its value against the tolerance.
 func (c *comparer) judge(cmp *Comparison, mdl noiseModel, m float64) {
 	lo, hi, half, interval := mdl.bounds(m, c.opt.Confidence)
 	cmp.Interval = interval
@@ -785,16 +715,14 @@ func (c *comparer) judge(cmp *Comparison, mdl noiseModel, m float64) {
 	}
 }
 
-// part is one component of a latency interval: a standard error of the
-// mean log ratio and the degrees of freedom of its quantile (+Inf: normal).
+// part is one component of a latency interval: a standard error of the mean
+// log ratio with the df of its quantile (+Inf: normal), or a signed-rank interval.
 type part struct {
 	se, df float64
-	what   string // IntervalRounds, IntervalSampling, IntervalNoise, IntervalCalibration, IntervalRank
-	// rank: the signed-rank interval of the rounds (se and df unused).
-	rank *signedRank
+	what   string // an Interval* source
+	rank   *signedRank
 }
 
-// bounds is the part's interval around m at conf.
 func (p part) bounds(m, conf float64) (lo, hi float64) {
 	if p.rank != nil {
 		lo, hi, _ = p.rank.interval(conf)
@@ -804,7 +732,6 @@ func (p part) bounds(m, conf float64) (lo, hi float64) {
 	return m - h, m + h
 }
 
-// halfWidth is half the part's interval's width at conf.
 func (p part) halfWidth(conf float64) float64 {
 	if p.rank != nil {
 		lo, hi := p.bounds(0, conf)
@@ -813,7 +740,6 @@ func (p part) halfWidth(conf float64) float64 {
 	return p.quantile(conf) * p.se
 }
 
-// quantile is the two-sided quantile of a part at confidence conf.
 func (p part) quantile(conf float64) float64 {
 	if math.IsInf(p.df, 1) {
 		return normQuantile(0.5 + conf/2)
@@ -834,12 +760,10 @@ type noiseModel struct {
 	vbar    float64 // sampling variance per round
 	entry   *NoiseEntry
 	stored  bool // base is one result paired with every head round (a stored baseline)
-	// duet: R independent duet pairs (see duetOnly).
-	duet bool
+	duet    bool // R independent duet pairs
 }
 
-// duetOnly: the t interval over at least DuetMinRounds duet rounds is the
-// whole model.
+// duetOnly: the t interval over ≥ DuetMinRounds duet rounds is the whole model.
 func (mdl noiseModel) duetOnly() bool { return mdl.duet && mdl.R >= DuetMinRounds && mdl.own != nil }
 
 func (mdl noiseModel) parts() []part {
@@ -855,7 +779,6 @@ func (mdl noiseModel) parts() []part {
 	return ps
 }
 
-// half is the half-width at conf and the part that set it.
 func (mdl noiseModel) half(conf float64) (float64, string) {
 	best, what := -1.0, ""
 	for _, p := range mdl.parts() {
@@ -866,9 +789,7 @@ func (mdl noiseModel) half(conf float64) (float64, string) {
 	return best, what
 }
 
-// bounds is the interval around m at conf: the union of the parts'
-// intervals (each valid on its own), its half-width, and the part that
-// set the width. Without a rank part it is m ± half.
+// bounds is the union of the parts' intervals around m, and the part that set the width.
 func (mdl noiseModel) bounds(m, conf float64) (lo, hi, half float64, what string) {
 	half, what = mdl.half(conf)
 	lo, hi = m-half, m+half
@@ -884,10 +805,8 @@ func (mdl noiseModel) bounds(m, conf float64) (lo, hi, half float64, what string
 	return lo, hi, (hi - lo) / 2, what
 }
 
-// ranked puts the signed-rank interval of the rounds in the place of
-// their t interval where it reaches conf (with too few rounds for conf,
-// 2⁻ᴿ > (1−conf)/2, the t interval stays), and the robust scale sd in the
-// place of their spread.
+// ranked puts the signed-rank interval and spread sd in place of the rounds'
+// where the rank interval can reach conf (2⁻ᴿ ≤ (1−conf)/2).
 func (mdl noiseModel) ranked(rank *signedRank, sd, conf float64) noiseModel {
 	mdl.s = sd
 	if mdl.ownZ != nil {
@@ -903,11 +822,10 @@ func (mdl noiseModel) ranked(rank *signedRank, sd, conf float64) noiseModel {
 	return mdl
 }
 
-// model builds the noise model of R rounds from the spread s of the log
-// ratios, their summed sampling variance vsum and w = Σ(k/R)²/2 over the
-// distinct results (the weight of the noise between runs). The calibration
-// or DefaultNoiseSD stands in where the rounds cannot measure the noise or
-// have fewer degrees of freedom; duet rounds use their t interval alone.
+// model builds the noise model of R rounds from their spread s, summed
+// sampling variance vsum and w = Σ(k/R)²/2 over the distinct results. The
+// calibration or DefaultNoiseSD stands in where the rounds cannot measure
+// the noise or have fewer df than it.
 func (c *comparer) model(phase, workload, metric string, R int, own bool, s, vsum, w float64) noiseModel {
 	mdl := noiseModel{R: R, s: s, vbar: vsum / float64(R),
 		samp:   part{se: math.Sqrt(vsum) / float64(R), df: math.Inf(1), what: IntervalSampling},
@@ -943,7 +861,6 @@ func (c *comparer) model(phase, workload, metric string, R int, own bool, s, vsu
 	return mdl
 }
 
-// storedBaseline: base is one result paired with every round.
 func (c *comparer) storedBaseline() bool {
 	for _, r := range c.base[1:] {
 		if r != c.base[0] {
@@ -953,8 +870,7 @@ func (c *comparer) storedBaseline() bool {
 	return true
 }
 
-// future is the model after r paired rounds, spread and sampling variance
-// unchanged.
+// future is the model after r paired rounds, spread and sampling variance unchanged.
 func (mdl noiseModel) future(r int) noiseModel {
 	sd := mdl.s
 	if mdl.own == nil && mdl.ownZ == nil {
@@ -988,9 +904,8 @@ func (mdl noiseModel) future(r int) noiseModel {
 	return f
 }
 
-// need estimates what would decide an inconclusive comparison: more rounds
-// (every part shrinks as 1/√rounds) or a longer sustain (the sampling part
-// shrinks as 1/√samples); beyond MaxRounds it sets Budget.
+// need estimates what would decide: more rounds (every part shrinks as
+// 1/√rounds) or a longer sustain (the sampling part as 1/√samples).
 func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
 	d := math.Abs(m - math.Log1p(c.opt.Tolerance))
 	if d < 1e-9 {
@@ -1011,23 +926,23 @@ func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
 			n.Budget = c.opt.MaxRounds
 		}
 	}
-	// A longer sustain helps only when the spread between runs is already narrow enough.
+	// A longer sustain helps only when the spread between runs is narrow
+	// enough, and not for duet rounds (the floor is no part of their width).
 	var between float64
 	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor} {
 		if p != nil {
 			between = max(between, p.halfWidth(conf))
 		}
 	}
-	// Not for duet rounds: the floor is no part of their width.
 	if wPart := mdl.samp.halfWidth(conf); !mdl.duetOnly() && between < d && wPart >= d {
 		n.SustainFactor = roundUp((wPart / d) * (wPart / d))
 	}
 	return n
 }
 
-// logSE is the order-statistics standard error of ln(q-quantile) of h: the
-// values at ranks n·q ± z·√(n·q·(1−q)), (ln hi − ln lo)/(2z). ok is false
-// when a rank falls outside 1..n; need is then the fewest samples enough.
+// logSE is the order-statistics standard error of ln(q-quantile) of h:
+// (ln hi − ln lo)/(2z) at ranks n·q ± z·√(n·q·(1−q)). Off 1..n it is not ok,
+// and need is the fewest samples enough.
 func logSE(h *hdrhistogram.Histogram, q, z float64) (se float64, ok bool, need int64) {
 	n := h.TotalCount()
 	lo, hi := osRanks(n, q, z)
@@ -1046,14 +961,12 @@ func logSE(h *hdrhistogram.Histogram, q, z float64) (se float64, ok bool, need i
 	return (math.Log(float64(vhi)) - math.Log(float64(vlo))) / (2 * z), true, 0
 }
 
-// osRanks are the order-statistic ranks bounding the q-quantile of n samples.
 func osRanks(n int64, q, z float64) (lo, hi int64) {
 	nf := float64(n)
 	sd := math.Sqrt(nf * q * (1 - q))
 	return int64(math.Floor(nf*q - z*sd)), int64(math.Ceil(nf*q + z*sd))
 }
 
-// errorRate compares the pooled error rates of one workload in one phase.
 func (c *comparer) errorRate(phase, workload string) Comparison {
 	cmp := Comparison{Phase: phase, Workload: workload, Metric: MetricErrorRate, Rounds: len(c.base)}
 	side := func(rs []*result.Result) *ErrorRates {
@@ -1106,8 +1019,7 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 	return cmp
 }
 
-// pooled is a side's nearest-rank q-quantile in ms over its rounds
-// (result.PoolLatency) and the sample count.
+// pooled is a side's nearest-rank q-quantile in ms over its rounds, and its samples.
 func pooled(rs []*result.Result, phase, workload, metric string, q float64) (float64, int64, error) {
 	h, err := result.PoolMetric(rs, phase, workload, metric)
 	if err != nil {
@@ -1137,8 +1049,7 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// RoundSD is the sample sd of a latency comparison's log RoundRatios;
-// NaN with fewer than two rounds.
+// RoundSD is the sample sd of a comparison's log RoundRatios (NaN below two).
 func RoundSD(c Comparison) float64 {
 	if len(c.RoundRatios) < 2 {
 		return math.NaN()
@@ -1150,7 +1061,6 @@ func RoundSD(c Comparison) float64 {
 	return stddev(logs, mean(logs))
 }
 
-// stddev is the sample standard deviation (n−1) of xs around m.
 func stddev(xs []float64, m float64) float64 {
 	var s float64
 	for _, x := range xs {
@@ -1161,7 +1071,7 @@ func stddev(xs []float64, m float64) float64 {
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
-// roundUp rounds a multiplier up, to a tenth below 10, else a whole number.
+// roundUp rounds a multiplier up: to a tenth below 10, else whole.
 func roundUp(k float64) float64 {
 	if k >= 10 {
 		return math.Ceil(k)

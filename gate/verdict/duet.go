@@ -7,15 +7,13 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// Duet rounds ran base and head at the same instants (result.RoundDuet), so
-// their percentiles are strongly correlated and the independent-sides
-// order-statistics floor overstates the noise. From DuetMinRounds on, the
-// t interval over the rounds is the whole interval; the minimum guards
-// against a spread small by luck under heavy tails (duet_test.go).
+// DuetMinRounds: from this many duet rounds on, the t interval over the
+// rounds is the whole interval. Base and head ran at the same instants, so the
+// independent-sides floor overstates the noise; the minimum guards against a
+// spread small by luck under heavy tails.
 const DuetMinRounds = 6
 
-// allDuet: every result of both sides ran in a duet round; a mix is
-// judged with the floor.
+// allDuet: every result of both sides ran in a duet round (a mix keeps the floor).
 func allDuet(base, head []*result.Result) bool {
 	for _, rs := range [][]*result.Result{base, head} {
 		for _, r := range rs {
@@ -27,17 +25,13 @@ func allDuet(base, head []*result.Result) bool {
 	return len(base) > 0 && len(head) > 0
 }
 
-// isDuet: r ran in a duet round.
 func isDuet(r *result.Result) bool {
 	return r != nil && r.Round != nil && r.Round.Mode == result.RoundDuet
 }
 
-// leaveOutSharedStalls leaves out of the comparison a duet round whose
-// generator fell behind for a cause both sides share: behind on both
-// sides, or on one while neither engine stalled on max_in_flight and the
-// other side was nearlyBehind. Other behind rounds stay and mark the
-// comparison untrusted, since the cause may be that side's own. Nothing is
-// left out when fewer than two rounds would remain.
+// leaveOutSharedStalls leaves out duet rounds behind schedule for a cause
+// both sides share (sharedStalls), unless fewer than two would remain. Other
+// behind rounds stay and make the comparison untrusted: the cause may be that side's.
 func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, left []leftOut) {
 	left = sharedStalls(base, head)
 	if len(left) == 0 || len(base)-len(left) < 2 {
@@ -55,9 +49,8 @@ func leaveOutSharedStalls(base, head []*result.Result) (b, h []*result.Result, l
 	return b, h, left
 }
 
-// onlySharedStalls: every behind round is a shared stall and at least one
-// round kept its schedule, so more rounds can make the comparison
-// trustworthy.
+// onlySharedStalls: every behind round is a shared stall and some round kept
+// its schedule, so more rounds can make the comparison trustworthy.
 func onlySharedStalls(base, head []*result.Result) bool {
 	shared := sharedStalls(base, head)
 	behind := 0
@@ -69,8 +62,7 @@ func onlySharedStalls(base, head []*result.Result) bool {
 	return behind > 0 && behind == len(shared) && behind < len(base)
 }
 
-// nearlyBehind: r's generator was at least half-way to the behind-schedule
-// limits, evidence that the other side's lateness was shared.
+// nearlyBehind: r's generator was half-way to the behind-schedule limits.
 func nearlyBehind(r *result.Result) bool {
 	share := 0.0
 	if r.Offered > 0 {
@@ -79,8 +71,8 @@ func nearlyBehind(r *result.Result) bool {
 	return share >= result.LateShareLimit/2 || r.LatenessMS.P99 >= result.LatenessP99LimitMS/2
 }
 
-// sharedStalls are the duet rounds behind their schedule for a cause both
-// sides share (see leaveOutSharedStalls), in order.
+// sharedStalls are the duet rounds behind on both sides, or on one while the
+// other was nearlyBehind and neither engine stalled on max_in_flight.
 func sharedStalls(base, head []*result.Result) (left []leftOut) {
 	if !allDuet(base, head) || len(base) != len(head) {
 		return nil
@@ -99,14 +91,12 @@ func sharedStalls(base, head []*result.Result) (left []leftOut) {
 	return left
 }
 
-// leftOut is a left-out duet round and the side behind ("" for both).
 type leftOut struct {
 	round, index int
 	side         string
 }
 
-// roundNo is the gate's number of a side's i-th result (a duet round's
-// own number, else i+1).
+// roundNo is the gate's number of a side's i-th result.
 func roundNo(r *result.Result, i int) int {
 	if isDuet(r) && r.Round.Number > 0 {
 		return r.Round.Number
@@ -114,15 +104,13 @@ func roundNo(r *result.Result, i int) int {
 	return i + 1
 }
 
-// DuetBusyPct is how busy (%) a duet's stack cpus may be before a gate
-// notes that the two stacks queue behind each other (NoteDuetStackBusy):
-// past it much of the noise is the queue's, not the change's.
+// DuetBusyPct is how busy (%) a duet's stack cpus may be before the two
+// stacks queue behind each other and much of the noise is the queue's.
 const DuetBusyPct = 50
 
-// DuetStackBusy is both sides' services' mean CPU per round over the stack
-// cpus, averaged over the rounds, to 0.1 (as the note prints it). ok is
-// false when the rounds differ in number, a round sampled no stack or was
-// not pinned, or the sides' stack cpus differ or do not parse.
+// DuetStackBusy is both sides' stack CPU over the stack cpus, averaged over
+// the rounds, to 0.1; not ok when a round is unpinned or unsampled or the
+// sides' stack cpus differ.
 func DuetStackBusy(base, head []*result.Result) (pct float64, cpus string, ok bool) {
 	if len(base) == 0 || len(base) != len(head) {
 		return 0, "", false

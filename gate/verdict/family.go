@@ -5,21 +5,17 @@ import (
 	"sort"
 )
 
-// A gate judges many comparisons. Holm's step-down procedure (Holm 1979)
-// keeps the chance that any is a false regression within α = (1 −
-// confidence)/2 whatever their dependence; improvements are a second
-// family. Passes are unchanged.
-
-// Family is how a verdict's comparisons were tested together.
+// Family is how a verdict's comparisons were tested together: Holm's
+// step-down keeps the chance of any false regression within α = (1 −
+// confidence)/2 whatever their dependence; improvements are a second family.
 type Family struct {
 	Method string  `json:"method"` // "holm"
 	Tests  int     `json:"tests"`  // comparisons tested for a regression (and, apart, an improvement)
 	Alpha  float64 `json:"alpha"`  // the family's one-sided error rate, (1 − confidence)/2
 }
 
-// FamilyTest is one comparison's place in its Holm family: its one-sided
-// p-value, its rank (1: smallest), the level α/(tests − rank + 1) it is
-// tested at, and whether it held.
+// FamilyTest is one comparison's place in its Holm family: one-sided p,
+// rank (1: smallest) of Of, its level α/(Of − Rank + 1), and whether it held.
 type FamilyTest struct {
 	P     float64 `json:"p"`
 	Rank  int     `json:"rank"`
@@ -28,9 +24,8 @@ type FamilyTest struct {
 	Held  bool    `json:"held"`
 }
 
-// test is how a comparison is tested at another level: a latency
-// estimate and its interval's parts, or error-rate counts; up is the
-// tolerance on that scale.
+// test is how a comparison is tested at another level: a latency estimate
+// and its interval's parts, or error-rate counts; up is the tolerance.
 type test struct {
 	m, up   float64
 	parts   []part
@@ -38,11 +33,9 @@ type test struct {
 	isScore bool
 }
 
-// pUp is the one-sided p-value of "beyond the tolerance upward"; for
-// latency the largest of the parts' p-values (the interval is the widest).
-func (t *test) pUp() float64 { return t.p(1) }
-
-// pDown is the same for "beyond the tolerance downward" (below −up).
+// pUp and pDown are the one-sided p-values of "beyond the tolerance" up
+// and down; for latency the largest of the parts' (the widest interval).
+func (t *test) pUp() float64   { return t.p(1) }
 func (t *test) pDown() float64 { return t.p(-1) }
 
 func (t *test) p(sign float64) float64 {
@@ -101,9 +94,8 @@ func (t *test) scoreP(sign float64) float64 {
 }
 
 // holm applies Holm's procedure in place to wvs's tested comparisons, for
-// regressions and for improvements; one that does not hold becomes
-// inconclusive (ReasonFamily) or pass. levelAt, when not nil, maps a share
-// of α to its tested level. It returns nil when nothing was tested.
+// regressions and improvements; levelAt, if set, maps a share of α to its
+// tested level. It returns nil when nothing was tested.
 func holm(wvs []WorkloadVerdict, confidence float64, levelAt func(float64) float64) *Family {
 	alpha := math.Round((1-confidence)/2*1e12) / 1e12
 	var up, down []holmRef
@@ -137,17 +129,14 @@ func holm(wvs []WorkloadVerdict, confidence float64, levelAt func(float64) float
 	return &Family{Method: "holm", Tests: len(up), Alpha: alpha}
 }
 
-// holmRef is a tested comparison and its one-sided p-value.
 type holmRef struct {
 	c *Comparison
 	p float64
 }
 
-// holmStep runs Holm's step-down over rs, one direction (isUp: slower):
-// from the smallest p, each holds while p ≤ α/(k − j) (levelAt's level of
-// it, when set). Each comparison pointing this way records its test; past
-// the first that does not hold, a regression becomes inconclusive and an
-// improvement pass.
+// holmStep runs Holm's step-down over rs in one direction: from the smallest
+// p, each holds while p ≤ α/(k − j); past the first that does not, a
+// regression becomes inconclusive and an improvement pass.
 func holmStep(rs []holmRef, isUp bool, alpha float64, levelAt func(float64) float64) {
 	k := len(rs)
 	sort.SliceStable(rs, func(a, b int) bool { return rs[a].p < rs[b].p })

@@ -12,39 +12,27 @@ import (
 	"github.com/loadgate/loadgate/internal/strictjson"
 )
 
-// A comparison needs the noise between runs. Its rounds measure it when
-// there are R ≥ 2 independent pairs; otherwise it comes from a matching
-// calibration (noise.json, `loadgate calibrate`), else DefaultNoiseSD.
-
-// DefaultNoiseSD is the sd of one pair's log ratio ln(head/base) assumed
-// when no calibration matches and the rounds cannot measure it: a
-// conservative bound for a shared machine (the measurements are in git
-// history and bench/). A host with heavy steal can exceed it; calibrate there.
+// DefaultNoiseSD is the pair log-ratio sd assumed when the rounds cannot
+// measure the noise and no calibration matches: a conservative bound for a
+// shared machine (calibrate a host with heavy steal).
 const DefaultNoiseSD = 0.30
 
 // NoiseSchema is the schema of noise.json.
 const NoiseSchema = "loadgate/noise/v1"
 
-// maxNoiseBytes bounds what DecodeNoise reads.
 const maxNoiseBytes = 4 << 20
 
-// Noise is a calibration (baselines/<scenario>/noise.json): the noise
-// between runs of one scenario on one machine and topology, from A/A
-// pairs of rounds.
+// Noise is a calibration (baselines/<scenario>/noise.json): the noise between
+// runs of one scenario on one machine and topology, from A/A pairs of rounds.
 type Noise struct {
-	Schema string `json:"schema"`
-	// Scenario and Hash: the load measured (result.Scenario's name and hash).
-	Scenario string `json:"scenario"`
-	Hash     string `json:"hash"`
-	// Machine and Topology as the calibration's results recorded them.
+	Schema   string          `json:"schema"`
+	Scenario string          `json:"scenario"`
+	Hash     string          `json:"hash"`
 	Machine  result.Machine  `json:"machine"`
 	Topology result.Topology `json:"topology"`
-	// Date: when the calibration finished.
-	Date time.Time `json:"date"`
-	// Pairs: the A/A pairs of rounds measured.
-	Pairs int `json:"pairs"`
-	// Entries: the noise of each workload, phase and metric.
-	Entries []NoiseEntry `json:"entries"`
+	Date     time.Time       `json:"date"` // when the calibration finished
+	Pairs    int             `json:"pairs"`
+	Entries  []NoiseEntry    `json:"entries"`
 }
 
 // NoiseEntry is the sample sd of the per-pair log ratio of one latency
@@ -58,7 +46,7 @@ type NoiseEntry struct {
 	Successes int64   `json:"successes"`
 }
 
-// Entry returns the entry for phase, workload and metric, nil when there is none.
+// Entry returns the entry for phase, workload and metric, or nil.
 func (n *Noise) Entry(phase, workload, metric string) *NoiseEntry {
 	if n == nil {
 		return nil
@@ -134,28 +122,22 @@ const (
 	NoiseOtherScenario = "scenario_hash" // measured on another load
 	NoiseOtherMachine  = "machine"       // measured on another machine
 	NoiseOtherTopology = "topology"      // measured with the stack or generator on other cores, or another target path
-	// NoiseDuet: the result ran in a duet round, whose noise a
-	// one-side-at-a-time calibration does not measure.
-	NoiseDuet = "duet"
+	NoiseDuet          = "duet"          // a duet round's noise, which a one-side calibration does not measure
 )
 
 // MachineKey is what must be equal for a calibration to be of the same
-// machine: host, processor model, CPU count, OS and architecture. The
-// processor counts because VMs of one name land on processors of
-// different noise; an older calibration without it does not match.
+// machine. The processor model counts: VMs of one name land on processors
+// of different noise.
 func MachineKey(m result.Machine) string {
 	return fmt.Sprintf("%s|%s|%d|%s|%s", m.Host, m.CPUModel, m.CPUs, m.OS, m.Arch)
 }
 
-// TopologyKey is what must be equal for the same topology: the stack's
-// and generator's cores, pinning, the target path and the generator's
-// scheduling.
+// TopologyKey is what must be equal for a calibration to be of the same topology.
 func TopologyKey(t result.Topology) string {
 	return fmt.Sprintf("%s|%s|%t|%s|%s", t.StackCPUs, t.LoadCPUs, t.Pinned, t.TargetPath, t.Scheduling())
 }
 
-// Match says why n cannot stand for the noise of r's runs ("" when it
-// can): scenario hash, MachineKey, TopologyKey, not a duet, in that order.
+// Match says why n cannot stand for the noise of r's runs ("" when it can).
 func (n *Noise) Match(r *result.Result) string {
 	switch {
 	case n.Hash != r.Scenario.Hash:
@@ -172,15 +154,12 @@ func (n *Noise) Match(r *result.Result) string {
 
 // NoiseUse says which noise bound a verdict's comparisons used.
 type NoiseUse struct {
-	// Source: NoiseDefault or NoiseCalibration.
-	Source string `json:"source"`
-	// SD: the pair log-ratio sd of the default bound (Source default).
-	SD float64 `json:"sd,omitempty"`
-	// Date, Pairs: the calibration's (Source calibration, or the rejected one).
-	Date  time.Time `json:"date,omitzero"`
-	Pairs int       `json:"pairs,omitempty"`
-	// Rejected: why a given calibration was not used (Noise* codes); Here and
-	// There hold what differs, Here.Side and Here.Round a duet result.
+	Source string    `json:"source"`        // NoiseDefault or NoiseCalibration
+	SD     float64   `json:"sd,omitempty"`  // the default bound's
+	Date   time.Time `json:"date,omitzero"` // the calibration's, used or rejected
+	Pairs  int       `json:"pairs,omitempty"`
+	// Rejected: why a given calibration was not used; Here and There hold
+	// what differs.
 	Rejected string       `json:"rejected,omitempty"`
 	Here     NoiseSetting `json:"here,omitzero"`
 	There    NoiseSetting `json:"there,omitzero"`
@@ -188,8 +167,7 @@ type NoiseUse struct {
 
 // NoiseSetting is what a calibration must share with its results.
 type NoiseSetting struct {
-	// Side and Round (NoiseDuet): the result, "base" or "head", 1-based.
-	Side     string          `json:"side,omitempty"`
+	Side     string          `json:"side,omitempty"` // with Round: a duet result
 	Round    int             `json:"round,omitempty"`
 	Hash     string          `json:"hash,omitempty"`
 	Machine  result.Machine  `json:"machine,omitzero"`
@@ -202,8 +180,7 @@ const (
 	NoiseCalibration = "calibration" // a matching noise.json
 )
 
-// noiseFor picks the calibration a comparison may use (one that matches
-// every result) and the use it records.
+// noiseFor picks the calibration that matches every result, and its use.
 func noiseFor(n *Noise, base, head []*result.Result) (*Noise, NoiseUse) {
 	if n == nil {
 		return nil, NoiseUse{Source: NoiseDefault, SD: DefaultNoiseSD}

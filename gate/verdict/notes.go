@@ -11,62 +11,47 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// NoteCode says what a Note is about; package report words it
-// (report.NoteText).
+// NoteCode says what a Note is about; package report words it.
 type NoteCode string
 
-// Note codes, with the Note fields each sets. Side and Round (or Merged)
-// name the result a note is about, where there are several.
+// Note codes, each with the Note fields it sets. Side and Round (or Merged)
+// name the result a note is about.
 const (
-	// Why a result is unusable (Thresholds; Compare for each round).
+	// Why a result is unusable.
 	NoteNoResult       NoteCode = "no_result"       // no result at all
 	NoteMarkedUnusable NoteCode = "marked_unusable" // the result is marked unusable and says not why
-	// NoteResult: a reason the result gives itself, in Detail.
-	NoteResult        NoteCode = "result"
-	NoteLatencyCount  NoteCode = "latency_count"   // Phase, Workload: the latency summary counts Samples for Successes
-	NoteNoJudgedPhase NoteCode = "no_judged_phase" // the result has no judged phase
+	NoteResult         NoteCode = "result"          // Detail: a reason the result gives itself
+	NoteLatencyCount   NoteCode = "latency_count"   // Phase, Workload: the latency summary counts Samples for Successes
+	NoteNoJudgedPhase  NoteCode = "no_judged_phase" // the result has no judged phase
 
 	// Notes of a usable run (Thresholds).
-	NoteInterrupted NoteCode = "interrupted" // the run stopped before its schedule ended
-	NoteAbandoned   NoteCode = "abandoned"   // Phase, Workload: Abandoned requests excluded from error_rate
-	NoteNoWorkload  NoteCode = "no_workload" // Phase: no workload ran and none has thresholds
-	// NoteNotRecovered: Phase, Action, Service, Workload: no unattended
-	// recovery within WithinS (recovery.go).
-	NoteNotRecovered NoteCode = "not_recovered"
-	// NoteRecoveryNotMeasured: Phase, Action, Service, Workload: no request
-	// in the recovery window, or NotObservedS of it lay past the run's end.
-	NoteRecoveryNotMeasured NoteCode = "recovery_not_measured"
+	NoteInterrupted         NoteCode = "interrupted"           // the run stopped before its schedule ended
+	NoteAbandoned           NoteCode = "abandoned"             // Phase, Workload: Abandoned requests excluded from error_rate
+	NoteNoWorkload          NoteCode = "no_workload"           // Phase: no workload ran and none has thresholds
+	NoteNotRecovered        NoteCode = "not_recovered"         // Phase, Action, Service, Workload: no recovery within WithinS
+	NoteRecoveryNotMeasured NoteCode = "recovery_not_measured" // … no request in the window, or NotObservedS past the run's end
 
 	// Why the sides of a comparison are unusable (Compare, Gate).
 	NoteUnpairedRounds NoteCode = "unpaired_rounds" // BaseRounds and HeadRounds differ
-	// NotePhasesDiffer: Side, Round: Phases differ from base round 1's.
-	NotePhasesDiffer NoteCode = "phases_differ"
-	// NoteHistogram: Side, Round, Phase, Workload: does not decode (Detail).
-	NoteHistogram NoteCode = "histogram"
-	// NoteHistogramCount: … the histogram holds Samples for Successes.
-	NoteHistogramCount NoteCode = "histogram_count"
-	// NoteMerge: Side, Round: does not merge with earlier rounds (Detail).
-	NoteMerge NoteCode = "merge"
+	NotePhasesDiffer   NoteCode = "phases_differ"   // Side, Round: Phases differ from base round 1's
+	NoteHistogram      NoteCode = "histogram"       // Side, Round, Phase, Workload: does not decode (Detail)
+	NoteHistogramCount NoteCode = "histogram_count" // … the histogram holds Samples for Successes
+	NoteMerge          NoteCode = "merge"           // Side, Round: does not merge with earlier rounds (Detail)
 
 	// Notes of a comparison (Compare).
 	NoteRoundInterrupted     NoteCode = "round_interrupted"       // Side, Round stopped before its schedule ended
 	NoteFewRounds            NoteCode = "few_rounds"              // Rounds: fewer than 3 measure no noise between rounds
-	NoteDuetRoundLeftOut     NoteCode = "duet_round_left_out"     // Round: a duet round behind schedule for a shared cause, left out; Side: the side behind ("" both, else base or head: the other half-way to the limits, neither engine stalled at max_in_flight); Rounds: the rounds judged
+	NoteDuetRoundLeftOut     NoteCode = "duet_round_left_out"     // Round, Side ("": both), Rounds: a shared stall left out
 	NoteNoWorkloadEitherSide NoteCode = "no_workload_either_side" // Phase: no workload ran on either side
-	// NoteDuetStackBusy: BusyPct, StackCPUs: the duet's stack cpus were more
-	// than DuetBusyPct busy; the two stacks queue behind each other.
-	NoteDuetStackBusy NoteCode = "duet_stack_busy"
+	NoteDuetStackBusy        NoteCode = "duet_stack_busy"         // BusyPct, StackCPUs: over DuetBusyPct
 
 	// Why a gate is unusable (package rounds, the command).
 	NoteGateInterrupted  NoteCode = "gate_interrupted"  // interrupted before its rounds ended
 	NoteRoundsIncomplete NoteCode = "rounds_incomplete" // the rounds did not complete on both sides
-	// NoteWorkflowChanged: head changes the workflow files Paths that run
-	// the gate; the verdict would have been Was.
-	NoteWorkflowChanged NoteCode = "workflow_changed"
-	NoteError           NoteCode = "error" // Detail: an error's own words (one line)
+	NoteWorkflowChanged  NoteCode = "workflow_changed"  // head changes the gate's workflow files Paths; Was: the verdict
+	NoteError            NoteCode = "error"             // Detail: an error's own words (one line)
 
-	// Notes of a gate's set-up and plan (package rounds) and of publishing it
-	// (package action). Path is slash-separated, relative to the checkout.
+	// Notes of a gate's set-up, plan and publishing. Path is relative to the checkout.
 	NoteDuetNoiseUnused       NoteCode = "duet_noise_unused"        // Path: a paused-side calibration, not used by a duet gate
 	NoteScenarioFromHead      NoteCode = "scenario_from_head"       // --scenario-from head: the judged change sets its own policy
 	NotePolicyApplied         NoteCode = "policy_applied"           // Policy: one of head's policy changes (rounds.PolicyChanges), applied
@@ -84,39 +69,28 @@ const (
 	NoteBaselineFixed         NoteCode = "baseline_fixed"           // a stored baseline: the interval is head's noise only
 	NoteBaselineMachine       NoteCode = "baseline_machine"         // BaseMachine, HeadMachine differ
 	NoteBaselineTopology      NoteCode = "baseline_topology"        // BaseTopology, HeadTopology differ
-	// NoteWorkflowChange: Path, How (Detail: why it cannot be compared).
-	NoteWorkflowChange  NoteCode = "workflow_change"
-	NoteWorkflowAllowed NoteCode = "workflow_allowed" // --allow-workflow-changes: the verdict stands
-	// NoteSequentialPlan: Rounds, MaxRounds, Budget, Fit (rounds the budget
-	// allows at RoundTime), Measured (RoundTime is round 1's).
-	NoteSequentialPlan NoteCode = "sequential_plan"
-	// The stalled-round rule (FindStall): Round, Side and Stall, the numbers.
-	// NoteStallRerun: the round was run again in its place, Path: the
-	// directory the stalled round is kept in (round-N.replaced-K).
-	NoteStallRerun NoteCode = "stall_rerun"
-	// NoteStallCapped: kept and judged: Rounds re-runs, the cap, were spent.
-	NoteStallCapped NoteCode = "stall_capped"
-	// NoteStallNoBudget: kept and judged: no further round fits the budget.
-	NoteStallNoBudget NoteCode = "stall_no_budget"
-	// NoteFailOn: FailOn (the step's fail-on), ExitCode (the step's),
-	// VerdictExitCode (the verdict's).
-	NoteFailOn NoteCode = "fail_on"
+	NoteWorkflowChange        NoteCode = "workflow_change"          // Path, How (Detail: why it cannot be compared)
+	NoteWorkflowAllowed       NoteCode = "workflow_allowed"         // --allow-workflow-changes: the verdict stands
+	NoteSequentialPlan        NoteCode = "sequential_plan"          // Rounds, MaxRounds, Budget, Fit (rounds at RoundTime), Measured
+	// Stalled rounds (FindStall): Round, Side, Stall.
+	NoteStallRerun    NoteCode = "stall_rerun"     // run again in its place; Path: where the stalled round is kept
+	NoteStallCapped   NoteCode = "stall_capped"    // kept and judged: the cap of Rounds re-runs was spent
+	NoteStallNoBudget NoteCode = "stall_no_budget" // kept and judged: no further round fits the budget
+	NoteFailOn        NoteCode = "fail_on"         // FailOn, ExitCode (the step's), VerdictExitCode
 )
 
-// Note is one thing a verdict says beside its workloads: why it is
-// unusable, or a note. It is a code and the names and numbers the code
-// needs; Detail carries words from elsewhere. Package report words it.
+// Note is one thing a verdict says beside its workloads: a code and the
+// names and numbers it needs (Detail: words from elsewhere). Package report
+// words it.
 type Note struct {
-	Code NoteCode `json:"code"`
-	// Side and Round (1-based) name the result; Merged: head's rounds merged.
-	Side     string `json:"side,omitempty"`
-	Round    int    `json:"round,omitempty"`
-	Merged   bool   `json:"merged,omitempty"`
-	Phase    string `json:"phase,omitempty"`
-	Workload string `json:"workload,omitempty"`
-	// Action and Service name an injected fault.
-	Action  string `json:"action,omitempty"`
-	Service string `json:"service,omitempty"`
+	Code     NoteCode `json:"code"`
+	Side     string   `json:"side,omitempty"`
+	Round    int      `json:"round,omitempty"`  // 1-based
+	Merged   bool     `json:"merged,omitempty"` // head's rounds merged
+	Phase    string   `json:"phase,omitempty"`
+	Workload string   `json:"workload,omitempty"`
+	Action   string   `json:"action,omitempty"` // an injected fault
+	Service  string   `json:"service,omitempty"`
 
 	Abandoned    int64   `json:"abandoned,omitempty"`
 	Samples      int64   `json:"samples,omitempty"`
@@ -136,70 +110,52 @@ type Note struct {
 	Was       Value    `json:"was,omitempty"`
 	Detail    string   `json:"detail,omitempty"`
 
-	// Policy is one of head's policy changes; How, how head changes a
-	// workflow file. Older notes keep their words in Detail.
 	Policy *PolicyChange `json:"policy,omitempty"`
 	How    WorkflowHow   `json:"how,omitempty"`
 
-	// A gate's set-up (package rounds).
-	Name         string           `json:"name,omitempty"`   // a stored baseline's name
-	Path         string           `json:"path,omitempty"`   // a file, relative to its checkout
-	Commit       string           `json:"commit,omitempty"` // a side's full commit
-	BaseMachine  *result.Machine  `json:"base_machine,omitempty"`
-	HeadMachine  *result.Machine  `json:"head_machine,omitempty"`
-	BaseTopology *result.Topology `json:"base_topology,omitempty"`
-	HeadTopology *result.Topology `json:"head_topology,omitempty"`
-	// The plan of sequential rounds.
-	MaxRounds int           `json:"max_rounds,omitempty"`
-	Fit       int           `json:"fit,omitempty"`
-	Budget    time.Duration `json:"budget_ns,omitempty"`
-	RoundTime time.Duration `json:"round_time_ns,omitempty"`
-	Measured  bool          `json:"measured,omitempty"`
-	// Stall: a stalled round's numbers (NoteStall*).
-	Stall *Stall `json:"stall,omitempty"`
-	// The publishing step's fail-on (package action).
-	FailOn          string `json:"fail_on,omitempty"`
-	ExitCode        int    `json:"exit_code,omitempty"`
-	VerdictExitCode int    `json:"verdict_exit_code,omitempty"`
-	// A merged gate's shards (package rounds' Merge; shardnotes.go).
-	Shard     string `json:"shard,omitempty"`
-	Shards    int    `json:"shards,omitempty"`
-	MinShards int    `json:"min_shards,omitempty"`
+	Name            string           `json:"name,omitempty"`   // a stored baseline's name
+	Path            string           `json:"path,omitempty"`   // a file, relative to its checkout
+	Commit          string           `json:"commit,omitempty"` // a side's full commit
+	BaseMachine     *result.Machine  `json:"base_machine,omitempty"`
+	HeadMachine     *result.Machine  `json:"head_machine,omitempty"`
+	BaseTopology    *result.Topology `json:"base_topology,omitempty"`
+	HeadTopology    *result.Topology `json:"head_topology,omitempty"`
+	MaxRounds       int              `json:"max_rounds,omitempty"`
+	Fit             int              `json:"fit,omitempty"`
+	Budget          time.Duration    `json:"budget_ns,omitempty"`
+	RoundTime       time.Duration    `json:"round_time_ns,omitempty"`
+	Measured        bool             `json:"measured,omitempty"`
+	Stall           *Stall           `json:"stall,omitempty"`
+	FailOn          string           `json:"fail_on,omitempty"`
+	ExitCode        int              `json:"exit_code,omitempty"`
+	VerdictExitCode int              `json:"verdict_exit_code,omitempty"`
+	Shard           string           `json:"shard,omitempty"`
+	Shards          int              `json:"shards,omitempty"`
+	MinShards       int              `json:"min_shards,omitempty"`
 }
 
 // PolicyKind says which bar head's scenario sets otherwise than base's;
-// Base and Head hold the PolicyValue field named with each kind.
+// Base and Head hold the PolicyValue field named with each kind (None: no bar).
 type PolicyKind string
 
 // Policy kinds.
 const (
 	PolicyWorkloadAdded   PolicyKind = "workload_added"   // Workload: head adds it
 	PolicyWorkloadRemoved PolicyKind = "workload_removed" // Workload: head removes it
-	// PolicyLatency: Workload, Field (p50, p90, p95, p99, p999): a latency
-	// threshold, Duration (None: no threshold).
-	PolicyLatency PolicyKind = "latency"
-	// PolicySession: Workload, Field (first_message_p95, connect_p99, …): a
-	// WebSocket session threshold, Duration (None: no threshold).
-	PolicySession   PolicyKind = "session"
-	PolicyErrorRate PolicyKind = "error_rate" // Workload: the error_rate threshold, Fraction (None: none)
-	// PolicyCount: Workload ("": the scenario's count, every workload's):
-	// Count (None: no count).
-	PolicyCount  PolicyKind = "count"
-	PolicyInject PolicyKind = "inject" // Phase: the injected faults, Faults in order (None: none)
-	// PolicyRecovery: Phase: the recovery targets, Recovery, where one
-	// side has none (None).
-	PolicyRecovery PolicyKind = "recovery"
-	// PolicyRecoveryTarget: Phase, Field: within (Duration), error_rate
-	// (Fraction) or a percentile (Duration); None: none.
+	PolicyLatency         PolicyKind = "latency"          // Workload, Field (p95, …): Duration
+	PolicySession         PolicyKind = "session"          // Workload, Field (connect_p99, …): Duration
+	PolicyErrorRate       PolicyKind = "error_rate"       // Workload: Fraction
+	PolicyCount           PolicyKind = "count"            // Workload ("": the scenario's): Count
+	PolicyInject          PolicyKind = "inject"           // Phase: Faults in order
+	PolicyRecovery        PolicyKind = "recovery"         // Phase: Recovery, where one side has none
+	// PolicyRecoveryTarget: Phase, Field: within or a percentile (Duration), error_rate (Fraction).
 	PolicyRecoveryTarget PolicyKind = "recovery_target"
-	// PolicyCeiling: Field: rate (ReqPerS), duration, timeout, drain
-	// (Duration), in_flight (N), max_body (Bytes).
+	// PolicyCeiling: Field: rate (ReqPerS), duration, timeout, drain (Duration), in_flight (N), max_body (Bytes).
 	PolicyCeiling PolicyKind = "ceiling"
 	PolicyLoad    PolicyKind = "load" // the load itself: its scenario Hash
 )
 
-// PolicyChange is one bar head's scenario sets otherwise than base's
-// (rounds.PolicyChanges), with both sides' values.
+// PolicyChange is one bar head's scenario sets otherwise than base's, with both values.
 type PolicyChange struct {
 	Kind     PolicyKind  `json:"kind"`
 	Workload string      `json:"workload,omitempty"`
@@ -239,8 +195,7 @@ type PolicyFault struct {
 	For     time.Duration `json:"for_ns"`
 }
 
-// PolicyTargets is a phase's recovery targets (error rate < 0: none;
-// percentile 0: none).
+// PolicyTargets is a phase's recovery targets (error rate < 0, percentile 0: none).
 type PolicyTargets struct {
 	Within    time.Duration `json:"within_ns"`
 	ErrorRate float64       `json:"error_rate"`
@@ -260,9 +215,8 @@ const (
 	WorkflowAdds       WorkflowHow = "adds"
 	WorkflowRemoves    WorkflowHow = "removes"
 	WorkflowUnreadable WorkflowHow = "unreadable" // it cannot be compared (the error says why): it may change
-	// WorkflowOutsideGate: head changes the file, but not the job that runs
-	// loadgate up to its step, the jobs it needs, nor the trigger, env or
-	// permissions (a pinned action's ref bumped is such a change).
+	// WorkflowOutsideGate: head changes the file but not the gate's job up to
+	// its step, the jobs it needs, the trigger, env or permissions.
 	WorkflowOutsideGate WorkflowHow = "outside_gate"
 )
 
@@ -284,8 +238,7 @@ func at(side string, round int, ns []Note) []Note {
 	return out
 }
 
-// histogramError: a round's histogram does not decode (Err) or does not
-// hold the successes.
+// histogramError: a round's histogram does not decode (Err) or hold the successes.
 type histogramError struct {
 	Side               string
 	Round              int
@@ -303,7 +256,6 @@ func (e *histogramError) Error() string {
 
 func (e *histogramError) Unwrap() error { return e.Err }
 
-// histogramNote is the note of a comparison's histogram error.
 func histogramNote(phase, workload string, err error) Note {
 	if he, ok := errors.AsType[*histogramError](err); ok {
 		n := Note{Code: NoteHistogramCount, Side: he.Side, Round: he.Round, Phase: he.Phase, Workload: he.Workload,
@@ -316,8 +268,7 @@ func histogramNote(phase, workload string, err error) Note {
 	return Note{Code: NoteHistogram, Phase: phase, Workload: workload, Detail: err.Error()}
 }
 
-// UnusableError stops a computation that returns no Verdict (Calibrate):
-// Notes say why, Op names the computation.
+// UnusableError stops a computation that returns no Verdict (Calibrate).
 type UnusableError struct {
 	Op    string
 	Notes []Note

@@ -9,18 +9,16 @@ import (
 // RecoveryVerdict is one workload's recovery after one fault: Pass after
 // AfterS seconds, Fail within WithinS, or NotMeasured.
 type RecoveryVerdict struct {
-	Phase    string  `json:"phase"`
-	Action   string  `json:"action"`
-	Service  string  `json:"service"`
-	Workload string  `json:"workload"`
-	Value    Value   `json:"value"`
-	AfterS   int     `json:"after_s"`  // Pass: the first second after the fault's end from which every following second meets the targets
-	WithinS  float64 `json:"within_s"` // the declared recovery.within
-	Measured int     `json:"measured_seconds"`
-	// NotObserved: the window's seconds past the run's end (NotMeasured).
-	NotObserved int `json:"not_observed_seconds,omitempty"`
-	// Seconds is each second's judgement, in order.
-	Seconds []SecondVerdict `json:"seconds"`
+	Phase       string          `json:"phase"`
+	Action      string          `json:"action"`
+	Service     string          `json:"service"`
+	Workload    string          `json:"workload"`
+	Value       Value           `json:"value"`
+	AfterS      int             `json:"after_s"`  // Pass: the first second after the fault's end from which every following second meets the targets
+	WithinS     float64         `json:"within_s"` // the declared recovery.within
+	Measured    int             `json:"measured_seconds"`
+	NotObserved int             `json:"not_observed_seconds,omitempty"` // past the run's end
+	Seconds     []SecondVerdict `json:"seconds"`
 }
 
 // SecondVerdict is one second of a recovery window for one workload.
@@ -33,12 +31,10 @@ type SecondVerdict struct {
 	Broken    []string `json:"broken,omitempty"` // the targets it broke: "error_rate", "p95", ...
 }
 
-// JudgeRecovery judges one workload's recovery seconds against t. A second
-// meets the targets when its error rate and each nearest-rank latency
-// percentile are within them; failures without a success break every
-// latency target. A second past the run's end makes it NotMeasured, and a
-// second with no request due is no evidence. Recovery is after the first
-// measured second following the last broken one; none such is Fail.
+// JudgeRecovery judges one workload's recovery seconds against t: recovery
+// is at the first measured second after the last one that broke a target
+// (failures without a success break every latency target); none is Fail. A
+// second past the run's end makes it NotMeasured; one with no request due is no evidence.
 func JudgeRecovery(seconds []result.Second, t result.RecoveryTargets) (value Value, afterS int, out []SecondVerdict) {
 	out = make([]SecondVerdict, len(seconds))
 	measured, unobserved := 0, 0
@@ -54,8 +50,7 @@ func JudgeRecovery(seconds []result.Second, t result.RecoveryTargets) (value Val
 	if measured == 0 || unobserved > 0 {
 		return NotMeasured, 0, out
 	}
-	// k is one past the last measured second that broke a target.
-	k := 0
+	k := 0 // one past the last measured second that broke a target
 	for i := len(out) - 1; i >= 0; i-- {
 		if out[i].Measured && !out[i].Met {
 			k = i + 1
@@ -96,7 +91,6 @@ func judgeSecond(s result.Second, t result.RecoveryTargets) SecondVerdict {
 	return v
 }
 
-// nearestRank is ceil(q × n), at least 1.
 func nearestRank(q float64, n int64) int64 {
 	x := q * float64(n)
 	if r := math.Round(x); math.Abs(x-r) <= 1e-9*math.Max(1, x) {
@@ -105,8 +99,8 @@ func nearestRank(q float64, n int64) int64 {
 	return max(int64(math.Ceil(x)), 1)
 }
 
-// Recovery judges every workload's recovery after every fault of r; a
-// fault not injected or undone gives none (Thresholds reports it).
+// Recovery judges every workload's recovery after every fault of r that was
+// injected and undone.
 func Recovery(r *result.Result) []RecoveryVerdict {
 	out := []RecoveryVerdict{}
 	for _, f := range r.Faults {
@@ -131,7 +125,6 @@ func Recovery(r *result.Result) []RecoveryVerdict {
 	return out
 }
 
-// judgeRecovery adds the recovery verdicts to v and returns their values.
 func judgeRecovery(r *result.Result, v *Verdict) []Value {
 	v.Recovery = Recovery(r)
 	var values []Value
@@ -150,10 +143,8 @@ func judgeRecovery(r *result.Result, v *Verdict) []Value {
 	return values
 }
 
-// RecoveringSeconds is how many of a recovery window's seconds the recovery
-// rule judges: those before the workload recovered, or all of them when it
-// did not or could not be measured. The phase's thresholds judge the rest
-// (fault.Apply takes these out of the phase).
+// RecoveringSeconds is how many of a window's seconds the recovery rule
+// judges (those before recovery, else all); the phase's thresholds judge the rest.
 func RecoveringSeconds(seconds []result.Second, t result.RecoveryTargets) int {
 	if value, after, _ := JudgeRecovery(seconds, t); value == Pass {
 		return after

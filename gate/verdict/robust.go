@@ -7,44 +7,35 @@ import (
 	"sync"
 )
 
-// Estimators of a latency comparison's shift over the rounds
-// (CompareOptions.Estimator).
+// Estimators of a latency shift over the rounds' log ratios (CompareOptions.Estimator).
 const (
-	// EstimatorMeanT: the mean of the per-round log ratios, with a
-	// Student-t interval over the rounds. One outlier round sets its width.
+	// EstimatorMeanT: the mean with a Student-t interval; one outlier round sets its width.
 	EstimatorMeanT = "mean-t"
-	// EstimatorHL: the Hodges–Lehmann estimate (the median of the Walsh
-	// averages of the per-round log ratios) with the Wilcoxon signed-rank
-	// interval: exact under symmetric round noise, and one stalled round
-	// in ten moves neither much.
+	// EstimatorHL: the Hodges–Lehmann estimate with the Wilcoxon signed-rank
+	// interval, exact under symmetric noise; one stalled round moves neither much.
 	EstimatorHL = "hodges-lehmann"
-	// EstimatorTrimmed: the 20% trimmed mean of the per-round log ratios
-	// with Yuen's t interval (the winsorized variance): a stall among five
-	// rounds is trimmed, and the interval stays a t interval, so it decides
-	// at any level (no rank test's 2⁻ᴿ floor).
+	// EstimatorTrimmed: the trimmed mean with Yuen's t interval; it trims a
+	// stall and, unlike a rank test (2⁻ᴿ floor), decides at any level.
 	EstimatorTrimmed = "trimmed-mean"
 )
 
 // TrimShare is the share of rounds EstimatorTrimmed trims from each end.
 const TrimShare = 0.2
 
-// DefaultEstimator is the estimator of CompareOptions{} (see docs/gate.md).
+// DefaultEstimator is the estimator of CompareOptions{}.
 const DefaultEstimator = EstimatorMeanT
 
-// Interval sources of the robust estimators, in place of the t interval
-// over the rounds.
+// Interval sources of the robust estimators.
 const (
 	IntervalRank    = "signed-rank" // the Wilcoxon signed-rank interval (EstimatorHL)
 	IntervalTrimmed = "trimmed"     // Yuen's interval of the trimmed mean (EstimatorTrimmed)
 )
 
-// rankMaxExact: up to this many rounds the signed-rank distribution is
-// exact; beyond, normal with continuity correction.
+// rankMaxExact: beyond this many rounds the signed-rank distribution is normal.
 const rankMaxExact = 200
 
-// signedRank is the Wilcoxon signed-rank view of n log ratios: their
-// Walsh averages (x_i + x_j)/2, i ≤ j, sorted. The number of Walsh
-// averages above θ is the signed-rank statistic of x − θ.
+// signedRank holds n log ratios' sorted Walsh averages (x_i + x_j)/2, i ≤ j;
+// the number above θ is the signed-rank statistic of x − θ.
 type signedRank struct {
 	n     int
 	walsh []float64
@@ -69,8 +60,7 @@ func (s *signedRank) estimate() float64 {
 }
 
 // critical is the fewest Walsh averages on one side of θ that reject θ at
-// one-sided level a (P(T ≥ t) ≤ a under the null); ok is false when even
-// all of them do not (2⁻ⁿ > a: too few rounds for this level).
+// one-sided level a; not ok when 2⁻ⁿ > a (too few rounds for a).
 func (s *signedRank) critical(a float64) (t int, ok bool) {
 	N := len(s.walsh)
 	tail := rankTail(s.n)
@@ -89,8 +79,7 @@ func (s *signedRank) critical(a float64) (t int, ok bool) {
 	return hi, true
 }
 
-// interval is the two-sided signed-rank interval of the shift at
-// confidence conf: [W₍N−t+1₎, W₍t₎], t = critical((1−conf)/2).
+// interval is the signed-rank interval [W₍N−t+1₎, W₍t₎], t = critical((1−conf)/2).
 func (s *signedRank) interval(conf float64) (lo, hi float64, ok bool) {
 	t, ok := s.critical((1 - conf) / 2)
 	if !ok {
@@ -100,21 +89,18 @@ func (s *signedRank) interval(conf float64) (lo, hi float64, ok bool) {
 	return s.walsh[N-t], s.walsh[t-1], true
 }
 
-// pAbove is the one-sided p-value of "the shift is above x": P(T ≥ the
-// number of Walsh averages above x). interval's lower bound exceeds x
-// exactly when pAbove(x) ≤ (1−conf)/2.
+// pAbove is the one-sided p-value of "the shift is above x"; interval's
+// lower bound exceeds x exactly when pAbove(x) ≤ (1−conf)/2.
 func (s *signedRank) pAbove(x float64) float64 {
 	k := len(s.walsh) - upperIndex(s.walsh, x)
 	return rankTail(s.n)(k)
 }
 
-// pBelow is the same for "the shift is below x".
 func (s *signedRank) pBelow(x float64) float64 {
 	k := lowerIndex(s.walsh, x)
 	return rankTail(s.n)(k)
 }
 
-// upperIndex is the number of sorted ws ≤ x; lowerIndex those < x.
 func upperIndex(ws []float64, x float64) int {
 	i, _ := slices.BinarySearchFunc(ws, x, func(w, x float64) int {
 		if w <= x {
@@ -137,8 +123,7 @@ func lowerIndex(ws []float64, x float64) int {
 
 var rankTails sync.Map // n → []float64, P(T ≥ t) for t = 0..N+1
 
-// rankTail is P(T ≥ t) of the signed-rank statistic of n symmetric,
-// independent values (T: the sum of the ranks of the positive ones).
+// rankTail is P(T ≥ t) of the signed-rank statistic of n symmetric, independent values.
 func rankTail(n int) func(t int) float64 {
 	N := n * (n + 1) / 2
 	if n > rankMaxExact {
@@ -185,10 +170,8 @@ func rankTail(n int) func(t int) float64 {
 	}
 }
 
-// robustSD is a scale of the log ratios that one outlier moves little:
-// 1.4826 × the median absolute deviation from the estimate m (the sd for
-// normal noise). It stands in for s where the rounds' spread predicts
-// what more rounds would decide.
+// robustSD is 1.4826 × the median absolute deviation from m (the sd under
+// normal noise), a spread one outlier moves little.
 func robustSD(xs []float64, m float64) float64 {
 	d := make([]float64, len(xs))
 	for i, x := range xs {
@@ -199,10 +182,9 @@ func robustSD(xs []float64, m float64) float64 {
 	return 1.4826 * (d[(k-1)/2] + d[k/2]) / 2
 }
 
-// trimmed is the TrimShare-trimmed mean of xs, its standard error from
-// the winsorized variance (Yuen 1974: √((n−1)·s_w² / (h·(h−1))), h the
-// rounds kept) and its degrees of freedom h − 1; ok is false when nothing
-// is trimmed or fewer than two rounds would remain.
+// trimmed is the TrimShare-trimmed mean of xs, Yuen's standard error
+// √((n−1)·s_w² / (h·(h−1))) and df h − 1 (h kept); not ok when nothing is
+// trimmed or fewer than two would remain.
 func trimmed(xs []float64) (m, se, df float64, ok bool) {
 	n := len(xs)
 	g := int(math.Floor(TrimShare * float64(n)))
@@ -220,8 +202,6 @@ func trimmed(xs []float64) (m, se, df float64, ok bool) {
 	return m, math.Sqrt(float64(n-1) * sw * sw / float64(h*(h-1))), float64(h - 1), true
 }
 
-// trim puts Yuen's interval (se, df) in the place of the rounds' t
-// interval, and the equivalent spread se·√R in the place of theirs.
 func (mdl noiseModel) trim(se, df float64) noiseModel {
 	mdl.s = se * math.Sqrt(float64(mdl.R))
 	if mdl.ownZ != nil {
@@ -233,7 +213,6 @@ func (mdl noiseModel) trim(se, df float64) noiseModel {
 	return mdl
 }
 
-// checkEstimator names an unknown estimator.
 func checkEstimator(e string) error {
 	switch e {
 	case EstimatorMeanT, EstimatorHL, EstimatorTrimmed:

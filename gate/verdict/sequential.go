@@ -7,12 +7,9 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// Sequential rounds: a gate looks after every ABBA pair and stops once
-// every judged comparison is decided. Repeated looks would inflate false
-// decisions (optional stopping), so the gate spends α = 1 − confidence over
-// its looks with a Lan–DeMets spending function (O'Brien–Fleming-type by
-// default, or Pocock) at the exact group-sequential boundary (boundary.go):
-// any false decision at any look stays within α.
+// Sequential rounds look after every ABBA pair and stop once every judged
+// comparison is decided. Repeated looks inflate false decisions, so the gate
+// spends α = 1 − confidence over them at the exact group-sequential boundary.
 
 // Spending functions of a SeqPlan.
 const (
@@ -22,33 +19,24 @@ const (
 
 // SeqPlan is how a gate of sequential rounds looks at its rounds.
 type SeqPlan struct {
-	// MaxRounds: the most paired rounds the gate runs; ≥ MinRounds.
-	MaxRounds int
-	// MinRounds: the first look's rounds (0: DefaultSeqMinRounds); at two
-	// rounds a t interval has one degree of freedom and decides almost nothing.
-	MinRounds int
-	// Step: rounds between looks (0: 2, one ABBA pair).
-	Step int
-	// Final: the budget affords no further look, so this one spends all the
-	// error rate left and the gate stops.
-	Final bool
-	// Spending: SpendOBF (""), or SpendPocock.
-	Spending string
+	MaxRounds int    // the most paired rounds; ≥ MinRounds
+	MinRounds int    // the first look's rounds (0: DefaultSeqMinRounds)
+	Step      int    // rounds between looks (0: 2, one ABBA pair)
+	Final     bool   // the budget affords no further look: spend all α left
+	Spending  string // SpendOBF ("") or SpendPocock
 }
 
-// DefaultSeqMinRounds is the first look's rounds: two ABBA pairs.
+// DefaultSeqMinRounds is the first look's rounds: two ABBA pairs (at two
+// rounds a t interval decides almost nothing).
 const DefaultSeqMinRounds = 4
 
-// DefaultSeqMaxRounds is a sequential gate's most rounds unless told
-// otherwise, chosen from bench/gate-quality.md.
+// DefaultSeqMaxRounds is a sequential gate's default most rounds (bench/gate-quality.md).
 const DefaultSeqMaxRounds = 20
 
 // Why a sequential gate stopped (SeqDecision.Stop); "" when it goes on.
 const (
-	StopDecided = "decided" // every judged comparison is decided
-	// StopRegression: a trusted regression at this look fails the gate
-	// whatever the open comparisons become.
-	StopRegression = "regression"
+	StopDecided    = "decided"    // every judged comparison is decided
+	StopRegression = "regression" // a trusted regression fails the gate whatever the open ones become
 	StopMaxRounds  = "max_rounds" // the plan's maximum of rounds is reached
 	StopBudget     = "budget"     // the caller can afford no further look
 	StopUntrusted  = "untrusted"  // a round whose generator fell behind: more rounds do not make the comparison trustworthy
@@ -57,25 +45,21 @@ const (
 
 // SeqDecision is a look of a sequential gate.
 type SeqDecision struct {
-	Look  int `json:"look"`  // 1-based
-	Looks int `json:"looks"` // the plan's most looks
-	// Rounds: paired rounds so far; MaxRounds the plan's maximum.
+	Look      int    `json:"look"`  // 1-based
+	Looks     int    `json:"looks"` // the plan's most looks
 	Rounds    int    `json:"rounds"`
 	MaxRounds int    `json:"max_rounds"`
 	Spending  string `json:"spending"`
-	// Nominal: the gate's confidence. Level: this look's nominal two-sided
-	// boundary level (the Verdict's Confidence is 1 − Level). Spent: the error
-	// rate spent so far, ≤ 1 − Nominal.
+	// Nominal: the gate's confidence; Level: this look's two-sided boundary
+	// level (Verdict.Confidence is 1 − Level); Spent: α spent so far.
 	Nominal float64 `json:"nominal"`
 	Level   float64 `json:"level"`
 	Spent   float64 `json:"spent"`
-	// Open: the judged comparisons still inconclusive.
-	Open int `json:"open"`
-	// Stop: why the gate stops here; "" to run Step more rounds and look again.
-	Stop string `json:"stop,omitempty"`
+	Open    int     `json:"open"`           // judged comparisons still inconclusive
+	Stop    string  `json:"stop,omitempty"` // "": run Step more rounds and look again
 }
 
-// Decided: the gate stops at this look (whatever the reason).
+// Decided: the gate stops at this look.
 func (d SeqDecision) Decided() bool { return d.Stop != "" }
 
 // spend is the cumulative error rate α(t) spent by information fraction t.
@@ -92,10 +76,8 @@ func spend(kind string, alpha, t float64) float64 {
 	return alpha * math.Log(1+(math.E-1)*t)
 }
 
-// Sequential is one look of a sequential gate after len(base) paired
-// rounds: Gate's verdict at this look's share of the error rate, and
-// whether to stop (Verdict.Sequential). The round loop calls it after every
-// ABBA pair from MinRounds on; off a look it returns a usage error.
+// Sequential is one look after len(base) paired rounds: Gate's verdict at
+// this look's share of α, and whether to stop (Verdict.Sequential).
 func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (Verdict, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -116,7 +98,6 @@ func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (
 	if final {
 		spent = alpha
 	}
-	// The look's nominal level, from the boundary of the looks so far.
 	levelAt := func(a float64) float64 {
 		return seqLevel(plan.Spending, a, plan.MinRounds, plan.Step, R, plan.MaxRounds, final)
 	}
@@ -162,9 +143,8 @@ func (plan SeqPlan) withDefaults() (SeqPlan, error) {
 	return plan, nil
 }
 
-// seqStop is how many judged comparisons of v are still open and why the
-// gate stops at this look ("" to go on): lastLook, the plan's last look;
-// final, the budget's.
+// seqStop is how many judged comparisons are open and why the gate stops
+// at this look ("" to go on).
 func seqStop(v Verdict, base, head []*result.Result, lastLook, final bool) (int, string) {
 	open := 0
 	untrusted, regression := false, false
@@ -177,8 +157,7 @@ func seqStop(v Verdict, base, head []*result.Result, lastLook, final bool) (int,
 			}
 		}
 	}
-	// Shared duet stalls are left out once enough rounds are on schedule, so
-	// more rounds can decide.
+	// More rounds can decide when every stall is a shared duet stall (left out).
 	if untrusted && onlySharedStalls(base, head) {
 		untrusted = false
 	}

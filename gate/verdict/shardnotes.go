@@ -1,15 +1,8 @@
 package verdict
 
-// Notes of a gate merged from shards (package rounds' Merge), worded by
-// package report.
+// Notes of a gate merged from shards (package rounds' Merge).
 const (
-	// NoteShardMissing: Shard ("K/N"): no record of it arrived; the gate is
-	// judged on the others.
-	NoteShardMissing NoteCode = "shard_missing"
-	// NoteShardFailed: Shard, Detail (its error): it stopped or its rounds do
-	// not read; they are not used.
-	NoteShardFailed NoteCode = "shard_failed"
-	// NoteShardsTooFew: Shards (shards that gave rounds) of Shard (N) is
-	// below MinShards; Rounds: the paired rounds that arrived. Unusable.
-	NoteShardsTooFew NoteCode = "shards_too_few"
+	NoteShardMissing NoteCode = "shard_missing"  // Shard ("K/N"): no record arrived; judged on the others
+	NoteShardFailed  NoteCode = "shard_failed"   // Shard, Detail: it stopped or its rounds do not read
+	NoteShardsTooFew NoteCode = "shards_too_few" // Shards of Shard (N) below MinShards, Rounds: unusable
 )

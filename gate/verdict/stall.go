@@ -7,70 +7,55 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// The stalled-round rule (docs/gate.md, "Stalled rounds"), fixed before
-// any round runs. A stall is one side of one round much slower on every
-// workload at once, while a change shows in every round. Against the
-// median of at least StallMinOthers other rounds, a round is stalled when
-// every judged cell (phase × workload, StallMinCells at least) moved the
-// same way by StallFactor or more (StallFactorBacked when the slow side's
-// steal, StallStealJump, or stack CPU, StallCPUFactor, backs it), and its
-// mean log ratio lies outside the others' 1 − StallAlpha prediction
-// interval. At most StallCap(max rounds) rounds are replaced, so that a
-// head slower everywhere is still judged.
+// The stalled-round rule (docs/gate.md): a round is stalled when every judged
+// cell (≥ StallMinCells) moved the same way by StallFactor against the median
+// of ≥ StallMinOthers other rounds (StallFactorBacked when the slow side's
+// steal or stack CPU backs it), and its mean log ratio lies outside the
+// others' 1 − StallAlpha prediction interval. A change shows in every round,
+// a stall in one; StallCap bounds the re-runs so a slower head is still judged.
 const (
-	StallFactor       = 2.0
-	StallFactorBacked = 1.5
-	StallAlpha        = 1e-4
-	StallMinOthers    = 3
-	StallMinCells     = 2
-	StallStealJump    = 0.05
-	StallCPUFactor    = 2.0
-	// StallMaxReplaced: never more re-runs than this in a gate; and at most
-	// one per StallRoundsPerRerun rounds (at least one).
+	StallFactor         = 2.0
+	StallFactorBacked   = 1.5
+	StallAlpha          = 1e-4
+	StallMinOthers      = 3
+	StallMinCells       = 2
+	StallStealJump      = 0.05
+	StallCPUFactor      = 2.0
 	StallMaxReplaced    = 2
 	StallRoundsPerRerun = 10
 )
 
-// StallCap is how many stalled rounds a gate of at most maxRounds paired
-// rounds may replace.
+// StallCap is how many stalled rounds a gate of maxRounds may replace: one
+// per StallRoundsPerRerun, at least one, at most StallMaxReplaced.
 func StallCap(maxRounds int) int {
 	return min(StallMaxReplaced, max(1, maxRounds/StallRoundsPerRerun))
 }
 
 // Stall is a round the rule flags, with the numbers that flagged it.
 type Stall struct {
-	Round int    `json:"round"` // the round's number, 1-based
-	Side  string `json:"side"`  // the side slower on every cell at once: "base" or "head"
-	// Factor: the least of the cells' slowdowns against the other rounds'
-	// median (≥ StallFactor, or StallFactorBacked when Backed).
-	Factor float64 `json:"factor"`
+	Round  int     `json:"round"`     // the round's number, 1-based
+	Side   string  `json:"side"`      // the side slower on every cell at once: "base" or "head"
+	Factor float64 `json:"factor"`    // the least of the cells' slowdowns
 	Cells  int     `json:"workloads"` // phase × workload cells, every one of them slower
-	// T: the round's distance from the other rounds' mean in predictive
-	// sds (capped at 1e6: the other rounds agreed exactly).
-	T      float64 `json:"t"`
-	Others int     `json:"others"` // the rounds it was set against
-	// Steal (share of the slow side's generator or stack cores, the higher)
-	// and StackCPU (its services' CPU, % of a core, summed): this round's
-	// and the median of the side's other rounds; nil when not carried.
+	T      float64 `json:"t"`         // distance from the others' mean in predictive sds (≤ 1e6)
+	Others int     `json:"others"`    // the rounds it was set against
+	// Steal (the higher of the slow side's generator and stack cores) and
+	// StackCPU (% of a core): this round's and the others' median.
 	Steal    *StallFigure `json:"steal,omitempty"`
 	StackCPU *StallFigure `json:"stack_cpu_pct,omitempty"`
 	Backed   bool         `json:"backed"` // Steal or StackCPU backs it (the lower factor applied)
-	// Index is the round's place in the slices judged.
-	Index int `json:"-"`
+	Index    int          `json:"-"`      // the round's place in the slices judged
 }
 
-// StallFigure is one of a side's own figures in the flagged round and the
-// median of its other rounds.
+// StallFigure is a side's figure in the flagged round and its other rounds' median.
 type StallFigure struct {
 	Round  float64 `json:"round"`
 	Others float64 `json:"others"`
 }
 
-// FindStalls applies the rule to paired rounds base[i], head[i] and
-// returns every stalled round, the one farthest apart first. The
-// percentile is opt.Percentile (DefaultPercentile when ""); cells that do
-// not decode or are unmeasured in some round are left out (Compare says
-// why).
+// FindStalls applies the rule to paired rounds base[i], head[i] at
+// opt.Percentile and returns every stalled round, farthest apart first.
+// Cells unmeasured in some round are left out (Compare says why).
 func FindStalls(base, head []*result.Result, opt CompareOptions) []Stall {
 	R := len(head)
 	if R != len(base) || R < StallMinOthers+1 {
@@ -86,9 +71,7 @@ func FindStalls(base, head []*result.Result, opt CompareOptions) []Stall {
 	return stallsOf(stallCells(base, head, metric), base, head)
 }
 
-// stallsOf is FindStalls on cells[k][i], the log ratio of cell k in round
-// i; base and head give the rounds' numbers and the sides' own figures
-// (nil: numbered i+1, no figures).
+// stallsOf is FindStalls on cells[k][i], the log ratio of cell k in round i.
 func stallsOf(cells [][]float64, base, head []*result.Result) []Stall {
 	if len(cells) < StallMinCells || len(cells[0]) < StallMinOthers+1 {
 		return nil
@@ -140,7 +123,6 @@ func stallsOf(cells [][]float64, base, head []*result.Result) []Stall {
 	return out
 }
 
-// roundMeans is each round's mean over the cells.
 func roundMeans(cells [][]float64) []float64 {
 	means := make([]float64, len(cells[0]))
 	for i := range means {
@@ -152,18 +134,16 @@ func roundMeans(cells [][]float64) []float64 {
 	return means
 }
 
-// backed says whether the slow side's own figures back a stall: steal
-// StallStealJump above its other rounds', or its stack's CPU
-// StallCPUFactor× off theirs.
+// backed: the slow side's steal is StallStealJump above its other rounds',
+// or its stack CPU StallCPUFactor× off theirs.
 func (s Stall) backed() bool {
 	return (s.Steal != nil && s.Steal.Round-s.Steal.Others >= StallStealJump) ||
 		(s.StackCPU != nil && s.StackCPU.Round > 0 && s.StackCPU.Others > 0 &&
 			math.Abs(math.Log(s.StackCPU.Round/s.StackCPU.Others)) >= math.Log(StallCPUFactor))
 }
 
-// leastMove is the smallest move of round i over the cells against each
-// cell's median of the other rounds, in the slow side's direction (down:
-// base slower).
+// leastMove is round i's smallest move over the cells against each cell's
+// median of the other rounds, in the slow side's direction (down: base).
 func leastMove(cells [][]float64, i int, down bool) float64 {
 	least := math.Inf(1)
 	for _, c := range cells {
@@ -176,7 +156,6 @@ func leastMove(cells [][]float64, i int, down bool) float64 {
 	return least
 }
 
-// FindStall is the first of FindStalls, or nil.
 func FindStall(base, head []*result.Result, opt CompareOptions) *Stall {
 	if ss := FindStalls(base, head, opt); len(ss) > 0 {
 		return &ss[0]
@@ -184,9 +163,8 @@ func FindStall(base, head []*result.Result, opt CompareOptions) *Stall {
 	return nil
 }
 
-// stallCells are the per-round log ratios head/base of metric, one slice
-// per judged phase × workload measured with successes on both sides in
-// every round.
+// stallCells are the per-round log ratios of metric, one slice per judged
+// cell measured on both sides in every round.
 func stallCells(base, head []*result.Result, metric string) [][]float64 {
 	q := quantileOf(metric)
 	var cells [][]float64
@@ -218,8 +196,7 @@ func stallCells(base, head []*result.Result, metric string) [][]float64 {
 	return cells
 }
 
-// stallFigure is f of rs[i] and the median of f over the other results,
-// nil unless rs[i] and at least StallMinOthers others carry it.
+// stallFigure is f of rs[i] and its median over ≥ StallMinOthers others, or nil.
 func stallFigure(rs []*result.Result, i int, f func(*result.Result) (float64, bool)) *StallFigure {
 	v, ok := f(rs[i])
 	if !ok {
@@ -240,7 +217,6 @@ func stallFigure(rs []*result.Result, i int, f func(*result.Result) (float64, bo
 	return &StallFigure{Round: round6(v), Others: round6(median(others))}
 }
 
-// stealShare is the higher steal share of r's generator and stack cores.
 func stealShare(r *result.Result) (float64, bool) {
 	if r.Steal == nil {
 		return 0, false
@@ -252,7 +228,7 @@ func stealShare(r *result.Result) (float64, bool) {
 	return s, true
 }
 
-// stackCPU is r's services' mean CPU, summed (% of a core).
+// stackCPU is r's services' mean CPU summed, % of a core.
 func stackCPU(r *result.Result) (float64, bool) {
 	if r.Stack == nil || len(r.Stack.Services) == 0 {
 		return 0, false
@@ -264,7 +240,6 @@ func stackCPU(r *result.Result) (float64, bool) {
 	return s, true
 }
 
-// median of xs (not modified); NaN when empty.
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()

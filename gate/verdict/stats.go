@@ -27,8 +27,7 @@ func normQuantile(p float64) float64 {
 	return math.Sqrt2 * math.Erfinv(2*p-1)
 }
 
-// betaInc is the regularized incomplete beta I_x(a, b), by the continued
-// fraction of Numerical Recipes (modified Lentz).
+// betaInc is the regularized incomplete beta I_x(a, b) (continued fraction, Lentz).
 func betaInc(x, a, b float64) float64 {
 	switch {
 	case x <= 0:
@@ -88,8 +87,7 @@ func betaCF(x, a, b float64) float64 {
 	return h
 }
 
-// tCDF is P(T ≤ t) for Student's t with df degrees of freedom (df > 0):
-// for t ≥ 0, 1 − ½·I_{df/(df+t²)}(df/2, ½).
+// tCDF is P(T ≤ t) for Student's t with df > 0 degrees of freedom.
 func tCDF(t, df float64) float64 {
 	if math.IsInf(t, 0) {
 		if t > 0 {
@@ -108,8 +106,7 @@ type tKey struct{ p, df float64 }
 
 var tCache sync.Map // tKey → float64
 
-// tQuantile returns t with P(T ≤ t) = p (df ≥ 1), by bisection on tCDF;
-// results are cached.
+// tQuantile returns t with P(T ≤ t) = p (df ≥ 1), cached.
 func tQuantile(p, df float64) float64 {
 	if p == 0.5 {
 		return 0
@@ -147,8 +144,7 @@ func tQuantile(p, df float64) float64 {
 	return t
 }
 
-// wilson is the Wilson score interval for k of n (n > 0), sound at k = 0
-// and k = n.
+// wilson is the Wilson score interval for k of n > 0, sound at k = 0 and k = n.
 func wilson(k, n int64, z float64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
@@ -169,8 +165,7 @@ func wilson(k, n int64, z float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// newcombe is Newcombe's hybrid score interval (method 10, 1998) for
-// p2 − p1.
+// newcombe is Newcombe's hybrid score interval (method 10) for p2 − p1.
 func newcombe(k1, n1, k2, n2 int64, z float64) (diff, lo, hi float64) {
 	p1 := float64(k1) / float64(n1)
 	p2 := float64(k2) / float64(n2)

@@ -17,13 +17,10 @@ const (
 	MetricErrorRate = "error_rate"
 )
 
-// Thresholds judges r against its scenario's absolute thresholds, per
-// workload, on every judged phase and the recover phase. An unusable
-// result gives Unusable and no workload verdicts; a workload with no
-// success, or with thresholds but absent, is not measured; latency uses
-// the nearest-rank due-time percentile; error_rate excludes abandoned
-// requests. The value is the worst of the workloads'; a judged phase where
-// nothing ran, or an interrupted run, is not measured at best.
+// Thresholds judges r against its scenario's thresholds per workload on the
+// judged and recover phases: latency by the nearest-rank due-time percentile,
+// error_rate without abandoned requests. A phase where nothing ran, or an
+// interrupted run, is not measured at best.
 func Thresholds(r *result.Result) Verdict {
 	if notes := unusable(r); len(notes) > 0 {
 		return Verdict{Value: Unusable, Workloads: []WorkloadVerdict{}, Notes: notes}
@@ -55,8 +52,7 @@ func Thresholds(r *result.Result) Verdict {
 	return v
 }
 
-// judgePhase judges the workloads that ran, in result order, then the
-// absent ones with thresholds, by name.
+// judgePhase judges the workloads that ran, then the absent ones with thresholds.
 func judgePhase(p result.Phase, thr map[string]result.Thr) ([]WorkloadVerdict, []Note) {
 	var out []WorkloadVerdict
 	var notes []Note
@@ -125,8 +121,7 @@ func judgeWorkload(phase string, w result.Workload, t result.Thr, hasThr bool) W
 	return wv
 }
 
-// thresholdChecks lists the set thresholds of t, in a fixed order, with
-// Metric and Limit filled.
+// thresholdChecks lists the set thresholds of t in a fixed order.
 func thresholdChecks(t result.Thr) []Check {
 	var cs []Check
 	for _, l := range []struct {
@@ -165,8 +160,7 @@ func thresholdChecks(t result.Thr) []Check {
 	return cs
 }
 
-// Session threshold metrics: a prefix and a percentile, judged on
-// first_message_ms and connect_ms (result.MetricHistogram owns the names).
+// Session threshold metrics: a prefix and a percentile (result.MetricHistogram).
 const (
 	MetricFirstMessagePrefix = result.FirstMessagePrefix
 	MetricConnectPrefix      = result.ConnectPrefix
@@ -228,8 +222,7 @@ func judgeErrorRate(c *Check, w result.Workload) {
 	}
 }
 
-// unusable returns why r cannot be judged (its own reasons, result.Check,
-// latency not counting the successes, a missing judged phase), or nil.
+// unusable returns why r cannot be judged, or nil.
 func unusable(r *result.Result) []Note {
 	if r == nil {
 		return []Note{{Code: NoteNoResult}}

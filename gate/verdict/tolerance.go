@@ -7,9 +7,8 @@ import (
 	"strings"
 )
 
-// ParseTolerance reads "5%" or "0.05" as 0.05. A bare number of 1 or more
-// is refused as ambiguous. The Action and the CLI
-// read a tolerance through it: one syntax.
+// ParseTolerance reads "5%" or "0.05" as 0.05, for the Action and the CLI
+// alike; a bare number of 1 or more is refused as ambiguous.
 func ParseTolerance(s string) (float64, error) {
 	num, pct := strings.CutSuffix(s, "%")
 	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
@@ -27,16 +26,13 @@ func ParseTolerance(s string) (float64, error) {
 	return f, nil
 }
 
-// Tolerance is a tolerance as a flag (flag.TextVar): read by
-// ParseTolerance, written as a percentage.
+// Tolerance is a tolerance flag (flag.TextVar), written as a percentage.
 type Tolerance float64
 
-// MarshalText writes t as a percentage ("10%").
 func (t Tolerance) MarshalText() ([]byte, error) {
 	return []byte(strconv.FormatFloat(float64(t)*100, 'f', -1, 64) + "%"), nil
 }
 
-// UnmarshalText reads "10%" or 0.10 (ParseTolerance).
 func (t *Tolerance) UnmarshalText(b []byte) error {
 	f, err := ParseTolerance(string(b))
 	if err != nil {

@@ -1,7 +1,7 @@
-// Package verdict compares results: absolute thresholds from the scenario
-// (Thresholds) and base/head regression with confidence (Compare, Gate; the
-// method is in the README, "How a gate decides"). It owns the verdict
-// values and their exit codes. A Verdict holds no reference into a Result.
+// Package verdict judges results: a scenario's absolute thresholds
+// (Thresholds) and base/head regression with confidence (Compare, Gate;
+// docs/gate.md). It owns the verdict values and their exit codes; a Verdict
+// holds no reference into a Result.
 package verdict
 
 // Value is a verdict value, for a check, a workload or a whole run.
@@ -40,9 +40,8 @@ func rank(v Value) int {
 	return 5 // an unknown value is never better than not measured
 }
 
-// Worst returns the most severe of vs, in the order
-// unusable > not measured > fail > regression > inconclusive > improvement > pass.
-// With no values it returns NotMeasured: nothing judged is never a pass.
+// Worst returns the most severe of vs (rank); with none it returns
+// NotMeasured: nothing judged is never a pass.
 func Worst(vs ...Value) Value {
 	if len(vs) == 0 {
 		return NotMeasured
@@ -58,63 +57,51 @@ func Worst(vs ...Value) Value {
 
 // Check is one judged number of one workload in one phase.
 type Check struct {
-	Phase    string  `json:"phase"`
-	Workload string  `json:"workload"`
-	Metric   string  `json:"metric"`   // "p50", "p90", "p95", "p99", "p99.9", "error_rate"
-	Limit    float64 `json:"limit"`    // ms for latency, fraction for error_rate
-	Observed float64 `json:"observed"` // same unit as Limit; 0 when not measured
-	Count    int64   `json:"count"`    // samples the observed number stands on
-	Value    Value   `json:"value"`
-	// Reason is a code (reasons.go) when the check is not measured or its
-	// number leaves something out; Abandoned is the count it left out.
-	Reason    Reason `json:"reason,omitempty"`
-	Abandoned int64  `json:"abandoned,omitempty"`
-	Why       string `json:"why,omitempty"` // Reason in words: filled by report, never by verdict
+	Phase     string  `json:"phase"`
+	Workload  string  `json:"workload"`
+	Metric    string  `json:"metric"`   // "p50", "p90", "p95", "p99", "p99.9", "error_rate"
+	Limit     float64 `json:"limit"`    // ms for latency, fraction for error_rate
+	Observed  float64 `json:"observed"` // same unit as Limit; 0 when not measured
+	Count     int64   `json:"count"`    // samples the observed number stands on
+	Value     Value   `json:"value"`
+	Reason    Reason  `json:"reason,omitempty"` // not measured, or the number leaves Abandoned out
+	Abandoned int64   `json:"abandoned,omitempty"`
+	Why       string  `json:"why,omitempty"` // Reason in words: filled by report, never by verdict
 }
 
 // WorkloadVerdict is the verdict of one workload in one judged phase.
 type WorkloadVerdict struct {
-	Phase    string `json:"phase"`
-	Workload string `json:"workload"`
-	Value    Value  `json:"value"`
-	// Reason: why not measured, or no thresholds; Offered, Failed and
-	// Abandoned are stated with ReasonNoSuccess.
-	Reason    Reason  `json:"reason,omitempty"`
-	Offered   int64   `json:"offered,omitempty"`
-	Failed    int64   `json:"failed,omitempty"`
-	Abandoned int64   `json:"abandoned,omitempty"`
-	Why       string  `json:"why,omitempty"` // Reason in words: filled by report, never by verdict
-	Checks    []Check `json:"checks"`
-	// Comparisons are this workload's base/head comparisons (a gate only).
-	Comparisons []Comparison `json:"comparisons,omitempty"`
+	Phase       string       `json:"phase"`
+	Workload    string       `json:"workload"`
+	Value       Value        `json:"value"`
+	Reason      Reason       `json:"reason,omitempty"` // not measured, or no thresholds
+	Offered     int64        `json:"offered,omitempty"`
+	Failed      int64        `json:"failed,omitempty"`
+	Abandoned   int64        `json:"abandoned,omitempty"`
+	Why         string       `json:"why,omitempty"` // Reason in words: filled by report, never by verdict
+	Checks      []Check      `json:"checks"`
+	Comparisons []Comparison `json:"comparisons,omitempty"` // a gate's
 }
 
 // Verdict is the verdict of a run or of a gate.
 type Verdict struct {
 	Value     Value             `json:"value"`
 	Workloads []WorkloadVerdict `json:"workloads"`
-	Notes     []Note            `json:"notes"` // why unusable, else notes (abandoned requests, interruption): codes, worded by report (notes.go)
-	// Recovery judges recovery after each injected fault (recovery.go).
-	Recovery []RecoveryVerdict `json:"recovery,omitempty"`
+	Notes     []Note            `json:"notes"`
+	Recovery  []RecoveryVerdict `json:"recovery,omitempty"` // after each injected fault
 
-	// A gate's settings (zero in a plain run); Percentile "" means each
-	// workload's threshold percentiles, else p95.
+	// A gate's settings (zero in a plain run).
 	Rounds     int     `json:"rounds,omitempty"`
 	Tolerance  float64 `json:"tolerance,omitempty"`
 	Confidence float64 `json:"confidence,omitempty"`
 	Percentile string  `json:"percentile,omitempty"`
 
-	// Untrusted: rounds whose generator fell behind; nothing is decided on them.
-	Untrusted []UntrustedRound `json:"untrusted_rounds,omitempty"`
-	// LeftOut: the duet rounds (1-based) left out as shared stalls.
-	LeftOut []int `json:"left_out_rounds,omitempty"`
+	Untrusted []UntrustedRound `json:"untrusted_rounds,omitempty"` // nothing is decided on them
+	LeftOut   []int            `json:"left_out_rounds,omitempty"`  // duet rounds left out as shared stalls
 
-	// Noise: the noise bound used where rounds could not measure it, or a
-	// calibration rejected; nil when neither arose.
-	Noise *NoiseUse `json:"noise,omitempty"`
-	// Family: how the comparisons were tested together; nil when none was.
-	Family *Family `json:"family,omitempty"`
-	// Sequential: a sequential gate's look and why it stopped or goes on.
+	// Noise: the bound used where rounds could not measure it, or a calibration rejected.
+	Noise      *NoiseUse    `json:"noise,omitempty"`
+	Family     *Family      `json:"family,omitempty"`
 	Sequential *SeqDecision `json:"sequential,omitempty"`
 }
 
