@@ -19,8 +19,7 @@ import (
 	"github.com/loadgate/loadgate/gate/pin"
 )
 
-// usage is what the kernel says one generator process used (all its
-// threads: wait4's rusage of the child).
+// usage is what one generator process used, all threads (wait4's rusage).
 type usage struct {
 	CPU        time.Duration // ru_utime + ru_stime
 	User, Sys  time.Duration // ru_utime, ru_stime
@@ -38,9 +37,7 @@ type usage struct {
 	Reqs       int64         // requests the server answered meanwhile (-1: unknown)
 }
 
-// srvUsage is what the server used over one run: from its own getrusage
-// (reported on GET /__bench/stats, µs resolution) when it answered, else
-// CPU only, from /proc/PID/stat (10 ms ticks) and Rusage false.
+// srvUsage is the server's own rusage over one run, else (Rusage false) its /proc CPU.
 type srvUsage struct {
 	CPU, User, Sys time.Duration
 	Nvcsw, Nivcsw  int64
@@ -113,9 +110,7 @@ func (s *server) Stop() {
 	}
 }
 
-// Stats asks the server for its counters (GET /__bench/stats, which it does
-// not count): connections accepted and requests answered so far, and its own
-// rusage.
+// Stats asks the server for its counters and rusage (GET /__bench/stats, not counted).
 func (s *server) Stats() (srvStats, error) {
 	c, err := net.DialTimeout("tcp", s.Addr, 2*time.Second)
 	if err != nil {
@@ -166,10 +161,7 @@ func procCPU(pid int) time.Duration {
 	return time.Duration(ut+st) * clockTick
 }
 
-// coresBusy is the busy (non-idle, non-iowait) time of the given cores and,
-// apart, their steal (time the hypervisor ran another guest while the vCPU
-// was ready), from /proc/stat, so that CPU used by anything else on the
-// benchmark's cores during a run, and the host's share, can be reported.
+// coresBusy is the busy (non-idle, non-iowait) and, apart, steal time of cores (/proc/stat).
 func coresBusy(cores ...string) (busy, steal time.Duration) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
@@ -213,9 +205,7 @@ func cpusAllowed(pid int) string {
 	return "?"
 }
 
-// schedulingOf reads a process's main thread's scheduling from
-// /proc/PID/stat (nice, rt_priority and policy: fields 19, 40 and 41),
-// worded as loadgate's results word it; "?" when it cannot.
+// schedulingOf reads a process's main thread's scheduling as loadgate words it; "?" if it cannot.
 func schedulingOf(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -238,10 +228,8 @@ func schedulingOf(pid int) string {
 	return pin.Scheduling(uint32(policy), uint32(prio), int32(nice))
 }
 
-// runPinned runs bin with args on the generator core via taskset (which
-// execs, so the process and its rusage are the generator's own), waits for
-// it, and reports its rusage and the server's CPU over the same interval.
-// A non-zero exit is reported in usage.ExitCode, not as an error.
+// runPinned runs bin on the generator core via taskset (which execs, so the rusage is
+// the generator's own) and reports its and the server's usage, exit code included.
 func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration, stdout io.Writer, bin string, args ...string) (usage, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -258,9 +246,7 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	}
 	pinned, sched := make(chan string, 1), make(chan string, 1)
 	go func() {
-		// taskset sets the affinity and execs at once (and chrt its policy);
-		// loadgate raises its own when its load starts: read them back a
-		// little later.
+		// loadgate sets its own priority only once its load starts.
 		time.Sleep(200 * time.Millisecond)
 		pinned <- cpusAllowed(cmd.Process.Pid)
 		sched <- schedulingOf(cmd.Process.Pid)
@@ -284,7 +270,7 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	st := cmd.ProcessState
 	u.ExitCode = st.ExitCode()
 	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-		// wait4's rusage of the child: every thread of the generator.
+		// every thread of the generator
 		u.User, u.Sys = time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 		u.CPU = u.User + u.Sys
 		u.Nvcsw, u.Nivcsw = ru.Nvcsw, ru.Nivcsw
@@ -300,9 +286,7 @@ type serverMark struct {
 	err              error // of the stats request
 }
 
-// markServer reads the server's CPU, the cores' busy and steal time and
-// the server's stats: at a run's end the stats first, so that both stats
-// requests fall inside the CPU interval.
+// markServer reads the server's and cores' counters; at the end stats first, inside the interval.
 func markServer(srv *server, cpu string, end bool) serverMark {
 	var m serverMark
 	if end {
@@ -316,9 +300,7 @@ func markServer(srv *server, cpu string, end bool) serverMark {
 	return m
 }
 
-// addServer sets u's server and core figures from m0 to m1: the server's
-// own rusage where both stats carry it (µs resolution, its context
-// switches, and the second stats request's few µs), else its /proc CPU.
+// addServer sets u's server and core figures from m0 to m1.
 func (u *usage) addServer(m0, m1 serverMark) {
 	u.Server.CPU = m1.cpu - m0.cpu
 	u.CoresBusy, u.CoresSteal = m1.busy-m0.busy, m1.steal-m0.steal

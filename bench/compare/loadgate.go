@@ -12,8 +12,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// scenarioYAML is the named load loadgate runs at one rate: one constant
-// phase, one GET workload, no warm-up (vegeta has none either).
+// scenarioYAML is loadgate's load at one rate: one constant GET phase, no warm-up (as vegeta).
 func scenarioYAML(rate int, dur, timeout time.Duration, maxInFlight int) string {
 	return fmt.Sprintf(`name: bench-%d
 timeout: %s
@@ -26,8 +25,7 @@ workloads:
 `, rate, timeout, maxInFlight, max(200000, rate), max(10000, maxInFlight), rate, dur)
 }
 
-// runLoadgate is loadgate's half: `loadgate run` at rate for dur on the
-// generator core, then its result.json read into the row.
+// runLoadgate runs `loadgate run` at rate for dur and reads its result.json into the row.
 func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) run {
 	r := run{Tool: "loadgate", Rate: rate, Duration: dur, Offered: offered(rate, dur)}
 	if b.loadgate == "" {
@@ -56,8 +54,7 @@ func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) ru
 		r.Skipped = fmt.Sprintf("loadgate run exited %d without result.json: %s", u.ExitCode, tail(stderr, 3))
 		return r
 	}
-	// Read through the results contract's own decoder: it checks the schema
-	// and that every summary matches its histogram.
+	// The contract's decoder checks the schema and each summary against its histogram.
 	res, err := result.ReadFile(path)
 	if err != nil {
 		r.Skipped = err.Error()
@@ -70,13 +67,8 @@ func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) ru
 	return r
 }
 
-// fillFromResult copies result.json's figures into the row: counts summed
-// over phases and workloads (the bench scenario has one of each); held rate =
-// completions that landed inside the phase window per second
-// (throughput.completed_per_s), capped at successes / the phase's scheduled
-// seconds so that failures never count; lateness from the run-wide
-// lateness_ms summary (send time − due time, HdrHistogram, 3 significant
-// digits).
+// fillFromResult copies result.json's figures into the row; the held rate is
+// throughput.completed_per_s capped at successes ÷ the phase's seconds.
 func fillFromResult(r *run, res *result.Result) {
 	var secs float64
 	failures := map[string]int64{}

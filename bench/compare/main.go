@@ -1,11 +1,6 @@
-// Command compare is the orchestrator of `make bench`: it starts the
-// loopback server pinned to one core, runs loadgate and vegeta one at a time
-// as child processes pinned to another core at fixed open-loop rates, then
-// searches for the highest rate each one holds, and prints a markdown report
-// (also written to -out).
-//
-// CPU time and peak RSS come from each generator's own rusage (wait4);
-// schedule lateness from each tool's own records. See bench/README.md.
+// Command compare is the orchestrator of `make bench`: it runs loadgate and vegeta
+// one at a time on one core against a loopback server on another, at fixed open-loop
+// rates and up to the highest rate each holds, and writes a report (bench/README.md).
 package main
 
 import (
@@ -36,11 +31,9 @@ type bench struct {
 	deadline         time.Time
 	quietWait        time.Duration
 	retries          int
-	// rt: both generators run SCHED_RR 1 (vegeta under chrt -r 1, loadgate
-	// with --load-priority rt); false: both SCHED_OTHER.
+	// rt: both generators run SCHED_RR 1; false: SCHED_OTHER.
 	rt bool
-	// lgOld: the loadgate binary predates --load-priority (a before/after
-	// comparison): it runs under chrt like vegeta, and gets no flag.
+	// lgOld: the loadgate binary predates --load-priority: it runs under chrt like vegeta.
 	lgOld bool
 }
 
@@ -174,8 +167,7 @@ func main() {
 	}
 }
 
-// fixedRates runs each generator at each fixed rate, the tools alternating
-// who goes first.
+// fixedRates runs each generator at each fixed rate, alternating who goes first.
 func (b *bench) fixedRates(ctx context.Context, rep *report, gens []generator, fixed []int, dur time.Duration) {
 	for i, rate := range fixed {
 		for j := range gens {
@@ -188,8 +180,7 @@ func (b *bench) fixedRates(ctx context.Context, rep *report, gens []generator, f
 	}
 }
 
-// cleanWork makes the scratch directory and removes an earlier run's
-// leftovers (loadgate's result dirs are kept for inspection until then).
+// cleanWork makes the scratch directory and removes an earlier run's leftovers.
 func cleanWork(work string) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
@@ -224,7 +215,6 @@ func (b *bench) schedule(ctx context.Context, priority string) (note string, err
 	return note, nil
 }
 
-// generators are -tools' generators, in order.
 func (b *bench) generators(tools string) ([]generator, error) {
 	var gens []generator
 	for _, t := range strings.Split(tools, ",") {
@@ -241,8 +231,7 @@ func (b *bench) generators(tools string) ([]generator, error) {
 	return gens, nil
 }
 
-// startupCost is what each tool's process costs whatever the load: a run
-// of one request (its context switches beside the targets').
+// startupCost measures each tool's run of one request: its process's fixed cost.
 func (b *bench) startupCost(ctx context.Context, rep *report, gens []generator) {
 	rep.Startup = map[string]int64{}
 	for _, g := range gens {
@@ -270,7 +259,6 @@ func (b *bench) searchAll(ctx context.Context, rep *report, gens []generator, st
 	}
 }
 
-// writeReport prints the markdown report and writes it to out.
 func writeReport(rep *report, out string) {
 	md := rep.markdown()
 	fmt.Print(md)
@@ -281,9 +269,7 @@ func writeReport(rep *report, out string) {
 	}
 }
 
-// search finds the highest rate g holds: from the fixed runs' verdicts, it
-// steps up by step until a rate is not held (or max is reached), then
-// bisects between the highest held and the lowest not-held rate.
+// search finds g's highest held rate: it steps up from the fixed runs, then bisects.
 func (b *bench) search(ctx context.Context, g generator, rep *report, step, maxRate, bisect int, dur time.Duration) (int, string) {
 	lo, hi, measured := bracket(rep.Runs, g.name)
 	if !measured {
@@ -341,8 +327,7 @@ func (b *bench) search(ctx context.Context, g generator, rep *report, step, maxR
 	return lo, fmt.Sprintf("(lowest rate not held: %d/s)", hi)
 }
 
-// bracket is tool's highest held rate among runs (lo) and the lowest not
-// held above it (hi, 0: none), and whether any of its runs was measured.
+// bracket is tool's highest held rate, the lowest not held above it (0: none), and measured.
 func bracket(runs []run, tool string) (lo, hi int, measured bool) {
 	for _, r := range runs {
 		measured = measured || (r.Tool == tool && r.Skipped == "")
@@ -387,10 +372,8 @@ func (b *bench) scheduling() string {
 	return pin.Scheduling(0, 0, 0)
 }
 
-// generatorArgv is how bin with args runs on the generator core under the
-// bench's scheduling: vegeta under chrt (it has no such setting of its
-// own), loadgate with its own --load-priority (under chrt too when it
-// predates it).
+// generatorArgv is how bin runs under the bench's scheduling: vegeta (and a
+// loadgate older than --load-priority) under chrt, loadgate with its flag.
 func (b *bench) generatorArgv(tool, bin string, args ...string) (string, []string) {
 	switch {
 	case tool == "loadgate" && b.rt && !b.lgOld:
@@ -403,9 +386,7 @@ func (b *bench) generatorArgv(tool, bin string, args ...string) (string, []strin
 	return bin, args
 }
 
-// contendedPct is the share of a core used by other processes, or taken by
-// the hypervisor (steal), on the benchmark's cores above which a run is
-// flagged as contended.
+// contendedPct is the percent of a core lost to others above which a run is contended.
 const contendedPct = 5
 
 func offered(rate int, dur time.Duration) int64 {
@@ -424,9 +405,7 @@ func parseRates(s string) ([]int, error) {
 	return rates, nil
 }
 
-// better reports whether attempt r is to be kept over best: in the search a
-// held attempt wins (contention only makes a tool look worse, so a held run
-// is held); otherwise the least contended measured attempt.
+// better prefers a held search attempt (contention only hurts), else the least contended.
 func better(stage string, r, best *run) bool {
 	if r.Skipped != "" {
 		return false
@@ -448,10 +427,7 @@ func pause(ctx context.Context) {
 	}
 }
 
-// waitQuiet waits, up to b.quietWait, until the benchmark's two cores have
-// been (nearly) idle for half a second — on a shared machine other work on
-// them would be measured as the generator's lateness. It reports how long it
-// waited and whether the cores were quiet in the end.
+// waitQuiet waits up to b.quietWait for the cores to idle: other work reads as lateness.
 func (b *bench) waitQuiet(ctx context.Context) (time.Duration, bool) {
 	const window = 500 * time.Millisecond
 	t0 := time.Now()
@@ -474,12 +450,7 @@ func (b *bench) waitQuiet(ctx context.Context) (time.Duration, bool) {
 	}
 }
 
-// measure runs g at rate for dur, after waiting for quiet cores. A run that
-// other processes contended is run again, up to b.retries times, when it
-// matters: always for a fixed rate (its figures are judged), for a search
-// run only when it was not held (contention only makes a tool look worse) —
-// and a search run not held is run again even when quiet.
-// Which attempt is kept: see better.
+// measure runs g at rate for dur on quiet cores, retrying per again, keeping the better.
 func (b *bench) measure(ctx context.Context, g generator, stage string, rate int, dur time.Duration) run {
 	var best run
 	var others []string // other CPU % of each attempt
@@ -513,13 +484,8 @@ func (b *bench) measure(ctx context.Context, g generator, stage string, rate int
 	}
 }
 
-// again says whether measure runs another attempt after try (0-based)
-// kept best: up to retries more, when best was contended (other processes
-// or steal), or when a search step was not held — even on quiet cores: at
-// these rates the generator is at its core's limit and one stall's lateness
-// spike (a 26 ms p99) decides a 5 s step; either attempt held means held,
-// for every tool alike. A held search step is never run again (contention
-// only makes a tool look worse).
+// again says whether to retry after try (0-based): when best was contended or a
+// search step not held (one stall decides a step at the limit), up to retries.
 func again(stage string, best *run, try, retries int) bool {
 	if best.Skipped != "" || try >= retries || (stage == "search" && best.Held) {
 		return false

@@ -38,8 +38,7 @@ type report struct {
 	RT              bool   // both generators ran SCHED_RR 1
 	LgOld           bool   // the loadgate binary predates --load-priority
 	SchedNote       string // why not, when it was asked for
-	// Startup is each tool's voluntary context switches in a run of one
-	// request: what its process's start and exit cost whatever the load.
+	// Startup is each tool's voluntary context switches in a run of one request.
 	Startup map[string]int64
 }
 
@@ -50,8 +49,7 @@ const (
 	targetCPURatioLow   = 1.0 // loadgate CPU/req ÷ vegeta's at LowRate, at most
 	targetMaxHeldRatio  = 2.0 // loadgate highest held ÷ vegeta's, at least
 	targetVcsLow        = 1.0 // loadgate voluntary context switches per request at LowRate, at most
-	// targetVcsHigh is "well under 1" voluntary context switch per request
-	// at JudgeRate, read as at most a half.
+	// targetVcsHigh reads "well under 1" per request at JudgeRate as at most a half.
 	targetVcsHigh = 0.5
 )
 
@@ -125,8 +123,7 @@ func (rep *report) markdown() string {
 
 	rep.targetsSection(&sb)
 	rep.notesSection(&sb)
-	p("\nNot measured: the server's latency distribution as the client sees it (each tool reports its own); " +
-		"CPU the kernel spends in softirq for loopback traffic is charged to whichever task is running and may land on either side. " +
+	p("\nNot measured: the server's latency as the client sees it; loopback softirq CPU may land on either side. " +
 		"Single runs, no repetitions: differences of a few percent are within run-to-run noise.\n")
 	return sb.String()
 }
@@ -141,8 +138,9 @@ func (rep *report) method(sb *strings.Builder) {
 	}
 	p("- date: %s (took %s)\n", rep.Start.UTC().Format(time.RFC3339), rep.End.Sub(rep.Start).Round(time.Second))
 	p("- machine: %s, %s, %d cores, kernel %s, %s %s/%s\n", host, cpuModel(), onlineCPUs(), kernel(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	p("- idle cores: %s — how an idle core waits shapes both the CPU a wake-up costs and how late it comes (bench/README.md, \"One host, before and after, and what the host adds\")\n", cpuIdle("/sys"))
-	p("- topology: server (bench/server, %s mode) pinned to core %s (affinity read back: %s); each generator pinned to core %s with taskset, one at a time; the orchestrator shares core %s with the server and sleeps in wait4 while a generator runs\n",
+	p("- idle cores: %s — how an idle core waits shapes what a wake-up costs and how late it comes\n", cpuIdle("/sys"))
+	p("- topology: server (bench/server, %s mode) on core %s (read back: %s); each generator on core %s (taskset), one at a time; "+
+		"the orchestrator sleeps in wait4 on core %s\n",
 		rep.ServerMode, rep.ServerCPU, rep.Server.CPUs, rep.GenCPU, rep.ServerCPU)
 	lgHow, lgFlag := "loadgate with `--load-priority rt` (every thread raised for its load)", " --load-priority rt"
 	switch {
@@ -155,25 +153,32 @@ func (rep *report) method(sb *strings.Builder) {
 	}
 	switch {
 	case rep.RT:
-		p("- scheduling: both generators SCHED_RR 1 — vegeta under `chrt -r 1` for its whole run, %s — read back from /proc while each ran (a run whose read-back differs says so in the notes); nothing else on the generator's core can then delay it but the kernel's own real-time threads and the host (bench/README.md, \"What preempts the generator\"). `-priority normal` runs both SCHED_OTHER\n", lgHow)
+		p("- scheduling: both generators SCHED_RR 1 (vegeta under `chrt -r 1`, %s), read back from /proc while each ran; "+
+			"only the kernel's real-time threads and the host can then delay them\n", lgHow)
 	case rep.SchedNote != "":
 		p("- scheduling: %s\n", rep.SchedNote)
 	default:
 		p("- scheduling: both generators SCHED_OTHER (`-priority normal`)\n")
 	}
 	p("- target: http://%s/ (loopback, HTTP/1.1 keep-alive, 200 \"ok\")\n", rep.Server.Addr)
-	p("- vegeta %s (built from the Go module proxy): `attack -rate=R/1s -duration=D -workers=%d -max-workers=%d -timeout=%s`, results written as gob to a file by the attack (part of its measured cost); decoded with `vegeta encode --to csv` after the attack process exited (not counted)\n",
+	p("- vegeta %s: `attack -rate=R/1s -duration=D -workers=%d -max-workers=%d -timeout=%s`; "+
+		"writing its gob results is part of its measured cost, decoding them afterwards is not\n",
 		orUnknown(rep.VegetaVersion), rep.Workers, rep.Workers, rep.Timeout)
-	p("- loadgate %s: `loadgate run --scenario S --target URL --out DIR --load-cpus %s --progress never%s` (under taskset too), one constant phase, one GET workload, no warm-up, timeout %s, max_in_flight %d\n",
+	p("- loadgate %s: `loadgate run --scenario S --target URL --out DIR --load-cpus %s --progress never%s`, "+
+		"one constant GET phase, no warm-up, timeout %s, max_in_flight %d\n",
 		orUnknown(rep.LoadgateVersion), rep.GenCPU, lgFlag, rep.Timeout, rep.MaxInFlight)
-	p("- CPU µs/req = (user + system CPU of the generator process, all threads, from wait4 rusage: ru_utime + ru_stime) ÷ requests sent and answered, with user and system beside it; peak RSS = ru_maxrss. Both include process start-up and, for loadgate, writing result.json\n")
-	p("- vol. / invol. cs/req = the generator process's voluntary context switches (ru_nvcsw: a thread slept — epoll_wait, futex, nanosleep) and involuntary ones (ru_nivcsw: preempted), all threads, from wait4 rusage, ÷ requests sent and answered. Both include the process's start and exit; before the fixed rates each tool runs once with a single request (1/s for 1 s) to measure those alone%s\n", startupText(rep.Startup))
-	p("- lateness = send time − due time. loadgate: its own `lateness_ms` (HdrHistogram, 3 significant digits). vegeta: computed here from each hit's Seq and Timestamp, due = start + Seq/rate with start = min over hits of (Timestamp − Seq/rate) (the least-late hit is 0 late; this can only understate vegeta's lateness); percentiles nearest-rank over every hit\n")
-	p("- held rate: vegeta = successes ÷ (last completion − start); loadgate = its completions inside the phase window per second (`throughput.completed_per_s`), capped at successes ÷ the phase's seconds\n")
+	p("- CPU µs/req = the generator's user + system CPU (all threads, wait4 rusage) ÷ requests sent and answered; peak RSS = ru_maxrss. " +
+		"Both include process start-up and, for loadgate, writing result.json\n")
+	p("- vol. / invol. cs/req = the generator's voluntary (a thread slept) and involuntary (preempted) context switches, all threads, ÷ requests sent and answered. "+
+		"They include the process's start and exit, measured alone by a run of one request%s\n", startupText(rep.Startup))
+	p("- lateness = send time − due time, ms: loadgate's own `lateness_ms` (HdrHistogram); vegeta's from each hit's Seq and Timestamp, " +
+		"taking the least-late hit as 0 late (which can only understate it). Percentiles are nearest-rank\n")
+	p("- held rate: vegeta = successes ÷ (last completion − start); loadgate = `throughput.completed_per_s`, at most successes ÷ the phase's seconds\n")
 	p("- **held** means: successes ≥ %.0f%% of rate × duration AND lateness p99 ≤ %g ms\n", 100*rep.Crit.MinSuccess, rep.Crit.MaxLatenessMS)
-	p("- server CPU %% = the server's CPU (its own getrusage, reported on /__bench/stats; /proc if not) over the generator's wall time; near 100%% means the server, not the generator, was the limit. Per request, with its context switches: the server table below\n")
-	p("- conns = connections the server accepted during the run; the server also counts the requests it answered, and a note says so when that differs from the tool's own count\n")
-	p("- other CPU %% = CPU used on cores %s and %s by anything but the server and the generator during the run (from /proc/stat, percent of one core); steal %% = the time the hypervisor gave those cores to another guest while they were ready to run (/proc/stat's steal: on a virtual machine, the host's other work; no process here shows it); when the two together pass %d%% the run is flagged *contended* in the notes and its figures are not to be trusted\n\n", rep.ServerCPU, rep.GenCPU, contendedPct)
+	p("- server CPU %% = the server's own getrusage (else /proc) over the generator's wall time, percent of one core; near 100%% the server was the limit\n")
+	p("- conns = connections the server accepted during the run; a note says when the requests it answered differ from the tool's count\n")
+	p("- other CPU %% = CPU others used on cores %s and %s; steal %% = time the hypervisor gave them to another guest (/proc/stat, percent of one core). "+
+		"Past %d%% together, the run is flagged *contended* in the notes and its figures are not to be trusted\n\n", rep.ServerCPU, rep.GenCPU, contendedPct)
 }
 
 // searchSection is the highest held rate of each tool, with its runs.
@@ -181,7 +186,8 @@ func (rep *report) searchSection(sb *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(sb, format, args...) }
 	p("\n## Highest held rate (search: %s runs, stepping up then bisecting)\n\n", rep.SearchDur)
 	if rep.Retries > 0 {
-		p("A step not held is run again, up to %d more time(s) (`-retries`; fewer when the time budget is short), for every tool alike: near its limit a generator is at 100%% of its core, and a single stall's lateness spike decides a %s step; the step is held when any attempt was.\n\n", rep.Retries, rep.SearchDur)
+		p("A step not held is run again up to %d more time(s) (`-retries`), for every tool alike: at its limit one stall decides a %s step. "+
+			"The step is held when any attempt was.\n\n", rep.Retries, rep.SearchDur)
 	}
 	p("| tool | highest held rate /s | search |\n| --- | ---: | --- |\n")
 	for _, g := range rep.Tools {
@@ -196,7 +202,6 @@ func (rep *report) searchSection(sb *strings.Builder) {
 	rep.table(sb, "search")
 }
 
-// targetsSection is every target with its status.
 func (rep *report) targetsSection(sb *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(sb, format, args...) }
 	p("\n## Targets\n\n| target | value | status |\n| --- | --- | --- |\n")
@@ -221,7 +226,7 @@ func (rep *report) notesSection(sb *strings.Builder) {
 		}
 	}
 	if contended > 0 {
-		p("\n**%d of %d runs were contended** (other processes and the hypervisor's steal took more than %d%% of a core on the benchmark's cores): their figures, and any target judged on them, are not to be trusted; rerun on a quiet machine.\n",
+		p("\n**%d of %d runs were contended** (other processes and steal took over %d%% of a core): their figures are not to be trusted; rerun on a quiet machine.\n",
 			contended, len(rep.Runs), contendedPct)
 	}
 
@@ -287,18 +292,10 @@ func (rep *report) serverTable(sb *strings.Builder) {
 	}
 }
 
-// serverExplanation tells a reader why the same server costs more per
-// request under an exact open-loop schedule than under vegeta.
-const serverExplanation = `The server's CPU and context switches come from its own getrusage (reported with its counters on ` + "`GET /__bench/stats`" + ` just before and just after each run; /proc/PID/stat ticks, and no switches, if it does not report it), ÷ the requests the tool sent and had answered. ` +
-	`Every request is the same bytes, so why does the server cost more per request under loadgate at low rates? ` +
-	`Because most of a request's cost to an idle server is waking it up: the packet arrives, the server's thread comes out of epoll_wait (a context switch, a pass of the scheduler and the netpoller), ` +
-	`the goroutine reads and answers, the first syscall after the idle period also wakes the server's Go sysmon thread, and everything goes back to sleep. ` +
-	`loadgate sends each request at its own due time (every 200 µs at 5 000/s), so nearly every request finds the server asleep and pays a whole wake-up. ` +
-	`vegeta's pacer wakes about once a millisecond and releases the requests that fell due meanwhile together, so the server finds several ready per wake-up and shares the cost. ` +
-	`The server's voluntary context switches per request in the table show it. ` +
-	`That is a property of the load, not of either tool's efficiency: spread arrivals are what open-loop traffic looks like, and a server measured under bursts looks cheaper than it will be. ` +
-	`At higher rates the gaps between loadgate's requests shrink, the server stops sleeping between them, and the difference closes. ` +
-	`(Loopback softirq work runs on the sending CPU and is charged to whatever task runs there, so a little of each side's network cost lands on the other.)`
+// serverExplanation says why the server costs more per request under loadgate.
+const serverExplanation = `The server's CPU and context switches come from its own getrusage (` + "`GET /__bench/stats`" + ` before and after each run; else /proc ticks), ÷ the requests answered. ` +
+	`It costs more per request under loadgate at low rates because each request comes at its own due time and wakes an idle server, ` +
+	`while vegeta's pacer releases requests in bursts that share a wake-up: a property of the load, not of either tool (bench/README.md).`
 
 // perReqIf is perReq of a counter that is -1 when unknown (NaN then).
 func (r *run) perReqIf(v int64) float64 {
@@ -318,7 +315,6 @@ func (rep *report) find(tool string, rate int) (run, bool) {
 	return run{}, false
 }
 
-// measured reports whether any run of tool was measured.
 func (rep *report) measured(tool string) bool {
 	for _, r := range rep.Runs {
 		if r.Tool == tool && r.Skipped == "" {
@@ -375,8 +371,7 @@ func orUnknown(s string) string {
 	return s
 }
 
-// cpuModel is the processor as loadgate's results name it
-// (result.Machine.CPUModel).
+// cpuModel is the processor as loadgate's results name it.
 func cpuModel() string {
 	if m := (procstat.Reader{}).CPUModel(); m != "" {
 		return m
@@ -384,8 +379,7 @@ func cpuModel() string {
 	return "unknown CPU"
 }
 
-// onlineCPUs counts the machine's CPUs (runtime.NumCPU counts only the
-// orchestrator's own affinity, one core).
+// onlineCPUs counts the machine's CPUs (runtime.NumCPU: only this process's affinity).
 func onlineCPUs() int {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
@@ -400,11 +394,7 @@ func onlineCPUs() int {
 	return n
 }
 
-// cpuIdle says how the machine's idle cores wait: the cpuidle driver and
-// governor under sys (/sys), and for the haltpoll driver of a virtual
-// machine how long an idle vCPU polls before it halts (guest_halt_poll_ns;
-// 0: it halts at once, and every wake-up is a wake from halt through the
-// hypervisor). "unknown" when none of it can be read.
+// cpuIdle names the cpuidle driver, governor and guest_halt_poll_ns under sys, or "unknown".
 func cpuIdle(sys string) string {
 	read := func(p string) string {
 		b, err := os.ReadFile(filepath.Join(sys, p))

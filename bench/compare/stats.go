@@ -69,8 +69,7 @@ func (r *run) perReq(v float64) float64 {
 func (r *run) UserPerReq() float64 { return r.perReq(float64(r.User.Nanoseconds()) / 1e3) }
 func (r *run) SysPerReq() float64  { return r.perReq(float64(r.Sys.Nanoseconds()) / 1e3) }
 
-// VcsPerReq and IvcsPerReq are the generator's voluntary and involuntary
-// context switches per sent request.
+// VcsPerReq and IvcsPerReq are the generator's context switches per sent request.
 func (r *run) VcsPerReq() float64  { return r.perReq(float64(r.Nvcsw)) }
 func (r *run) IvcsPerReq() float64 { return r.perReq(float64(r.Nivcsw)) }
 
@@ -79,8 +78,7 @@ func (r *run) ServerCPUPerReq() float64 {
 	return r.perReq(float64(r.ServerCPU.Nanoseconds()) / 1e3)
 }
 
-// ServerVcsPerReq is the server's voluntary context switches per request;
-// NaN when unknown.
+// ServerVcsPerReq is the server's voluntary context switches per request; NaN: unknown.
 func (r *run) ServerVcsPerReq() float64 {
 	if r.ServerNvcsw < 0 {
 		return math.NaN()
@@ -96,9 +94,7 @@ func (r *run) ServerCPUPct() float64 {
 	return 100 * r.ServerCPU.Seconds() / r.Wall.Seconds()
 }
 
-// OtherCPUPct is CPU used on the benchmark's two cores by anything but the
-// generator and the server, over the generator's wall time, percent of one
-// core.
+// OtherCPUPct is CPU others used on the two cores over the wall time, percent of one core.
 func (r *run) OtherCPUPct() float64 {
 	if r.Wall <= 0 {
 		return math.NaN()
@@ -114,8 +110,7 @@ func (r *run) StealPct() float64 {
 	return max(0, 100*r.Steal.Seconds()/r.Wall.Seconds())
 }
 
-// ContendedPct is what the run lost to others on its cores: other
-// processes' CPU and the hypervisor's steal, percent of one core.
+// ContendedPct is OtherCPUPct plus StealPct.
 func (r *run) ContendedPct() float64 { return r.OtherCPUPct() + r.StealPct() }
 
 // criterion is what "held" means.
@@ -143,9 +138,7 @@ func (c criterion) judge(r *run) {
 	}
 }
 
-// nearestRank returns the p-th percentile (0 < p ≤ 100) of sorted values by
-// the nearest-rank method: the smallest value with at least p% of the values
-// at or below it.
+// nearestRank returns the nearest-rank p-th percentile (0 < p ≤ 100) of sorted values.
 func nearestRank(sorted []int64, p float64) int64 {
 	n := len(sorted)
 	if n == 0 {
@@ -156,8 +149,7 @@ func nearestRank(sorted []int64, p float64) int64 {
 	return sorted[rank-1]
 }
 
-// vegetaHit is what the lateness and held-rate computation needs of one
-// vegeta result.
+// vegetaHit is what the summary needs of one vegeta result.
 type vegetaHit struct {
 	Seq     uint64
 	TS      int64 // send timestamp, ns since the epoch (vegeta: began + monotonic elapsed)
@@ -175,16 +167,9 @@ type vegetaSummary struct {
 	LatenessSamples int64
 }
 
-// summarizeVegeta computes lateness and held rate from vegeta's results.
-//
-// vegeta's constant pacer sends hit number n (0-based, in the order workers
-// take the ticks, which is also the Seq order) at began + (n+1)·interval,
-// interval = 1s/rate in integer nanoseconds, and stamps it with the time a
-// worker picks it up. The attack start is estimated as
-// min over hits of (Timestamp − Seq·interval): the least-late hit then has
-// lateness 0, no hit is early, and no estimate consistent with "a pacer never
-// fires early" could make the lateness smaller — so if anything this
-// understates vegeta's lateness (by that one least-late hit's lateness).
+// summarizeVegeta computes lateness and held rate from vegeta's results: hit Seq is
+// due at start + Seq/rate, start taken so the least-late hit is 0 late (which can
+// only understate vegeta's lateness).
 func summarizeVegeta(hits []vegetaHit, rate int) vegetaSummary {
 	var s vegetaSummary
 	if len(hits) == 0 || rate <= 0 {

@@ -15,10 +15,8 @@ import (
 	"time"
 )
 
-// runVegeta runs one vegeta attack at rate for dur on the generator core,
-// then — after the attack process has exited, so none of it is counted in
-// vegeta's CPU — decodes its results with `vegeta encode --to csv` and
-// computes the row.
+// runVegeta runs one vegeta attack at rate for dur on the generator core, then
+// decodes its results once it has exited, so decoding is not counted.
 func (b *bench) runVegeta(ctx context.Context, rate int, dur time.Duration) run {
 	r := run{Tool: "vegeta", Rate: rate, Duration: dur, Offered: offered(rate, dur)}
 	targets := filepath.Join(b.work, "vegeta-targets.txt")
@@ -63,8 +61,7 @@ func (b *bench) runVegeta(ctx context.Context, rate int, dur time.Duration) run 
 	return r
 }
 
-// decodeVegeta streams `vegeta encode --to csv FILE` and keeps what the
-// summary needs. It also counts failures by status code / error text.
+// decodeVegeta streams `vegeta encode --to csv FILE`, counting failures by code or error.
 func decodeVegeta(ctx context.Context, bin, file string) ([]vegetaHit, map[string]int64, error) {
 	cmd := exec.CommandContext(ctx, bin, "encode", "--to", "csv", file)
 	var stderr strings.Builder
@@ -86,9 +83,7 @@ func decodeVegeta(ctx context.Context, bin, file string) ([]vegetaHit, map[strin
 	return hits, errs, perr
 }
 
-// parseVegetaCSV reads vegeta's CSV encoding: timestamp ns, code, latency ns,
-// bytes out, bytes in, error, body (base64), attack, seq, method, url,
-// headers (base64).
+// parseVegetaCSV reads vegeta's CSV encoding (its columns: vegeta encode's docs).
 func parseVegetaCSV(rd io.Reader) ([]vegetaHit, map[string]int64, error) {
 	cr := csv.NewReader(rd)
 	cr.FieldsPerRecord = 12
@@ -122,8 +117,7 @@ func parseVegetaCSV(rd io.Reader) ([]vegetaHit, map[string]int64, error) {
 	}
 }
 
-// shortErr drops the request-specific prefix of a Go HTTP client error
-// (`Get "http://…": dial tcp …: connection refused` → `connection refused`).
+// shortErr drops the request-specific prefix of a Go HTTP client error.
 func shortErr(e string) string {
 	if i := strings.LastIndex(e, ": "); i >= 0 {
 		return e[i+2:]

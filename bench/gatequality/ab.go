@@ -27,9 +27,7 @@ type abGate struct {
 	scenario string
 	wall     time.Duration
 	file     *report.GateVerdictFile
-	// From the rounds' result.json, when they are there: the start of base's
-	// round 1 (ABBA's first, or a duet's, which both sides start at once),
-	// the later end of the two sides' last rounds, and the machine.
+	// From the rounds' result.json when present: the span of the rounds and the machine.
 	started, finished time.Time
 	machine           string
 }
@@ -88,9 +86,7 @@ func loadAB(dir string) ([]abGate, error) {
 	return out, nil
 }
 
-// caught: the changed workload has a latency comparison called a
-// regression; the first such comparison (or the judged phase's first
-// latency comparison of the workload) is returned for the table.
+// caught says the changed workload has a latency regression, and the comparison to show.
 func (g abGate) caught() (bool, *verdict.Comparison) {
 	var shown *verdict.Comparison
 	for _, wv := range g.file.Workloads {
@@ -166,10 +162,8 @@ func writeAB(w io.Writer, gates []abGate) {
 	}
 }
 
-// provenance says when the A/B name's gates ran, on what processor, and
-// which commits they compared, as far as their files record it ("" when
-// they do not): an A/B's gates are kept across sessions and hosts, and the
-// corpus's conditions are not theirs.
+// provenance says when the A/B name's gates ran, on what processor and on
+// which commits ("" when unrecorded): the corpus's conditions are not theirs.
 func provenance(gates []abGate, name string) string {
 	var first, last time.Time
 	machines, commits := map[string]bool{}, map[string]bool{}
@@ -222,10 +216,7 @@ func longest(ds []time.Duration) time.Duration {
 	return m
 }
 
-// rewriteAB replaces the "Real A/B gates" section of the table file out
-// (written by an earlier run, which judged the corpus) with the gates under
-// dir, so that gates run after the corpus was judged join its file without
-// judging every cell again.
+// rewriteAB replaces the "Real A/B gates" section of the table out with the gates under dir.
 func rewriteAB(out, dir string) error {
 	gates, err := loadAB(dir)
 	if err != nil {

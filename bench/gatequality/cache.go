@@ -10,11 +10,8 @@ import (
 	"sort"
 )
 
-// cellCache keeps every estimated cell under dir, keyed by everything it
-// depends on (the design's kept chunks, the plan, the condition, the
-// gates, the seed and the judging options), so that the table is rebuilt
-// in seconds when nothing changed and only new cells are simulated when
-// the corpus grows. "" disables it.
+// cellCache keeps estimated cells under dir, keyed by everything they depend
+// on, so only new cells are simulated when the corpus grows. "" disables it.
 type cellCache struct{ dir string }
 
 func (c cellCache) key(ds *design, p plan, cond condition, gates int, seed uint64, cfg config, est string) string {
@@ -38,7 +35,7 @@ func (c cellCache) key(ds *design, p plan, cond condition, gates int, seed uint6
 }
 
 // cacheVersion changes when what a cell means changes.
-const cacheVersion = 6 // 6: the estimator and the committed corpus in the key; 2: the sequential plan is re-planned after round 1; 3: a look that calls a regression stops, duet intervals; 4: duet rounds stalled on both sides left out; 5: a look's level from the group-sequential boundary
+const cacheVersion = 6
 
 func (c cellCache) get(key string) (cell, bool) {
 	if c.dir == "" {

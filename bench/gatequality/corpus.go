@@ -18,39 +18,28 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// pair is one paired round of the corpus: base's and head's result of the
-// same round of one A/A gate (both sides the same commit).
+// pair is one paired round of an A/A gate of the corpus.
 type pair struct {
 	base, head *result.Result
 	chunk      string // the gate it came from (chunk-<k>)
 	round      int
 }
 
-// design is one candidate design's corpus: every kept round of every gate
-// (chunk) collect.sh ran with its scenario.
+// design is one candidate design's corpus: every kept round collect.sh ran with its scenario.
 type design struct {
 	name     string
 	scenario string // repository-relative, as the gate was given it
 	pairs    []pair
-	// pairDur: the wall time of one paired round (both sides, unpause,
-	// pause and files included), the median over the chunks; setupDur:
-	// the rest of a gate's wall time (worktrees, builds, stacks up and
-	// down), the median over the chunks.
+	// Medians over the chunks: a paired round's wall time, the rest of a gate's.
 	pairDur, setupDur time.Duration
-	// upDur: from the gate's start to its first round (worktrees, builds,
-	// stacks up), the median over the chunks: what a sequential gate's
-	// plan has already spent of its budget.
+	// upDur: the median time to round 1, spent of a sequential plan's budget.
 	upDur time.Duration
-	// estimate: the gate's own estimate of a paired round from the
-	// scenario's schedule (rounds.RoundEstimate, as gate/rounds plans
-	// sequential rounds before round 1).
+	// estimate: rounds.RoundEstimate, a paired round as planned before round 1.
 	estimate  time.Duration
 	workloads []string // in the scenario's order
 	chunks    int
 	untrusted int // results whose generator fell behind its schedule
-	// unusableGates: chunks whose gate was unusable (exit 3: a round the
-	// watchdog ended, a stack that would not pause); unusablePairs: their
-	// pairs left out of the corpus (a side unusable or not run).
+	// Gates that exited 3 (unusable), and their pairs left out.
 	unusableGates, unusablePairs int
 }
 
@@ -61,11 +50,10 @@ type done struct {
 	Rounds   int    `json:"rounds"`
 	Exit     int    `json:"exit"`
 	WallS    int    `json:"wall_s"`
-	Started  int64  `json:"started,omitempty"` // Unix seconds; absent in early corpora: the DONE file's time less WallS
+	Started  int64  `json:"started,omitempty"` // Unix seconds; 0: the DONE file's time less WallS
 }
 
-// loadCorpus reads every kept chunk under dir (dir/<design>/chunk-<k>/).
-// repo is where the designs' scenario files are (for the schedule).
+// loadCorpus reads every kept chunk under dir/<design>/chunk-<k>/, scenarios under repo.
 func loadCorpus(dir, repo string) ([]*design, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*", "chunk-*", "DONE"))
 	if err != nil {
@@ -97,8 +85,7 @@ type chunkTiming struct {
 	unusable        bool
 }
 
-// readChunk adds the chunk of doneFile to its design in byName and
-// returns the design's name and the chunk's timing.
+// readChunk adds doneFile's chunk to its design in byName and returns the chunk's timing.
 func readChunk(doneFile string, byName map[string]*design) (string, chunkTiming, error) {
 	b, err := os.ReadFile(doneFile)
 	if err != nil {
@@ -138,9 +125,7 @@ func readChunk(doneFile string, byName map[string]*design) (string, chunkTiming,
 		}
 		ds.pairs = append(ds.pairs, p)
 	}
-	// An unusable gate's rounds still ran (the watchdog ends a round
-	// early, by at most its length): its timing is used only where no
-	// usable gate of the design has one.
+
 	per := last.Sub(first) / time.Duration(d.Rounds)
 	start := time.Unix(d.Started, 0)
 	if d.Started == 0 {
@@ -152,9 +137,8 @@ func readChunk(doneFile string, byName map[string]*design) (string, chunkTiming,
 		up: first.Sub(start), unusable: d.Exit == 3}, nil
 }
 
-// readPair reads round i of a chunk, both sides, widening [first, last]
-// to every usable result's span; usable is false when a side is missing
-// (the gate stopped before it) or unusable.
+// readPair reads round i of a chunk, widening [first, last] to its span;
+// usable is false when a side is missing or unusable.
 func readPair(chunkDir string, i, exit int, first, last *time.Time) (p pair, usable bool, err error) {
 	p = pair{chunk: filepath.Base(chunkDir), round: i}
 	usable = true
@@ -186,8 +170,8 @@ func readPair(chunkDir string, i, exit int, first, last *time.Time) (p pair, usa
 	return p, usable, nil
 }
 
-// settle sets ds's median timings (its usable gates', else its unusable
-// ones'), its round estimate and workloads from its scenario under repo.
+// settle sets ds's median timings (of its usable gates, else of its unusable
+// ones: their rounds still ran), round estimate and workloads.
 func (ds *design) settle(timings []chunkTiming, repo string) error {
 	var pairs, setups, ups, upairs, usetups, uups []time.Duration
 	for _, t := range timings {
@@ -215,9 +199,7 @@ func (ds *design) settle(timings []chunkTiming, repo string) error {
 	return nil
 }
 
-// duet: every pair of the design's corpus ran as a duet (loadgate gate
-// --duet: both sides at the same instants), so a round is one side's
-// length (rounds.RoundEstimate).
+// duet says every pair of the design ran as a duet (both sides at once).
 func (ds *design) duet() bool {
 	for _, p := range ds.pairs {
 		if p.base.Round == nil || p.base.Round.Mode != result.RoundDuet {
@@ -236,10 +218,8 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// clone is a copy of r that shares no Phase or Workload with it (the
-// histograms' strings are shared: they are immutable). verdict treats the
-// same *result.Workload in two rounds as one sample repeated, so a round
-// drawn twice by the resampling must be two values.
+// clone is a copy of r sharing no Phase or Workload with it: verdict takes one
+// *result.Workload in two rounds for one sample, so a round drawn twice is two.
 func clone(r *result.Result) *result.Result {
 	c := *r
 	c.Phases = make([]result.Phase, len(r.Phases))
@@ -250,9 +230,7 @@ func clone(r *result.Result) *result.Result {
 	return &c
 }
 
-// scaled is r with workload's latencies (due-time and service time, in
-// every phase) multiplied by f: the change a slower head would record. The
-// other workloads are untouched.
+// scaled is r with workload's latencies (due-time and service time) × f.
 func scaled(r *result.Result, workload string, f float64) (*result.Result, error) {
 	c := clone(r)
 	for i := range c.Phases {
@@ -273,8 +251,8 @@ func scaled(r *result.Result, workload string, f float64) (*result.Result, error
 	return c, nil
 }
 
-// scaleHist multiplies every recorded value of an encoded histogram by f
-// (each bucket's midpoint, re-recorded: within the histogram's 0.1%).
+// scaleHist multiplies every value of an encoded histogram by f (each
+// bucket's midpoint re-recorded, within the histogram's 0.1%).
 func scaleHist(enc string, f float64) (string, result.Summary, error) {
 	h, err := result.DecodeHistogram(enc)
 	if err != nil {
@@ -297,11 +275,8 @@ func scaleHist(enc string, f float64) (string, result.Summary, error) {
 	return s, result.Summarize(out), nil
 }
 
-// onSchedule is the design's corpus restricted to the pairs whose two
-// results were both on schedule (the generator kept its schedule, so a
-// gate decides on them): what the gate meets in the machine's quieter
-// stretches. A selection of rounds, not what a gate on this machine meets;
-// nil when fewer than minPairs remain.
+// onSchedule is the design cut to the pairs whose generator kept its
+// schedule on both sides; nil when fewer than minPairs remain.
 func (ds *design) onSchedule(minPairs int) *design {
 	c := *ds
 	c.name = ds.name + " (on schedule)"
@@ -341,11 +316,8 @@ func (ds *design) describe() string {
 	return s
 }
 
-// steal summarizes the hypervisor's steal on the generator's cores over
-// the corpus's results that recorded it (result.Steal: loadgate 015c5cc
-// on): median and largest share, and the median of those behind schedule
-// beside those on it, so a reader sees whether the machine's other guests
-// explain the rounds behind. "" when no result recorded it.
+// steal summarizes the hypervisor's steal on the generator's cores behind schedule
+// and on it: do other guests explain rounds behind? "" when none recorded it.
 func (ds *design) steal() string {
 	var all, behind, onTime []float64
 	for _, p := range ds.pairs {

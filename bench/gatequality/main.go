@@ -1,12 +1,8 @@
 // Command gatequality is the analysis half of `make gate-quality`: it
-// estimates a gate's operating characteristic — how often an A/A gate
-// calls a false regression or passes, and how often a known slowdown of
-// one workload is caught — per design (rounds × round length × rate) and
-// estimator, by resampling the A/A rounds of the corpora committed under
-// bench/gatequality/corpora. A slowdown δ scales head's latencies of one
-// workload by 1+δ; every gate is judged by the gate's own code
-// (verdict.Gate, verdict.Sequential). Method and figures:
-// bench/gate-quality.md.
+// estimates a gate's false-regression, pass and detection rates per design
+// and estimator by resampling the committed corpora's A/A rounds, each gate
+// judged by gate/verdict. A slowdown δ scales head's latencies of one
+// workload by 1+δ. Method and figures: bench/gate-quality.md.
 package main
 
 import (
@@ -31,8 +27,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// options are the command's flags: the judged config, and the mode with
-// what only it reads.
+// options are the command's flags.
 type options struct {
 	cfg                                    config
 	corpora, pack, name, estimators, prof  string
@@ -84,9 +79,7 @@ func parseFlags() options {
 
 func main() {
 	o := parseFlags()
-	// Every judged gate decodes its rounds' histograms afresh (as the gate
-	// does): large short-lived buffers, for which the default GC pacing
-	// spends more time collecting than judging.
+	// Judging decodes many large short-lived histograms: default GC pacing collects more than it judges.
 	debug.SetGCPercent(800)
 	if o.prof != "" {
 		f, err := os.Create(o.prof)
@@ -104,8 +97,7 @@ func main() {
 	}
 }
 
-// run does what the flags ask (pack a corpus, rewrite the A/B section,
-// the shards table, or judge) and returns the exit code.
+// run does what the flags ask and returns the exit code.
 func (o options) run() int {
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "gatequality:", err)
@@ -149,8 +141,7 @@ func (o options) run() int {
 	return 0
 }
 
-// runAll judges cfg.corpus, or (when it is "") every committed corpus
-// under corpora, one after the other, into one table.
+// runAll judges cfg.corpus, or every committed corpus when it is "", into one table.
 func runAll(cfg config, corpora string) error {
 	if cfg.corpus != "" {
 		doc, err := run(cfg)
@@ -219,8 +210,7 @@ type config struct {
 	corpusName                                                     string // the committed corpus judged ("": a collected one)
 }
 
-// row is one design × plan × estimator: the A/A cell and one detection
-// cell per workload and δ.
+// row is one design × plan × estimator: its A/A cell and a detection cell per workload and δ.
 type row struct {
 	ds     *design
 	p      plan
@@ -256,7 +246,7 @@ func run(cfg config) (string, error) {
 		return "", err
 	}
 	if cfg.corpusName != "" {
-		ab = nil // the real A/B gates are the collecting machine's, not a committed corpus's
+		ab = nil // the A/B gates are the collecting machine's, not a committed corpus's
 	}
 	rows, jobs := jobsOf(designs, plans, cfg.estimators, ds)
 	start := time.Now()
@@ -277,8 +267,7 @@ func run(cfg config) (string, error) {
 	return sb.String(), nil
 }
 
-// selectDesigns is designs cut to -only, with each one's -on-schedule
-// variant added.
+// selectDesigns is designs cut to -designs, plus each one's -on-schedule variant.
 func selectDesigns(cfg config, designs []*design) []*design {
 	if cfg.only != "" {
 		keep := map[string]bool{}
@@ -318,13 +307,12 @@ func plansOf(cfg config) ([]plan, error) {
 	}
 	sp := cfg.spending
 	if sp == verdict.SpendOBF {
-		sp = "" // the gate's own, as the cache has always keyed it
+		sp = "" // the cache keys the gate's own spending as ""
 	}
 	return append(plans, plan{Auto: true, Budget: cfg.budget, MaxRounds: cfg.maxRounds, Spending: sp}), nil
 }
 
-// job is one cell to simulate: a row's A/A cell (no workload) or one
-// condition's detection cell.
+// job is one cell to simulate: a row's A/A cell or one condition's detection cell.
 type job struct {
 	r    *row
 	cond condition
@@ -340,8 +328,7 @@ func jobsOf(designs []*design, plans []plan, estimators []string, deltas []float
 			for _, e := range estimators {
 				r := &row{ds: d, p: p, est: e, detect: map[condition]cell{}}
 				rows = append(rows, r)
-				// The estimators judge the same drawn gates (the stream
-				// leaves the estimator out): a paired comparison.
+				// The stream leaves the estimator out: estimators judge the same gates.
 				jobs = append(jobs, job{r: r, seq: stream(d.name, p, condition{})})
 				for _, w := range d.workloads {
 					for _, delta := range deltas {
@@ -355,8 +342,7 @@ func jobsOf(designs []*design, plans []plan, estimators []string, deltas []float
 	return rows, jobs
 }
 
-// simulateAll simulates the jobs on cfg.workers goroutines, through the cell
-// cache, into their rows.
+// simulateAll simulates the jobs in parallel, through the cell cache, into their rows.
 func simulateAll(cfg config, opt verdict.CompareOptions, jobs []job, start time.Time) error {
 	cache := cellCache{dir: cfg.cache}
 	var mu sync.Mutex
@@ -395,8 +381,7 @@ func simulateAll(cfg config, opt verdict.CompareOptions, jobs []job, start time.
 	return firstErr
 }
 
-// inParallel calls do for each job on workers goroutines, logging its
-// progress (label, then "N of M cells") every every jobs handed out.
+// inParallel calls do for each job on workers goroutines, logging progress every every jobs.
 func inParallel[J any](workers int, jobs []J, every int, label string, start time.Time, do func(J)) {
 	ch := make(chan J)
 	var wg sync.WaitGroup
@@ -419,8 +404,7 @@ func inParallel[J any](workers int, jobs []J, every int, label string, start tim
 	wg.Wait()
 }
 
-// stream is a cell's own stream of the seeded generator: the same cell
-// draws the same gates whatever else the table holds.
+// stream is a cell's own stream: it draws the same gates whatever else the table holds.
 func stream(design string, p plan, cond condition) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%+v|%+v", design, p, cond)
@@ -436,7 +420,7 @@ func store(r *row, cond condition, c cell) {
 	}
 }
 
-// pct is k of n as a percent, in report's words.
+// pct is k of n as a percent.
 func pct(k, n int) string {
 	if n == 0 {
 		return "–"
@@ -444,8 +428,7 @@ func pct(k, n int) string {
 	return report.Percent(float64(k) / float64(n))
 }
 
-// wall is a plan's expected wall time on a design: set-up and teardown
-// plus the mean rounds run at the measured paired-round length.
+// wall is the row's mean A/A wall time: set-up plus the mean rounds run.
 func (r *row) wall() time.Duration {
 	n := r.aa.Gates - r.aa.Errors
 	if n == 0 {
@@ -455,8 +438,7 @@ func (r *row) wall() time.Duration {
 	return r.ds.setupDur + time.Duration(mean*float64(r.ds.pairDur))
 }
 
-// detWall is the expected wall time of the plan on a change (sequential
-// rounds stop sooner on a large one).
+// detWall is the row's mean wall time on the change of cell c.
 func (r *row) detWall(c cell) time.Duration {
 	n := c.Gates - c.Errors
 	if n == 0 {
@@ -465,9 +447,7 @@ func (r *row) detWall(c cell) time.Duration {
 	return r.ds.setupDur + time.Duration(float64(c.RoundsSum)/float64(n)*float64(r.ds.pairDur))
 }
 
-// spendingNote names the auto plan's alpha spending where it is not the
-// gate's (O'Brien–Fleming-type): a candidate judged by this table, not
-// what loadgate gate does today.
+// spendingNote names the auto plan's alpha spending where it is not the gate's.
 func spendingNote(s string) string {
 	if s == "" || s == verdict.SpendOBF {
 		return ""
@@ -481,7 +461,7 @@ func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*
 	if pctl == "" {
 		pctl = "each workload's threshold percentiles, else p95 (the gate's default)"
 	}
-	fmt.Fprintf(w, "Resampled gates: %s per A/A cell, %s per detection cell (seed %d); tolerance %s; confidence %s; judged: %s; `--rounds auto` with `--budget %s --max-rounds %d` (the command's defaults for it)%s. Run at %s.\n\n",
+	fmt.Fprintf(w, "Resampled gates: %s per A/A cell, %s per detection cell (seed %d); tolerance %s; confidence %s; judged: %s; `--rounds auto --budget %s --max-rounds %d`%s. Run at %s.\n\n",
 		report.Count(int64(cfg.gates)), report.Count(int64(cfg.detectGates)), cfg.seed, report.Percent(cfg.tolerance), report.Percent(verdict.DefaultConfidence), pctl, cfg.budget, cfg.maxRounds, spendingNote(cfg.spending),
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(w, "Corpus (real A/A rounds, both sides one commit, run as each design's flags run a gate: duet rounds both at once, else ABBA with the idle side paused):\n\n")
@@ -505,7 +485,7 @@ func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*
 			pct(r.aa.AnyReg, n), pct(r.aa.AllPass, n), pct(r.aa.Untrusted, n), pct(r.aa.ThrFail, n), mean, r.wall().Round(time.Second))
 	}
 	fmt.Fprintf(w, "\n### Per workload\n\n")
-	fmt.Fprintf(w, "A/A: false regression and pass of the workload's comparisons; detected at δ: the workload's latency (only it) scaled by 1+δ in head, and one of its comparisons called a regression. Wall time at +50%%: the mean with that change (sequential rounds stop sooner).\n\n")
+	fmt.Fprintf(w, "Detected at +δ: a regression called on the workload with only its head latencies scaled by 1+δ. Wall time at +50%%: the mean gate's with that change.\n\n")
 	fmt.Fprintf(w, "| design | rounds | estimator | workload | A/A false regression | A/A pass |")
 	for _, d := range deltas {
 		fmt.Fprintf(w, " detected +%s |", trimPct(d))
@@ -537,10 +517,7 @@ func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*
 	return nil
 }
 
-// writeSummary is the estimators side by side: per design, plan and
-// estimator, the A/A gates' false regressions and decisions, and a change
-// of one workload caught at each δ: the mean over the workloads (each
-// changed alone) and the worst workload's.
+// writeSummary is the estimators side by side, each δ caught (mean and worst workload).
 func writeSummary(w io.Writer, rows []*row, deltas []float64) {
 	fmt.Fprintf(w, "### Estimators side by side\n\nCaught at δ: the mean over the workloads, each scaled alone, and (after /) the worst workload's rate.\n\n")
 	fmt.Fprintf(w, "| design | rounds | estimator | A/A false regression | A/A decided (pass) |")

@@ -16,23 +16,15 @@ import (
 	"strings"
 )
 
-// A committed corpus is bench/gatequality/corpora/<name>/: CONDITIONS.md
-// (where, when, on what machine, beside what) and corpus.jsonl.gz, the
-// collected corpus in one compressed stream: a header line, then one line
-// per kept chunk (its DONE record) and one per round and side (its
-// result.json as the gate wrote it: per workload the percentiles and HDR
-// histograms the verdict reads; the raw records and the per-second
-// series are left behind). Unpacked, it is the tree collect.sh writes, so
-// the judging reads both alike.
-
-// packFile is a committed corpus's stream.
+// packFile is a committed corpus's stream beside its CONDITIONS.md: a header
+// line, then a line per kept chunk (its DONE) and per round and side (its
+// result.json). Unpacked, it is the tree collect.sh writes.
 const packFile = "corpus.jsonl.gz"
 
 // packFormat names the stream's header line.
 const packFormat = "loadgate-gate-quality-corpus/1"
 
-// packLine is one line of the stream; exactly one of Format, Done and
-// Result is set.
+// packLine is one line of the stream; exactly one of Format, Done and Result is set.
 type packLine struct {
 	Format string          `json:"format,omitempty"`
 	Design string          `json:"design,omitempty"`
@@ -45,8 +37,7 @@ type packLine struct {
 
 var chunkName = regexp.MustCompile(`^chunk-[0-9]+$`)
 
-// packCorpus writes the corpus collect.sh left in src (its kept chunks and
-// CONDITIONS.md) to dst/CONDITIONS.md and dst/corpus.jsonl.gz.
+// packCorpus packs the corpus collect.sh left in src into dst.
 func packCorpus(src, dst string) error {
 	cond, err := os.ReadFile(filepath.Join(src, "CONDITIONS.md"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -86,8 +77,7 @@ func packCorpus(src, dst string) error {
 	return os.WriteFile(filepath.Join(dst, packFile), buf.Bytes(), 0o644)
 }
 
-// packChunk encodes the chunk whose DONE file is doneFile: the DONE
-// line, then each round's result of each side, compacted.
+// packChunk encodes doneFile's chunk: its DONE line, then each round's results.
 func packChunk(enc *json.Encoder, doneFile string) error {
 	chunkDir := filepath.Dir(doneFile)
 	chunk, design := filepath.Base(chunkDir), filepath.Base(filepath.Dir(chunkDir))
@@ -120,8 +110,7 @@ func packChunk(enc *json.Encoder, doneFile string) error {
 	return nil
 }
 
-// readDone reads a chunk's DONE file, and its bytes with "started" filled
-// in where an early corpus lacks it (the file's time less the wall time).
+// readDone reads a chunk's DONE file, filling in a missing "started" from the file's time.
 func readDone(doneFile string) (done, []byte, error) {
 	var d done
 	b, err := os.ReadFile(doneFile)
@@ -146,9 +135,7 @@ func readDone(doneFile string) (done, []byte, error) {
 	return d, b, nil
 }
 
-// unpackCorpus writes the committed corpus in dir (CONDITIONS.md and
-// corpus.jsonl.gz) to out as collect.sh's tree. A malformed stream is an
-// error naming its line.
+// unpackCorpus writes the committed corpus in dir to out as collect.sh's tree.
 func unpackCorpus(dir, out string) error {
 	name := filepath.Join(dir, packFile)
 	f, err := os.Open(name)
@@ -211,8 +198,7 @@ func unpackCorpus(dir, out string) error {
 	return os.WriteFile(filepath.Join(out, "CONDITIONS.md"), cond, 0o644)
 }
 
-// committedCorpora lists the corpora under dir (those holding packFile),
-// by name.
+// committedCorpora lists the corpora under dir, by name.
 func committedCorpora(dir string) ([]string, error) {
 	ms, err := filepath.Glob(filepath.Join(dir, "*", packFile))
 	if err != nil {

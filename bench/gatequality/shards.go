@@ -15,15 +15,6 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The gain of shards (loadgate gate --shard K/N, then loadgate merge),
-// measured on the committed corpora: each gate (chunk) of a corpus stands
-// in for one runner, a shard's rounds are drawn from its chunk only, and N
-// shards' rounds are pooled as loadgate merge pools them (renumbered in
-// turn) and judged by verdict.Compare, the comparisons of the merge's
-// verdict.Gate. Every shard has the same budget of rounds, so N shards take
-// one shard's wall time. A change is made as in the gate-quality table:
-// head's latencies of one workload × (1+δ).
-
 // shardCell is one N × per-shard rounds row.
 type shardCell struct {
 	n, perShard         int
@@ -33,14 +24,15 @@ type shardCell struct {
 	seqGates, seqDecide int
 }
 
-// shardConfig: what runShards measures.
+// shardConfig is what runShards measures.
 type shardConfig struct {
 	ns, budgets []int
 	deltas      []float64
 	gates       int
 }
 
-// runShards writes the shards table of every committed corpus to out.
+// runShards writes to out the gain of shards on every committed corpus: each gate
+// stands in for one runner; N shards' rounds are pooled as loadgate merge does.
 func runShards(cfg config, corpora, out string, sc shardConfig) error {
 	dirs, err := committedCorpora(corpora)
 	if err != nil {
@@ -89,8 +81,7 @@ the merge could stop them. loadgate's shards run their budget and the merge look
 	return write(out, doc.String())
 }
 
-// runners are the design's pairs grouped by chunk (one gate, one runner's
-// stand-in), in round order; the same indexes into heads.
+// runners is the design's pair indexes grouped by chunk, in round order.
 func runners(ds *design) [][]int {
 	by := map[string][]int{}
 	var names []string
@@ -110,9 +101,7 @@ func runners(ds *design) [][]int {
 	return out
 }
 
-// draw is one merged gate: n distinct runners, perShard rounds from each
-// (without replacement), pooled round k of every shard after round k−1's
-// of all (as the sequential column looks at them), renumbered.
+// draw picks one merged gate: perShard rounds from each of n distinct runners.
 func draw(rng *rand.Rand, rs [][]int, n, perShard int) [][]int {
 	pick := rng.Perm(len(rs))[:n]
 	shards := make([][]int, n)
@@ -124,8 +113,7 @@ func draw(rng *rand.Rand, rs [][]int, n, perShard int) [][]int {
 	return shards
 }
 
-// pooled is the merged gate's rounds up to perShard rounds of each shard,
-// interleaved by round, renumbered as merge numbers them.
+// pooled is the merged gate's rounds, interleaved by round and renumbered as merge does.
 func pooled(ds *design, heads []*result.Result, shards [][]int, perShard int) (base, head []*result.Result) {
 	for k := 0; k < perShard; k++ {
 		for _, s := range shards {
@@ -167,8 +155,7 @@ func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, er
 	return shardTable(ds, cells, sc, corpus, rs) + bias, nil
 }
 
-// shardHeads is the conditions judged (A/A, then each workload at each δ)
-// and head's rounds scaled for each.
+// shardHeads is the conditions judged (A/A, then each workload at each δ) and head's rounds for each.
 func shardHeads(ds *design, deltas []float64) ([]condition, map[condition][]*result.Result, error) {
 	heads := map[condition][]*result.Result{}
 	conds := []condition{{}}
@@ -193,8 +180,7 @@ type shardJob struct {
 	cond condition
 }
 
-// shardJobs is the cells the runners allow, and a job per cell and
-// condition.
+// shardJobs is the cells the runners allow, and a job per cell and condition.
 func shardJobs(sc shardConfig, rs [][]int, conds []condition) ([]*shardCell, []shardJob) {
 	var cells []*shardCell
 	var jobs []shardJob
@@ -227,9 +213,8 @@ type shardSim struct {
 	bigD  float64 // the δ whose sequential stops are counted
 }
 
-// judge draws and judges a job's gates: how many called a regression
-// (any workload's under A/A, the slowed one's otherwise), and at δ = bigD
-// where a sequential gate stopped and how many decided.
+// judge draws and judges a job's gates: how many called a regression, and at
+// δ = bigD where a sequential gate stopped and how many decided.
 func (sim shardSim) judge(j shardJob) (reg int, stops []int, decided int) {
 	c := j.cell
 	rng := rand.New(rand.NewPCG(sim.seed, uint64(c.n*1000+c.perShard)))
@@ -268,10 +253,8 @@ func (c *shardCell) add(cond condition, gates, reg int, stops []int, decided int
 	}
 }
 
-// runnerBias judges merged gates of 2 shards twice, the second time with
-// one shard's rounds (both sides) 30% faster as a whole, and says how
-// often every comparison's value is the same and how far the estimates
-// move: nothing but the histograms' rounding, if the runner is a block.
+// runnerBias judges merged gates of 2 shards again with one shard's rounds
+// 30% faster, to show a faster runner changes no comparison.
 func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc shardConfig, seed uint64, opt verdict.CompareOptions) (string, error) {
 	const n, f = 2, 0.7
 	per := min(10, minLen(rs))
@@ -313,7 +296,8 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 			}
 		}
 	}
-	return fmt.Sprintf("**A runner 30%% faster as a whole** (2 shards × %d rounds, head +%.0f%% on one workload at a time; one shard's rounds, both sides, × %.1f): every comparison kept its value in %s; a latency estimate moved by at most %.2f%% (the histograms' re-recording; %d latency comparisons).\n\n",
+	return fmt.Sprintf("**A runner 30%% faster** (2 shards × %d rounds, head +%.0f%% on one workload, one shard's rounds × %.1f): all comparisons kept their value in %s; "+
+		"an estimate moved at most %.2f%% (%d latency comparisons).\n\n",
 		per, d*100, f, share(same, gates), 100*worst, cmps), nil
 }
 
@@ -328,9 +312,7 @@ func scaledAll(ds *design, r *result.Result, f float64) (*result.Result, error) 
 	return r, nil
 }
 
-// sameValues says whether every comparison of v1 kept its value in v2,
-// how many latency comparisons there were, and how far the most moved
-// estimate moved.
+// sameValues says whether v2 kept v1's values, over how many latency comparisons, and the largest move.
 func sameValues(v1, v2 verdict.Verdict) (same bool, latency int, moved float64) {
 	a, b := comparisonsOf(v1), comparisonsOf(v2)
 	same = len(a) == len(b)
@@ -368,9 +350,8 @@ func abs(x float64) float64 {
 	return x
 }
 
-// seqStop is the per-shard rounds at the first look of sequential rounds
-// over the pooled rounds (a look after every 2 rounds of each shard, the
-// first at 4 pooled rounds or more) that decides; false: none did.
+// seqStop is the per-shard rounds at the first deciding look over the pooled
+// rounds (a look every 2 rounds of each shard); false: none decided.
 func seqStop(ds *design, heads []*result.Result, shards [][]int, n, perShard int, opt verdict.CompareOptions) (int, bool) {
 	first := 2
 	for first*n < verdict.DefaultSeqMinRounds {
@@ -394,8 +375,7 @@ func seqStop(ds *design, heads []*result.Result, shards [][]int, n, perShard int
 	return perShard, false
 }
 
-// seqDelta is the δ of the sequential column: +20% when measured, else
-// the largest.
+// seqDelta is the δ of the sequential column: +20% when measured, else the largest.
 func seqDelta(ds []float64) float64 {
 	if slices.Contains(ds, 0.20) {
 		return 0.20

@@ -10,9 +10,8 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// plan is one candidate's rounds: a fixed number (Rounds > 0), or
-// sequential rounds (Auto) planned as gate/rounds plans --rounds auto with
-// Budget and MaxRounds.
+// plan is one candidate's rounds: a fixed number, or sequential rounds
+// (Auto) planned as gate/rounds plans --rounds auto.
 type plan struct {
 	Rounds    int
 	Auto      bool
@@ -23,8 +22,7 @@ type plan struct {
 
 func (p plan) String() string {
 	if p.Auto {
-		// loadgate gate's --rounds default (and the Action's, which leaves
-		// rounds to the command), chosen from this table
+		// auto is loadgate gate's --rounds default
 		if p.Spending != "" && p.Spending != verdict.SpendOBF {
 			return fmt.Sprintf("auto (≤ %d, %s, %s spending)", p.MaxRounds, p.Budget, p.Spending)
 		}
@@ -33,16 +31,12 @@ func (p plan) String() string {
 	return fmt.Sprint(p.Rounds)
 }
 
-// teardownMargin is gate/rounds' margin per side kept free of rounds for
-// the teardown (sequential.go): the simulated plan keeps it too.
+// teardownMargin is gate/rounds' margin per side kept for the teardown.
 const teardownMargin = 15 * time.Second
 
-// seqMax is the plan's most rounds for a design, as gate/rounds fixes it:
-// before round 1 the rounds that fit in the budget after the set-up at the
-// scenario's estimated round length, at most MaxRounds, even (the set-up
-// before round 1 spent; fewer than 2 is refused), then, after round 1, the
-// same at the measured round length (gate/rounds' replan, before the first
-// look).
+// seqMax is the plan's most rounds on ds as gate/rounds fixes them: those
+// that fit the budget at the estimated round length (fewer than 2 refused),
+// re-planned at the measured length after round 1; even, at most MaxRounds.
 func (p plan) seqMax(ds *design) int {
 	left := p.Budget - ds.upDur - 2*teardownMargin
 	fit := 0
@@ -71,16 +65,9 @@ type outcome struct {
 	err        error
 }
 
-// judge is the verdict the gate itself reaches on these rounds: verdict.Gate
-// for fixed rounds; for sequential rounds verdict.Sequential after every
-// pair from the first look on, stopping where the gate would, with the
-// budget's last look (the next pair would overrun it at the measured round
-// length) spending what is left.
-//
-// With fixed rounds and thresholds false, verdict.Compare stands in for
-// verdict.Gate: Gate's comparisons are Compare's (Gate adds the absolute
-// thresholds on the merge of head's rounds, half the cost of a gate here),
-// so only the thresholds column needs Gate.
+// judge is the verdict the gate reaches on these rounds: verdict.Gate for
+// fixed rounds (verdict.Compare, the same comparisons at half the cost,
+// when thresholds is false), else verdict.Sequential look by look.
 func judge(ds *design, p plan, base, head []*result.Result, opt verdict.CompareOptions, thresholds bool) outcome {
 	if !p.Auto {
 		opt.MaxRounds = max(p.Rounds, budgetRounds(ds, p.Budget, 0))
@@ -103,8 +90,7 @@ func judge(ds *design, p plan, base, head []*result.Result, opt verdict.CompareO
 	return outcome{err: fmt.Errorf("sequential plan of %d rounds never stopped", maxR)}
 }
 
-// budgetRounds is how many paired rounds still fit in the budget after
-// done rounds (as gate/rounds counts it, at the measured round length).
+// budgetRounds is how many paired rounds still fit in the budget after done rounds.
 func budgetRounds(ds *design, budget time.Duration, done int) int {
 	left := budget - ds.upDur - time.Duration(done)*ds.pairDur - 2*teardownMargin
 	if left <= 0 || ds.pairDur <= 0 {
@@ -144,15 +130,13 @@ func classify(v verdict.Verdict, rounds int, err error) outcome {
 	return o
 }
 
-// condition is what head carries: nothing (A/A), or one workload's
-// latencies scaled by 1+Delta.
+// condition is what head carries: nothing (A/A), or one workload × (1+Delta).
 type condition struct {
 	Workload string // "" for A/A
 	Delta    float64
 }
 
-// cell is the estimate of one design × plan × condition over Gates
-// resampled gates.
+// cell is the estimate of one design × plan × condition.
 type cell struct {
 	Gates, Errors            int
 	AnyReg, AllPass, ThrFail int
@@ -163,12 +147,8 @@ type cell struct {
 	FirstErr                 string // the first simulated gate not judged, and why
 }
 
-// simulate estimates one cell: gates resampled gates, each of the plan's
-// rounds drawn from the design's corpus without replacement (with
-// replacement when the corpus has fewer pairs than the plan's rounds; a
-// round drawn twice is two values, see clone), head's results from heads
-// (scaledHeads: the condition applied). thresholds: judge the absolute
-// thresholds too (see judge).
+// simulate estimates one cell over gates resampled gates, drawn without replacement
+// unless the corpus is too small. thresholds: judge the absolute thresholds too.
 func simulate(ds *design, p plan, heads []*result.Result, gates int, rng *rand.Rand, opt verdict.CompareOptions, thresholds bool) cell {
 	need := p.Rounds
 	if p.Auto {
@@ -232,8 +212,7 @@ func simulate(ds *design, p plan, heads []*result.Result, gates int, rng *rand.R
 	return c
 }
 
-// scaledHeads is head's result of every pair with cond applied (A/A: the
-// recorded ones).
+// scaledHeads is head's result of every pair with cond applied.
 func scaledHeads(ds *design, cond condition) ([]*result.Result, error) {
 	out := make([]*result.Result, len(ds.pairs))
 	for i, p := range ds.pairs {

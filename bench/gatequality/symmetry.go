@@ -14,35 +14,19 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// symRow is one latency comparison of one A/A gate of the corpus, judged
-// as the gate judged it, with the spread of its rounds.
+// symRow is one latency comparison of one A/A gate, with its rounds' spread.
 type symRow struct {
-	chunk string // the gate (chunk-<k>)
-	c     verdict.Comparison
-	// sd, sd50: the sd of ln(head_i/base_i) over the gate's rounds at the
-	// comparison's percentile and at p50 (verdict.RoundSD); NaN with fewer
-	// than two rounds.
-	sd, sd50 float64
-	// busy: the gate's stack cpus' busy share, % (verdict.DuetStackBusy
-	// over the rounds its verdict judged; NaN where it is not a duet or
-	// sampled none).
-	// corr: the mean correlation, over pairs of the gate's latency
-	// comparisons, of their rounds' ln(head/base) — near 1 when in each
-	// round one side is slower on every workload at once (NaN with fewer
-	// than two comparisons or three rounds).
+	chunk    string // the gate (chunk-<k>)
+	c        verdict.Comparison
+	sd, sd50 float64 // verdict.RoundSD at the comparison's percentile and at p50
+	// busy: the stack cpus' busy share, % (verdict.DuetStackBusy); corr:
+	// meanCorrelation of the gate's latency comparisons. NaN: not measured.
 	busy, corr float64
 }
 
-// symmetry judges each A/A gate (chunk) of a design's corpus over all its
-// rounds (verdict.Compare with the harness's options, as gate/rounds
-// judges a gate of that many rounds). Both sides ran one commit, so each
-// latency comparison's change measures how far the design's two sides
-// differ when nothing differs between them — for a duet, whether the
-// sides' interference with each other is symmetric — and its interval how
-// precisely that gate says so. Gates are judged one by one, not pooled:
-// each had its own stacks, and an offset between two stacks is one gate's,
-// not a property of the design. The sd beside it is the noise each round
-// of the gate carried.
+// symmetry judges each A/A gate of a design alone over all its rounds: a
+// latency change measures how the sides differ when nothing does. Gates are
+// not pooled: an offset between two stacks is one gate's, not the design's.
 func symmetry(ds *design, opt verdict.CompareOptions) ([]symRow, error) {
 	byChunk := map[string][]pair{}
 	for _, p := range ds.pairs {
@@ -94,13 +78,10 @@ func symmetry(ds *design, opt verdict.CompareOptions) ([]symRow, error) {
 // writeSymmetry is the table of every design's symmetry rows.
 func writeSymmetry(w io.Writer, designs []*design, opt verdict.CompareOptions) error {
 	fmt.Fprintf(w, "%s\n", symmetryHead)
-	fmt.Fprintf(w, "Both sides ran one commit, so head's change against base should be 0. Each A/A gate of the corpus is judged here over all its rounds "+
-		"(`verdict.Compare`, duet rounds behind schedule for a shared cause left out as a gate leaves them), one gate at a time: "+
-		"each had its own stacks. A change whose interval excludes 0 in gate after gate would be an asymmetry between the sides that every verdict of this design carries; "+
-		"in one gate alone it can be that gate's two stacks, or chance (5%% of intervals per comparison). "+
-		"sd: the standard deviation of a round's ln(head/base) within the gate, at the judged percentile and at p50: the noise each round carried. "+
-		"Per gate, over the rounds it judged: how busy both sides' services kept the stack cpus (`verdict.DuetStackBusy`; past %d%% a gate notes that the two stacks queue behind each other), "+
-		"and the mean correlation, over pairs of its latency comparisons (one per workload where one percentile of one phase is judged), of their rounds' ln(head/base) (near 1: in each round one side was slower on every workload at once, a side's queue rather than a workload's noise).\n\n", verdict.DuetBusyPct)
+	fmt.Fprintf(w, "Both sides ran one commit, so head's change should be 0: each A/A gate is judged alone over its rounds (`verdict.Compare`), "+
+		"and an interval excluding 0 gate after gate is an asymmetry every verdict of this design carries (in one gate alone: its stacks, or chance). "+
+		"sd: of a round's ln(head/base), at the judged percentile and at p50; stack cpus busy: `verdict.DuetStackBusy` (past %d%% the stacks queue behind each other); "+
+		"corr.: the mean correlation across workloads of the rounds' ln(head/base) (near 1: one side slower on every workload at once).\n\n", verdict.DuetBusyPct)
 	fmt.Fprintf(w, "| design | gate | workload | percentile | rounds | change, head vs base | 95%% CI | interval | sd of ln(head/base) | sd at p50 | stack cpus busy | corr. across workloads |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, ds := range designs {
 		rows, err := symmetry(ds, opt)
@@ -116,11 +97,8 @@ func writeSymmetry(w io.Writer, designs []*design, opt verdict.CompareOptions) e
 	return nil
 }
 
-// meanCorrelation is the mean Pearson correlation, over every pair of cs,
-// of their rounds' ln(head/base) (Comparison.RoundRatios, one value per
-// judged round, the same rounds for every comparison of a verdict); NaN
-// with fewer than two comparisons or three rounds, or where no pair has
-// rounds that vary (a pair with a constant comparison is skipped).
+// meanCorrelation is the mean Pearson correlation, over every pair of cs, of
+// their rounds' ln(head/base); NaN with fewer than two comparisons or three rounds.
 func meanCorrelation(cs []verdict.Comparison) float64 {
 	var logs [][]float64
 	for _, c := range cs {
@@ -165,8 +143,7 @@ func pearson(x, y []float64) float64 {
 	return sxy / math.Sqrt(sxx*syy) // NaN where a side's rounds do not vary
 }
 
-// busyText is a stack's busy share (verdict.DuetStackBusy, to 0.1), "–"
-// where not measured.
+// busyText is a stack's busy share, "–" where not measured.
 func busyText(pct float64) string {
 	if math.IsNaN(pct) {
 		return "–"
@@ -212,9 +189,7 @@ const (
 	perGateHead  = "### Per gate (A/A)\n"
 )
 
-// rewriteSymmetry replaces the symmetry section of an earlier table (out)
-// with one written from designs: the section is cheap, the simulated cells
-// around it are not.
+// rewriteSymmetry replaces the symmetry section of the table out, keeping its costly cells.
 func rewriteSymmetry(out string, designs []*design, opt verdict.CompareOptions) error {
 	b, err := os.ReadFile(out)
 	if err != nil {

@@ -1,12 +1,6 @@
-// Command render turns a Markdown report (a golden of gate/report or
-// gate/action) into a standalone HTML page as GitHub shows a pull request
-// comment (GFM with its raw HTML, at the comment's width), so that
-// `make screenshots` shows what users read, not only a diff of it.
-//
-//	go run ./bench/render [-open] in.md out.html
-//
-// -open expands every <details>. An xychart-beta mermaid block is drawn
-// as SVG (xychart.go); other mermaid blocks stay code blocks.
+// Command render turns a Markdown report (a gate/report or gate/action golden) into
+// a standalone HTML page as GitHub shows a pull request comment, for `make screenshots`:
+// `go run ./bench/render [-open] in.md out.html` (-open expands every <details>).
 package main
 
 import (

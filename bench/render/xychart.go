@@ -9,11 +9,8 @@ import (
 	"strings"
 )
 
-// A mermaid block is drawn on GitHub by GitHub's own script, which a page
-// rendered offline does not have. drawCharts draws the one kind the
-// comment uses (xychart-beta: a title, quoted categories, a y range, bars
-// and lines) as inline SVG at GitHub's size, so a screenshot shows the
-// chart's proportions and labels; it is an approximation, captioned so.
+// GitHub draws mermaid with its own script, absent offline: drawCharts draws the
+// comment's xychart-beta blocks as inline SVG at GitHub's size, captioned as approximate.
 
 var mermaidBlock = regexp.MustCompile(`(?s)<pre><code class="language-mermaid">(.*?)</code></pre>`)
 

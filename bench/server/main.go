@@ -1,14 +1,7 @@
-// Command server is the benchmark's target: a minimal loopback HTTP/1.1
-// server answering every request with 200 "ok" on a kept-alive connection,
-// cheap enough that the generator, not the server, is what the benchmark
-// measures. Mode "raw" (the default) speaks just enough HTTP/1.1 on a
-// goroutine per connection; "nethttp" serves the same through net/http.
-//
-// GET /__bench/stats (not counted) answers "conns N reqs M utime_us U
-// stime_us S nvcsw V nivcsw I" (its own getrusage), so the orchestrator
-// checks each tool's count and charges the server's CPU to each run. It
-// prints "listening ADDR" once bound, serves until SIGINT or SIGTERM, and
-// binds only loopback addresses.
+// Command server is the benchmark's target: a loopback-only HTTP/1.1 server answering
+// 200 "ok" on kept-alive connections, cheap enough that the generator is what is measured.
+// GET /__bench/stats (not counted) answers its counters and rusage for bench/compare.
+// It prints "listening ADDR" once bound and serves until SIGINT or SIGTERM.
 package main
 
 import (
@@ -123,8 +116,7 @@ func run(addr, mode string, stdout io.Writer) error {
 	}
 }
 
-// serveRaw answers requests on one connection until the peer closes it, a
-// request asks to close, or a request cannot be parsed.
+// serveRaw answers requests on c until it closes, asks to, or sends one unparsable.
 func serveRaw(c net.Conn) {
 	defer c.Close()
 	r := bufio.NewReaderSize(c, 16<<10)
@@ -168,9 +160,7 @@ func serveRaw(c net.Conn) {
 
 var errChunked = errors.New("chunked request bodies are not supported")
 
-// readRequest consumes one request (line, headers, Content-Length body) and
-// reports whether the connection stays open after the answer and whether it
-// asked for the counters.
+// readRequest consumes one request, reporting whether to keep the connection and to answer stats.
 func readRequest(r *bufio.Reader) (keepAlive, isStats bool, err error) {
 	line, err := r.ReadSlice('\n')
 	if err != nil {

@@ -1,13 +1,8 @@
-// Command wakeups attributes a generator's voluntary context switches to
-// their causes, from `perf script` output of sched:sched_switch and
-// sched:sched_waking with call chains (bench/wakeups/run.sh). Each sleep
-// of a generator thread is classified by where it blocked (its own
-// stack), and the wake-up that ends it by the waker's stacks; both are
-// printed per request. With -comm set to the server's name it attributes
-// the server's sleeps instead.
+// Command wakeups attributes the voluntary context switches of -comm's threads, per
+// request, from `perf script` sched events with call chains (run.sh): each sleep by
+// where it blocked, and its wake-up by the waker's stack.
 //
-//	perf script -F comm,tid,cpu,event,trace,ip,sym -i perf.data | \
-//	    go run ./bench/wakeups -comm loadgate -peer server -secs 5 -rate 5000
+//	perf script -F comm,tid,cpu,event,trace,ip,sym -i perf.data | go run ./bench/wakeups
 package main
 
 import (
@@ -74,8 +69,7 @@ var (
 	wakeRE   = regexp.MustCompile(`comm=(.*?) pid=(\d+)`)
 )
 
-// read consumes perf script output: an event line, then its call chain
-// (one "addr symbol" per line), then a blank line.
+// read consumes perf script output: an event line, its call chain, a blank line.
 func (a *attribution) read(r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -112,12 +106,7 @@ func (a *attribution) event(head string, frames []string) {
 		if s == nil {
 			return
 		}
-		// A thread switched in, or switched out again, while its sleep had
-		// no recorded wake-up: it was woken from an idle CPU. On the
-		// development VM nothing that runs in the idle task of the
-		// generator's core is recorded (its timer interrupt's wake-ups, the
-		// switch away from idle), so that wake-up was a timer: a timerfd, a
-		// nanosleep, or epoll_wait's own timeout.
+		// A sleep ended with no recorded wake-up: the idle CPU's timer woke it, unrecorded.
 		for _, tid := range []string{s[4], s[2]} {
 			if where, ok := a.sleeping[tid]; ok {
 				delete(a.sleeping, tid)

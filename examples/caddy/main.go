@@ -1,7 +1,5 @@
-// Command caddy is Caddy with its standard modules, built from the Go
-// module proxy for the fault example's FROM scratch image: no registry is
-// reachable here. Its own module keeps Caddy's dependencies out of
-// loadgate's go.mod.
+// Command caddy is Caddy with its standard modules, for the fault example's FROM
+// scratch image; its own module keeps Caddy's dependencies out of loadgate's go.mod.
 package main
 
 import (

@@ -1,5 +1,4 @@
-// Package demo holds loadgate's demo stack (compose.yaml, scenario.yaml and
-// the service's source in service/) and builds the service's binary.
+// Package demo holds loadgate's demo stack and builds its binaries.
 package demo
 
 import (
@@ -10,9 +9,7 @@ import (
 	"path/filepath"
 )
 
-// Build compiles the demo service as a static Linux binary into
-// dir/service/bin/service, the Docker build context of compose.yaml's
-// FROM scratch images. dir is the examples/demo directory.
+// Build compiles the demo's binaries under dir (examples/demo) for its FROM scratch images.
 func Build(ctx context.Context, dir string) error {
 	out := filepath.Join(dir, "service", "bin", "service")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")

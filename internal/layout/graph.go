@@ -15,14 +15,11 @@ import (
 // StageNames names each stage of Stages, lowest first.
 var StageNames = []string{"data, leaves", "measure", "judge", "one run", "orchestrate", "words", "surfaces", "programs"}
 
-// Graph is the module's import graph: each package (a path without the
-// module prefix) and the packages of the module it imports.
+// Graph maps each package of the module to the module's packages it imports.
 type Graph map[string][]string
 
-// ParseGoList reads the output of
-// go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...
-// keeping the packages of module (a prefix ending in "/") outside testdata
-// and their imports of it.
+// ParseGoList reads `go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...`,
+// keeping module's packages (module ends in "/") outside testdata.
 func ParseGoList(out []byte, module string) Graph {
 	g := Graph{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -55,7 +52,6 @@ const (
 	charW     = 7.3 // of 12 px monospace
 )
 
-// box is one package in the drawing.
 type box struct {
 	pkg     string
 	stage   int
@@ -64,18 +60,14 @@ type box struct {
 
 func (b *box) cx() float64 { return b.x + b.w/2 }
 
-// group is the packages of one stage at one level: a level-k package
-// imports one of level k-1 in its own stage, so imports inside a stage
-// point down too.
+// group is one line of a stage's level (a level-k package imports one of level k-1).
 type group struct {
 	stage int
 	boxes []*box
 }
 
-// SVG draws g with one band per stage, highest on top, one box per package
-// and an arrow per import. The transitive reduction's arrows (an import no
-// other path implies) are dark, the rest light, so the drawing reads as the
-// few arrows that shape the layout. The output depends on g alone.
+// SVG draws g as a band per stage, highest on top, and an arrow per import; the
+// transitive reduction's arrows are dark. The output depends on g alone.
 func SVG(g Graph) ([]byte, error) {
 	boxes := map[string]*box{}
 	for _, p := range sortedKeys(g) {
@@ -114,8 +106,6 @@ func SVG(g Graph) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// groupsOf splits each stage into its levels, highest stage and level
-// first.
 func groupsOf(g Graph, boxes map[string]*box) []group {
 	level := map[string]int{}
 	var levelOf func(p string) int
@@ -149,8 +139,7 @@ func groupsOf(g Graph, boxes map[string]*box) []group {
 			}
 		}
 		for l := top; l >= 0; l-- {
-			// A level too wide for one line: the most imported line on top,
-			// so that fewer arrows pass behind it to the line below.
+			// The most imported line on top: fewer arrows pass behind it.
 			bs := byLevel[l]
 			slices.SortStableFunc(bs, func(a, b *box) int { return imported[b.pkg] - imported[a.pkg] })
 			for _, line := range lines(bs) {
@@ -161,9 +150,7 @@ func groupsOf(g Graph, boxes map[string]*box) []group {
 	return groups
 }
 
-// order sorts each group's boxes by the mean x of what they import, then by
-// the mean x of what imports them, a few times over, so that arrows cross
-// less.
+// order sorts each group's boxes by the mean x of their links so arrows cross less.
 func order(g Graph, groups []group) {
 	importers := map[string][]string{}
 	for _, p := range sortedKeys(g) {
@@ -207,9 +194,7 @@ func order(g Graph, groups []group) {
 	}
 }
 
-// straighten moves each line's boxes towards the mean x of the boxes they
-// are linked to, keeping their order, gaps and the drawing's width, so that
-// arrows run more upright.
+// straighten moves boxes towards the mean x of their links, in order, so arrows stand up.
 func straighten(g Graph, groups []group) {
 	near := map[string][]*box{}
 	boxes := map[string]*box{}
@@ -253,7 +238,6 @@ func straighten(g Graph, groups []group) {
 	}
 }
 
-// linesOf splits a placed group's boxes into its lines.
 func linesOf(boxes []*box) [][]*box {
 	var out [][]*box
 	for i, b := range boxes {
@@ -265,8 +249,7 @@ func linesOf(boxes []*box) [][]*box {
 	return out
 }
 
-// place sets every box's position: each group in as few lines as fit the
-// width, of near equal counts, each line centred. It returns the height.
+// place centres each group in the fewest lines that fit, returning the height.
 func place(groups []group) int {
 	y := 98.0
 	for i, gr := range groups {
@@ -289,8 +272,6 @@ func place(groups []group) int {
 	return int(y) - lineStep + boxH + 16
 }
 
-// lines splits boxes into the fewest lines of near equal counts that fit
-// between rowsLeft and rowsRight.
 func lines(boxes []*box) [][]*box {
 	for n := 1; ; n++ {
 		per := (len(boxes) + n - 1) / n
@@ -311,7 +292,6 @@ func lines(boxes []*box) [][]*box {
 	}
 }
 
-// drawBands shades each stage's band and names it on the left.
 func drawBands(b *bytes.Buffer, groups []group) {
 	for i := 0; i < len(groups); {
 		j := i
@@ -332,8 +312,6 @@ func drawBands(b *bytes.Buffer, groups []group) {
 }
 
 // drawArrows draws one curve per import, light ones beneath dark ones.
-// Each box's arrows leave its bottom and reach its top spread out in the
-// order of the box at the other end.
 func drawArrows(b *bytes.Buffer, g Graph, boxes map[string]*box, strong map[[2]string]bool) {
 	type arrow struct{ from, to *box }
 	var all []arrow
@@ -383,8 +361,7 @@ func drawArrows(b *bytes.Buffer, g Graph, boxes map[string]*box, strong map[[2]s
 	}
 }
 
-// reduction is the transitive reduction of g: the imports no chain of
-// other imports implies.
+// reduction is the imports of g that no chain of other imports implies.
 func reduction(g Graph) map[[2]string]bool {
 	reach := map[string]map[string]bool{}
 	var reachOf func(p string) map[string]bool

@@ -1,11 +1,8 @@
-// Package layout states the pipeline's order: which stage each package of
-// loadgate sits in. A package may import packages of its own stage or
-// below, never one above it (TestNoImportUpward checks the tree).
+// Package layout states which pipeline stage each package of loadgate sits in:
+// a package imports only its own stage or below (TestNoImportUpward checks).
 package layout
 
-// Stages lists loadgate's packages (import paths without the module
-// prefix) by stage, lowest first. A package missing here fails the test:
-// a new package says where it belongs.
+// Stages lists the packages (paths without the module prefix) by stage, lowest first.
 var Stages = [][]string{
 	// 0 data and leaves: what everything reads.
 	{"internal/cliflag", "internal/ctxwait", "internal/mdtext", "internal/outfile", "internal/promtext", "internal/strictjson", "internal/sandbox",
@@ -27,8 +24,7 @@ var Stages = [][]string{
 		"bench/compare", "bench/server", "bench/wakeups", "bench/gatequality", "bench/render"},
 }
 
-// Stage is the stage of pkg (a path without the module prefix) and
-// whether Stages places it.
+// Stage is the stage of pkg and whether Stages places it.
 func Stage(pkg string) (int, bool) {
 	for i, s := range Stages {
 		for _, p := range s {

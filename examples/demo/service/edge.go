@@ -1,9 +1,7 @@
 package main
 
-// The edge role: api routes, WebSocket endpoints and gRPC on one port, so
-// one stack.target reaches all three. A connection opening with the HTTP/2
-// preface goes to gRPC, any other to HTTP/1.1. Environment: the api, ws and
-// grpc roles'.
+// The edge role: api, WebSocket and gRPC on one port, so one stack.target reaches
+// all three; a connection opening with the HTTP/2 preface goes to gRPC.
 
 import (
 	"bytes"
@@ -37,8 +35,7 @@ var h2Preface = []byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
 // sniffTimeout bounds the wait for a new connection's first bytes.
 const sniffTimeout = 10 * time.Second
 
-// serveSplit serves HTTP/1.1 (h) and gRPC (gs) on listen until ctx ends,
-// then stops both within 5 s.
+// serveSplit serves HTTP/1.1 (h) and gRPC (gs) on listen until ctx ends.
 func serveSplit(ctx context.Context, listen string, h http.Handler, gs *grpc.Server) error {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -47,8 +44,7 @@ func serveSplit(ctx context.Context, listen string, h http.Handler, gs *grpc.Ser
 	return serveSplitOn(ctx, ln, h, gs)
 }
 
-// serveSplitOn is serveSplit on the caller's listener, which it closes; an
-// unexpected Accept error stops both servers too.
+// serveSplitOn is serveSplit on ln, which it closes; an Accept error stops both.
 func serveSplitOn(ctx context.Context, ln net.Listener, h http.Handler, gs *grpc.Server) error {
 	parent := ctx
 	ctx, stop := context.WithCancel(ctx)
@@ -97,8 +93,7 @@ func serveSplitOn(ctx context.Context, ln net.Listener, h http.Handler, gs *grpc
 	}
 }
 
-// route peeks at c's first bytes to tell HTTP/2 from HTTP/1.1 and queues c,
-// bytes put back, on its protocol's listener.
+// route queues c on its protocol's listener, told by its first bytes.
 func route(ctx context.Context, c net.Conn, httpL, grpcL *connQueue) {
 	_ = c.SetReadDeadline(time.Now().Add(sniffTimeout))
 	buf := make([]byte, 0, len(h2Preface))

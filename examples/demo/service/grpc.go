@@ -1,16 +1,7 @@
 package main
 
-// The demo's gRPC service (role grpc, and edge's HTTP/2), with reflection
-// and health:
-//
-//	loadgate.demo.v1.QuoteService/Quote
-//	  QuoteRequest  {int64 item_id = 1; int32 quantity = 2; string customer = 3}
-//	  QuoteResponse {int64 item_id = 1; string name = 2; int64 unit_cents = 3;
-//	                 int64 total_cents = 4; string digest = 5}
-//
-// item_id wraps like the api's pages; negatives are InvalidArgument. Each
-// call does GRPC_ITERATIONS sha256 rounds (default 200). Without protoc, the
-// descriptor is built in Go and served with dynamicpb messages.
+// The grpc role (and edge's HTTP/2): QuoteService/Quote with health and reflection.
+// Without protoc, the descriptor is built in Go and served with dynamicpb messages.
 
 import (
 	"context"
@@ -96,8 +87,7 @@ var (
 	quoteErr  error
 )
 
-// quoteDescriptor builds quote.proto once and registers it globally, where
-// reflection reads it.
+// quoteDescriptor builds quote.proto once and registers it globally for reflection.
 func quoteDescriptor() (protoreflect.FileDescriptor, error) {
 	quoteOnce.Do(func() {
 		quoteDesc, quoteErr = protodesc.NewFile(quoteFileProto(), protoregistry.GlobalFiles)

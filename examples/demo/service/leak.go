@@ -12,12 +12,9 @@ import (
 	"syscall"
 )
 
-// The leak role, for `loadgate soak`: GET /leak leaks LEAK_BYTES_PER_REQ
-// (default 4096; 0: stable) up to LEAK_MAX_BYTES (default 4 GiB, then 507).
-// Leaked bytes go to an anonymous mapping outside the Go heap, so resident
-// memory grows by exactly that per request, unblurred by GC headroom; an
-// equal heap buffer is allocated and dropped so the stable variant does the
-// same work.
+// The leak role, for `loadgate soak`: GET /leak leaks LEAK_BYTES_PER_REQ up to
+// LEAK_MAX_BYTES into a mapping outside the Go heap, so RSS grows by exactly
+// that, unblurred by GC; a heap buffer as large is dropped so 0 does the same work.
 func init() {
 	roles["leak"] = func(ctx context.Context, listen string) error {
 		h, err := leakHandler(int64(envInt("LEAK_BYTES_PER_REQ", 4096)), int64(envInt("LEAK_MAX_BYTES", 4<<30)))

@@ -1,14 +1,7 @@
-// Command service is the demo stack's service; one static binary plays
-// every role (FROM scratch images have nothing else):
-//
-//	service -role api      GET /items?page=N, GET /items/{id}, GET /search?q=,
-//	                       POST /documents, GET /profile/{id} (calls the backend), GET /healthz
-//	service -role backend  GET /profile/{id} after DELAY_MS, GET /healthz
-//	service -healthcheck URL   exit 0 when URL answers 200 (for compose healthchecks)
-//
-// Environment: ROLE, LISTEN (:8080), BACKEND_URL, DELAY_MS (20),
-// SEARCH_ITERATIONS (3000), and <EP>_CPU_ROUNDS, <EP>_WAIT_US per endpoint
-// (apiWork).
+// Command service is the demo stack's service: one static binary plays every
+// -role (FROM scratch images have nothing else); -healthcheck URL exits 0 on 200.
+// The api serves /items, /items/{id}, /search, POST /documents and /profile/{id}
+// (via the backend, which waits DELAY_MS), each doing apiWork's work.
 package main
 
 import (
@@ -53,8 +46,7 @@ func main() {
 	log.Printf("%s stopped", *role)
 }
 
-// roles maps -role to its server; each role's file registers itself from
-// init.
+// roles maps -role to its server; each role's file adds itself from init.
 var roles = map[string]func(ctx context.Context, listen string) error{
 	"api": func(ctx context.Context, listen string) error {
 		return serveHTTP(ctx, listen, withMetrics(ctx, apiHandler(env("BACKEND_URL", "http://backend:8081"), envInt("SEARCH_ITERATIONS", 3000))))
@@ -73,7 +65,6 @@ func roleNames() string {
 	return strings.Join(names, ", ")
 }
 
-// serveHTTP serves h on listen until ctx ends, then shuts down within 5 s.
 func serveHTTP(ctx context.Context, listen string, h http.Handler) error {
 	srv := &http.Server{Addr: listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -111,8 +102,7 @@ type item struct {
 
 const maxItems = 100000
 
-// wrap maps any id >= 0 onto 1..n (0 is n, n+1 is 1), since a load's
-// sequence numbers start at 0 and are unbounded.
+// wrap maps any id >= 0 onto 1..n: a load's sequence numbers start at 0, unbounded.
 func wrap(id, n int) int {
 	if id == 0 {
 		return n
@@ -124,16 +114,14 @@ func mkItem(id int) item {
 	return item{ID: id, Name: fmt.Sprintf("item-%d", id), Price: (id * 7919) % 10000}
 }
 
-// work is one endpoint's fixed work per request: CPU (chained sha256
-// rounds) and a wait standing for a database call. A count, not a timed
-// loop, so a slower machine is slower, as a real service would be.
+// work is one endpoint's work per request: chained sha256 rounds (a count, so a
+// slower machine is slower, as a real service) and a wait standing for a database.
 type work struct {
 	cpuRounds int
 	wait      time.Duration
 }
 
-// do performs the work and returns the digest so it cannot be optimized
-// away; waiting stops when ctx ends.
+// do performs the work, returning the digest so it is not optimized away.
 func (w work) do(ctx context.Context, seed []byte) [32]byte {
 	sum := sha256.Sum256(seed)
 	for i := 1; i < w.cpuRounds; i++ {
@@ -150,9 +138,8 @@ func (w work) do(ctx context.Context, seed []byte) [32]byte {
 	return sum
 }
 
-// apiWork is the api's work per endpoint from the environment, a few
-// milliseconds each, mostly waiting, so scheduling jitter is not most of
-// the latency (examples/demo/compose.yaml says why).
+// apiWork is the api's work per endpoint: a few ms, mostly waiting, so scheduling
+// jitter is not most of the latency (examples/demo/compose.yaml).
 func apiWork(searchRounds int) map[string]work {
 	get := func(ep string, rounds, waitUS int) work {
 		return work{cpuRounds: envInt(ep+"_CPU_ROUNDS", rounds), wait: time.Duration(envInt(ep+"_WAIT_US", waitUS)) * time.Microsecond}
@@ -166,8 +153,7 @@ func apiWork(searchRounds int) map[string]work {
 	}
 }
 
-// api is the api role's state: each endpoint's work, the documents
-// ingested, and the client to the backend.
+// api is the api role's state.
 type api struct {
 	wk         map[string]work
 	docs       atomic.Int64
@@ -208,7 +194,6 @@ func (a *api) items(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"page": page, "items": items})
 }
 
-// item is one item by id.
 func (a *api) item(w http.ResponseWriter, r *http.Request) {
 	id, ok := a.byID(w, r, "item")
 	if !ok {
@@ -217,8 +202,7 @@ func (a *api) item(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, mkItem(wrap(id, maxItems)))
 }
 
-// byID is the {id} of r's path, on which it does what's work; false once
-// it answered 404 "no such what".
+// byID does what's work for r's {id}; false once it answered 404.
 func (a *api) byID(w http.ResponseWriter, r *http.Request, what string) (int, bool) {
 	id, err := strconv.Atoi(r.PathValue("id"))
 	if err != nil || id < 0 {
@@ -229,7 +213,6 @@ func (a *api) byID(w http.ResponseWriter, r *http.Request, what string) (int, bo
 	return id, true
 }
 
-// search is five hits for ?q= and the digest the work computed.
 func (a *api) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query().Get("q")
 	if q == "" {
@@ -244,7 +227,6 @@ func (a *api) search(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"q": q, "digest": hex.EncodeToString(sum[:8]), "hits": hits})
 }
 
-// documents accepts a body of up to 1 MiB, discarded, and numbers it.
 func (a *api) documents(w http.ResponseWriter, r *http.Request) {
 	n, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, 1<<20))
 	if err != nil {
@@ -256,7 +238,6 @@ func (a *api) documents(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "bytes": n})
 }
 
-// profile is the backend's profile of id, with two recent items.
 func (a *api) profile(w http.ResponseWriter, r *http.Request) {
 	id, ok := a.byID(w, r, "profile")
 	if !ok {

@@ -9,14 +9,11 @@ import (
 	"github.com/loadgate/loadgate/internal/promtext"
 )
 
-// The api's own request counter, for a scenario's count:, by matched route
-// ("" for none) and status ("aborted" on panic); served in Prometheus text
-// format on METRICS_LISTEN (default :9090) /metrics, apart from the load.
+// apiRequests is the api's request counter by route and status, for a scenario's count:.
 var apiRequests = promtext.NewCounterVec("http_requests_total",
 	"Requests the api answered, by route pattern and status code.", "route", "code")
 
-// withMetrics counts every request h answers into apiRequests, and serves
-// the counter on METRICS_LISTEN until ctx ends.
+// withMetrics counts h's requests and serves them on METRICS_LISTEN /metrics.
 func withMetrics(ctx context.Context, h http.Handler) http.Handler {
 	listen := env("METRICS_LISTEN", ":9090")
 	go func() {
@@ -29,12 +26,10 @@ func withMetrics(ctx context.Context, h http.Handler) http.Handler {
 	return countCodes(h)
 }
 
-// codeAborted: a panicking handler's connection is aborted, so the client
-// got no complete answer whatever status was written.
+// codeAborted counts a panic: the client got no complete answer, whatever the status.
 const codeAborted = "aborted"
 
-// countCodes counts every request by route and code; a panic counts as
-// codeAborted and goes on to net/http.
+// countCodes counts every request by route and code, re-raising a panic.
 func countCodes(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}

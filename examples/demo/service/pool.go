@@ -9,11 +9,9 @@ import (
 	"time"
 )
 
-// The pool role, for `loadgate sweep`: GET /work holds one of POOL_WORKERS
-// (4) for POOL_SERVICE_MS (50) of wall clock, so capacity is 80 req/s by
-// default even on a loaded machine. A request may queue up to POOL_QUEUE
-// (2) places; beyond that it gets 503 with Retry-After: 1 at once, so
-// overload shows as honest refusal with flat latency.
+// The pool role, for `loadgate sweep`: GET /work holds one of POOL_WORKERS for
+// POOL_SERVICE_MS of wall clock, a fixed capacity even on a loaded machine; past
+// POOL_QUEUE waiting it answers 503 at once, so overload shows as refusal.
 func init() {
 	roles["pool"] = func(ctx context.Context, listen string) error {
 		h, err := poolHandler(envInt("POOL_WORKERS", 4), time.Duration(envInt("POOL_SERVICE_MS", 50))*time.Millisecond, envInt("POOL_QUEUE", 2))
@@ -32,8 +30,7 @@ type pool struct {
 	maxWait time.Duration
 }
 
-// admit books the worker that frees first for a request arriving at now;
-// ok is false (nothing booked) when it would wait longer than maxWait.
+// admit books the first free worker for now; false when it would wait over maxWait.
 func (p *pool) admit(now time.Time) (done time.Time, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

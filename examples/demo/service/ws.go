@@ -1,14 +1,8 @@
 package main
 
-// The demo's WebSocket endpoints (role ws, and edge's /ws/ routes):
-//
-//	GET /ws/chat?room=N      per message received, CHAT_MESSAGES (3) stream
-//	                         back CHAT_GAP_MS (5) apart; open until closed.
-//	GET /ws/live?every_ms=N  a message every N ms (LIVE_EVERY_MS, 200);
-//	                         {"type":"ping"} gets {"type":"pong"}; closed
-//	                         normally after LIVE_MAX_S (600).
-//
-// Every wait ends with the server's shutdown or after wsIdle of silence.
+// The ws role (and edge's /ws/ routes): /ws/chat answers each message with
+// CHAT_MESSAGES messages CHAT_GAP_MS apart; /ws/live pushes one every every_ms
+// (LIVE_EVERY_MS), answers pings, and closes after LIVE_MAX_S.
 
 import (
 	"bytes"
@@ -32,7 +26,6 @@ func init() {
 	}
 }
 
-// wsConfig is what the WebSocket endpoints do; from the environment.
 type wsConfig struct {
 	chatMessages int
 	chatGap      time.Duration
@@ -99,8 +92,7 @@ func registerWS(ctx context.Context, mux *http.ServeMux, cfg wsConfig) {
 	})
 }
 
-// chat answers each message with cfg.chatMessages messages, until the
-// client closes or idles for wsIdle.
+// chat answers each message with cfg.chatMessages messages until the client goes.
 func chat(ctx context.Context, c *websocket.Conn, room string, cfg wsConfig) {
 	for turn := 1; ; turn++ {
 		rctx, cancel := context.WithTimeout(ctx, wsIdle)
@@ -135,8 +127,7 @@ var (
 	appPong = []byte(`{"type":"pong"}`)
 )
 
-// live pushes a message every every until the client closes, max passes or
-// the server stops, answering application pings.
+// live pushes a message every every, answering pings, until the client goes or max passes.
 func live(ctx context.Context, c *websocket.Conn, every, maxDur time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, maxDur)
 	defer cancel()
