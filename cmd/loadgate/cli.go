@@ -21,11 +21,9 @@ const (
 	exitUnusable = 3
 )
 
-// usageErr is a refusal or a usage error (exit 2).
 func usageErr(format string, a ...any) error { return rounds.Usagef(format, a...) }
 
-// orUnusable is err marked unusable (exit 3) unless it carries a kind
-// already.
+// orUnusable is err marked unusable (exit 3) unless it has a kind already.
 func orUnusable(err error) error {
 	if err != nil && rounds.KindOf(err) == nil {
 		return unusable(err)
@@ -33,12 +31,10 @@ func orUnusable(err error) error {
 	return err
 }
 
-// unusable marks err as unusable (exit 3).
 func unusable(err error) error { return rounds.Unusable(err) }
 
 var version = "dev"
 
-// commands are the subcommands by name.
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
 	"run": runCmd, "report": reportCmd, "up": upCmd, "down": downCmd, "gate": gateCmd, "compare": compareCmd,
 	"calibrate": calibrateCmd, "baseline": baselineCmd, "comment": commentCmd, "sweep": sweepCmd, "soak": soakCmd, "stub": stubCmd, "history": historyCmd, "merge": mergeCmd,
@@ -66,9 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// parseFlags parses a command's flags; -h prints help and returns errHelp.
-// Flags may come before or after positional arguments ("--" ends the
-// flags); fs.Args() holds the positional ones.
+// parseFlags parses flags before or after positional arguments; -h prints help (errHelp).
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	if b, err := helpFiles.ReadFile("help/" + strings.Fields(fs.Name())[0] + ".txt"); err == nil {
@@ -91,8 +85,7 @@ func parser(stderr io.Writer) action.ParseFunc {
 	return func(fs *flag.FlagSet, args []string) error { return parseFlags(fs, args, stderr) }
 }
 
-// unexpectedArgError: parseFlags found positional arguments (compare takes
-// two).
+// unexpectedArgError: parseFlags found positional arguments (compare takes two).
 type unexpectedArgError struct{ error }
 
 func (e *unexpectedArgError) Unwrap() error { return e.error }

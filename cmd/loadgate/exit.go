@@ -22,8 +22,7 @@ func (e *shownError) Unwrap() error { return e.err }
 
 func shown(err error) error { return &shownError{err: err} }
 
-// codedError is an outcome that is not a pass (a verdict, a soak's): its
-// message and exit code.
+// codedError is an outcome that is not a pass: its message and exit code.
 type codedError struct {
 	msg  string
 	code int
@@ -31,12 +30,10 @@ type codedError struct {
 
 func (e *codedError) Error() string { return e.msg }
 
-// verdictExit is what a command returns after reporting v: nil when it
-// passes, else a *codedError with verdict.ExitCode.
+// verdictExit is what a command returns after reporting v: nil, or a *codedError.
 func verdictExit(v verdict.Verdict) error { return verdictCode(v, v.ExitCode(), "") }
 
-// verdictCode is verdictExit with the code decided elsewhere (the Action's
-// fail-on).
+// verdictCode is verdictExit with the code decided elsewhere (the Action's fail-on).
 func verdictCode(v verdict.Verdict, code int, why string) error {
 	if code == 0 {
 		return nil
@@ -47,9 +44,7 @@ func verdictCode(v verdict.Verdict, code int, why string) error {
 	return &codedError{fmt.Sprintf("verdict: %s", v.Value), code}
 }
 
-// exitCode maps what a command returned to the process's exit code, once:
-// 0 pass or -h, 1 failed, 2 usage or refused (also an error of no kind:
-// nothing was measured), 3 unusable. It prints the message unless shown.
+// exitCode maps a command's error to the exit code (no kind: 2) and prints it unless shown.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return exitPass
@@ -71,8 +66,7 @@ func exitCode(err error, stderr io.Writer) int {
 	return exitUsage
 }
 
-// soakOutcome is soak's verdictExit: a *codedError with the summary, or
-// nil with the summary on stderr.
+// soakOutcome is soak's verdictExit; a pass's summary goes to stderr.
 func soakOutcome(s *soak.Result, summary string, stderr io.Writer) error {
 	if code := s.ExitCode(); code != exitPass {
 		return &codedError{summary, code}

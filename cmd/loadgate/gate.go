@@ -29,14 +29,14 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.Base, "base", "", "the base git `ref` (against a baseline: the commit whose scenario and baseline are read, not run)")
 	fs.StringVar(&f.Head, "head", "", "the head git `ref` (default: the working tree)")
 	fs.StringVar(&f.Against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
-	fs.StringVar(&f.ScenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base: the protected side sets the bar) or head (UNSAFE for a required check: the change judged sets its own bar)")
-	f.Auto = true // the default, chosen from bench/gate-quality.md: 3 fixed rounds decided no gate there
-	fs.Var(rounds.CountFlag{N: &f.Rounds, Auto: &f.Auto}, "rounds", "paired rounds (duet by default, ABBA with --duet=false): a number, or auto, the default (sequential: judge after every pair from the 4th round on, stop when decided, at --max-rounds or when --budget allows no further pair)")
+	fs.StringVar(&f.ScenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base) or head (UNSAFE for a required check: the change judged sets its own bar)")
+	f.Auto = true // the default (bench/gate-quality.md)
+	fs.Var(rounds.CountFlag{N: &f.Rounds, Auto: &f.Auto}, "rounds", "paired rounds: a number, or auto (the default: sequential, judged after every pair from the 4th round, stopping when decided, at --max-rounds or at --budget)")
 	fs.IntVar(&f.MaxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
-	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: with --rounds auto the rounds stop where the next pair would overrun it; with a fixed --rounds what an inconclusive comparison asks for is capped by the rounds it allows")
+	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: --rounds auto stops before a pair would overrun it; a fixed --rounds caps what an inconclusive comparison asks for")
 	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
-	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants in every round, both stacks up and neither paused, so both share the machine's noise (the default, chosen by make gate-quality; --duet=false for ABBA rounds with the idle side paused; off against a baseline, which has no second side)")
+	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants every round, both stacks up, so both share the machine's noise (--duet=false: ABBA rounds, the idle side paused; off against a baseline)")
 	fs.Var(&f.Shard, "shard", "run shard `K/N` of the rounds on this runner and write them with no verdict (shard.json); `loadgate merge` judges the shards together")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -61,8 +61,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return verdictExit(gr.Verdict)
 }
 
-// runGate runs the gate (rounds.Run). The error is for no verdict (ErrUsage
-// or ErrUnusable); the outcome and its directory hold what is known anyway.
+// runGate runs the gate; the error is for no verdict, the outcome holds what is known anyway.
 func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gr rounds.Outcome, out string, err error) {
 	cfg, deps, err := prepareGate(ctx, f, "gate", stderr)
 	if err != nil {
@@ -72,8 +71,7 @@ func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gr rounds.Outc
 	return gr, cfg.Out, err
 }
 
-// prepareGate is rounds.Prepare with the flags, for gate and calibrate: the
-// runner's credentials kept from the stacks and ${ENV}; name prefixes --out.
+// prepareGate is rounds.Prepare with the flags, the runner's credentials kept from the stacks.
 func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer) (rounds.Config, rounds.Deps, error) {
 	cfg := f.Config // Scenario and Out as given: Prepare resolves them
 	cfg.Compose = f.stack.Compose
@@ -90,8 +88,7 @@ func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer
 	})
 }
 
-// addShared adds the flags gate and calibrate share (the stack's, the
-// ceilings, the statistics') to fs.
+// addShared adds the flags gate and calibrate share to fs.
 func (f *gateFlags) addShared(fs *flag.FlagSet, stderr io.Writer) {
 	fs.StringVar(&f.Scenario, "scenario", "", "the scenario `file`, relative to the repository (or absolute inside it)")
 	fs.StringVar(&f.Out, "out", "", "results `dir` (default loadgate-out/"+fs.Name()+"-<time>); one that already holds a result is refused unless --force")

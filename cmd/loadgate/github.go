@@ -11,10 +11,7 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
-// gateGitHub is `loadgate gate --github`: the Action's step (gate/action's
-// Step), its gate this command's (runGate) with the inputs applied to the
-// flags, its report rendered by report.WriteGate; the exit code follows
-// fail-on.
+// gateGitHub is `loadgate gate --github`: action.Step running runGate with the inputs as flags.
 func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) error {
 	res, err := action.Step{
 		Gate: action.GateFunc(func(ctx context.Context, in action.Inputs) (rounds.Outcome, string, error) {
@@ -36,8 +33,7 @@ func gateGitHub(ctx context.Context, f gateFlags, stdout, stderr io.Writer) erro
 	return verdictCode(res.Verdict, res.ExitCode, fmt.Sprintf("fail-on %s", res.FailOn))
 }
 
-// withInputs is f with the Action's inputs as flags (action.Inputs.Apply),
-// and no progress line.
+// withInputs is f with the Action's inputs as flags, and no progress line.
 func (f gateFlags) withInputs(in action.Inputs) gateFlags {
 	f.Config, f.stack = in.Apply(f.Config, f.stack)
 	f.progress = "never"

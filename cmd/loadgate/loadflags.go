@@ -12,9 +12,7 @@ import (
 	"github.com/loadgate/loadgate/internal/cliflag"
 )
 
-// loadFlags are the flags run, sweep and soak share: the scenario, where
-// its load goes (session.LoadOptions), where the results go, the stack and
-// the ceilings.
+// loadFlags are the flags run, sweep and soak share.
 type loadFlags struct {
 	session.LoadOptions
 	insecure, force bool
@@ -22,8 +20,7 @@ type loadFlags struct {
 	cpuProfile      string
 }
 
-// addLoadFlags adds the shared flags of f.Cmd to fs, with that command's
-// words where they differ.
+// addLoadFlags adds the shared flags of f.Cmd to fs, in that command's words.
 func addLoadFlags(fs *flag.FlagSet, f *loadFlags, stderr io.Writer) {
 	scen, results, scale := "the scenario `file` (YAML)", "result", "shorten every phase and the warm-up by this `factor` in (0,1]; nothing else changes"
 	switch f.Cmd {
@@ -53,15 +50,13 @@ func addLoadFlags(fs *flag.FlagSet, f *loadFlags, stderr io.Writer) {
 	f.ResolveEnv = action.ResolveEnv(stderr)
 }
 
-// addLimitFlags adds the operator's ceilings: a scenario's own ceilings
-// cannot raise them (the lower wins).
+// addLimitFlags adds the operator's ceilings, which a scenario's cannot raise.
 func addLimitFlags(fs *flag.FlagSet, l *scenario.OperatorLimits) {
 	fs.Float64Var(&l.Rate, "max-rate", 0, "operator ceiling: refuse a scenario whose peak rate is above this many req/s, whatever its ceilings say (0: none)")
 	fs.DurationVar(&l.Duration, "max-duration", 0, "operator ceiling: refuse a scenario whose warm-up and phases last longer (0: none)")
 	fs.IntVar(&l.InFlight, "max-in-flight", 0, "operator ceiling: refuse a scenario whose max_in_flight is higher (0: none)")
 }
 
-// engine is the load engine as the flags ask, its words on stderr.
 func engine(insecure bool, progress report.ProgressMode, cpuProfile string, priority pin.Mode, stderr io.Writer) *session.Engine {
 	return report.Engine(session.Engine{Insecure: insecure, Priority: priority, CPUProfile: cpuProfile}, stderr, string(progress))
 }

@@ -1,8 +1,5 @@
-// Command loadgate gates a change on honest load-test results.
-//
-// main maps run's error to an exit code (exitCode). The first SIGINT or
-// SIGTERM cancels the run, which writes what it measured and tears down
-// (exit 3); a second exits at once after quick cleanups (session.Emergency).
+// Command loadgate gates a change on honest load-test results. A first SIGINT
+// or SIGTERM cancels the run (exit 3); a second exits after quick cleanups.
 package main
 
 import (

@@ -9,8 +9,7 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
-// mergeCmd is `loadgate merge DIR...`: the shards' rounds judged as one
-// gate (rounds.Merge), its report written as a gate's.
+// mergeCmd is `loadgate merge DIR...`: the shards' rounds judged as one gate.
 func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := rounds.MergeConfig{Log: stderr}
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)

@@ -15,8 +15,7 @@ import (
 // stackFlags are the flags of every command that brings a stack up.
 type stackFlags = session.StackOptions
 
-// addStackFlags adds the stack's flags to fs; its set-up logs to stderr
-// and runs without the runner's credentials.
+// addStackFlags adds the stack's flags to fs; its set-up runs without the runner's credentials.
 func addStackFlags(fs *flag.FlagSet, f *stackFlags, stderr io.Writer) {
 	fs.Var((*cliflag.Strings)(&f.Compose), "compose", "compose `file` (repeatable; default: the scenario's stack.compose)")
 	fs.StringVar(&f.StackCPUs, "stack-cpus", "", "cpu `list` for every service of the stack (default: the first half of this machine's)")
@@ -31,5 +30,5 @@ func addStackFlags(fs *flag.FlagSet, f *stackFlags, stderr io.Writer) {
 // addPriorityFlag adds --load-priority, for the commands that send a load.
 func addPriorityFlag(fs *flag.FlagSet, f *stackFlags) {
 	f.Priority = pin.ModeAuto
-	fs.TextVar(&f.Priority, "load-priority", pin.ModeAuto, "the generator's scheduling during a load: `auto` (SCHED_RR 1 when a stack and the generator are pinned apart and the system permits it), rt (SCHED_RR 1 wherever it runs, or refuse), normal (never raised)")
+	fs.TextVar(&f.Priority, "load-priority", pin.ModeAuto, "the generator's scheduling during a load: `auto` (SCHED_RR 1 when pinned apart from a stack and permitted), rt (SCHED_RR 1 or refuse) or normal (never raised)")
 }

@@ -14,13 +14,10 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// ParseFunc parses a command's flags as the program does (its help, its
-// usage errors).
+// ParseFunc parses a command's flags as the program does (help, usage errors).
 type ParseFunc func(fs *flag.FlagSet, args []string) error
 
-// HistoryCommand is `loadgate history` (render), `history record` and
-// `history previous`, args after "history". judged is set when v is the
-// history's verdict (render), which sets the exit code.
+// HistoryCommand is `loadgate history [record|previous]`; judged: v is the rendered history's verdict.
 func HistoryCommand(ctx context.Context, args []string, parse ParseFunc, stdout, stderr io.Writer) (v verdict.Verdict, judged bool, err error) {
 	if len(args) > 0 {
 		switch args[0] {
@@ -87,8 +84,7 @@ func historyRecord(ctx context.Context, args []string, parse ParseFunc, stdout i
 	return nil
 }
 
-// historyPrevious prints the newest entry's commit: the next push's gate
-// base. Nothing on an empty history.
+// historyPrevious prints the newest entry's commit (the next push's base), if any.
 func historyPrevious(ctx context.Context, args []string, parse ParseFunc, stdout io.Writer) error {
 	fs, s := historyFlags("history previous")
 	scenario := fs.String("scenario", "", "the scenario's `name`")
@@ -108,8 +104,7 @@ func historyPrevious(ctx context.Context, args []string, parse ParseFunc, stdout
 	return nil
 }
 
-// historyFlags is a history command's flag set with the data branch's
-// flags, and the Store they set.
+// historyFlags is a history command's flag set with the data branch's Store.
 func historyFlags(name string) (*flag.FlagSet, *history.Store) {
 	s := &history.Store{}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -119,9 +114,7 @@ func historyFlags(name string) (*flag.FlagSet, *history.Store) {
 	return fs, s
 }
 
-// CommentCommand is `loadgate comment`: Comment on a downloaded results
-// directory, or with --github the Action's CommentStep; notices go to
-// stderr.
+// CommentCommand is `loadgate comment`: Comment, or with --github CommentStep; notices to stderr.
 func CommentCommand(ctx context.Context, args []string, parse ParseFunc, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("comment", flag.ContinueOnError)
 	from := fs.String("from", "", "the downloaded results `dir` (load-gate-results)")

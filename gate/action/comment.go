@@ -17,9 +17,8 @@ import (
 
 const markerPrefix = "<!-- loadgate:comment scenario="
 
-// Marker is the hidden first line of the scenario's comment, `<!--
-// loadgate:comment scenario=NAME -->`, NAME percent-encoded so that it cannot
-// close the HTML comment.
+// Marker is the scenario comment's hidden first line, `<!-- loadgate:comment
+// scenario=NAME -->`, NAME percent-encoded so it cannot close the HTML comment.
 func Marker(scenario string) string {
 	var b strings.Builder
 	for i := 0; i < len(scenario); i++ {
@@ -33,8 +32,7 @@ func Marker(scenario string) string {
 	return markerPrefix + b.String() + " -->"
 }
 
-// NewClient returns a client for env's API (GITHUB_API_URL, so Enterprise
-// Server works) with token (none when empty). hc nil has a 30 s timeout.
+// NewClient is a client for env's GITHUB_API_URL with token (none if empty); nil hc: a 30 s timeout.
 func NewClient(env *Env, token string, hc *http.Client) (*github.Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
@@ -62,12 +60,11 @@ const GitHubActionsBot = "github-actions[bot]"
 type Self struct {
 	Login string // as REST gives a comment's user.login: "loadgate-ci", "github-actions[bot]", "my-app[bot]"
 	Bot   bool   // a bot account (user.type "Bot"): its comments must be by a Bot too
-	// How is "GET /user", "GraphQL viewer" or "assumed" (see WhoAmI).
-	How string
+
+	How string // "GET /user", "GraphQL viewer" or "assumed" (see WhoAmI)
 }
 
-// Wrote reports whether u is this account (logins case-insensitive; a bot
-// must be a Bot account).
+// Wrote reports whether u is this account (login case-insensitive, a bot a Bot).
 func (s Self) Wrote(u *github.User) bool {
 	if s.Login == "" || u == nil || !strings.EqualFold(u.GetLogin(), s.Login) {
 		return false
@@ -87,11 +84,8 @@ func selfOf(u *github.User, how string) Self {
 	return Self{Login: login, Bot: u.GetType() == "Bot" || strings.HasSuffix(strings.ToLower(login), "[bot]"), How: how}
 }
 
-// WhoAmI finds the account the token comments as, never from a comment:
-// GET /user; when refused (installation tokens), GraphQL's viewer login;
-// when both are refused, GitHubActionsBot with How "assumed", which
-// UpsertComment corrects from the comment it creates. Any other failure of
-// GET /user is an error: guessing could duplicate a personal token's comment.
+// WhoAmI finds the token's account: GET /user, else GraphQL's viewer, else an assumed
+// GitHubActionsBot. Another GET /user failure is an error: a guess could duplicate a comment.
 func WhoAmI(ctx context.Context, c *github.Client, graphqlURL string) (Self, error) {
 	u, _, err := c.Users.Get(ctx, "")
 	if err == nil && u.GetLogin() != "" {
@@ -147,9 +141,7 @@ func validLogin(s string) bool {
 	return true
 }
 
-// CommentBody is the marker line, markdown and footer within CommentLimit;
-// when cut, a note says where the full report is. Loadgate markers inside
-// markdown are defused.
+// CommentBody is the marker line, markdown (markers defused) and footer within CommentLimit.
 func CommentBody(scenario, markdown, footer string) (body string, cut bool) {
 	marker := Marker(scenario)
 	md := strings.ReplaceAll(strings.TrimSpace(markdown), "<!-- loadgate:", "&lt;!-- loadgate:")
@@ -174,9 +166,7 @@ func isMarked(c *github.IssueComment, marker string) bool {
 	return strings.TrimRight(first, "\r") == marker
 }
 
-// FindComments returns the scenario's comments by me on the pull request
-// (all pages), oldest first. A marked comment by anyone else is never
-// returned.
+// FindComments returns the scenario's comments by me (nobody else) on the pull request, oldest first.
 func FindComments(ctx context.Context, c *github.Client, owner, repo string, pr int, scenario string, me Self) ([]*github.IssueComment, error) {
 	marker := Marker(scenario)
 	var mine []*github.IssueComment
@@ -220,10 +210,8 @@ func sameBody(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
-// UpsertComment keeps exactly one comment of the scenario by me: it edits
-// the oldest when the body differs, leaves it when the same, or creates one,
-// and deletes further copies. When me was assumed and the created comment's
-// author differs, that author is me and its older copies are deleted.
+// UpsertComment keeps exactly one comment of the scenario by me: it edits the oldest or creates
+// one, and deletes further copies. A created comment's author corrects an assumed me.
 func UpsertComment(ctx context.Context, c *github.Client, owner, repo string, pr int, scenario, body string, me Self) (Upserted, error) {
 	if pr <= 0 {
 		return Upserted{}, fmt.Errorf("no pull request number")
@@ -275,7 +263,6 @@ func UpsertComment(ctx context.Context, c *github.Client, owner, repo string, pr
 	return up, nil
 }
 
-// removeCopies deletes our comments other than the one kept.
 func removeCopies(ctx context.Context, c *github.Client, owner, repo string, cs []*github.IssueComment) ([]int64, error) {
 	var ids []int64
 	for _, cm := range cs {

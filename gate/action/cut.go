@@ -5,18 +5,15 @@ import (
 	"unicode/utf8"
 )
 
-// GitHub's limits.
 const (
 	// SummaryLimit is the step summary's limit: over it GitHub shows none.
 	SummaryLimit = 1 << 20
-	// CommentLimit is a comment body's limit, in characters; counted here in
-	// bytes, never fewer.
+	// CommentLimit is a comment body's limit in characters, counted here in bytes.
 	CommentLimit = 65536
 )
 
-// Cut returns md within limit bytes: lines cut out on line boundaries, note
-// in their place, an open code fence closed. The last "## " section (the
-// verdict) is kept when it fits in half the limit. ok is false when it cut.
+// Cut returns md within limit bytes, lines cut out for note, an open fence closed; the last
+// "## " section (the verdict) is kept when it fits in half the limit. ok is false when it cut.
 func Cut(md, note string, limit int) (out string, ok bool) {
 	if len(md) <= limit {
 		return md, true
@@ -57,8 +54,7 @@ func fences(s string) int {
 	return n
 }
 
-// cutLines is the longest prefix of s ending at a line end within n bytes,
-// else the longest valid UTF-8 prefix.
+// cutLines is s's longest prefix within n bytes ending a line, else a UTF-8 one.
 func cutLines(s string, n int) string {
 	if n <= 0 {
 		return ""
@@ -72,8 +68,7 @@ func cutLines(s string, n int) string {
 	return truncUTF8(s, n) + "\n"
 }
 
-// truncUTF8 is the longest prefix of s within n bytes not splitting a UTF-8
-// sequence.
+// truncUTF8 is s's longest prefix within n bytes not splitting a UTF-8 sequence.
 func truncUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s

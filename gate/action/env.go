@@ -24,13 +24,10 @@ type Env struct {
 	Workspace   string // GITHUB_WORKSPACE
 }
 
-// defaultGraphQL is go-githubactions' default, kept empty in Env so that
-// GraphQL derives the endpoint from GITHUB_API_URL (Enterprise Server).
+// defaultGraphQL is go-githubactions' default, left out of Env so GraphQL derives GHES's.
 const defaultGraphQL = "https://api.github.com/graphql"
 
-// FromEnv reads the runner's variables through getenv. It fails only on
-// malformed values (GITHUB_REPOSITORY not owner/name, a number or boolean
-// that does not parse). The payload is ReadEvent's.
+// FromEnv reads the runner's variables through getenv; it fails only on a malformed value.
 func FromEnv(getenv func(string) string) (*Env, error) {
 	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	a := githubactions.New(githubactions.WithGetenv(func(k string) string {
@@ -100,16 +97,14 @@ func (e *Env) RunURL() string {
 	return fmt.Sprintf("%s/%s/actions/runs/%d", e.ServerURL, e.Repository, e.RunID)
 }
 
-// runnerSecrets carry a credential: never given to a scenario's ${ENV},
-// stack.prepare or the services.
+// runnerSecrets carry a credential, never given to a scenario, stack.prepare or a service.
 var runnerSecrets = []string{
 	"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
 	"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
 	"ACTIONS_RUNTIME_URL", "ACTIONS_CACHE_URL", "ACTIONS_RESULTS_URL",
 }
 
-// IsRunnerSecret reports whether name carries a GitHub credential: the
-// runner's tokens, any ACTIONS_* variable, any INPUT_* holding TOKEN.
+// IsRunnerSecret reports whether name carries a credential: a runner token, ACTIONS_*, INPUT_*TOKEN*.
 func IsRunnerSecret(name string) bool {
 	up := strings.ToUpper(name)
 	for _, s := range runnerSecrets {
@@ -120,8 +115,7 @@ func IsRunnerSecret(name string) bool {
 	return strings.HasPrefix(up, "ACTIONS_") || strings.HasPrefix(up, "INPUT_") && strings.Contains(up, "TOKEN")
 }
 
-// EnvWithoutRunnerSecrets is environ (NAME=value) without IsRunnerSecret's
-// variables: stack.prepare's environment.
+// EnvWithoutRunnerSecrets is environ without the runner's secrets: stack.prepare's.
 func EnvWithoutRunnerSecrets(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
@@ -132,9 +126,7 @@ func EnvWithoutRunnerSecrets(environ []string) []string {
 	return out
 }
 
-// UnsetRunnerSecrets unsets environ's IsRunnerSecret variables and returns
-// their names. A gate calls it before any stack comes up, so that compose
-// interpolation gives the services no credential.
+// UnsetRunnerSecrets unsets environ's runner secrets before any stack is up, and returns their names.
 func UnsetRunnerSecrets(environ []string, unset func(string) error) []string {
 	var names []string
 	for _, kv := range environ {
@@ -147,8 +139,7 @@ func UnsetRunnerSecrets(environ []string, unset func(string) error) []string {
 	return names
 }
 
-// WithoutRunnerSecrets makes lookup read IsRunnerSecret's variables as unset,
-// so a scenario's ${GITHUB_TOKEN} is refused.
+// WithoutRunnerSecrets makes lookup see the runner's secrets as unset.
 func WithoutRunnerSecrets(lookup func(string) (string, bool)) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		if IsRunnerSecret(name) {

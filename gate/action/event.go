@@ -15,26 +15,16 @@ type Event struct {
 	Name   string // GITHUB_EVENT_NAME: pull_request, workflow_dispatch, workflow_run, …
 	Action string // the payload's action: opened, synchronize, completed, …
 
-	// PR is the pull request number, 0 when none. For workflow_run it is the
-	// listed one whose head is the run's (else the first); a fork's list is
-	// empty, so its number comes from the artifact.
-	PR int
+	PR int // 0 when none; for workflow_run, the listed one whose head is the run's
 
-	// BaseSHA and HeadSHA are the pull request's commits (for workflow_run, the
-	// run's head and the listed pull request's base). For push, BaseSHA is empty.
-	BaseSHA, HeadSHA string
+	BaseSHA, HeadSHA string // the pull request's (workflow_run: the run's head); push has no BaseSHA
 	BaseRef, HeadRef string // branch names
 
-	// DefaultBranch is the repository's default branch (workflow_dispatch,
-	// push): a run outside a pull request compares against its tip.
-	DefaultBranch string
+	DefaultBranch string // workflow_dispatch, push: outside a pull request, base is its tip
 
-	// Fork: the head repository is not the base one (or is gone), so the token
-	// is read-only and secrets are withheld.
-	Fork bool
+	Fork bool // the head repository is another (or gone): read-only token, no secrets
 
-	// Inputs are workflow_dispatch's inputs, as strings.
-	Inputs map[string]string
+	Inputs map[string]string // workflow_dispatch's inputs
 
 	// Of the triggering run, for workflow_run.
 	RunID         int64
@@ -43,8 +33,7 @@ type Event struct {
 	HeadRepo      string // the head repository's owner/name
 }
 
-// ReadEvent parses the payload at env.EventPath; without one (outside
-// Actions) only Name is set.
+// ReadEvent parses the payload at env.EventPath; without one only Name is set.
 func ReadEvent(env *Env) (Event, error) {
 	if env == nil || env.EventPath == "" {
 		ev := Event{}
@@ -60,9 +49,7 @@ func ReadEvent(env *Env) (Event, error) {
 	return ParseEvent(env.EventName, data)
 }
 
-// ParseEvent parses a payload of event name (GITHUB_EVENT_NAME). Of an event
-// go-github does not know only the action is read. Non-JSON, or a
-// pull_request or workflow_run payload without its object, is an error.
+// ParseEvent parses a payload of event name (of an unknown event, only the action).
 func ParseEvent(name string, data []byte) (Event, error) {
 	ev := Event{Name: name}
 	if github.EventForType(name) == nil {
@@ -118,8 +105,7 @@ func ParseEvent(name string, data []byte) (Event, error) {
 	return ev, nil
 }
 
-// pullRequest fills ev from pr; number is the payload's, used when pr has
-// none.
+// pullRequest fills ev from pr; number is the payload's, for a pr without one.
 func (ev *Event) pullRequest(pr *github.PullRequest, number int) error {
 	if pr == nil {
 		return errors.New("no pull_request")
@@ -134,7 +120,6 @@ func (ev *Event) pullRequest(pr *github.PullRequest, number int) error {
 	return nil
 }
 
-// workflowRun fills ev from a workflow_run event's run.
 func (ev *Event) workflowRun(wr *github.WorkflowRun) error {
 	if wr == nil {
 		return errors.New("no workflow_run")
@@ -143,8 +128,7 @@ func (ev *Event) workflowRun(wr *github.WorkflowRun) error {
 	ev.HeadSHA, ev.HeadRef = wr.GetHeadSHA(), wr.GetHeadBranch()
 	ev.HeadRepo = wr.GetHeadRepository().GetFullName()
 	ev.Fork = isFork(wr.GetHeadRepository(), wr.GetRepository())
-	// Prefer the pull request whose head is the run's; PublishFromDir checks
-	// it is still so.
+	// Prefer the pull request whose head is the run's (PublishFromDir rechecks).
 	for i, pr := range wr.PullRequests {
 		head := pr.GetHead().GetSHA()
 		if i == 0 || head == wr.GetHeadSHA() {
@@ -157,8 +141,7 @@ func (ev *Event) workflowRun(wr *github.WorkflowRun) error {
 	return nil
 }
 
-// dispatchInputs turns workflow_dispatch's inputs into strings: null as "",
-// booleans and numbers as JSON.
+// dispatchInputs turns workflow_dispatch's inputs into strings (null as "", others as JSON).
 func dispatchInputs(raw json.RawMessage) (map[string]string, error) {
 	out := map[string]string{}
 	var in map[string]any
@@ -199,10 +182,8 @@ func orNone(s string) string {
 	return s
 }
 
-// HistoryWritable refuses to write the history (gate/history's data
-// branch) for any event but a push, a manual or a scheduled run, or none
-// (outside Actions): a change under review must not write the history it
-// is judged against.
+// HistoryWritable refuses the history on events but push, workflow_dispatch, schedule
+// or none: a change under review must not write the history it is judged against.
 func HistoryWritable(event string) error {
 	switch event {
 	case "", "push", "workflow_dispatch", "schedule":

@@ -20,13 +20,8 @@ const (
 // OutputNames are exactly action.yml's outputs (a test checks it).
 var OutputNames = []string{OutVerdict, OutRegressions, OutReport, OutResultsDir}
 
-// ExitCode is the step's exit code for v under fail-on:
-//
-//	regression (default)  v.ExitCode(): 1 for fail, regression, not measured
-//	threshold             1 for fail and not measured; a regression exits 0
-//	never                 0 whatever the verdict
-//
-// An unusable run exits 3 under every fail-on; an unknown value never passes.
+// ExitCode is the exit code for v under fail-on: regression is v.ExitCode(), threshold lets a
+// regression exit 0, never is 0. Unusable exits 3 whatever fail-on; an unknown value fails.
 func ExitCode(v verdict.Verdict, failOn FailOn) int {
 	if v.Value == verdict.Unusable {
 		return 3
@@ -44,14 +39,11 @@ func ExitCode(v verdict.Verdict, failOn FailOn) int {
 	return v.ExitCode()
 }
 
-// failsGate reports whether a workload value fails the step under failOn.
 func failsGate(val verdict.Value, failOn FailOn) bool {
 	return ExitCode(verdict.Verdict{Value: val}, failOn) != 0
 }
 
-// Regressions are the workloads with a regression or fail verdict in any
-// judged phase, once each, in verdict order. The list is the same under
-// every fail-on. Not measured workloads are not regressions.
+// Regressions are the workloads with a regression or fail verdict in any phase, once each.
 func Regressions(v verdict.Verdict) []string {
 	out := []string{}
 	seen := map[string]bool{}
@@ -64,7 +56,6 @@ func Regressions(v verdict.Verdict) []string {
 	return out
 }
 
-// regressionsJSON is the regressions output, a JSON array for fromJSON.
 func regressionsJSON(names []string) string {
 	if names == nil {
 		names = []string{}
@@ -80,8 +71,7 @@ type annotation struct {
 	lines    []string
 }
 
-// annotations groups the bad workload verdicts by workload, keeping the
-// worst value.
+// annotations groups the bad workload verdicts by workload, with the worst value.
 func annotations(v verdict.Verdict) []annotation {
 	var out []annotation
 	idx := map[string]int{}

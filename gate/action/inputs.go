@@ -19,9 +19,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Input names, as in action.yml. The ceilings (max-*) bound any scenario,
-// base's or head's; scenario-from=head and allow-workflow-changes are unsafe
-// opt-ins for a required check.
+// Input names, as in action.yml.
 const (
 	InScenario             = "scenario"
 	InCompose              = "compose"
@@ -50,8 +48,7 @@ const (
 	InMerge                = "merge" // shard.go
 )
 
-// The operator ceilings' defaults, also action.yml's (a test checks they
-// agree): no scenario runs an unbounded load on a runner by default.
+// The operator ceilings' defaults, as in action.yml: no unbounded load by default.
 const (
 	DefaultMaxRate     = 2000             // req/s, the peak of any phase
 	DefaultMaxDuration = 10 * time.Minute // warm-up and phases of one round
@@ -66,8 +63,7 @@ var InputNames = []string{
 	InPullRequestTarget, InShard, InMerge,
 }
 
-// InputEnv is the variable GetInput reads for an input: "INPUT_" + the name
-// upper-cased, spaces turned into underscores, hyphens kept.
+// InputEnv is the variable GetInput reads: INPUT_ and the name upper-cased, spaces as _, hyphens kept.
 func InputEnv(name string) string {
 	return "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
 }
@@ -81,15 +77,12 @@ const (
 	FailOnNever      FailOn = "never"      // report only
 )
 
-// AgainstBase compares head with the base checkout; the other form is
-// "baseline:<name>".
+// AgainstBase compares head with the base checkout; the other form is "baseline:<name>".
 const AgainstBase = "base"
 
-// DefaultResultsDir is results-dir's default.
 const DefaultResultsDir = "loadgate-results"
 
-// Inputs are the action's inputs, validated. A zero value means the
-// command's default.
+// Inputs are the action's inputs, validated; a zero value means the command's default.
 type Inputs struct {
 	Scenario      string        // path of the scenario file; required
 	Compose       []string      // compose files, one per line or comma-separated; empty: the scenario's stack.compose
@@ -109,24 +102,19 @@ type Inputs struct {
 	Token         string // masked as soon as read
 	ResultsDir    string
 	ArtifactURL   string
-	// Limits are never zero: the defaults fill empty inputs.
-	Limits       scenario.OperatorLimits
+
+	Limits       scenario.OperatorLimits // never zero: the defaults fill empty inputs
 	ScenarioFrom string
-	// GuardWorkflows (pull_request runs head's own workflow file): head's
-	// changes to workflows or action.yml make the gate unusable unless
-	// AllowWorkflowChanges. Resolve sets it.
-	GuardWorkflows       bool
+
+	GuardWorkflows       bool // pull_request: head's workflow changes make the gate unusable
 	AllowWorkflowChanges bool
-	// PullRequestTargetBaseOnly: the operator states that a
-	// pull_request_target workflow checks out the base alone.
-	PullRequestTargetBaseOnly bool
+
+	PullRequestTargetBaseOnly bool // a pull_request_target workflow checks out the base alone
 	Duet                      bool
 	LoadPriority              pin.Mode
-	// Shard: this job's share of the rounds (shard: K/N), no verdict;
-	// Merge: the directory of the shards' downloaded results, judged as one
-	// gate (shard.go).
-	Shard rounds.Shard
-	Merge string
+
+	Shard rounds.Shard // this job's share of the rounds, no verdict (shard.go)
+	Merge string       // the shards' downloaded results, judged as one gate
 }
 
 // InputError is a bad input, named in its message: the command exits 2.
@@ -149,9 +137,7 @@ func inputErr(name, value, format string, a ...any) error {
 	return &InputError{Input: name, Value: value, Err: fmt.Errorf(format, a...)}
 }
 
-// ReadInputs reads and validates the gate step's inputs through a.GetInput
-// (INPUT_* variables): all but github-token, which only the comment step
-// reads (ReadCommentInputs). The first bad input gives an *InputError.
+// ReadInputs reads the gate step's inputs (no github-token); a bad one is an *InputError.
 func ReadInputs(a *githubactions.Action) (Inputs, error) {
 	in := Inputs{
 		Against:    AgainstBase,
@@ -171,7 +157,6 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 	return in, nil
 }
 
-// readSides reads scenario, compose, base and against.
 func readSides(in *Inputs, get func(string) string) error {
 	in.Scenario = get(InScenario)
 	if in.Scenario == "" && in.Merge == "" { // a merge reads the shards' scenario
@@ -217,7 +202,6 @@ func readCPUs(in *Inputs, get func(string) string) error {
 	return nil
 }
 
-// readRun reads rounds, budget, tolerance and scale.
 func readRun(in *Inputs, get func(string) string) error {
 	if s := get(InRounds); s != "" {
 		n, auto, err := rounds.ParseCount(s)
@@ -250,15 +234,12 @@ func readRun(in *Inputs, get func(string) string) error {
 	return nil
 }
 
-// ReadCommentInputs reads the comment step's inputs: github-token (masked
-// by PublishComment before it prints anything), comment and artifact-url.
-// The gate step reads no token.
+// ReadCommentInputs reads the comment step's inputs: github-token, comment and artifact-url.
 func ReadCommentInputs(a *githubactions.Action) (Inputs, error) {
 	in := Inputs{Comment: true, Token: a.GetInput(InToken)}
 	return in, readComment(&in, a.GetInput)
 }
 
-// readOutput reads fail-on, comment, results-dir and artifact-url.
 func readOutput(in *Inputs, get func(string) string) error {
 	if s := get(InFailOn); s != "" {
 		switch f := FailOn(s); f {
@@ -274,7 +255,6 @@ func readOutput(in *Inputs, get func(string) string) error {
 	return readComment(in, get)
 }
 
-// readComment reads comment and artifact-url.
 func readComment(in *Inputs, get func(string) string) error {
 	if s := get(InComment); s != "" {
 		switch s {
@@ -295,8 +275,6 @@ func readComment(in *Inputs, get func(string) string) error {
 	return nil
 }
 
-// readLimits reads the operator's ceilings: max-rate, max-duration and
-// max-in-flight.
 func readLimits(in *Inputs, get func(string) string) error {
 	if s := get(InMaxRate); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
@@ -322,8 +300,6 @@ func readLimits(in *Inputs, get func(string) string) error {
 	return nil
 }
 
-// readSwitches reads allow-workflow-changes, duet, load-priority and
-// scenario-from.
 func readSwitches(in *Inputs, get func(string) string) error {
 	switch s := get(InPullRequestTarget); s {
 	case "", "refuse":
@@ -364,9 +340,7 @@ func readSwitches(in *Inputs, get func(string) string) error {
 	return nil
 }
 
-// Resolve fills what the inputs leave to the event: the base defaults to
-// the pull request's base commit, else to the default branch's tip
-// (origin/<branch>: BaseDefaulted). No base at all is an *InputError.
+// Resolve takes the base from the event: the pull request's base, else the default branch's tip.
 func (in *Inputs) Resolve(ev Event) error {
 	if in.Base == "" {
 		in.Base = ev.BaseSHA
@@ -376,7 +350,7 @@ func (in *Inputs) Resolve(ev Event) error {
 	}
 	in.GuardWorkflows = ev.Name == "pull_request"
 	if ev.Name == "pull_request_target" && !in.PullRequestTargetBaseOnly {
-		return inputErr(InPullRequestTarget, "", "the event is pull_request_target, which gives the pull request's code a write token and the secrets; use pull_request, or set it to base-only if this workflow checks out the base alone")
+		return inputErr(InPullRequestTarget, "", "pull_request_target gives the pull request's code a write token and the secrets; use pull_request, or set base-only if this workflow checks out only the base")
 	}
 	if in.Against == AgainstBase && in.Base == "" && in.Merge == "" { // a merge reads the shards' commits
 		return inputErr(InBase, "", "required when against is %q, the event (%s) is not a pull request and names no default branch", AgainstBase, orNone(ev.Name))
@@ -409,14 +383,10 @@ func MaskSecrets(a *githubactions.Action, values ...string) {
 	}
 }
 
-// MinMaskLen is the shortest value masked: masking shorter ones would blank
-// every such string in the log.
+// MinMaskLen is the shortest value masked: shorter ones would blank every such string in the log.
 const MinMaskLen = 3
 
-// MaskValues writes `::add-mask::VALUE` to w for each value, before anything
-// containing it is logged (the job log only, not result files). Multi-line
-// values are masked line by line; outside GitHub Actions nothing is written,
-// as add-mask echoes the secret.
+// MaskValues writes `::add-mask::LINE` to w for each value's lines, only in GitHub Actions.
 func MaskValues(w io.Writer, getenv func(string) string, values ...string) {
 	if getenv == nil || getenv("GITHUB_ACTIONS") != "true" {
 		return
@@ -426,7 +396,6 @@ func MaskValues(w io.Writer, getenv func(string) string, values ...string) {
 	}
 }
 
-// maskLines are the distinct trimmed lines of values, at least MinMaskLen long.
 func maskLines(values []string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -442,9 +411,7 @@ func maskLines(values []string) []string {
 	return out
 }
 
-// ResolveEnv resolves a scenario's ${NAME} values from this process's
-// environment without the runner's credentials, and masks them on w
-// (workflow commands) before anything is logged.
+// ResolveEnv resolves a scenario's ${NAME} values without runner secrets and masks them on w.
 func ResolveEnv(w io.Writer) func(*scenario.Scenario) (map[string]string, error) {
 	return func(sc *scenario.Scenario) (map[string]string, error) {
 		env, err := sc.ResolveEnv(WithoutRunnerSecrets(os.LookupEnv))
@@ -475,10 +442,7 @@ func escapeData(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }
 
-// Apply is the gate's flags (cfg, st) with the inputs in their place: an
-// input left empty keeps the flag's default. Against a baseline too, the
-// base (the pull request's base commit by default) is the protected side:
-// its scenario and baseline are read, never head's.
+// Apply sets the gate's flags (cfg, st) from the non-empty inputs.
 func (in Inputs) Apply(cfg rounds.Config, st session.StackOptions) (rounds.Config, session.StackOptions) {
 	cfg.Scenario, cfg.Compose, st.Compose = in.Scenario, in.Compose, in.Compose
 	st.StackCPUs, st.LoadCPUs, st.Priority = in.StackCPUs, in.LoadCPUs, in.LoadPriority

@@ -9,15 +9,13 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// EscapeMarkdown makes s plain text on one line of GitHub Markdown (no
-// heading, emphasis, link, HTML, cell split, @mention…); see mdtext.Escape.
+// EscapeMarkdown makes s plain text on one line of GitHub Markdown (mdtext.Escape).
 func EscapeMarkdown(s string) string { return mdtext.Escape(s) }
 
 // EscapeCode renders s as a one-line inline code span, safe in a table cell.
 func EscapeCode(s string) string { return mdtext.Code(s) }
 
-// VerdictWord is the verdict as the comment's title shows it (PASS,
-// REGRESSION…); UNKNOWN for a value that is not a verdict.
+// VerdictWord is the verdict as the comment's title shows it (PASS…), else UNKNOWN.
 func VerdictWord(v verdict.Value) string {
 	if !knownVerdict(v) {
 		return "UNKNOWN"
@@ -36,10 +34,7 @@ func knownVerdict(v verdict.Value) bool {
 
 var titleRE = regexp.MustCompile(`^# (loadgate[A-Za-z ]*):`)
 
-// Titled rewrites the report's title, "# loadgate gate: demo-api —
-// REGRESSION", so reviewers see the verdict without opening the comment. The
-// title is the first "# loadgate…:" line near the top; a report without one
-// gets one.
+// Titled puts the verdict in the report's title ("# loadgate gate: NAME — REGRESSION"), or adds one.
 func Titled(md, scenario string, v verdict.Value) string {
 	name := EscapeMarkdown(scenario)
 	if name == "" {
@@ -65,8 +60,7 @@ func Titled(md, scenario string, v verdict.Value) string {
 	return "# loadgate: " + name + " — " + word + "\n\n" + md
 }
 
-// linkURL is s made safe inside a Markdown link, or "" when s is not an
-// absolute http(s) URL.
+// linkURL is s made safe inside a Markdown link, or "" when not an http(s) URL.
 func linkURL(s string) string {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {

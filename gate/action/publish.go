@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/go-github/v62/github"
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/loadgate/loadgate/gate/report"
@@ -57,13 +58,9 @@ func (o *Outcome) warning(a *githubactions.Action, format string, args ...any) {
 	a.Warningf("%s", msg)
 }
 
-// Publish is the gate step's publication: the manifest (for the comment
-// step and the fork comment workflow), the step summary, the outputs and
-// annotations per workload that got worse (at most 10 of each kind, GitHub's
-// display limit). It posts no comment: the gate step runs the pull
-// request's code and has no token; CommentStep comments later. The error is
-// for a summary, output or manifest that could not be written: report it
-// and exit with Outcome.ExitCode, or 2 when that is 0. Outcome is never nil.
+// Publish writes the gate step's manifest, step summary, outputs and annotations, no comment.
+// The error is for a file not written: exit Outcome.ExitCode, or 2 when that is 0. Outcome is
+// never nil.
 func Publish(a *githubactions.Action, env *Env, ev Event, in Inputs, p Publication) (*Outcome, error) {
 	out := &Outcome{ExitCode: ExitCode(p.Verdict, in.FailOn), Regressions: Regressions(p.Verdict)}
 	var errs []error
@@ -88,12 +85,8 @@ func Publish(a *githubactions.Action, env *Env, ev Event, in Inputs, p Publicati
 	return out, errors.Join(errs...)
 }
 
-// PublishComment is action.yml's comment step, run after the gate step has
-// exited (every container of the gate gone): the only step with the token.
-// It comments the results in dir (their manifest and its Markdown) on the
-// event's pull request, only when they are this run's: the manifest's run,
-// pull request and head commit must be the event's. It never fails the
-// step: what it cannot do is a notice or a warning, in Outcome.
+// PublishComment is the comment step: it comments dir's results when they are this run's,
+// pull request's and head's. It never fails the step: what it cannot do is in Outcome.
 func PublishComment(ctx context.Context, a *githubactions.Action, env *Env, ev Event, in Inputs, dir string, hc *http.Client) *Outcome {
 	out := &Outcome{}
 	MaskSecrets(a, in.Token)
@@ -129,8 +122,7 @@ func PublishComment(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	return out
 }
 
-// ArtifactURL is the footer's link to the results artifact: given (the
-// artifact-url input), else RUN_URL#artifacts, else "".
+// ArtifactURL is the footer's link to the results artifact: given, else RUN_URL#artifacts, else "".
 func ArtifactURL(given, runURL string) string {
 	if u := linkURL(given); u != "" {
 		return u
@@ -141,8 +133,7 @@ func ArtifactURL(given, runURL string) string {
 	return runURL + "#artifacts"
 }
 
-// comment creates or edits the scenario's comment, recording the outcome in
-// out; it never fails the step.
+// comment creates or edits the scenario's comment, recording the outcome in out.
 func comment(ctx context.Context, a *githubactions.Action, env *Env, token string, pr int, scenario string, value verdict.Value, markdown, footer string, hc *http.Client, fork bool, out *Outcome) {
 	if !validName(scenario) {
 		// A marker only from the scenario's name: any other is another comment.
@@ -190,14 +181,11 @@ func comment(ctx context.Context, a *githubactions.Action, env *Env, token strin
 	}
 }
 
-// commentFooter is the comment's last line: head commit, run, artifact and
-// extra.
 func commentFooter(head, runURL, artifactURL, extra string) string {
 	return linksLine("loadgate", head, runURL, artifactURL, extra)
 }
 
-// linksLine is lead, the head commit, the run's and artifact's links and
-// extra on one small line.
+// linksLine is lead, the head commit, the run's and artifact's links and extra on one small line.
 func linksLine(lead, head, runURL, artifactURL, extra string) string {
 	parts := []string{lead}
 	if shaRE.MatchString(head) {
@@ -223,8 +211,7 @@ func clipName(s string) string {
 	return s
 }
 
-// writeSummary appends md to the step summary, cut to keep the whole summary
-// within SummaryLimit.
+// writeSummary appends md to the step summary, cut to keep it within SummaryLimit.
 func writeSummary(a *githubactions.Action, md string, out *Outcome) error {
 	path := a.Getenv("GITHUB_STEP_SUMMARY")
 	if path == "" {
@@ -248,8 +235,7 @@ func writeSummary(a *githubactions.Action, md string, out *Outcome) error {
 	return protect("writing the step summary", func() { a.AddStepSummary(md) })
 }
 
-// fileDelimiter is go-githubactions' fixed delimiter in GITHUB_OUTPUT: a
-// value containing it would end early.
+// fileDelimiter is go-githubactions' fixed GITHUB_OUTPUT delimiter: a value holding it would end early.
 const fileDelimiter = "_GitHubActionsFileCommandDelimeter_"
 
 func setOutputs(a *githubactions.Action, out *Outcome, kv [][2]string) error {
@@ -328,19 +314,16 @@ func annotate(a *githubactions.Action, p Publication, failOn FailOn) {
 	emit(warns, func(x *githubactions.Action, s string) { x.Warningf("%s", s) })
 }
 
-// ManifestFile is the file Publish writes into the results directory for
-// PublishFromDir.
+// ManifestFile is the file Publish writes into the results directory for the comment steps.
 const ManifestFile = "loadgate-github.json"
 
 // ManifestSchema versions ManifestFile.
 const ManifestSchema = "loadgate/github/v1"
 
-// fallbackReport is the Markdown's copy when the report is outside the
-// results directory.
+// fallbackReport is the Markdown's copy when the report is outside the results directory.
 const fallbackReport = "loadgate-comment.md"
 
-// Manifest is what the fork comment workflow needs from a results artifact.
-// It is untrusted there: PublishFromDir checks it.
+// Manifest is what the comment steps need from a results directory; untrusted in an artifact.
 type Manifest struct {
 	Schema      string        `json:"schema"`
 	Scenario    string        `json:"scenario"`
@@ -421,10 +404,8 @@ func ReadManifest(dir string) (Manifest, string, error) {
 	return m, string(md), nil
 }
 
-// ReadArtifactFile reads the regular file name (slash-separated, local)
-// under dir, at most limit bytes, through os.OpenRoot: nothing outside dir
-// is read, and a symbolic link anywhere on the way (a directory's too) is
-// refused, since an artifact has no reason to hold one.
+// ReadArtifactFile reads the regular file name under dir, at most limit bytes; nothing outside
+// dir, and no symbolic link on the way, as an artifact has no reason to hold one.
 func ReadArtifactFile(dir, name string, limit int64) ([]byte, error) {
 	rel := filepath.FromSlash(name)
 	if !filepath.IsLocal(rel) {
@@ -464,33 +445,18 @@ func ReadArtifactFile(dir, name string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// VerdictFile is the gate's verdict.json in the results directory, from
-// which the fork comment is rendered.
+// VerdictFile is the gate's verdict, from which the fork comment is rendered.
 const VerdictFile = "verdict.json"
 
-// PublishFromDir comments from a gate run's downloaded results (`loadgate
-// comment --from DIR --pr N` in a workflow_run workflow): the artifact is
-// untrusted. The comment is built again from its verdict.json (ForkComment),
-// never from its Markdown. There is no comment, only a notice, unless the
-// pull request (pr 0: the event's, else the manifest's) has the triggering
-// run's head commit, repository and branch, the manifest and verdict.json
-// agree, and the run's conclusion does not contradict the claimed verdict.
-// A malformed artifact is an error. Outcome.ExitCode is 0: this workflow
-// gates nothing.
+// PublishFromDir comments from a gate run's downloaded, untrusted results (ForkComment) in a
+// workflow_run workflow. Unless the pull request still has the run's head and the artifact
+// agrees with itself and the run, it only notices. A malformed artifact is an error.
 func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev Event, dir string, pr int, token, artifactURL string, hc *http.Client) (*Outcome, error) {
 	out := &Outcome{}
 	MaskSecrets(a, token)
-	m, _, err := ReadManifest(dir)
+	m, vf, err := readForkArtifact(dir)
 	if err != nil {
 		return out, err
-	}
-	vb, err := ReadArtifactFile(dir, VerdictFile, 16<<20)
-	if err != nil {
-		return out, err
-	}
-	vf, err := report.DecodeGateVerdict(bytes.NewReader(vb))
-	if err != nil {
-		return out, fmt.Errorf("%s: %w", VerdictFile, err)
 	}
 	out.Regressions = m.Regressions
 	if pr == 0 {
@@ -503,27 +469,15 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 		out.notice(a, "loadgate: no pull request number (not in the event nor in %s): no comment", ManifestFile)
 		return out, nil
 	}
-	run := ev.Name == "workflow_run"
 	want := ev.HeadSHA
-	if !run || want == "" {
+	if ev.Name != "workflow_run" || want == "" {
 		want = m.HeadSHA
 	}
 	if want == "" {
 		return out, fmt.Errorf("no head commit to check #%d against (neither the event nor %s has one)", pr, ManifestFile)
 	}
-	switch {
-	case m.HeadSHA != "" && !strings.EqualFold(m.HeadSHA, want):
-		out.notice(a, "loadgate: the artifact is of commit %s, the run of %s: no comment on #%d", result.ShortHash(m.HeadSHA), result.ShortHash(want), pr)
-		return out, nil
-	case vf.Value != m.Verdict || vf.Scenario.Name != m.Scenario:
-		out.notice(a, "loadgate: the artifact's %s says %s of %q, its %s %s of %q: no comment on #%d",
-			VerdictFile, vf.Value, clipName(vf.Scenario.Name), ManifestFile, m.Verdict, m.Scenario, pr)
-		return out, nil
-	case run && ev.RunConclusion != "" && ev.RunConclusion != "success" && (vf.ExitCode == 0 || m.ExitCode == 0):
-		out.notice(a, "loadgate: the artifact claims %s but its run concluded %s: no comment on #%d", vf.Value, ev.RunConclusion, pr)
-		return out, nil
-	case run && ev.HeadRepo == "":
-		out.notice(a, "loadgate: the run names no head repository (deleted?): no comment on #%d", pr)
+	if why := forkMismatch(ev, m, vf, want); why != "" {
+		out.notice(a, "loadgate: %s: no comment on #%d", why, pr)
 		return out, nil
 	}
 	if token == "" {
@@ -538,17 +492,7 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	if err != nil {
 		return out, err
 	}
-	got, _, err := c.PullRequests.Get(ctx, env.Owner, env.Repo, pr)
-	if err != nil {
-		out.warning(a, "loadgate: reading #%d: %v", pr, err)
-		return out, nil
-	}
-	if h := got.GetHead(); ev.HeadRepo != "" && (!strings.EqualFold(h.GetRepo().GetFullName(), ev.HeadRepo) || h.GetRef() != ev.HeadRef) {
-		out.notice(a, "loadgate: #%d's head is %s:%s, the run's %s:%s: no comment", pr, h.GetRepo().GetFullName(), h.GetRef(), ev.HeadRepo, ev.HeadRef)
-		return out, nil
-	}
-	if !strings.EqualFold(got.GetHead().GetSHA(), want) {
-		out.notice(a, "loadgate: #%d's head is %s, the results are of %s: no comment (a newer run will comment)", pr, result.ShortHash(got.GetHead().GetSHA()), result.ShortHash(want))
+	if !pullHeadIs(ctx, a, c, env, ev, pr, want, out) {
 		return out, nil
 	}
 	runURL := ""
@@ -560,8 +504,59 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	return out, nil
 }
 
-// Comment is `loadgate comment`: PublishFromDir with the workflow's
-// environment (getenv: GITHUB_* and its token) and workflow commands on w.
+// readForkArtifact reads and checks the artifact's manifest and verdict.json.
+func readForkArtifact(dir string) (Manifest, *report.GateVerdictFile, error) {
+	m, _, err := ReadManifest(dir)
+	if err != nil {
+		return m, nil, err
+	}
+	vb, err := ReadArtifactFile(dir, VerdictFile, 16<<20)
+	if err != nil {
+		return m, nil, err
+	}
+	vf, err := report.DecodeGateVerdict(bytes.NewReader(vb))
+	if err != nil {
+		return m, nil, fmt.Errorf("%s: %w", VerdictFile, err)
+	}
+	return m, vf, nil
+}
+
+// forkMismatch says why the artifact contradicts want, itself or the run; "" when it does not.
+func forkMismatch(ev Event, m Manifest, vf *report.GateVerdictFile, want string) string {
+	run := ev.Name == "workflow_run"
+	switch {
+	case m.HeadSHA != "" && !strings.EqualFold(m.HeadSHA, want):
+		return fmt.Sprintf("the artifact is of commit %s, the run of %s", result.ShortHash(m.HeadSHA), result.ShortHash(want))
+	case vf.Value != m.Verdict || vf.Scenario.Name != m.Scenario:
+		return fmt.Sprintf("the artifact's %s says %s of %q, its %s %s of %q",
+			VerdictFile, vf.Value, clipName(vf.Scenario.Name), ManifestFile, m.Verdict, m.Scenario)
+	case run && ev.RunConclusion != "" && ev.RunConclusion != "success" && (vf.ExitCode == 0 || m.ExitCode == 0):
+		return fmt.Sprintf("the artifact claims %s but its run concluded %s", vf.Value, ev.RunConclusion)
+	case run && ev.HeadRepo == "":
+		return "the run names no head repository (deleted?)"
+	}
+	return ""
+}
+
+// pullHeadIs reports whether pr's head is still the run's repository, branch and want.
+func pullHeadIs(ctx context.Context, a *githubactions.Action, c *github.Client, env *Env, ev Event, pr int, want string, out *Outcome) bool {
+	got, _, err := c.PullRequests.Get(ctx, env.Owner, env.Repo, pr)
+	if err != nil {
+		out.warning(a, "loadgate: reading #%d: %v", pr, err)
+		return false
+	}
+	if h := got.GetHead(); ev.HeadRepo != "" && (!strings.EqualFold(h.GetRepo().GetFullName(), ev.HeadRepo) || h.GetRef() != ev.HeadRef) {
+		out.notice(a, "loadgate: #%d's head is %s:%s, the run's %s:%s: no comment", pr, h.GetRepo().GetFullName(), h.GetRef(), ev.HeadRepo, ev.HeadRef)
+		return false
+	}
+	if !strings.EqualFold(got.GetHead().GetSHA(), want) {
+		out.notice(a, "loadgate: #%d's head is %s, the results are of %s: no comment (a newer run will comment)", pr, result.ShortHash(got.GetHead().GetSHA()), result.ShortHash(want))
+		return false
+	}
+	return true
+}
+
+// Comment is `loadgate comment`: PublishFromDir with getenv's GITHUB_* and token, commands on w.
 func Comment(ctx context.Context, w io.Writer, getenv func(string) string, dir string, pr int, artifactURL string) (*Outcome, error) {
 	env, ev, err := envAndEvent(getenv)
 	if err != nil {
@@ -570,11 +565,8 @@ func Comment(ctx context.Context, w io.Writer, getenv func(string) string, dir s
 	return PublishFromDir(ctx, githubactions.New(githubactions.WithWriter(w)), env, ev, dir, pr, getenv("GITHUB_TOKEN"), artifactURL, nil)
 }
 
-// CommentStep is `loadgate comment --github --from DIR`, action.yml's
-// comment step: PublishComment with the step's inputs (comment,
-// github-token, artifact-url) and the workflow's environment (getenv),
-// workflow commands on w. dir is the gate step's results-dir output ("":
-// the gate wrote none). The error is for bad inputs or environment.
+// CommentStep is `loadgate comment --github`: PublishComment with the step's inputs and
+// environment (dir "": no results). The error is for bad inputs or environment.
 func CommentStep(ctx context.Context, w io.Writer, getenv func(string) string, dir string) (*Outcome, error) {
 	a := githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(getenv))
 	in, err := ReadCommentInputs(a)
@@ -588,7 +580,6 @@ func CommentStep(ctx context.Context, w io.Writer, getenv func(string) string, d
 	return PublishComment(ctx, a, env, ev, in, dir, nil), nil
 }
 
-// envAndEvent are the runner's environment and event payload.
 func envAndEvent(getenv func(string) string) (*Env, Event, error) {
 	env, err := FromEnv(getenv)
 	if err != nil {

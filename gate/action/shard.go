@@ -12,11 +12,8 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
-// A gate over a CI matrix: each matrix job runs the Action with shard: K/N
-// (its share of the rounds, no verdict, no comment) and uploads its
-// results; one merge job downloads them and runs the Action with merge:
-// DIR, which judges the shards' rounds as one gate and publishes it as a
-// gate step does, its comment step the only one that comments.
+// A gate over a CI matrix: each job runs shard: K/N (its share of the rounds,
+// no verdict) and uploads its results; one merge job judges them as one gate.
 
 // readShards reads shard and merge; a job is one or the other.
 func readShards(in *Inputs, get func(string) string) error {
@@ -31,9 +28,7 @@ func readShards(in *Inputs, get func(string) string) error {
 	return nil
 }
 
-// MergeGate is the merge job's gate: the shards' results under in.Merge
-// (one directory per shard, as actions/download-artifact writes them)
-// merged into in.ResultsDir.
+// MergeGate is the merge job's gate: the shards' results under in.Merge merged into ResultsDir.
 func MergeGate(log io.Writer) GateFunc {
 	return func(ctx context.Context, in Inputs) (rounds.Outcome, string, error) {
 		dirs, err := rounds.ShardDirs(in.Merge)
@@ -44,10 +39,8 @@ func MergeGate(log io.Writer) GateFunc {
 	}
 }
 
-// shardDone ends a shard's step: its rounds are written (shard.json), the
-// summary and the log say so, the results-dir output is set; no verdict,
-// no manifest, so no comment step can post one. A shard that failed
-// exits 3 with its error; the merge job states it.
+// shardDone ends a shard's step: summary, log and results-dir output, but no
+// verdict nor manifest, so nothing is commented. A failed shard exits 3.
 func (s Step) shardDone(a *githubactions.Action, in Inputs, gr rounds.Outcome, out string, runErr error) (StepResult, error) {
 	res := StepResult{FailOn: in.FailOn}
 	if runErr != nil && rounds.KindOf(runErr) != rounds.ErrUnusable {
@@ -63,8 +56,7 @@ func (s Step) shardDone(a *githubactions.Action, in Inputs, gr rounds.Outcome, o
 			fmt.Fprintln(s.Stderr, "loadgate:", err)
 		}
 	}
-	// The step output shard (not an action output) keeps action.yml's
-	// comment step from running.
+	// The step output shard keeps action.yml's comment step from running.
 	if err := setOutputs(a, o, [][2]string{{OutResultsDir, out}, {"shard", in.Shard.String()}}); err != nil {
 		fmt.Fprintln(s.Stderr, "loadgate:", err)
 	}

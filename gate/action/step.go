@@ -18,9 +18,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Gate runs the gate with in applied to the command's settings, writing
-// under out ("" when it stopped before it had one). The error is only for no
-// verdict (rounds.ErrUsage or ErrUnusable); the report is returned anyway.
+// Gate runs the gate with in applied, writing under out ("" when it stopped
+// first). err is only for no verdict (ErrUsage, ErrUnusable); gr is returned anyway.
 type Gate interface {
 	Run(ctx context.Context, in Inputs) (gr rounds.Outcome, out string, err error)
 }
@@ -32,31 +31,21 @@ func (f GateFunc) Run(ctx context.Context, in Inputs) (rounds.Outcome, string, e
 	return f(ctx, in)
 }
 
-// Step is `loadgate gate --github`: read inputs and event, mask the
-// scenario's ${ENV} values, run the Gate, render once (Reports) and Publish.
-// It has no token and posts no comment: the Gate runs the pull request's
-// code (PublishComment, a later step, comments). The exit code follows fail-on. A Step is used once, by one goroutine.
+// Step is `loadgate gate --github`: read inputs and event, mask the scenario's
+// ${ENV} values, run the Gate, render once and Publish. It has no token, as
+// the Gate runs the pull request's code. Used once, by one goroutine.
 type Step struct {
 	Gate Gate
-	// Reports renders gr into out and returns comment.md's bytes (the
-	// answer first), which the summary and comment reuse. An error is a
-	// file not written.
+	// Reports renders gr into out and returns comment.md's bytes, reused by the summary and comment.
 	Reports func(out string, gr rounds.Outcome) ([]byte, error)
-	// Trend, when set, is the comment's line for the head against the
-	// branch's history (HistoryTrend), "" when there is none; it is added
-	// to comment.md, the summary and the comment.
-	Trend func(ctx context.Context, dir string, gr rounds.Outcome) string
-	// Getenv and LookupEnv are the process's environment.
+	// Trend, when set, is the head's line against the branch's history ("": none).
+	Trend     func(ctx context.Context, dir string, gr rounds.Outcome) string
 	Getenv    func(string) string
 	LookupEnv func(string) (string, bool)
 	Stdout    io.Writer // workflow commands (masks, annotations, outputs' notices)
 	Stderr    io.Writer // the log
-	// Dir is the workspace ("": the current directory); the scenario input is
-	// relative to it.
-	Dir string
-	// Merge is the gate of the merge input: the shards' results judged as
-	// one gate (MergeGate); nil refuses the input.
-	Merge Gate
+	Dir       string    // the workspace ("": the current directory), which the scenario input is relative to
+	Merge     Gate      // the merge input's gate (MergeGate); nil refuses the input
 }
 
 // StepResult is what a step decided.
@@ -67,33 +56,13 @@ type StepResult struct {
 	Outcome  *Outcome        // what Publish did; nil when nothing was published
 }
 
-// Run runs the step. Bad inputs or event are ErrUsage; an unusable gate is
-// published as such (exit 3) and is not an error; a report not written is.
-// A failure to publish does not change the exit code.
+// Run runs the step. Bad inputs are ErrUsage; an unusable gate is published (exit 3), not an
+// error; a report not written is. A failure to publish does not change the exit code.
 func (s Step) Run(ctx context.Context) (StepResult, error) {
 	a := githubactions.New(githubactions.WithWriter(s.Stdout), githubactions.WithGetenv(s.Getenv))
-	if tok := a.GetInput(InToken); tok != "" {
-		MaskSecrets(a, tok)
-		a.Warningf("loadgate: the gate step was given a github-token, within reach of the pull request's code it runs; give it only to the comment step (loadgate comment --github)")
-	}
-	env, err := FromEnv(s.Getenv)
+	env, ev, in, err := s.inputs(a)
 	if err != nil {
-		return StepResult{}, rounds.Usagef("gate --github: %w", err)
-	}
-	ev, err := ReadEvent(env)
-	if err != nil {
-		return StepResult{}, rounds.Usagef("gate --github: %w", err)
-	}
-	in, err := ReadInputs(a)
-	if err == nil {
-		err = in.Resolve(ev)
-	}
-	if err != nil {
-		a.Errorf("%v", err)
-		return StepResult{}, rounds.Usagef("gate --github: %w", err)
-	}
-	if in.BaseDefaulted {
-		a.Noticef("base: %s, the default branch's tip (no pull request; set the base input to choose another)", in.Base)
+		return StepResult{}, err
 	}
 	dir := s.Dir
 	if dir == "" {
@@ -102,23 +71,14 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	if keys := PersistedCredentials(ctx, dir); len(keys) > 0 {
 		a.Warningf("loadgate: the checkout keeps a token in its git config (%s), within reach of the pull request's code the gate runs; check out with persist-credentials: false", strings.Join(keys, ", "))
 	}
-
-	// Masked before the gate logs anything; the gate masks what it runs too.
-	sc, _ := scenario.Load(inDir(dir, in.Scenario), scenario.Options{})
-	if sc != nil {
-		if vals, err := sc.ResolveEnv(s.LookupEnv); err == nil {
-			MaskEnv(s.Stdout, s.Getenv, vals)
-		}
-	}
-
-	// The stacks' builds and the rounds fold into one group of the log; the
-	// verdict and what follows stay visible.
+	sc := s.maskScenarioEnv(dir, in)
 	gate := s.Gate
 	if in.Merge != "" { // shard.go
 		if gate = s.Merge; gate == nil {
 			return StepResult{FailOn: in.FailOn}, rounds.Usagef("gate --github: the merge input needs the merge gate")
 		}
 	}
+	// The stacks' builds and the rounds fold into one group of the log.
 	a.Group("loadgate gate: " + in.Scenario + " (stacks and rounds)")
 	gr, out, err := gate.Run(ctx, in)
 	a.EndGroup()
@@ -130,14 +90,7 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 			a.Errorf("%v", err)
 			return StepResult{FailOn: in.FailOn}, err
 		}
-		// An unusable gate is still published, naming the scenario, commits and
-		// reason.
-		gr.Verdict = rounds.ErrorVerdict(oneLineReason(err))
-		completeUnusable(ctx, dir, &gr, sc, in, env)
-		if out == "" {
-			out = in.ResultsDir
-		}
-		_ = os.MkdirAll(out, 0o755)
+		out = publishUnusable(ctx, dir, &gr, out, err, sc, in, env)
 	}
 	res := StepResult{Verdict: gr.Verdict, FailOn: in.FailOn, ExitCode: ExitCode(gr.Verdict, in.FailOn)}
 	name := scenarioName(gr, sc)
@@ -147,17 +100,9 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	if gr.Verdict.Value == verdict.Inconclusive {
 		a.Warningf("loadgate %s: inconclusive: the difference is within the noise; the report says what would decide it (more rounds, a longer sustain)", name)
 	}
-	md, err := s.Reports(out, gr)
+	md, err := s.render(ctx, dir, out, gr)
 	if err != nil {
 		return res, err
-	}
-	if s.Trend != nil && gr.Verdict.Value != verdict.Unusable {
-		if line := s.Trend(ctx, dir, gr); line != "" {
-			md = append(md, "\n"+line+"\n"...)
-			if err := outfile.WriteFile(filepath.Join(out, "comment.md"), md); err != nil {
-				return res, err
-			}
-		}
 	}
 	outcome, err := Publish(a, env, ev, in, Publication{
 		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Markdown: string(md),
@@ -170,6 +115,73 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	return res, nil
 }
 
+// inputs reads the environment, event and inputs, warning of a token given to this step.
+func (s Step) inputs(a *githubactions.Action) (*Env, Event, Inputs, error) {
+	if tok := a.GetInput(InToken); tok != "" {
+		MaskSecrets(a, tok)
+		a.Warningf("loadgate: the gate step was given a github-token, within reach of the pull request's code it runs; give it only to the comment step (loadgate comment --github)")
+	}
+	env, err := FromEnv(s.Getenv)
+	if err != nil {
+		return nil, Event{}, Inputs{}, rounds.Usagef("gate --github: %w", err)
+	}
+	ev, err := ReadEvent(env)
+	if err != nil {
+		return nil, Event{}, Inputs{}, rounds.Usagef("gate --github: %w", err)
+	}
+	in, err := ReadInputs(a)
+	if err == nil {
+		err = in.Resolve(ev)
+	}
+	if err != nil {
+		a.Errorf("%v", err)
+		return nil, Event{}, Inputs{}, rounds.Usagef("gate --github: %w", err)
+	}
+	if in.BaseDefaulted {
+		a.Noticef("base: %s, the default branch's tip (no pull request; set the base input to choose another)", in.Base)
+	}
+	return env, ev, in, nil
+}
+
+// maskScenarioEnv masks the scenario's ${ENV} values before the gate logs anything.
+func (s Step) maskScenarioEnv(dir string, in Inputs) *scenario.Scenario {
+	sc, _ := scenario.Load(inDir(dir, in.Scenario), scenario.Options{})
+	if sc != nil {
+		if vals, err := sc.ResolveEnv(s.LookupEnv); err == nil {
+			MaskEnv(s.Stdout, s.Getenv, vals)
+		}
+	}
+	return sc
+}
+
+// publishUnusable makes a stopped gate's unusable verdict and returns the directory to publish.
+func publishUnusable(ctx context.Context, dir string, gr *rounds.Outcome, out string, err error, sc *scenario.Scenario, in Inputs, env *Env) string {
+	gr.Verdict = rounds.ErrorVerdict(oneLineReason(err))
+	completeUnusable(ctx, dir, gr, sc, in, env)
+	if out == "" {
+		out = in.ResultsDir
+	}
+	_ = os.MkdirAll(out, 0o755)
+	return out
+}
+
+// render writes the reports and returns comment.md's bytes, with the trend line if any.
+func (s Step) render(ctx context.Context, dir, out string, gr rounds.Outcome) ([]byte, error) {
+	md, err := s.Reports(out, gr)
+	if err != nil {
+		return md, err
+	}
+	if s.Trend != nil && gr.Verdict.Value != verdict.Unusable {
+		if line := s.Trend(ctx, dir, gr); line != "" {
+			md = append(md, "\n"+line+"\n"...)
+			if err := outfile.WriteFile(filepath.Join(out, "comment.md"), md); err != nil {
+				return md, err
+			}
+		}
+	}
+	return md, nil
+}
+
 // inDir is p relative to dir, unless p is absolute.
 func inDir(dir, p string) string {
 	if filepath.IsAbs(p) {
@@ -178,9 +190,8 @@ func inDir(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// scenarioName is the comment marker's name, the same whatever the outcome:
-// the judged scenario's name, else the scenario file's name: field, never a
-// file name (another marker, so another comment); "" when none is known.
+// scenarioName is the comment marker's name whatever the outcome: the judged
+// scenario's, else the file's name: field, never a file name; "" when unknown.
 func scenarioName(gr rounds.Outcome, sc *scenario.Scenario) string {
 	if gr.Scenario.Name != "" {
 		return gr.Scenario.Name
@@ -198,8 +209,7 @@ func scenarioName(gr rounds.Outcome, sc *scenario.Scenario) string {
 	return ""
 }
 
-// completeUnusable fills in what a gate that stopped early did not report:
-// the scenario and both sides' refs and commits, resolved in the workspace.
+// completeUnusable fills in the scenario and sides' commits a gate that stopped did not report.
 func completeUnusable(ctx context.Context, dir string, gr *rounds.Outcome, sc *scenario.Scenario, in Inputs, env *Env) {
 	if gr.Scenario.Name == "" && sc != nil {
 		gr.Scenario = result.Scenario{Name: sc.Name, Hash: sc.Hash, File: filepath.ToSlash(in.Scenario)}
@@ -225,18 +235,14 @@ func completeUnusable(ctx context.Context, dir string, gr *rounds.Outcome, sc *s
 	}
 }
 
-// oneLineReason is err's message on one line, without a final period: it
-// sits inside a banner line.
+// oneLineReason is err's message on one line without a final period, for a banner.
 func oneLineReason(err error) string {
 	s := strings.Join(strings.Fields(report.ErrorText(err)), " ")
 	return strings.TrimRight(s, ". ")
 }
 
-// PersistedCredentials are the git config keys of dir's repository that
-// carry an HTTP header (actions/checkout's persisted token, in .git/config
-// or a file it includes): any process of the gate, head's stack.prepare
-// and Docker builds of the checkout included, can read them. Only the keys
-// are returned, never the values; none when git cannot tell.
+// PersistedCredentials are the git config keys of dir carrying an HTTP header (a persisted
+// checkout token any gate process could read); keys only, none when git cannot tell.
 func PersistedCredentials(ctx context.Context, dir string) []string {
 	out, err := rounds.Git(ctx, dir, "config", "--includes", "--name-only", "--get-regexp", `^http\..*\.extraheader$`)
 	if err != nil || out == "" {

@@ -11,14 +11,11 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
-// trendGitTimeout bounds each git call reading the history for the
-// comment's line: a gate's answer must not wait on it.
+// trendGitTimeout bounds each git call of the trend line: the gate must not wait on it.
 const trendGitTimeout = 30 * time.Second
 
-// HistoryTrend is Step.Trend on the clone in dir: the comment's line for
-// gr's head against the history on the default data branch, when gr's
-// base commit is an entry of it; "" otherwise, and when the history
-// cannot be read (said on log: the gate's answer stands without it).
+// HistoryTrend is Step.Trend on the clone in dir: gr's head against the data branch's history
+// when gr's base is an entry of it, else "" (a history not read is said on log).
 func HistoryTrend(log io.Writer) func(ctx context.Context, dir string, gr rounds.Outcome) string {
 	return func(ctx context.Context, dir string, gr rounds.Outcome) string {
 		name := gr.Scenario.Name

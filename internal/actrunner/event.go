@@ -7,14 +7,12 @@ import (
 	"strings"
 )
 
-// The payloads are GitHub's own examples (testdata/README.md), edited to
-// name the throwaway repository and its commits.
+// The payloads are GitHub's own examples (testdata/README.md), edited.
 //
 //go:embed testdata/*.json
 var payloads embed.FS
 
-// PR is a pull request between two commits of one repository (or, with
-// HeadRepo set, of a fork).
+// PR is a pull request between two commits of one repository, or of a fork (HeadRepo).
 type PR struct {
 	Number           int
 	Repo, HeadRepo   string // "owner/name"; HeadRepo empty, Repo
@@ -50,8 +48,7 @@ func PullRequestPayload(pr PR) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// DispatchPayload is a workflow_dispatch event on ref (refs/heads/…) with
-// inputs (nil: none given, the workflow's defaults apply).
+// DispatchPayload is a workflow_dispatch event on ref with inputs (nil: the defaults).
 func DispatchPayload(repo, ref string, inputs map[string]string) ([]byte, error) {
 	m, err := template("workflow_dispatch.json")
 	if err != nil {
@@ -93,8 +90,7 @@ type Run struct {
 	HeadSHA    string
 }
 
-// WorkflowRunPayload is a workflow_run completed event for run, whose
-// pull_requests list is empty as GitHub's is for a fork's pull request.
+// WorkflowRunPayload is a completed workflow_run event, its pull_requests empty as for a fork.
 func WorkflowRunPayload(run Run) ([]byte, error) {
 	m, err := template("workflow_run-completed.with-pull-requests.json")
 	if err != nil {

@@ -9,9 +9,8 @@ import (
 	"strings"
 )
 
-// Snapshot is the Docker objects loadgate's stacks had at one moment
-// (containers, networks and volumes labelled io.loadgate.run), as
-// "kind id owner" lines, owner the "<host>:<pid>" that started them.
+// Snapshot is the Docker objects labelled io.loadgate.run at one moment:
+// "kind id" → owner, the "<host>:<pid>" that started them.
 type Snapshot map[string]string
 
 // TakeSnapshot lists them through the docker CLI.
@@ -35,9 +34,8 @@ func TakeSnapshot(ctx context.Context) (Snapshot, error) {
 	return s, nil
 }
 
-// Left is what now has and before had not, whose owner on this host is no
-// longer running: a stack a finished run left behind (another live
-// process's stacks are its own business).
+// Left is what now has and before had not whose owner is no longer running:
+// what a finished run left behind.
 func (before Snapshot) Left(now Snapshot) []string {
 	host, _ := os.Hostname()
 	var out []string

@@ -10,16 +10,13 @@ import (
 	"strings"
 )
 
-// Repo is a throwaway git repository made from a checkout's files: the
-// repository a workflow runs in. Not safe for concurrent use.
+// Repo is a throwaway git repository a workflow runs in. Not safe for concurrent use.
 type Repo struct {
 	Dir string
 }
 
-// NewRepo copies src's files (tracked, and untracked ones git does not
-// ignore: the checkout as it is, edits included) into dir, a new
-// repository on branch main with one commit, origin at
-// https://github.com/<full> (act reads the repository's name from it).
+// NewRepo copies src's checkout as it is (untracked, unignored files too) into
+// dir, a new repository on main with one commit, origin github.com/<full> for act.
 func NewRepo(ctx context.Context, src, dir, full string) (*Repo, error) {
 	files, err := git(ctx, src, "ls-files", "-z", "-c", "-o", "--exclude-standard")
 	if err != nil {
@@ -73,8 +70,7 @@ func (r *Repo) Commit(ctx context.Context, msg string) (string, error) {
 	return r.Git(ctx, "rev-parse", "HEAD")
 }
 
-// Export writes the tree of rev into dir (no .git): an action's code as
-// a runner downloads it.
+// Export writes rev's tree into dir (no .git), as a runner downloads an action.
 func (r *Repo) Export(ctx context.Context, rev, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -86,8 +82,7 @@ func (r *Repo) Export(ctx context.Context, rev, dir string) error {
 	return nil
 }
 
-// Git runs git in the repository with a fixed author and returns its
-// trimmed output.
+// Git runs git in the repository with a fixed author and returns its trimmed output.
 func (r *Repo) Git(ctx context.Context, args ...string) (string, error) {
 	return git(ctx, r.Dir, args...)
 }

@@ -27,17 +27,13 @@ type Spec struct {
 	Payload  []byte // the event JSON (GITHUB_EVENT_PATH)
 	Job      string // the job to run; empty, every job the event triggers
 
-	// Uses maps more actions to local directories, as act's
-	// --local-repository: "loadgate/loadgate@v1" → an exported tree.
-	Uses    map[string]string
+	Uses    map[string]string // more actions' local directories (act --local-repository)
 	Env     map[string]string // more runner environment (act --env)
 	Secrets map[string]string // secrets; GITHUB_TOKEN defaults to a dummy
 	Timeout time.Duration     // the whole run; 0 means 15 minutes
 }
 
-// Result is what a run left, read from act's JSON log: the exit status of
-// act (non-zero when a job failed), of each failed step, the steps'
-// outputs, and the job summary as the steps wrote it.
+// Result is what a run left, read from act's JSON log.
 type Result struct {
 	Exit      int               // act's exit status
 	JobResult string            // "success" or "failure", as act logged it
@@ -46,10 +42,8 @@ type Result struct {
 	Outputs   map[string]map[string]string
 	Summary   string   // every step's $GITHUB_STEP_SUMMARY, in order
 	Messages  []string // every log line's message, in order
-	// Uploaded is every artifact the run uploaded to act's artifact
-	// server, name → its zip archive (as act stores a v4 upload), read
-	// before the run's directory is removed.
-	Uploaded map[string][]byte
+
+	Uploaded map[string][]byte // artifact name → its zip, as act's artifact server stored it
 	Wall     time.Duration
 }
 
@@ -70,12 +64,9 @@ func (r *Result) Grep(s string) []string {
 	return out
 }
 
-// Run runs spec with act in self-hosted mode (-P ubuntu-latest=-self-hosted)
-// in a new directory under dir (the actions' cache, the runner's temp,
-// the artifacts), which it removes before it returns unless keep. The run
-// is bounded by spec.Timeout and ctx: when either ends, act gets SIGINT
-// (it cancels the job, running its cleanup), then SIGKILL a minute later.
-// api is the GitHub API the run sees (GITHUB_API_URL); nil, none.
+// Run runs spec with act in self-hosted mode in a new directory under dir, removed when it
+// returns. When spec.Timeout or ctx ends, act gets SIGINT (it cancels the job, running its
+// cleanup), then SIGKILL a minute later. api is the GitHub API the run sees (nil: none).
 func (t *Tools) Run(ctx context.Context, dir string, spec Spec, api *API) (*Result, error) {
 	start := time.Now()
 	run, err := os.MkdirTemp(dir, "act-run-")
@@ -83,57 +74,10 @@ func (t *Tools) Run(ctx context.Context, dir string, spec Spec, api *API) (*Resu
 		return nil, fmt.Errorf("actrunner: run directory: %w", err)
 	}
 	defer os.RemoveAll(run)
-	cache, artifacts := filepath.Join(run, "cache"), filepath.Join(run, "artifacts")
-	if err := toolCache(spec.Repo.Dir, filepath.Join(cache, "tool_cache")); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(artifacts, 0o755); err != nil {
-		return nil, err
-	}
-	event := filepath.Join(run, "event.json")
-	if err := os.WriteFile(event, spec.Payload, 0o644); err != nil {
-		return nil, err
-	}
-	port, err := freePort()
+	args, artifacts, err := t.actArgs(run, spec, api)
 	if err != nil {
 		return nil, err
 	}
-	args := []string{spec.Event, "-e", event, "-W", spec.Workflow,
-		"-P", "ubuntu-latest=-self-hosted", "--json",
-		"--action-cache-path", cache, "--action-offline-mode", "--no-cache-server",
-		"--artifact-server-path", artifacts, "--artifact-server-addr", "127.0.0.1", "--artifact-server-port", strconv.Itoa(port)}
-	if spec.Job != "" {
-		args = append(args, "-j", spec.Job)
-	}
-	uses := map[string]string{}
-	for k, v := range t.Local {
-		uses[k] = v
-	}
-	for k, v := range spec.Uses {
-		uses[k] = v
-	}
-	for _, k := range sortedKeys(uses) {
-		args = append(args, "--local-repository", k+"="+uses[k])
-	}
-	env := map[string]string{}
-	if api != nil {
-		env["GITHUB_API_URL"], env["GITHUB_SERVER_URL"] = api.APIURL(), api.ServerURL()
-		env["GITHUB_GRAPHQL_URL"] = api.GraphQLURL()
-	}
-	for k, v := range spec.Env {
-		env[k] = v
-	}
-	for _, k := range sortedKeys(env) {
-		args = append(args, "--env", k+"="+env[k])
-	}
-	secrets := map[string]string{"GITHUB_TOKEN": Token}
-	for k, v := range spec.Secrets {
-		secrets[k] = v
-	}
-	for _, k := range sortedKeys(secrets) {
-		args = append(args, "-s", k+"="+secrets[k])
-	}
-
 	timeout := spec.Timeout
 	if timeout == 0 {
 		timeout = 15 * time.Minute
@@ -170,6 +114,61 @@ func (t *Tools) Run(ctx context.Context, dir string, spec Spec, api *API) (*Resu
 	return res, nil
 }
 
+// actArgs fills the run directory and returns act's arguments and the artifacts directory.
+func (t *Tools) actArgs(run string, spec Spec, api *API) ([]string, string, error) {
+	cache, artifacts := filepath.Join(run, "cache"), filepath.Join(run, "artifacts")
+	if err := toolCache(spec.Repo.Dir, filepath.Join(cache, "tool_cache")); err != nil {
+		return nil, "", err
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		return nil, "", err
+	}
+	event := filepath.Join(run, "event.json")
+	if err := os.WriteFile(event, spec.Payload, 0o644); err != nil {
+		return nil, "", err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	args := []string{spec.Event, "-e", event, "-W", spec.Workflow,
+		"-P", "ubuntu-latest=-self-hosted", "--json",
+		"--action-cache-path", cache, "--action-offline-mode", "--no-cache-server",
+		"--artifact-server-path", artifacts, "--artifact-server-addr", "127.0.0.1", "--artifact-server-port", strconv.Itoa(port)}
+	if spec.Job != "" {
+		args = append(args, "-j", spec.Job)
+	}
+	env := map[string]string{}
+	if api != nil {
+		env["GITHUB_API_URL"], env["GITHUB_SERVER_URL"] = api.APIURL(), api.ServerURL()
+		env["GITHUB_GRAPHQL_URL"] = api.GraphQLURL()
+	}
+	args = appendPairs(args, "--local-repository", merged(t.Local, spec.Uses))
+	args = appendPairs(args, "--env", merged(env, spec.Env))
+	args = appendPairs(args, "-s", merged(map[string]string{"GITHUB_TOKEN": Token}, spec.Secrets))
+	return args, artifacts, nil
+}
+
+// appendPairs appends flag and KEY=VALUE for each of m's entries, in key order.
+func appendPairs(args []string, flag string, m map[string]string) []string {
+	for _, k := range sortedKeys(m) {
+		args = append(args, flag, k+"="+m[k])
+	}
+	return args
+}
+
+// merged is a copy of base with over's entries on top.
+func merged(base, over map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
 // uploaded reads act's artifact directory: <run id>/<name>/<name>.zip.
 func uploaded(dir string) (map[string][]byte, error) {
 	zips, err := filepath.Glob(filepath.Join(dir, "*", "*", "*.zip"))
@@ -193,8 +192,7 @@ func uploaded(dir string) (map[string][]byte, error) {
 
 var exitStatus = regexp.MustCompile(`^exit status (\d+)$`)
 
-// parse reads act's JSON log (one object a line; other lines are kept as
-// messages).
+// parse reads act's JSON log, one object a line (other lines are messages).
 func parse(log []byte) *Result {
 	r := &Result{StepExit: map[string]int{}, Steps: map[string]string{}, Outputs: map[string]map[string]string{}}
 	var summary strings.Builder
@@ -238,10 +236,7 @@ func parse(log []byte) *Result {
 	return r
 }
 
-// toolCache puts this machine's Go in the runner's tool cache under the
-// version the repository's go.mod names (its toolchain line, else its go
-// line), as actions/setup-go finds a cached Go: offline, the local Go
-// stands for the one setup-go would download.
+// toolCache puts this machine's Go in the tool cache as go.mod's version, for setup-go offline.
 func toolCache(repo, dir string) error {
 	b, err := os.ReadFile(filepath.Join(repo, "go.mod"))
 	if err != nil {

@@ -1,15 +1,7 @@
 // Package actrunner runs this repository's workflows and the documented
-// example workflows on a real GitHub Actions runner implementation, offline:
-// nektos/act in self-hosted mode (the job's steps run on this machine, whose
-// Docker engine the gate uses), with the third-party actions' released code
-// from the Go module proxy and act's own artifact server, against a GitHub
-// API on loopback that stores what the workflows write (API: the comment,
-// read back by the scenarios). The e2e tier's scenarios (make e2e) use it;
-// nothing in the product imports it.
-//
-// act and the actions are built and fetched once into a cache directory the
-// harness keeps (CacheDir); each run gets its own temporary directories,
-// removed when it ends.
+// example workflows offline with nektos/act in self-hosted mode, the actions'
+// released code from the Go module proxy, and a GitHub API on loopback (API)
+// that stores what the workflows write. Only the e2e tier (make e2e) uses it.
 package actrunner
 
 import (
@@ -26,9 +18,7 @@ import (
 // ActVersion is the nektos/act release the harness builds from source.
 const ActVersion = "v0.2.89"
 
-// Action is a third-party action a workflow pins by commit SHA, and the
-// released code that stands for it: the module the Go module proxy serves
-// for the action's repository at Version.
+// Action is a third-party action pinned by commit SHA and the module version that stands for it.
 type Action struct {
 	Uses    string // owner/repo@<sha>, as the workflows write it
 	Module  string // its repository as a Go module path
@@ -36,8 +26,7 @@ type Action struct {
 	Note    string // why Version differs from the pinned release, when it does
 }
 
-// Actions are the third-party actions the workflows and action.yml use.
-// TestEveryPinnedActionIsMapped fails when a workflow pins one not listed.
+// Actions are the third-party actions the workflows and action.yml use (a test checks it).
 var Actions = []Action{
 	{Uses: "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683", Module: "github.com/actions/checkout", Version: "v4.2.2+incompatible"},
 	{Uses: "actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02", Module: "github.com/actions/upload-artifact", Version: "v4.6.2+incompatible"},
@@ -46,8 +35,7 @@ var Actions = []Action{
 		Note: "the pinned v4.3.0 (and every v4.x tag) is not served by the module proxy; v5.0.0, the next release, has the same inputs"},
 }
 
-// Offline lists the pinned actions that cannot run here, and why: a
-// workflow using them is not run (release.yml's attestation).
+// Offline lists the pinned actions that cannot run here, and why; their workflows are not run.
 var Offline = map[string]string{
 	"actions/attest-build-provenance@e8998f949152b193b063cb0ec769d69d929409be": "needs GitHub's OIDC token and Sigstore",
 }
@@ -58,8 +46,7 @@ type Tools struct {
 	Local map[string]string // Action.Uses → the directory of its code
 }
 
-// CacheDir is where the harness keeps act and the actions between runs:
-// $LOADGATE_E2E_CACHE, else the user's cache directory's loadgate-e2e.
+// CacheDir keeps act and the actions between runs: $LOADGATE_E2E_CACHE, else the user's cache.
 func CacheDir() (string, error) {
 	if d := os.Getenv("LOADGATE_E2E_CACHE"); d != "" {
 		return d, nil
@@ -71,9 +58,7 @@ func CacheDir() (string, error) {
 	return filepath.Join(d, "loadgate-e2e"), nil
 }
 
-// Prepare builds act (go install github.com/nektos/act@ActVersion) into
-// cache unless it is there, and fetches every Action through the Go module
-// proxy (go mod download). Bounded by ctx; the first build takes minutes.
+// Prepare builds act into cache unless there, and fetches every Action; the first build takes minutes.
 func Prepare(ctx context.Context, cache string) (*Tools, error) {
 	bin := filepath.Join(cache, "act-"+ActVersion, "act")
 	if _, err := os.Stat(bin); err != nil {
@@ -96,8 +81,7 @@ func Prepare(ctx context.Context, cache string) (*Tools, error) {
 	return t, nil
 }
 
-// goCmd runs go in dir (outside any module) with GOBIN at act's directory,
-// stdout to out when given, bounded by ctx and 15 minutes.
+// goCmd runs go in dir, outside any module, with GOBIN at act's directory, for at most 15 minutes.
 func goCmd(ctx context.Context, dir string, out *bytes.Buffer, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()

@@ -1,66 +1,26 @@
-// Package githubfake is a small GitHub server for tests: the part of
-// GitHub's REST API (and of github.com's downloads) that loadgate's action
-// and its workflows use, on loopback, storing what they write so that a
-// test can read it back.
-//
-// It implements, under APIPrefix ("" as api.github.com, "/api/v3" as
-// GitHub Enterprise Server's GITHUB_API_URL):
-//
-//   - GET /user (the token's user; 403 without Login, as for an
-//     installation token) and POST /graphql's `viewer { login }` (at
-//     /api/graphql too when APIPrefix is /api/v3, as GHES derives it);
-//   - issue comments: GET /repos/{o}/{r}/issues/{n}/comments with
-//     per_page/page and a Link header (next, last, prev, first), POST
-//     the same path, PATCH and DELETE /repos/{o}/{r}/issues/comments/{id};
-//   - GET /repos/{o}/{r}/pulls/{n} (number, head sha, ref and repo);
-//   - GET /repos/{o}/{r}/releases and /tags, paginated the same way;
-//   - GET /repos/{o}/{r}/actions/runs/{id}/artifacts (optional name
-//     filter) and /actions/artifacts/{id}/zip, a 302 to the archive;
-//
-// and, outside APIPrefix, github.com's release downloads
-// GET /{o}/{r}/releases/download/{tag}/{asset}, and the artifact archives
-// the 302 points to.
+// Package githubfake is a GitHub server for tests, on loopback: the REST API
+// (under "" or GHES's "/api/v3") and downloads that loadgate's action and
+// workflows use, storing what they write for the test to read back: GET /user,
+// GraphQL's viewer, issue comments (list, create, edit, delete), a pull
+// request, releases, tags, a run's artifacts, release downloads.
 //
 // Where it differs from GitHub:
 //
-//   - one token (Token), sent as "Bearer" or "token"; anything else is 401
-//     on every API path, releases and tags too (GitHub serves a public
-//     repository's to anyone); downloads and archives need none. No scopes or permissions: the
-//     token may do everything, or (ReadOnly, as a fork's pull request's
-//     token) every GET and no write.
-//   - issue comments, pull requests and workflow artifacts exist only in
-//     the repository Owner/Repo (404 elsewhere); releases, tags and their
-//     downloads in any repository given some (an empty list otherwise,
-//     where GitHub would 404 an unknown repository).
-//   - a comment's user is the token's account (As, else Login's User,
-//     else github-actions[bot] as Bot); ids count up from 1001, node_id is
-//     made up, author_association is always "OWNER", no reactions, no
-//     performed_via_github_app; html_url points at ServerURL.
-//   - issue numbers are not checked: any number has a (possibly empty)
-//     comment list, as if every issue and pull request existed; a pull
-//     request is only what SetPull gave (head sha, ref, repository).
-//   - bodies over 65536 characters are 422, as GitHub; no other
-//     validation error, no rate limit headers, no ETags or conditional
-//     requests, no secondary rate limits.
-//   - pagination: per_page defaults to 30 and is capped at 100, as GitHub;
-//     the Link header's URLs use the server's own address.
-//   - GraphQL answers only the viewer's login (400 for anything else).
-//   - the objects are GitHub's shapes cut to what loadgate and the actions
-//     read: a pull request is number, state and head (sha, ref,
-//     repo.full_name); a release is tag_name, name, draft, prerelease and
-//     assets (name, size, browser_download_url); a tag is name and
-//     commit.sha; an artifact is id, node_id, name, size_in_bytes, digest,
-//     url, archive_download_url, expired, created_at and workflow_run.id.
-//   - an artifact's archive is served at /_artifacts/{id} on this server,
-//     with no token (GitHub's 302 goes to a signed blob storage URL).
-//   - no endpoint writes releases, tags or artifacts: a test adds them
-//     (AddRelease, AddArtifact); every other path is 404.
+//   - one token, "Bearer" or "token", else 401 (on releases and tags too); no
+//     scopes, but ReadOnly (a fork's token) refuses every write.
+//   - comments, pull requests and artifacts exist only in Owner/Repo; releases
+//     and tags in any repository (an empty list, not 404).
+//   - a comment's user is Author(); ids count from 1001; author_association is
+//     OWNER; no reactions. Every issue exists; a pull request is SetPull's.
+//   - the only validation is 422 for a body over 65536 characters; no rate
+//     limits, ETags or conditional requests. GraphQL answers only the viewer.
+//   - per_page defaults to 30, at most 100; Link URLs name this server.
+//   - objects carry only the fields loadgate reads.
+//   - an artifact's zip is at /_artifacts/{id}, tokenless (no signed blob URL).
+//   - only AddRelease and AddArtifact add releases, tags and artifacts.
 //
-// Concurrency: every method is safe for concurrent use, and each request
-// is handled under one mutex. The exported fields are configuration: set
-// them before the requests that should see them (no request in flight),
-// or under Lock. The *Comment pointers Seed and Comments return are the
-// stored comments: read their fields when no request is in flight.
+// Every method is safe for concurrent use. Set the exported fields, or read a
+// stored *Comment, with no request in flight or under Lock.
 package githubfake
 
 import (
@@ -77,7 +37,7 @@ import (
 	"time"
 )
 
-// User is a comment's author as GitHub's JSON gives it (login, type).
+// User is a comment's author as GitHub's JSON gives it.
 type User struct {
 	Login string `json:"login"`
 	Type  string `json:"type"` // "User" or "Bot"
@@ -106,8 +66,7 @@ type Pull struct {
 	HeadRepo string // "owner/name" of the head; default "forker/<Repo>"
 }
 
-// Release is a release: its tag, flags and assets (name → content, served
-// at ServerURL/{o}/{r}/releases/download/{tag}/{name}).
+// Release is a release: its tag, flags and assets (name → content).
 type Release struct {
 	Tag        string
 	Draft      bool
@@ -125,22 +84,19 @@ type Artifact struct {
 
 // Server is the fake GitHub. New starts it; it stops with Close.
 type Server struct {
-	// The repository that has comments, pull requests and artifacts.
-	Owner, Repo string
-	// Token is the one accepted credential.
-	Token string
-	// Login is the token's user for GET /user; "" → 403, as for an
-	// installation token (GITHUB_TOKEN).
-	Login string
-	// Viewer is GraphQL's viewer { login }; "" → 403.
-	Viewer string
-	// As, when set, is whom the token's comments are by (else Author()).
-	As *User
-	// ReadOnly makes the token a read-only one, as a fork's pull request
-	// gets: every POST, PATCH and DELETE is 403.
-	ReadOnly bool
-	// CreateStatus, UserStatus, ListStatus: non-zero, POST comments,
-	// GET /user and GET comments answer that status.
+	Owner, Repo string // the repository with comments, pull requests and artifacts
+
+	Token string // the one accepted credential
+
+	Login string // GET /user's login; "" → 403, as for an installation token
+
+	Viewer string // GraphQL's viewer login; "" → 403
+
+	As *User // when set, whom the token's comments are by
+
+	ReadOnly bool // a fork's pull request's token: every write is 403
+
+	// Non-zero: POST comments, GET /user and GET comments answer that status.
 	CreateStatus, UserStatus, ListStatus int
 
 	apiPrefix string
@@ -158,8 +114,7 @@ type Server struct {
 	now       func() time.Time
 }
 
-// New starts a server for owner/repo accepting token, its REST API under
-// apiPrefix ("" or "/api/v3").
+// New starts a server for owner/repo accepting token, its API under apiPrefix ("" or "/api/v3").
 func New(owner, repo, token, apiPrefix string) *Server {
 	s := &Server{Owner: owner, Repo: repo, Token: token, apiPrefix: strings.TrimRight(apiPrefix, "/"),
 		comments: map[int][]*Comment{}, nextID: 1000, pulls: map[int]Pull{},
@@ -226,10 +181,8 @@ func (s *Server) URL() string { return s.srv.URL }
 // APIURL is GITHUB_API_URL: URL and the API prefix.
 func (s *Server) APIURL() string { return s.srv.URL + s.apiPrefix }
 
-// ServerURL is GITHUB_SERVER_URL: the server under the name
-// github.localhost, which resolves to loopback and which GitHub's
-// JavaScript actions do not take for Enterprise Server (artifact actions
-// refuse GHES).
+// ServerURL is GITHUB_SERVER_URL as github.localhost, loopback that GitHub's
+// JavaScript actions do not take for GHES (which artifact actions refuse).
 func (s *Server) ServerURL() string {
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.srv.URL, "http://"))
 	return "http://github.localhost:" + port
@@ -238,8 +191,7 @@ func (s *Server) ServerURL() string {
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
 
-// Lock and Unlock guard configuration changed while requests may be in
-// flight.
+// Lock and Unlock guard configuration changed while requests may be in flight.
 func (s *Server) Lock()   { s.mu.Lock() }
 func (s *Server) Unlock() { s.mu.Unlock() }
 
@@ -305,8 +257,7 @@ func (s *Server) DeletePull(n int) {
 	delete(s.pulls, n)
 }
 
-// AddRelease adds a release of repository full ("owner/name") as its
-// newest, and its tag (on commit, when given) as the newest tag.
+// AddRelease adds a release of full ("owner/name") and its tag on commit, as the newest.
 func (s *Server) AddRelease(full, commit string, rel Release) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -315,8 +266,7 @@ func (s *Server) AddRelease(full, commit string, rel Release) {
 	s.tags[full] = append([]map[string]any{tag}, s.tags[full]...)
 }
 
-// AddArtifact stores an artifact of workflow run runID (a zip archive) and
-// returns its id.
+// AddArtifact stores a zip artifact of workflow run runID and returns its id.
 func (s *Server) AddArtifact(runID int64, name string, zip []byte) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -325,8 +275,7 @@ func (s *Server) AddArtifact(runID int64, name string, zip []byte) int64 {
 	return id
 }
 
-// Author is whom the token's comments are by: As, else Login (a User),
-// else github-actions[bot] (a Bot).
+// Author is whom the token's comments are by: As, else Login, else github-actions[bot].
 func (s *Server) Author() User {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -397,8 +346,7 @@ func (s *Server) user(w http.ResponseWriter, r *http.Request) {
 	reply(w, 200, User{Login: s.Login, Type: "User"})
 }
 
-// graphql answers `query { viewer { login } }` only, as GitHub does for an
-// installation token (which may not read GET /user).
+// graphql answers only `query { viewer { login } }`, as for an installation token.
 func (s *Server) graphql(w http.ResponseWriter, r *http.Request) {
 	var in struct{ Query string }
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || !strings.Contains(in.Query, "viewer") {
@@ -430,8 +378,7 @@ func (s *Server) del(w http.ResponseWriter, r *http.Request) {
 	fail(w, 404, "Not Found")
 }
 
-// page answers one page of a list of n items with GitHub's Link header;
-// it returns the page's bounds.
+// page sets the Link header for a page of n items and returns its bounds.
 func (s *Server) page(w http.ResponseWriter, r *http.Request, n int) (lo, hi int) {
 	q := r.URL.Query()
 	per, _ := strconv.Atoi(q.Get("per_page"))
