@@ -23,7 +23,6 @@ func countValue(v float64) string {
 	return exact(v)
 }
 
-// signedCount formats a difference with its sign: +3, −2, 0.
 func signedCount(v float64) string {
 	s := countValue(v)
 	if v > 0 {
@@ -55,7 +54,7 @@ func counterAt(c result.Counted) string {
 	return c.Service + ":" + strconv.Itoa(c.Port) + c.Path
 }
 
-// uncounted lists r's workloads no count covers, in first-seen order.
+// uncounted lists r's workloads no count covers.
 func uncounted(r *result.Result) []string {
 	covered := map[string]bool{}
 	if r.Counting != nil {
@@ -108,8 +107,7 @@ func whyNot(c result.Counted) []string {
 	return out
 }
 
-// lateReads lists reads off their phase's start by more than readSlack:
-// requests in between count in the neighbouring phase.
+// lateReads lists reads off their phase's start by more than readSlack.
 func lateReads(r *result.Result, counts []result.Counted) []string {
 	var out []string
 	seen := map[string]bool{}

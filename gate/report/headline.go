@@ -11,15 +11,10 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Every rendering of a gate opens with one headline sentence — verdict and
-// largest change with interval and counts — then the limits. One function
-// words it (answerOf, headline, limits), so renderings cannot disagree.
-
-// DocsURL explains how a gate decides; absolute because PR comments render
-// outside loadgate's repository.
+// DocsURL explains how a gate decides; absolute, for PR comments.
 const DocsURL = "https://github.com/loadgate/loadgate/blob/main/docs/gate.md"
 
-// answer is a gate in brief: ranked comparisons and the lead.
+// answer is a gate in brief; every rendering takes its headline and limits from it.
 type answer struct {
 	g      *gateReport
 	rows   []verdict.Comparison // ranked: regression, not measured, inconclusive, improvement, pass
@@ -124,7 +119,6 @@ func symbol(v verdict.Value) string {
 	return "❌"
 }
 
-// what names a comparison: "`api_read` p95", "`api_read` p95 in sustain".
 func (a answer) what(c verdict.Comparison, st style) string {
 	s := st.code(c.Workload) + " " + metricWord(c)
 	if a.phases {
@@ -133,7 +127,6 @@ func (a answer) what(c verdict.Comparison, st style) string {
 	return s
 }
 
-// metricWord is the metric in words: "p95", "error rate".
 func metricWord(c verdict.Comparison) string {
 	if c.Metric == verdict.MetricErrorRate {
 		return "error rate"
@@ -141,7 +134,6 @@ func metricWord(c verdict.Comparison) string {
 	return c.Metric
 }
 
-// change is a comparison's estimate: "+31.1%", "+0.62 points".
 func change(c verdict.Comparison) string {
 	if c.Interval == "" {
 		return dash
@@ -152,7 +144,6 @@ func change(c verdict.Comparison) string {
 	return SignedPercent(c.Ratio)
 }
 
-// interval is a comparison's interval: "+27.1% … +35.3%".
 func interval(c verdict.Comparison) string {
 	if c.Interval == "" {
 		return "no interval"
@@ -223,8 +214,7 @@ func (a answer) others() string {
 	return strings.Join(parts, ", ")
 }
 
-// headline is the verdict in one sentence: "❌ 3 regressions: `api_read`
-// p95 +31.1% in sustain (+27.1% … +35.3%, 5 paired rounds, …) — 4 unchanged".
+// headline is the verdict in one sentence: the lead's change, interval and evidence.
 func (a answer) headline(st style) string {
 	v := a.g.Verdict
 	mark := ""
@@ -284,8 +274,7 @@ func (a answer) headline(st style) string {
 
 func tolerance(v verdict.Verdict) string { return "±" + Percent(v.Tolerance) }
 
-// limits are what a reader must know beside the headline, a line each, in
-// plain text (the caller escapes it).
+// limits are what a reader must know beside the headline, in plain text.
 func (a answer) limits(st style) []string {
 	g, v := a.g, a.g.Verdict
 	var out []string
@@ -315,7 +304,6 @@ func (a answer) limits(st style) []string {
 	return out
 }
 
-// leftOutWords: "round 3", "rounds 2, 5".
 func leftOutWords(ns []int) string {
 	if len(ns) == 1 {
 		return fmt.Sprintf("round %d", ns[0])
@@ -323,7 +311,6 @@ func leftOutWords(ns []int) string {
 	return "rounds " + ranges(ns)
 }
 
-// mdAnswer writes the headline, the compact table and the limits.
 func mdAnswer(b *md, g *gateReport) {
 	a := answerOf(g)
 	b.line("**%s**", mdEscKeep(a.headline(mdStyle)))
@@ -405,8 +392,7 @@ func (b *md) endDetails() {
 }
 
 // CompareSummary writes the PR comment and job summary: the answer and one
-// chart, then the rest collapsed, each fact once. CompareMarkdown is the
-// full account.
+// chart, then the rest collapsed; CompareMarkdown is the full account.
 func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	g := explained(o)
 	v := g.Verdict
@@ -483,7 +469,6 @@ func mdRan(b *md, g *gateReport) {
 	b.line("")
 }
 
-// mdMeaning says how the gate decided, each step linked to the docs.
 func mdMeaning(b *md, g *gateReport) {
 	v := g.Verdict
 	conf := Confidence(v.Confidence)

@@ -61,7 +61,6 @@ func mdSectionTitle(p result.Phase) string {
 	return sectionTitle(p)
 }
 
-// sentence ends s with a period unless it already ends a sentence.
 func sentence(s string) string {
 	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
 		return s
@@ -185,7 +184,6 @@ func sideText(r *result.Result) string {
 	return s
 }
 
-// modelPrefix is "AMD EPYC · ", "" when unknown.
 func modelPrefix(model string) string {
 	if model == "" {
 		return ""
@@ -228,7 +226,6 @@ func topologyText(t result.Topology, em string) string {
 		stack, orUnknown(t.LoadCPUs), t.GOMAXPROCS, pinned, schedulingText(t), orUnknown(t.TargetPath))
 }
 
-// schedulingText is " · generator SCHED_RR 1", "" when unstated.
 func schedulingText(t result.Topology) string {
 	if t.LoadScheduling == "" && t.LoadSchedulingWhy == "" {
 		return ""
@@ -271,7 +268,6 @@ func warmupText(r *result.Result) string {
 	return s
 }
 
-// warmupFailed words a warm-up's failures: "3 of 120 failed (status 404 2)".
 func warmupFailed(failed, of int64, by map[string]int64) string {
 	s := fmt.Sprintf("%s of %s failed", Count(failed), Count(of))
 	if c := classes(by); c != "" {
@@ -452,7 +448,6 @@ func mdVerdict(b *md, v verdict.Verdict) {
 	mdVerdictSection(b, v, "run", "checks", checksText, label, why)
 }
 
-// mdVerdictSection is the last section; describe renders checks.
 func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe func(verdict.WorkloadVerdict, string) string, label string, reasons []string) {
 	b.line("## Verdict")
 	b.line("")

@@ -26,7 +26,6 @@ func MiBPerHour(bytesPerHour float64) string {
 	return "+" + s + " MiB/h"
 }
 
-// soakDur formats a soak's clock: "1h02m03s" style, to the second.
 func soakDur(s float64) string {
 	return (time.Duration(math.Round(s)) * time.Second).String()
 }
@@ -98,13 +97,11 @@ func SoakProgress(phase string, elapsed, total time.Duration, offeredPS, complet
 	return b.String()
 }
 
-// SoakSummary is the soak's verdict in one line, naming every process that
-// leaked or could not be judged.
+// SoakSummary is the soak's verdict in one line, naming each process leaked or unjudged.
 func SoakSummary(s *soak.Result) string {
 	return soakHead(s) + soakWhy(s, plainText)
 }
 
-// soakVerdictWord is UNUSABLE for an unusable soak, else the memory verdict.
 func soakVerdictWord(s *soak.Result) string {
 	if !s.Usable {
 		return "UNUSABLE"
@@ -234,7 +231,6 @@ func inconclusiveList(s *soak.Result) string {
 
 var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
 
-// mdPlot is one process's memory as a list item.
 func mdPlot(p soak.Process) string {
 	name := mdEsc(p.Name)
 	if len(p.Series) == 0 {
@@ -244,8 +240,7 @@ func mdPlot(p soak.Process) string {
 	return fmt.Sprintf("%s %s %s–%s MiB over %s", name, mdtext.Code(line), mib(lo), mib(hi), soakDur(span))
 }
 
-// sparkline is p's memory (Series not empty) in ≤ 60 blocks; '┃' marks the
-// judged window ('|' would show escaped in a code span).
+// sparkline is p's memory in ≤ 60 blocks; '┃' marks the judged window ('|' shows escaped).
 func sparkline(p soak.Process) (line string, lo, hi int64, spanS float64) {
 	const cols = 60
 	lo, hi = p.Series[0].MemBytes, p.Series[0].MemBytes
@@ -271,7 +266,6 @@ func sparkline(p soak.Process) (line string, lo, hi int64, spanS float64) {
 	return b.String(), lo, hi, spanS
 }
 
-// mdSoakPhase is mdPhase titled for a soak: reported, not judged.
 func mdSoakPhase(b *md, p result.Phase) {
 	var pb md
 	mdPhase(&pb, p)

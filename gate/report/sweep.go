@@ -53,7 +53,6 @@ func reasonText(r sweep.Reason) string {
 	return string(r)
 }
 
-// conclusion is the sweep's answer in one sentence.
 func conclusion(sw *sweep.Sweep) string {
 	var parts []string
 	if sw.SustainableRate != nil {
@@ -94,8 +93,7 @@ func mannerWhy(m sweep.Manner) string {
 	return ""
 }
 
-// accounted formats an accounted percentile: "≥ 5 000" when it falls
-// among the unfinished requests.
+// accounted formats a percentile, "≥ 5 000" when among the unfinished requests.
 func accounted(v float64, over bool) string {
 	if over {
 		return "≥ " + MS(v)
@@ -133,8 +131,7 @@ func holdRuleText(h sweep.HoldRule) string {
 		Percent(h.CompletionsShare))
 }
 
-// SweepMarkdown writes sweep.md; svg is the plot's path relative to it
-// ("" for none).
+// SweepMarkdown writes sweep.md; svg is the plot's path relative to it, or "".
 func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 	if sw == nil {
 		return errNilSweep
@@ -155,8 +152,6 @@ func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 	return err
 }
 
-// mdSweepBanners are the warnings above the title: interrupted, an
-// unusable step, a generator behind its schedule.
 func mdSweepBanners(b *md, sw *sweep.Sweep) {
 	if sw.Interrupted {
 		b.line("> **INTERRUPTED** — the sweep was cut short: the steps below are what was measured; the last one is incomplete and the stairs above it never ran (exit 3).")
@@ -174,7 +169,6 @@ func mdSweepBanners(b *md, sw *sweep.Sweep) {
 	}
 }
 
-// mdSweepHeader is the title, what ran where, and the conclusion.
 func mdSweepHeader(b *md, sw *sweep.Sweep) {
 	b.line("# loadgate sweep: %s", sw.Scenario.Name)
 	b.line("")
@@ -203,8 +197,6 @@ func mdSweepHeader(b *md, sw *sweep.Sweep) {
 	}
 }
 
-// mdSweepSteps is the steps' table, and each workload's latency when
-// there are several.
 func mdSweepSteps(b *md, sw *sweep.Sweep) {
 	b.line("")
 	b.line("## Steps")
@@ -251,8 +243,6 @@ func mdSweepSteps(b *md, sw *sweep.Sweep) {
 	b.line("")
 }
 
-// mdSweepUnmeasured says what the sweep did not measure and what is
-// synthetic.
 func mdSweepUnmeasured(b *md, sw *sweep.Sweep) {
 	b.line("## Not measured")
 	b.line("")
@@ -272,8 +262,6 @@ func mdSweepUnmeasured(b *md, sw *sweep.Sweep) {
 	}
 }
 
-// stepLateText is a step's late requests, and how long the dispatcher
-// stalled at max_in_flight.
 func stepLateText(s sweep.Step) string {
 	if s.StalledS > 0 {
 		return Count(s.Late) + " (stalled " + seconds(s.StalledS) + ")"

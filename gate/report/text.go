@@ -70,9 +70,6 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	return err
 }
 
-// textHeader writes the banners (unusable, interrupted, generator
-// behind) and what ran where: scenario, machine, topology, precision,
-// warm-up and lateness.
 func textHeader(b *txt, r *result.Result, v verdict.Verdict) {
 	if rs := unusableReasons(r, v); rs != nil {
 		b.line("UNUSABLE RUN — offered %s, recorded %s: %s (exit 3)", Count(r.Offered), Count(r.Recorded), strings.Join(rs, "; "))
@@ -106,8 +103,6 @@ func textHeader(b *txt, r *result.Result, v verdict.Verdict) {
 	b.line("")
 }
 
-// textOtherPhases writes the phases neither judged nor recovering: p50,
-// p99 and failures per workload.
 func textOtherPhases(b *txt, r *result.Result) {
 	var other [][]string
 	for _, p := range r.Phases {
@@ -129,7 +124,6 @@ func textOtherPhases(b *txt, r *result.Result) {
 	}
 }
 
-// textStack writes the stack's services' CPU and memory, when a stack ran.
 func textStack(b *txt, r *result.Result) {
 	if r.Stack == nil {
 		return
