@@ -598,7 +598,7 @@ func mdComparePhase(b *md, g *gateReport, p result.Phase) {
 		b.line("")
 	} else {
 		conf := Confidence(g.Verdict.Confidence)
-		b.line("Latency in ms from the due time, successes only, nearest-rank, pooled over %s per side; n is per side over the rounds judged. Δ is head/base, the geometric mean of the per-round ratios (percentage points for the error rate), with its %s CI; \"~\" after Δ: not significant.", pooledRounds(g.Rounds, g.Verdict.LeftOut), conf)
+		b.line("Latency in ms from due time, successes only, nearest-rank, pooled over %s per side. Δ: head/base, geometric mean of round ratios (error rate: points), %s CI; ~ not significant.", pooledRounds(g.Rounds, g.Verdict.LeftOut), conf)
 		b.line("")
 		b.header("llrrrlrrll", "workload", "metric", g.Base.Name, g.Head.Name, "Δ", conf+" CI", "n "+g.Base.Name, "n "+g.Head.Name, "CI from", "verdict")
 		for _, c := range cs {

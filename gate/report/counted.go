@@ -9,12 +9,10 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// "Counted by the service": the services' own counts beside what was
-// sent, and the stubs' stated configurations.
-
-const countedIntro = "Each counter was read from the service at every phase's start and after the drain; counted is its increase, difference is counted − sent " +
-	"(below zero: requests the service never counted, e.g. dropped before it; above: ones it counted more than once, e.g. retried). " +
-	"A request in flight at a phase boundary may be counted in the next phase; \"all phases\" has no inner boundary. A counter that went down (a restart) is said, not subtracted."
+// countedIntro heads "Counted by the service": the services' own counts beside what was sent.
+const countedIntro = "Each counter was read at every phase's start and after the drain; counted is its increase, difference is counted − sent " +
+	"(below zero: requests the service never counted; above: counted more than once, e.g. retried). " +
+	"A request in flight at a phase boundary may count in the next phase, and a counter that went down (a restart) is said, not subtracted."
 
 func countValue(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {

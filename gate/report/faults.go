@@ -169,10 +169,10 @@ func mdFaults(b *md, r *result.Result, v verdict.Verdict) {
 	}
 	b.line("## Faults")
 	b.line("")
-	b.line("Injected on the stack's services through the Docker engine. Times on the run's clock (seconds from the start of the schedule, warm-up included); \"in effect\" and \"back\" are when the engine reported the action and its undoing done.")
+	b.line("Injected through the Docker engine; times in s from the schedule's start, warm-up included. \"In effect\" and \"back\": when the engine reported the action and its undoing done.")
 	b.line("")
 	if generatorBehind(r) != "" {
-		b.line("**The generator fell behind its own schedule in this run** (see the banner): the recovery seconds below include its own delay, so a \"did not recover\" may be the generator's, not the service's.")
+		b.line("**The generator fell behind its schedule in this run** (see the banner): the recovery seconds include its delay, so a \"did not recover\" may be the generator's.")
 		b.line("")
 	}
 	b.header("llllllll", faultHeader()...)
@@ -191,7 +191,7 @@ func mdFaults(b *md, r *result.Result, v verdict.Verdict) {
 		}
 		b.line("### %s %s in %s: during and after", mdEsc(f.Action), mdEsc(f.Service), mdEsc(f.Phase))
 		b.line("")
-		b.line("Requests due while the fault was in effect (%s to %s), and after it until each workload recovered, are judged by the recovery declared (%s, per second after the fault ended) and kept out of %s's numbers, whose thresholds judge the rest. Requests due just before the fault that failed during it stay in the phase (%s).",
+		b.line("Requests due from %s to %s, and until each workload recovered, are judged per second by the recovery (%s), not by %s's thresholds, which keep those due before. Marks: %s.",
 			runClock(f.StartedS), runClock(f.EndedS), targetsText(f.Recovery), mdEsc(f.Phase), marksLegend)
 		b.line("")
 		b.header("lrrlrllll", "workload", "during: offered", "ok", "failed", "until recovered: offered", "failed", "recovery", "seconds", "broken seconds")

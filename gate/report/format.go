@@ -318,7 +318,7 @@ func unusableReasons(r *result.Result, v verdict.Verdict) []string {
 }
 
 func measuredSentence(r *result.Result) string {
-	s := "due-time and service-time latency of successful requests, failures by class, abandoned requests, offered and completed throughput per workload and phase, schedule lateness and stalls"
+	s := "due-time and service-time latency of successes, failures by class, abandoned requests, offered and completed throughput per workload and phase, schedule lateness and stalls"
 	if r.Stack != nil {
 		s += ", and the stack's CPU and memory"
 	}
@@ -438,7 +438,7 @@ func stealShareAdvice(share float64) string {
 	if share < 0.01 {
 		return ""
 	}
-	return "; the steal is other guests' work on this machine's host, which no core inside it avoids: only a quieter host does (a duet gate makes both sides meet it alike, it does not remove it)"
+	return "; the steal is other guests' work on this machine's host, which no pinning avoids: only a quieter host does (a duet gate makes both sides meet it alike)"
 }
 
 // StealLine words the steal shares for a header; "" when not read.

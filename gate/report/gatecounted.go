@@ -9,10 +9,7 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// "Counted by the service" in a gate: per side, counts summed over rounds
-// that read without a reset (result.PoolCounting), else not measured.
-
-const gateCountedIntro = "Per side, over all phases of every round: sent by loadgate, counted by the service's own counter (summed over the rounds only when every round read it without a reset), and difference = counted − sent."
+const gateCountedIntro = "Per side, over all phases of every round: sent by loadgate, counted by the service's own counter (summed only when no round saw a reset), and difference = counted − sent."
 
 // gateCount is one row; nil: that side did not read the count.
 type gateCount struct {

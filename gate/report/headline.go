@@ -288,7 +288,7 @@ func (a answer) limits(st style) []string {
 		return append(out, "Nothing is compared with half a result: fix the cause above and run the gate again.")
 	}
 	if u := untrustedList(v.Untrusted); u != "" {
-		out = append(out, fmt.Sprintf("Load generator behind schedule in %s: those rounds are not trusted, so no regression, improvement or pass is called on them. Run the generator on its own quiet cores (--load-cpus) or lower the rate.", u))
+		out = append(out, fmt.Sprintf("Load generator behind schedule in %s: no regression, improvement or pass is called on those rounds. Give it its own quiet cores (--load-cpus) or lower the rate.", u))
 	}
 	if len(v.LeftOut) > 0 {
 		out = append(out, fmt.Sprintf("Left out: %s, where the load generator fell behind its schedule; the comparisons use the others.", leftOutWords(v.LeftOut)))
@@ -472,17 +472,18 @@ func mdRan(b *md, g *gateReport) {
 func mdMeaning(b *md, g *gateReport) {
 	v := g.Verdict
 	conf := Confidence(v.Confidence)
-	b.line("- **change**: head ÷ base of each workload's judged latency percentile, taken in every round and averaged over the rounds ([how](%s#latency-the-ratio-headbase-of-the-judged-percentile)). Error rates are compared as a difference in percentage points ([how](%s#error-rates-a-difference-of-proportions)).", DocsURL, DocsURL)
+	b.line("- **change**: head ÷ base of each workload's judged latency percentile, averaged over the rounds ([how](%s)). Error rates: a difference in percentage points ([how](%s)).",
+		DocsURL+"#latency-the-ratio-headbase-of-the-judged-percentile", DocsURL+"#error-rates-a-difference-of-proportions")
 	b.line("- **interval**: the range the true change lies in with %s confidence, from how much the rounds disagree; the more rounds and requests, the narrower it is.", conf)
 	tol := "+" + Percent(v.Tolerance)
-	b.line("- **verdict**: a regression only when the whole interval lies above %s (the tolerance); pass when its top stays at or below %s; an improvement when the whole interval lies below the same tolerance the other way; inconclusive when it straddles %s, and the limits above say what would decide it.", tol, tol, tol)
+	b.line("- **verdict**: regression when the whole interval lies above %s (the tolerance), improvement when below it the other way, pass when its top is at most %s; else inconclusive.", tol, tol)
 	if f := v.Family; f != nil && f.Tests > 1 {
-		b.line("- **many comparisons**: the %d comparisons are held to a stricter bar each (Holm's method), so that the chance any of them is a false regression stays at most %s ([how](%s#many-comparisons)).", f.Tests, Percent(f.Alpha), DocsURL)
+		b.line("- **many comparisons**: each of the %d comparisons is held to a stricter bar (Holm's method), so the chance of any false regression stays at most %s ([how](%s#many-comparisons)).", f.Tests, Percent(f.Alpha), DocsURL)
 	} else if f != nil {
 		b.line("- **many comparisons**: each is held to a stricter bar so that, together, a false alarm stays rare ([how](%s#many-comparisons)).", DocsURL)
 	}
 	if v.Sequential != nil {
-		b.line("- **stopping early**: the gate looked at the rounds as they came and stopped once the answer was clear, with a stricter bar at early looks ([how](%s#sequential-rounds---rounds-auto)).", DocsURL)
+		b.line("- **stopping early**: the gate looked at the rounds as they came and stopped once the answer was clear, with a stricter bar at early looks ([how](%s)).", DocsURL+"#sequential-rounds---rounds-auto")
 	}
 	switch o := g.order(); {
 	case o.duet:

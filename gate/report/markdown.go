@@ -121,7 +121,7 @@ func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
 		b.line("")
 	}
 	if g := generatorBehind(r); g != "" {
-		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. Latency from each request's due time includes the generator's own delay, so a gate calls no regression on such a round: give the generator its own, quiet cores (`--load-cpus`) or lower the rate%s.", g, stealAdvice(r.Steal))
+		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. Latency includes the generator's delay, so a gate calls no regression on it: give it its own cores (`--load-cpus`) or lower the rate%s.", g, stealAdvice(r.Steal))
 		b.line("")
 	}
 }

@@ -135,15 +135,14 @@ func roundNoteText(n verdict.Note) (string, bool) {
 		return fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", n.Side, n.Round), true
 	case verdict.NoteDuetRoundLeftOut:
 		if n.Side != "" {
-			// One process sends both sides at the same instants, so the lateness
-			// is the machine's, not a side's server.
-			return fmt.Sprintf("duet round %d left out: the load generator fell behind its schedule on the %s side for a cause both sides shared (the machine, not the server). The comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds), true
+			// One process sends both sides at once: the lateness is the machine's.
+			return fmt.Sprintf("duet round %d left out: the load generator fell behind its schedule on the %s side for a cause both sides shared (the machine); the comparisons use the other %d rounds", n.Round, n.Side, n.Rounds), true
 		}
-		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Rounds), true
+		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine); the comparisons use the other %d rounds", n.Round, n.Rounds), true
 	case verdict.NoteFewRounds:
-		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", n.Rounds), true
+		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the noise between rounds; with fewer, intervals rest on a noise bound or a t interval and decide only large changes", n.Rounds), true
 	case verdict.NoteDuetStackBusy:
-		return fmt.Sprintf("duet: both sides' services kept the stack's cpus (%s) %s busy, so the two stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate to decide sooner",
+		return fmt.Sprintf("duet: the services kept the stack's cpus (%s) %s busy, so the stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate",
 			n.StackCPUs, Percent(n.BusyPct/100)), true
 	case verdict.NoteNoWorkloadEitherSide:
 		return fmt.Sprintf("phase %s: no workload ran on either side", n.Phase), true
@@ -152,7 +151,7 @@ func roundNoteText(n verdict.Note) (string, bool) {
 	case verdict.NoteRoundsIncomplete:
 		return "the rounds did not complete on both sides", true
 	case verdict.NoteWorkflowChanged:
-		return fmt.Sprintf("head changes the workflow that runs this gate (%s): the inputs of this run come from the pull request's own workflow and may loosen it; the verdict would have been %s. Opt in with --allow-workflow-changes only where the workflow is enforced from the protected branch",
+		return fmt.Sprintf("head changes this gate's workflow (%s) and may loosen its inputs; the verdict would have been %s. Use --allow-workflow-changes only if the protected branch enforces it",
 			strings.Join(n.Paths, ", "), n.Was), true
 	}
 	return "", false

@@ -88,7 +88,7 @@ func mannerWhy(m sweep.Manner) string {
 	case sweep.Collapse:
 		return "the successes per second fell below an earlier step's: more load got less done"
 	case sweep.GeneratorLimit:
-		return "the generator fell behind its own schedule without waiting at max_in_flight: its own core was short, so this step says nothing sure about the stack, and the limit found may be loadgate's (give it its own, quiet cores: --load-cpus)"
+		return "the generator fell behind its schedule without waiting at max_in_flight, so the limit found may be loadgate's, not the stack's: give it its own quiet cores (--load-cpus)"
 	}
 	return ""
 }
@@ -201,7 +201,7 @@ func mdSweepSteps(b *md, sw *sweep.Sweep) {
 	b.line("")
 	b.line("## Steps")
 	b.line("")
-	b.line("Offered and completed per second of each step's window (completions of any outcome that landed inside it); successes/s estimates the successes inside it (completed/s × success share).")
+	b.line("Offered and completed per second of each step's window (completions of any outcome inside it); successes/s is completed/s × the success share.")
 	b.line("")
 	one := oneWorkload(sw)
 	if one {
@@ -239,7 +239,7 @@ func mdSweepSteps(b *md, sw *sweep.Sweep) {
 			b.line("")
 		}
 	}
-	b.line("Latency in ms from each request's due time, nearest-rank, over the successes and the unfinished requests (timed out or abandoned) together, so that a step whose completions fell behind is not described by those that completed only; n counts both, and a percentile among the unfinished reads ≥ the least they waited (the shorter of timeout and drain). Fast failures are counted, not timed.")
+	b.line("Latency from due time over successes and unfinished requests (timed out, abandoned), n counting both; ≥: among the unfinished, their least wait. Fast failures are not timed.")
 	b.line("")
 }
 

@@ -303,17 +303,17 @@ func NoiseNote(v verdict.Verdict) string {
 		return ""
 	}
 	if u.Rejected == verdict.NoiseDuet {
-		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it is of rounds that ran one side at a time, and %s round %d ran in a duet (both sides at the same instants), whose noise is another quantity; where the rounds cannot measure the noise between runs the default bound stands in (a pair's log-sd %s)",
+		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it ran one side at a time, %s round %d in a duet. The default bound stands in where the rounds fall short (a pair's log-sd %s)",
 			date(u.Date), u.Pairs, u.Here.Side, u.Here.Round, exact(u.SD))
 	}
 	if u.Rejected != "" {
 		what := map[string]string{verdict.NoiseOtherScenario: "another load (scenario hash)",
 			verdict.NoiseOtherMachine: "another machine", verdict.NoiseOtherTopology: "another topology"}[u.Rejected]
-		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it was measured on %s (here %s, there %s); where the rounds cannot measure the noise between runs the default bound stands in (a pair's log-sd %s)",
+		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it was measured on %s (here %s, there %s). The default bound stands in where the rounds fall short (a pair's log-sd %s)",
 			date(u.Date), u.Pairs, what, noiseSettingWords(u.Rejected, u.Here), noiseSettingWords(u.Rejected, u.There), exact(u.SD))
 	}
 	if u.Source == verdict.NoiseDefault {
-		return fmt.Sprintf("the rounds cannot measure the noise between runs (one pair of rounds, or one result in several rounds): a conservative default stands in, a pair's log-sd %s (one run ≈ ±%s); a calibration of this machine (loadgate calibrate) replaces it",
+		return fmt.Sprintf("the rounds cannot measure the noise between runs (one pair, or one baseline result): a default stands in, a pair's log-sd %s (one run ≈ ±%s); loadgate calibrate replaces it",
 			exact(u.SD), Percent(math.Expm1(u.SD/math.Sqrt2)))
 	}
 	return fmt.Sprintf("the noise between runs where the rounds cannot measure it: this machine's calibration of %s (%d pairs)", date(u.Date), u.Pairs)
