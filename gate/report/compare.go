@@ -526,19 +526,11 @@ func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
 	mdCompareStack(&b, &g)
 	mdGateCounting(&b, &g) // gatecounted.go
 
-	if ws := g.warnings(); len(ws) > 0 {
-		b.line("## Notes")
-		b.line("")
-		for _, s := range ws {
-			b.line("- %s", mdEsc(s))
-		}
-		b.line("")
-	}
+	mdNotes(&b, g.warnings())
 	mdCompareNotMeasured(&b, &g)
 
 	mdVerdictSection(&b, v, "gate", "checks and comparisons", gateWhy, "Why:", g.unusableGate())
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
 func methodText(v verdict.Verdict) string {
@@ -737,21 +729,16 @@ func (g *gateReport) lists() (nm, syn []string) {
 
 func mdCompareNotMeasured(b *md, g *gateReport) {
 	nm, syn := g.lists()
-	b.line("## Not measured")
-	b.line("")
-	if len(nm) == 0 {
-		b.line("Nothing is listed as not measured.")
+	mdUnmeasured(b, "Nothing is listed as not measured.", nm, g.Scenario.Name, syn)
+}
+
+func mdNotes(b *md, ws []string) {
+	if len(ws) == 0 {
+		return
 	}
-	for _, s := range nm {
-		b.line("- %s", mdEsc(s))
-	}
+	b.line("## Notes")
 	b.line("")
-	b.line("## Synthetic")
-	b.line("")
-	b.line("- %s", mdEsc(syntheticLoad(g.Scenario.Name)))
-	for _, s := range syn {
-		b.line("- %s", mdEsc(s))
-	}
+	b.list(ws)
 	b.line("")
 }
 

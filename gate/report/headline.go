@@ -154,7 +154,6 @@ func interval(c verdict.Comparison) string {
 	return SignedPercent(c.CILow) + " … " + boundPercent(c.CIHigh)
 }
 
-// evidence is what a change stands on: "5 paired rounds, 9 720 / 9 660 requests".
 func evidence(c verdict.Comparison) string {
 	n := Count(c.BaseN) + " / " + Count(c.HeadN) + " requests"
 	if c.BaseN == c.HeadN {
@@ -432,14 +431,7 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	}
 
 	var notes md
-	if ws := g.notes(false); len(ws) > 0 {
-		notes.line("## Notes")
-		notes.line("")
-		for _, s := range ws {
-			notes.line("- %s", mdEsc(s))
-		}
-		notes.line("")
-	}
+	mdNotes(&notes, g.notes(false))
 	if mdThresholds(&notes, a) {
 		b.details("Notes, thresholds, what is not measured or synthetic")
 	} else {
@@ -448,8 +440,7 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	b.WriteString(notes.String())
 	mdCompareNotMeasured(&b, &g)
 	b.endDetails()
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
 func mdRan(b *md, g *gateReport) {

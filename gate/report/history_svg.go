@@ -37,7 +37,6 @@ func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 	return h.d.end(w)
 }
 
-// historyPlot is one series' SVG.
 type historyPlot struct {
 	d        *svgDoc
 	a        history.Analysis

@@ -68,6 +68,19 @@ func sentence(s string) string {
 	return s + "."
 }
 
+// list writes each of ss, escaped, as a bullet.
+func (b *md) list(ss []string) {
+	for _, s := range ss {
+		b.line("- %s", mdEsc(s))
+	}
+}
+
+// flush writes b to w, ending in exactly one newline.
+func (b *md) flush(w io.Writer) error {
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
 func (b *md) row(cells ...string) {
 	for i := range cells {
 		cells[i] = cell(cells[i])
@@ -106,8 +119,7 @@ func Markdown(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	mdCounting(&b, r)
 	mdNotMeasured(&b, r)
 	mdVerdict(&b, v)
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
 func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
@@ -416,27 +428,27 @@ func mdStack(b *md, r *result.Result) {
 	b.line("")
 	b.header("lrrrr", "service", "CPU avg %", "CPU peak %", "mem peak MiB", "samples")
 	for _, s := range stackRows(r) {
-		b.row(mdEsc(s.Name), cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples)))
+		b.row(append([]string{mdEsc(s.Name)}, stackCells(s)...)...)
 	}
 	b.line("")
 }
 
 func mdNotMeasured(b *md, r *result.Result) {
+	mdUnmeasured(b, "Nothing is listed as not measured. This run measured "+measuredSentence(r)+".", r.NotMeasured, r.Scenario.Name, r.Synthetic)
+}
+
+// mdUnmeasured writes "Not measured" (none when nm is empty) and "Synthetic".
+func mdUnmeasured(b *md, none string, nm []string, scenario string, syn []string) {
 	b.line("## Not measured")
 	b.line("")
-	if len(r.NotMeasured) == 0 {
-		b.line("Nothing is listed as not measured. This run measured %s.", measuredSentence(r))
+	if len(nm) == 0 {
+		b.line("%s", none)
 	}
-	for _, s := range r.NotMeasured {
-		b.line("- %s", mdEsc(s))
-	}
+	b.list(nm)
 	b.line("")
 	b.line("## Synthetic")
 	b.line("")
-	b.line("- %s", mdEsc(syntheticLoad(r.Scenario.Name)))
-	for _, s := range r.Synthetic {
-		b.line("- %s", mdEsc(s))
-	}
+	b.list(append([]string{syntheticLoad(scenario)}, syn...))
 	b.line("")
 }
 
@@ -466,9 +478,7 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 	if len(reasons) > 0 {
 		b.line("%s", label)
 		b.line("")
-		for _, s := range reasons {
-			b.line("- %s", mdEsc(s))
-		}
+		b.list(reasons)
 		b.line("")
 	}
 }
@@ -477,6 +487,10 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 const (
 	DuetGeneratorRow = "loadgate (generator, both sides of the duet)"
 )
+
+func stackCells(s result.Service) []string {
+	return []string{cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples))}
+}
 
 func stackRows(r *result.Result) []result.Service {
 	st := r.Stack

@@ -212,8 +212,7 @@ func SoakMarkdown(w io.Writer, s *soak.Result, r *result.Result, exit int) error
 		verdictWord += ", INTERRUPTED"
 	}
 	b.line("**%s** (exit %d): %s.", verdictWord, exit, soakWhy(s, mdEsc))
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
 func inconclusiveList(s *soak.Result) string {

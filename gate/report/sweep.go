@@ -148,8 +148,7 @@ func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 	mdSweepStack(&b, sw)
 	mdSweepUnmeasured(&b, sw)
 	b.line("Each step's own result.json and report.md: %s.", stepFiles(sw))
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
 func mdSweepBanners(b *md, sw *sweep.Sweep) {

@@ -132,7 +132,7 @@ func textStack(b *txt, r *result.Result) {
 	b.line("stack (CPU %% of one core, from CPU-time deltas)")
 	rows := [][]string{{"service", "cpu avg %", "cpu peak %", "mem peak MiB", "samples"}}
 	for _, s := range stackRows(r) {
-		rows = append(rows, []string{s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples))})
+		rows = append(rows, append([]string{s.Name}, stackCells(s)...))
 	}
 	b.table("  ", rows)
 }

@@ -262,7 +262,6 @@ func withArticle(v verdict.Value) string {
 	return "a " + string(v)
 }
 
-// noiseSource words where the noise bound came from, or "".
 func noiseSource(v verdict.Verdict, c verdict.Comparison) string {
 	switch c.Interval {
 	case verdict.IntervalNoise:
