@@ -10,15 +10,13 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// CalibrationRounds are the gate sizes (rounds per side) whose smallest
-// detectable slowdown Calibration prints.
+// CalibrationRounds are the gate sizes whose smallest detectable slowdown Calibration prints.
 var CalibrationRounds = []int{1, 4, 6, 10}
 
 const calibrationPower = 0.8
 
-// Calibration writes what `loadgate calibrate` measured: per phase,
-// workload and metric the log-ratio sd and the smallest slowdown a gate of
-// R rounds detects at tol and conf (0: verdict's defaults), power 80%.
+// Calibration writes each series' log-ratio sd and the smallest slowdown a gate
+// of R rounds detects at tol and conf (0: the defaults), power 80%.
 func Calibration(w io.Writer, n *verdict.Noise, tol, conf float64) error {
 	if tol == 0 {
 		tol = verdict.DefaultTolerance
@@ -44,7 +42,7 @@ func Calibration(w io.Writer, n *verdict.Noise, tol, conf float64) error {
 	return ew.err
 }
 
-// LogSD formats a log-ratio sd: four decimals, "–" for NaN.
+// LogSD formats a log-ratio sd: four decimals, "—" for NaN.
 func LogSD(sd float64) string {
 	if math.IsNaN(sd) {
 		return dash

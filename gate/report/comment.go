@@ -10,20 +10,14 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// The comment's parts that report.md words at length: one chart for all
-// workloads, each round's change in one table, the thresholds alone.
-// Every fact they drop is in report.md.
-
-// maxBars bounds the comment's chart; the table lists every comparison.
-// chartHeight keeps the chart within a screen beside the table (px).
+// maxBars bounds the comment's chart, chartHeight keeps it within a screen (px).
 const (
 	maxBars     = 12
 	chartHeight = 320
 )
 
-// mdChangeChart draws the answer's latency comparisons in one mermaid chart:
-// head's judged percentile as a percentage of base's, bars from zero so that
-// their lengths compare across workloads of any speed, the tolerance a line.
+// mdChangeChart draws head's judged percentiles as a percentage of base's in one
+// mermaid chart, bars from zero so lengths compare across workloads.
 func mdChangeChart(b *md, a answer) {
 	v := a.g.Verdict
 	if v.Value == verdict.Unusable {
@@ -83,8 +77,7 @@ func mdChangeChart(b *md, a answer) {
 	b.line("")
 }
 
-// mdRoundTable is each round's head ÷ base change, a row per latency
-// comparison in the answer's order, a column per judged round.
+// mdRoundTable is each round's head ÷ base change, a column per judged round.
 func mdRoundTable(b *md, a answer) bool {
 	var rows []verdict.Comparison
 	n := 0

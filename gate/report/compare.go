@@ -17,8 +17,7 @@ import (
 // gateReport is a gate's outcome as the renderers read it.
 type gateReport rounds.Outcome
 
-// explained is o normalized, its verdict's reasons worded (Explain): what
-// every gate renderer starts from.
+// explained is o normalized and Explained: what every gate renderer starts from.
 func explained(o rounds.Outcome) gateReport {
 	g := gateReport(o)
 	g.normalize()
@@ -110,7 +109,6 @@ func (g *gateReport) order() roundOrder {
 	return o
 }
 
-// label is the order in a few words: "ABBA", "base first", "duet", …
 func (o roundOrder) label() string {
 	switch {
 	case o.duet:
@@ -141,7 +139,6 @@ func (o roundOrder) plain() string {
 	}
 }
 
-// spell spells the order of sides in each round: "1 base→head · 2 head→base".
 func (o roundOrder) spell(g *gateReport) string {
 	parts := make([]string, len(o.baseFirst))
 	for i, bf := range o.baseFirst {
@@ -186,8 +183,7 @@ func (g *gateReport) judgedPhases() []result.Phase {
 	return judgedPhases(r.Phases)
 }
 
-// pooledSummary merges a side's latency summary over the judged rounds as
-// the verdict does; ok is false when a histogram does not decode.
+// pooledSummary pools a side's judged rounds as the verdict does; !ok: a bad histogram.
 func pooledSummary(s rounds.SideResults, leftOut []int, phase, workload string) (result.Summary, bool) {
 	h, err := result.PoolLatency(judgedRounds(s.Results, leftOut), phase, workload)
 	if err != nil {
@@ -196,7 +192,6 @@ func pooledSummary(s rounds.SideResults, leftOut []int, phase, workload string) 
 	return result.Summarize(h), true
 }
 
-// pooledRounds words the rounds pooled: "8 of 9 rounds (round 4 left out)".
 func pooledRounds(rounds int, leftOut []int) string {
 	if len(leftOut) == 0 {
 		return fmt.Sprintf("%d round(s)", rounds)
@@ -248,7 +243,6 @@ func (g *gateReport) workloadNames(phase string) []string {
 	return names
 }
 
-// topo is a side's topology value, or the distinct values joined.
 func topo(s rounds.SideResults, f func(result.Topology) string) string {
 	var vals []string
 	for _, r := range s.Results {
@@ -293,11 +287,9 @@ func sideCommit(s rounds.SideResults) string {
 	return ""
 }
 
-// warnings are the report's notes: pinning, cpusets, caller's and verdict's.
 func (g *gateReport) warnings() []string { return g.notes(true) }
 
-// notes are the warnings; brief leaves out what the comment says before
-// them: the comparisons' family (in "How to read this") and the needs.
+// notes are the warnings; !full leaves out what the comment says before them.
 func (g *gateReport) notes(full bool) []string {
 	var ws []string
 	add := func(s string) {
@@ -332,8 +324,7 @@ func (g *gateReport) notes(full bool) []string {
 	}
 	for _, wv := range g.Verdict.Workloads {
 		for _, c := range wv.Comparisons {
-			// An untrusted round's need is in its note, once; the
-			// comment's limits say the others.
+			// An untrusted round's need is in its note; the comment's limits say the others.
 			if full && c.Value == verdict.Inconclusive && c.Needs != nil && !c.Needs.TrustedRounds {
 				add(fmt.Sprintf("%s/%s %s inconclusive: to decide, %s", c.Phase, c.Workload, c.Metric, ComparisonNeed(g.Verdict, c)))
 			}
@@ -342,7 +333,6 @@ func (g *gateReport) notes(full bool) []string {
 	return ws
 }
 
-// warmupNote words a side's warm-up failures, "" when none.
 func warmupNote(s rounds.SideResults) string {
 	var failed, of int64
 	by := map[string]int64{}
@@ -368,7 +358,6 @@ func warmupNote(s rounds.SideResults) string {
 	return fmt.Sprintf("%s warm-up (%s): %s; excluded from every number, but the service failed requests before the measured phases", s.Name, which, warmupFailed(failed, of, by))
 }
 
-// notPinned is one note per reason pinning did not hold.
 func (g *gateReport) notPinned() []string {
 	type group struct {
 		reason string
@@ -458,7 +447,7 @@ func delta(c verdict.Comparison) string {
 // DeltaText is a comparison's Δ as the tables print it.
 func DeltaText(c verdict.Comparison) string { return delta(c) }
 
-// CIText is a comparison's interval as tables print it, "–" when none.
+// CIText is a comparison's interval as tables print it, "—" when none.
 func CIText(c verdict.Comparison) string { return ciText(c) }
 
 func ciText(c verdict.Comparison) string {
@@ -537,19 +526,11 @@ func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
 	mdCompareStack(&b, &g)
 	mdGateCounting(&b, &g) // gatecounted.go
 
-	if ws := g.warnings(); len(ws) > 0 {
-		b.line("## Notes")
-		b.line("")
-		for _, s := range ws {
-			b.line("- %s", mdEsc(s))
-		}
-		b.line("")
-	}
+	mdNotes(&b, g.warnings())
 	mdCompareNotMeasured(&b, &g)
 
 	mdVerdictSection(&b, v, "gate", "checks and comparisons", gateWhy, "Why:", g.unusableGate())
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
 func methodText(v verdict.Verdict) string {
@@ -609,7 +590,7 @@ func mdComparePhase(b *md, g *gateReport, p result.Phase) {
 		b.line("")
 	} else {
 		conf := Confidence(g.Verdict.Confidence)
-		b.line("Latency in ms from the due time, successes only, nearest-rank, pooled over %s per side; n is per side over the rounds judged. Δ is head/base, the geometric mean of the per-round ratios (percentage points for the error rate), with its %s CI; \"~\" after Δ: not significant.", pooledRounds(g.Rounds, g.Verdict.LeftOut), conf)
+		b.line("Latency in ms from due time, successes only, nearest-rank, pooled over %s per side. Δ: head/base, geometric mean of round ratios (error rate: points), %s CI; ~ not significant.", pooledRounds(g.Rounds, g.Verdict.LeftOut), conf)
 		b.line("")
 		b.header("llrrrlrrll", "workload", "metric", g.Base.Name, g.Head.Name, "Δ", conf+" CI", "n "+g.Base.Name, "n "+g.Head.Name, "CI from", "verdict")
 		for _, c := range cs {
@@ -635,7 +616,6 @@ func mdComparePhase(b *md, g *gateReport, p result.Phase) {
 	mdPhaseCharts(b, g, p)
 }
 
-// mdPhaseCharts draws each workload's latency by percentile (mermaid).
 func mdPhaseCharts(b *md, g *gateReport, p result.Phase) {
 	if g.Verdict.Value == verdict.Unusable {
 		return // no number of an unusable gate is drawn
@@ -749,21 +729,16 @@ func (g *gateReport) lists() (nm, syn []string) {
 
 func mdCompareNotMeasured(b *md, g *gateReport) {
 	nm, syn := g.lists()
-	b.line("## Not measured")
-	b.line("")
-	if len(nm) == 0 {
-		b.line("Nothing is listed as not measured.")
+	mdUnmeasured(b, "Nothing is listed as not measured.", nm, g.Scenario.Name, syn)
+}
+
+func mdNotes(b *md, ws []string) {
+	if len(ws) == 0 {
+		return
 	}
-	for _, s := range nm {
-		b.line("- %s", mdEsc(s))
-	}
+	b.line("## Notes")
 	b.line("")
-	b.line("## Synthetic")
-	b.line("")
-	b.line("- %s", mdEsc(syntheticLoad(g.Scenario.Name)))
-	for _, s := range syn {
-		b.line("- %s", mdEsc(s))
-	}
+	b.list(ws)
 	b.line("")
 }
 

@@ -28,7 +28,6 @@ const (
 	svgJudged = "#8a6d00"
 )
 
-// chartQ are the quantiles of chartPercentiles, for the x axis.
 var chartQ = []float64{0.5, 0.9, 0.95, 0.99, 0.999}
 
 func verdictColor(v verdict.Value) string {
@@ -41,9 +40,7 @@ func verdictColor(v verdict.Value) string {
 	return "#cf222e"
 }
 
-// ComparePlotSVG writes a self-contained SVG of latency by percentile,
-// base against head per judged workload, rounds pooled per side, with the
-// judged percentile marked with its Δ.
+// ComparePlotSVG writes an SVG of each judged workload's latency by percentile, base against head.
 func ComparePlotSVG(w io.Writer, o rounds.Outcome) error {
 	g := explained(o)
 	panels := comparePanels(g)
@@ -65,8 +62,7 @@ type comparePanel struct {
 	judged      []verdict.Comparison
 }
 
-// comparePanels pools each judged workload's percentiles per side; an
-// unusable gate has none, so none of its numbers is drawn.
+// comparePanels pools each judged workload's percentiles per side; none if unusable.
 func comparePanels(g gateReport) []comparePanel {
 	if g.Verdict.Value == verdict.Unusable {
 		return nil
@@ -88,8 +84,6 @@ func comparePanels(g gateReport) []comparePanel {
 	return panels
 }
 
-// compareHeader draws the verdict word on its own line (never cut), the
-// title and legend.
 func compareHeader(d *svgDoc, g gateReport) {
 	f := d.f
 	d.verdictTitle(verdictColor(g.Verdict.Value), strings.ToUpper(string(g.Verdict.Value)), "· gate "+g.Scenario.Name)
@@ -139,7 +133,6 @@ func drawComparePanel(d *svgDoc, g gateReport, i int, p comparePanel) {
 	f(`</g>`)
 }
 
-// drawJudged marks a judged percentile with a band and its comparison.
 func drawJudged(d *svgDoc, c verdict.Comparison, top, bottom float64) {
 	k := slices.Index(chartPercentiles, c.Metric)
 	if k < 0 {
@@ -148,8 +141,7 @@ func drawJudged(d *svgDoc, c verdict.Comparison, top, bottom float64) {
 	x := percentileX(chartQ[k])
 	d.f(`<rect x="%s" y="%s" width="12" height="%s" fill="%s" fill-opacity="0.12"/><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5"/>`,
 		num(x-6), num(top), num(bottom-top), svgJudged, num(x), num(top), num(x), num(bottom), svgJudged)
-	// Centred, kept inside the plot (≈ 7.5 px per bold 12 px character).
-	// A label wider than the plot is squeezed to fit it, never cut.
+	// Centred inside the plot (≈ 7.5 px per bold character); squeezed, never cut.
 	label := judgedLabel(c)
 	wide := 7.5 * float64(utf8.RuneCountInString(label))
 	fit := ""
@@ -180,8 +172,7 @@ func drawCompareSide(d *svgDoc, name string, vals []float64, n int64, color, das
 	}
 }
 
-// judgedLabel marks a judged percentile and why a measured change was not
-// called (c has been through Explain).
+// judgedLabel marks a judged percentile; c has been through Explain.
 func judgedLabel(c verdict.Comparison) string {
 	if c.Value == verdict.NotMeasured {
 		return fmt.Sprintf("judged %s: not measured (%s)", c.Metric, c.Why)
@@ -200,7 +191,6 @@ func noPanels(g gateReport) string {
 	return "no judged workload to draw"
 }
 
-// num formats an SVG coordinate with one decimal.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 func esc(s string) string { return html.EscapeString(s) }

@@ -171,7 +171,7 @@ func TestCompareGolden(t *testing.T) {
 			})
 		}, verdict.Inconclusive, []string{
 			"limit 5 ms), the hypervisor took 12% of the generator's cores (steal); no regression, improvement or pass is called on it",
-			"or lower the rate; the steal is other guests' work on this machine's host, which no core inside it avoids: only a quieter host does",
+			"or lower the rate; the steal is other guests' work on this machine's host, which no pinning avoids: only a quieter host does",
 			"> **GENERATOR BEHIND SCHEDULE** — head round 2: 57% of requests late (2 122 of 3 724, limit 1%), lateness p99 833 ms (n=3 724, limit 5 ms), the hypervisor took 12% of the generator's cores (steal). These rounds are not trustworthy",
 			"— not called a regression: the generator fell behind its schedule in head round 2",
 			"head round 2 is not trustworthy: generator behind schedule: 57% of requests late",

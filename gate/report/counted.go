@@ -9,12 +9,10 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// "Counted by the service": the services' own counts beside what was
-// sent, and the stubs' stated configurations.
-
-const countedIntro = "Each counter was read from the service at every phase's start and after the drain; counted is its increase, difference is counted − sent " +
-	"(below zero: requests the service never counted, e.g. dropped before it; above: ones it counted more than once, e.g. retried). " +
-	"A request in flight at a phase boundary may be counted in the next phase; \"all phases\" has no inner boundary. A counter that went down (a restart) is said, not subtracted."
+// countedIntro heads "Counted by the service": the services' own counts beside what was sent.
+const countedIntro = "Each counter was read at every phase's start and after the drain; counted is its increase, difference is counted − sent " +
+	"(below zero: requests the service never counted; above: counted more than once, e.g. retried). " +
+	"A request in flight at a phase boundary may count in the next phase, and a counter that went down (a restart) is said, not subtracted."
 
 func countValue(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
@@ -23,7 +21,6 @@ func countValue(v float64) string {
 	return exact(v)
 }
 
-// signedCount formats a difference with its sign: +3, −2, 0.
 func signedCount(v float64) string {
 	s := countValue(v)
 	if v > 0 {
@@ -55,7 +52,7 @@ func counterAt(c result.Counted) string {
 	return c.Service + ":" + strconv.Itoa(c.Port) + c.Path
 }
 
-// uncounted lists r's workloads no count covers, in first-seen order.
+// uncounted lists r's workloads no count covers.
 func uncounted(r *result.Result) []string {
 	covered := map[string]bool{}
 	if r.Counting != nil {
@@ -108,8 +105,7 @@ func whyNot(c result.Counted) []string {
 	return out
 }
 
-// lateReads lists reads off their phase's start by more than readSlack:
-// requests in between count in the neighbouring phase.
+// lateReads lists reads off their phase's start by more than readSlack.
 func lateReads(r *result.Result, counts []result.Counted) []string {
 	var out []string
 	seen := map[string]bool{}

@@ -10,11 +10,6 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The faults section: the faults with their real times, what workloads met
-// while they were in effect and until they recovered (kept out of the
-// phase's numbers), and each workload's recovery.
-
-// faultRow is a fault as a table row: action, where, planned and real times.
 func faultRow(f result.Fault) []string {
 	planned := fmt.Sprintf("%s (%s + %s, for %s)", runClock(f.PlannedS), f.Phase, seconds(f.PlannedAtS), seconds(f.PlannedForS))
 	if f.StartedS <= 0 { // never issued
@@ -46,7 +41,6 @@ func faultHeader() []string {
 // runClock is an instant on the run's clock, to the millisecond: "163.652 s".
 func runClock(s float64) string { return group(strconv.FormatFloat(s, 'f', 3, 64)) + " s" }
 
-// signedMS is a lateness in ms with its sign: "+1.2 ms".
 func signedMS(s float64) string {
 	v := s * 1000
 	if v < 0 {
@@ -99,7 +93,6 @@ func recoveryWhy(v verdict.Verdict) string {
 // marksLegend explains timeline's marks.
 const marksLegend = "✓ met, ✗ broke a target, · no request due, ○ not observed: past the run's end"
 
-// timeline is one mark per second (marksLegend).
 func timeline(secs []verdict.SecondVerdict) string {
 	var b strings.Builder
 	for _, s := range secs {
@@ -117,8 +110,7 @@ func timeline(secs []verdict.SecondVerdict) string {
 	return b.String()
 }
 
-// brokenText details the last few seconds that broke a target, with their
-// numbers.
+// brokenText details the last few seconds that broke a target.
 func brokenText(rv verdict.RecoveryVerdict, w result.FaultWorkload, t result.RecoveryTargets) string {
 	const most = 3
 	var parts []string
@@ -161,8 +153,7 @@ func limitOf(t result.RecoveryTargets, metric string) float64 {
 	return 0
 }
 
-// recoveryOf finds workload w's verdict after fault f (the verdict skips
-// faults that were not injected).
+// recoveryOf finds w's verdict after f; the verdict skips faults not injected.
 func recoveryOf(v verdict.Verdict, f result.Fault, w string) (verdict.RecoveryVerdict, bool) {
 	for _, rv := range v.Recovery {
 		if rv.Phase == f.Phase && rv.Action == f.Action && rv.Service == f.Service && rv.Workload == w {
@@ -178,10 +169,10 @@ func mdFaults(b *md, r *result.Result, v verdict.Verdict) {
 	}
 	b.line("## Faults")
 	b.line("")
-	b.line("Injected on the stack's services through the Docker engine. Times on the run's clock (seconds from the start of the schedule, warm-up included); \"in effect\" and \"back\" are when the engine reported the action and its undoing done.")
+	b.line("Injected through the Docker engine; times in s from the schedule's start, warm-up included. \"In effect\" and \"back\": when the engine reported the action and its undoing done.")
 	b.line("")
 	if generatorBehind(r) != "" {
-		b.line("**The generator fell behind its own schedule in this run** (see the banner): the recovery seconds below include its own delay, so a \"did not recover\" may be the generator's, not the service's.")
+		b.line("**The generator fell behind its schedule in this run** (see the banner): the recovery seconds include its delay, so a \"did not recover\" may be the generator's.")
 		b.line("")
 	}
 	b.header("llllllll", faultHeader()...)
@@ -200,7 +191,7 @@ func mdFaults(b *md, r *result.Result, v verdict.Verdict) {
 		}
 		b.line("### %s %s in %s: during and after", mdEsc(f.Action), mdEsc(f.Service), mdEsc(f.Phase))
 		b.line("")
-		b.line("Requests due while the fault was in effect (%s to %s), and after it until each workload recovered, are judged by the recovery declared (%s, per second after the fault ended) and kept out of %s's numbers, whose thresholds judge the rest. Requests due just before the fault that failed during it stay in the phase (%s).",
+		b.line("Requests due from %s to %s, and until each workload recovered, are judged per second by the recovery (%s), not by %s's thresholds, which keep those due before. Marks: %s.",
 			runClock(f.StartedS), runClock(f.EndedS), targetsText(f.Recovery), mdEsc(f.Phase), marksLegend)
 		b.line("")
 		b.header("lrrlrllll", "workload", "during: offered", "ok", "failed", "until recovered: offered", "failed", "recovery", "seconds", "broken seconds")

@@ -16,12 +16,7 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// The Write* functions put a command's results in its directory and its
-// text report on stdout, and say on log where they are. A file that could
-// not be written is unusable (session.ErrUnusable): the measure stands,
-// its record does not.
-
-// writeFiles renders each named file into dir, in order.
+// writeFiles renders files into dir; a file not written is session.Unusable.
 func writeFiles(dir string, files []namedRender) error {
 	for _, f := range files {
 		if err := outfile.Write(filepath.Join(dir, f.name), f.render); err != nil {
@@ -36,8 +31,7 @@ type namedRender struct {
 	render func(io.Writer) error
 }
 
-// WriteRun writes a run's result.json, report.md and verdict.json to out
-// and its text report to stdout.
+// WriteRun writes a run's result.json, report.md and verdict.json to out, its text to stdout.
 func WriteRun(out string, res *result.Result, v verdict.Verdict, stdout, log io.Writer) error {
 	if err := res.WriteFile(filepath.Join(out, "result.json")); err != nil {
 		return session.Unusable(err)
@@ -66,10 +60,7 @@ func WriteStep(dir string, res *result.Result, v verdict.Verdict) error {
 	return outfile.Write(filepath.Join(dir, "report.md"), func(w io.Writer) error { return Markdown(w, res, v) })
 }
 
-// WriteGate renders the gate's report once: report.md (the full account),
-// comment.md (the answer first; its bytes are returned for the step
-// summary and the comment), verdict.json, latency.svg, and the text report
-// to stdout.
+// WriteGate writes the gate's files to out and its text to stdout; it returns comment.md.
 func WriteGate(out string, gr rounds.Outcome, stdout, log io.Writer) ([]byte, error) {
 	var md, comment bytes.Buffer
 	if err := CompareMarkdown(&md, gr); err != nil {
@@ -93,8 +84,7 @@ func WriteGate(out string, gr rounds.Outcome, stdout, log io.Writer) ([]byte, er
 	return comment.Bytes(), nil
 }
 
-// WriteSweep writes the sweep's sweep.json, sweep.svg and sweep.md to out
-// and its text report to stdout.
+// WriteSweep writes sweep.json, sweep.svg and sweep.md to out, its text to stdout.
 func WriteSweep(out string, sw *sweep.Sweep, stdout, log io.Writer) error {
 	if err := sw.WriteFile(filepath.Join(out, "sweep.json")); err != nil {
 		return session.Unusable(err)
@@ -112,9 +102,7 @@ func WriteSweep(out string, sw *sweep.Sweep, stdout, log io.Writer) error {
 	return nil
 }
 
-// WriteSoak writes the soak's result.json, soak.json, soak.md and
-// soak.svg to out and its text report to stdout; code is the soak's exit
-// code, which soak.md states.
+// WriteSoak writes the soak's files to out, its text to stdout; code is its exit code.
 func WriteSoak(out string, sres *soak.Result, res *result.Result, code int, stdout, log io.Writer) error {
 	if err := res.WriteFile(filepath.Join(out, "result.json")); err != nil {
 		return session.Unusable(err)
@@ -133,9 +121,7 @@ func WriteSoak(out string, sres *soak.Result, res *result.Result, code int, stdo
 	return nil
 }
 
-// SweepOutcome is nil when every step of sw is usable and it ran to its
-// end, else the unusable error that says which (what was measured is kept
-// in out).
+// SweepOutcome is nil for a complete, usable sweep, else the unusable error.
 func SweepOutcome(out string, sw *sweep.Sweep) error {
 	if sw.Interrupted {
 		return session.Unusablef("sweep: interrupted after %d of %d step(s); what was measured is kept in %s", len(sw.Steps), len(sw.Rates), out)
@@ -148,8 +134,7 @@ func SweepOutcome(out string, sw *sweep.Sweep) error {
 	return nil
 }
 
-// SweepDeps are a sweep's words on log (each step as it starts and as it
-// is measured, warnings) and its steps' files (WriteStep).
+// SweepDeps are a sweep's words on log and its steps' files (WriteStep).
 func SweepDeps(plan sweep.Plan, log io.Writer) sweep.Deps {
 	return sweep.Deps{
 		Starting: func(k, n int, rate float64) {

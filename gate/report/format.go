@@ -15,9 +15,7 @@ import (
 // dash stands in for a number that does not exist.
 const dash = "—"
 
-// One formatter per kind of number for every rendering; digits are grouped
-// by a thin space (U+2009), a digit wide in monospace.
-
+// GroupSep groups digits: a thin space (U+2009), a digit wide in monospace.
 const GroupSep = "\u2009"
 
 // minus is U+2212, as wide as "+".
@@ -64,7 +62,6 @@ func sig3(v float64) string {
 	return group(strconv.FormatFloat(rounded, 'f', dec, 64))
 }
 
-// trimZeros drops a fraction's trailing zeros: "0.0350" → "0.035".
 func trimZeros(s string) string {
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
@@ -95,8 +92,7 @@ func Confidence(frac float64) string {
 	return "99.99…%"
 }
 
-// boundPercent is a ratio as a signed change, one decimal: "+31.2%";
-// above 100× just "more than +9 900.0%".
+// boundPercent is SignedPercent, "more than +9 900.0%" above 100×.
 func boundPercent(ratio float64) string {
 	if ratio > 100 || math.IsInf(ratio, 1) {
 		return "more than " + SignedPercent(100)
@@ -116,8 +112,7 @@ func SignedPercent(ratio float64) string {
 	return s + "%"
 }
 
-// SignedPoints formats a difference of fractions in percentage points,
-// without the unit.
+// SignedPoints formats a difference of fractions in points, without the unit.
 func SignedPoints(d float64) string {
 	s := group(strconv.FormatFloat(d*100, 'f', 2, 64))
 	if !strings.HasPrefix(s, minus) {
@@ -135,7 +130,6 @@ func scenarioHash(h string) string {
 
 func commitText(c string) string { return orUnknown(result.ShortHash(c)) }
 
-// fixed1 formats with one decimal, grouped: 1 234.6.
 func fixed1(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return dash
@@ -207,7 +201,6 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// classes lists failure classes by count, then name: "timeout 3, status 503 2".
 func classes(m map[string]int64) string {
 	type kv struct {
 		k string
@@ -232,7 +225,6 @@ func classes(m map[string]int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// failed formats a failure count with its classes: "5 (timeout 3, status 503 2)".
 func failed(w result.Workload) string {
 	s := Count(w.Failed)
 	if c := classes(w.Failures); c != "" {
@@ -282,7 +274,6 @@ func judgedMark(p result.Phase) string {
 	return ""
 }
 
-// sectionTitle is a judged phase's heading: "Sustain (judged)".
 func sectionTitle(p result.Phase) string {
 	if p.Recover && !p.Judged {
 		return title(p.Name) + " (judged, recovery)"
@@ -290,7 +281,6 @@ func sectionTitle(p result.Phase) string {
 	return title(p.Name) + " (judged)"
 }
 
-// unusableReasons returns why a run is unusable, or nil.
 func unusableReasons(r *result.Result, v verdict.Verdict) []string {
 	if r.Usable && r.Offered == r.Recorded && v.Value != verdict.Unusable {
 		return nil
@@ -328,7 +318,7 @@ func unusableReasons(r *result.Result, v verdict.Verdict) []string {
 }
 
 func measuredSentence(r *result.Result) string {
-	s := "due-time and service-time latency of successful requests, failures by class, abandoned requests, offered and completed throughput per workload and phase, schedule lateness and stalls"
+	s := "due-time and service-time latency of successes, failures by class, abandoned requests, offered and completed throughput per workload and phase, schedule lateness and stalls"
 	if r.Stack != nil {
 		s += ", and the stack's CPU and memory"
 	}
@@ -395,7 +385,6 @@ func checkText(c verdict.Check) string {
 	return s
 }
 
-// checksText renders a workload verdict's checks, led by its why.
 func checksText(wv verdict.WorkloadVerdict, sep string) string {
 	var parts []string
 	if why := WorkloadWhy(wv); why != "" && (wv.Value == verdict.NotMeasured || len(wv.Checks) == 0) {
@@ -438,8 +427,6 @@ func stealText(share float64, of string) string {
 	return "the hypervisor took " + Percent(share) + " of " + of + " (steal)"
 }
 
-// stealAdvice explains a steal of 1% or more ("" below): other guests took
-// those cores, which no pinning avoids.
 func stealAdvice(st *result.Steal) string {
 	if st == nil {
 		return ""
@@ -451,7 +438,7 @@ func stealShareAdvice(share float64) string {
 	if share < 0.01 {
 		return ""
 	}
-	return "; the steal is other guests' work on this machine's host, which no core inside it avoids: only a quieter host does (a duet gate makes both sides meet it alike, it does not remove it)"
+	return "; the steal is other guests' work on this machine's host, which no pinning avoids: only a quieter host does (a duet gate makes both sides meet it alike)"
 }
 
 // StealLine words the steal shares for a header; "" when not read.
@@ -474,7 +461,6 @@ func untrustedText(v verdict.Verdict) string {
 	return strings.Join(parts, "; ")
 }
 
-// plural is n with the noun's form for it: "1 entry", "2 entries".
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

@@ -8,8 +8,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// RunFormats are the renderers of one run by --format name
-// (`loadgate report`).
+// RunFormats are the renderers of one run by --format name (`loadgate report`).
 var RunFormats = map[string]func(io.Writer, *result.Result, verdict.Verdict) error{
 	"text":     Text,
 	"markdown": Markdown,
@@ -17,8 +16,7 @@ var RunFormats = map[string]func(io.Writer, *result.Result, verdict.Verdict) err
 	"json":     func(w io.Writer, _ *result.Result, v verdict.Verdict) error { return JSON(w, v) },
 }
 
-// CompareFormats are the renderers of a comparison by --format name
-// (`loadgate compare`).
+// CompareFormats are the renderers of a comparison by --format name (`loadgate compare`).
 var CompareFormats = map[string]func(io.Writer, rounds.Outcome) error{
 	"text":     CompareText,
 	"markdown": CompareMarkdown,

@@ -9,10 +9,7 @@ import (
 	"github.com/loadgate/loadgate/internal/mdtext"
 )
 
-// "Counted by the service" in a gate: per side, counts summed over rounds
-// that read without a reset (result.PoolCounting), else not measured.
-
-const gateCountedIntro = "Per side, over all phases of every round: sent by loadgate, counted by the service's own counter (summed over the rounds only when every round read it without a reset), and difference = counted − sent."
+const gateCountedIntro = "Per side, over all phases of every round: sent by loadgate, counted by the service's own counter (summed only when no round saw a reset), and difference = counted − sent."
 
 // gateCount is one row; nil: that side did not read the count.
 type gateCount struct {
@@ -24,8 +21,7 @@ func countKey(c result.Counted) string {
 	return c.Workload + "\x00" + c.Service + "\x00" + strconv.Itoa(c.Port) + "\x00" + c.Path + "\x00" + c.Metric
 }
 
-// gateCounts pools each side's counting and pairs the counts, base's order
-// first.
+// gateCounts pools each side's counting and pairs the counts, base's first.
 func gateCounts(g *gateReport) (rows []gateCount, base, head *result.Counting) {
 	base, head = result.PoolCounting(g.Base.Results), result.PoolCounting(g.Head.Results)
 	idx := map[string]int{}
@@ -62,7 +58,6 @@ func gateCountCells(c *result.Counted) [3]string {
 	return [3]string{Count(c.Total.Sent), counted, diff}
 }
 
-// gateCountWhy says why a row is not measured on a side ("" when it is).
 func gateCountWhy(side string, c *result.Counted) []string {
 	switch {
 	case c == nil:
@@ -93,8 +88,7 @@ func gateWhys(g *gateReport, rows []gateCount) []string {
 	return out
 }
 
-// gateStubs are the stub lines: one per stub when both sides agree, else
-// one per side.
+// gateStubs are the stub lines: one per stub when both sides agree, else per side.
 func gateStubs(g *gateReport, base, head *result.Counting) []string {
 	var out []string
 	text := func(c *result.Counting) map[string]string {

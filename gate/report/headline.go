@@ -11,15 +11,10 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Every rendering of a gate opens with one headline sentence — verdict and
-// largest change with interval and counts — then the limits. One function
-// words it (answerOf, headline, limits), so renderings cannot disagree.
-
-// DocsURL explains how a gate decides; absolute because PR comments render
-// outside loadgate's repository.
+// DocsURL explains how a gate decides; absolute, for PR comments.
 const DocsURL = "https://github.com/loadgate/loadgate/blob/main/docs/gate.md"
 
-// answer is a gate in brief: ranked comparisons and the lead.
+// answer is a gate in brief; every rendering takes its headline and limits from it.
 type answer struct {
 	g      *gateReport
 	rows   []verdict.Comparison // ranked: regression, not measured, inconclusive, improvement, pass
@@ -124,7 +119,6 @@ func symbol(v verdict.Value) string {
 	return "❌"
 }
 
-// what names a comparison: "`api_read` p95", "`api_read` p95 in sustain".
 func (a answer) what(c verdict.Comparison, st style) string {
 	s := st.code(c.Workload) + " " + metricWord(c)
 	if a.phases {
@@ -133,7 +127,6 @@ func (a answer) what(c verdict.Comparison, st style) string {
 	return s
 }
 
-// metricWord is the metric in words: "p95", "error rate".
 func metricWord(c verdict.Comparison) string {
 	if c.Metric == verdict.MetricErrorRate {
 		return "error rate"
@@ -141,7 +134,6 @@ func metricWord(c verdict.Comparison) string {
 	return c.Metric
 }
 
-// change is a comparison's estimate: "+31.1%", "+0.62 points".
 func change(c verdict.Comparison) string {
 	if c.Interval == "" {
 		return dash
@@ -152,7 +144,6 @@ func change(c verdict.Comparison) string {
 	return SignedPercent(c.Ratio)
 }
 
-// interval is a comparison's interval: "+27.1% … +35.3%".
 func interval(c verdict.Comparison) string {
 	if c.Interval == "" {
 		return "no interval"
@@ -163,7 +154,6 @@ func interval(c verdict.Comparison) string {
 	return SignedPercent(c.CILow) + " … " + boundPercent(c.CIHigh)
 }
 
-// evidence is what a change stands on: "5 paired rounds, 9 720 / 9 660 requests".
 func evidence(c verdict.Comparison) string {
 	n := Count(c.BaseN) + " / " + Count(c.HeadN) + " requests"
 	if c.BaseN == c.HeadN {
@@ -223,8 +213,7 @@ func (a answer) others() string {
 	return strings.Join(parts, ", ")
 }
 
-// headline is the verdict in one sentence: "❌ 3 regressions: `api_read`
-// p95 +31.1% in sustain (+27.1% … +35.3%, 5 paired rounds, …) — 4 unchanged".
+// headline is the verdict in one sentence: the lead's change, interval and evidence.
 func (a answer) headline(st style) string {
 	v := a.g.Verdict
 	mark := ""
@@ -284,8 +273,7 @@ func (a answer) headline(st style) string {
 
 func tolerance(v verdict.Verdict) string { return "±" + Percent(v.Tolerance) }
 
-// limits are what a reader must know beside the headline, a line each, in
-// plain text (the caller escapes it).
+// limits are what a reader must know beside the headline, in plain text.
 func (a answer) limits(st style) []string {
 	g, v := a.g, a.g.Verdict
 	var out []string
@@ -299,7 +287,7 @@ func (a answer) limits(st style) []string {
 		return append(out, "Nothing is compared with half a result: fix the cause above and run the gate again.")
 	}
 	if u := untrustedList(v.Untrusted); u != "" {
-		out = append(out, fmt.Sprintf("Load generator behind schedule in %s: those rounds are not trusted, so no regression, improvement or pass is called on them. Run the generator on its own quiet cores (--load-cpus) or lower the rate.", u))
+		out = append(out, fmt.Sprintf("Load generator behind schedule in %s: no regression, improvement or pass is called on those rounds. Give it its own quiet cores (--load-cpus) or lower the rate.", u))
 	}
 	if len(v.LeftOut) > 0 {
 		out = append(out, fmt.Sprintf("Left out: %s, where the load generator fell behind its schedule; the comparisons use the others.", leftOutWords(v.LeftOut)))
@@ -315,7 +303,6 @@ func (a answer) limits(st style) []string {
 	return out
 }
 
-// leftOutWords: "round 3", "rounds 2, 5".
 func leftOutWords(ns []int) string {
 	if len(ns) == 1 {
 		return fmt.Sprintf("round %d", ns[0])
@@ -323,7 +310,6 @@ func leftOutWords(ns []int) string {
 	return "rounds " + ranges(ns)
 }
 
-// mdAnswer writes the headline, the compact table and the limits.
 func mdAnswer(b *md, g *gateReport) {
 	a := answerOf(g)
 	b.line("**%s**", mdEscKeep(a.headline(mdStyle)))
@@ -405,8 +391,7 @@ func (b *md) endDetails() {
 }
 
 // CompareSummary writes the PR comment and job summary: the answer and one
-// chart, then the rest collapsed, each fact once. CompareMarkdown is the
-// full account.
+// chart, then the rest collapsed; CompareMarkdown is the full account.
 func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	g := explained(o)
 	v := g.Verdict
@@ -446,14 +431,7 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	}
 
 	var notes md
-	if ws := g.notes(false); len(ws) > 0 {
-		notes.line("## Notes")
-		notes.line("")
-		for _, s := range ws {
-			notes.line("- %s", mdEsc(s))
-		}
-		notes.line("")
-	}
+	mdNotes(&notes, g.notes(false))
 	if mdThresholds(&notes, a) {
 		b.details("Notes, thresholds, what is not measured or synthetic")
 	} else {
@@ -462,8 +440,7 @@ func CompareSummary(w io.Writer, o rounds.Outcome) error {
 	b.WriteString(notes.String())
 	mdCompareNotMeasured(&b, &g)
 	b.endDetails()
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
 func mdRan(b *md, g *gateReport) {
@@ -483,21 +460,21 @@ func mdRan(b *md, g *gateReport) {
 	b.line("")
 }
 
-// mdMeaning says how the gate decided, each step linked to the docs.
 func mdMeaning(b *md, g *gateReport) {
 	v := g.Verdict
 	conf := Confidence(v.Confidence)
-	b.line("- **change**: head ÷ base of each workload's judged latency percentile, taken in every round and averaged over the rounds ([how](%s#latency-the-ratio-headbase-of-the-judged-percentile)). Error rates are compared as a difference in percentage points ([how](%s#error-rates-a-difference-of-proportions)).", DocsURL, DocsURL)
+	b.line("- **change**: head ÷ base of each workload's judged latency percentile, averaged over the rounds ([how](%s)). Error rates: a difference in percentage points ([how](%s)).",
+		DocsURL+"#latency-the-ratio-headbase-of-the-judged-percentile", DocsURL+"#error-rates-a-difference-of-proportions")
 	b.line("- **interval**: the range the true change lies in with %s confidence, from how much the rounds disagree; the more rounds and requests, the narrower it is.", conf)
 	tol := "+" + Percent(v.Tolerance)
-	b.line("- **verdict**: a regression only when the whole interval lies above %s (the tolerance); pass when its top stays at or below %s; an improvement when the whole interval lies below the same tolerance the other way; inconclusive when it straddles %s, and the limits above say what would decide it.", tol, tol, tol)
+	b.line("- **verdict**: regression when the whole interval lies above %s (the tolerance), improvement when below it the other way, pass when its top is at most %s; else inconclusive.", tol, tol)
 	if f := v.Family; f != nil && f.Tests > 1 {
-		b.line("- **many comparisons**: the %d comparisons are held to a stricter bar each (Holm's method), so that the chance any of them is a false regression stays at most %s ([how](%s#many-comparisons)).", f.Tests, Percent(f.Alpha), DocsURL)
+		b.line("- **many comparisons**: each of the %d comparisons is held to a stricter bar (Holm's method), so the chance of any false regression stays at most %s ([how](%s#many-comparisons)).", f.Tests, Percent(f.Alpha), DocsURL)
 	} else if f != nil {
 		b.line("- **many comparisons**: each is held to a stricter bar so that, together, a false alarm stays rare ([how](%s#many-comparisons)).", DocsURL)
 	}
 	if v.Sequential != nil {
-		b.line("- **stopping early**: the gate looked at the rounds as they came and stopped once the answer was clear, with a stricter bar at early looks ([how](%s#sequential-rounds---rounds-auto)).", DocsURL)
+		b.line("- **stopping early**: the gate looked at the rounds as they came and stopped once the answer was clear, with a stricter bar at early looks ([how](%s)).", DocsURL+"#sequential-rounds---rounds-auto")
 	}
 	switch o := g.order(); {
 	case o.duet:

@@ -10,9 +10,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// HistoryMarkdown writes a history: per workload and percentile, the
-// cumulative change since Since against the cumulative tolerance, its
-// change points, and a table of entries.
+// HistoryMarkdown writes a history: per series its cumulative change, change points and entries.
 func HistoryMarkdown(w io.Writer, a history.Analysis) error {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
@@ -99,7 +97,6 @@ func changePointText(cp history.ChangePoint) string {
 	return fmt.Sprintf("%s level %s, p = %s", mark, SignedPercent(math.Exp(cp.Shift)), trimZeros(fmt.Sprintf("%.3f", cp.P)))
 }
 
-// commitRange names where a level shifted: from the entry before i to i.
 func commitRange(es []history.Entry, i int) string {
 	if i == 0 {
 		return mdCommit(es[0].Commit)
@@ -114,9 +111,7 @@ func historyColor(v verdict.Value) string {
 	return verdictColor(v)
 }
 
-// HistoryTrendLine is the comment's line for a head against its branch's
-// history (history.Analysis.HeadTrend): the change since the Since entry
-// with this head's gate chained on, against the cumulative tolerance.
+// HistoryTrendLine is the comment's line for a head's change against its branch's history.
 func HistoryTrendLine(t history.Trend, a history.Analysis) string {
 	es := a.Chain.Entries
 	c := t.Change

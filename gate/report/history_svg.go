@@ -14,9 +14,8 @@ const (
 	svgTol     = "#cf222e" // the cumulative tolerance, change points
 )
 
-// HistorySVG writes a self-contained SVG of one history series: above, the
-// cumulative change with its band, tolerance and change points; below,
-// each entry's own percentile (log ms). A missing link breaks the band.
+// HistorySVG writes an SVG of one history series: the cumulative change with
+// its band, tolerance and change points above, each entry's percentile below.
 func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 	var s *history.Series
 	for i := range a.Series {
@@ -38,8 +37,6 @@ func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 	return h.d.end(w)
 }
 
-// historyPlot is one series' SVG: the cumulative change, then each
-// entry's own percentile.
 type historyPlot struct {
 	d        *svgDoc
 	a        history.Analysis
@@ -64,7 +61,6 @@ func (h *historyPlot) legend() {
 		svgPadL+280, svgPadL+304, svgTol, svgPadL+310, "change point")
 }
 
-// xOf is entry i's x.
 func (h *historyPlot) xOf(i int) float64 {
 	plotW := float64(svgW - svgPadL - svgPadR)
 	if h.n == 1 {
@@ -81,8 +77,7 @@ func (h *historyPlot) xLabels(top, bottom float64) {
 	}
 }
 
-// cpLines marks the change points between the old level's last entry and
-// the new level's first.
+// cpLines marks the change points between the old level's last entry and the new's first.
 func (h *historyPlot) cpLines(top, bottom float64, label bool) {
 	f := h.d.f
 	for _, cp := range h.s.ChangePoints {
@@ -98,7 +93,6 @@ func (h *historyPlot) cpLines(top, bottom float64, label bool) {
 	}
 }
 
-// cumulativePanel: the cumulative change, percent on a linear axis.
 func (h *historyPlot) cumulativePanel() {
 	a, s, d, f, since, xOf := h.a, h.s, h.d, h.d.f, h.since, h.xOf
 	top, bottom := float64(svgTop+svgPadT), float64(svgTop+svgPanelH-svgPadB)
@@ -120,7 +114,7 @@ func (h *historyPlot) cumulativePanel() {
 	f(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="%s" stroke-width="1.5" stroke-dasharray="6 3"/><text x="%d" y="%s" fill="%s">%s</text>`,
 		svgPadL, num(yOf(a.Tolerance*100)), svgW-svgPadR, num(yOf(a.Tolerance*100)), svgTol, svgPadL+4, num(yOf(a.Tolerance*100)-4), svgTol,
 		esc("tolerance +"+Percent(a.Tolerance)))
-	// Runs of known points: a band and a line each.
+	// A missing link breaks the band: a band and a line per run of known points.
 	var run []history.Point
 	flush := func() {
 		if len(run) == 0 {
@@ -159,7 +153,6 @@ func (h *historyPlot) cumulativePanel() {
 
 }
 
-// absolutePanel: each entry's own percentile, ms on a log axis.
 func (h *historyPlot) absolutePanel() {
 	s, k, d, f, xOf := h.s, h.k, h.d, h.d.f, h.xOf
 	top, bottom := float64(svgTop+svgPanelH+svgPadT), float64(svgTop+2*svgPanelH-svgPadB)

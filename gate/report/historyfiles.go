@@ -27,16 +27,14 @@ func HistoryJSON(w io.Writer, a history.Analysis) error {
 	return enc.Encode(a)
 }
 
-// HistorySVGName is the file of series k's SVG: history-<phase>-<workload>-<metric>.svg,
-// any character a file name should not hold as "_".
+// HistorySVGName is series k's SVG file: history-<phase>-<workload>-<metric>.svg.
 func HistorySVGName(k history.Key) string {
 	return "history-" + unsafeName.ReplaceAllString(k.Phase+"-"+k.Workload+"-"+k.Metric, "_") + ".svg"
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
 
-// WriteHistory writes a history's history.md, history.json and one SVG
-// per series (HistorySVGName) to out.
+// WriteHistory writes history.md, history.json and one SVG per series to out.
 func WriteHistory(out string, a history.Analysis, log io.Writer) error {
 	files := []namedRender{
 		{"history.md", func(w io.Writer) error { return HistoryMarkdown(w, a) }},
@@ -55,10 +53,7 @@ func WriteHistory(out string, a history.Analysis, log io.Writer) error {
 	return nil
 }
 
-// ReadGate reads back what history.FromGate needs of a gate's results
-// directory (WriteGate's): the sides' commits and the verdict's
-// comparisons from verdict.json, and the head's rounds from
-// head/round-<i>/result.json, in round order.
+// ReadGate reads what history.FromGate needs of a WriteGate directory.
 func ReadGate(dir string) (rounds.Outcome, error) {
 	var o rounds.Outcome
 	f, err := os.Open(filepath.Join(dir, "verdict.json"))
@@ -91,7 +86,6 @@ func ReadGate(dir string) (rounds.Outcome, error) {
 	return o, nil
 }
 
-// readRounds reads dir/round-<i>/result.json, in round order.
 func readRounds(dir string) ([]*result.Result, error) {
 	ds, err := os.ReadDir(dir)
 	if err != nil {

@@ -61,12 +61,24 @@ func mdSectionTitle(p result.Phase) string {
 	return sectionTitle(p)
 }
 
-// sentence ends s with a period unless it already ends a sentence.
 func sentence(s string) string {
 	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
 		return s
 	}
 	return s + "."
+}
+
+// list writes each of ss, escaped, as a bullet.
+func (b *md) list(ss []string) {
+	for _, s := range ss {
+		b.line("- %s", mdEsc(s))
+	}
+}
+
+// flush writes b to w, ending in exactly one newline.
+func (b *md) flush(w io.Writer) error {
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
 }
 
 func (b *md) row(cells ...string) {
@@ -107,8 +119,7 @@ func Markdown(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	mdCounting(&b, r)
 	mdNotMeasured(&b, r)
 	mdVerdict(&b, v)
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
 func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
@@ -122,7 +133,7 @@ func mdBanners(b *md, r *result.Result, v verdict.Verdict) {
 		b.line("")
 	}
 	if g := generatorBehind(r); g != "" {
-		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. Latency from each request's due time includes the generator's own delay, so a gate calls no regression on such a round: give the generator its own, quiet cores (`--load-cpus`) or lower the rate%s.", g, stealAdvice(r.Steal))
+		b.line("> **GENERATOR BEHIND SCHEDULE** — %s. Latency includes the generator's delay, so a gate calls no regression on it: give it its own cores (`--load-cpus`) or lower the rate%s.", g, stealAdvice(r.Steal))
 		b.line("")
 	}
 }
@@ -185,7 +196,6 @@ func sideText(r *result.Result) string {
 	return s
 }
 
-// modelPrefix is "AMD EPYC · ", "" when unknown.
 func modelPrefix(model string) string {
 	if model == "" {
 		return ""
@@ -228,7 +238,6 @@ func topologyText(t result.Topology, em string) string {
 		stack, orUnknown(t.LoadCPUs), t.GOMAXPROCS, pinned, schedulingText(t), orUnknown(t.TargetPath))
 }
 
-// schedulingText is " · generator SCHED_RR 1", "" when unstated.
 func schedulingText(t result.Topology) string {
 	if t.LoadScheduling == "" && t.LoadSchedulingWhy == "" {
 		return ""
@@ -271,7 +280,6 @@ func warmupText(r *result.Result) string {
 	return s
 }
 
-// warmupFailed words a warm-up's failures: "3 of 120 failed (status 404 2)".
 func warmupFailed(failed, of int64, by map[string]int64) string {
 	s := fmt.Sprintf("%s of %s failed", Count(failed), Count(of))
 	if c := classes(by); c != "" {
@@ -420,27 +428,27 @@ func mdStack(b *md, r *result.Result) {
 	b.line("")
 	b.header("lrrrr", "service", "CPU avg %", "CPU peak %", "mem peak MiB", "samples")
 	for _, s := range stackRows(r) {
-		b.row(mdEsc(s.Name), cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples)))
+		b.row(append([]string{mdEsc(s.Name)}, stackCells(s)...)...)
 	}
 	b.line("")
 }
 
 func mdNotMeasured(b *md, r *result.Result) {
+	mdUnmeasured(b, "Nothing is listed as not measured. This run measured "+measuredSentence(r)+".", r.NotMeasured, r.Scenario.Name, r.Synthetic)
+}
+
+// mdUnmeasured writes "Not measured" (none when nm is empty) and "Synthetic".
+func mdUnmeasured(b *md, none string, nm []string, scenario string, syn []string) {
 	b.line("## Not measured")
 	b.line("")
-	if len(r.NotMeasured) == 0 {
-		b.line("Nothing is listed as not measured. This run measured %s.", measuredSentence(r))
+	if len(nm) == 0 {
+		b.line("%s", none)
 	}
-	for _, s := range r.NotMeasured {
-		b.line("- %s", mdEsc(s))
-	}
+	b.list(nm)
 	b.line("")
 	b.line("## Synthetic")
 	b.line("")
-	b.line("- %s", mdEsc(syntheticLoad(r.Scenario.Name)))
-	for _, s := range r.Synthetic {
-		b.line("- %s", mdEsc(s))
-	}
+	b.list(append([]string{syntheticLoad(scenario)}, syn...))
 	b.line("")
 }
 
@@ -452,7 +460,6 @@ func mdVerdict(b *md, v verdict.Verdict) {
 	mdVerdictSection(b, v, "run", "checks", checksText, label, why)
 }
 
-// mdVerdictSection is the last section; describe renders checks.
 func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe func(verdict.WorkloadVerdict, string) string, label string, reasons []string) {
 	b.line("## Verdict")
 	b.line("")
@@ -471,9 +478,7 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 	if len(reasons) > 0 {
 		b.line("%s", label)
 		b.line("")
-		for _, s := range reasons {
-			b.line("- %s", mdEsc(s))
-		}
+		b.list(reasons)
 		b.line("")
 	}
 }
@@ -482,6 +487,10 @@ func mdVerdictSection(b *md, v verdict.Verdict, what, column string, describe fu
 const (
 	DuetGeneratorRow = "loadgate (generator, both sides of the duet)"
 )
+
+func stackCells(s result.Service) []string {
+	return []string{cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples))}
+}
 
 func stackRows(r *result.Result) []result.Service {
 	st := r.Stack

@@ -10,11 +10,8 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Words for head's changes to a gate's policy: its scenario's bars and the
-// workflow files that run it (values from package rounds).
-
-// PolicyText words one policy change, "head changes p95 threshold of
-// api_read 300 ms → 2 000 ms" ("none" for a bar a side does not set).
+// PolicyText words a change head makes to a scenario's bars: "head changes p95
+// threshold of api_read 300 ms → 2 000 ms".
 func PolicyText(c verdict.PolicyChange) string {
 	change := func(what string, b, h string) string {
 		return fmt.Sprintf("head changes %s %s → %s", what, b, h)
@@ -65,7 +62,7 @@ func PolicyText(c verdict.PolicyChange) string {
 	case verdict.PolicyLoad:
 		return fmt.Sprintf("head changes the load (scenario hash %s → %s)", result.ShortHash(c.Base.Hash), result.ShortHash(c.Head.Hash))
 	}
-	// A kind this version does not know: its code and names.
+	// A kind this version does not know.
 	parts := []string{"head changes", string(c.Kind)}
 	for _, p := range []string{c.Field, c.Workload, c.Phase} {
 		if p != "" {
@@ -75,8 +72,7 @@ func PolicyText(c verdict.PolicyChange) string {
 	return strings.Join(parts, " ")
 }
 
-// policyNoteText is a policy note's change in words, or its Detail for an
-// older note without the value.
+// policyNoteText words a policy note's change, or its Detail for an older note.
 func policyNoteText(n verdict.Note) string {
 	if n.Policy == nil {
 		return n.Detail
@@ -84,8 +80,7 @@ func policyNoteText(n verdict.Note) string {
 	return PolicyText(*n.Policy)
 }
 
-// WorkflowChangeText words how head changes path; a file that could not
-// be compared (err) may change.
+// WorkflowChangeText words how head changes a workflow file (err: not compared).
 func WorkflowChangeText(path string, how verdict.WorkflowHow, err string) string {
 	switch how {
 	case verdict.WorkflowUnreadable:
@@ -96,7 +91,6 @@ func WorkflowChangeText(path string, how verdict.WorkflowHow, err string) string
 	return fmt.Sprintf("head %s %s", how, path)
 }
 
-// workflowNoteText is a NoteWorkflowChange in words (Detail without How).
 func workflowNoteText(n verdict.Note) string {
 	if n.How == "" {
 		return fmt.Sprintf("head %s %s", n.Detail, n.Path)
@@ -104,7 +98,6 @@ func workflowNoteText(n verdict.Note) string {
 	return WorkflowChangeText(n.Path, n.How, n.Detail)
 }
 
-// policyMS is a duration in milliseconds, with its unit: "300 ms".
 func policyMS(d time.Duration) string {
 	return MS(float64(d)/float64(time.Millisecond)) + " ms"
 }

@@ -13,8 +13,7 @@ import (
 	"github.com/loadgate/loadgate/gate/soak"
 )
 
-// ProgressOn says whether to draw a progress line on w for a --progress
-// mode (auto: when w is a terminal).
+// ProgressOn says whether to draw a progress line on w (auto: when a terminal).
 func ProgressOn(w io.Writer, mode string) bool {
 	switch mode {
 	case "always":
@@ -30,8 +29,7 @@ func ProgressOn(w io.Writer, mode string) bool {
 	return false
 }
 
-// ProgressLine redraws one load's status line once per snapshot. Update
-// (the engine's snapshot goroutine) and Finish (after the load) both lock.
+// ProgressLine redraws one load's status line per snapshot; Update and Finish lock.
 type ProgressLine struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -72,8 +70,7 @@ func (p *ProgressLine) Finish() {
 	}
 }
 
-// SoakProgressLine redraws a soak's status line with each process's growth
-// estimate. Update and Finish both lock, as ProgressLine's.
+// SoakProgressLine is ProgressLine for a soak, with each process's growth estimate.
 type SoakProgressLine struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -112,8 +109,7 @@ func (p *SoakProgressLine) Finish() {
 	}
 }
 
-// Engine is e with its words on log: the line each load starts with, the
-// progress line (mode auto, always or never) and warnings.
+// Engine is e with its words on log: each load's first line, progress and warnings.
 func Engine(e session.Engine, log io.Writer, mode string) *session.Engine {
 	e.Starting = func(s session.Spec) {
 		fmt.Fprintf(log, "loadgate: %s (%s) → %s for %s, results in %s\n",
@@ -127,8 +123,7 @@ func Engine(e session.Engine, log io.Writer, mode string) *session.Engine {
 	return &e
 }
 
-// ProgressMode is --progress as a flag (flag.TextVar): auto (a line when
-// the output is a terminal), always or never.
+// ProgressMode is --progress as a flag.TextVar: auto, always or never.
 type ProgressMode string
 
 func (m ProgressMode) MarshalText() ([]byte, error) { return []byte(m), nil }

@@ -15,10 +15,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Words for verdict reason codes (package verdict returns codes and numbers).
-
-// WorkloadWhy words why a workload verdict is not measured or has no
-// checks, "" when nothing; a verdict without a reason code keeps its Why.
+// WorkloadWhy words why a workload is not measured or has no checks, or "".
 func WorkloadWhy(wv verdict.WorkloadVerdict) string {
 	switch wv.Reason {
 	case "":
@@ -36,8 +33,7 @@ func WorkloadWhy(wv verdict.WorkloadVerdict) string {
 	return string(wv.Reason)
 }
 
-// CheckWhy words why a check is not measured or what its number leaves
-// out, "" when nothing; a check without a reason code keeps its Why.
+// CheckWhy words why a check is not measured or what its number leaves out.
 func CheckWhy(c verdict.Check) string {
 	switch c.Reason {
 	case "":
@@ -58,12 +54,10 @@ func CheckWhy(c verdict.Check) string {
 	return string(c.Reason)
 }
 
-// CheckText renders a threshold check as every report does, so the
-// Action's annotations match the report.
+// CheckText renders a check as the reports do, for the Action's annotations.
 func CheckText(c verdict.Check) string { return checkText(c) }
 
-// NoteTexts words a verdict's notes (why unusable, else its notes), in
-// order, each once.
+// NoteTexts words a verdict's notes in order, each once.
 func NoteTexts(ns []verdict.Note) []string {
 	out := make([]string, 0, len(ns))
 	for _, n := range ns {
@@ -74,8 +68,7 @@ func NoteTexts(ns []verdict.Note) []string {
 	return out
 }
 
-// NoteText words one note, prefixed by the result it is about where a gate
-// has several ("base round 2: ").
+// NoteText words one note, prefixed by its result ("base round 2: ").
 func NoteText(n verdict.Note) string {
 	at := noteAt(n)
 	if s, ok := resultNoteText(n, at); ok {
@@ -93,8 +86,7 @@ func NoteText(n verdict.Note) string {
 	return at + string(n.Code)
 }
 
-// resultNoteText words the notes about one result (at names it); ok is
-// false for other codes.
+// resultNoteText words the notes about one result; ok is false for others.
 func resultNoteText(n verdict.Note, at string) (string, bool) {
 	switch n.Code {
 	case verdict.NoteNoResult:
@@ -135,8 +127,6 @@ func resultNoteText(n verdict.Note, at string) (string, bool) {
 	return "", false
 }
 
-// roundNoteText words the notes about a gate's rounds; ok is false for
-// other codes.
 func roundNoteText(n verdict.Note) (string, bool) {
 	switch n.Code {
 	case verdict.NoteMerge:
@@ -145,15 +135,14 @@ func roundNoteText(n verdict.Note) (string, bool) {
 		return fmt.Sprintf("%s round %d was interrupted before its schedule ended: what it did not reach is not measured", n.Side, n.Round), true
 	case verdict.NoteDuetRoundLeftOut:
 		if n.Side != "" {
-			// One process sends both sides at the same instants, so the lateness
-			// is the machine's, not a side's server.
-			return fmt.Sprintf("duet round %d left out: the load generator fell behind its schedule on the %s side for a cause both sides shared (the machine, not the server). The comparisons are on the other %d rounds", n.Round, n.Side, n.Rounds), true
+			// One process sends both sides at once: the lateness is the machine's.
+			return fmt.Sprintf("duet round %d left out: the load generator fell behind its schedule on the %s side for a cause both sides shared (the machine); the comparisons use the other %d rounds", n.Round, n.Side, n.Rounds), true
 		}
-		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine, shared by both), so no comparison is decided on it; the comparisons are on the other %d rounds", n.Round, n.Rounds), true
+		return fmt.Sprintf("duet round %d left out: its generator fell behind its schedule on both sides at once (a stall of the machine); the comparisons use the other %d rounds", n.Round, n.Rounds), true
 	case verdict.NoteFewRounds:
-		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the machine's noise between rounds; with fewer, the intervals rest on a bound of that noise (this machine's calibration, else a conservative default) or on a t interval of one degree of freedom, and decide only large changes", n.Rounds), true
+		return fmt.Sprintf("%d round(s): at least 3 are needed to measure the noise between rounds; with fewer, intervals rest on a noise bound or a t interval and decide only large changes", n.Rounds), true
 	case verdict.NoteDuetStackBusy:
-		return fmt.Sprintf("duet: both sides' services kept the stack's cpus (%s) %s busy, so the two stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate to decide sooner",
+		return fmt.Sprintf("duet: the services kept the stack's cpus (%s) %s busy, so the stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate",
 			n.StackCPUs, Percent(n.BusyPct/100)), true
 	case verdict.NoteNoWorkloadEitherSide:
 		return fmt.Sprintf("phase %s: no workload ran on either side", n.Phase), true
@@ -162,14 +151,12 @@ func roundNoteText(n verdict.Note) (string, bool) {
 	case verdict.NoteRoundsIncomplete:
 		return "the rounds did not complete on both sides", true
 	case verdict.NoteWorkflowChanged:
-		return fmt.Sprintf("head changes the workflow that runs this gate (%s): the inputs of this run come from the pull request's own workflow and may loosen it; the verdict would have been %s. Opt in with --allow-workflow-changes only where the workflow is enforced from the protected branch",
+		return fmt.Sprintf("head changes this gate's workflow (%s) and may loosen its inputs; the verdict would have been %s. Use --allow-workflow-changes only if the protected branch enforces it",
 			strings.Join(n.Paths, ", "), n.Was), true
 	}
 	return "", false
 }
 
-// gateNoteText words set-up, plan and publish notes; ok is false for other
-// codes.
 func gateNoteText(n verdict.Note) (s string, ok bool) {
 	switch n.Code {
 	case verdict.NoteDuetNoiseUnused:
@@ -216,8 +203,6 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 	return s, true
 }
 
-// baselineNoteText words the notes about a stored baseline; ok is false
-// for other codes.
 func baselineNoteText(n verdict.Note) (s string, ok bool) {
 	switch n.Code {
 	case verdict.NoteBaselineFromHead:
@@ -254,8 +239,7 @@ func orZero[T any](p *T) T {
 	return *p
 }
 
-// PlanWhy words what set a sequential plan's maximum of rounds:
-// --max-rounds, or the budget at the scheduled or measured round length.
+// PlanWhy words what capped a sequential plan's rounds: --max-rounds or the budget.
 func PlanWhy(n verdict.Note) string {
 	if !n.Measured {
 		if n.Fit < n.MaxRounds {
@@ -314,15 +298,12 @@ func ErrorText(err error) string {
 	return s
 }
 
-// result.Check's count mismatches, in the checker's notation.
 var (
 	checkUnrecorded = regexp.MustCompile(`^(warmup: )?offered (\d+) != recorded (\d+)$`)
 	checkSum        = regexp.MustCompile(`^(offered|recorded) (\d+) != (\d+), the sum over (.+)$`)
 )
 
-// resultDetail words a result's own reason for a reader: result.Check's
-// "offered 3726 != recorded 3724" becomes "3 726 requests offered, 3 724
-// recorded: every offered request must leave one record".
+// resultDetail words result.Check's count mismatches for a reader.
 func resultDetail(s string) string {
 	n := func(d string) string {
 		v, _ := strconv.ParseInt(d, 10, 64)
@@ -341,9 +322,7 @@ func resultDetail(s string) string {
 	return s
 }
 
-// stallText words a stalled round's numbers: "head's stack 4.1× slower on
-// every workload at once (5 workloads, against the other 9 rounds'
-// median; steal 21% against 0.1%)": steal and CPU where they back it.
+// stallText words a stalled round's slowdown, with the steal or CPU behind it.
 func stallText(st *verdict.Stall) string {
 	if st == nil {
 		return "it stalled"

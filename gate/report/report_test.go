@@ -245,8 +245,8 @@ var cases = []golden{
 		},
 		want: verdict.Fail,
 		md: []string{
-			"> **GENERATOR BEHIND SCHEDULE** — 57% of requests late (2 838 of 4 980, limit 1%), lateness p99 833 ms (n=4 980, limit 5 ms). Latency from each request's due time includes the generator's own delay",
-			"a gate calls no regression on such a round",
+			"> **GENERATOR BEHIND SCHEDULE** — 57% of requests late (2 838 of 4 980, limit 1%), lateness p99 833 ms (n=4 980, limit 5 ms). Latency includes the generator's delay",
+			"a gate calls no regression on it",
 			"**FAIL** (exit 1)",
 		},
 		text: []string{"GENERATOR BEHIND SCHEDULE — 57% of requests late (2 838 of 4 980, limit 1%), lateness p99 833 ms (n=4 980, limit 5 ms): latency includes the generator's own delay"},
@@ -270,7 +270,7 @@ var cases = []golden{
 		want: verdict.Pass,
 		md: []string{
 			"> **GENERATOR BEHIND SCHEDULE** — 2.99% of requests late (149 of 4 980, limit 1%), lateness p99 6.80 ms (n=4 980, limit 5 ms), the hypervisor took 3.8% of the generator's cores (steal).",
-			"or lower the rate; the steal is other guests' work on this machine's host, which no core inside it avoids: only a quieter host does",
+			"or lower the rate; the steal is other guests' work on this machine's host, which no pinning avoids: only a quieter host does",
 			"- **steal** generator's cores (1) 3.8% · stack's cores (0) 2.9% of their time over the measured 60 s, taken by the hypervisor for other work",
 		},
 		text: []string{

@@ -2,9 +2,7 @@ package report
 
 import "github.com/loadgate/loadgate/gate/result"
 
-// WebSocket session numbers, under a phase's latency table for the
-// workloads that have them.
-
+// sessionWorkloads are the WebSocket workloads, whose numbers follow a phase's latency table.
 func sessionWorkloads(p result.Phase) []result.Workload {
 	var out []result.Workload
 	for _, w := range p.Workloads {

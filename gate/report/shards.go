@@ -10,9 +10,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// shardsLine is a merged gate's account of its runners, one line beside
-// the headline: how many shards gave how many rounds, on which machine,
-// and which failed or did not arrive. "" for a gate of one runner.
+// shardsLine is a merged gate's account of its shards beside the headline, or "".
 func shardsLine(g *gateReport) string {
 	if len(g.Shards) == 0 {
 		return ""
@@ -59,8 +57,7 @@ func shardNoteText(n verdict.Note) string {
 	}
 }
 
-// ShardText is what `loadgate gate --shard` prints: the shard's rounds and
-// where they are, and that it has no verdict of its own.
+// ShardText is what `loadgate gate --shard` prints: its rounds, and no verdict.
 func ShardText(w io.Writer, gr rounds.Outcome, out string, shard rounds.Shard) {
 	fmt.Fprintf(w, "loadgate: shard %s of %s: %s in %s; no verdict here: `loadgate merge` judges the shards' rounds together\n",
 		shard, gr.Scenario.Name, pairedWord(min(len(gr.Base.Results), len(gr.Head.Results))), filepath.Join(out, rounds.ShardFile))

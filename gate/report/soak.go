@@ -26,7 +26,6 @@ func MiBPerHour(bytesPerHour float64) string {
 	return "+" + s + " MiB/h"
 }
 
-// soakDur formats a soak's clock: "1h02m03s" style, to the second.
 func soakDur(s float64) string {
 	return (time.Duration(math.Round(s)) * time.Second).String()
 }
@@ -98,13 +97,11 @@ func SoakProgress(phase string, elapsed, total time.Duration, offeredPS, complet
 	return b.String()
 }
 
-// SoakSummary is the soak's verdict in one line, naming every process that
-// leaked or could not be judged.
+// SoakSummary is the soak's verdict in one line, naming each process leaked or unjudged.
 func SoakSummary(s *soak.Result) string {
 	return soakHead(s) + soakWhy(s, plainText)
 }
 
-// soakVerdictWord is UNUSABLE for an unusable soak, else the memory verdict.
 func soakVerdictWord(s *soak.Result) string {
 	if !s.Usable {
 		return "UNUSABLE"
@@ -181,7 +178,7 @@ func SoakMarkdown(w io.Writer, s *soak.Result, r *result.Result, exit int) error
 	b.line("## Soak")
 	b.line("")
 	b.line("- **steady load** %s/s for %s after a %s warm-up (ran %s)", rate(s.RatePerS), soakDur(s.DurationS), soakDur(s.WarmupS), soakDur(s.RanS))
-	b.line("- **memory** sampled every %s per process from the end of the warm-up; growth judged on the window after the first quarter, by a least-squares slope **and** the first and last quartiles' medians; a leak needs both above %s (`--leak-threshold`)",
+	b.line("- **memory** sampled every %s per process after warm-up, judged past the first quarter: a leak needs the least-squares slope **and** quartile medians above %s (`--leak-threshold`)",
 		seconds(s.SampleIntervalS), thresholdText(s.ThresholdBytesPerHour))
 	b.line("- **conclusive** only with at least %d samples over at least %s of window", soak.MinSamples, soak.MinWindow)
 	b.line("")
@@ -215,8 +212,7 @@ func SoakMarkdown(w io.Writer, s *soak.Result, r *result.Result, exit int) error
 		verdictWord += ", INTERRUPTED"
 	}
 	b.line("**%s** (exit %d): %s.", verdictWord, exit, soakWhy(s, mdEsc))
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
 func inconclusiveList(s *soak.Result) string {
@@ -234,7 +230,6 @@ func inconclusiveList(s *soak.Result) string {
 
 var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
 
-// mdPlot is one process's memory as a list item.
 func mdPlot(p soak.Process) string {
 	name := mdEsc(p.Name)
 	if len(p.Series) == 0 {
@@ -244,8 +239,7 @@ func mdPlot(p soak.Process) string {
 	return fmt.Sprintf("%s %s %s–%s MiB over %s", name, mdtext.Code(line), mib(lo), mib(hi), soakDur(span))
 }
 
-// sparkline is p's memory (Series not empty) in ≤ 60 blocks; '┃' marks the
-// judged window ('|' would show escaped in a code span).
+// sparkline is p's memory in ≤ 60 blocks; '┃' marks the judged window ('|' shows escaped).
 func sparkline(p soak.Process) (line string, lo, hi int64, spanS float64) {
 	const cols = 60
 	lo, hi = p.Series[0].MemBytes, p.Series[0].MemBytes
@@ -271,7 +265,6 @@ func sparkline(p soak.Process) (line string, lo, hi int64, spanS float64) {
 	return b.String(), lo, hi, spanS
 }
 
-// mdSoakPhase is mdPhase titled for a soak: reported, not judged.
 func mdSoakPhase(b *md, p result.Phase) {
 	var pb md
 	mdPhase(&pb, p)

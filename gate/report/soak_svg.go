@@ -26,8 +26,7 @@ func soakColor(v soak.Verdict) string {
 	return verdictColor(verdict.Regression)
 }
 
-// SoakSVG writes a self-contained SVG of memory over time, one panel per
-// process, the judged window shaded.
+// SoakSVG writes an SVG of memory over time, a panel per process, the judged window shaded.
 func SoakSVG(w io.Writer, s *soak.Result) error {
 	if s == nil {
 		return errNilResult

@@ -7,8 +7,7 @@ import (
 	"strings"
 )
 
-// svgDoc is a report picture being written, one element a line. Not safe
-// for concurrent use.
+// svgDoc is a picture being written, one element a line; not safe for concurrent use.
 type svgDoc struct{ b strings.Builder }
 
 func newSVG(h int) *svgDoc {
@@ -35,7 +34,6 @@ func (d *svgDoc) verdictTitle(color, word, rest string) {
 		svgPadL, color, esc(word), esc(rest))
 }
 
-// yGrid draws horizontal grid lines at ticks, labelled left of the axis.
 func (d *svgDoc) yGrid(ticks []float64, yOf func(float64) float64, label func(float64) string) {
 	for _, t := range ticks {
 		y := yOf(t)
@@ -62,8 +60,7 @@ func (d *svgDoc) xTitle(bottom float64, s string) {
 	d.f(`<text x="%d" y="%s" text-anchor="middle" fill="#555">%s</text>`, (svgPadL+svgW-svgPadR)/2, num(bottom+34), esc(s))
 }
 
-// latencyAxis is ms on a log scale over the values given to add (1 … 10 ms
-// when none).
+// latencyAxis is ms on a log scale over the values added (1 … 10 ms when none).
 type latencyAxis struct {
 	lo, hi float64 // the values seen
 	a, z   float64 // the axis's ends
@@ -92,7 +89,6 @@ func (ax *latencyAxis) fix() {
 	ax.a, ax.z, ax.ticks = logRange(lo, hi)
 }
 
-// y is the picture's y of v ms, clamped to the axis.
 func (ax *latencyAxis) y(v float64) float64 {
 	v = min(max(v, ax.a), ax.z)
 	return ax.bottom - (math.Log10(v)-math.Log10(ax.a))/(math.Log10(ax.z)-math.Log10(ax.a))*(ax.bottom-ax.top)

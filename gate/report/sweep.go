@@ -53,7 +53,6 @@ func reasonText(r sweep.Reason) string {
 	return string(r)
 }
 
-// conclusion is the sweep's answer in one sentence.
 func conclusion(sw *sweep.Sweep) string {
 	var parts []string
 	if sw.SustainableRate != nil {
@@ -89,13 +88,12 @@ func mannerWhy(m sweep.Manner) string {
 	case sweep.Collapse:
 		return "the successes per second fell below an earlier step's: more load got less done"
 	case sweep.GeneratorLimit:
-		return "the generator fell behind its own schedule without waiting at max_in_flight: its own core was short, so this step says nothing sure about the stack, and the limit found may be loadgate's (give it its own, quiet cores: --load-cpus)"
+		return "the generator fell behind its schedule without waiting at max_in_flight, so the limit found may be loadgate's, not the stack's: give it its own quiet cores (--load-cpus)"
 	}
 	return ""
 }
 
-// accounted formats an accounted percentile: "≥ 5 000" when it falls
-// among the unfinished requests.
+// accounted formats a percentile, "≥ 5 000" when among the unfinished requests.
 func accounted(v float64, over bool) string {
 	if over {
 		return "≥ " + MS(v)
@@ -133,8 +131,7 @@ func holdRuleText(h sweep.HoldRule) string {
 		Percent(h.CompletionsShare))
 }
 
-// SweepMarkdown writes sweep.md; svg is the plot's path relative to it
-// ("" for none).
+// SweepMarkdown writes sweep.md; svg is the plot's path relative to it, or "".
 func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 	if sw == nil {
 		return errNilSweep
@@ -151,12 +148,9 @@ func SweepMarkdown(w io.Writer, sw *sweep.Sweep, svg string) error {
 	mdSweepStack(&b, sw)
 	mdSweepUnmeasured(&b, sw)
 	b.line("Each step's own result.json and report.md: %s.", stepFiles(sw))
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+	return b.flush(w)
 }
 
-// mdSweepBanners are the warnings above the title: interrupted, an
-// unusable step, a generator behind its schedule.
 func mdSweepBanners(b *md, sw *sweep.Sweep) {
 	if sw.Interrupted {
 		b.line("> **INTERRUPTED** — the sweep was cut short: the steps below are what was measured; the last one is incomplete and the stairs above it never ran (exit 3).")
@@ -174,7 +168,6 @@ func mdSweepBanners(b *md, sw *sweep.Sweep) {
 	}
 }
 
-// mdSweepHeader is the title, what ran where, and the conclusion.
 func mdSweepHeader(b *md, sw *sweep.Sweep) {
 	b.line("# loadgate sweep: %s", sw.Scenario.Name)
 	b.line("")
@@ -203,13 +196,11 @@ func mdSweepHeader(b *md, sw *sweep.Sweep) {
 	}
 }
 
-// mdSweepSteps is the steps' table, and each workload's latency when
-// there are several.
 func mdSweepSteps(b *md, sw *sweep.Sweep) {
 	b.line("")
 	b.line("## Steps")
 	b.line("")
-	b.line("Offered and completed per second of each step's window (completions of any outcome that landed inside it); successes/s estimates the successes inside it (completed/s × success share).")
+	b.line("Offered and completed per second of each step's window (completions of any outcome inside it); successes/s is completed/s × the success share.")
 	b.line("")
 	one := oneWorkload(sw)
 	if one {
@@ -247,12 +238,10 @@ func mdSweepSteps(b *md, sw *sweep.Sweep) {
 			b.line("")
 		}
 	}
-	b.line("Latency in ms from each request's due time, nearest-rank, over the successes and the unfinished requests (timed out or abandoned) together, so that a step whose completions fell behind is not described by those that completed only; n counts both, and a percentile among the unfinished reads ≥ the least they waited (the shorter of timeout and drain). Fast failures are counted, not timed.")
+	b.line("Latency from due time over successes and unfinished requests (timed out, abandoned), n counting both; ≥: among the unfinished, their least wait. Fast failures are not timed.")
 	b.line("")
 }
 
-// mdSweepUnmeasured says what the sweep did not measure and what is
-// synthetic.
 func mdSweepUnmeasured(b *md, sw *sweep.Sweep) {
 	b.line("## Not measured")
 	b.line("")
@@ -272,8 +261,6 @@ func mdSweepUnmeasured(b *md, sw *sweep.Sweep) {
 	}
 }
 
-// stepLateText is a step's late requests, and how long the dispatcher
-// stalled at max_in_flight.
 func stepLateText(s sweep.Step) string {
 	if s.StalledS > 0 {
 		return Count(s.Late) + " (stalled " + seconds(s.StalledS) + ")"

@@ -17,9 +17,7 @@ var (
 	sweepDashes = map[string]string{"p95": ` stroke-dasharray="6 3"`, "offered": ` stroke-dasharray="6 3"`}
 )
 
-// SweepPlotSVG writes a self-contained SVG of a sweep against the offered
-// rate: per workload latency p50/p95/p99 (hollow marker: lower bound),
-// then throughput, with the sustainable and degrading rates marked.
+// SweepPlotSVG writes an SVG of a sweep's latency and throughput against the offered rate.
 func SweepPlotSVG(w io.Writer, sw *sweep.Sweep) error {
 	if sw == nil {
 		return errNilSweep
@@ -150,7 +148,6 @@ func (pl *sweepPlot) latencyPanel(i int, name string) {
 	d.f(`</g>`)
 }
 
-// latencyPoints are name's percentile q per step that measured it.
 func (pl *sweepPlot) latencyPoints(name, q string) []sweepPoint {
 	var pts []sweepPoint
 	for _, s := range pl.sw.Steps {
@@ -205,8 +202,7 @@ func (pl *sweepPlot) throughputPanel(i int) {
 	d.f(`</g>`)
 }
 
-// wrapDots breaks a " · "-separated sentence into at most two lines of
-// about width characters.
+// wrapDots breaks a " · "-separated sentence into at most two lines of ~width.
 func wrapDots(s string, width int) []string {
 	parts := strings.Split(s, " · ")
 	var lines []string

@@ -70,9 +70,6 @@ func Text(w io.Writer, r *result.Result, v verdict.Verdict) error {
 	return err
 }
 
-// textHeader writes the banners (unusable, interrupted, generator
-// behind) and what ran where: scenario, machine, topology, precision,
-// warm-up and lateness.
 func textHeader(b *txt, r *result.Result, v verdict.Verdict) {
 	if rs := unusableReasons(r, v); rs != nil {
 		b.line("UNUSABLE RUN — offered %s, recorded %s: %s (exit 3)", Count(r.Offered), Count(r.Recorded), strings.Join(rs, "; "))
@@ -106,8 +103,6 @@ func textHeader(b *txt, r *result.Result, v verdict.Verdict) {
 	b.line("")
 }
 
-// textOtherPhases writes the phases neither judged nor recovering: p50,
-// p99 and failures per workload.
 func textOtherPhases(b *txt, r *result.Result) {
 	var other [][]string
 	for _, p := range r.Phases {
@@ -129,7 +124,6 @@ func textOtherPhases(b *txt, r *result.Result) {
 	}
 }
 
-// textStack writes the stack's services' CPU and memory, when a stack ran.
 func textStack(b *txt, r *result.Result) {
 	if r.Stack == nil {
 		return
@@ -138,7 +132,7 @@ func textStack(b *txt, r *result.Result) {
 	b.line("stack (CPU %% of one core, from CPU-time deltas)")
 	rows := [][]string{{"service", "cpu avg %", "cpu peak %", "mem peak MiB", "samples"}}
 	for _, s := range stackRows(r) {
-		rows = append(rows, []string{s.Name, cpuPct(s.CPUAvgPct), cpuPct(s.CPUPeakPct), mib(s.MemPeakBytes), Count(int64(s.Samples))})
+		rows = append(rows, append([]string{s.Name}, stackCells(s)...))
 	}
 	b.table("  ", rows)
 }

@@ -24,34 +24,27 @@ type VerdictFile struct {
 	ExitCode  int                       `json:"exit_code"`
 	Workloads []verdict.WorkloadVerdict `json:"workloads"`
 	Reasons   []string                  `json:"reasons"`
-	// Recovery after each injected fault; absent without faults.
-	Recovery []verdict.RecoveryVerdict `json:"recovery,omitempty"`
+	Recovery  []verdict.RecoveryVerdict `json:"recovery,omitempty"` // per injected fault
 }
 
 // GateVerdictFile is a gate's verdict.json: a run's keys, then the gate's.
 type GateVerdictFile struct {
 	VerdictFile
-	Scenario   GateScenario `json:"scenario"`
-	Rounds     int          `json:"rounds"`
-	Order      string       `json:"order"`       // roundOrder.label: "ABBA", "base first", "head first", "mixed order", "duet" (both sides at the same instants), "head rounds against one base result", "order not recorded"
-	FirstSides []string     `json:"first_sides"` // per round, the side that ran first; [] when not recorded, and in a duet (neither ran first)
-	Paused     bool         `json:"paused"`      // every round's idle side was paused (as the results record)
-	Tolerance  float64      `json:"tolerance"`
-	Confidence float64      `json:"confidence"`
-	Percentile string       `json:"percentile"`
-	// UntrustedRounds: rounds whose generator fell behind (absent when none).
-	UntrustedRounds []verdict.UntrustedRound `json:"untrusted_rounds,omitempty"`
-	// LeftOutRounds: duet rounds left out of every comparison.
-	LeftOutRounds []int `json:"left_out_rounds,omitempty"`
-	// Noise: the stand-in bound, or the unused calibration and why.
-	Noise *verdict.NoiseUse `json:"noise,omitempty"`
-	// Sequential: the sequential gate's last look (absent with fixed rounds).
-	Sequential *verdict.SeqDecision `json:"sequential,omitempty"`
-	Sides      []GateSideFile       `json:"sides"`
-	Notes      []string             `json:"notes"`
-	// Shards: a merged gate's shards (loadgate merge), by K; absent for
-	// one runner.
-	Shards []rounds.ShardInfo `json:"shards,omitempty"`
+	Scenario        GateScenario             `json:"scenario"`
+	Rounds          int                      `json:"rounds"`
+	Order           string                   `json:"order"`       // roundOrder.label: "ABBA", "duet", …
+	FirstSides      []string                 `json:"first_sides"` // per round; [] when not recorded and in a duet
+	Paused          bool                     `json:"paused"`      // every round's idle side was paused
+	Tolerance       float64                  `json:"tolerance"`
+	Confidence      float64                  `json:"confidence"`
+	Percentile      string                   `json:"percentile"`
+	UntrustedRounds []verdict.UntrustedRound `json:"untrusted_rounds,omitempty"` // generator behind
+	LeftOutRounds   []int                    `json:"left_out_rounds,omitempty"`  // duet rounds left out
+	Noise           *verdict.NoiseUse        `json:"noise,omitempty"`            // stand-in bound or unused calibration
+	Sequential      *verdict.SeqDecision     `json:"sequential,omitempty"`       // last look
+	Sides           []GateSideFile           `json:"sides"`
+	Notes           []string                 `json:"notes"`
+	Shards          []rounds.ShardInfo       `json:"shards,omitempty"` // a merged gate's, by K
 }
 
 type GateScenario struct {
@@ -145,8 +138,7 @@ func schemaErr(want, found string) error {
 	return fmt.Errorf("schema %q is not supported here; this reads %q", found, want)
 }
 
-// normalize makes contract lists non-nil and omitempty ones nil, so that
-// decode(encode(f)) equals f.
+// normalize makes contract lists non-nil and omitempty ones nil: decode(encode(f)) == f.
 func (f *VerdictFile) normalize() {
 	f.Workloads = normWorkloads(f.Workloads)
 	f.Reasons = nonNil(f.Reasons)
@@ -227,8 +219,8 @@ func (f *GateVerdictFile) Encode(w io.Writer) error {
 	return encodeFile(w, &c)
 }
 
-// DecodeVerdict reads a run's verdict.json, refusing another schema,
-// unknown fields, trailing data and an exit code not matching the value.
+// DecodeVerdict reads a run's verdict.json, refusing another schema, unknown
+// fields, trailing data and an exit code not matching the value.
 func DecodeVerdict(r io.Reader) (*VerdictFile, error) {
 	f := &VerdictFile{}
 	if err := decodeFile(r, VerdictSchema, f); err != nil {

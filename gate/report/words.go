@@ -10,9 +10,6 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Every sentence with a number is worded here, so that reports,
-// verdict.json and the comment say it the same way.
-
 // Explain returns a copy of v with its Why, Need and Reason words filled in.
 func Explain(v verdict.Verdict) verdict.Verdict {
 	out := v
@@ -48,7 +45,6 @@ func Explain(v verdict.Verdict) verdict.Verdict {
 	return out
 }
 
-// roundName is "head round 2", or "base" for a side as a whole.
 func roundName(r verdict.RoundRef) string {
 	if r.Round == 0 {
 		return r.Side
@@ -93,8 +89,7 @@ func ComparisonWhy(v verdict.Verdict, c verdict.Comparison) string {
 	return s
 }
 
-// tooFewWhy names the first rounds whose percentile had too few samples
-// for a bound.
+// tooFewWhy names the first rounds with too few samples for a bound.
 func tooFewWhy(c verdict.Comparison, conf string) string {
 	list := make([]string, 0, 3)
 	for _, o := range c.Open[:min(len(c.Open), 2)] {
@@ -107,8 +102,6 @@ func tooFewWhy(c verdict.Comparison, conf string) string {
 	return s
 }
 
-// latencyWhy words a latency comparison: the change, its interval and
-// noise, and where it stands against the tolerance.
 func latencyWhy(v verdict.Verdict, c verdict.Comparison, conf string) string {
 	tol := SignedPercent(1 + v.Tolerance)
 	s := fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), boundPercent(c.CIHigh))
@@ -133,15 +126,11 @@ func latencyWhy(v verdict.Verdict, c verdict.Comparison, conf string) string {
 	return s
 }
 
-// errorRateChange is an error rate's change from base to head, in points,
-// with its interval.
 func errorRateChange(c verdict.Comparison, conf string) string {
 	return fmt.Sprintf("error rate %s → %s (%s points, %s CI %s … %s)", Percent(c.Base), Percent(c.Head),
 		SignedPoints(c.Diff), conf, SignedPoints(c.CILow), SignedPoints(c.CIHigh))
 }
 
-// errorRateWhy words an error-rate comparison and whether its change is
-// significant, beyond the tolerance.
 func errorRateWhy(v verdict.Verdict, c verdict.Comparison, conf string) string {
 	s := errorRateChange(c, conf)
 	switch c.Reason {
@@ -202,8 +191,7 @@ func trustedNeed() string {
 		Percent(result.LateShareLimit), exact(result.LatenessP99LimitMS))
 }
 
-// untrustedName is "head round 2", or "base rounds 1–5 (one result)" for
-// one result paired in several rounds.
+// untrustedName is "head round 2", or "base rounds 1–5 (one result)".
 func untrustedName(u verdict.UntrustedRound) string {
 	if len(u.Rounds) > 1 {
 		return fmt.Sprintf("%s rounds %s (one result)", u.Side, ranges(u.Rounds))
@@ -211,8 +199,7 @@ func untrustedName(u verdict.UntrustedRound) string {
 	return fmt.Sprintf("%s round %d", u.Side, u.Round)
 }
 
-// untrustedList names the untrusted rounds as ranges per side: "base round
-// 1 and head round 2", "rounds 1–8, 10 of both sides".
+// untrustedList names the untrusted rounds as ranges per side: "rounds 1–8, 10 of both sides".
 func untrustedList(us []verdict.UntrustedRound) string {
 	var sides []string
 	bySide := map[string][]verdict.UntrustedRound{}
@@ -222,7 +209,6 @@ func untrustedList(us []verdict.UntrustedRound) string {
 		}
 		bySide[u.Side] = append(bySide[u.Side], u)
 	}
-	// Every round a result is paired in (a baseline: several), sorted, once.
 	rounds := func(side string) []int {
 		var ns []int
 		for _, u := range bySide[side] {
@@ -266,7 +252,6 @@ func untrustedNote(u verdict.UntrustedRound) string {
 		untrustedName(u), GeneratorWhy(u.Generator), need)
 }
 
-// withArticle is "a regression", "an improvement", "a pass".
 func withArticle(v verdict.Value) string {
 	if v == "" {
 		return ""
@@ -277,7 +262,6 @@ func withArticle(v verdict.Value) string {
 	return "a " + string(v)
 }
 
-// noiseSource words where the noise bound came from, or "".
 func noiseSource(v verdict.Verdict, c verdict.Comparison) string {
 	switch c.Interval {
 	case verdict.IntervalNoise:
@@ -311,25 +295,24 @@ func pValue(p float64) string {
 	return Percent(p)
 }
 
-// NoiseNote words an unused calibration and why, or the default bound
-// standing in; "" when neither.
+// NoiseNote words an unused calibration or the default bound standing in, or "".
 func NoiseNote(v verdict.Verdict) string {
 	u := v.Noise
 	if u == nil {
 		return ""
 	}
 	if u.Rejected == verdict.NoiseDuet {
-		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it is of rounds that ran one side at a time, and %s round %d ran in a duet (both sides at the same instants), whose noise is another quantity; where the rounds cannot measure the noise between runs the default bound stands in (a pair's log-sd %s)",
+		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it ran one side at a time, %s round %d in a duet. The default bound stands in where the rounds fall short (a pair's log-sd %s)",
 			date(u.Date), u.Pairs, u.Here.Side, u.Here.Round, exact(u.SD))
 	}
 	if u.Rejected != "" {
 		what := map[string]string{verdict.NoiseOtherScenario: "another load (scenario hash)",
 			verdict.NoiseOtherMachine: "another machine", verdict.NoiseOtherTopology: "another topology"}[u.Rejected]
-		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it was measured on %s (here %s, there %s); where the rounds cannot measure the noise between runs the default bound stands in (a pair's log-sd %s)",
+		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it was measured on %s (here %s, there %s). The default bound stands in where the rounds fall short (a pair's log-sd %s)",
 			date(u.Date), u.Pairs, what, noiseSettingWords(u.Rejected, u.Here), noiseSettingWords(u.Rejected, u.There), exact(u.SD))
 	}
 	if u.Source == verdict.NoiseDefault {
-		return fmt.Sprintf("the rounds cannot measure the noise between runs (one pair of rounds, or one result in several rounds): a conservative default stands in, a pair's log-sd %s (one run ≈ ±%s); a calibration of this machine (loadgate calibrate) replaces it",
+		return fmt.Sprintf("the rounds cannot measure the noise between runs (one pair, or one baseline result): a default stands in, a pair's log-sd %s (one run ≈ ±%s); loadgate calibrate replaces it",
 			exact(u.SD), Percent(math.Expm1(u.SD/math.Sqrt2)))
 	}
 	return fmt.Sprintf("the noise between runs where the rounds cannot measure it: this machine's calibration of %s (%d pairs)", date(u.Date), u.Pairs)
@@ -351,8 +334,7 @@ func noiseSettingWords(rejected string, s verdict.NoiseSetting) string {
 	return s.Hash
 }
 
-// spendingWords says how a spending function shares the error rate
-// between looks, without its name.
+// spendingWords says how a spending function shares the error rate between looks.
 func spendingWords(sp string) string {
 	switch sp {
 	case verdict.SpendOBF:
