@@ -1,11 +1,7 @@
-// Package compose owns loadgate's throwaway stack: it loads Compose files,
-// pins every service to the stack's cpuset, brings the project up through
-// the Docker Compose SDK, resolves the load target, samples container stats,
-// saves logs and tears it all down.
-//
-// A *Stack's methods are safe for concurrent use; Down may run while a
-// sampler runs. Down is idempotent once it succeeded; after a failure it
-// retries.
+// Package compose owns loadgate's throwaway stack: it loads Compose files, pins
+// every service to the stack's cpuset, brings the project up, resolves the load
+// target, samples container stats, saves logs and tears it all down. A *Stack's
+// methods are safe for concurrent use; Down may run while a sampler runs.
 package compose
 
 import (
@@ -42,24 +38,19 @@ const (
 	LabelOwner   = "io.loadgate.owner"   // "<hostname>:<pid>" of the process that started the stack
 )
 
-// Target paths: the container's IP on the project network (no docker-proxy)
-// or a published host port.
+// Target paths: the container's IP on the project network, or a published port.
 const (
 	PathContainerNetwork = "container-network"
 	PathPublishedPort    = "published-port"
 )
 
-// DefaultReadyTimeout applies when Options.ReadyTimeout is zero.
 const DefaultReadyTimeout = 2 * time.Minute
 
-// downTimeout bounds the teardown Up performs after a failure.
 const downTimeout = 2 * time.Minute
 
-// pauseTimeout bounds Pause and Unpause when their context has no deadline.
 const pauseTimeout = time.Minute
 
-// ErrTargetRefused is wrapped by Target when the target is not a service
-// port of this stack.
+// ErrTargetRefused: the target is not a service port of this stack.
 var ErrTargetRefused = errors.New("target refused")
 
 // Options says which stack to bring up and how.
@@ -78,8 +69,7 @@ type Options struct {
 	Secrets      []string      // values scrubbed from saved logs (the scenario's ${ENV} values)
 }
 
-// Stack is a running throwaway project; see the package comment for its
-// concurrency contract.
+// Stack is a running throwaway project. Down is idempotent once it succeeded.
 type Stack struct {
 	name    string
 	runID   string
@@ -103,8 +93,7 @@ type Stack struct {
 	down bool
 }
 
-// ProjectName is the throwaway project's name for a run id and side:
-// "loadgate-<run id>-<side>", normalized to what Compose accepts.
+// ProjectName is "loadgate-<run id>-<side>", normalized to what Compose accepts.
 func ProjectName(runID, side string) string {
 	n := "loadgate-" + runID
 	if side != "" {
@@ -119,27 +108,22 @@ func ProjectName(runID, side string) string {
 	return b.String()
 }
 
-// NewRunID returns a short random run id.
 func NewRunID() string {
 	var b [5]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
-// Name is the compose project name.
 func (s *Stack) Name() string { return s.name }
 
-// RunID is the run id the stack is labelled with.
 func (s *Stack) RunID() string { return s.runID }
 
-// Project is the loaded (and transformed) compose project. Do not mutate.
+// Project is the loaded, transformed compose project. Do not mutate.
 func (s *Stack) Project() *types.Project { return s.project }
 
-// Services are the project's service names, sorted.
 func (s *Stack) Services() []string { return s.project.ServiceNames() }
 
-// Topology reports the stack's cpuset, whether pinning held on every
-// container, why not, and whether a compose file's cpuset was replaced.
+// Topology reports the stack's cpuset and whether pinning held, and why not.
 func (s *Stack) Topology() (stackCPUs string, pinned bool, reason string, overridden bool) {
 	return s.stackCPUs.String(), s.pinned, s.reason, s.overridden
 }
@@ -151,7 +135,6 @@ func (s *Stack) logf(format string, args ...any) {
 	fmt.Fprintf(s.log, "compose: "+format+"\n", args...)
 }
 
-// newCLI makes a Docker CLI (DOCKER_HOST, contexts, config) writing to w.
 func newCLI(w io.Writer) (command.Cli, error) {
 	cli, err := command.NewDockerCli(command.WithCombinedStreams(w), command.WithInputStream(io.NopCloser(strings.NewReader(""))))
 	if err != nil {
@@ -178,9 +161,8 @@ func Available(ctx context.Context) error {
 	return nil
 }
 
-// Up loads, pins, builds, creates and starts the project, waits until every
-// service is healthy (or running) and reads the pinning back. After a
-// failure that touched the engine it saves the logs and tears it down.
+// Up brings the project up, waits until every service is healthy or running and
+// reads the pinning back. After a failure that touched the engine it tears it down.
 func Up(ctx context.Context, opt Options) (*Stack, error) {
 	if opt.RunID == "" {
 		opt.RunID = NewRunID()
@@ -234,8 +216,7 @@ func Up(ctx context.Context, opt Options) (*Stack, error) {
 	return s, nil
 }
 
-// absPaths makes the compose files absolute, relative to ProjectDir when
-// set, and ProjectDir absolute (the first file's directory when unset).
+// absPaths makes the files and ProjectDir (default: the first file's) absolute.
 func (opt *Options) absPaths() error {
 	if len(opt.Files) == 0 {
 		return errors.New("compose: no compose file given")
@@ -265,8 +246,7 @@ func (opt *Options) absPaths() error {
 
 func (s *Stack) up(ctx context.Context) error {
 	s.logf("project %s: building and creating %s", s.name, strings.Join(s.Services(), ", "))
-	// Keep the builder's output: a clean build shows one line per image, a
-	// failed one the builder's last lines.
+	// Keep the builder's output: a failed build prints its last lines.
 	s.cliOut.hold()
 	err := s.svc.Create(ctx, s.project, api.CreateOptions{
 		Build:         &api.BuildOptions{Out: s.cliOut},
@@ -294,8 +274,8 @@ func (s *Stack) up(ctx context.Context) error {
 	return s.verifyPinning(ctx)
 }
 
-// Down saves each service's log to OutDir/logs/<service>.log, then removes
-// everything labelled with this project. Pass a fresh context.
+// Down saves each service's log to OutDir/logs/, then removes everything
+// labelled with this project. Pass a fresh context.
 func (s *Stack) Down(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -311,13 +291,12 @@ func (s *Stack) Down(ctx context.Context) error {
 		Project:       s.project,
 		RemoveOrphans: true,
 		Volumes:       true,
-		// Built images go in the label sweep below, one at a time: compose removes
-		// them concurrently, and services sharing an image ID make one fail.
+		// Built images go in the label sweep below: compose removes them concurrently,
+		// and services sharing an image ID make one fail.
 		Timeout: &timeout,
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("compose down %s: %w", s.name, err))
 	}
-	// Built images, and whatever compose down missed.
 	r, err := removeLabelled(ctx, s.api, LabelProject+"="+s.name, func(map[string]string, time.Time) bool { return true })
 	if r.Images > 0 {
 		s.logf("project %s: removed the %s it built", s.name, Removed{Images: r.Images})
@@ -336,7 +315,7 @@ func (s *Stack) Down(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Pause freezes every running container until Unpause. It uses the engine
+// Pause freezes every running container until Unpause, through the engine
 // client: the SDK's UnPause has a data race.
 func (s *Stack) Pause(ctx context.Context) error {
 	return s.eachContainer(ctx, func(ctx context.Context, c ctr) error {
@@ -347,8 +326,7 @@ func (s *Stack) Pause(ctx context.Context) error {
 	})
 }
 
-// retryFreeze retries a pause the cgroup freezer gave up on ("unable to
-// freeze", under heavy load) a few times within ctx.
+// retryFreeze retries a pause the cgroup freezer gave up on under heavy load.
 func retryFreeze(ctx context.Context, pause func() error) error {
 	const attempts = 4
 	var err error
@@ -365,7 +343,6 @@ func retryFreeze(ctx context.Context, pause func() error) error {
 	return fmt.Errorf("%w (tried %d times)", err, attempts)
 }
 
-// Unpause resumes a paused stack.
 func (s *Stack) Unpause(ctx context.Context) error {
 	return s.eachContainer(ctx, func(ctx context.Context, c ctr) error {
 		if c.state != "paused" {
@@ -400,11 +377,10 @@ func (s *Stack) eachContainer(ctx context.Context, fn func(context.Context, ctr)
 	return errors.Join(errs...)
 }
 
-// Close releases the engine connection (after Down).
 func (s *Stack) Close() error { return s.api.Close() }
 
-// heldWriter writes through, except between hold and release, when it keeps
-// the output for release to return. Safe for concurrent use.
+// heldWriter writes through, except between hold and release, which returns
+// what it kept. Safe for concurrent use.
 type heldWriter struct {
 	mu   sync.Mutex
 	to   io.Writer
@@ -433,7 +409,6 @@ func (h *heldWriter) release() string {
 	return s
 }
 
-// buildTailLines is how many builder lines a failed build prints.
 const buildTailLines = 30
 
 func lastLines(s string, n int) string {
@@ -444,8 +419,7 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// progress turns Compose SDK events into terse lines, each finished event
-// once (the SDK reports "Built" twice).
+// progress turns Compose SDK events into terse lines, each finished event once.
 type progress struct {
 	mu   sync.Mutex
 	w    io.Writer
@@ -475,7 +449,7 @@ func (p *progress) On(events ...api.Resource) {
 	}
 }
 
-// live stacks of this process, which Sweep never removes.
+// live are this process's stacks, which Sweep never removes.
 var (
 	liveMu sync.Mutex
 	live   = map[string]bool{}
@@ -508,7 +482,6 @@ type Removed struct {
 	Containers, Networks, Volumes, Images int
 }
 
-// Total is the count of every kind.
 func (r Removed) Total() int { return r.Containers + r.Networks + r.Volumes + r.Images }
 
 // String is "2 containers, 1 network, 3 images", or "nothing".

@@ -13,7 +13,7 @@ import (
 	"github.com/docker/docker/api/types/network"
 )
 
-// Fault actions, as the scenario names them (scenario.Fault*).
+// Fault actions, as the scenario names them.
 const (
 	FaultStop       = "stop"
 	FaultPause      = "pause"
@@ -21,15 +21,12 @@ const (
 	FaultDisconnect = "disconnect"
 )
 
-// ErrNoService is wrapped by Inject when the service is not the stack's or
-// has no container.
+// ErrNoService: the service is not the stack's or has no container.
 var ErrNoService = errors.New("no such service")
 
-// FaultTimeout bounds one action or its undoing when ctx has no deadline.
 const FaultTimeout = time.Minute
 
-// Fault is an action in effect on one service of the stack until Undo.
-// Not safe for concurrent use.
+// Fault is an action in effect on one service until Undo. Not safe for concurrent use.
 type Fault struct {
 	s       *Stack
 	action  string
@@ -44,9 +41,8 @@ type faultCtr struct {
 	networks map[string]*network.EndpointSettings // disconnect: what to reconnect, by network name
 }
 
-// Inject applies action (stop, pause, kill, disconnect) to every container
-// of service and returns once the engine reports it done. An unknown service
-// is ErrNoService; on an engine error, what was applied is undone first.
+// Inject applies action to every running container of service and returns once
+// the engine reports it done; on an engine error, what was applied is undone.
 func (s *Stack) Inject(ctx context.Context, action, service string) (*Fault, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
@@ -105,7 +101,6 @@ func (s *Stack) Inject(ctx context.Context, action, service string) (*Fault, err
 	return f, nil
 }
 
-// Containers are the names of the containers the fault acts on.
 func (f *Fault) Containers() []string {
 	out := make([]string, len(f.ctrs))
 	for i, c := range f.ctrs {
@@ -114,8 +109,7 @@ func (f *Fault) Containers() []string {
 	return out
 }
 
-// Undo ends the fault, returning once every container is back, and says
-// how. Idempotent.
+// Undo ends the fault once every container is back and says how. Idempotent.
 func (f *Fault) Undo(ctx context.Context) (how string, err error) {
 	if f.undone {
 		return "", nil
@@ -144,8 +138,7 @@ func (f *Fault) Undo(ctx context.Context) (how string, err error) {
 	return how, nil
 }
 
-// undoCtr undoes the fault on one container, tolerating one already back
-// (Inject's partial failures).
+// undoCtr undoes the fault on one container, tolerating one already back.
 func (f *Fault) undoCtr(ctx context.Context, c faultCtr) (string, error) {
 	s := f.s
 	ins, err := s.api.ContainerInspect(ctx, c.id)
@@ -171,45 +164,57 @@ func (f *Fault) undoCtr(ctx context.Context, c faultCtr) (string, error) {
 		}
 		return "unpaused", s.waitState(ctx, c.id, "running")
 	case FaultKill:
-		if st != nil && st.Running && st.StartedAt == c.started {
-			return "still running (never killed)", nil
-		}
-		if st != nil && st.Running {
-			return "restarted by its restart policy", nil
-		}
-		if st != nil && st.Restarting {
-			return "restarted by its restart policy", s.waitState(ctx, c.id, "running")
-		}
-		if err := s.api.ContainerStart(ctx, c.id, container.StartOptions{}); err != nil {
-			return "", err
-		}
-		return "started (no restart by a restart policy)", s.waitState(ctx, c.id, "running")
+		return s.undoKill(ctx, c, st)
 	case FaultDisconnect:
 		var now map[string]*network.EndpointSettings
 		if ins.NetworkSettings != nil {
 			now = ins.NetworkSettings.Networks
 		}
-		for _, name := range slices.Sorted(maps.Keys(c.networks)) {
-			if _, connected := now[name]; connected {
-				continue // never disconnected (a partial failure)
-			}
-			ep := c.networks[name]
-			conf := &network.EndpointSettings{}
-			if ep != nil {
-				conf.Aliases = slices.DeleteFunc(slices.Clone(ep.Aliases), func(a string) bool { return strings.HasPrefix(c.id, a) })
-				conf.Links = ep.Links
-			}
-			if err := s.api.NetworkConnect(ctx, name, c.id, conf); err != nil {
-				return "", fmt.Errorf("reconnect to %s: %w", name, err)
-			}
+		if err := s.reconnect(ctx, c, now); err != nil {
+			return "", err
 		}
 		return "reconnected", nil
 	}
 	return "", fmt.Errorf("unknown fault action %q", f.action)
 }
 
-// stopCtr stops a container with the service's stop_grace_period and checks
-// it stopped.
+// undoKill starts a killed container unless its restart policy did or will.
+func (s *Stack) undoKill(ctx context.Context, c faultCtr, st *container.State) (string, error) {
+	if st != nil && st.Running && st.StartedAt == c.started {
+		return "still running (never killed)", nil
+	}
+	if st != nil && st.Running {
+		return "restarted by its restart policy", nil
+	}
+	if st != nil && st.Restarting {
+		return "restarted by its restart policy", s.waitState(ctx, c.id, "running")
+	}
+	if err := s.api.ContainerStart(ctx, c.id, container.StartOptions{}); err != nil {
+		return "", err
+	}
+	return "started (no restart by a restart policy)", s.waitState(ctx, c.id, "running")
+}
+
+// reconnect reconnects c where it was disconnected, without the engine's ID aliases.
+func (s *Stack) reconnect(ctx context.Context, c faultCtr, now map[string]*network.EndpointSettings) error {
+	for _, name := range slices.Sorted(maps.Keys(c.networks)) {
+		if _, connected := now[name]; connected {
+			continue // never disconnected (a partial failure)
+		}
+		ep := c.networks[name]
+		conf := &network.EndpointSettings{}
+		if ep != nil {
+			conf.Aliases = slices.DeleteFunc(slices.Clone(ep.Aliases), func(a string) bool { return strings.HasPrefix(c.id, a) })
+			conf.Links = ep.Links
+		}
+		if err := s.api.NetworkConnect(ctx, name, c.id, conf); err != nil {
+			return fmt.Errorf("reconnect to %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// stopCtr stops a container within the service's stop_grace_period.
 func (s *Stack) stopCtr(service string) func(context.Context, faultCtr) error {
 	var timeout *int
 	if g := s.project.Services[service].StopGracePeriod; g != nil {
@@ -224,8 +229,7 @@ func (s *Stack) stopCtr(service string) func(context.Context, faultCtr) error {
 	}
 }
 
-// killCtr sends SIGKILL and waits for the exit (a restart policy may restart
-// it: Undo's concern).
+// killCtr sends SIGKILL and waits for the exit; a restart is Undo's concern.
 func (s *Stack) killCtr(ctx context.Context, c faultCtr) error {
 	wait, werr := s.api.ContainerWait(ctx, c.id, container.WaitConditionNextExit)
 	if err := s.api.ContainerKill(ctx, c.id, "KILL"); err != nil {
@@ -253,7 +257,6 @@ func (s *Stack) disconnectCtr(ctx context.Context, c faultCtr) error {
 	return nil
 }
 
-// waitState polls until the container's state is want, within ctx.
 func (s *Stack) waitState(ctx context.Context, id, want string) error {
 	for {
 		ins, err := s.api.ContainerInspect(ctx, id)

@@ -11,12 +11,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// safeCaps are capabilities a service may add without stack.allow: the
-// ones Docker grants by default anyway.
+// safeCaps may be added without stack.allow: Docker grants them by default anyway.
 var safeCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "NET_BIND_SERVICE"}
 
-// hostReach lists what service name of the project in dir does that
-// reaches the host, keyed by scenario.HostKeys.
+// hostReach lists what a service does that reaches the host, by scenario.HostKeys.
 func hostReach(sc types.ServiceConfig, dir string) map[string]string {
 	out := map[string]string{}
 	if sc.Privileged {
@@ -60,7 +58,6 @@ func hostReach(sc types.ServiceConfig, dir string) map[string]string {
 	return out
 }
 
-// inside: path p is dir or under it, symlinks resolved where they exist.
 func inside(dir, p string) bool {
 	if d, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = d
@@ -72,8 +69,8 @@ func inside(dir, p string) bool {
 	return err == nil && filepath.IsLocal(rel)
 }
 
-// refuseHostReach is the refusals of p's settings that reach the host and
-// that allow does not name, each with the file and line that sets it.
+// refuseHostReach refuses p's settings that reach the host and allow does not
+// name, each with the file and line that sets it.
 func refuseHostReach(p *types.Project, files []string, allow []string) []string {
 	var bad []string
 	for name, sc := range p.Services {
@@ -97,8 +94,6 @@ func refuseHostReach(p *types.Project, files []string, allow []string) []string 
 	return bad
 }
 
-// where is "file:line: " of the last file that sets path, or "" when none
-// can be read.
 func where(files []string, path ...string) string {
 	found := ""
 	for _, f := range files {
@@ -121,7 +116,6 @@ func where(files []string, path ...string) string {
 	return found
 }
 
-// child is the key and value nodes of key in mapping m, or nils.
 func child(m *yaml.Node, key string) (k, v *yaml.Node) {
 	if m.Kind != yaml.MappingNode {
 		return nil, nil

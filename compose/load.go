@@ -20,9 +20,8 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// load reads the compose files with compose-go, then applies loadgate's
-// rules: labels everywhere, the stack cpuset on every service, ephemeral
-// host ports, no fixed container names.
+// load reads the compose files, then applies loadgate's rules: labels everywhere,
+// the stack cpuset on every service, ephemeral host ports, no container names.
 func (s *Stack) load(ctx context.Context) error {
 	p, err := s.loadProject(ctx)
 	if err != nil {
@@ -63,7 +62,6 @@ func (s *Stack) load(ctx context.Context) error {
 	return nil
 }
 
-// loadProject runs the SDK loader over the stack's files.
 func (s *Stack) loadProject(ctx context.Context) (*types.Project, error) {
 	for _, f := range s.opt.Files {
 		if _, err := os.Stat(f); err != nil {
@@ -87,8 +85,8 @@ func (s *Stack) loadProject(ctx context.Context) (*types.Project, error) {
 	return p, nil
 }
 
-// applyServiceRules labels one service, sets its cpuset and unpublishes its
-// host ports. It returns the overrides made and the settings it refuses.
+// applyServiceRules applies the rules to one service; it returns the overrides
+// made and the settings it refuses.
 func applyServiceRules(name string, sc types.ServiceConfig, labels map[string]string, cpus string) (types.ServiceConfig, []result.Override, []string) {
 	var notes []result.Override
 	var bad []string
@@ -117,7 +115,6 @@ func applyServiceRules(name string, sc types.ServiceConfig, labels map[string]st
 	return sc, notes, bad
 }
 
-// labelResources labels the project's own (non-external) networks and volumes.
 func labelResources(p *types.Project, labels map[string]string) {
 	for k, n := range p.Networks {
 		if !bool(n.External) {
@@ -143,7 +140,6 @@ func withLabels(dst types.Labels, labels map[string]string) types.Labels {
 	return dst
 }
 
-// recordOverrides keeps the overrides in a stable order and logs each.
 func (s *Stack) recordOverrides(overrides []result.Override) {
 	slices.SortFunc(overrides, func(a, b result.Override) int {
 		return cmp.Or(cmp.Compare(a.Service, b.Service), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.From, b.From), cmp.Compare(a.Target, b.Target))
@@ -176,8 +172,8 @@ func rel(dir string, files []string) []string {
 	return out
 }
 
-// preflightPinning drops the cpuset when the engine cannot apply it; the
-// stack then reports pinned=false with the reason.
+// preflightPinning drops the cpuset when the engine cannot apply it; the stack
+// then reports pinned=false with the reason.
 func (s *Stack) preflightPinning(ctx context.Context) error {
 	if s.stackCPUs.Empty() {
 		s.reason = "no stack cpuset was given"
@@ -207,7 +203,6 @@ func (s *Stack) preflightPinning(ctx context.Context) error {
 	return nil
 }
 
-// verifyPinning reads HostConfig.CpusetCpus back from every container.
 func (s *Stack) verifyPinning(ctx context.Context) error {
 	if s.stackCPUs.Empty() {
 		s.pinned = false
@@ -247,7 +242,6 @@ type ctr struct {
 	labels  map[string]string
 }
 
-// containers lists the project's containers, sorted by service and number.
 func (s *Stack) containers(ctx context.Context, all bool) ([]ctr, error) {
 	list, err := s.api.ContainerList(ctx, container.ListOptions{
 		All:     all,

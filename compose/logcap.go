@@ -7,13 +7,11 @@ import (
 	"strings"
 )
 
-// MaxLogBytes caps each service's saved log: the results directory is an
-// artifact, often public, and must stay small.
+// MaxLogBytes caps each service's saved log: results are an artifact, often public.
 const MaxLogBytes = 4 << 20
 
-// logScrub writes a service's log line by line with every secret value
-// replaced by "***", up to max bytes, then one line saying it was cut.
-// Call Close to write the last partial line.
+// logScrub writes a service's log with every secret value replaced by "***", up
+// to max bytes. Call Close to write the last partial line.
 type logScrub struct {
 	w       io.Writer
 	secrets []string
@@ -54,7 +52,6 @@ func (l *logScrub) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Close writes what is left of the last line.
 func (l *logScrub) Close() error {
 	if len(l.buf) == 0 {
 		return nil

@@ -18,8 +18,8 @@ import (
 
 const logTail = 50
 
-// ReadyError says which service kept the stack from becoming ready, its
-// state and last log lines.
+// ReadyError says which service kept the stack from becoming ready, its state
+// and last log lines.
 type ReadyError struct {
 	Project   string
 	Service   string
@@ -55,7 +55,6 @@ func (e *ReadyError) Error() string {
 
 func (e *ReadyError) Unwrap() error { return e.Err }
 
-// verdict of one container's readiness.
 type readiness int
 
 const (
@@ -107,7 +106,7 @@ func judge(ins container.InspectResponse) (readiness, string, string) {
 	return notYet, st.Status, health
 }
 
-// explain fills a failed container's exit status and a hint: an exited or
+// explain adds a failed container's exit status and a hint: an exited or
 // restarting container stopped by itself, not a network problem.
 func explain(re *ReadyError, ins container.InspectResponse) {
 	st := ins.State
@@ -143,7 +142,6 @@ func oomNote(oom bool) string {
 	return ""
 }
 
-// waitReady polls until every container is ready, one fails, or ctx ends.
 func (s *Stack) waitReady(ctx context.Context) error {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -169,8 +167,7 @@ func (s *Stack) waitReady(ctx context.Context) error {
 	}
 }
 
-// readyPass inspects every container once: the first failed, else the first
-// not ready (both nil when all are).
+// readyPass inspects every container once: the first failed, else the first not ready.
 func (s *Stack) readyPass(ctx context.Context) (pending, fail *ReadyError, err error) {
 	cs, err := s.containers(ctx, true)
 	if err != nil {
@@ -218,8 +215,7 @@ func replicas(s *Stack, service string) int {
 	return 1
 }
 
-// explainStartFailure turns a start error into a ReadyError naming the
-// failing service, when one can be found.
+// explainStartFailure names the failing service of a start error when it can.
 func (s *Stack) explainStartFailure(ctx, rctx context.Context, startErr error) error {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
 	defer cancel()
@@ -265,8 +261,7 @@ func (s *Stack) attachLogs(re *ReadyError) {
 	re.Logs = lines
 }
 
-// containerLogs copies a container's interleaved stdout and stderr to w;
-// tail is "all" or a line count.
+// containerLogs copies a container's stdout and stderr to w; tail is "all" or a count.
 func (s *Stack) containerLogs(ctx context.Context, id, tail string, w io.Writer) error {
 	ins, err := s.api.ContainerInspect(ctx, id)
 	if err != nil {
@@ -285,8 +280,6 @@ func (s *Stack) containerLogs(ctx context.Context, id, tail string, w io.Writer)
 	return err
 }
 
-// saveLogs writes OutDir/logs/<service>.log (a scaled service's containers
-// one after the other).
 func (s *Stack) saveLogs(ctx context.Context) error {
 	if s.opt.OutDir == "" || s.project == nil {
 		return nil
@@ -329,15 +322,13 @@ func (s *Stack) saveLogs(ctx context.Context) error {
 	return nil
 }
 
-// Backoff of the target port poll: doubling from pollFirst to pollMax.
 const (
 	pollFirst = 50 * time.Millisecond
 	pollMax   = time.Second
 )
 
-// waitTarget polls, with backoff until the ready deadline, until the
-// target's port accepts a TCP connection; a target that exits or never
-// accepts fails as a *ReadyError. Then the other services are rechecked.
+// waitTarget polls, with backoff until the ready deadline, until the target's
+// port accepts a connection, then rechecks the other services.
 func (s *Stack) waitTarget(ctx context.Context, target string, sc types.ServiceConfig, port int) (string, string, error) {
 	deadline := s.readyBy
 	if deadline.IsZero() {
@@ -399,7 +390,6 @@ func (s *Stack) waitTarget(ctx context.Context, target string, sc types.ServiceC
 	return "", "", re
 }
 
-// checkOthers returns the first container failed since Up, as a *ReadyError.
 func (s *Stack) checkOthers(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()

@@ -20,29 +20,25 @@ import (
 type Spec struct {
 	Files  []string // compose files
 	Target string   // the target service:port
-	// Prepare is stack.prepare's argv (none when empty), run in PrepareDir
-	// with PrepareEnv as its whole environment; boxed (internal/sandbox)
-	// when PrepareBoxed, with PrepareHide hidden too, and refused where no
-	// box can be made.
+	// Prepare is stack.prepare's argv, run in PrepareDir with PrepareEnv as its
+	// whole environment; boxed (internal/sandbox) when PrepareBoxed, hiding PrepareHide.
 	Prepare      []string
 	PrepareDir   string
 	PrepareEnv   []string
 	PrepareBoxed bool
 	PrepareHide  []string
-	OutDir       string   // the services' logs go here at teardown ("" for none)
-	RunID        string   // "" for a new one
-	Side         string   // the project's suffix: run, up, sweep, soak, base, head
-	Plan         pin.Plan // the stack's and the generator's cpus (pin.NewPlan, once per process)
-	// ReadyTimeout bounds how long the stack may take to be healthy.
-	ReadyTimeout time.Duration
-	Log          io.Writer // progress and warnings
-	Allow        []string  // scenario.HostKeys accepted (the scenario's stack.allow)
-	Secrets      []string  // values scrubbed from the saved logs
+	OutDir       string        // the services' logs go here at teardown ("" for none)
+	RunID        string        // "" for a new one
+	Side         string        // the project's suffix: run, up, sweep, soak, base, head
+	Plan         pin.Plan      // the stack's and the generator's cpus (pin.NewPlan, once per process)
+	ReadyTimeout time.Duration // how long the stack may take to be healthy
+	Log          io.Writer     // progress and warnings
+	Allow        []string      // scenario.HostKeys accepted (the scenario's stack.allow)
+	Secrets      []string      // values scrubbed from the saved logs
 }
 
-// Run is a stack brought up for one run (Start), sampled (Sample) and torn
-// down (Down). Sample, Samples, Finish and Down are called by the starting
-// goroutine in that order; Started's listener may race with Samples.
+// Run is a stack brought up for one run (Start), sampled (Sample) and torn down
+// (Down), by one goroutine in that order; Started's listener may race with Samples.
 type Run struct {
 	Stack  *Stack
 	Plan   pin.Plan
@@ -61,10 +57,9 @@ type PrepareError struct{ Err error }
 func (e *PrepareError) Error() string { return "stack.prepare: " + e.Err.Error() }
 func (e *PrepareError) Unwrap() error { return e.Err }
 
-// Start brings a stack up for any command: prepare, sweep leftovers, pin the
-// generator to the load cpus, Up on the stack cpuset, resolve the target.
-// An error is a *PrepareError, ErrTargetRefused or a failed Up; the stack is
-// torn down in the latter two.
+// Start prepares, sweeps leftovers, pins the generator, brings the stack up and
+// resolves the target. An error is a *PrepareError, ErrTargetRefused or Up's; in
+// the latter two the stack is torn down.
 func Start(ctx context.Context, sp Spec) (*Run, error) {
 	log := sp.Log
 	if log == nil {
@@ -131,16 +126,13 @@ func prepare(ctx context.Context, sp Spec, log io.Writer) error {
 	return nil
 }
 
-// ErrNoBox is a boxed stack.prepare this system could not box: it did not
-// run. Ubuntu 24.04 restricts user namespaces unless
-// kernel.apparmor_restrict_unprivileged_userns is 0.
+// ErrNoBox: this system refused a user namespace to box stack.prepare (Ubuntu
+// 24.04 unless kernel.apparmor_restrict_unprivileged_userns is 0).
 var ErrNoBox = errors.New("stack.prepare runs boxed in a user namespace, and this system refused one: " +
 	"allow them (sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0) or build in the compose file's build:")
 
-// Sample opens out/stats.jsonl for the stack's and the generator's samplers
-// (tee gets every line too). They start at the engine's t0 + warmup, armed
-// by Started's listener, so the warm-up and set-up are never sampled. The
-// generator's sampler reads this whole process: in a duet, both loads.
+// Sample opens out/stats.jsonl for the stack's and the generator's samplers,
+// which Started's listener arms at t0 + warmup so that set-up is never sampled.
 func (r *Run) Sample(ctx context.Context, out string, every, warmup time.Duration, tee io.Writer) error {
 	stats, err := CreateStats(out, tee)
 	if err != nil {
@@ -164,8 +156,7 @@ func (r *Run) Sample(ctx context.Context, out string, every, warmup time.Duratio
 	return nil
 }
 
-// Started is the load.Config.Started listener that arms Sample's samplers;
-// nil before Sample or on a nil Run.
+// Started is the load.Config.Started listener that arms Sample's samplers.
 func (r *Run) Started() func(time.Time) {
 	if r == nil {
 		return nil
@@ -173,8 +164,7 @@ func (r *Run) Started() func(time.Time) {
 	return r.startStat
 }
 
-// Topology is what a result states of the stack: cpus, pinning as verified
-// after Up, target path.
+// Topology is what a result states of the stack: cpus, pinning, target path.
 func (r *Run) Topology() result.Topology {
 	var t result.Topology
 	stackCPUs, pinned, reason, overridden := r.Stack.Topology()
@@ -188,8 +178,7 @@ func (r *Run) Topology() result.Topology {
 	return t
 }
 
-// Samples stops the samplers and returns the stack's figures over the
-// measured phases and the stats file's error.
+// Samples stops the samplers and returns the stack's figures.
 func (r *Run) Samples() (*result.Stack, error) {
 	var services []result.Service
 	var gen *result.Service
@@ -204,7 +193,6 @@ func (r *Run) Samples() (*result.Stack, error) {
 	return &result.Stack{Services: services, Generator: gen}, err
 }
 
-// Finish stops the samplers and completes res with the stack's figures.
 func (r *Run) Finish(res *result.Result) error {
 	st, err := r.Samples()
 	res.Complete(result.After{Stack: st})
@@ -213,8 +201,7 @@ func (r *Run) Finish(res *result.Result) error {
 
 const DownTimeout = 3 * time.Minute
 
-// Down tears the stack down with a fresh context bounded by DownTimeout (the
-// run's may be cancelled) and says how long it took.
+// Down tears the stack down on a fresh context (the run's may be cancelled).
 func (r *Run) Down() (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), DownTimeout)
 	defer cancel()

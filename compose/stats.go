@@ -14,7 +14,6 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// DefaultSampleInterval applies to a non-positive interval.
 const DefaultSampleInterval = time.Second
 
 // Sample is one stats.jsonl line: one container over one interval.
@@ -32,10 +31,8 @@ type Sample struct {
 	CPUUsageNS  uint64    `json:"cpu_usage_ns"` // cumulative total_usage
 }
 
-// Sample starts a sampler that every interval writes a JSON line per running
-// container to w, CPU as the delta of cumulative usage between the engine's
-// readings (about one a second: a shorter interval yields no more). stop
-// ends it and returns the per-service summary; it may be called again.
+// Sample writes a JSON line per running container to w every interval, CPU from
+// the engine's readings (about one a second). stop returns the per-service summary.
 func (s *Stack) Sample(ctx context.Context, interval time.Duration, w io.Writer) (stop func() []result.Service) {
 	if interval <= 0 {
 		interval = DefaultSampleInterval
@@ -103,8 +100,6 @@ type sampler struct {
 	agg     map[string]*agg    // by service
 }
 
-// stream decodes a container's stats stream into sm.latest until ctx ends
-// or the container goes away.
 func (sm *sampler) stream(ctx context.Context, c ctr) {
 	defer sm.wg.Done()
 	defer func() {
@@ -133,8 +128,7 @@ func (sm *sampler) stream(ctx context.Context, c ctr) {
 	}
 }
 
-// tick streams the stack's new containers and turns each container's
-// latest reading since the last tick into a sample, summed per service.
+// tick turns each container's latest reading into a sample, summed per service.
 func (sm *sampler) tick(ctx context.Context) {
 	sm.streamNew(ctx)
 	if ctx.Err() != nil {
@@ -168,7 +162,6 @@ func (sm *sampler) tick(ctx context.Context) {
 	sm.aggregate(cpu, mem, got)
 }
 
-// streamNew starts a stats stream for each container not streamed yet.
 func (sm *sampler) streamNew(ctx context.Context) {
 	cs, err := sm.s.containers(ctx, false)
 	if err != nil {
@@ -185,7 +178,6 @@ func (sm *sampler) streamNew(ctx context.Context) {
 	}
 }
 
-// snapshot is each container's latest reading, by container name.
 func (sm *sampler) snapshot() []latest {
 	sm.mu.Lock()
 	snap := make([]latest, 0, len(sm.latest))
@@ -197,8 +189,8 @@ func (sm *sampler) snapshot() []latest {
 	return snap
 }
 
-// newSample is l's sample over the interval from prev to now, and its CPU
-// percent of one core; setLen is the stack's cpus (0: unknown).
+// newSample is l's sample from prev to now and its CPU percent of one core;
+// setLen is the stack's cpus (0: unknown).
 func newSample(l latest, prev, now reading, setLen int) (Sample, float64) {
 	dt := now.at.Sub(prev.at)
 	pct := float64(now.usage-prev.usage) / float64(dt.Nanoseconds()) * 100
@@ -222,8 +214,6 @@ func newSample(l latest, prev, now reading, setLen int) (Sample, float64) {
 	return smp, pct
 }
 
-// aggregate adds one tick's per-service CPU and memory to the services'
-// averages and peaks.
 func (sm *sampler) aggregate(cpu map[string]float64, mem map[string]int64, got map[string]bool) {
 	for svc := range got {
 		a := sm.agg[svc]

@@ -14,16 +14,14 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// StatsFile is OUT/stats.jsonl: every sampler's lines, serialized, copied to
-// tee when given. Writer and Emit are safe for concurrent use; Close is
-// called once, after every sampler stopped.
+// StatsFile is OUT/stats.jsonl, copied to tee when given. Writer and Emit are
+// safe for concurrent use; Close is called once, after every sampler stopped.
 type StatsFile struct {
 	f  io.Closer
 	bw *bufio.Writer
 	w  io.Writer // the locked sink of every sampler
 }
 
-// CreateStats creates out/stats.jsonl, never through a symlink.
 func CreateStats(out string, tee io.Writer) (*StatsFile, error) {
 	f, err := outfile.Create(filepath.Join(out, "stats.jsonl"))
 	if err != nil {
@@ -38,11 +36,9 @@ func CreateStats(out string, tee io.Writer) (*StatsFile, error) {
 	return s, nil
 }
 
-// Writer is the sink for Stack.Sample's whole lines.
 func (s *StatsFile) Writer() io.Writer { return s.w }
 
-// Emit writes a host process's sample: the generator's (self) as service
-// "loadgate".
+// Emit writes a host process's sample, the generator's as service "loadgate".
 func (s *StatsFile) Emit(p procstat.Sample, self bool) {
 	line := Sample{Time: p.Time, Service: procstat.ServiceName(p.PID, p.Name), Container: fmt.Sprintf("pid %d", p.PID),
 		IntervalS: p.Interval.Seconds(), CPUPct: p.CPUPct, CPUPctOfSet: p.CPUPctOfSet, MemBytes: p.MemBytes, CPUUsageNS: uint64(p.CPUTime)}
@@ -57,7 +53,6 @@ func (s *StatsFile) Emit(p procstat.Sample, self bool) {
 
 func (s *StatsFile) Close() error { return errors.Join(s.bw.Flush(), s.f.Close()) }
 
-// GeneratorService is the generator's summary as result.json states it.
 func GeneratorService(sum procstat.Summary) result.Service {
 	return result.Service{Name: "loadgate (generator)", Samples: sum.Samples, CPUAvgPct: sum.CPUAvgPct, CPUPeakPct: sum.CPUPeakPct, MemPeakBytes: sum.MemPeakBytes}
 }

@@ -21,14 +21,11 @@ import (
 	"github.com/docker/docker/errdefs"
 )
 
-// foreignAge: another host's resources cannot be checked for liveness, so
-// only old ones are swept.
+// foreignAge: another host's stacks cannot be checked for liveness.
 const foreignAge = time.Hour
 
-// Sweep removes the leftovers of earlier runs (everything with loadgate's
-// run label) except stacks owned by a live process of this host; another
-// host's are removed after foreignAge. Without a deadline on ctx it gives up
-// after SweepTimeout.
+// Sweep removes the leftovers of earlier runs but the stacks of live processes
+// of this host; another host's are removed after foreignAge.
 func Sweep(ctx context.Context) (removed Removed, err error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -46,11 +43,9 @@ func Sweep(ctx context.Context) (removed Removed, err error) {
 	})
 }
 
-// SweepTimeout bounds a Sweep whose context has no deadline.
 const SweepTimeout = 2 * time.Minute
 
-// RemoveOwned kills and removes everything this process created, live or
-// not: a second signal's emergency exit. Bound ctx.
+// RemoveOwned removes everything this process created: a second signal's exit.
 func RemoveOwned(ctx context.Context) (removed Removed, err error) {
 	cli, err := newCLI(io.Discard)
 	if err != nil {
@@ -73,17 +68,15 @@ func ownerAlive(labels map[string]string, created time.Time, host string) bool {
 		return !created.IsZero() && time.Since(created) < foreignAge
 	}
 	if pid == os.Getpid() {
-		// A leftover, unless it names no project: an intermediate build image a
-		// live stack's images may be built on (Down prunes it).
+		// A leftover unless projectless: an intermediate build image, which Down prunes.
 		return labels[LabelProject] == ""
 	}
 	err = syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// removeImages removes images children first ("image has dependent child
-// images"), retrying the failures while a pass removes something. The
-// errors left name each image kept and why.
+// removeImages removes images children first, retrying while a pass removes
+// something; the errors left name each image kept and why.
 func removeImages(ctx context.Context, c client.APIClient, imgs []image.Summary) (int, []error) {
 	parent := map[string]bool{}
 	for _, im := range imgs {
@@ -146,8 +139,6 @@ func tags(t []string) string {
 	return " (" + strings.Join(keep, ", ") + ")"
 }
 
-// removeLabelled removes containers (with anonymous volumes), networks,
-// volumes and images matching label for which remove says true.
 func removeLabelled(ctx context.Context, c client.APIClient, label string, remove func(map[string]string, time.Time) bool) (Removed, error) {
 	f := filters.NewArgs(filters.Arg("label", label))
 	var n Removed
@@ -176,8 +167,7 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 		created, _ := time.Parse(time.RFC3339, v.CreatedAt)
 		removeOne(labelled{"volume " + v.Name, v.Labels, created, func() error { return c.VolumeRemove(ctx, v.Name, true) }}, remove, &n.Volumes, &errs)
 	}
-	// A build killed between its LABEL steps leaves images with the owner label
-	// only: look for images by that label.
+	// A build killed between its LABEL steps leaves images with the owner label only.
 	fi := f
 	if label == LabelRun {
 		fi = filters.NewArgs(filters.Arg("label", LabelOwner))
@@ -201,7 +191,6 @@ func removeLabelled(ctx context.Context, c client.APIClient, label string, remov
 	return n, nil
 }
 
-// labelled is a container, network or volume a sweep may remove.
 type labelled struct {
 	what    string // "container NAME"
 	labels  map[string]string
@@ -209,8 +198,6 @@ type labelled struct {
 	rm      func() error
 }
 
-// removeOne removes l when remove says so, counting it in *n when it is
-// gone (removed, or already not found), else adding why it was left.
 func removeOne(l labelled, remove func(map[string]string, time.Time) bool, n *int, errs *[]error) {
 	if !remove(l.labels, l.created) {
 		return

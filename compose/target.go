@@ -17,11 +17,8 @@ import (
 	"github.com/docker/go-connections/nat"
 )
 
-// Target resolves "service:port" to an address for the load and names the
-// path: the container's IP on the project network, else (e.g. Docker
-// Desktop) a published host port. A target not of this stack is
-// ErrTargetRefused. It waits for the port to accept a connection until the
-// ready deadline; a target container that exits fails with a *ReadyError.
+// Target resolves "service:port" to an address for the load and names the path,
+// once the port accepts a connection; a target not of this stack is ErrTargetRefused.
 func (s *Stack) Target(ctx context.Context, serviceColonPort string) (addr string, path string, err error) {
 	svc, portStr, ok := strings.Cut(serviceColonPort, ":")
 	if !ok || svc == "" {
@@ -46,7 +43,6 @@ type attempt struct {
 	why        []string // what was tried and how it failed
 }
 
-// tryTarget looks the target's container up and dials its addresses once.
 func (s *Stack) tryTarget(ctx context.Context, target string, sc types.ServiceConfig, port int) attempt {
 	cs, err := s.containers(ctx, true)
 	if err != nil {
@@ -82,8 +78,6 @@ func (s *Stack) tryTarget(ctx context.Context, target string, sc types.ServiceCo
 	return a
 }
 
-// serviceContainers are service's first running container and first other
-// one among cs, and every one's name and state.
 func serviceContainers(cs []ctr, service string) (run, stopped *ctr, states []string) {
 	for i := range cs {
 		c := &cs[i]
@@ -105,9 +99,7 @@ func serviceContainers(cs []ctr, service string) (run, stopped *ctr, states []st
 	return run, stopped, states
 }
 
-// notRunning is the attempt when service has no running container: fatal
-// when its container exited or failed (a target must keep running, even
-// exiting with 0 fails), else to be retried.
+// notRunning: a target must keep running, so one that exited, even with 0, fails.
 func (s *Stack) notRunning(ctx context.Context, target, service string, stopped *ctr, states []string) attempt {
 	if stopped != nil {
 		ins, err := s.api.ContainerInspect(ctx, stopped.ID)
@@ -130,8 +122,6 @@ func (s *Stack) notRunning(ctx context.Context, target, service string, stopped 
 	return attempt{why: []string{fmt.Sprintf("no running container of service %s (containers: %s)", service, strings.Join(states, ", "))}}
 }
 
-// networksByPriority are the service's project networks, by priority then
-// name.
 func networksByPriority(sc types.ServiceConfig) []string {
 	keys := make([]string, 0, len(sc.Networks))
 	for k := range sc.Networks {
@@ -153,10 +143,8 @@ func networksByPriority(sc types.ServiceConfig) []string {
 	return keys
 }
 
-// dialNetworks dials the container's address on each of the networks
-// keys in order, setting a's address on the first that answers and adding
-// each failure to a.why; refused are the addresses off the stack's own
-// bridge networks, never dialled.
+// dialNetworks dials the container on each network in order; addresses off the
+// stack's own bridge networks are refused, never dialled.
 func (s *Stack) dialNetworks(ctx context.Context, a *attempt, ns *container.NetworkSettings, keys []string, port int) (refused []string) {
 	for _, k := range keys {
 		netName := s.project.Networks[k].Name
@@ -182,9 +170,6 @@ func (s *Stack) dialNetworks(ctx context.Context, a *attempt, ns *container.Netw
 	return refused
 }
 
-// dialPublished dials the port's published bindings on this host (an
-// unspecified host address as loopback), setting a's address on the first
-// that answers.
 func dialPublished(ctx context.Context, a *attempt, bs []nat.PortBinding) bool {
 	for _, b := range bs {
 		host := b.HostIP
@@ -202,10 +187,8 @@ func dialPublished(ctx context.Context, a *attempt, bs []nat.PortBinding) bool {
 	return false
 }
 
-// offBridge says why ip on network netName is not an address of this
-// stack's own bridge network ("" when it is): a macvlan or ipvlan network
-// puts containers on the LAN, and an external network is not the stack's.
-// The error is the engine's, to retry.
+// offBridge says why ip is not on this stack's own bridge network ("" when it is):
+// a macvlan or ipvlan network puts containers on the LAN.
 func (s *Stack) offBridge(ctx context.Context, netName, ip string) (string, error) {
 	nw, err := s.api.NetworkInspect(ctx, netName, network.InspectOptions{})
 	if err != nil {
@@ -235,5 +218,4 @@ func dial(ctx context.Context, addr string) error {
 	return c.Close()
 }
 
-// errNotAccepting: the target kept running but never accepted a connection.
 var errNotAccepting = errors.New("the target port accepted no connection")

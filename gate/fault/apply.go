@@ -13,17 +13,12 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Recovering says how many of a workload's recovery seconds the recovery
-// rule judges (verdict.RecoveringSeconds): those before it recovered, or
-// all of them.
+// Recovering is how many recovery seconds the rule judges (verdict.RecoveringSeconds).
 type Recovering func(seconds []result.Second, t result.RecoveryTargets) int
 
-// Apply writes res.Faults (what happened, each workload's recovery seconds)
-// and takes the requests due during each fault, and after it until the
-// workload recovered by recovering's account, out of their phase's numbers,
-// exactly: a count the phase does not hold is an error, never clamped.
-// res.Offered and Recorded still count everything. A failed fault makes
-// res unusable. The split is by due time.
+// Apply writes res.Faults and takes the requests due during each fault, and
+// after it until the workload recovered, out of their phase's numbers exactly:
+// a count the phase does not hold is an error. A failed fault makes res unusable.
 func (in *Injector) Apply(res *result.Result, recovering Recovering) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -38,8 +33,7 @@ func (in *Injector) Apply(res *result.Result, recovering Recovering) error {
 	if res.Interrupted || in.err != nil || len(res.Phases) < len(in.sc.Phases) {
 		observedUntil = 0
 	}
-	// out is the time of each phase, for each workload, taken out with its
-	// requests: inside a fault's window or its recovering seconds.
+	// out[pi][wi] is the phase's time taken out with its requests.
 	out := make([][]time.Duration, len(in.sc.Phases))
 	for pi := range out {
 		out[pi] = make([]time.Duration, len(in.sc.Workloads))
@@ -68,13 +62,12 @@ func (in *Injector) Apply(res *result.Result, recovering Recovering) error {
 	in.throughput(res, out)
 	if len(in.faults) > 0 {
 		res.NotMeasured = append(res.NotMeasured,
-			"the requests due while a fault was in effect, and after it until each workload recovered, are not in their phase's numbers: the recovery rule judges them, and the faults section counts them by class (requests due just before a fault that failed during it stay in the phase)")
+			"the requests due during a fault, and after it until each workload recovered, are not in their phase's numbers: the recovery rule judges them, the faults section counts them")
 	}
 	return nil
 }
 
-// takeRecovering takes workload wi's first n recovery seconds of st out of
-// their phases into fw.Recovering and adds their time to out.
+// takeRecovering takes wi's first n recovery seconds of st out of their phases.
 func (in *Injector) takeRecovering(res *result.Result, st *state, wi, n int, out [][]time.Duration, fw *result.FaultWorkload, lat, svc *hdrhistogram.Histogram) error {
 	fw.RecoveringS = n
 	cells := map[int]*cell{}
@@ -113,8 +106,7 @@ func (in *Injector) takeRecovering(res *result.Result, st *state, wi, n int, out
 	return nil
 }
 
-// throughput recomputes each workload's throughput of a phase over the
-// phase's time left outside what out took.
+// throughput recomputes each workload's throughput over the phase time out left.
 func (in *Injector) throughput(res *result.Result, out [][]time.Duration) {
 	for pi, ds := range out {
 		p := res.PhaseNamed(in.sc.Phases[pi].Name)
@@ -136,8 +128,7 @@ func (in *Injector) throughput(res *result.Result, out [][]time.Duration) {
 	}
 }
 
-// overlap is how long phase pi lies inside [from, to) (to the phase's end
-// when open).
+// overlap is how long phase pi lies in [from, to), or to its end when open.
 func (in *Injector) overlap(pi int, from, to time.Duration, open bool) time.Duration {
 	start := in.sc.Warmup
 	for i := 0; i < pi; i++ {
@@ -151,8 +142,7 @@ func (in *Injector) overlap(pi int, from, to time.Duration, open bool) time.Dura
 	return max(hi-lo, 0)
 }
 
-// takeOut subtracts cell c of workload wi from phase pi of res, exactly
-// (nil: nothing).
+// takeOut subtracts cell c (nil: nothing) of workload wi from phase pi of res.
 func (in *Injector) takeOut(res *result.Result, pi, wi int, c *cell) error {
 	if c == nil {
 		return nil
@@ -188,9 +178,7 @@ func (in *Injector) takeOut(res *result.Result, pi, wi int, c *cell) error {
 	return nil
 }
 
-// record is what st gives in result.json. A recovery second is observed
-// when it ends before observedUntil and the fault was undone. lat and svc
-// are scratch histograms.
+// record is st in result.json; lat and svc are scratch histograms.
 func (in *Injector) record(st *state, observedUntil time.Duration, lat, svc *hdrhistogram.Histogram) result.Fault {
 	rf := result.Fault{
 		Phase: in.sc.Phases[st.phase].Name, Action: st.f.Action, Service: st.f.Service,
@@ -222,7 +210,6 @@ func (in *Injector) record(st *state, observedUntil time.Duration, lat, svc *hdr
 	return rf
 }
 
-// during sums workload wi's cells of st (lat and svc: scratch, reset here).
 func during(st *state, wi int, lat, svc *hdrhistogram.Histogram) result.Workload {
 	var cells []*cell
 	for _, cs := range st.during {
@@ -231,8 +218,7 @@ func during(st *state, wi int, lat, svc *hdrhistogram.Histogram) result.Workload
 	return sumCells(cells, lat, svc)
 }
 
-// sumCells sums cells, nil ones skipped, into a nameless workload (lat and
-// svc: scratch, reset here).
+// sumCells sums cells, nil ones skipped; lat and svc are scratch histograms.
 func sumCells(cells []*cell, lat, svc *hdrhistogram.Histogram) result.Workload {
 	w := result.Workload{Failures: map[string]int64{}}
 	lat.Reset()

@@ -1,13 +1,6 @@
-// Package fault injects a scenario's faults into the stack on the run's
-// clock and counts what each workload met during and after them.
-//
-// An Injector is the engine's load.FaultHook: from Start it fires each fault
-// at phase start + at and undoes it after for; Observe files each outcome by
-// its due time as during a fault or in a second of the recovery window;
-// Apply takes those during it and those until the recovery out of their
-// phase. A fault that cannot be injected or undone
-// cancels the load (OnFail) and makes the result unusable.
-//
+// Package fault injects a scenario's faults into the stack on the run's clock
+// and counts what each workload met during and after them. A fault that cannot
+// be injected or undone cancels the load (OnFail) and makes the result unusable.
 // Start, Observe, Stop and Err may be called concurrently; Apply after Stop.
 package fault
 
@@ -28,18 +21,15 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Target is the stack loadgate started (Stack adapts a *compose.Stack).
+// Target is the stack loadgate started; Inject returns once the action is in effect.
 type Target interface {
-	// Services are the stack's service names.
 	Services() []string
-	// Inject applies action to service and returns once it is in effect.
 	Inject(ctx context.Context, action, service string) (Active, error)
 }
 
-// Active is a fault in effect.
+// Active is a fault in effect; Undo returns once it is undone, saying how.
 type Active interface {
 	Containers() []string
-	// Undo ends the fault and returns once it is undone, saying how.
 	Undo(ctx context.Context) (how string, err error)
 }
 
@@ -57,7 +47,7 @@ func (t stackTarget) Inject(ctx context.Context, action, service string) (Active
 	return f, nil
 }
 
-// Clock is the injector's time source (a seam for tests).
+// Clock is the injector's time source.
 type Clock interface {
 	Now() time.Time
 	After(d time.Duration) <-chan time.Time
@@ -71,20 +61,17 @@ func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) 
 // ActionTimeout bounds one action or its undoing.
 const ActionTimeout = time.Minute
 
-// ErrFault is in the chain of every error about a fault not injected or not
-// undone.
+// ErrFault is in the chain of every error about a fault not injected or undone.
 var ErrFault = errors.New("fault not injected")
 
 // Options configure an Injector.
 type Options struct {
-	// OnFail is called once, from the injector's goroutine, when a fault fails
-	// (typically: cancel the load).
-	OnFail func(error)
-	Clock  Clock     // nil: the real clock
-	Log    io.Writer // one line per action; nil: none
+	OnFail func(error) // called once, from the injector's goroutine, when a fault fails
+	Clock  Clock       // nil: the real clock
+	Log    io.Writer   // one line per action; nil: none
 }
 
-// Injector fires a scenario's faults; see the package comment.
+// Injector is the engine's load.FaultHook for a scenario's faults.
 type Injector struct {
 	sc     *scenario.Scenario
 	target Target
@@ -102,7 +89,7 @@ type Injector struct {
 	once   sync.Once
 }
 
-// state is one fault: the plan, what really happened, and its tallies.
+// state is one fault: the plan, what happened, and its tallies.
 type state struct {
 	phase   int
 	f       scenario.Fault
@@ -119,25 +106,19 @@ type state struct {
 	seconds [][]second      // [workload][second]
 }
 
-// cell is what one workload's requests due during a fault gave in one phase:
-// counts and success histograms, to take out of the phase exactly.
 type cell struct {
 	counts   result.Workload
 	lat, svc *hdrhistogram.Histogram
 }
 
+// second is one workload's recovery second, by due and by done time's phase.
 type second struct {
 	over  map[string]int64
 	maxUS int64
-	// due holds the second's requests by their due time's phase (counts
-	// and values), done its completions by the done time's phase: what the
-	// recovery rule judges, and what Apply takes out of the phases when it
-	// judges this second.
-	due  map[int]*samples
-	done map[int]int64
+	due   map[int]*samples
+	done  map[int]int64
 }
 
-// counts sums the second's requests over the phases they were due in.
 func (s second) counts() result.Workload {
 	var w result.Workload
 	for _, d := range s.due {
@@ -146,15 +127,12 @@ func (s second) counts() result.Workload {
 	return w
 }
 
-// samples is what one workload's requests due in one recovery second gave
-// in one phase: counts and each success's values, which cost far less than
-// a histogram for the few requests a second holds.
+// samples keeps raw values: cheaper than a histogram for a second's few requests.
 type samples struct {
 	counts   result.Workload
 	lat, svc []int64
 }
 
-// samplesOf is s's samples for phase pi of workload name, made on first use.
 func (s *second) samplesOf(pi int, name string) *samples {
 	if s.due == nil {
 		s.due = map[int]*samples{}
@@ -167,7 +145,6 @@ func (s *second) samplesOf(pi int, name string) *samples {
 	return d
 }
 
-// inc counts one of key in *m, making the map on first use.
 func inc(m *map[string]int64, key string) {
 	if *m == nil {
 		*m = map[string]int64{}
@@ -176,8 +153,7 @@ func inc(m *map[string]int64, key string) {
 }
 
 // New returns an injector for sc's faults on target; ending ctx undoes a
-// fault in effect. Call Check before the load, pass it as
-// load.Config.Faults, and Stop and Apply after load.Run.
+// fault in effect. Call Check before the load and Stop and Apply after it.
 func New(ctx context.Context, sc *scenario.Scenario, target Target, opt Options) *Injector {
 	if opt.Clock == nil {
 		opt.Clock = realClock{}
@@ -199,8 +175,7 @@ func New(ctx context.Context, sc *scenario.Scenario, target Target, opt Options)
 	return in
 }
 
-// Check refuses a fault on a service the stack does not have, naming the
-// scenario's file and line.
+// Check refuses a fault on a service the stack does not have.
 func (in *Injector) Check() error {
 	services := in.target.Services()
 	for _, st := range in.faults {
@@ -240,7 +215,6 @@ func (in *Injector) Start(t0 time.Time) {
 	}()
 }
 
-// since is the run's clock: time since t0.
 func (in *Injector) since() time.Duration { return in.opt.Clock.Now().Sub(in.t0) }
 
 func (in *Injector) run() {
@@ -256,7 +230,7 @@ func (in *Injector) run() {
 	}
 }
 
-// one fires one fault and undoes it after for.
+// one fires st and undoes it after for.
 func (in *Injector) one(st *state) error {
 	in.mu.Lock()
 	st.started, st.isStarted = in.since(), true
@@ -274,8 +248,6 @@ func (in *Injector) one(st *state) error {
 	st.applied, st.isApplied, st.containers = in.since(), true, active.Containers()
 	in.mu.Unlock()
 	in.logf("%s %s at %s (planned %s): in effect at %s", st.f.Action, st.f.Service, secs(st.started), secs(st.planned), secs(st.applied))
-	// Undo at planned + for, or at once if the action ran longer or the run
-	// was cancelled.
 	_ = in.sleepUntil(st.planned + st.f.For)
 	in.mu.Lock()
 	st.undoStarted = in.since()
@@ -330,8 +302,7 @@ func (in *Injector) logf(format string, args ...any) {
 
 func secs(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
-// Stop undoes a fault in effect, records unfired ones as not injected and
-// waits for the injector's goroutine. Idempotent.
+// Stop undoes a fault in effect and waits for the injector. Idempotent.
 func (in *Injector) Stop() {
 	in.once.Do(func() {
 		in.cancel()
@@ -344,19 +315,18 @@ func (in *Injector) Stop() {
 	})
 }
 
-// Done is closed when every fault was fired and undone (or given up on).
+// Done is closed when every fault was fired and undone or given up on.
 func (in *Injector) Done() <-chan struct{} { return in.done }
 
-// Err is the first fault that could not be injected or undone, nil if none.
+// Err is the first fault that could not be injected or undone.
 func (in *Injector) Err() error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.err
 }
 
-// Observe is load.FaultHook.Observe: it files an outcome by its due time,
-// with the engine's own numbers, so what it takes out of a phase is exactly
-// what the phase holds.
+// Observe is load.FaultHook.Observe: it files an outcome by its due time with
+// the engine's own numbers, so Apply takes out exactly what the phase holds.
 func (in *Injector) Observe(o load.Outcome) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -364,75 +334,88 @@ func (in *Injector) Observe(o load.Outcome) {
 		if !st.isStarted {
 			return // faults fire in order: none later has started either
 		}
-		if o.DonePhase >= 0 && o.Done >= st.started && (!st.isEnded || o.Done < st.ended) {
-			if c := in.cellOf(st, o.DonePhase, o.Workload); c != nil {
-				c.counts.Completed++
-			}
-		}
-		if o.DonePhase >= 0 && st.isEnded && o.Done >= st.ended {
-			if k := int((o.Done - st.ended) / time.Second); k < len(st.seconds[o.Workload]) {
-				s := &st.seconds[o.Workload][k]
-				if s.done == nil {
-					s.done = map[int]int64{}
-				}
-				s.done[o.DonePhase]++
-			}
-		}
+		in.countDone(st, o)
 		switch {
 		case o.Due < st.started:
 			continue
 		case !st.isEnded || o.Due < st.ended:
-			c := in.cellOf(st, o.Phase, o.Workload)
-			if c == nil {
-				return
+			if c := in.cellOf(st, o.Phase, o.Workload); c != nil {
+				c.record(o)
 			}
-			c.counts.Offered++
-			if o.Late {
-				c.counts.Late++
-			}
-			if o.Class != "" {
-				c.counts.Failed++
-				inc(&c.counts.Failures, o.Class)
-				return
-			}
-			c.counts.Succeeded++
-			if c.lat == nil {
-				c.lat, c.svc = result.NewHistogram(), result.NewHistogram()
-			}
-			_ = c.lat.RecordValue(o.LatencyUS) // LatencyUS is within the histogram's range
-			_ = c.svc.RecordValue(o.ServiceUS)
 			return
 		}
 		k := int((o.Due - st.ended) / time.Second)
 		if k >= len(st.seconds[o.Workload]) {
 			continue
 		}
-		s := &st.seconds[o.Workload][k]
-		d := s.samplesOf(o.Phase, in.sc.Workloads[o.Workload].Name)
-		d.counts.Offered++
-		if o.Late {
-			d.counts.Late++
-		}
-		if o.Class != "" {
-			d.counts.Failed++
-			inc(&d.counts.Failures, o.Class)
-			return
-		}
-		d.counts.Succeeded++
-		d.lat, d.svc = append(d.lat, o.LatencyUS), append(d.svc, o.ServiceUS)
-		s.maxUS = max(s.maxUS, o.LatencyUS)
-		for _, t := range targets(st.rec) {
-			if time.Duration(o.LatencyUS)*time.Microsecond > t.limit {
-				inc(&s.over, t.metric)
-			}
-		}
+		in.recordSecond(st, &st.seconds[o.Workload][k], o)
 		return
 	}
 }
 
-// cellOf is st's cell for workload w in phase pi. Cells exist only for the
-// fault's phase and the next (scenario.FaultCells); beyond them the run is
-// made unusable rather than memory unbounded, and cellOf returns nil.
+// countDone counts o's completion during st or in one of its recovery seconds.
+func (in *Injector) countDone(st *state, o load.Outcome) {
+	if o.DonePhase < 0 {
+		return
+	}
+	if o.Done >= st.started && (!st.isEnded || o.Done < st.ended) {
+		if c := in.cellOf(st, o.DonePhase, o.Workload); c != nil {
+			c.counts.Completed++
+		}
+	}
+	if st.isEnded && o.Done >= st.ended {
+		if k := int((o.Done - st.ended) / time.Second); k < len(st.seconds[o.Workload]) {
+			s := &st.seconds[o.Workload][k]
+			if s.done == nil {
+				s.done = map[int]int64{}
+			}
+			s.done[o.DonePhase]++
+		}
+	}
+}
+
+func (c *cell) record(o load.Outcome) {
+	if !tally(&c.counts, o) {
+		return
+	}
+	if c.lat == nil {
+		c.lat, c.svc = result.NewHistogram(), result.NewHistogram()
+	}
+	_ = c.lat.RecordValue(o.LatencyUS) // LatencyUS is within the histogram's range
+	_ = c.svc.RecordValue(o.ServiceUS)
+}
+
+// recordSecond files o, due in recovery second s of st.
+func (in *Injector) recordSecond(st *state, s *second, o load.Outcome) {
+	d := s.samplesOf(o.Phase, in.sc.Workloads[o.Workload].Name)
+	if !tally(&d.counts, o) {
+		return
+	}
+	d.lat, d.svc = append(d.lat, o.LatencyUS), append(d.svc, o.ServiceUS)
+	s.maxUS = max(s.maxUS, o.LatencyUS)
+	for _, t := range targets(st.rec) {
+		if time.Duration(o.LatencyUS)*time.Microsecond > t.limit {
+			inc(&s.over, t.metric)
+		}
+	}
+}
+
+func tally(w *result.Workload, o load.Outcome) bool {
+	w.Offered++
+	if o.Late {
+		w.Late++
+	}
+	if o.Class != "" {
+		w.Failed++
+		inc(&w.Failures, o.Class)
+		return false
+	}
+	w.Succeeded++
+	return true
+}
+
+// cellOf is st's cell for workload w in phase pi, nil beyond the fault's phase
+// and the next: past them the run is made unusable rather than memory unbounded.
 func (in *Injector) cellOf(st *state, pi, w int) *cell {
 	if pi != st.phase && pi != st.phase+1 {
 		if in.overrun == nil {
@@ -457,7 +440,6 @@ type target struct {
 	limit  time.Duration
 }
 
-// targets lists a recovery's latency targets by metric key.
 func targets(r scenario.Recovery) []target {
 	var out []target
 	for _, t := range []target{{"p50", r.P50}, {"p90", r.P90}, {"p95", r.P95}, {"p99", r.P99}, {"p999", r.P999}} {

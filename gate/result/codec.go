@@ -11,9 +11,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Encode writes r as indented JSON with a trailing newline; equal results
-// encode to equal bytes, nil contract lists and maps as [] and {}. It
-// refuses a result Decode would refuse, so every file it writes reads back.
+// Encode writes r as indented JSON, equal results to equal bytes; it refuses a
+// result Decode would refuse, so every file it writes reads back.
 func (r *Result) Encode(w io.Writer) error {
 	if r == nil {
 		return errors.New("result: encode: nil result")
@@ -32,16 +31,14 @@ func (r *Result) Encode(w io.Writer) error {
 	return err
 }
 
-// Decode reads one result, refusing unknown fields, another Schema,
-// trailing data and a histogram that does not match its summary's count
-// (naming the JSON path). Decode(Encode(Decode(x))) deeply equals Decode(x).
+// Decode reads one result strictly, naming the JSON path of what it refuses;
+// Decode(Encode(Decode(x))) deeply equals Decode(x).
 func Decode(rd io.Reader) (*Result, error) {
 	data, err := io.ReadAll(rd)
 	if err != nil {
 		return nil, fmt.Errorf("result: %w", err)
 	}
-	// The schema first: a newer file fails on its schema, not on the first
-	// field this version does not know.
+	// The schema first: a newer file fails on its schema, not on an unknown field.
 	var head struct {
 		Schema *string `json:"schema"`
 	}
@@ -70,8 +67,8 @@ func schemaError(found string) error {
 	return fmt.Errorf("schema %q is not supported; this loadgate reads %q", found, Schema)
 }
 
-// WriteFile writes r to path (0644) by renaming a temporary file over it:
-// a symlink is replaced, not followed, and no reader sees half a result.
+// WriteFile writes r to path by renaming a temporary file over it: a symlink is
+// replaced, not followed, and no reader sees half a result.
 func (r *Result) WriteFile(path string) error {
 	var buf bytes.Buffer
 	if err := r.Encode(&buf); err != nil {
@@ -80,7 +77,6 @@ func (r *Result) WriteFile(path string) error {
 	return outfile.WriteFile(path, buf.Bytes()) // errors name path
 }
 
-// ReadFile decodes the result stored at path.
 func ReadFile(path string) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -94,7 +90,6 @@ func ReadFile(path string) (*Result, error) {
 	return r, nil
 }
 
-// validate checks the schema and every histogram against its summary count.
 func (r *Result) validate() error {
 	if r.Schema != Schema {
 		return schemaError(r.Schema)
@@ -136,8 +131,8 @@ func (r *Result) validate() error {
 	return r.Steal.validate()
 }
 
-// normalized returns r, copied where needed, with contract lists and maps
-// normalized and the generator warning recomputed.
+// normalized returns r, copied where needed, nils normalized and the generator
+// warning recomputed.
 func normalized(r *Result) *Result {
 	n := *r
 	n.Generator = r.GeneratorBehind() // derived: one owner for the fact
@@ -177,11 +172,8 @@ func normalized(r *Result) *Result {
 	return &n
 }
 
-// Check returns, in words, the counting invariants that do not hold (nil
-// when consistent): no negative count; offered == recorded; per workload
-// offered == succeeded + failed + abandoned; failures by class sum to
-// failed; top-level totals equal phases plus faults' during. A result with
-// problems is not usable; Check does not change Usable.
+// Check returns, in words, the counting invariants that do not hold (nil when
+// consistent). A result with problems is not usable; Check does not change Usable.
 func (r *Result) Check() []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }

@@ -6,17 +6,16 @@ import (
 	"strings"
 )
 
-// Counting is what the stack's services said themselves: their counters
-// and the stubs' configurations. nil when there was neither.
+// Counting is what the stack's services said themselves: their counters and the
+// stubs' configurations.
 type Counting struct {
 	Counts []Counted `json:"counts"`
 	Stubs  []Stub    `json:"stubs"`
 }
 
-// Counted is one scenario count: the counter Metric on Service:Port Path,
-// read before and after each phase, against one workload's requests (or
-// all, Workload ""). A counter that went down is a reset: said, never
-// subtracted, and that span is not measured.
+// Counted is one scenario count read before and after each phase, against one
+// workload's requests (or all, Workload ""). A counter that went down is a reset:
+// said, never subtracted, and that span is not measured.
 type Counted struct {
 	Workload string        `json:"workload,omitempty"` // "" for the scenario-wide count
 	Service  string        `json:"service"`
@@ -24,32 +23,23 @@ type Counted struct {
 	Path     string        `json:"path"`
 	Metric   string        `json:"metric"` // the selector as written, e.g. http_requests_total{route="/items"}
 	Phases   []CountedSpan `json:"phases"`
-	// Total spans every phase: from the read at the first phase's start to
-	// the read after the drain, so it has no inner phase boundary.
+	// Total spans from the first phase's start to after the drain.
 	Total CountedSpan `json:"total"`
 }
 
-// CountedSpan is one span between two reads of the counter.
 type CountedSpan struct {
 	Phase string `json:"phase"` // the phase's name; TotalSpan for Counted.Total
-	// Sent is what the generator offered in the span (the workload's
-	// requests, or every workload's for the scenario-wide count).
-	Sent int64 `json:"sent"`
-	// Counted is the counter's increase over the span (after − before,
-	// summed over Series matching series); nil when not measured.
+	Sent  int64  `json:"sent"`  // the generator offered, the workload's or all
+	// Counted is the counter's increase, summed over the matching series; nil when not measured.
 	Counted *float64 `json:"counted,omitempty"`
 	Series  int      `json:"series,omitempty"`
-	// Reset says the counter went down in the span (the service restarted).
-	Reset bool `json:"reset,omitempty"`
-	// BeforeS and AfterS are when the two reads started, in seconds after
-	// the run's start (started_at; negative: before it).
-	BeforeS float64 `json:"before_s"`
-	AfterS  float64 `json:"after_s"`
-	// NotMeasured says, in words, why Counted is nil.
-	NotMeasured string `json:"not_measured,omitempty"`
+	Reset   bool     `json:"reset,omitempty"` // the counter went down (a restart)
+	// BeforeS and AfterS: when the reads started, seconds after started_at.
+	BeforeS     float64 `json:"before_s"`
+	AfterS      float64 `json:"after_s"`
+	NotMeasured string  `json:"not_measured,omitempty"`
 }
 
-// TotalSpan is the Phase of Counted.Total.
 const TotalSpan = "all phases"
 
 // Difference is Counted − Sent (negative: dropped, positive: retries or
@@ -61,35 +51,29 @@ func (s CountedSpan) Difference() (d float64, ok bool) {
 	return *s.Counted - float64(s.Sent), true
 }
 
-// Stub is a service of the stack that is a `loadgate stub` (gate/stub),
-// with the configuration it stated at GET /stub/config.
+// Stub is a service of the stack that is a `loadgate stub`, with the
+// configuration it stated at GET /stub/config.
 type Stub struct {
-	Service string      `json:"service"`
-	Port    int         `json:"port"`
-	Config  *StubConfig `json:"config,omitempty"`
-	// NotMeasured says why Config is nil (the stub did not answer).
-	NotMeasured string `json:"not_measured,omitempty"`
+	Service     string      `json:"service"`
+	Port        int         `json:"port"`
+	Config      *StubConfig `json:"config,omitempty"`
+	NotMeasured string      `json:"not_measured,omitempty"`
 }
 
-// StubConfig is a stub's configuration as it states it: the wire format of
-// its GET /stub/config.
 type StubConfig struct {
-	Delay       StubDelay `json:"delay"`        // of every answer (streamed ones: before the headers)
-	ErrorRate   float64   `json:"error_rate"`   // fraction answered 500
-	TimeoutRate float64   `json:"timeout_rate"` // fraction held open without an answer
-	HoldMaxMS   float64   `json:"hold_max_ms"`  // how long a held request is held at most before its connection is closed
-	// Stream is set when the stub streams server-sent events to requests
-	// that accept text/event-stream.
-	Stream *StubStream `json:"stream,omitempty"`
-	Seed   uint64      `json:"seed"`
-	Routes []string    `json:"routes"` // the request patterns it answers, e.g. "GET /profile/{id}"
-	// Body is the template of its 200 answers ({name}: the route's wildcard
-	// of that name); "" for its default JSON object.
+	Delay       StubDelay   `json:"delay"`            // of every answer (streamed ones: before the headers)
+	ErrorRate   float64     `json:"error_rate"`       // fraction answered 500
+	TimeoutRate float64     `json:"timeout_rate"`     // fraction held open without an answer
+	HoldMaxMS   float64     `json:"hold_max_ms"`      // how long a held request is held at most before its connection is closed
+	Stream      *StubStream `json:"stream,omitempty"` // to requests accepting text/event-stream
+	Seed        uint64      `json:"seed"`
+	Routes      []string    `json:"routes"` // the request patterns it answers, e.g. "GET /profile/{id}"
+	// Body is the 200 answers' template ({name}: a route wildcard); "": a JSON object.
 	Body string `json:"body,omitempty"`
 }
 
-// StubDelay is a delay distribution: "fixed" (MS), "uniform" (MinMS to
-// MaxMS) or "lognormal" (P50MS, P99MS). No draw exceeds CapMS.
+// StubDelay is a delay distribution: "fixed" (MS), "uniform" (MinMS to MaxMS)
+// or "lognormal" (P50MS, P99MS). No draw exceeds CapMS.
 type StubDelay struct {
 	Dist  string  `json:"dist"`
 	MS    float64 `json:"ms,omitempty"`
@@ -100,18 +84,15 @@ type StubDelay struct {
 	CapMS float64 `json:"cap_ms"`
 }
 
-// StubStream is how a stub streams: Chunks events, the first after First,
-// each next one ChunkEveryMS after the previous.
+// StubStream: Chunks events, the first after First, then one every ChunkEveryMS.
 type StubStream struct {
 	Chunks       int       `json:"chunks"`
 	First        StubDelay `json:"first_chunk"`
 	ChunkEveryMS float64   `json:"chunk_every_ms"`
 }
 
-// mergeCounting merges two runs' counts (Merge): a span is summed when both
-// measured it without a reset, else not measured saying why. A count one
-// part did not read is not measured. Reads and stubs are a's, then b's new
-// stubs. nil when neither has a Counting.
+// mergeCounting merges two runs' counts: a span is summed when both measured it
+// without a reset, else not measured saying why.
 func mergeCounting(a, b *Counting) *Counting {
 	if a == nil && b == nil {
 		return nil
@@ -155,7 +136,6 @@ func sameCount(x, y Counted) bool {
 	return x.Workload == y.Workload && x.Service == y.Service && x.Port == y.Port && x.Path == y.Path && x.Metric == y.Metric
 }
 
-// unmatched is c, with every span not measured for why (sent kept).
 func unmatched(c Counted, why string) Counted {
 	c.Phases = slices.Clone(c.Phases)
 	for i := range c.Phases {
@@ -187,7 +167,6 @@ func mergeCounted(x, y Counted) Counted {
 	return m
 }
 
-// mergeSpan sums two spans when both are measured without a reset.
 func mergeSpan(a, b CountedSpan) CountedSpan {
 	m := a
 	m.Sent = a.Sent + b.Sent
@@ -215,9 +194,8 @@ func mergeSpan(a, b CountedSpan) CountedSpan {
 	return m
 }
 
-// PoolCounting merges the counts of one side's rounds as Merge does; a
-// span not measured names the first round that did not ("round N:"). nil
-// when no result has a Counting; a repeated result counts once.
+// PoolCounting merges one side's rounds' counts as Merge does, a span not measured
+// naming the first round that did not. A repeated result counts once.
 func PoolCounting(rs []*Result) *Counting {
 	var uniq []*Result
 	counted := false
@@ -247,8 +225,6 @@ func PoolCounting(rs []*Result) *Counting {
 	return acc
 }
 
-// roundLabelled is c with each not-measured reason prefixed by its round
-// (a reason already prefixed by a merge is left as it is).
 func roundLabelled(c *Counting, n int) *Counting {
 	out := &Counting{Stubs: c.Stubs, Counts: make([]Counted, len(c.Counts))}
 	for i, x := range c.Counts {

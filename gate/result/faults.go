@@ -6,12 +6,9 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Fault is one failure injected during a run, as it happened. Times are
-// seconds from the schedule's start. Requests due while it was in effect
-// are taken out of their phase into Workloads[].During, and those due after
-// it until the workload recovered into Workloads[].Recovering: the recovery
-// rule judges them, the phase's thresholds the rest. The seconds after it,
-// up to recovery.within, are in Workloads[].Seconds for the verdict.
+// Fault is one failure injected during a run, as it happened; times are seconds
+// from the schedule's start. Requests due during it, and after it until the
+// workload recovered, are out of their phase: the recovery rule judges them.
 type Fault struct {
 	Phase        string   `json:"phase"`
 	Action       string   `json:"action"` // stop, pause, kill, disconnect
@@ -26,15 +23,13 @@ type Fault struct {
 	EndedS       float64  `json:"ended_s"`         // undoing returned: started, unpaused, reconnected
 	Undo         string   `json:"undo,omitempty"`  // how it was undone, in words ("started", "restarted by its restart policy", ...)
 	Error        string   `json:"error,omitempty"` // why the fault could not be injected or undone: the run is unusable
-	// ObservedUntilS is the schedule's end, or 0 when the run ended before
-	// it; a recovery second past it is not observed.
+	// ObservedUntilS: 0 when the run ended early; a recovery second past it is not observed.
 	ObservedUntilS float64 `json:"observed_until_s"`
 
 	Recovery  RecoveryTargets `json:"recovery"`
 	Workloads []FaultWorkload `json:"workloads"`
 }
 
-// RecoveryTargets is the phase's declared recovery, as judged.
 type RecoveryTargets struct {
 	WithinS   float64  `json:"within_s"`
 	ErrorRate *float64 `json:"error_rate,omitempty"` // fraction; nil when none
@@ -45,26 +40,19 @@ type RecoveryTargets struct {
 	P999MS    float64  `json:"p999_ms,omitempty"`
 }
 
-// FaultWorkload is what one workload met during and after one fault.
 type FaultWorkload struct {
-	Name string `json:"name"`
-	// During holds the requests due while the fault was in effect, taken out
-	// of their phase's numbers.
-	During Workload `json:"during"`
-	// Recovering holds the requests due in the first RecoveringS of Seconds:
-	// from the fault's end until the workload recovered (all of the window
-	// when it did not), taken out of their phase like During.
+	Name   string   `json:"name"`
+	During Workload `json:"during"` // due while the fault was in effect
+	// Recovering holds the requests due in the first RecoveringS of Seconds, until
+	// the workload recovered (all of them when it did not).
 	Recovering  Workload `json:"recovering"`
 	RecoveringS int      `json:"recovering_s"`
-	// Seconds are the seconds after the fault's end, by due time, one per
-	// second of recovery.within (the last one may be short).
+	// Seconds: one per second of recovery.within after the fault's end, by due time.
 	Seconds []Second `json:"seconds"`
 }
 
 // Second is one second of a recovery window for one workload. Over counts
-// successes above each latency target (key "p95" …), so a target is met
-// exactly when Over <= Succeeded - ceil(q × Succeeded). Observed: the
-// second lay inside the schedule (unlike a second with no request due).
+// successes above each target: one is met when Over <= Succeeded - ceil(q × Succeeded).
 type Second struct {
 	Observed  bool             `json:"observed"`
 	Succeeded int64            `json:"succeeded"`
@@ -74,7 +62,7 @@ type Second struct {
 	MaxMS     float64          `json:"max_ms,omitempty"` // slowest success
 }
 
-// Add adds o's counts to w; histograms and summaries are not touched.
+// Add adds o's counts to w; histograms and summaries are untouched.
 func (w *Workload) Add(o Workload) {
 	w.Offered += o.Offered
 	w.Succeeded += o.Succeeded
@@ -90,8 +78,7 @@ func (w *Workload) Add(o Workload) {
 	}
 }
 
-// Sub takes o's counts out of w. A count of o above w's is an error, never
-// clamped, and w is then unchanged.
+// Sub takes o's counts out of w; a count above w's is an error, never clamped.
 func (w *Workload) Sub(o Workload) error {
 	for _, c := range []struct {
 		name       string
@@ -121,8 +108,6 @@ func (w *Workload) Sub(o Workload) error {
 	return nil
 }
 
-// faultCounts sums the faults' During and Recovering over workloads; over
-// says in Check's words what does not add up.
 func (r *Result) faultCounts() (offered, recorded int64, over string) {
 	over = "phases"
 	if len(r.Faults) > 0 {
@@ -139,8 +124,7 @@ func (r *Result) faultCounts() (offered, recorded int64, over string) {
 	return offered, recorded, over
 }
 
-// checkFaults is Check's part for the faults: every During and Recovering
-// accounts for each request once and its failures by class sum to failed.
+// checkFaults checks that every During and Recovering accounts for each request once.
 func (r *Result) checkFaults(add func(string, ...any)) {
 	for i, f := range r.Faults {
 		for j, w := range f.Workloads {
@@ -168,8 +152,7 @@ func (r *Result) checkFaults(add func(string, ...any)) {
 	}
 }
 
-// SubtractHistogram returns a − b bucket by bucket; b must be contained in
-// a. It takes a fault's requests out of their phase exactly.
+// SubtractHistogram returns a − b bucket by bucket; b must be contained in a.
 func SubtractHistogram(a, b string) (string, Summary, error) {
 	ha, err := DecodeHistogram(a)
 	if err != nil {

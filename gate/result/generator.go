@@ -1,20 +1,14 @@
 package result
 
-// Limits of a generator on schedule. Past either, latency from the due
-// time carries the generator's own delay.
+// Limits of a generator on schedule: past either, latency from the due time
+// carries the generator's own delay.
 const (
-	// LateShareLimit: at most this fraction of the measured phases' offered
-	// requests may be late (sent more than late_after after their due time).
-	LateShareLimit = 0.01
-	// LatenessP99LimitMS: the lateness p99 (send time minus due time, over
-	// every sent measured request) may be at most this many milliseconds.
-	LatenessP99LimitMS = 5.0
+	LateShareLimit     = 0.01 // of the measured offered requests sent late
+	LatenessP99LimitMS = 5.0  // p99 of send time minus due time
 )
 
-// Generator is result.json's "generator": present only when the generator
-// fell behind its schedule. It is derived by GeneratorBehind (Encode and
-// Decode replace any value set), and holds numbers only; gate/report words
-// them.
+// Generator is result.json's "generator", present only when the generator fell
+// behind its schedule: numbers only, derived by GeneratorBehind on Encode and Decode.
 type Generator struct {
 	BehindSchedule     bool    `json:"behind_schedule"`       // always true when present
 	Late               int64   `json:"late"`                  // = result late
@@ -24,18 +18,14 @@ type Generator struct {
 	LatenessCount      int64   `json:"lateness_count"`        // = lateness_ms.count, the samples the p99 stands on
 	LateShareLimit     float64 `json:"late_share_limit"`      // LateShareLimit
 	LatenessP99LimitMS float64 `json:"lateness_p99_limit_ms"` // LatenessP99LimitMS
-	// StealShare = steal.load.share, one cause of lateness nothing inside the
-	// machine shows (absent when steal was not read).
+	// StealShare = steal.load.share, a cause of lateness nothing inside the machine shows.
 	StealShare *float64 `json:"steal_share,omitempty"`
-	// Reason is the warning in words, filled only by gate/report for a gate's
-	// verdict.json; a result never sets it.
+	// Reason is set only by gate/report, in a gate's verdict.json.
 	Reason string `json:"reason,omitempty"`
 }
 
-// GeneratorBehind returns the warning when more than LateShareLimit of the
-// measured offered requests were late or the lateness p99 was above
-// LatenessP99LimitMS, else nil. It is the one place this is decided and
-// never modifies r.
+// GeneratorBehind returns the warning when either limit was passed, else nil;
+// it is the one place this is decided.
 func (r *Result) GeneratorBehind() *Generator {
 	if r == nil {
 		return nil

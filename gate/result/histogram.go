@@ -14,29 +14,25 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Histogram parameters of the contract: every histogram in a result holds
-// microseconds from LowestUS to HighestUS (one hour) with SigFigs significant
-// digits. Values below 2048 µs are recorded exactly.
+// Histogram parameters of the contract: microseconds from LowestUS to HighestUS
+// with SigFigs significant digits.
 const (
 	LowestUS  = 1
 	HighestUS = 3_600_000_000
 	SigFigs   = 3
 )
 
-// Precision is what a result says about its numbers (Result.Precision).
 const Precision = "HdrHistogram, 3 significant digits, values in µs; percentiles nearest-rank"
 
-// countsLen is the length of a contract histogram's counts array.
 var countsLen = len(NewHistogram().Export().Counts)
 
-// NewHistogram returns an empty histogram with the contract's parameters.
-// Record values in microseconds.
+// NewHistogram returns an empty contract histogram of microseconds.
 func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(LowestUS, HighestUS, SigFigs)
 }
 
-// EncodeHistogram encodes h as HdrHistogram V2 compressed, base64 (nil:
-// ""). It refuses parameters other than the contract's.
+// EncodeHistogram encodes h as HdrHistogram V2 compressed base64 (nil: ""),
+// refusing other parameters than the contract's.
 func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
 	if h == nil {
 		return "", nil
@@ -51,9 +47,8 @@ func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
 	return string(b), nil
 }
 
-// DecodeHistogram decodes what EncodeHistogram wrote ("" is empty). It
-// never panics on corrupt input, bounds its memory, and refuses parameters
-// other than the contract's, so decoded histograms merge exactly.
+// DecodeHistogram decodes what EncodeHistogram wrote. It never panics on corrupt
+// input, bounds its memory, and refuses other parameters, so histograms merge exactly.
 func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
 	counts := make([]int64, countsLen)
 	if _, err := decodeCounts(s, counts); err != nil {
@@ -69,8 +64,6 @@ func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
 
 const v2HeaderSize = 40 // uncompressed header of the V2 encoding
 
-// decodeCounts decodes s into counts (len countsLen, zeroed by the caller)
-// and returns the total count.
 func decodeCounts(s string, counts []int64) (total int64, err error) {
 	if s == "" {
 		return 0, nil
@@ -82,8 +75,7 @@ func decodeCounts(s string, counts []int64) (total int64, err error) {
 	return readCounts(p, counts)
 }
 
-// v2Payload checks the V2 compressed encoding s (base64, cookies, lengths,
-// bounded decompression, parameters) and returns its counts' bytes.
+// v2Payload checks the V2 encoding s and returns its counts' bytes.
 func v2Payload(s string) ([]byte, error) {
 	raw, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
@@ -103,7 +95,6 @@ func v2Payload(s string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hdrhistogram: %w", err)
 	}
-	// Each count takes at most 9 bytes: anything longer is not ours.
 	limit := int64(v2HeaderSize + 9*countsLen)
 	p, err := io.ReadAll(io.LimitReader(zr, limit+1))
 	if err != nil {
@@ -130,8 +121,6 @@ func v2Payload(s string) ([]byte, error) {
 	return p[v2HeaderSize:], nil
 }
 
-// readCounts reads the zig-zag encoded counts of p into counts and
-// returns their total.
 func readCounts(p []byte, counts []int64) (total int64, err error) {
 	idx := 0
 	for len(p) > 0 {
@@ -168,7 +157,7 @@ func addInt64(a, b int64) (int64, uint64) {
 	return s, 0
 }
 
-// readZigZag reads one ZigZag LEB128-64b9B value (the V2 count encoding).
+// readZigZag reads one ZigZag LEB128-64b9B value, the V2 count encoding.
 func readZigZag(b []byte) (int64, int, error) {
 	var u uint64
 	for i := 0; i < 9; i++ {
@@ -196,11 +185,9 @@ func checkParams(sig, lo, hi int64) error {
 	return nil
 }
 
-// Quantile returns the nearest-rank q-quantile of h: the value at rank
-// ceil(q·N), 1 for q = 0 (q clamped, NaN as 0; 0 for an empty h), with q·N
-// within 1e-12 of an integer taken as it. The value is the highest
-// equivalent of its bucket. hdrhistogram's ValueAtQuantile rounds the rank
-// instead, so Quantile asks for the percentile whose rank is exact.
+// Quantile returns the nearest-rank q-quantile of h, its bucket's highest
+// equivalent: rank ceil(q·N), in integers where q·N is one, which hdrhistogram's
+// ValueAtQuantile rounds instead.
 func Quantile(h *hdrhistogram.Histogram, q float64) int64 {
 	if h == nil {
 		return 0
@@ -226,13 +213,10 @@ func rankOf(q float64, n int64) int64 {
 	return min(max(int64(math.Ceil(x)), 1), n)
 }
 
-// atRank returns the highest equivalent value of the k-th smallest value
-// (1 <= k <= n = h.TotalCount()).
 func atRank(h *hdrhistogram.Histogram, n, k int64) int64 {
 	return h.ValueAtPercentile(100 * float64(k) / float64(n))
 }
 
-// exactRank is ceil(n·num/den), at least 1, computed without rounding.
 func exactRank(n int64, num, den uint64) int64 {
 	hi, lo := bits.Mul64(uint64(n), num)
 	lo, c := bits.Add64(lo, den-1, 0)
@@ -241,9 +225,8 @@ func exactRank(n int64, num, den uint64) int64 {
 	return max(int64(q), 1)
 }
 
-// Summarize returns h's count and nearest-rank p50 … p99.9 and max in ms,
-// each its bucket's highest equivalent value, ranks in integers. An empty
-// or nil h gives the zero Summary.
+// Summarize returns h's count and nearest-rank p50 … p99.9 and max in ms; nil
+// or empty h gives the zero Summary.
 func Summarize(h *hdrhistogram.Histogram) Summary {
 	if h == nil || h.TotalCount() <= 0 {
 		return Summary{}

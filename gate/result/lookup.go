@@ -12,7 +12,6 @@ func (r *Result) JudgedPhase() *Phase {
 	return nil
 }
 
-// RecoverPhase returns the first phase marked recover, nil if none.
 func (r *Result) RecoverPhase() *Phase {
 	for i := range r.Phases {
 		if r.Phases[i].Recover {
@@ -22,7 +21,6 @@ func (r *Result) RecoverPhase() *Phase {
 	return nil
 }
 
-// PhaseNamed returns the first phase called name, nil if none.
 func (r *Result) PhaseNamed(name string) *Phase {
 	for i := range r.Phases {
 		if r.Phases[i].Name == name {
@@ -45,8 +43,7 @@ func (p *Phase) Workload(name string) *Workload {
 	return nil
 }
 
-// ErrorRate returns failed / (succeeded + failed) and that n, abandoned
-// left out. With n == 0 the rate is 0 and means not measured.
+// ErrorRate returns failed / (succeeded + failed) and that n; n == 0 means not measured.
 func (w *Workload) ErrorRate() (rate float64, n int64) {
 	n = w.Succeeded + w.Failed
 	if n <= 0 {
@@ -55,12 +52,10 @@ func (w *Workload) ErrorRate() (rate float64, n int64) {
 	return float64(w.Failed) / float64(n), n
 }
 
-// LatencyHistogram decodes the due-time latency histogram (µs).
 func (w *Workload) LatencyHistogram() (*hdrhistogram.Histogram, error) {
 	return DecodeHistogram(w.Histogram)
 }
 
-// ServiceHistogram decodes the service-time histogram (µs).
 func (w *Workload) ServiceHistogram() (*hdrhistogram.Histogram, error) {
 	return DecodeHistogram(w.ServiceH)
 }

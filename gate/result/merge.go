@@ -8,20 +8,15 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Merge combines two rounds of the same side into one result exactly:
-// histograms merge bucket by bucket and summaries are recomputed, as if
-// all samples were recorded at once. a and b need the same hash, phases
-// and workloads in order. Counts and durations are summed, throughput and
-// the generator warning recomputed, usable is both, lists the union, round
-// nil; counting, steal and services merge where both parts allow
-// (mergeCounting, mergeSteal). Everything else is a's. a and b are not
-// modified and share no memory with the result.
+// Merge combines two rounds of the same side into one result exactly, as if all
+// samples were recorded at once: histograms merge bucket by bucket, counts and
+// durations sum, and derived numbers are recomputed. a and b need the same hash,
+// phases and workloads; they are not modified and share no memory with the result.
 func Merge(a, b *Result) (*Result, error) {
 	return merge(a, b, nil)
 }
 
-// MergeError is MergeAll's failure: rs[Index] did not merge into the
-// results before it.
+// MergeError: rs[Index] did not merge into the results before it.
 type MergeError struct {
 	Index int
 	Err   error
@@ -30,9 +25,8 @@ type MergeError struct {
 func (e *MergeError) Error() string { return e.Err.Error() }
 func (e *MergeError) Unwrap() error { return e.Err }
 
-// MergeAll is Merge folded over rs in order, with each histogram decoded
-// and encoded once rather than once a pair (a gate merges up to 40
-// rounds at every look). One result is returned as it is; none is nil.
+// MergeAll is Merge folded over rs, each histogram decoded and encoded once
+// rather than once a pair. One result is returned as it is; none is nil.
 func MergeAll(rs []*Result) (*Result, error) {
 	if len(rs) < 2 {
 		if len(rs) == 0 {
@@ -79,8 +73,7 @@ func merge(a, b *Result, g *histAcc) (*Result, error) {
 	return m, nil
 }
 
-// mergeable refuses two results that are not runs of one load: another
-// scenario, other phases, or a phase's other workloads.
+// mergeable refuses two results that are not runs of one load.
 func mergeable(a, b *Result) error {
 	if a == nil || b == nil {
 		return fmt.Errorf("result: merge: nil result")
@@ -101,8 +94,6 @@ func mergeable(a, b *Result) error {
 	return nil
 }
 
-// addRun adds b's run-wide counts, lists, warm-up, counting, times, stack
-// and steal to m, a clone of a.
 func (m *Result) addRun(a, b *Result) {
 	m.Offered += b.Offered
 	m.Recorded += b.Recorded
@@ -135,8 +126,7 @@ func (m *Result) addRun(a, b *Result) {
 	m.Steal = mergeSteal(a.Steal, b.Steal) // steal.go
 }
 
-// add adds wb's counts and histograms (at is their path, for errors) to w
-// and sets its throughput over the merged phase's dur seconds.
+// add adds wb's counts and histograms to w, its throughput over dur seconds.
 func (w *Workload) add(wb *Workload, at string, g *histAcc, dur float64) error {
 	w.Add(*wb) // the counts (faults.go)
 	var err error
@@ -159,15 +149,13 @@ func (w *Workload) add(wb *Workload, at string, g *histAcc, dur float64) error {
 	return nil
 }
 
-// histAcc holds MergeAll's histograms decoded, by path, until the end;
-// nil merges pair by pair.
+// histAcc holds MergeAll's decoded histograms by path; nil merges pair by pair.
 type histAcc struct {
 	hs map[string]*hdrhistogram.Histogram
 }
 
-// merge is mergeHist, or with an accumulator: a's histogram is the one
-// held for path (decoded the first time), b's is added to it, and the
-// string returned is a's, stale until encodeInto.
+// merge is mergeHist, or adds b's to the held histogram for path; the string
+// returned is then stale until encodeInto.
 func (g *histAcc) merge(path, a string, countA int64, b string, countB int64) (string, Summary, error) {
 	if g == nil {
 		return mergeHist(path, a, countA, b, countB)
@@ -193,8 +181,6 @@ func (g *histAcc) merge(path, a string, countA int64, b string, countB int64) (s
 	return a, Summarize(ha), nil
 }
 
-// encodeInto writes the held histograms into m's fields, the paths merge
-// named them by.
 func (g *histAcc) encodeInto(m *Result) error {
 	set := func(path string, dst *string) error {
 		h := g.hs[path]
@@ -240,8 +226,6 @@ func decodeCounted(side, path, s string, count int64) (*hdrhistogram.Histogram, 
 	return h, nil
 }
 
-// mergeHist merges two encoded histograms, each checked against its
-// summary's count.
 func mergeHist(path, a string, countA int64, b string, countB int64) (string, Summary, error) {
 	ha, err := decodeCounted("a", path, a, countA)
 	if err != nil {
@@ -264,15 +248,13 @@ func mergeHist(path, a string, countA int64, b string, countB int64) (string, Su
 	return s, Summarize(ha), nil
 }
 
-// PoolLatency merges exactly one workload's due-time latency histograms in
-// one phase over one side's rounds, the distribution reports and verdicts
-// read. A repeated result counts once; missing ones add nothing.
+// PoolLatency merges one workload's latency histograms in one phase over one
+// side's rounds; a repeated result counts once.
 func PoolLatency(rs []*Result, phase, workload string) (*hdrhistogram.Histogram, error) {
 	return PoolMetric(rs, phase, workload, "") // session.go
 }
 
-// PoolServices merges one side's stack services as Merge does; a repeated
-// result counts once. nil when none had a stack.
+// PoolServices merges one side's stack services as Merge does; nil when none had one.
 func PoolServices(rs []*Result) []Service {
 	var acc *Stack
 	seen := map[*Result]bool{}
@@ -343,7 +325,6 @@ func workloadNames(p *Phase) []string {
 	return names
 }
 
-// clone returns a deep copy of r.
 func (r *Result) clone() *Result {
 	c := *r
 	c.Unusable = slices.Clone(r.Unusable)

@@ -1,7 +1,6 @@
 // Package result owns what a run measured: the results contract
 // ("loadgate/result/v1"), its JSON encoding, percentiles over HdrHistogram
-// values, and exact merging. A *Result is a plain value: concurrent reads
-// only.
+// values, and exact merging. A *Result is a plain value: concurrent reads only.
 package result
 
 import (
@@ -9,7 +8,6 @@ import (
 	"time"
 )
 
-// Schema is the version of the results contract written by this package.
 const Schema = "loadgate/result/v1"
 
 // Result is result.json.
@@ -32,22 +30,16 @@ type Result struct {
 	Late        int64     `json:"late"`               // requests sent more than late_after after their due time
 	LateAfterMS float64   `json:"late_after_ms"`
 	Stalled     float64   `json:"stalled_seconds"` // dispatcher time spent waiting for an in-flight permit
-	// WallBoundS is the longest the load may take (warm-up + phases + drain
-	// + slack): the engine ends a run that would outlive it.
-	WallBoundS float64 `json:"wall_bound_s,omitempty"`
-	LatenessMS Summary `json:"lateness_ms"` // send time minus due time, every measured request that was sent
-	// Generator is present only when the generator fell behind its schedule;
-	// derived by Encode and Decode (GeneratorBehind).
-	Generator *Generator `json:"generator,omitempty"`
-	// Steal is the hypervisor's share of the generator's and the stack's
-	// cores over the measured window (steal.go); absent when not read.
-	Steal     *Steal  `json:"steal,omitempty"`
-	Precision string  `json:"precision"` // e.g. "HdrHistogram, 3 significant digits, values in µs"
-	Warmup    Warmup  `json:"warmup"`
-	Phases    []Phase `json:"phases"`
-	Stack     *Stack  `json:"stack,omitempty"`
-	// Faults are the failures injected, as they happened; their requests are
-	// out of the phases' numbers but in offered and recorded above.
+	// WallBoundS: the engine ends a run that would outlive warm-up + phases + drain + slack.
+	WallBoundS float64    `json:"wall_bound_s,omitempty"`
+	LatenessMS Summary    `json:"lateness_ms"`         // send time minus due time, every measured request that was sent
+	Generator  *Generator `json:"generator,omitempty"` // when the generator fell behind (GeneratorBehind)
+	Steal      *Steal     `json:"steal,omitempty"`     // absent when not read
+	Precision  string     `json:"precision"`           // e.g. "HdrHistogram, 3 significant digits, values in µs"
+	Warmup     Warmup     `json:"warmup"`
+	Phases     []Phase    `json:"phases"`
+	Stack      *Stack     `json:"stack,omitempty"`
+	// Faults: their requests are out of the phases' numbers but in offered and recorded.
 	Faults       []Fault   `json:"faults,omitempty"`
 	Counting     *Counting `json:"counting,omitempty"` // counted by the service, stubs (counted.go)
 	NotMeasured  []string  `json:"not_measured"`
@@ -66,23 +58,19 @@ type Scenario struct {
 	Thresholds  map[string]Thr `json:"thresholds,omitempty"` // per workload, as judged
 }
 
-// Thr is one workload's thresholds as written in the scenario (ms and fraction).
+// Thr is one workload's thresholds as the scenario writes them (ms and fraction).
 type Thr struct {
-	P50MS     float64  `json:"p50_ms,omitempty"`
-	P90MS     float64  `json:"p90_ms,omitempty"`
-	P95MS     float64  `json:"p95_ms,omitempty"`
-	P99MS     float64  `json:"p99_ms,omitempty"`
-	P999MS    float64  `json:"p999_ms,omitempty"`
-	ErrorRate *float64 `json:"error_rate,omitempty"`
-	// ErrorRateDefault says the error_rate is the default (the scenario set none).
-	ErrorRateDefault bool `json:"error_rate_default,omitempty"`
-	// FirstMessage and Connect are WebSocket session thresholds, judged on
-	// first_message_ms and connect_ms.
-	FirstMessage *PctThr `json:"first_message,omitempty"`
-	Connect      *PctThr `json:"connect,omitempty"`
+	P50MS            float64  `json:"p50_ms,omitempty"`
+	P90MS            float64  `json:"p90_ms,omitempty"`
+	P95MS            float64  `json:"p95_ms,omitempty"`
+	P99MS            float64  `json:"p99_ms,omitempty"`
+	P999MS           float64  `json:"p999_ms,omitempty"`
+	ErrorRate        *float64 `json:"error_rate,omitempty"`
+	ErrorRateDefault bool     `json:"error_rate_default,omitempty"`
+	FirstMessage     *PctThr  `json:"first_message,omitempty"`
+	Connect          *PctThr  `json:"connect,omitempty"`
 }
 
-// PctThr is a set of percentile limits in milliseconds (0: none).
 type PctThr struct {
 	P50MS  float64 `json:"p50_ms,omitempty"`
 	P90MS  float64 `json:"p90_ms,omitempty"`
@@ -94,8 +82,7 @@ type PctThr struct {
 // Machine is where the generator ran.
 type Machine struct {
 	Host string `json:"host"`
-	// CPUModel: /proc/cpuinfo's "model name" ("" when unknown); VMs of one
-	// size can run on processors of different noise.
+	// CPUModel: VMs of one size can run on processors of different noise.
 	CPUModel string `json:"cpu_model,omitempty"`
 	CPUs     int    `json:"cpus"`
 	Kernel   string `json:"kernel"`
@@ -106,23 +93,19 @@ type Machine struct {
 
 // Topology says which cores the stack and the generator had.
 type Topology struct {
-	StackCPUs        string `json:"stack_cpus"` // cpuset list, "" when no stack
-	LoadCPUs         string `json:"load_cpus"`  // the generator's affinity as read back
-	GOMAXPROCS       int    `json:"gomaxprocs"`
-	Pinned           bool   `json:"pinned"`
-	PinnedReason     string `json:"pinned_reason,omitempty"` // why not pinned (a result of an older loadgate: or what was overridden)
-	TargetPath       string `json:"target_path"`             // "loopback", "container-network", "published-port"
-	CPUsetOverridden bool   `json:"cpuset_overridden,omitempty"`
-	// Overrides: what loadgate changed in a pinned stack's compose model.
-	Overrides []Override `json:"overrides,omitempty"`
-	// LoadScheduling is the generator threads' scheduling ("SCHED_RR 1",
-	// "SCHED_OTHER"; absent in older results), LoadSchedulingWhy why it was
-	// not raised.
+	StackCPUs        string     `json:"stack_cpus"` // cpuset list, "" when no stack
+	LoadCPUs         string     `json:"load_cpus"`  // the generator's affinity as read back
+	GOMAXPROCS       int        `json:"gomaxprocs"`
+	Pinned           bool       `json:"pinned"`
+	PinnedReason     string     `json:"pinned_reason,omitempty"` // why not pinned (a result of an older loadgate: or what was overridden)
+	TargetPath       string     `json:"target_path"`             // "loopback", "container-network", "published-port"
+	CPUsetOverridden bool       `json:"cpuset_overridden,omitempty"`
+	Overrides        []Override `json:"overrides,omitempty"` // in a pinned stack's compose model
+	// LoadScheduling is the generator threads' ("SCHED_RR 1"), LoadSchedulingWhy why not raised.
 	LoadScheduling    string `json:"load_scheduling,omitempty"`
 	LoadSchedulingWhy string `json:"load_scheduling_reason,omitempty"`
 }
 
-// Scheduling is LoadScheduling, SCHED_OTHER when not stated.
 func (t Topology) Scheduling() string {
 	if t.LoadScheduling == "" {
 		return "SCHED_OTHER"
@@ -130,16 +113,14 @@ func (t Topology) Scheduling() string {
 	return t.LoadScheduling
 }
 
-// OverrideKind is what loadgate changed in a compose service.
 type OverrideKind string
 
-// Override kinds.
 const (
 	OverrideCPUSet   OverrideKind = "cpuset"    // the service's cpuset From replaced by the stack's To
 	OverrideHostPort OverrideKind = "host_port" // the published host port From of Target/Protocol made ephemeral
 )
 
-// Override is one change loadgate made to a compose service (compose).
+// Override is one change loadgate made to a compose service.
 type Override struct {
 	Service  string       `json:"service"`
 	Kind     OverrideKind `json:"kind"`
@@ -149,8 +130,7 @@ type Override struct {
 	Protocol string       `json:"protocol,omitempty"` // its protocol, "tcp" or "udp"
 }
 
-// String words the override as the stack's log and the reports state it:
-// here, so that compose logs it without importing the reports above it.
+// String words the override here, so that compose logs it without importing the reports.
 func (o Override) String() string {
 	switch o.Kind {
 	case OverrideCPUSet:
@@ -161,8 +141,8 @@ func (o Override) String() string {
 	return fmt.Sprintf("service %s: %s %q overridden", o.Service, o.Kind, o.From)
 }
 
-// Warmup accounts for warm-up requests; no latency is kept. Failures name
-// its failures by class: a failing warm-up is a finding though not judged.
+// Warmup accounts for warm-up requests by class, no latency kept: a failing
+// warm-up is a finding though not judged.
 type Warmup struct {
 	DurationS float64          `json:"duration_s"`
 	Offered   int64            `json:"offered"`
@@ -171,8 +151,7 @@ type Warmup struct {
 	Failures  map[string]int64 `json:"failures,omitempty"` // by class; sums to Failed
 }
 
-// AddFailures counts failures (by class) into the warm-up: Failed grows by
-// their sum. The engine calls it once per warm-up cell.
+// AddFailures counts failures by class into the warm-up, once per warm-up cell.
 func (w *Warmup) AddFailures(failures map[string]int64) {
 	for class, n := range failures {
 		if n == 0 {
@@ -186,8 +165,7 @@ func (w *Warmup) AddFailures(failures map[string]int64) {
 	}
 }
 
-// Round says how a gate ran this result: its round, its place, and whether
-// the other side was paused. Only a gate sets it.
+// Round says how a gate ran this result. Only a gate sets it.
 type Round struct {
 	Number      int       `json:"number"`         // 1-based
 	First       bool      `json:"first"`          // this side ran first in its round
@@ -195,16 +173,13 @@ type Round struct {
 	Mode        RoundMode `json:"mode,omitempty"` // how the round's two sides ran: "" one after the other, "duet" at the same instants
 }
 
-// RoundMode is how a gate ran a round's two sides.
 type RoundMode string
 
 // Round modes; a result without one ran its sides one after the other.
 const (
-	// RoundDuet: both sides ran at the same instants, neither paused.
-	RoundDuet RoundMode = "duet"
+	RoundDuet RoundMode = "duet" // both sides at the same instants, neither paused
 )
 
-// check refuses a mode this version does not know.
 func (m RoundMode) check() error {
 	switch m {
 	case "", RoundDuet:
@@ -239,8 +214,7 @@ type Workload struct {
 	ServiceH   string           `json:"service_histogram"` // service time, same encoding
 	Completed  int64            `json:"completed"`         // completions (any outcome) that landed inside the phase window
 
-	// WebSocket sessions only: cancelled sessions are successes without a
-	// latency sample (latency_ms counts Succeeded - Cancelled).
+	// WebSocket sessions: a cancelled one is a success without a latency sample.
 	Cancelled        int64    `json:"cancelled,omitempty"`
 	MessagesReceived int64    `json:"messages_received,omitempty"`
 	FirstMessageMS   *Summary `json:"first_message_ms,omitempty"`        // due time → first message, sessions that got one
@@ -249,8 +223,7 @@ type Workload struct {
 	ConnectH         string   `json:"connect_histogram,omitempty"`
 }
 
-// Summary is a nearest-rank percentile summary; Count is the sample count
-// every percentile stands beside.
+// Summary is a nearest-rank percentile summary over Count samples.
 type Summary struct {
 	Count int64   `json:"count"`
 	P50   float64 `json:"p50"`
@@ -275,8 +248,7 @@ type Stack struct {
 	TeardownS float64   `json:"teardown_s,omitempty"` // from the end of the run to a clean teardown (logs saved, everything removed)
 }
 
-// Service is one service's CPU and memory over the measured phases (sampling
-// starts when the warm-up ends).
+// Service is one service's CPU and memory over the measured phases.
 type Service struct {
 	Name         string  `json:"name"`
 	CPUAvgPct    float64 `json:"cpu_avg_pct"`  // percent of one core, from cumulative CPU deltas
@@ -285,8 +257,7 @@ type Service struct {
 	Samples      int     `json:"samples"`
 }
 
-// After is what is known only after the load: the stack's samples and its
-// teardown. What is known before is in load.Config.
+// After is what is known only after the load: the stack's samples and teardown.
 type After struct {
 	Stack       *Stack        // the services (and the generator) sampled over the measured phases; nil: none sampled
 	Up          time.Duration // from the command's start to the first request (0: not timed)
@@ -294,8 +265,7 @@ type After struct {
 	TeardownErr error         // the stack was not torn down cleanly: the result is not usable
 }
 
-// Complete records a after load.Run; an unclean teardown makes the result
-// unusable, with the reason.
+// Complete records a after load.Run; an unclean teardown makes the result unusable.
 func (r *Result) Complete(a After) {
 	if a.Stack != nil {
 		r.Stack = a.Stack

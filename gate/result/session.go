@@ -7,10 +7,6 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Session numbers of a WebSocket workload: merged and validated like
-// latency.
-
-// IsSession reports whether w carries WebSocket session numbers.
 func (w *Workload) IsSession() bool {
 	return w.FirstMessageMS != nil || w.ConnectMS != nil
 }
@@ -77,19 +73,16 @@ func (w *Workload) validateSession(at string, check func(path, hist, sumPath str
 	return nil
 }
 
-// Timed is how many successes carry a latency sample: all but the
-// cancelled sessions.
+// Timed is how many successes carry a latency sample: all but cancelled sessions.
 func (w *Workload) Timed() int64 { return w.Succeeded - w.Cancelled }
 
-// Metric prefixes of the session percentiles ("first_message_p95",
-// "connect_p99"): judged on the first-message and connect histograms.
+// Metric prefixes of the session percentiles ("first_message_p95", "connect_p99").
 const (
 	FirstMessagePrefix = "first_message_"
 	ConnectPrefix      = "connect_"
 )
 
-// MetricHistogram decodes the histogram metric is judged on (first_message_,
-// connect_ or latency) and n, the count its summary states and it must hold.
+// MetricHistogram decodes the histogram metric is judged on and n, the count it must hold.
 func (w *Workload) MetricHistogram(metric string) (h *hdrhistogram.Histogram, n int64, err error) {
 	switch {
 	case strings.HasPrefix(metric, FirstMessagePrefix):
@@ -109,8 +102,6 @@ func (w *Workload) MetricHistogram(metric string) (h *hdrhistogram.Histogram, n 
 	return h, n, err
 }
 
-// PoolMetric merges a side's histogram for metric over its rounds; a
-// repeated result counts once.
 func PoolMetric(rs []*Result, phase, workload, metric string) (*hdrhistogram.Histogram, error) {
 	acc := NewHistogram()
 	seen := map[*Result]bool{}

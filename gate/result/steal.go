@@ -7,27 +7,22 @@ import (
 	"github.com/loadgate/loadgate/gate/pin"
 )
 
-// Steal is result.json's "steal": how much of the generator's and stack's
-// cores the hypervisor gave to another guest over the measured window
-// (end of warm-up to where the dispatcher stopped), from /proc/stat. A
-// cause of lateness nothing else shows. Absent when not read (not_measured
-// says why) or the generator's cpus are unknown.
+// Steal is result.json's "steal": how much of the generator's and stack's cores
+// the hypervisor gave another guest over the measured window, from /proc/stat.
 type Steal struct {
 	WindowS float64     `json:"window_s"`        // the measured window's wall time the shares are of
 	Load    StealCores  `json:"load"`            // the generator's cores (topology.load_cpus)
 	Stack   *StealCores `json:"stack,omitempty"` // the stack's cores (topology.stack_cpus); absent without a stack
 }
 
-// StealCores is the steal on one set of cores: Share = the steal summed
-// over the cores ÷ (window × cores), 0…1.
+// StealCores: Share is the steal summed over the cores ÷ (window × cores).
 type StealCores struct {
 	CPUs    string  `json:"cpus"`           // cpuset list
 	StolenS float64 `json:"stolen_seconds"` // summed over the cores
 	Share   float64 `json:"share"`
 }
 
-// validate refuses shares outside 0…1, negative or non-finite seconds, and
-// a stack part without cpus. A nil Steal is valid (not read).
+// validate refuses shares outside 0…1 and a stack part without cpus; nil is valid.
 func (s *Steal) validate() error {
 	if s == nil {
 		return nil
@@ -54,9 +49,7 @@ func (s *Steal) validate() error {
 	return nil
 }
 
-// mergeSteal sums two rounds' windows and stolen seconds and recomputes the
-// shares when both are on the same cores; nil otherwise. It shares no
-// memory with a or b.
+// mergeSteal sums two rounds' steal on the same cores, else nil.
 func mergeSteal(a, b *Steal) *Steal {
 	if a == nil || b == nil || a.Load.CPUs != b.Load.CPUs || (a.Stack == nil) != (b.Stack == nil) ||
 		(a.Stack != nil && a.Stack.CPUs != b.Stack.CPUs) {

@@ -8,8 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// byteUnits are the byte-size suffixes, binary and decimal, longest first;
-// only the final "b"/"B" is case-insensitive.
+// byteUnits are binary and decimal suffixes, longest first.
 var byteUnits = []struct {
 	suffix string
 	mult   int64
@@ -19,9 +18,8 @@ var byteUnits = []struct {
 	{"kB", 1e3}, {"B", 1},
 }
 
-// ParseBytes reads a byte size: bytes ("1048576") or a number with a unit
-// ("16MiB", "1.5GiB"); a fraction needs a unit above B. It must be > 0 and
-// fit in an int64.
+// ParseBytes reads a byte size > 0: bytes ("1048576") or a number with a unit
+// ("16MiB", "1.5GiB").
 func ParseBytes(s string) (int64, bool) {
 	s = strings.TrimSpace(s)
 	mult := int64(1)
@@ -51,8 +49,7 @@ func ParseBytes(s string) (int64, bool) {
 	return int64(math.Round(v)), true
 }
 
-// FormatBytes writes n in the largest binary unit that divides it evenly
-// ("16MiB", "1GiB"), else in bytes ("1000000B").
+// FormatBytes writes n in the largest binary unit that divides it ("16MiB"), else in bytes.
 func FormatBytes(n int64) string {
 	for _, u := range []struct {
 		suffix string
@@ -65,7 +62,6 @@ func FormatBytes(n int64) string {
 	return strconv.FormatInt(n, 10) + "B"
 }
 
-// byteSize decodes a byte size (see ParseBytes); it must be > 0.
 func (d *decoder) byteSize(n *yaml.Node, field string) int64 {
 	if n = d.scalar(n, field, "a byte size"); n == nil {
 		return 0

@@ -6,10 +6,8 @@ import (
 	"time"
 )
 
-// CheckCeilings refuses, never clamps, a scenario that asks for more than
-// its ceilings: rate, duration, in_flight, timeout, drain and max_body.
-// Parse calls it after --scale. The error is an *Error wrapping ErrCeiling;
-// zero ceilings refuse everything, so start from DefaultCeilings.
+// CheckCeilings refuses, never clamps, a scenario that asks for more than its
+// ceilings; the error wraps ErrCeiling. Zero ceilings refuse everything.
 func (s *Scenario) CheckCeilings() error {
 	c := s.Ceilings
 	for _, p := range s.Phases {
@@ -53,8 +51,7 @@ func (s *Scenario) scaleNote() string {
 	return fmt.Sprintf(" (after --scale %v)", s.Scale)
 }
 
-// totalDuration is TotalDuration without overflow: ok is false (and the
-// sum saturated) when it does not fit in a time.Duration.
+// totalDuration is TotalDuration, ok false (sum saturated) when it overflows.
 func (s *Scenario) totalDuration() (time.Duration, bool) {
 	total := s.Warmup
 	for _, p := range s.Phases {

@@ -9,11 +9,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Count names a Prometheus counter on a stack service whose increase over
-// each phase is compared with what was sent (a workload's, or all for the
-// top-level count:). It is not part of the hash.
-//
-//	count: {service: api, port: 9090, path: /metrics, metric: 'http_requests_total{route="GET /items"}'}
+// Count names a Prometheus counter on a stack service whose increase over each
+// phase is compared with what was sent. It is not part of the hash.
 type Count struct {
 	Service string   // a service of the stack (checked once the stack is up)
 	Port    int      // TCP port of its metrics endpoint
@@ -24,24 +21,19 @@ type Count struct {
 	Field string // its field path: "count" or "workloads[2].count"
 }
 
-// DefaultCountPath is a count's path when it names none.
 const DefaultCountPath = "/metrics"
 
-// MaxSelectorLen bounds a metric selector's length.
 const MaxSelectorLen = 512
 
-// Selector picks series of one metric: those named Name whose labels
-// include every one of Labels (name="value"; other labels may differ: the
-// picked series are summed).
+// Selector picks the series named Name whose labels include all of Labels; the
+// picked series are summed.
 type Selector struct {
 	Name   string
 	Labels []Label
 }
 
-// Label is one name="value" of a Selector.
 type Label struct{ Name, Value string }
 
-// ErrSelector is wrapped by every error of ParseSelector.
 var ErrSelector = errors.New("invalid metric selector")
 
 var (
@@ -50,8 +42,7 @@ var (
 	serviceRE    = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
 )
 
-// ParseSelector reads a PromQL instant-vector selector with equality
-// matchers only; each label once, values double-quoted.
+// ParseSelector reads a PromQL selector with equality matchers only, each label once.
 func ParseSelector(s string) (Selector, error) {
 	bad := func(format string, a ...any) (Selector, error) {
 		return Selector{}, fmt.Errorf("%w %q: %s", ErrSelector, clip(s), fmt.Sprintf(format, a...))
@@ -111,8 +102,7 @@ func ParseSelector(s string) (Selector, error) {
 	return sel, nil
 }
 
-// unquoteLabel reads a double-quoted label value at the start of s and
-// returns it and the bytes it took.
+// unquoteLabel reads the double-quoted value starting s and the bytes it took.
 func unquoteLabel(s string) (string, int, error) {
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
@@ -141,8 +131,7 @@ func unquoteLabel(s string) (string, int, error) {
 	return "", 0, errors.New("unterminated value")
 }
 
-// String is the selector in ParseSelector's syntax, labels in their order:
-// ParseSelector(s.String()) gives s back.
+// String is the selector in ParseSelector's syntax, so that it round-trips.
 func (s Selector) String() string {
 	if len(s.Labels) == 0 {
 		return s.Name
@@ -157,7 +146,6 @@ func (s Selector) String() string {
 
 var countKeys = []string{"service", "port", "path", "metric"}
 
-// count decodes a count: mapping (nil when n is nil).
 func (d *decoder) count(n *yaml.Node, path string) *Count {
 	if n == nil {
 		return nil
@@ -188,8 +176,7 @@ func (d *decoder) count(n *yaml.Node, path string) *Count {
 	return c
 }
 
-// Counts lists every count of s: the scenario's first, then the
-// workloads', each with the workload's name ("" for the scenario's).
+// Counts lists the scenario's count, then the workloads' with their names.
 func (s *Scenario) Counts() (workloads []string, counts []*Count) {
 	if s.Count != nil {
 		workloads, counts = append(workloads, ""), append(counts, s.Count)
@@ -202,8 +189,7 @@ func (s *Scenario) Counts() (workloads []string, counts []*Count) {
 	return workloads, counts
 }
 
-// CountError is an error about c found after parsing (e.g. its service is
-// not one of the stack's), located like a parse error.
+// CountError is an error about c found after parsing, located like a parse error.
 func (s *Scenario) CountError(c *Count, format string, a ...any) error {
 	return &Error{File: s.File, Line: c.Line, Field: c.Field, Msg: fmt.Sprintf(format, a...)}
 }

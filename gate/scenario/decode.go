@@ -11,9 +11,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// decoder walks a yaml.Node tree. It keeps the first error it meets (a
-// "sticky" error): once set, every helper returns zero values, so decoding
-// code reads straight through without an error check after every field.
+// decoder walks a yaml.Node tree keeping the first error it meets; after it,
+// every helper returns zero values, so decoding needs no check after each field.
 type decoder struct {
 	file  string
 	err   *Error
@@ -22,14 +21,12 @@ type decoder struct {
 
 func (d *decoder) ok() bool { return d.err == nil }
 
-// failf records an error at line for field unless one is already recorded.
 func (d *decoder) failf(line int, field, format string, args ...any) {
 	if d.err == nil {
 		d.err = &Error{File: d.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 }
 
-// check records msg when cond is false.
 func (d *decoder) check(cond bool, n *yaml.Node, field, format string, args ...any) {
 	if !cond {
 		d.failf(n.Line, field, format, args...)
@@ -40,7 +37,7 @@ func (d *decoder) typeErr(n *yaml.Node, field, want string) {
 	d.failf(n.Line, field, "must be %s, not %s", want, describe(n))
 }
 
-// deref follows aliases (bounded, in case of a self-referencing anchor).
+// deref follows aliases, bounded against a self-referencing anchor.
 func deref(n *yaml.Node) *yaml.Node {
 	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
 		n = n.Alias
@@ -53,7 +50,6 @@ func isNull(n *yaml.Node) bool {
 	return n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
 }
 
-// describe names the YAML type of n for error messages.
 func describe(n *yaml.Node) string {
 	n = deref(n)
 	switch {
@@ -90,7 +86,6 @@ func clip(s string) string {
 	return s
 }
 
-// join appends key to a field path.
 func join(path, key string) string {
 	if path == "" {
 		return key
@@ -100,12 +95,10 @@ func join(path, key string) string {
 
 func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
-// pair is one key: value entry of a mapping.
 type pair struct{ key, val *yaml.Node }
 
-// pairs returns the entries of mapping n in document order, with YAML merge
-// keys (<<: *anchor) flattened: explicit keys win over merged ones, and the
-// first merged source wins over later ones. A key written twice is an error.
+// pairs returns mapping n's entries in order, merge keys (<<: *anchor) flattened:
+// explicit keys win, then the first merged source. A key written twice is an error.
 func (d *decoder) pairs(n *yaml.Node, path string) []pair {
 	n = deref(n)
 	if !d.ok() {
@@ -124,7 +117,6 @@ func (d *decoder) pairs(n *yaml.Node, path string) []pair {
 	return out
 }
 
-// ownPairs returns the explicit (non-merge) entries of mapping n.
 func (d *decoder) ownPairs(n *yaml.Node, path string, seen map[string]bool) []pair {
 	var out []pair
 	for i := 0; i+1 < len(n.Content) && d.ok(); i += 2 {
@@ -146,7 +138,6 @@ func (d *decoder) ownPairs(n *yaml.Node, path string, seen map[string]bool) []pa
 	return out
 }
 
-// mergedPairs returns the entries a merge source adds that are not yet seen.
 func (d *decoder) mergedPairs(src *yaml.Node, path string, seen map[string]bool, visited map[*yaml.Node]bool) []pair {
 	src = deref(src)
 	if !d.ok() || visited[src] {
@@ -193,7 +184,6 @@ func mergeSources(n *yaml.Node) []*yaml.Node {
 	return out
 }
 
-// fields is a decoded mapping whose keys were checked against a known set.
 type fields struct {
 	path  string
 	line  int // line of the mapping itself
@@ -202,9 +192,8 @@ type fields struct {
 	vals  map[string]*yaml.Node
 }
 
-// mapping decodes n as a mapping whose keys must all be in known. At the top
-// level (path ""), keys starting with "x-" are allowed and ignored, so users
-// can park YAML anchors there.
+// mapping decodes n as a mapping whose keys must be in known; top-level "x-"
+// keys are ignored so users can park YAML anchors there.
 func (d *decoder) mapping(n *yaml.Node, path string, known []string) *fields {
 	f := &fields{path: path, keys: map[string]*yaml.Node{}, vals: map[string]*yaml.Node{}}
 	if n = deref(n); n != nil {
@@ -226,7 +215,6 @@ func (d *decoder) mapping(n *yaml.Node, path string, known []string) *fields {
 	return f
 }
 
-// get returns the value of key, or nil when it is absent or null.
 func (f *fields) get(key string) *yaml.Node {
 	if v := f.vals[key]; v != nil && !isNull(v) {
 		return v
@@ -236,7 +224,6 @@ func (f *fields) get(key string) *yaml.Node {
 
 func (f *fields) sub(key string) string { return join(f.path, key) }
 
-// require returns the value of key, recording an error when it is missing.
 func (d *decoder) require(f *fields, key string) *yaml.Node {
 	v := f.get(key)
 	if v == nil {
@@ -255,8 +242,7 @@ func sorted(s []string) []string {
 	return out
 }
 
-// suggest returns ` (did you mean "x"?)` for the closest known key within
-// two edits, or "".
+// suggest returns ` (did you mean "x"?)` for a known key within two edits, or "".
 func suggest(name string, known []string) string {
 	best, bestDist := "", 3
 	for _, k := range known {
@@ -290,8 +276,7 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// Scalars. Each helper returns the zero value when n is nil or when an error
-// is already recorded.
+// Scalars: zero when n is nil or an error is recorded.
 
 func (d *decoder) scalar(n *yaml.Node, field, want string) *yaml.Node {
 	n = deref(n)
@@ -306,7 +291,7 @@ func (d *decoder) scalar(n *yaml.Node, field, want string) *yaml.Node {
 	return n
 }
 
-// str accepts any non-null scalar (so `http_version: 2` reads as "2").
+// str accepts any non-null scalar (`http_version: 2` reads as "2").
 func (d *decoder) str(n *yaml.Node, field string) string {
 	if n = d.scalar(n, field, "a string"); n == nil {
 		return ""
@@ -362,7 +347,6 @@ func (d *decoder) duration(n *yaml.Node, field string) time.Duration {
 	return v
 }
 
-// positiveDuration decodes a duration that must be > 0.
 func (d *decoder) positiveDuration(n *yaml.Node, field string) time.Duration {
 	v := d.duration(n, field)
 	if n != nil && d.ok() {

@@ -7,11 +7,8 @@ import (
 	"sort"
 )
 
-// ResolveEnv looks up every ${NAME} in the workloads' paths, headers and
-// bodies and returns name -> value; the Scenario keeps the references.
-// Each missing variable is an *Error naming file, line and field, joined
-// with errors.Join; an empty value counts as set. Values are secrets
-// (Secrets).
+// ResolveEnv looks up every ${NAME} the workloads use; an empty value counts as
+// set. Each missing one is an *Error, joined; the values are secrets (Secrets).
 func (s *Scenario) ResolveEnv(lookup func(string) (string, bool)) (map[string]string, error) {
 	env := map[string]string{}
 	var errs []error
@@ -33,9 +30,8 @@ func (s *Scenario) ResolveEnv(lookup func(string) (string, bool)) (map[string]st
 	return env, errors.Join(errs...)
 }
 
-// Secrets returns the non-empty referenced values of env, longest first and
-// deduplicated, so masking in order leaves no part of a longer one. None
-// may be written to a result, report or log.
+// Secrets returns env's non-empty values longest first, so masking in order leaves
+// no part of a longer one. None may be written to a result, report or log.
 func (s *Scenario) Secrets(env map[string]string) []string {
 	var out []string
 	for _, ref := range s.envRefs() {
@@ -49,8 +45,7 @@ func (s *Scenario) Secrets(env map[string]string) []string {
 
 type envRef struct{ name, field string }
 
-// envRefs lists the ${NAME} references in a stable order: workloads in
-// order; within one, path, then headers by name, then body.
+// envRefs lists the ${NAME} references in a stable order.
 func (s *Scenario) envRefs() []envRef {
 	var out []envRef
 	add := func(field, text string) {

@@ -5,13 +5,11 @@ import (
 	"fmt"
 )
 
-// ErrCeiling is wrapped by every refusal for asking more than the ceilings
-// allow. Test with errors.Is.
+// ErrCeiling is wrapped by every refusal for asking more than the ceilings allow.
 var ErrCeiling = errors.New("ceiling")
 
-// Error is a problem in a scenario file, by file, line and field. Parse and
-// Load errors (but reading the file) are or wrap one; ceiling refusals
-// also wrap ErrCeiling, fixed limits ErrLimit.
+// Error is a problem in a scenario file, by file, line and field; Parse and Load
+// errors are or wrap one.
 type Error struct {
 	File  string // the file as given to Load or Parse ("" in memory)
 	Line  int    // 1-based; 0 when unknown
@@ -20,8 +18,7 @@ type Error struct {
 	Err   error // optional cause (ErrCeiling for ceiling refusals)
 }
 
-// Error formats as "file:line: field: msg", leaving out the parts that are
-// unknown, e.g. "scenario.yaml:12: phases[1].rate: must be > 0".
+// Error formats as "file:line: field: msg", leaving out unknown parts.
 func (e *Error) Error() string {
 	loc := e.File
 	switch {
@@ -40,5 +37,4 @@ func (e *Error) Error() string {
 	return loc + ": " + msg
 }
 
-// Unwrap returns the cause, if any.
 func (e *Error) Unwrap() error { return e.Err }

@@ -9,7 +9,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Fault actions (phase inject: action).
 const (
 	FaultStop       = "stop"       // stop the service's containers, start them again after For
 	FaultPause      = "pause"      // freeze them (cgroup freezer), unpause after For
@@ -17,29 +16,25 @@ const (
 	FaultDisconnect = "disconnect" // disconnect from the project network(s), reconnect after For
 )
 
-// FaultActions lists the known actions, in the order the docs give them.
+// FaultActions lists the known actions, in the docs' order.
 var FaultActions = []string{FaultStop, FaultPause, FaultKill, FaultDisconnect}
 
-// MaxFaults bounds the faults of a scenario (all phases together),
-// MaxRecoveryCells the seconds × workloads of their recovery windows (the
-// run keeps a few counters for each), and MaxRecoveryRequests the requests
-// due in those windows at the phases' peak rate (the run keeps two values
-// of each success until the recovery is judged: 64 MiB at most).
+// MaxFaults bounds a scenario's faults, MaxRecoveryCells their recovery windows'
+// seconds × workloads, MaxRecoveryRequests the requests due in them at peak rate:
+// a run keeps each success's values until the recovery is judged.
 const (
 	MaxFaults           = 64
 	MaxRecoveryCells    = 1 << 16
 	MaxRecoveryRequests = 1 << 22
 )
 
-// RecoverySeconds is the number of one-second steps in a recovery window
-// of length within (the last one may be short).
+// RecoverySeconds is the one-second steps in a recovery window, the last maybe short.
 func RecoverySeconds(within time.Duration) int {
 	return int((within + time.Second - 1) / time.Second)
 }
 
-// Fault is one failure injected during a phase on a stack service. At,
-// from the phase's start, is scaled by --scale; For, the failure mode, is
-// not.
+// Fault is one failure injected during a phase on a stack service. At is scaled
+// by --scale; For, the failure mode, is not.
 type Fault struct {
 	Action  string        // FaultStop, FaultPause, FaultKill or FaultDisconnect
 	Service string        // a service of the stack (checked against the stack once it is up)
@@ -49,8 +44,8 @@ type Fault struct {
 	Line int // line of the fault in the scenario file (0 in memory)
 }
 
-// Recovery: within Within of each fault's end some second must start a run
-// of seconds meeting the targets. Percentile 0 or ErrorRate < 0: none.
+// Recovery: within Within of each fault's end some second must start a run of
+// seconds meeting the targets. Percentile 0 or ErrorRate < 0: none.
 type Recovery struct {
 	Within                   time.Duration
 	ErrorRate                float64 // fraction in [0,1]; -1 when none
@@ -59,7 +54,6 @@ type Recovery struct {
 	Line int
 }
 
-// HasErrorRate reports whether an error-rate target is set.
 func (r Recovery) HasErrorRate() bool { return r.ErrorRate >= 0 }
 
 var (
@@ -67,8 +61,7 @@ var (
 	recoveryKeys = []string{"within", "error_rate", "p50", "p90", "p95", "p99", "p999"}
 )
 
-// faults decodes a phase's inject: and recovery: keys (phases.go calls it
-// once the phase's own keys are decoded, so p.Duration is known).
+// faults decodes a phase's inject: and recovery:, once p.Duration is known.
 func (d *decoder) faults(f *fields, p *Phase) {
 	inj, rec := f.get("inject"), f.get("recovery")
 	if rec != nil {
@@ -137,54 +130,27 @@ func (d *decoder) recovery(n *yaml.Node, path string) Recovery {
 	return r
 }
 
-// checkFaults validates the faults after --scale: a stack, each fault and
-// its recovery window inside the schedule, no overlapping windows, no
-// stop, kill or disconnect of the target itself (its address could
-// change), at most MaxFaults, and cells within MaxCells.
+// checkFaults validates the faults after --scale.
 func (s *Scenario) checkFaults() error {
+	b := faultBudget{s: s}
+	for _, p := range s.Phases {
+		b.peak = max(b.peak, p.PeakRate())
+	}
 	var start time.Duration = s.Warmup // phase start, from the schedule's t0
 	total := s.TotalDuration()
 	var prevEnd time.Duration = -1
 	var prev string
-	count, cells, faultCells := 0, 0, 0
-	peak, requests := 0.0, 0.0
-	for _, p := range s.Phases {
-		peak = max(peak, p.PeakRate())
-	}
 	for i, p := range s.Phases {
 		for j, ft := range p.Inject {
 			field := fmt.Sprintf("phases[%d].inject[%d]", i, j)
-			count++
 			fail := func(format string, args ...any) error {
 				return &Error{File: s.File, Line: ft.Line, Field: field, Msg: fmt.Sprintf(format, args...)}
 			}
-			if count > MaxFaults {
-				return fail("more than %d faults in one scenario", MaxFaults)
+			if err := b.add(i, p, ft, field, fail); err != nil {
+				return err
 			}
-			cells += RecoverySeconds(p.Recovery.Within) * len(s.Workloads)
-			if cells > MaxRecoveryCells {
-				return fail("the recovery windows hold more than %d seconds × workloads (each is counted per second): shorten recovery.within or inject fewer faults", MaxRecoveryCells)
-			}
-			if requests += peak * p.Recovery.Within.Seconds(); requests > MaxRecoveryRequests {
-				return fail("the recovery windows would hold about %.0f requests at the peak rate of %g/s, more than the %d a run keeps until recovery is judged: shorten recovery.within or inject fewer faults", requests, peak, MaxRecoveryRequests)
-			}
-			faultCells += faultReach(s, i) * len(s.Workloads)
-			if faultCells+s.engineCells() > MaxCells {
-				return &Error{File: s.File, Line: ft.Line, Field: field, Err: ErrLimit,
-					Msg: fmt.Sprintf("the faults' cells (%d up to this one: a fault keeps one per workload in its phase and the next) and the phases' (%d) exceed the limit of %d cells (each holds two histograms): inject fewer faults or use fewer workloads",
-						faultCells, s.engineCells(), MaxCells)}
-			}
-			if ws := wsWorkload(s); ws != "" {
-				return fail("inject is not supported with WebSocket workloads yet (workload %s): their session numbers cannot be split around a fault", ws)
-			}
-			if s.Stack == nil {
-				return fail("inject needs a stack: section: faults act only on services of the stack loadgate starts")
-			}
-			if ft.Action != FaultPause && targetService(s.Stack.Target) == ft.Service {
-				return fail("cannot %s %s, the load's target: its address may change when it is started or reconnected, and the load only goes to the address it checked once (failures would be blamed on the service); %s a service behind it, or pause the target", ft.Action, ft.Service, ft.Action)
-			}
-			if ft.At+ft.For > p.Duration {
-				return fail("at %v + for %v ends after phase %s (%v%s)", ft.At, ft.For, p.Name, p.Duration, s.scaleNote())
+			if err := s.checkFault(p, ft, fail); err != nil {
+				return err
 			}
 			abs := start + ft.At
 			end := abs + ft.For + p.Recovery.Within
@@ -202,8 +168,55 @@ func (s *Scenario) checkFaults() error {
 	return nil
 }
 
-// FaultCells is how many cells a fault injector may keep: per fault, one
-// per workload in its phase and the next (undoing may overrun it).
+// faultBudget counts the faults so far against the fixed limits.
+type faultBudget struct {
+	s                        *Scenario
+	peak, requests           float64
+	count, cells, faultCells int
+}
+
+func (b *faultBudget) add(i int, p Phase, ft Fault, field string, fail func(string, ...any) error) error {
+	s := b.s
+	b.count++
+	if b.count > MaxFaults {
+		return fail("more than %d faults in one scenario", MaxFaults)
+	}
+	b.cells += RecoverySeconds(p.Recovery.Within) * len(s.Workloads)
+	if b.cells > MaxRecoveryCells {
+		return fail("the recovery windows hold more than %d seconds × workloads (each is counted per second): shorten recovery.within or inject fewer faults", MaxRecoveryCells)
+	}
+	if b.requests += b.peak * p.Recovery.Within.Seconds(); b.requests > MaxRecoveryRequests {
+		return fail("the recovery windows would hold about %.0f requests at the peak rate of %g/s, more than the %d a run keeps until recovery is judged: shorten recovery.within or inject fewer faults", b.requests, b.peak, MaxRecoveryRequests)
+	}
+	b.faultCells += faultReach(s, i) * len(s.Workloads)
+	if b.faultCells+s.engineCells() > MaxCells {
+		return &Error{File: s.File, Line: ft.Line, Field: field, Err: ErrLimit,
+			Msg: fmt.Sprintf("the faults' cells (%d so far, one per workload in a fault's phase and the next) and the phases' (%d) exceed the limit of %d cells: inject fewer faults or use fewer workloads",
+				b.faultCells, s.engineCells(), MaxCells)}
+	}
+	return nil
+}
+
+// checkFault refuses a fault the run cannot split its numbers around, or that
+// outlasts its phase.
+func (s *Scenario) checkFault(p Phase, ft Fault, fail func(string, ...any) error) error {
+	if ws := wsWorkload(s); ws != "" {
+		return fail("inject is not supported with WebSocket workloads yet (workload %s): their session numbers cannot be split around a fault", ws)
+	}
+	if s.Stack == nil {
+		return fail("inject needs a stack: section: faults act only on services of the stack loadgate starts")
+	}
+	if ft.Action != FaultPause && targetService(s.Stack.Target) == ft.Service {
+		return fail("cannot %s %s, the load's target: its address may change, and the load only goes to the address it checked; %s a service behind it, or pause the target", ft.Action, ft.Service, ft.Action)
+	}
+	if ft.At+ft.For > p.Duration {
+		return fail("at %v + for %v ends after phase %s (%v%s)", ft.At, ft.For, p.Name, p.Duration, s.scaleNote())
+	}
+	return nil
+}
+
+// FaultCells is how many cells a fault injector may keep: per fault, one per
+// workload in its phase and the next (undoing may overrun it).
 func (s *Scenario) FaultCells() int {
 	n := 0
 	for i, p := range s.Phases {
@@ -212,7 +225,6 @@ func (s *Scenario) FaultCells() int {
 	return n
 }
 
-// faultReach is how many phases a fault of phase i keeps cells for.
 func faultReach(s *Scenario, i int) int {
 	if i+1 < len(s.Phases) {
 		return 2
@@ -220,7 +232,7 @@ func faultReach(s *Scenario, i int) int {
 	return 1
 }
 
-// engineCells is the engine's cells: segments × workloads (checkCells).
+// engineCells is segments × workloads (checkCells).
 func (s *Scenario) engineCells() int {
 	segments := len(s.Phases)
 	if s.Warmup > 0 {
@@ -243,7 +255,6 @@ func targetService(target string) string {
 	return svc
 }
 
-// HasFaults reports whether any phase injects a fault.
 func (s *Scenario) HasFaults() bool {
 	for _, p := range s.Phases {
 		if len(p.Inject) > 0 {
@@ -253,17 +264,14 @@ func (s *Scenario) HasFaults() bool {
 	return false
 }
 
-// scaleFaults applies --scale to the faults' at (applyScale calls it per
-// phase); for and recovery.within are kept, see Fault.
 func scaleFaults(p *Phase, f float64) {
 	for i := range p.Inject {
 		p.Inject[i].At = scaleDuration(p.Inject[i].At, f)
 	}
 }
 
-// canonFault is a fault in the scenario hash: faults change what the load
-// meets, so a run with them is never compared with one without. Recovery
-// targets, like thresholds, are left out.
+// canonFault is a fault in the hash: faults change what the load meets, so a
+// run with them is never compared with one without.
 type canonFault struct {
 	Action  string `json:"action"`
 	Service string `json:"service"`

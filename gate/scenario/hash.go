@@ -7,16 +7,12 @@ import (
 	"slices"
 )
 
-// hashVersion starts the canonical encoding; bump it when the encoding
-// changes meaning, so old and new hashes never compare equal by accident.
+// hashVersion starts the encoding; bump it when the encoding changes meaning.
 const hashVersion = "loadgate/scenario/v1"
 
-// ComputeHash returns the normalized hash of the load, "sha256:<hex>";
-// call it again after changing a Scenario. It covers what decides which
-// requests are sent and when, after defaults and --scale, and leaves out
-// what does not (thresholds, ceilings, the stack, formatting). ${ENV}
-// references are hashed unresolved, so no secret enters it. Results are
-// compared only when their hashes match.
+// ComputeHash returns "sha256:<hex>" of what decides which requests are sent and
+// when, after defaults and --scale; ${ENV} references are hashed unresolved.
+// Results are compared only when their hashes match.
 func (s *Scenario) ComputeHash() string {
 	data, err := json.Marshal(s.canonical())
 	if err != nil { // cannot happen: plain strings, numbers and maps
@@ -26,9 +22,7 @@ func (s *Scenario) ComputeHash() string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// The canonical encoding is JSON of the structs below: fixed field order,
-// sorted map keys (encoding/json sorts them), durations in nanoseconds and
-// rates as shortest round-trip floats.
+// The encoding is JSON of these structs: fixed field order, durations in ns.
 
 type canonScenario struct {
 	Version     string          `json:"v"`

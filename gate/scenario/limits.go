@@ -7,26 +7,20 @@ import (
 	"strconv"
 )
 
-// Fixed limits. Unlike the ceilings, a scenario cannot raise them: they
-// bound what the generator allocates for any input.
+// Fixed limits, which bound what the generator allocates for any input.
 const (
-	// MaxFileBytes bounds the scenario file, refused before any YAML is
-	// parsed.
 	MaxFileBytes = 1 << 20
 
-	// MaxCells bounds segments × workloads: the engine keeps one cell (two
-	// histograms of ~184 KiB) per segment and workload.
+	// MaxCells: the engine keeps two histograms per segment and workload.
 	MaxCells = 1024
 
-	// MinShare, MaxShare and MaxShareRatio bound the shares: a far smaller
-	// share would practically never be sent and loses precision in the mix.
+	// Shares are bounded: a far smaller one would never be sent and loses precision.
 	MinShare      = 1e-6
 	MaxShare      = 1e6
 	MaxShareRatio = 1e6
 )
 
-// ErrLimit is wrapped by every error that refuses a scenario for breaking
-// a fixed limit (MaxFileBytes, MaxCells). Test for it with errors.Is.
+// ErrLimit is wrapped by every refusal for breaking a fixed limit.
 var ErrLimit = errors.New("limit")
 
 func fileTooLarge(file string, size int64) error {
@@ -37,7 +31,6 @@ func fileTooLarge(file string, size int64) error {
 	return &Error{File: file, Msg: "the scenario file is " + what + "; a scenario is a few KiB", Err: ErrLimit}
 }
 
-// checkCells refuses a scenario whose segments × workloads exceed MaxCells.
 func (s *Scenario) checkCells() error {
 	phases, workloads := len(s.Phases), len(s.Workloads)
 	segments := phases
@@ -54,8 +47,7 @@ func (s *Scenario) checkCells() error {
 	return nil
 }
 
-// checkShares bounds the shares (see MinShare, MaxShare, MaxShareRatio);
-// each share was already checked to be finite and in [MinShare, MaxShare].
+// checkShares bounds the shares' ratio; each is already in [MinShare, MaxShare].
 func (s *Scenario) checkShares() error {
 	lo, hi := 0, 0
 	for i, w := range s.Workloads {
@@ -79,8 +71,7 @@ func (s *Scenario) checkShares() error {
 			s.Workloads[lo].Share, s.Workloads[lo].Name, MaxShareRatio, s.Workloads[hi].Share, s.Workloads[hi].Name, MaxShareRatio)}
 }
 
-// ParsePort parses a TCP port: decimal digits only, 1..65535. Use it for
-// any port a user gives (a stack target, the port of a --target URL).
+// ParsePort parses a TCP port a user gives: decimal digits, 1..65535.
 func ParsePort(s string) (int, error) {
 	if s == "" {
 		return 0, errors.New("no port")
@@ -97,9 +88,7 @@ func ParsePort(s string) (int, error) {
 	return p, nil
 }
 
-// CheckServiceTarget checks a stack target: service:port with a non-empty
-// service and a port in 1..65535 (e.g. api:8080). The scenario's
-// stack.target is checked with it; use it for a --target service:port too.
+// CheckServiceTarget checks a service:port target such as api:8080.
 func CheckServiceTarget(t string) error {
 	host, port, err := net.SplitHostPort(t)
 	if err != nil || host == "" {
@@ -111,7 +100,6 @@ func CheckServiceTarget(t string) error {
 	return nil
 }
 
-// CheckCells is the MaxCells check of Parse, for a scenario built in code
-// from a parsed one (loadgate soak's one phase per hour): segments ×
-// workloads above MaxCells are refused, wrapping ErrLimit.
+// CheckCells is Parse's MaxCells check, for a scenario built in code from a
+// parsed one; it wraps ErrLimit.
 func (s *Scenario) CheckCells() error { return s.checkCells() }

@@ -15,25 +15,19 @@ type Scenario struct {
 	LateAfter   time.Duration // a request sent later than this after its due time is late (default 1ms)
 	Drain       time.Duration // how long in-flight requests may finish after the last due time (default: Timeout)
 	HTTPVersion string        // "1.1" (default) or "2" (TLS ALPN for https targets, h2c for http)
-	// MaxBody is the largest response body, in bytes, a request may receive
-	// (default DefaultMaxBody, always > 0). Bodies are read and discarded in
-	// bounded chunks; one above MaxBody is a failure of its own class.
+	// MaxBody (bytes, > 0): a larger response body is a failure of its own class.
 	MaxBody   int64
 	Ceilings  Ceilings
 	Phases    []Phase
 	Workloads []Workload
 	Count     *Count // count: a service's counter of every workload's requests (count.go); nil when none
 
-	// File is the path the scenario was loaded from ("" for in-memory).
-	File string
-	// Hash is the normalized hash of the load (hex sha256, "sha256:" prefix).
-	// Two scenarios with equal Hash issue the same requests on the same schedule.
-	Hash string
-	// Scale is the --scale factor applied (1 when none).
-	Scale float64
+	File string // "" in memory
+	// Hash: two scenarios with equal Hash issue the same requests on the same schedule.
+	Hash  string
+	Scale float64 // --scale, 1 when none
 
-	// lines maps field paths ("workloads[0].http.headers.Authorization") to
-	// the line of their value in File, for errors raised after Parse.
+	// lines maps field paths to the line of their value, for errors after Parse.
 	lines map[string]int
 }
 
@@ -41,18 +35,14 @@ type Scenario struct {
 type Stack struct {
 	Compose []string // paths relative to the scenario file, made absolute by Load
 	Target  string   // service:port
-	// Prepare is a command (argv) run in Dir before the stack is built, e.g.
-	// a script that builds the static binaries a FROM scratch image copies.
-	// In a gate each side runs its own copy, in its own checkout.
+	// Prepare is argv run in Dir before the stack is built, by each gate side in its checkout.
 	Prepare []string
 	Dir     string // the scenario file's directory, absolute
-	// Allow names the HostKeys the stack may use; in a gate base's
-	// scenario decides, so the change judged cannot allow itself.
+	// Allow names the HostKeys the stack may use; in a gate, base's scenario decides.
 	Allow []string
 }
 
-// HostKeys are the compose settings that reach past the stack into the
-// host (compose refuses each unless stack.allow names it).
+// HostKeys are the compose settings that reach past the stack into the host.
 var HostKeys = []string{
 	"privileged", "pid", "ipc", "userns_mode", "network_mode", "cap_add",
 	"devices", "security_opt", "bind", "docker_socket", "network_driver",
@@ -68,7 +58,6 @@ type Ceilings struct {
 	Drain    time.Duration // drain (after the last due time)
 }
 
-// Pattern names.
 const (
 	Constant = "constant"
 	Ramp     = "ramp"
@@ -123,29 +112,22 @@ type HTTP struct {
 
 // Expect lists what counts as success.
 type Expect struct {
-	Status []int // default [200]
-	// Codes are the gRPC status codes that count as success (grpc
-	// workloads only; default [OK]), as canonical names ("OK", "NotFound").
-	Codes []string
+	Status []int    // default [200]
+	Codes  []string // gRPC codes that succeed, by canonical name (default [OK])
 }
 
-// Thresholds are absolute limits judged on head. Duration 0 or ErrorRate
-// < 0: none. An omitted error_rate gets DefaultErrorRate
-// (ErrorRateDefault set); error_rate: none is -1.
+// Thresholds are absolute limits judged on head. Duration 0 or ErrorRate < 0:
+// none; an omitted error_rate gets DefaultErrorRate.
 type Thresholds struct {
 	P50, P90, P95, P99, P999 time.Duration
-	ErrorRate                float64 // fraction in [0,1]; -1 when none
-	ErrorRateDefault         bool    // ErrorRate is DefaultErrorRate because the file left error_rate out
-	// FirstMessage and Connect are WebSocket session thresholds
-	// (first_message_p95, connect_p99, ...).
-	FirstMessage, Connect SessionThresholds
+	ErrorRate                float64           // fraction in [0,1]; -1 when none
+	ErrorRateDefault         bool              // ErrorRate is DefaultErrorRate because the file left error_rate out
+	FirstMessage, Connect    SessionThresholds // WebSocket sessions
 }
 
-// HasErrorRate reports whether an error-rate threshold is set.
 func (t Thresholds) HasErrorRate() bool { return t.ErrorRate >= 0 }
 
-// PeakRate is the highest instantaneous rate the phase asks for: constant
-// rate, ramp max(from, to), step max(rates), burst max(rate, peak).
+// PeakRate is the highest instantaneous rate the phase asks for.
 func (p Phase) PeakRate() float64 {
 	switch p.Pattern {
 	case Ramp:
@@ -162,8 +144,7 @@ func (p Phase) PeakRate() float64 {
 	return p.Rate
 }
 
-// JudgedPhase returns the phase the verdict is computed on. Parse
-// guarantees exactly one; ok is false for a scenario built without one.
+// JudgedPhase returns the phase the verdict is computed on (ok false: none).
 func (s *Scenario) JudgedPhase() (p Phase, ok bool) {
 	for _, p := range s.Phases {
 		if p.Judged {

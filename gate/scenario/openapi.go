@@ -15,16 +15,11 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// OpenAPI operations. An openapi: workload names an operationId of the
-// scenario's top-level openapi: document; Parse resolves it into an HTTP
-// template, so the hash covers it as resolved. The path is prefixed with
-// the first servers URL's path; its host is never used.
+// An openapi: workload names an operationId of the top-level openapi: document;
+// Parse resolves it into an HTTP template, so the hash covers it as resolved.
 
-// MaxOpenAPIBytes bounds the document read whole.
 const MaxOpenAPIBytes = 16 << 20
 
-// openapi resolves the openapi workloads against the top-level document
-// (parse.go calls it after the workloads are decoded).
 func (d *decoder) openapi(f *fields, s *Scenario) {
 	if !d.ok() {
 		return
@@ -94,8 +89,8 @@ func mergeHeaders(extra, h map[string]string) map[string]string {
 	return out
 }
 
-// LoadOpenAPI reads an OpenAPI 3.0 or 3.1 document. References to other
-// files or URLs are refused: loading a document never reaches the network.
+// LoadOpenAPI reads an OpenAPI 3.0 or 3.1 document. References to other files or
+// URLs are refused: loading a document never reaches the network.
 func LoadOpenAPI(path string) (*openapi3.T, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -124,8 +119,8 @@ func LoadOpenAPI(path string) (*openapi3.T, error) {
 	return doc, nil
 }
 
-// OpenAPIError is a workload's operation that does not resolve; Field is
-// relative to the workload's openapi: ("operation", "params.petId", "body").
+// OpenAPIError is an operation that does not resolve; Field is relative to the
+// workload's openapi: ("operation", "params.petId", "body").
 type OpenAPIError struct{ Field, Msg string }
 
 func (e *OpenAPIError) Error() string { return e.Field + ": " + e.Msg }
@@ -136,8 +131,8 @@ type docOp struct {
 	op           *openapi3.Operation
 }
 
-// ResolveOperation turns ref into the HTTP template it stands for in doc,
-// with the documented 2xx status codes (default [200]).
+// ResolveOperation turns ref into its HTTP template in doc, with the documented
+// 2xx codes (default [200]).
 func ResolveOperation(doc *openapi3.T, ref *OpenAPIRef) (*HTTP, []int, *OpenAPIError) {
 	o, oerr := findOperation(doc, ref)
 	if oerr != nil {
@@ -177,7 +172,6 @@ func ResolveOperation(doc *openapi3.T, ref *OpenAPIRef) (*HTTP, []int, *OpenAPIE
 	return h, documentedStatus(o.op), nil
 }
 
-// findOperation looks ref's operationId up in doc.
 func findOperation(doc *openapi3.T, ref *OpenAPIRef) (docOp, *OpenAPIError) {
 	ops := map[string]docOp{}
 	for path, item := range doc.Paths.Map() {
@@ -197,8 +191,7 @@ func findOperation(doc *openapi3.T, ref *OpenAPIRef) (docOp, *OpenAPIError) {
 	return o, nil
 }
 
-// operationParams is the path item's parameters, overridden by the
-// operation's with the same name and location.
+// operationParams is the path item's parameters, overridden by the operation's.
 func operationParams(o docOp) []*openapi3.Parameter {
 	var params []*openapi3.Parameter
 	for _, list := range []openapi3.Parameters{o.item.Parameters, o.op.Parameters} {
@@ -217,7 +210,6 @@ func operationParams(o docOp) []*openapi3.Parameter {
 	return params
 }
 
-// checkParamNames refuses a scenario param the operation does not declare.
 func checkParamNames(ref *OpenAPIRef, params []*openapi3.Parameter) *OpenAPIError {
 	for name := range ref.Params {
 		if !slices.ContainsFunc(params, func(p *openapi3.Parameter) bool { return p.Name == name }) {
@@ -235,7 +227,6 @@ func checkParamNames(ref *OpenAPIRef, params []*openapi3.Parameter) *OpenAPIErro
 	return nil
 }
 
-// binder accumulates the request as ResolveOperation binds each parameter.
 type binder struct {
 	h     *HTTP
 	path  string
@@ -243,8 +234,7 @@ type binder struct {
 	vars  map[string][]string
 }
 
-// bind puts p's value (the scenario's, else the document's example for a
-// required parameter) into the path, query or headers.
+// bind puts p's value, else the document's example for a required one, in place.
 func (b *binder) bind(p *openapi3.Parameter, o docOp, ref *OpenAPIRef) *OpenAPIError {
 	vals, given := ref.Params[p.Name]
 	field := "params." + p.Name
@@ -271,7 +261,6 @@ func (b *binder) bind(p *openapi3.Parameter, o docOp, ref *OpenAPIRef) *OpenAPIE
 	}
 	value := escapeTemplate(vals[0], esc)
 	if len(vals) > 1 {
-		// Several values are taken in turn through a template variable.
 		name := "oa" + strconv.Itoa(len(b.vars))
 		for _, v := range vals {
 			if len(templateVars(v)) > 0 || len(envRefs(v)) > 0 {
@@ -307,8 +296,7 @@ func (b *binder) header(p *openapi3.Parameter, vals []string, field string) *Ope
 	return nil
 }
 
-// requestBody sets the body and its Content-Type: the scenario's body, else
-// the document's example for the request body's media type.
+// requestBody sets the body and its Content-Type, else the document's example.
 func requestBody(op *openapi3.Operation, ref *OpenAPIRef, h *HTTP) *OpenAPIError {
 	if op.RequestBody == nil || op.RequestBody.Value == nil || len(op.RequestBody.Value.Content) == 0 {
 		if ref.Body != "" {
@@ -383,8 +371,6 @@ func firstExample(exs openapi3.Examples) (any, bool) {
 	return nil, false
 }
 
-// paramExample is a required parameter's value from the document: its
-// example, its schema's example, default or first enum value.
 func paramExample(p *openapi3.Parameter) (string, bool) {
 	if p.Example != nil {
 		return scalarString(p.Example)
@@ -417,8 +403,7 @@ func scalarString(v any) (string, bool) {
 	return "", false
 }
 
-// escapeTemplate escapes the literal text of a template value, keeping
-// {n} and ${ENV} as they are.
+// escapeTemplate escapes a template value's literal text, keeping {n} and ${ENV}.
 func escapeTemplate(v string, esc func(string) string) string {
 	toks, bad := tokens(v)
 	if bad != "" {
@@ -438,8 +423,7 @@ func escapeTemplate(v string, esc func(string) string) string {
 	return b.String()
 }
 
-// serverPath is the path of the document's first server URL, variables at
-// their defaults, without a trailing slash ("" when none).
+// serverPath is the path of the first server URL, its host never used.
 func serverPath(doc *openapi3.T) string {
 	if len(doc.Servers) == 0 || doc.Servers[0] == nil {
 		return ""
@@ -458,8 +442,7 @@ func serverPath(doc *openapi3.T) string {
 	return strings.TrimSuffix(u.EscapedPath(), "/")
 }
 
-// documentedStatus lists the operation's documented 2xx codes ("2XX" is
-// 200-299); [200] when it documents none.
+// documentedStatus lists the documented 2xx codes ("2XX": 200-299), else [200].
 func documentedStatus(op *openapi3.Operation) []int {
 	var out []int
 	if op.Responses != nil {
@@ -480,8 +463,6 @@ func documentedStatus(op *openapi3.Operation) []int {
 	return slices.Compact(out)
 }
 
-// closest names up to three operationIds nearest to name: those that
-// contain it first, then by edit distance.
 func closest(name string, ops map[string]docOp) string {
 	ids := make([]string, 0, len(ops))
 	for id := range ops {

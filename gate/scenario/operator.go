@@ -2,17 +2,15 @@ package scenario
 
 import "time"
 
-// OperatorLimits are the operator's ceilings (--max-rate, --max-duration,
-// --max-in-flight); zero is no limit.
+// OperatorLimits are the operator's ceilings (--max-rate, ...); zero is no limit.
 type OperatorLimits struct {
 	Rate     float64       // requests per second, the highest instantaneous rate of any phase
 	Duration time.Duration // warmup + all phases
 	InFlight int           // max_in_flight
 }
 
-// CheckOperatorLimits refuses a scenario that asks for more than the
-// operator allows; a scenario cannot raise them by its ceilings. The error
-// names the flag and the line, is an *Error and wraps ErrCeiling.
+// CheckOperatorLimits refuses a scenario that asks for more than the operator
+// allows; the *Error names the flag and wraps ErrCeiling.
 func (s *Scenario) CheckOperatorLimits(l OperatorLimits) error {
 	if l.Rate > 0 {
 		for _, p := range s.Phases {

@@ -18,31 +18,28 @@ import (
 
 // Options change how a scenario is loaded.
 type Options struct {
-	// Scale shortens the run (--scale, 0 < Scale <= 1): durations are
-	// multiplied, rates kept. With ScaleSet false, 0 means no scaling; with it
-	// true, 0 is refused.
+	// Scale shortens the run (--scale, 0 < Scale <= 1): durations multiplied, rates
+	// kept. 0 is no scaling unless ScaleSet, which refuses it.
 	Scale    float64
 	ScaleSet bool
 }
 
 // Defaults applied to keys the file leaves out.
 const (
-	DefaultTimeout     = 5 * time.Second
-	DefaultMaxInFlight = 512
-	DefaultLateAfter   = time.Millisecond
-	DefaultHTTPVersion = "1.1"
-	DefaultMethod      = "GET"
-	DefaultStatus      = 200
-	DefaultShare       = 1.0
-	// DefaultMaxBody is max_body when the file leaves it out: 16 MiB.
-	DefaultMaxBody int64 = 16 << 20
-	// DefaultErrorRate is a workload's error_rate threshold when its
-	// thresholds leave error_rate out: 1%. error_rate: none removes it.
+	DefaultTimeout           = 5 * time.Second
+	DefaultMaxInFlight       = 512
+	DefaultLateAfter         = time.Millisecond
+	DefaultHTTPVersion       = "1.1"
+	DefaultMethod            = "GET"
+	DefaultStatus            = 200
+	DefaultShare             = 1.0
+	DefaultMaxBody     int64 = 16 << 20
+	// DefaultErrorRate is the error_rate threshold when thresholds leave it out.
 	DefaultErrorRate = 0.01
 )
 
-// DefaultCeilings returns the ceilings of a file without ceilings:, and
-// of each key left out (drain follows a given timeout).
+// DefaultCeilings returns the ceilings of a file without ceilings: (drain
+// follows a given timeout).
 func DefaultCeilings() Ceilings {
 	return Ceilings{
 		Rate: 10000, Duration: time.Hour, InFlight: 10000, MaxBody: 1 << 30,
@@ -50,8 +47,7 @@ func DefaultCeilings() Ceilings {
 	}
 }
 
-// Load reads and parses the scenario file at path. See Parse.
-// A file above MaxFileBytes is refused before it is read whole.
+// Load reads and parses the scenario file at path, refusing one above MaxFileBytes.
 func Load(path string, opts Options) (*Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -71,9 +67,8 @@ func Load(path string, opts Options) (*Scenario, error) {
 	return Parse(data, path, opts)
 }
 
-// Parse decodes, validates and normalizes a scenario; file names it in
-// errors and anchors relative paths. Errors are *Error ("file:line: field:
-// msg"); ceiling refusals wrap ErrCeiling, fixed limits ErrLimit.
+// Parse decodes, validates and normalizes a scenario; file names it in errors
+// and anchors relative paths. Errors are *Error.
 func Parse(data []byte, file string, opts Options) (*Scenario, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fileTooLarge(file, int64(len(data)))
@@ -127,7 +122,6 @@ func checkScale(opts Options, file string) (float64, error) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// parseYAML returns the root node of the single YAML document in data.
 func parseYAML(data []byte, file string) (root *yaml.Node, err error) {
 	defer func() { // yaml.v3 is not our code; never let it panic through Parse
 		if r := recover(); r != nil {
@@ -152,7 +146,6 @@ func parseYAML(data []byte, file string) (root *yaml.Node, err error) {
 	return doc.Content[0], nil
 }
 
-// yamlError turns a yaml.v3 syntax error into an *Error with its line.
 func yamlError(err error, file string) *Error {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
@@ -164,7 +157,6 @@ func yamlError(err error, file string) *Error {
 
 var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "max_body", "ceilings", "phases", "workloads", "openapi", "count"}
 
-// scenario decodes the top-level mapping and fills in defaults.
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	if root = deref(root); root.Kind != yaml.MappingNode {
 		d.failf(root.Line, "", "a scenario must be a mapping with keys such as name, phases and workloads, not %s", describe(root))
@@ -194,7 +186,6 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	return s
 }
 
-// settings decodes the scalar run settings at the top level.
 func (d *decoder) settings(f *fields, s *Scenario) {
 	if n := f.get("warmup"); n != nil {
 		s.Warmup = d.duration(n, "warmup")
@@ -226,17 +217,14 @@ func (d *decoder) settings(f *fields, s *Scenario) {
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-// NameRule is the rule ValidName applies, in words, for error messages.
 const NameRule = "up to 64 letters, digits, '_', '-' or '.', starting with a letter or digit, without '..'"
 
-// ValidName reports whether s matches ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$
-// without "..": safe as a path element, in logs and Markdown. Names read
-// back from a result must be checked again before such use.
+// ValidName reports whether s is safe as a path element, in logs and Markdown;
+// names read back from a result must be checked again.
 func ValidName(s string) bool {
 	return nameRE.MatchString(s) && !strings.Contains(s, "..")
 }
 
-// name decodes a required name (ValidName).
 func (d *decoder) name(f *fields, key string) string {
 	n := d.require(f, key)
 	v := d.str(n, f.sub(key))
@@ -314,8 +302,6 @@ func (d *decoder) ceilings(n *yaml.Node, path string, c *Ceilings) {
 	}
 }
 
-// resolveComposePaths makes stack.compose paths absolute, relative to the
-// directory of the scenario file.
 func (s *Scenario) resolveComposePaths() error {
 	if s.Stack == nil {
 		return nil

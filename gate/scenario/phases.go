@@ -12,8 +12,7 @@ import (
 
 var phaseKeys = []string{"name", "pattern", "duration", "judged", "rate", "from", "to", "rates", "hold", "peak", "every", "for", "inject", "recovery"}
 
-// patternKeys lists, per pattern, the pattern-specific keys it uses. A key
-// of another pattern on a phase is an error (`from` on a constant phase).
+// patternKeys lists each pattern's own keys; another pattern's is an error.
 var patternKeys = map[string][]string{
 	Constant: {"rate"},
 	Ramp:     {"from", "to"},
@@ -23,8 +22,6 @@ var patternKeys = map[string][]string{
 
 var patterns = []string{Constant, Ramp, Step, Burst}
 
-// phases decodes the phases list, rejects duplicate names and marks the
-// judged phase.
 func (d *decoder) phases(f *fields) []Phase {
 	items := d.list(d.require(f, "phases"), "phases")
 	if d.ok() && len(items) == 0 {
@@ -48,9 +45,8 @@ func (d *decoder) phases(f *fields) []Phase {
 	return out
 }
 
-// markJudged sets Judged on exactly one phase: the one with judged: true;
-// if none, the phase named "sustain"; else the longest constant phase.
-// A phase with an explicit judged: false is never chosen.
+// markJudged sets Judged on the phase with judged: true, else the one named
+// "sustain", else the longest constant phase not judged: false.
 func (d *decoder) markJudged(ps []Phase, explicit []*yaml.Node, line int) {
 	chosen := -1
 	for i, n := range explicit {
@@ -88,7 +84,6 @@ func defaultJudged(ps []Phase, explicit []*yaml.Node) int {
 	return best
 }
 
-// phase decodes one phase; it also returns its judged: node (nil if unset).
 func (d *decoder) phase(n *yaml.Node, path string) (Phase, *yaml.Node) {
 	f := d.mapping(n, path, phaseKeys)
 	p := Phase{Line: f.line, Pattern: Constant}
@@ -117,7 +112,6 @@ func (d *decoder) phase(n *yaml.Node, path string) (Phase, *yaml.Node) {
 	return p, judged
 }
 
-// checkPatternKeys rejects keys that belong to another pattern.
 func (d *decoder) checkPatternKeys(f *fields, pattern string) {
 	own, ok := patternKeys[pattern]
 	if !ok || !d.ok() {
@@ -135,7 +129,6 @@ func (d *decoder) checkPatternKeys(f *fields, pattern string) {
 
 func isPatternKey(key string) bool { return patternOf(key) != "" }
 
-// patternOf returns the first pattern (in the order of patterns) that uses key.
 func patternOf(key string) string {
 	for _, p := range patterns {
 		if slices.Contains(patternKeys[p], key) {
@@ -145,7 +138,7 @@ func patternOf(key string) string {
 	return ""
 }
 
-// rate decodes a required rate key: > 0 when strict, else >= 0.
+// rate decodes a required rate: > 0 when strict, else >= 0.
 func (d *decoder) rate(f *fields, key string, strict bool) float64 {
 	n := d.require(f, key)
 	v := d.number(n, f.sub(key))
@@ -204,8 +197,7 @@ func (d *decoder) step(f *fields, p *Phase) {
 	}
 }
 
-// burst: within each period `every`, the first `for` runs at peak, the
-// rest at rate.
+// burst: in each period `every`, the first `for` runs at peak, the rest at rate.
 func (d *decoder) burst(f *fields, p *Phase) {
 	p.Rate = d.rate(f, "rate", false)
 	p.Peak = d.rate(f, "peak", true)

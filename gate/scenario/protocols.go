@@ -14,8 +14,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// WS is a WebSocket session template: handshake, Send in turn, await
-// Receive messages, then hold the socket for Hold with a ping every Ping.
+// WS is a WebSocket session template: handshake, Send in turn, await Receive
+// messages, then hold the socket for Hold with a ping every Ping.
 type WS struct {
 	Path    string            // template like HTTP.Path; ws:// for an http target, wss:// for https
 	Headers map[string]string // handshake headers; values may hold ${ENV}
@@ -23,43 +23,34 @@ type WS struct {
 	Receive int               // messages awaited after the last send (>= 0)
 	Hold    time.Duration     // keep the socket open this long after them (live views)
 	Ping    time.Duration     // during Hold, a WebSocket ping this often (0: none)
-	// Cancel is the share of sessions closed right after their first message
-	// (a success without full latency): session k when floor((k+1)·Cancel) >
-	// floor(k·Cancel).
+	// Cancel is the share of sessions closed right after their first message.
 	Cancel float64
 	Vars   map[string][]string
 }
 
-// Cancels reports whether the k-th session (k from 0) is one that Cancel
-// closes part-way.
+// Cancels reports whether session k (from 0) is one Cancel closes part-way:
+// floor((k+1)·Cancel) > floor(k·Cancel).
 func (w *WS) Cancels(k int64) bool {
 	if w.Cancel <= 0 {
 		return false
 	}
-	// Exact in integers for percents with up to 4 decimals.
-	p := int64(w.Cancel*1e6 + 0.5)
+	p := int64(w.Cancel*1e6 + 0.5) // exact for percents with up to 4 decimals
 	return (k+1)*p/1e6 > k*p/1e6
 }
 
 // GRPC is a gRPC unary call template.
 type GRPC struct {
 	Method string // "package.Service/Method"
-	// Request is the request message as protojson (JSON object text, keys
-	// sorted); {n} and ${ENV} may appear in string values.
-	Request string
-	// Descriptors is the FileDescriptorSet file (absolute path; "": ask
-	// the server by reflection).
-	Descriptors string
+	// Request is protojson, keys sorted; string values may hold {n} and ${ENV}.
+	Request     string
+	Descriptors string            // FileDescriptorSet path; "": ask the server by reflection
 	Metadata    map[string]string // values may hold ${ENV}
 }
 
-// Service and MethodName split Method ("pkg.Svc/M" → "pkg.Svc", "M").
 func (g *GRPC) Service() string    { s, _, _ := strings.Cut(g.Method, "/"); return s }
 func (g *GRPC) MethodName() string { _, m, _ := strings.Cut(g.Method, "/"); return m }
 
-// OpenAPIRef is an openapi: workload as written: the operation it names in
-// the scenario's OpenAPI document, the values of its parameters, and a
-// body. The workload's HTTP holds it resolved against the document.
+// OpenAPIRef is an openapi: workload as written; the workload's HTTP holds it resolved.
 type OpenAPIRef struct {
 	Operation string              // operationId
 	Params    map[string][]string // by parameter name; values in turn; templates
@@ -67,32 +58,27 @@ type OpenAPIRef struct {
 	Headers   map[string]string   // sent besides the header parameters (Authorization: ...)
 }
 
-// SessionThresholds are percentile limits on a WebSocket session's first
-// message or connect time (zero: none).
+// SessionThresholds limit a WebSocket session's first message or connect time.
 type SessionThresholds struct {
 	P50, P90, P95, P99, P999 time.Duration
 }
 
-// Set reports whether any limit is set.
 func (t SessionThresholds) Set() bool { return t != SessionThresholds{} }
 
 var (
-	wsKeys   = []string{"path", "headers", "send", "receive", "hold", "ping", "cancel", "vars"}
-	grpcKeys = []string{"method", "request", "descriptors", "metadata"}
-	oapiKeys = []string{"operation", "params", "body", "headers"}
-	opKinds  = []string{"http", "ws", "grpc", "openapi"}
-	// grpcCodeNames are the canonical status code names (codes.Code.String()).
+	wsKeys        = []string{"path", "headers", "send", "receive", "hold", "ping", "cancel", "vars"}
+	grpcKeys      = []string{"method", "request", "descriptors", "metadata"}
+	oapiKeys      = []string{"operation", "params", "body", "headers"}
+	opKinds       = []string{"http", "ws", "grpc", "openapi"}
 	grpcCodeNames = []string{"OK", "Canceled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound",
 		"AlreadyExists", "PermissionDenied", "ResourceExhausted", "FailedPrecondition", "Aborted",
 		"OutOfRange", "Unimplemented", "Internal", "Unavailable", "DataLoss", "Unauthenticated"}
 	grpcMethodRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*/[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
-// MaxWSMessages bounds send and receive: a session is a conversation, not
-// a stream of unbounded length.
+// MaxWSMessages bounds send and receive: a session is a conversation, not a stream.
 const MaxWSMessages = 1000
 
-// Kind names the workload's operation: "http", "ws", "grpc" or "openapi".
 func (w Workload) Kind() string {
 	switch {
 	case w.OpenAPI != nil:
@@ -105,8 +91,7 @@ func (w Workload) Kind() string {
 	return "http"
 }
 
-// operation decodes the workload's one operation: exactly one of http, ws,
-// grpc and openapi.
+// operation decodes the workload's one operation: http, ws, grpc or openapi.
 func (d *decoder) operation(f *fields, w *Workload) {
 	var given []string
 	for _, k := range opKinds {
@@ -181,8 +166,6 @@ func (d *decoder) ws(n *yaml.Node, path string) *WS {
 	return w
 }
 
-// checkVarsUsed is checkVars for a template set other than HTTP's: every
-// {var} declared, every declared var used.
 func (d *decoder) checkVarsUsed(f *fields, texts map[string]string, vars map[string][]string) {
 	if !d.ok() {
 		return
@@ -249,9 +232,7 @@ func (d *decoder) grpc(n *yaml.Node, path string) *GRPC {
 	return g
 }
 
-// jsonObject turns a YAML mapping into JSON object text (keys sorted, so
-// the hash does not see key order); string values are checked for ${ENV}
-// references and may hold {n}.
+// jsonObject turns a YAML mapping into JSON object text, keys sorted for the hash.
 func (d *decoder) jsonObject(n *yaml.Node, field string) string {
 	if n = deref(n); n == nil || !d.ok() {
 		return "{}"
@@ -277,9 +258,8 @@ func (d *decoder) jsonObject(n *yaml.Node, field string) string {
 	return string(b)
 }
 
-// checkJSONStrings walks a decoded YAML value: strings must have
-// well-formed ${ENV} references, keys must be strings, and only {n} is a
-// template (there are no vars here).
+// checkJSONStrings checks a decoded YAML value's ${ENV} references and keys;
+// only {n} is a template here.
 func checkJSONStrings(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -348,7 +328,6 @@ func (d *decoder) openapiRef(n *yaml.Node, path string) *OpenAPIRef {
 	return o
 }
 
-// grpcCodes decodes expect.code: gRPC status code names.
 func (d *decoder) grpcCodes(f *fields) []string {
 	v := f.get("code")
 	if v == nil {
@@ -371,8 +350,7 @@ func (d *decoder) grpcCodes(f *fields) []string {
 	return out
 }
 
-// canonicalCode accepts a code's name as grpc-go prints it ("NotFound"),
-// as the spec writes it ("NOT_FOUND"), or its number; "" when unknown.
+// canonicalCode accepts "NotFound", "NOT_FOUND" or the number; "" when unknown.
 func canonicalCode(s string) string {
 	if n, err := strconv.Atoi(s); err == nil {
 		if n >= 0 && n < len(grpcCodeNames) {
@@ -392,11 +370,9 @@ func canonicalCode(s string) string {
 	return ""
 }
 
-// GRPCCodeNames lists the canonical gRPC status code names by number.
 func GRPCCodeNames() []string { return slices.Clone(grpcCodeNames) }
 
-// checkExpectKind applies the workload's kind to expect: status codes are
-// HTTP's (http, openapi), code is gRPC's (default [OK]); a WebSocket
+// checkExpectKind: status codes are HTTP's, code is gRPC's, and a WebSocket
 // session takes neither (it succeeds when its messages arrive).
 func (d *decoder) checkExpectKind(f *fields, w *Workload) {
 	if !d.ok() {
@@ -473,7 +449,6 @@ func (t *SessionThresholds) at(p string) *time.Duration {
 	return &t.P999
 }
 
-// sessionThresholds decodes first_message_pXX and connect_pXX.
 func (d *decoder) sessionThresholds(f *fields, t *Thresholds) {
 	for _, p := range sessionPercentiles {
 		if v := f.get("first_message_" + p); v != nil {

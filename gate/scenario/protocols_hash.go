@@ -5,9 +5,8 @@ import (
 	"sort"
 )
 
-// canonOp is the hashed form of a ws or grpc operation (an openapi
-// workload is hashed as the HTTP operation it resolved to, plus the
-// operationId). hash.go puts it in canonWorkload.Op.
+// canonOp is the hashed form of a ws or grpc operation; an openapi workload is
+// hashed as the HTTP it resolved to, plus the operationId.
 type canonOp struct {
 	Kind        string              `json:"kind"`
 	Path        string              `json:"path,omitempty"`
@@ -26,8 +25,7 @@ type canonOp struct {
 	Operation   string              `json:"operation,omitempty"`
 }
 
-// canonicalOp returns the hashed form of w's operation when it is not plain
-// HTTP (nil for http workloads, so their hash is unchanged).
+// canonicalOp is w's hashed operation, nil for http so that its hash is unchanged.
 func canonicalOp(w Workload) *canonOp {
 	switch {
 	case w.WS != nil:
@@ -49,8 +47,7 @@ func canonicalOp(w Workload) *canonOp {
 	return nil
 }
 
-// opEnvRefs lists the ${NAME} references of a ws or grpc operation in a
-// stable order (env.go's envRefs appends them for workload i).
+// opEnvRefs lists a ws or grpc operation's ${NAME} references in a stable order.
 func opEnvRefs(i int, w Workload) []envRef {
 	var out []envRef
 	add := func(field, text string) {

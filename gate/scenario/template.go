@@ -5,11 +5,9 @@ import (
 	"strings"
 )
 
-// Templates: {n} is the workload's sequence number, {name} takes vars[name]
-// in turn, ${NAME} an environment variable resolved at run start and never
-// stored (so never in the hash or a result).
+// Templates: {n} is the workload's sequence number, {name} takes vars[name] in
+// turn, ${NAME} an environment variable resolved at run start and never stored.
 
-// isIdent reports whether s is a template or environment variable name.
 func isIdent(s string) bool {
 	if s == "" {
 		return false
@@ -23,15 +21,13 @@ func isIdent(s string) bool {
 	return true
 }
 
-// token is one piece of a template: literal text, a {var} or a ${ENV}.
 type token struct {
 	text string // literal text, or the variable name
 	kind byte   // 0 literal, '{' var, '$' env
 }
 
-// tokens splits a template. A "${" that does not start a valid ${NAME} is
-// reported as bad (Parse rejects it); a "{" that does not start a valid
-// {name} is literal text (JSON bodies are full of braces).
+// tokens splits a template; a bad "${" is reported, a "{" that starts no {name}
+// is literal (JSON bodies are full of braces).
 func tokens(s string) (out []token, bad string) {
 	lit := 0
 	flush := func(i int) {
@@ -68,10 +64,8 @@ func tokens(s string) (out []token, bad string) {
 	return out, ""
 }
 
-// templateVars returns the {var} names used in s, in order.
 func templateVars(s string) []string { return names(s, '{') }
 
-// envRefs returns the ${NAME} names used in s, in order.
 func envRefs(s string) []string { return names(s, '$') }
 
 func names(s string, kind byte) []string {
@@ -85,15 +79,12 @@ func names(s string, kind byte) []string {
 	return out
 }
 
-// badEnvRef returns the first malformed "${..." in s, or "".
 func badEnvRef(s string) string {
 	_, bad := tokens(s)
 	return bad
 }
 
-// ExpandEnv replaces each ${NAME} in s with env[NAME], as returned by
-// ResolveEnv. A reference missing from env is left as written. {var}
-// placeholders are left for the engine.
+// ExpandEnv replaces each ${NAME} in s found in env; {var} placeholders are left.
 func ExpandEnv(s string, env map[string]string) string {
 	toks, bad := tokens(s)
 	if bad != "" {
@@ -115,8 +106,8 @@ func ExpandEnv(s string, env map[string]string) string {
 	return b.String()
 }
 
-// Template is a path, body or message compiled once: ${NAME} substituted,
-// {n} and {var} ready to fill per request. Read-only after CompileTemplate.
+// Template is a path, body or message compiled once, ${NAME} substituted.
+// Read-only after CompileTemplate.
 type Template struct {
 	parts []templatePart
 }
@@ -127,9 +118,7 @@ type templatePart struct {
 	vals []string // kind 'v'
 }
 
-// CompileTemplate compiles s: ${NAME} becomes env[NAME] as literal text
-// (missing names stay), {n} and {var} placeholders; any other "{" stays
-// literal. A malformed "${" leaves s literal.
+// CompileTemplate compiles s; a malformed "${" leaves it literal.
 func CompileTemplate(s string, env map[string]string, vars map[string][]string) Template {
 	toks, bad := tokens(s)
 	if bad != "" {
@@ -167,9 +156,8 @@ func CompileTemplate(s string, env map[string]string, vars map[string][]string) 
 	return t
 }
 
-// AppendTo appends the template for the k-th request of its workload (k
-// from 0): {n} is k, {var} is vars[var][k mod len]. It does not allocate
-// when b has room.
+// AppendTo appends the k-th request's text (k from 0): {n} is k, {var} is
+// vars[var][k mod len]. It does not allocate when b has room.
 func (t *Template) AppendTo(b []byte, k int64) []byte {
 	for i := range t.parts {
 		p := &t.parts[i]
@@ -185,8 +173,7 @@ func (t *Template) AppendTo(b []byte, k int64) []byte {
 	return b
 }
 
-// Static reports whether t has no placeholder: every request gets the same
-// bytes (an operation may then encode them once).
+// Static reports whether every request gets the same bytes.
 func (t *Template) Static() bool {
 	for _, p := range t.parts {
 		if p.kind != 0 {

@@ -18,7 +18,6 @@ var (
 	methods       = []string{"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"}
 )
 
-// workloads decodes the workloads list and rejects duplicate names.
 func (d *decoder) workloads(f *fields) []Workload {
 	items := d.list(d.require(f, "workloads"), "workloads")
 	if d.ok() && len(items) == 0 {
@@ -128,7 +127,6 @@ func validHeaderName(s string) bool {
 	return true
 }
 
-// vars decodes vars: {name: [values...]}; each list holds at least one value.
 func (d *decoder) vars(n *yaml.Node, path string) map[string][]string {
 	if n == nil {
 		return nil
@@ -152,8 +150,7 @@ func (d *decoder) vars(n *yaml.Node, path string) map[string][]string {
 	return out
 }
 
-// checkVars requires every {var} in path and body to be declared in vars
-// (except the built-in {n}), and every declared var to be used.
+// checkVars requires every {var} but {n} declared and every declared var used.
 func (d *decoder) checkVars(f *fields, h *HTTP) {
 	if !d.ok() {
 		return
@@ -236,8 +233,7 @@ func (d *decoder) thresholds(n *yaml.Node, path string) Thresholds {
 	return t
 }
 
-// errorRate accepts a percent string ("0.1%"), a bare fraction in [0,1],
-// or none (no error-rate threshold: -1).
+// errorRate accepts a percent ("0.1%"), a fraction in [0,1], or none (-1).
 func (d *decoder) errorRate(n *yaml.Node, field string) float64 {
 	const want = `must be a percent such as "0.1%", a fraction in [0,1], or none`
 	s := d.scalar(n, field, "a percent")

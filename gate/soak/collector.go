@@ -16,7 +16,6 @@ import (
 // maxPartial bounds a kept partial line; longer is not a stats line.
 const maxPartial = 1 << 20
 
-// statsLine is what a Collector reads of a stats.jsonl line.
 type statsLine struct {
 	Time      time.Time `json:"time"`
 	Service   string    `json:"service"`
@@ -24,10 +23,8 @@ type statsLine struct {
 	MemBytes  int64     `json:"mem_bytes"`
 }
 
-// Collector keeps every memory sample of every process from the
-// stats.jsonl lines written to it; other input is skipped. Watched
-// processes are keyed by pid, services by name, the generator as
-// "loadgate". CPU comes from the samplers' summaries. Safe for concurrent use.
+// Collector keeps every process's memory samples from the stats.jsonl lines
+// written to it, other input skipped. Safe for concurrent use.
 type Collector struct {
 	mu      sync.Mutex
 	partial []byte
@@ -64,7 +61,7 @@ func (c *Collector) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Partial is how many bytes of an unfinished line c keeps (at most 1 MiB).
+// Partial is how many bytes of an unfinished line c keeps.
 func (c *Collector) Partial() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -100,7 +97,6 @@ type Estimated struct {
 	OK           bool // false: too few samples yet
 }
 
-// Estimates are the current growth estimates, in Processes' order.
 func (c *Collector) Estimates() []Estimated {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -112,7 +108,7 @@ func (c *Collector) Estimates() []Estimated {
 	return out
 }
 
-// sorted: services, then watched processes, then the generator; by name.
+// sorted orders services, then watched processes, then the generator; by name.
 func (c *Collector) sorted() []string {
 	names := append([]string(nil), c.order...)
 	rank := map[string]int{KindService: 0, KindPID: 1, KindGenerator: 2}
@@ -126,7 +122,6 @@ func (c *Collector) sorted() []string {
 }
 
 // Processes judges every sampled process against threshold (bytes/h).
-// A watched process that exited or left no sample is Inconclusive.
 func (c *Collector) Processes(threshold float64, stack *result.Stack, watched []procstat.Summary) []Process {
 	c.mu.Lock()
 	defer c.mu.Unlock()

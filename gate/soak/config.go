@@ -18,10 +18,8 @@ type Options struct {
 	Every    time.Duration // the samplers' interval
 }
 
-// NewConfig is the soak o asks for: its scenario (the judged phase's rate
-// held for o.Duration, within the operator's ceilings) and its leak
-// threshold. A scenario with faults is refused before anything; every
-// refusal is session.ErrUsage.
+// NewConfig is the soak o asks for; faults are refused before anything, and
+// every refusal is session.ErrUsage.
 func NewConfig(o Options) (Config, error) {
 	switch {
 	case o.Scenario == "":
@@ -50,8 +48,7 @@ func NewConfig(o Options) (Config, error) {
 	return Config{Base: base, Scenario: sc, Duration: o.Duration, ThresholdBytesPerHour: threshold, Every: o.Every}, nil
 }
 
-// refuseFaults refuses a scenario whose phases inject faults: a soak holds
-// one steady load, and a fault would read as memory growth.
+// refuseFaults refuses faults, which would read as memory growth.
 func refuseFaults(sc *scenario.Scenario) error {
 	if !sc.HasFaults() {
 		return nil

@@ -6,10 +6,8 @@ import (
 	"time"
 )
 
-// Schema is soak.json's schema.
 const Schema = "loadgate/soak/v1"
 
-// Process kinds.
 const (
 	KindService   = "service"   // a service of the stack (the Docker engine's stats)
 	KindGenerator = "generator" // loadgate itself
@@ -28,8 +26,7 @@ type Result struct {
 	RatePerS        float64   `json:"rate_per_s"`
 	SampleIntervalS float64   `json:"sample_interval_s"`
 	Interrupted     bool      `json:"interrupted"`
-	// Usable is false when the request side cannot be trusted or teardown was
-	// unclean (Unusable says why); then Verdict is not to be trusted.
+	// Usable is false when the request side or teardown cannot be trusted.
 	Usable                bool      `json:"usable"`
 	Unusable              []string  `json:"unusable,omitempty"`
 	ThresholdBytesPerHour float64   `json:"threshold_bytes_per_h"`
@@ -42,23 +39,19 @@ type Process struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
 	PID  int    `json:"pid,omitempty"`
-	// Exited: a --watch-pid process went away (or its PID was reused), seen
-	// at ExitedAt; its growth is Inconclusive (WhyExited).
-	Exited     bool      `json:"exited,omitempty"`
-	ExitedAt   time.Time `json:"exited_at,omitzero"`
-	CPUAvgPct  float64   `json:"cpu_avg_pct"` // percent of one core, from CPU-time deltas
-	CPUPeakPct float64   `json:"cpu_peak_pct"`
-	// FirstSampleAt is the first sample's time: t = 0 of Series.
-	FirstSampleAt time.Time `json:"first_sample_at,omitzero"`
-	MemFirst      int64     `json:"mem_first_bytes"`
-	MemLast       int64     `json:"mem_last_bytes"`
-	MemPeakBytes  int64     `json:"mem_peak_bytes"`
-	Growth        Growth    `json:"growth"`
-	// Series is memory over time for plotting, thinned to MaxSeries points.
-	Series []SeriesPoint `json:"series"`
+	// Exited: a --watch-pid process went away or its PID was reused.
+	Exited        bool          `json:"exited,omitempty"`
+	ExitedAt      time.Time     `json:"exited_at,omitzero"`
+	CPUAvgPct     float64       `json:"cpu_avg_pct"` // percent of one core, from CPU-time deltas
+	CPUPeakPct    float64       `json:"cpu_peak_pct"`
+	FirstSampleAt time.Time     `json:"first_sample_at,omitzero"` // t = 0 of Series
+	MemFirst      int64         `json:"mem_first_bytes"`
+	MemLast       int64         `json:"mem_last_bytes"`
+	MemPeakBytes  int64         `json:"mem_peak_bytes"`
+	Growth        Growth        `json:"growth"`
+	Series        []SeriesPoint `json:"series"` // thinned to MaxSeries points
 }
 
-// SeriesPoint is one plotted sample: seconds since the first, and memory.
 type SeriesPoint struct {
 	TS       float64 `json:"t_s"`
 	MemBytes int64   `json:"mem_bytes"`
@@ -67,7 +60,6 @@ type SeriesPoint struct {
 // MaxSeries bounds a Process's Series.
 const MaxSeries = 720
 
-// NewProcess judges points and summarises them as a Process.
 func NewProcess(name, kind string, pid int, points []Point, thresholdBytesPerHour float64) Process {
 	p := Process{Name: name, Kind: kind, PID: pid, Growth: Judge(points, thresholdBytesPerHour), Series: []SeriesPoint{}}
 	if len(points) == 0 {
@@ -82,7 +74,7 @@ func NewProcess(name, kind string, pid int, points []Point, thresholdBytesPerHou
 	return p
 }
 
-// SetExited marks p exited at at: Inconclusive for WhyExited, estimates kept.
+// SetExited marks p exited at at: Inconclusive, estimates kept.
 func (p *Process) SetExited(at time.Time) {
 	p.Exited, p.ExitedAt = true, at.UTC()
 	p.Growth.Verdict, p.Growth.Why = Inconclusive, []string{WhyExited}
@@ -91,8 +83,7 @@ func (p *Process) SetExited(at time.Time) {
 	}
 }
 
-// Thin keeps at most n (>= 2) of the sorted points, evenly spaced by index,
-// first and last included.
+// Thin keeps at most n (>= 2) of the sorted points, evenly spaced, ends included.
 func Thin(points []Point, n int) []SeriesPoint {
 	n = max(n, 2)
 	if len(points) == 0 {
@@ -116,8 +107,8 @@ func Thin(points []Point, n int) []SeriesPoint {
 	return out
 }
 
-// Overall is Leak when any process leaks, else Inconclusive when any is
-// (or none exists), else Stable.
+// Overall is Leak when any process leaks, else Inconclusive when any is or
+// there is none, else Stable.
 func Overall(ps []Process) Verdict {
 	v := Stable
 	if len(ps) == 0 {
@@ -134,18 +125,14 @@ func Overall(ps []Process) Verdict {
 	return v
 }
 
-// Encode writes r as indented JSON.
 func (r *Result) Encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
 
-// ExitCode is the soak's exit code, from its result as data: 3 when it is
-// unusable or was interrupted (what was measured is kept, but it is not a
-// soak of the duration asked for), else 0 when every process is stable,
-// else 1 (a leak, or inconclusive: a soak that concluded nothing is not a
-// pass).
+// ExitCode is 3 when the soak is unusable or was interrupted, 0 when every
+// process is stable, else 1: a soak that concluded nothing is not a pass.
 func (s *Result) ExitCode() int {
 	switch {
 	case !s.Usable || s.Interrupted:

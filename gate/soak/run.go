@@ -15,10 +15,8 @@ import (
 // MaxHours bounds a soak's duration (scenario.MaxCells bounds it further).
 const MaxHours = 10000
 
-// Scenario is base with the judged phase's rate held for d, one phase per
-// hour of the soak's clock; ceilings are rechecked (refused, never
-// clamped) and the hash is the soak's own. Faults are refused: they would
-// read as memory growth.
+// Scenario is base with the judged phase's rate held for d, one phase per hour,
+// ceilings rechecked and its own hash.
 func Scenario(base *scenario.Scenario, d time.Duration) (*scenario.Scenario, error) {
 	if base.HasFaults() {
 		return nil, fmt.Errorf("%s: the scenario injects faults: a soak holds one steady load", base.File)
@@ -55,8 +53,7 @@ func Scenario(base *scenario.Scenario, d time.Duration) (*scenario.Scenario, err
 	return &sc, nil
 }
 
-// Usable says whether the request side can be trusted (result.Check), and
-// why not.
+// Usable says whether the request side can be trusted, and why not.
 func Usable(res *result.Result) (bool, []string) {
 	var why []string
 	if !res.Usable {
@@ -69,18 +66,13 @@ func Usable(res *result.Result) (bool, []string) {
 	return len(why) == 0, why
 }
 
-// Sampler samples a soak's processes (services or --watch-pid processes,
-// plus the generator) into its Collector.
+// Sampler samples a soak's processes into its Collector from warmup after t0.
 type Sampler interface {
-	// Start prepares sampling, which begins warmup after the t0 it is told.
 	Start(ctx context.Context, warmup time.Duration) (started func(t0 time.Time), err error)
-	// Finish stops sampling and completes res, teardown included (res nil:
-	// only stop). It returns watched processes' summaries; its error is a
-	// warning.
+	// Finish stops sampling and completes res (nil: only stop); its error is a warning.
 	Finish(res *result.Result) (watched []procstat.Summary, err error)
 }
 
-// Config is a soak to hold.
 type Config struct {
 	Base                  *scenario.Scenario // as loaded: its judged phase's rate is held
 	Scenario              *scenario.Scenario // Scenario(Base, Duration), checked against the operator's limits
@@ -91,20 +83,16 @@ type Config struct {
 
 // Deps are a soak's ways to the world; the Sampler writes to Collector.
 type Deps struct {
-	Sampler Sampler
-	// Runner runs the soak's load with Spec.
+	Sampler   Sampler
 	Runner    session.Runner
 	Spec      session.Spec
 	Collector *Collector
-	// Progress, when set, gets each snapshot with the current estimates.
-	Progress func(p load.Progress, estimates []Estimated)
-	Warn     func(format string, a ...any) // a figure lost (a stats file); nil: dropped
+	Progress  func(p load.Progress, estimates []Estimated) // nil: none
+	Warn      func(format string, a ...any)                // a figure lost (a stats file); nil: dropped
 }
 
-// Run holds the load while its processes are sampled, then judges each
-// process's memory; the result comes back completed. The Sampler is
-// finished on every return. Errors are the Runner's as is, or Start's
-// wrapped.
+// Run holds the load while its processes are sampled, then judges their memory.
+// The Sampler is finished on every return.
 func Run(ctx context.Context, cfg Config, d Deps) (*Result, *result.Result, error) {
 	started, err := d.Sampler.Start(ctx, cfg.Scenario.Warmup)
 	if err != nil {

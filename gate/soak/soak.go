@@ -1,11 +1,7 @@
-// Package soak holds and judges a soak: a steady load held for long while
-// each process's memory is sampled every second. The judgement is pure.
-//
-// Growth is judged on the window after the first quarter (a warm-up ramp
-// is not a leak) by two estimates that fail differently: the least-squares
-// slope, and the change between the first and last quartiles' medians.
-// A process leaks when both exceed the threshold; too few samples or too
-// short a window is Inconclusive.
+// Package soak holds a steady load for long while each process's memory is
+// sampled, and judges its growth after the first quarter (a warm-up ramp is not
+// a leak) by two estimates that fail differently: the least-squares slope and
+// the quartile medians' change. A process leaks when both exceed the threshold.
 package soak
 
 import (
@@ -14,9 +10,8 @@ import (
 	"time"
 )
 
-// DefaultThresholdBytesPerHour is --leak-threshold's default: 32 MiB/h,
-// enough to fill a 1 GiB container in a day or two, and above what heap
-// noise reads as over the shortest window that may conclude (MinWindow).
+// DefaultThresholdBytesPerHour fills a 1 GiB container in a day or two and is
+// above heap noise over MinWindow.
 const DefaultThresholdBytesPerHour = 32 << 20
 
 // The least a window must hold for a verdict other than Inconclusive.
@@ -25,7 +20,6 @@ const (
 	MinWindow  = 5 * time.Minute
 )
 
-// Reason codes of Growth.Why.
 const (
 	WhyNoSamples     = "no_samples"       // nothing was sampled
 	WhyShortWindow   = "window_too_short" // the window after the first quarter is under MinWindow
@@ -36,7 +30,6 @@ const (
 	WhyExited        = "exited"           // the process went away during the soak (Process.ExitedAt)
 )
 
-// Verdict is a process's growth verdict.
 type Verdict string
 
 const (
@@ -52,10 +45,8 @@ type Point struct {
 
 // Growth is the judgement of one process's memory over a soak.
 type Growth struct {
-	Verdict Verdict `json:"verdict"`
-	// Why are reason codes: for Inconclusive the minimum missed, else which
-	// estimates exceeded the threshold.
-	Why []string `json:"why"`
+	Verdict Verdict  `json:"verdict"`
+	Why     []string `json:"why"` // the minimums missed, or the estimates over the threshold
 
 	ThresholdBytesPerHour float64 `json:"threshold_bytes_per_h"`
 	Samples               int     `json:"samples"`        // all samples
@@ -63,19 +54,16 @@ type Growth struct {
 	WindowStartS          float64 `json:"window_start_s"` // from the first sample
 	WindowS               float64 `json:"window_s"`       // the judged window's length
 
-	// The two estimates, bytes per hour (0 when Inconclusive for want of samples).
+	// Bytes per hour; 0 when too few samples.
 	SlopeBytesPerHour    float64 `json:"slope_bytes_per_h"`
 	QuartileBytesPerHour float64 `json:"quartile_bytes_per_h"`
 	FirstQuartileMedian  int64   `json:"first_quartile_median_bytes"`
 	LastQuartileMedian   int64   `json:"last_quartile_median_bytes"`
 
-	// ExitedAfterS: when an exited process (WhyExited) was seen gone, from its
-	// first sample.
-	ExitedAfterS float64 `json:"exited_after_s,omitempty"`
+	ExitedAfterS float64 `json:"exited_after_s,omitempty"` // from the first sample
 }
 
-// Judge judges points (any order) against thresholdBytesPerHour (≤ 0:
-// DefaultThresholdBytesPerHour).
+// Judge judges points (any order) against thresholdBytesPerHour (≤ 0: the default).
 func Judge(points []Point, thresholdBytesPerHour float64) Growth {
 	if thresholdBytesPerHour <= 0 {
 		thresholdBytesPerHour = DefaultThresholdBytesPerHour
@@ -130,8 +118,7 @@ func Judge(points []Point, thresholdBytesPerHour float64) Growth {
 	return g
 }
 
-// Estimate is the least-squares slope (bytes/h) after the first quarter,
-// for a progress line; ok is false under 2 samples. Not a verdict.
+// Estimate is the slope after the first quarter for a progress line, not a verdict.
 func Estimate(points []Point) (bytesPerHour float64, ok bool) {
 	if len(points) < 2 {
 		return 0, false
@@ -145,7 +132,6 @@ func Estimate(points []Point) (bytesPerHour float64, ok bool) {
 	return slopePerHour(points[i:]), true
 }
 
-// slopePerHour is the least-squares slope of ps (>= 2, sorted), bytes/h.
 func slopePerHour(ps []Point) float64 {
 	t0 := ps[0].Time
 	var sx, sy float64
@@ -167,8 +153,8 @@ func slopePerHour(ps []Point) float64 {
 	return sxy / sxx
 }
 
-// quartileRate is the difference of the first and last quartiles' medians
-// of ps (>= 4, sorted) over the time between their middles, bytes/h.
+// quartileRate is the change of the first and last quartiles' medians of ps
+// (>= 4, sorted) over the time between their middles, bytes/h.
 func quartileRate(ps []Point) (perHour float64, first, last int64) {
 	q := len(ps) / 4
 	a, b := ps[:q], ps[len(ps)-q:]

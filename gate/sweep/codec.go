@@ -13,8 +13,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Encode writes sw as indented JSON, contract nils as [] and {}; it refuses
-// what Decode would, so every file it writes reads back.
+// Encode writes sw as indented JSON, nils as [] and {}; it refuses what Decode
+// would, so every file it writes reads back.
 func (sw *Sweep) Encode(w io.Writer) error {
 	if sw == nil {
 		return errors.New("sweep: encode: nil sweep")
@@ -34,8 +34,7 @@ func (sw *Sweep) Encode(w io.Writer) error {
 	return err
 }
 
-// Decode reads one sweep.json, refusing unknown fields, another schema,
-// trailing data and self-contradicting numbers; errors name the field.
+// Decode reads one sweep.json strictly; errors name the field.
 func Decode(rd io.Reader) (*Sweep, error) {
 	data, err := io.ReadAll(io.LimitReader(rd, maxFile+1))
 	if err != nil {
@@ -66,10 +65,9 @@ func Decode(rd io.Reader) (*Sweep, error) {
 	return n, nil
 }
 
-// maxFile bounds what Decode reads (a sweep of MaxSteps steps is far below).
 const maxFile = 16 << 20
 
-// WriteFile writes sw to path via internal/outfile (rename, no symlinks).
+// WriteFile writes sw to path via internal/outfile.
 func (sw *Sweep) WriteFile(path string) error {
 	var buf bytes.Buffer
 	if err := sw.Encode(&buf); err != nil {
@@ -167,7 +165,6 @@ func stepRate(field string, r *float64, steps []Step, held bool) error {
 	return fmt.Errorf("%s: %v is not the rate of a step", field, *r)
 }
 
-// normalized is a copy of sw whose nil lists and maps are empty ones.
 func normalized(sw *Sweep) *Sweep {
 	n := *sw
 	if n.Rates == nil {

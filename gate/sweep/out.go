@@ -9,10 +9,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// PrepareOut prepares a sweep's results directory: refused when it
-// already holds a sweep or a run's result, unless force, which also
-// clears the steps of the sweep it replaces. Refusals are
-// session.ErrUsage.
+// PrepareOut refuses a results directory holding a sweep or a run's result
+// unless force, which also clears the old steps. Refusals are session.ErrUsage.
 func PrepareOut(out string, force bool) error {
 	if !force {
 		if _, err := os.Lstat(filepath.Join(out, "sweep.json")); err == nil {

@@ -10,8 +10,7 @@ import (
 	"github.com/loadgate/loadgate/gate/session"
 )
 
-// StepRefusedError is a step of the stairs whose scenario the ceilings
-// refuse: step Step (from 1) at Rate req/s, and why.
+// StepRefusedError is a step (from 1) whose scenario the ceilings refuse.
 type StepRefusedError struct {
 	Step int
 	Rate float64
@@ -24,9 +23,9 @@ func (e *StepRefusedError) Error() string {
 
 func (e *StepRefusedError) Unwrap() error { return e.Err }
 
-// NewPlan reads rates ("": DefaultRates) and builds every step's scenario
-// (step 0: the judged phase's duration; warmup < 0: the scenario's). Errors
-// are ErrUsage; a rate above the ceilings is a *StepRefusedError.
+// NewPlan builds every step's scenario (rates "": DefaultRates; step 0 and
+// warmup < 0: the scenario's). Errors are ErrUsage; a refused step's wraps a
+// *StepRefusedError.
 func NewPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, limits scenario.OperatorLimits) (Plan, error) {
 	var p Plan
 	var err error
@@ -62,7 +61,7 @@ func NewPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, li
 	return p, nil
 }
 
-// FactorsText is DefaultFactors as a flag's help states them: "0.25, 0.5, 1, ...".
+// FactorsText is DefaultFactors for a flag's help: "0.25, 0.5, 1, ...".
 func FactorsText() string {
 	parts := make([]string, len(DefaultFactors))
 	for i, f := range DefaultFactors {

@@ -22,36 +22,27 @@ type Plan struct {
 	Scenarios    []*scenario.Scenario
 }
 
-// Stack is the stack under load for the whole sweep; nil in Deps is plain
-// mode (nothing to sample).
+// Stack is the stack under load for the whole sweep.
 type Stack interface {
-	// Sample samples the stack into dir after warmup; start gets the
-	// schedule's t0, stop fills the result's stack figures.
+	// Sample samples into dir from warmup after start's t0; stop fills the result.
 	Sample(ctx context.Context, dir string, warmup time.Duration) (start func(t0 time.Time), stop func(*result.Result) error, err error)
-	// Down tears the stack down on a context of its own.
-	Down() (time.Duration, error)
-	// Topology is the stack's topology, pinning verified at step start.
-	Topology() result.Topology
+	Down() (time.Duration, error) // on a context of its own
+	Topology() result.Topology    // pinning verified at step start
 }
 
 type Deps struct {
-	Stack Stack // nil: plain mode
-	// Runner runs each step's warm-up and judged phase.
+	Stack  Stack // nil: plain mode
 	Runner session.Runner
 	Spec   session.Spec
-	// Starting is called before step k of n; Measured after each step, to
-	// write and report it (an error ends the sweep). Either may be nil.
+	// Starting is called before step k of n; Measured after each, its error ending the sweep.
 	Starting func(k, n int, rate float64)
 	Measured func(dir string, s Step, res *result.Result, v verdict.Verdict) error
 	Warn     func(format string, a ...any) // a figure lost (a stats file); nil: dropped
 	Now      func() time.Time              // default time.Now
 }
 
-// Run runs plan's steps in order under out/steps/NN-RATE/, until the step
-// after the first that does not hold (Next). An interrupted step is kept
-// and ends the sweep. The stack is torn down on every return, then the
-// sweep is concluded. Errors come with the sweep so far: the Runner's as
-// is, the sweep's own wrapped.
+// Run runs plan's steps under out/steps/NN-RATE/ until Next says stop; an
+// interrupted step is kept and ends the sweep. The stack is torn down on every return.
 func Run(ctx context.Context, base *scenario.Scenario, plan Plan, out string, startedAt time.Time, d Deps) (sw *Sweep, err error) {
 	now := d.Now
 	if now == nil {
@@ -106,7 +97,6 @@ func Run(ctx context.Context, base *scenario.Scenario, plan Plan, out string, st
 	return sw, nil
 }
 
-// newSweep is the sweep of plan before its first step.
 func newSweep(base *scenario.Scenario, plan Plan, startedAt time.Time) *Sweep {
 	return &Sweep{
 		Schema: Schema, StartedAt: startedAt.UTC(), Rates: plan.Rates,
@@ -117,7 +107,6 @@ func newSweep(base *scenario.Scenario, plan Plan, startedAt time.Time) *Sweep {
 	}
 }
 
-// finish tears the stack down (noting a failure) and concludes sw.
 func (d Deps) finish(sw *Sweep, now func() time.Time) {
 	if d.Stack != nil {
 		if _, derr := d.Stack.Down(); derr != nil {
@@ -128,12 +117,10 @@ func (d Deps) finish(sw *Sweep, now func() time.Time) {
 	Conclude(sw)
 }
 
-// errStats marks a step whose stack samplers did not start.
 var errStats = errors.New("sweep: stats")
 
-// measure runs one step's load into stepDir, the stack's samplers (if
-// any) starting at its t0 + warm-up and filling its result. An error is
-// the Runner's as is, or wraps errStats.
+// measure runs one step's load into stepDir, with the stack's samplers if any;
+// a sampler that did not start is an errStats.
 func (d Deps) measure(ctx context.Context, ssc *scenario.Scenario, stepDir string) (*result.Result, error) {
 	var started []func(time.Time)
 	var stop func(*result.Result) error

@@ -21,8 +21,7 @@ var DefaultFactors = []float64{0.25, 0.5, 1, 2, 4, 8}
 // ErrRates is wrapped by every error about the stairs asked for.
 var ErrRates = errors.New("bad rates")
 
-// ParseRates reads --rates: req/s, comma-separated, finite, > 0, strictly
-// increasing, at most MaxSteps.
+// ParseRates reads --rates: req/s, comma-separated, increasing, at most MaxSteps.
 func ParseRates(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("%w: no rate given", ErrRates)
@@ -59,10 +58,8 @@ func DefaultRates(sc *scenario.Scenario) ([]float64, error) {
 	return out, nil
 }
 
-// StepScenario is sc's judged phase at a constant rate for dur, after a
-// warm-up at that rate, hash recomputed; sc is not modified. A rate above
-// the ceilings or limits is refused (wrapping scenario.ErrCeiling), never
-// clamped.
+// StepScenario is sc's judged phase at rate for dur after a warm-up at that
+// rate, sc unmodified. A rate above the ceilings is refused, never clamped.
 func StepScenario(sc *scenario.Scenario, rate float64, dur, warmup time.Duration, limits scenario.OperatorLimits) (*scenario.Scenario, error) {
 	jp, ok := sc.JudgedPhase()
 	if !ok {
@@ -87,8 +84,8 @@ func StepScenario(sc *scenario.Scenario, rate float64, dur, warmup time.Duration
 	return &c, nil
 }
 
-// Next says whether the sweep goes on: not after an interrupted or
-// unusable step, nor after the one following the first that did not hold.
+// Next says whether the sweep goes on: not after an interrupted or unusable
+// step, nor after the one following the first that did not hold.
 func Next(steps []Step) bool {
 	for i, s := range steps {
 		if s.Interrupted || !s.Usable {
@@ -101,10 +98,8 @@ func Next(steps []Step) bool {
 	return true
 }
 
-// Conclude sets each failing step's Manner, then SustainableRate,
-// DegradesAt and the sweep's Manner (collapse when the next step collapsed;
-// unknown when the generator fell behind on its own). Interrupted and
-// unusable steps are never a degradation.
+// Conclude sets each failing step's Manner, then SustainableRate, DegradesAt and
+// the sweep's Manner. Interrupted and unusable steps are never a degradation.
 func Conclude(sw *Sweep) {
 	sw.SustainableRate, sw.DegradesAt, sw.Manner, sw.MannerStep = nil, nil, "", 0
 	for i := range sw.Steps {
@@ -141,24 +136,17 @@ func Conclude(sw *Sweep) {
 }
 
 const (
-	// CollapseShare: goodput below this share of an earlier step's best is a
-	// collapse (10% for the window edges' noise).
+	// CollapseShare of an earlier step's best goodput; 10% for the window edges' noise.
 	CollapseShare = 0.9
-	// LatencyGrowth: a p95 above this factor of the reference step's (plus
-	// LatencySlackMS) is latency growth.
+	// LatencyGrowth × the reference step's p95 + LatencySlackMS.
 	LatencyGrowth  = 2.0
 	LatencySlackMS = 1.0
-	// OwnLatenessStall: a lagging generator stalled at max_in_flight for at
-	// most this share of the window fell behind on its own.
+	// OwnLatenessStall: stalled for at most this share, the generator lagged on its own.
 	OwnLatenessStall = 0.01
 )
 
-// Classify names how s (a step that did not hold) gave out, first match:
-// generator behind schedule (barely stalled: its own lateness); collapse;
-// errors outnumbering refusals and timeouts; queueing (timeouts, lagging
-// completions, latency threshold or growth); honest refusal (fast
-// refusals, flat latency); errors; generator behind schedule after
-// waiting at max_in_flight. "" when it held or none applies.
+// Classify names how s, a step that did not hold, gave out: the first manner
+// that matches, "" when none does.
 func Classify(prev []Step, s Step) Manner {
 	if s.Held {
 		return ""
@@ -216,8 +204,6 @@ func latencyCheckFailed(s Step) bool {
 	return false
 }
 
-// latencyGrew: some workload's p95 exceeds LatencyGrowth × ref's +
-// LatencySlackMS.
 func latencyGrew(ref *Step, s Step) bool {
 	if ref == nil {
 		return false

@@ -11,24 +11,22 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// CompletionsShare: a step holds only with at least this share of its
-// offered requests completed inside the window.
+// CompletionsShare: a step holds only with this share of its offered requests
+// completed inside the window.
 const CompletionsShare = 0.9
 
 // StepInput is what one step ran and measured.
 type StepInput struct {
-	Number int
-	Rate   float64
-	Result string // path of its result.json, relative to the sweep's directory
-	Res    *result.Result
-	// Verdict is verdict.Thresholds(Res): the scenario's thresholds judged.
-	Verdict verdict.Verdict
-	// Floor is the least an unfinished request waited: min(timeout, drain).
-	Floor time.Duration
+	Number  int
+	Rate    float64
+	Result  string // path of its result.json, relative to the sweep's directory
+	Res     *result.Result
+	Verdict verdict.Verdict // verdict.Thresholds(Res)
+	Floor   time.Duration   // the least an unfinished request waited: min(timeout, drain)
 }
 
-// NewStep turns a step's result (non-nil) and verdict into a Step and
-// decides whether it held; it fails only on an undecodable histogram.
+// NewStep turns a step's result and verdict into a Step and decides whether it
+// held; it fails only on an undecodable histogram.
 func NewStep(in StepInput) (Step, error) {
 	r := in.Res
 	if r == nil {
@@ -124,9 +122,8 @@ func newWorkload(w result.Workload, floor time.Duration) (Workload, error) {
 	return out, nil
 }
 
-// Accounting computes nearest-rank p50/p95/p99 over h's successes (µs)
-// plus unfinished requests that each waited at least floor; a rank among
-// the unfinished is the lower bound floor (Over set). No requests: Count 0.
+// Accounting is nearest-rank p50/p95/p99 (µs) over h's successes and the
+// unfinished requests, which each waited at least floor (a rank among them: floor, Over set).
 func Accounting(h *hdrhistogram.Histogram, unfinished int64, floor time.Duration) Accounted {
 	var n int64
 	if h != nil {
@@ -157,8 +154,7 @@ func nearestRank(q float64, n int64) int64 {
 	return max((n*pm+999)/1000, 1)
 }
 
-// failureKinds splits failures into fast refusals, unfinished (timeouts)
-// and the rest.
+// failureKinds splits failures into fast refusals, timeouts and the rest.
 func failureKinds(failures map[string]int64) (refused, slow, other int64) {
 	for c, n := range failures {
 		switch c {
