@@ -45,6 +45,7 @@ func betaInc(x, a, b float64) float64 {
 	return 1 - front*betaCF(1-x, b, a)/b
 }
 
+// betaCF evaluates the continued fraction of betaInc by modified Lentz.
 func betaCF(x, a, b float64) float64 {
 	const tiny = 1e-300
 	qab, qap, qam := a+b, a+1, a-1
@@ -54,31 +55,24 @@ func betaCF(x, a, b float64) float64 {
 	}
 	d = 1 / d
 	h := d
+	// step takes one term aa into c and d and returns the factor for h.
+	step := func(aa float64) float64 {
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		return d * c
+	}
 	for m := 1; m <= 10000; m++ {
 		fm := float64(m)
 		m2 := 2 * fm
-		aa := fm * (b - fm) * x / ((qam + m2) * (a + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		aa = -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
+		h *= step(fm * (b - fm) * x / ((qam + m2) * (a + m2)))
+		del := step(-(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2)))
 		h *= del
 		if math.Abs(del-1) < 1e-15 {
 			break
