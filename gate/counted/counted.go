@@ -1,9 +1,6 @@
-// Package counted reads what the stack's services counted themselves: each
-// scenario count: is a Prometheus counter scraped at every phase start and
-// after the drain, so each phase's increase sits beside what the generator
-// sent. A request in flight at a boundary may count in the next phase; a
-// reset (a counter that went down, or a new process_start_time_seconds)
-// or a failed read leaves its spans not measured.
+// Package counted scrapes each scenario count: (a Prometheus counter) at
+// every phase start and after the drain, beside what the generator sent; a
+// reset or a failed read leaves a span not measured.
 package counted
 
 import (
@@ -33,25 +30,19 @@ const (
 	MaxSeries   = 10000   // matching series summed
 )
 
-// ErrExposition is wrapped by Decode's errors about what a service sent (not
-// about reaching it).
+// ErrExposition wraps Decode's errors about what a service sent.
 var ErrExposition = errors.New("metrics")
 
-// Reading is a selector's value at one moment: the sum over matched series,
-// and each series' value.
+// Reading is a selector's value at one moment: the sum and each series'.
 type Reading struct {
-	Value  float64
-	Series map[string]float64 // by the series' labels, sorted, as name="value",...
-	// Started is process_start_time_seconds (0 when absent); a change is a
-	// restart.
-	Started float64
+	Value   float64
+	Series  map[string]float64 // by the series' labels, sorted, as name="value",...
+	Started float64            // process_start_time_seconds (0: absent); a change is a restart
 }
 
 const startMetric = "process_start_time_seconds"
 
-// Decode reads sel from a metrics page in the text exposition format: the
-// sum of sel.Name's series whose labels include sel.Labels. The metric must
-// be a counter (or untyped) with finite values >= 0; one absent reads 0.
+// Decode sums sel's series (counter or untyped, finite, >= 0) in a text-format page.
 func Decode(r io.Reader, sel scenario.Selector) (Reading, error) {
 	lr := &io.LimitedReader{R: r, N: MaxBytes + 1}
 	p := expfmt.NewTextParser(model.LegacyValidation)
@@ -101,8 +92,7 @@ func Decode(r io.Reader, sel scenario.Selector) (Reading, error) {
 	return rd, nil
 }
 
-// matches: m has every label of sel; as in PromQL, label="" matches a series
-// without it.
+// matches: as in PromQL, label="" also matches a series without the label.
 func matches(m *dto.Metric, sel scenario.Selector) bool {
 	for _, want := range sel.Labels {
 		got := ""
@@ -128,8 +118,7 @@ func seriesKey(m *dto.Metric) string {
 	return strings.Join(parts, ",")
 }
 
-// Scrape gets http://addr+path within ReadTimeout and Decodes sel. The GET
-// (stackget) connects to addr only: no proxy, no redirect, at most MaxBytes.
+// Scrape GETs http://addr+path (addr only: no proxy, no redirect) and Decodes sel.
 func Scrape(ctx context.Context, addr, path string, sel scenario.Selector) (Reading, error) {
 	page, err := stackget.Get(ctx, addr, path, stackget.Request{Accept: "text/plain;version=0.0.4", MaxBytes: MaxBytes, Timeout: ReadTimeout})
 	if err != nil {
@@ -147,8 +136,7 @@ func Scrape(ctx context.Context, addr, path string, sel scenario.Selector) (Read
 	return rd, nil
 }
 
-// increase is after − before, and whether the counter reset in between (a
-// restart, a series that went down or vanished).
+// increase is after − before, or reset if the process restarted or a series fell.
 func increase(before, after Reading) (inc float64, reset bool) {
 	if before.Started != 0 && after.Started != 0 && before.Started != after.Started {
 		return 0, true

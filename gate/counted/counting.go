@@ -14,18 +14,15 @@ import (
 	"github.com/loadgate/loadgate/gate/stub"
 )
 
-// LabelStub marks a service as a `loadgate stub`; its value is the stub's
-// port. A run states the stub's configuration in the report.
+// LabelStub marks a `loadgate stub` service; its value is the stub's port.
 const LabelStub = "io.loadgate.stub"
 
-// Resolver resolves a service:port of loadgate's stack to an address,
-// waiting for the port (compose's Stack.Target).
+// Resolver resolves a stack's service:port to an address (Stack.Target).
 type Resolver interface {
 	Target(ctx context.Context, serviceColonPort string) (addr, path string, err error)
 }
 
-// RefusedError is a count naming a service:port the stack does not allow
-// (exit 2); its message names the file and line.
+// RefusedError is a count naming a service:port the stack disallows (exit 2).
 type RefusedError struct{ err error }
 
 func (e *RefusedError) Error() string { return e.err.Error() }
@@ -37,18 +34,14 @@ type Addrs struct {
 	whys  []string // why a count's port was not reached
 }
 
-// ResolveOptions says how Resolve judges a count it cannot resolve.
+// ResolveOptions: with UnreachedOK, a count whose port refuses connections is
+// not reached rather than an error (a gate's base may predate the counter).
 type ResolveOptions struct {
-	// Refused is the Resolver's error for a disallowed service:port.
-	Refused error
-	// UnreachedOK records a port that accepts no connection as not reached (a
-	// gate's base may predate the counter) instead of failing.
+	Refused     error // the Resolver's error for a disallowed service:port
 	UnreachedOK bool
 }
 
-// Resolve resolves the scenario's counts, each service:port once. A
-// disallowed one is a *RefusedError; an unreachable one an error unless
-// o.UnreachedOK.
+// Resolve resolves sc's counts, each service:port once (disallowed: *RefusedError).
 func Resolve(ctx context.Context, sc *scenario.Scenario, r Resolver, o ResolveOptions) (Addrs, error) {
 	names, counts := sc.Counts()
 	var ca Addrs
@@ -79,8 +72,7 @@ func Resolve(ctx context.Context, sc *scenario.Scenario, r Resolver, o ResolveOp
 	return ca, nil
 }
 
-// Stubs reads the stated configuration of every service labelled LabelStub,
-// sorted by service; one that cannot be read is not measured, and warned of.
+// Stubs reads each LabelStub service's configuration; one unread is warned of.
 func Stubs(ctx context.Context, labels map[string]map[string]string, r Resolver, warn func(service, why string)) []result.Stub {
 	var names []string
 	for name, l := range labels {
@@ -117,9 +109,8 @@ func Stubs(ctx context.Context, labels map[string]map[string]string, r Resolver,
 	return out
 }
 
-// Counting is what one load reads from the services: counts and stub
-// configurations. One goroutine calls Started's listener, then Finish or
-// Stop. A nil *Counting does nothing.
+// Counting is what one load reads from the services. One goroutine calls
+// Started's listener, then Finish or Stop; a nil *Counting does nothing.
 type Counting struct {
 	reader    *Reader
 	stubs     []result.Stub
@@ -127,15 +118,13 @@ type Counting struct {
 	unreached []unreachedC // counts whose port accepted no connection
 }
 
-// unreachedC is a count whose port could not be reached: not measured.
 type unreachedC struct {
 	workload string
 	count    *scenario.Count
 	why      string
 }
 
-// Plain is the counting of a plain run (--target URL): no stack to ask, so
-// every count is not measured.
+// Plain is the counting of a --target URL run: every count is not measured.
 func Plain(sc *scenario.Scenario) *Counting {
 	names, counts := sc.Counts()
 	c := &Counting{}
@@ -167,8 +156,7 @@ func New(sc *scenario.Scenario, ca Addrs, stubs []result.Stub) *Counting {
 	return c
 }
 
-// Started returns the listener timing the reads on the schedule's t0; nil
-// when there is nothing to read.
+// Started returns the listener timing the reads on t0; nil if none to read.
 func (c *Counting) Started(ctx context.Context) func(time.Time) {
 	if c == nil || c.reader == nil {
 		return nil
@@ -176,8 +164,7 @@ func (c *Counting) Started(ctx context.Context) func(time.Time) {
 	return func(t0 time.Time) { c.reader.Start(ctx, t0) }
 }
 
-// Stop ends the reads of a load that returns without Finish, so none
-// outlives the stack.
+// Stop ends the reads of a load that returns without Finish.
 func (c *Counting) Stop() {
 	if c != nil && c.reader != nil {
 		c.reader.Stop()
@@ -205,8 +192,7 @@ func (c *Counting) Finish(ctx context.Context, res *result.Result) {
 	}
 }
 
-// counted is u as the result states it: every span not measured, beside
-// what was sent toward it.
+// counted is u as the result states it: not measured, beside what was sent.
 func (u unreachedC) counted(res *result.Result) result.Counted {
 	c := result.Counted{Workload: u.workload, Service: u.count.Service, Port: u.count.Port, Path: u.count.Path,
 		Metric: u.count.Metric.String(), Phases: []result.CountedSpan{}, Total: result.CountedSpan{Phase: result.TotalSpan, NotMeasured: u.why}}

@@ -10,8 +10,7 @@ import (
 	"github.com/loadgate/loadgate/internal/ctxwait"
 )
 
-// Probe is one count to read, the scenario's (Workload "") or a workload's,
-// at Addr.
+// Probe is one count to read at Addr: the scenario's (Workload "") or a workload's.
 type Probe struct {
 	Workload string
 	Count    *scenario.Count
@@ -20,12 +19,10 @@ type Probe struct {
 
 // Options are a Reader's test seams; the zero value is the real thing.
 type Options struct {
-	// Wait blocks until t or ctx ends (nil: a timer); Now is the clock.
 	Wait func(ctx context.Context, t time.Time) error
 	Now  func() time.Time
 }
 
-// read is every probe's reading at one moment (err per probe).
 type read struct {
 	at   time.Time
 	done bool
@@ -33,9 +30,8 @@ type read struct {
 	err  []error
 }
 
-// Reader reads a scenario's counts at its phase boundaries during one run.
-// Use it from one goroutine: NewReader, Start, then Finish, or Stop when the
-// load failed, so that no read outlives the stack.
+// Reader reads a scenario's counts at its phase boundaries. Use it from one
+// goroutine: Start, then Finish, or Stop when the load failed.
 type Reader struct {
 	sc     *scenario.Scenario
 	probes []Probe
@@ -60,9 +56,8 @@ func NewReader(sc *scenario.Scenario, probes []Probe, opt Options) *Reader {
 	return &Reader{sc: sc, probes: probes, opt: opt, reads: make([]read, len(sc.Phases)+1)}
 }
 
-// Start reads every probe at each phase's scheduled start from t0 on, on
-// its own goroutine, and returns at once. Finish ends the waits; Stop or
-// ctx also ends a read in progress.
+// Start reads every probe at each phase's scheduled start, on its own
+// goroutine; Stop or ctx also ends a read in progress, Finish does not.
 func (r *Reader) Start(ctx context.Context, t0 time.Time) {
 	var rctx, wctx context.Context
 	rctx, r.stop = context.WithCancel(ctx)
@@ -97,8 +92,7 @@ func (r *Reader) readAll(ctx context.Context, k int) {
 	r.mu.Unlock()
 }
 
-// Stop ends Start's goroutine and waits for it, keeping the reads made. It
-// is a no-op before Start, when repeated, or after Finish.
+// Stop ends Start's goroutine, keeping its reads; a no-op if none runs.
 func (r *Reader) Stop() {
 	if r.stop != nil {
 		r.stop()
@@ -106,8 +100,7 @@ func (r *Reader) Stop() {
 	}
 }
 
-// Finish reads after the drain, ends Start's goroutine and returns one
-// result.Counted per probe beside what res says was sent.
+// Finish reads after the drain and returns each probe's counts beside what was sent.
 func (r *Reader) Finish(ctx context.Context, res *result.Result) []result.Counted {
 	if r.cancel != nil {
 		r.cancel()

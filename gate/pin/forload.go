@@ -6,20 +6,15 @@ import (
 	"strings"
 )
 
-// Load is the generator's scheduling for one load under --load-priority.
-// It belongs to the goroutine that ran ForLoad; Lower is idempotent.
+// Load is the generator's scheduling for one load, owned by ForLoad's
+// goroutine. Why says why it was not raised or read, or by what right.
 type Load struct {
-	// Scheduling is as read back ("" if unreadable); Why says why it was not
-	// raised or not read, or, raised as a user other than root, by what
-	// right (CAP_SYS_NICE, which the Action's gate step adds where sudo
-	// works, or RLIMIT_RTPRIO).
 	Scheduling, Why string
 	raised          *Raised
 }
 
-// ForLoad raises the generator when Want says so (stack and generator
-// pinned apart, or mode rt). Under rt a failed raise is an error; under
-// auto it goes into Why.
+// ForLoad raises the generator when Want says so; a failed raise is an error
+// under rt, else the Why.
 func ForLoad(mode Mode, pinned, stack bool) (*Load, error) {
 	if mode == "" {
 		mode = ModeAuto
@@ -45,8 +40,7 @@ func ForLoad(mode Mode, pinned, stack bool) (*Load, error) {
 	return l, nil
 }
 
-// Lower ends the raise and returns why the guard lowered the generator
-// during the load, or "".
+// Lower ends the raise and returns why the guard lowered it meanwhile, or "".
 func (l *Load) Lower() string {
 	if l == nil || l.raised == nil {
 		return ""
@@ -56,8 +50,7 @@ func (l *Load) Lower() string {
 	return dropped
 }
 
-// GrantedBy words by what right a user other than root (uid) raised the
-// generator, from the effective capabilities in /proc/self/status.
+// GrantedBy words by what right uid, not root, raised the generator.
 func GrantedBy(uid int, status string) string {
 	if uid == 0 {
 		return ""
@@ -75,5 +68,4 @@ func GrantedBy(uid int, status string) string {
 	return fmt.Sprintf("raised as uid %d through %s", uid, by)
 }
 
-// capSysNice is CAP_SYS_NICE's bit in a capability set.
-const capSysNice = 23
+const capSysNice = 23 // CAP_SYS_NICE's bit in a capability set

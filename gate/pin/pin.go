@@ -1,6 +1,5 @@
-// Package pin owns CPU sets: Linux cpu lists ("0-1,3"), this process's
-// allowed CPUs, splitting them between stack and generator, and pinning.
-// A Set is immutable and safe to share between goroutines.
+// Package pin owns CPU sets (Linux cpu lists such as "0-1,3"), their split
+// between stack and generator, and pinning. A Set is immutable.
 package pin
 
 import (
@@ -11,8 +10,7 @@ import (
 	"strings"
 )
 
-// maxCPU bounds CPU ids accepted by Parse (Linux's CONFIG_NR_CPUS ceiling).
-const maxCPU = 8192
+const maxCPU = 8192 // Linux's CONFIG_NR_CPUS ceiling
 
 // Set is a sorted, duplicate-free set of CPU ids; the zero value is empty.
 type Set struct {
@@ -45,8 +43,7 @@ func MustParse(s string) Set {
 	return set
 }
 
-// Parse reads a Linux cpu list such as "0-1,3" (no stride syntax); "" is
-// the empty set.
+// Parse reads a Linux cpu list such as "0-1,3" (no strides); "" is empty.
 func Parse(s string) (Set, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -170,9 +167,8 @@ func Overlaps(a, b Set) bool {
 	return false
 }
 
-// Split gives the stack the first half of all (rounded down, at least one)
-// and the load the rest. With one CPU both get it and overlap: the caller
-// must report that.
+// Split gives the stack the first half of all (at least one) and the load
+// the rest; with one CPU both get it, an overlap the caller must report.
 func Split(all Set) (stack, load Set) {
 	n := len(all.cpus)
 	switch n {
@@ -185,6 +181,5 @@ func Split(all Set) (stack, load Set) {
 	return Set{cpus: append([]int(nil), all.cpus[:h]...)}, Set{cpus: append([]int(nil), all.cpus[h:]...)}
 }
 
-// ErrUnsupported: CPU affinity or scheduling cannot be used on this
-// platform.
+// ErrUnsupported: CPU affinity or scheduling cannot be used on this platform.
 var ErrUnsupported = errors.New("cpu affinity and scheduling policies are not supported on this platform (Linux only)")

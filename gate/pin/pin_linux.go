@@ -15,8 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Available returns the CPUs this process may run on (cgroup cpuset and
-// taskset included).
+// Available returns the CPUs this process may run on (cgroup cpuset included).
 func Available() (Set, error) {
 	var m unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &m); err != nil {
@@ -46,11 +45,8 @@ func toMask(s Set) (*unix.CPUSet, error) {
 	return &m, nil
 }
 
-// PinProcess restricts every thread of this process to s and sets
-// GOMAXPROCS to len(s). It pins the calling thread first, then walks
-// /proc/self/task until a pass finds no new thread. A thread cloned
-// concurrently by an unpinned one may still be missed; callers needing a
-// guarantee check ReadBack or re-exec under `taskset -c`.
+// PinProcess restricts every thread to s and sets GOMAXPROCS to len(s). A
+// thread cloned meanwhile by an unpinned one may be missed: check ReadBack.
 func PinProcess(s Set) error {
 	if s.Empty() {
 		return errors.New("pin: empty cpu set")
@@ -86,8 +82,7 @@ func PinProcess(s Set) error {
 	return nil
 }
 
-// eachThread calls set for every thread not in done, re-walking
-// /proc/self/task until a pass finds none new; exited threads are skipped.
+// eachThread calls set for every thread not in done until a pass finds none new.
 func eachThread(done map[int]bool, set func(tid int) error) error {
 	for pass := 0; pass < 10; pass++ {
 		tids, err := threads()

@@ -11,10 +11,8 @@ type Plan struct {
 	Overlap     bool // the sets share a CPU (allowed by the caller)
 }
 
-// NewPlan splits this process's CPUs (Split) unless the cpu lists say
-// otherwise ("" keeps the default), and refuses overlap unless
-// allowOverlap; errors name the flag. Call it once per process: after
-// pinning, this process's CPUs are the load set only.
+// NewPlan splits this process's CPUs unless the cpu lists say otherwise. Call
+// it once per process: after pinning, its CPUs are the load set only.
 func NewPlan(stackList, loadList string, allowOverlap bool) (Plan, error) {
 	all, err := Available()
 	if err != nil {
@@ -41,8 +39,7 @@ func NewPlan(stackList, loadList string, allowOverlap bool) (Plan, error) {
 	return p, nil
 }
 
-// Topology says whether the run was pinned as planned (stack as the engine
-// reported, generator read back, no overlap); reason lists what did not hold.
+// Topology says whether the run was pinned as planned, and if not why.
 func (p Plan) Topology(stackPinned bool, stackReason string) (pinned bool, reason string) {
 	genPinned, genReason := Generator(p.Load)
 	var why []string
@@ -58,8 +55,7 @@ func (p Plan) Topology(stackPinned bool, stackReason string) (pinned bool, reaso
 	return stackPinned && genPinned && !p.Overlap, strings.Join(why, "; ")
 }
 
-// Generator reads every thread's affinity back and says whether it is
-// want; an empty want means not pinned.
+// Generator says whether every thread's affinity reads back as want, and why.
 func Generator(want Set) (bool, string) {
 	if want.Empty() {
 		return false, "plain run mode without --load-cpus: the generator is not pinned and no stack was started"

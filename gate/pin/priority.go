@@ -6,22 +6,16 @@ import (
 	"time"
 )
 
-// The generator's scheduling during a load (--load-priority). Even on its
-// own cpus, the generator is preempted by kernel threads and the container
-// runtime, sending requests late. SCHED_RR at priority 1 keeps them off yet
-// lets the kernel's own real-time threads and same-priority Go runtime
-// threads run; the guard (Raise) lowers the generator before the kernel's
-// real-time throttling would stop it.
+// Under --load-priority the generator runs SCHED_RR 1: even on its own cpus,
+// kernel threads and the container runtime otherwise preempt it, sending late.
 
 // Mode is --load-priority.
 type Mode string
 
 const (
-	// ModeAuto raises the generator when loadgate pinned it apart from a
-	// stack it pinned, and the system permits it; else the result says why.
+	// ModeAuto raises the generator when pinned apart from the stack, if permitted.
 	ModeAuto Mode = "auto"
-	// ModeRealtime raises the generator wherever it runs, or refuses the run
-	// when not permitted.
+	// ModeRealtime raises the generator wherever it runs, or refuses the run.
 	ModeRealtime Mode = "rt"
 	// ModeNormal never raises it.
 	ModeNormal Mode = "normal"
@@ -30,8 +24,7 @@ const (
 // RealtimePriority is the SCHED_RR priority a raised generator runs at.
 const RealtimePriority = 1
 
-// ErrNotPermitted is wrapped by Raise and CheckRaise when the system denies
-// a real-time policy (no CAP_SYS_NICE, RLIMIT_RTPRIO too low).
+// ErrNotPermitted is wrapped by Raise and CheckRaise when a real-time policy is denied.
 var ErrNotPermitted = errors.New("a real-time policy is not permitted (root, CAP_SYS_NICE or an RLIMIT_RTPRIO of at least 1 is needed)")
 
 func ParseMode(s string) (Mode, error) {
@@ -42,9 +35,7 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("%q: want auto, rt or normal", s)
 }
 
-// Want says whether a load under m raises its generator; pinned is whether
-// the topology held, stack whether loadgate started the stack; why says
-// why not.
+// Want says whether a load under m raises its generator, and if not why.
 func Want(m Mode, pinned, stack bool) (raise bool, why string) {
 	switch {
 	case m == ModeNormal:
@@ -59,8 +50,7 @@ func Want(m Mode, pinned, stack bool) (raise bool, why string) {
 	return true, ""
 }
 
-// Scheduling words one thread's scheduling as a result states it:
-// "SCHED_RR 1", "SCHED_OTHER", "SCHED_OTHER nice 5".
+// Scheduling words a thread's scheduling: "SCHED_RR 1", "SCHED_OTHER nice 5".
 func Scheduling(policy uint32, priority uint32, nice int32) string {
 	var s string
 	switch policy {
@@ -112,26 +102,18 @@ func (m *Mode) UnmarshalText(b []byte) error {
 }
 
 const (
-	// guardEvery is how often the guard reads the process's CPU time.
-	guardEvery = 100 * time.Millisecond
-	// guardWindow is shorter than the throttling period (1 s), so a saturated
-	// generator is lowered before it runs out of its share.
-	guardWindow = 500 * time.Millisecond
-	// guardMargin is how far below the throttling share the guard lowers.
-	guardMargin = 0.05
+	guardEvery  = 100 * time.Millisecond
+	guardWindow = 500 * time.Millisecond // under the 1 s throttling period: lower in time
+	guardMargin = 0.05                   // below the throttling share
 )
 
-// guardMaxFailedReads in a row lower a generator the guard cannot watch.
-const guardMaxFailedReads = 10
+const guardMaxFailedReads = 10 // in a row: a generator the guard cannot watch is lowered
 
-// guardLimit is the busy share at which the guard lowers: guardMargin
-// below the throttling share, never below half of it.
+// guardLimit is the busy share at which the guard lowers.
 func guardLimit(share float64) float64 { return max(share-guardMargin, share/2) }
 
-// guard reads each cpu's cumulative busy time at every tick until stop is
-// closed (""), or until one cpu was busy more than limit over guardWindow
-// (the kernel throttles per cpu): then it says why. guardMaxFailedReads
-// failed reads in a row also lower. now is a test seam.
+// guard reads the cpus' busy time every tick until stop (""), or until one
+// was busy over limit for guardWindow (throttling is per cpu): then says why.
 func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, read func() ([]time.Duration, error), cpus []int, limit float64) string {
 	type sample struct {
 		at   time.Time

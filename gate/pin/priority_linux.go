@@ -34,14 +34,9 @@ type Raised struct {
 	once sync.Once
 }
 
-// Raise gives every thread SCHED_RR at RealtimePriority until the last
-// hold is lowered (holds nest: a duet runs two loads), then restores the
-// calling thread's prior scheduling to all. A process already real-time
-// keeps it, unguarded. While raised, a guard lowers the threads for good
-// if a cpu nears the kernel's real-time throttling share, which would stop
-// them outright; Dropped says why. Without the means of a guard nothing is
-// raised. Start no child process while raised: it inherits the policy.
-// Safe for concurrent use; Lower is idempotent.
+// Raise gives every thread SCHED_RR at RealtimePriority until the last (nested)
+// hold is lowered; a guard lowers them before real-time throttling would stop
+// them. Start no child while raised: it inherits the policy. Safe for concurrent use.
 func Raise() (*Raised, error) {
 	raised.mu.Lock()
 	defer raised.mu.Unlock()
@@ -118,8 +113,7 @@ func restoreLocked() {
 	_ = setAll(&base)
 }
 
-// runGuard runs guard on a ticker over /proc/stat and lowers the threads
-// when it fires and the raise still holds.
+// runGuard runs guard and lowers the threads when it fires while still raised.
 func runGuard(stop <-chan struct{}, limit float64, cpus []int, stat *procstat.CPUTimesFile) {
 	t := time.NewTicker(guardEvery)
 	defer t.Stop()
@@ -145,8 +139,7 @@ func runGuard(stop <-chan struct{}, limit float64, cpus []int, stat *procstat.CP
 	restoreLocked()
 }
 
-// throttleShare is the share of each period real-time threads may use,
-// false when throttling is off; unreadable files leave the default 0.95.
+// throttleShare is real-time threads' share of each period (false: no throttling).
 func throttleShare() (float64, bool) {
 	runtimeUS, err1 := readInt("/proc/sys/kernel/sched_rt_runtime_us")
 	periodUS, err2 := readInt("/proc/sys/kernel/sched_rt_period_us")
@@ -167,8 +160,7 @@ func readInt(path string) (int64, error) {
 	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 }
 
-// CheckRaise says whether Raise would be permitted, raising only the
-// calling thread for a moment.
+// CheckRaise says whether Raise is permitted, raising this thread a moment.
 func CheckRaise() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -185,7 +177,6 @@ func CheckRaise() error {
 	return setThread(0, base)
 }
 
-// setAll sets a on the calling (locked) thread, then on every thread.
 func setAll(a *unix.SchedAttr) error {
 	if err := setThread(0, a); err != nil {
 		return err
@@ -204,8 +195,7 @@ func setThread(tid int, a *unix.SchedAttr) error {
 	return nil
 }
 
-// ReadScheduling reads every thread's scheduling: "SCHED_RR 1", or when
-// they differ "mixed: SCHED_RR 1 (4 threads), SCHED_OTHER (thread 812)".
+// ReadScheduling reads every thread's scheduling, "mixed: ..." when they differ.
 func ReadScheduling() (string, error) {
 	tids, err := threads()
 	if err != nil {

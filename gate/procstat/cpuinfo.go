@@ -8,12 +8,8 @@ import (
 	"strings"
 )
 
-// CPUModel is the machine's processor as ROOT/cpuinfo names it (the first
-// "model name", e.g. "AMD EPYC" or "Intel(R) Xeon(R) Processor"), "" when
-// it cannot be read. Two virtual machines alike in host name, cores and
-// kernel can run on different processors, and their noise can differ
-// with them: a calibration or a baseline of one is not taken for the
-// other's (result.Machine.CPUModel, verdict.MachineKey).
+// CPUModel is the processor ROOT/cpuinfo names ("" if unread): VMs alike in
+// host, cores and kernel may differ in it, and so in noise.
 func (r Reader) CPUModel() string {
 	b, err := os.ReadFile(filepath.Join(r.root(), "cpuinfo"))
 	if err != nil {
@@ -22,9 +18,7 @@ func (r Reader) CPUModel() string {
 	return ParseCPUModel(b)
 }
 
-// ParseCPUModel returns the value of the first "model name" line of a
-// /proc/cpuinfo text, spaces trimmed, "" when there is none (some
-// architectures name the processor otherwise).
+// ParseCPUModel returns the first "model name" of a /proc/cpuinfo text, or "".
 func ParseCPUModel(b []byte) string {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {

@@ -1,8 +1,6 @@
-// Package procstat samples a process of this host from /proc: CPU as the
-// delta of cumulative CPU time over each interval, never a lifetime average,
-// and resident memory. It samples a watched process (Sample), the generator
-// itself (SampleSelf) and both from a load's warm-up end (Watch), and reads
-// per-CPU hypervisor steal (ReadSteal). Linux only.
+// Package procstat samples processes of this host from /proc (CPU as the
+// delta of cumulative CPU time per interval, never a lifetime average, and
+// resident memory) and reads per-CPU hypervisor steal. Linux only.
 package procstat
 
 import (
@@ -19,8 +17,7 @@ import (
 // ErrNoProcess: the PID names no process (it never existed or has exited).
 var ErrNoProcess = errors.New("no such process")
 
-// NoProcessError is a read of a PID with no process, or a zombie; it
-// matches ErrNoProcess.
+// NoProcessError is a read of a PID with no process, or a zombie (ErrNoProcess).
 type NoProcessError struct {
 	PID    int
 	Zombie bool
@@ -35,23 +32,19 @@ func (e *NoProcessError) Error() string {
 
 func (e *NoProcessError) Is(target error) bool { return target == ErrNoProcess }
 
-// ClockTicks is USER_HZ, the unit of utime and stime: 100 on every Linux
-// architecture Go supports.
+// ClockTicks is USER_HZ, the unit of utime and stime, on every Linux Go supports.
 const ClockTicks = 100
 
 // Reading is one read of a process's counters.
 type Reading struct {
-	PID      int
-	Name     string        // comm, as the kernel has it (at most 15 bytes)
-	CPUTime  time.Duration // cumulative user + system CPU time
-	RSSBytes int64         // resident set size
-	// StartTicks is the process's start in ticks since boot: the same PID with
-	// another StartTicks is another process.
-	StartTicks uint64
+	PID        int
+	Name       string        // comm, as the kernel has it (at most 15 bytes)
+	CPUTime    time.Duration // cumulative user + system CPU time
+	RSSBytes   int64         // resident set size
+	StartTicks uint64        // since boot: the same PID with another is another process
 }
 
-// Reader reads /proc under Root (default "/proc"). The zero value is ready;
-// safe for concurrent use.
+// Reader reads /proc under Root (default "/proc"); safe for concurrent use.
 type Reader struct {
 	Root     string
 	PageSize int // default os.Getpagesize()
@@ -64,8 +57,7 @@ func (r Reader) root() string {
 	return r.Root
 }
 
-// Read reads pid's CPU time (from /proc/PID/stat) and RSS (/proc/PID/statm).
-// A PID with no process, or a zombie, is a *NoProcessError.
+// Read reads pid's CPU time and RSS; no process, or a zombie, is a *NoProcessError.
 func (r Reader) Read(pid int) (Reading, error) {
 	if pid <= 0 {
 		return Reading{}, fmt.Errorf("pid %d: not a process id", pid)
@@ -113,8 +105,7 @@ type Stat struct {
 	StartTicks uint64        // starttime (field 22): clock ticks since boot
 }
 
-// ParseStat parses /proc/PID/stat; comm runs from the first '(' to the last
-// ')', as it may hold both.
+// ParseStat parses /proc/PID/stat; comm, which may hold parentheses, ends at the last ')'.
 func ParseStat(b []byte) (Stat, error) {
 	open := bytes.IndexByte(b, '(')
 	closing := bytes.LastIndexByte(b, ')')
@@ -122,8 +113,7 @@ func ParseStat(b []byte) (Stat, error) {
 		return Stat{}, errors.New("stat: no (comm) field")
 	}
 	rest := strings.Fields(string(b[closing+1:]))
-	// rest[0] is field 3 (state); utime and stime are fields 14 and 15,
-	// starttime field 22.
+	// rest[0] is field 3 (state); utime, stime are 14, 15; starttime is 22.
 	if len(rest) < 20 {
 		return Stat{}, fmt.Errorf("stat: %d fields after comm, want at least 20 (up to starttime)", len(rest))
 	}
@@ -154,8 +144,7 @@ func ParseStat(b []byte) (Stat, error) {
 	return Stat{Name: string(b[open+1 : closing]), State: rest[0][0], PPID: ppid, CPUTime: time.Duration(total) * (time.Second / ClockTicks), StartTicks: start}, nil
 }
 
-// ParseStatm parses the contents of /proc/PID/statm: the resident set, in
-// pages (its second field).
+// ParseStatm parses /proc/PID/statm's resident set size, in pages.
 func ParseStatm(b []byte) (pages int64, err error) {
 	f := strings.Fields(string(b))
 	if len(f) < 2 {

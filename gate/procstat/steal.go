@@ -10,10 +10,8 @@ import (
 	"time"
 )
 
-// Steal is each CPU's cumulative steal time from /proc/stat: time a vCPU was
-// ready but its hypervisor ran another guest, which delays the generator and
-// the stack invisibly. It stays 0 without a reporting hypervisor. Use deltas
-// (StealBetween).
+// Steal is each CPU's cumulative steal from /proc/stat: time a vCPU was ready
+// while its hypervisor ran another guest (0 without a reporting hypervisor).
 type Steal struct {
 	CPU map[int]time.Duration // cpu number → cumulative steal since boot
 }
@@ -32,8 +30,7 @@ func (r Reader) ReadSteal() (Steal, error) {
 	return s, nil
 }
 
-// ParseSteal parses the contents of /proc/stat for each CPU's steal
-// (ParseCPUTimes).
+// ParseSteal parses each CPU's steal from /proc/stat (ParseCPUTimes).
 func ParseSteal(b []byte) (Steal, error) {
 	times, err := ParseCPUTimes(b)
 	if err != nil {
@@ -48,18 +45,13 @@ func ParseSteal(b []byte) (Steal, error) {
 
 // CPUTimes is one CPU's cumulative times since boot, from /proc/stat.
 type CPUTimes struct {
-	// Busy is user, nice, system, irq and softirq (guest time is in user).
-	Busy time.Duration
-	// Steal is the time it was ready while the hypervisor ran something else.
+	Busy  time.Duration // user, nice, system, irq and softirq (guest time is in user)
 	Steal time.Duration
 }
 
-// statCounts names /proc/stat's first eight counts of a CPU, in order.
 var statCounts = [8]string{"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"}
 
-// ParseCPUTimes parses /proc/stat's per-CPU lines (steal is the eighth
-// count), skipping every other line. No per-CPU line, fewer than eight
-// counts, a bad or overflowing count and a CPU listed twice are errors.
+// ParseCPUTimes parses /proc/stat's per-CPU lines, skipping the others.
 func ParseCPUTimes(b []byte) (map[int]CPUTimes, error) {
 	out := map[int]CPUTimes{}
 	for n, line := range bytes.Split(b, []byte("\n")) {
@@ -126,7 +118,6 @@ func parseCPULine(line []byte) (cpu int, t CPUTimes, err error) {
 	return cpu, CPUTimes{Busy: time.Duration(busy) * tick, Steal: time.Duration(c[7]) * tick}, nil
 }
 
-// nextField returns the first space-separated field of b and what follows it.
 func nextField(b []byte) (field, rest []byte) {
 	i := 0
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
@@ -139,9 +130,8 @@ func nextField(b []byte) (field, rest []byte) {
 	return b[i:j], b[j:]
 }
 
-// CPUTimesFile is /proc/stat kept open and re-read into one buffer, for a
-// reader on the generator's own core several times a second, where
-// os.ReadFile costs several times more. Not safe for concurrent use.
+// CPUTimesFile is /proc/stat kept open and re-read into one buffer, cheaper
+// than os.ReadFile several times a second. Not safe for concurrent use.
 type CPUTimesFile struct {
 	f   *os.File
 	buf []byte
@@ -156,8 +146,7 @@ func (r Reader) OpenCPUTimes() (*CPUTimesFile, error) {
 	return &CPUTimesFile{f: f, buf: make([]byte, 8<<10)}, nil
 }
 
-// Busy reads the busy time of each of cpus into busy (as long as cpus); a
-// cpu /proc/stat does not list is an error.
+// Busy reads each of cpus' busy time into busy (as long as cpus).
 func (c *CPUTimesFile) Busy(cpus []int, busy []time.Duration) error {
 	var n int
 	for {
@@ -202,8 +191,7 @@ func (c *CPUTimesFile) Busy(cpus []int, busy []time.Duration) error {
 // Close closes the file.
 func (c *CPUTimesFile) Close() error { return c.f.Close() }
 
-// StealShare is the steal on a set of CPUs over an interval: Stolen, summed,
-// and Share = Stolen ÷ (Wall × len(CPUs)).
+// StealShare is the steal on CPUs over Wall: Share = Stolen ÷ (Wall × len(CPUs)).
 type StealShare struct {
 	CPUs   []int
 	Wall   time.Duration
@@ -211,9 +199,7 @@ type StealShare struct {
 	Share  float64
 }
 
-// StealBetween is the steal on cpus between two readings wall apart. A cpu
-// missing from either, steal going backwards, no cpus or wall <= 0 are
-// errors. Share is within [0, 1] (ticks round short intervals).
+// StealBetween is the steal on cpus between readings wall apart (Share capped at 1).
 func StealBetween(before, after Steal, cpus []int, wall time.Duration) (StealShare, error) {
 	if len(cpus) == 0 {
 		return StealShare{}, errors.New("steal: no cpus")

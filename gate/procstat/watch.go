@@ -7,11 +7,8 @@ import (
 	"time"
 )
 
-// SampleSelf is Sample of this process (the generator), with each
-// sample's CPUPctOfSet: its CPU as a share of the cpus it may run on
-// (cpus; 0 when not known leaves it 0). It is the one way loadgate
-// samples itself, so that its own figures follow rule 11 like any
-// watched process's.
+// SampleSelf is Sample of this process, with CPUPctOfSet over cpus (0: not
+// known), so loadgate's own figures are measured like any watched process's.
 func (r Reader) SampleSelf(ctx context.Context, every time.Duration, cpus int, emit func(Sample)) (stop func() Summary) {
 	return r.Sample(ctx, os.Getpid(), every, func(s Sample) {
 		if cpus > 0 {
@@ -25,32 +22,23 @@ func (r Reader) SampleSelf(ctx context.Context, every time.Duration, cpus int, e
 
 // WatchOptions is what a Watch samples.
 type WatchOptions struct {
-	PIDs []int // host processes (--watch-pid)
-	Self bool  // this process too (SampleSelf)
-	CPUs int   // this process's cpus, for Self's CPUPctOfSet
-	// Every is the sampling interval (default 1s); Warmup how long after
-	// the schedule's t0 the sampling starts.
-	Every, Warmup time.Duration
-	// Emit is called with every sample, from the samplers' goroutines,
-	// concurrently; self marks this process's own.
+	PIDs          []int         // host processes (--watch-pid)
+	Self          bool          // this process too (SampleSelf)
+	CPUs          int           // this process's cpus, for Self's CPUPctOfSet
+	Every, Warmup time.Duration // sampling interval (default 1s); delay after t0
+	// Emit gets every sample, concurrently from the samplers; self marks this process's.
 	Emit func(s Sample, self bool)
-	// Also, when set, starts another sampler with the others (a stack's
-	// engine stats) and returns its stop, which Stop calls.
-	Also func(ctx context.Context) (stop func())
+	Also func(ctx context.Context) (stop func()) // another sampler; Stop calls its stop
 }
 
-// Watch samples processes from the end of a load's warm-up (rule 7): only
-// the engine knows the schedule's t0, so the listener Started returns is
-// told it (load.Config.Started) and arms the samplers for t0 + Warmup.
-// Stop may run concurrently with the listener and the timer; once it has
-// begun no sampler starts, so Stop ends every one started. Use a Watch once.
+// Watch samples processes from a load's warm-up end, armed by Started's
+// listener; Stop may run concurrently with it. Use a Watch once.
 type Watch struct {
 	ctx context.Context
 	r   Reader
 	o   WatchOptions
 
-	// seams for tests (export_test.go): the wall clock and time.AfterFunc
-	now       func() time.Time
+	now       func() time.Time // test seams, with afterFunc
 	afterFunc func(time.Duration, func()) *time.Timer
 
 	mu       sync.Mutex
@@ -61,15 +49,13 @@ type Watch struct {
 	stopAlso func()
 }
 
-// NewWatch prepares a Watch; nothing is sampled before Started's listener
-// is called. The samplers outlive ctx's cancellation (a run interrupted
-// keeps sampling until Stop, as its load drains), not its values.
+// NewWatch prepares a Watch. The samplers outlive ctx's cancellation (an
+// interrupted run samples its drain until Stop), not its values.
 func NewWatch(ctx context.Context, r Reader, o WatchOptions) *Watch {
 	return &Watch{ctx: context.WithoutCancel(ctx), r: r, o: o, now: time.Now, afterFunc: time.AfterFunc}
 }
 
-// Started is the load's start listener that arms the sampling for t0 +
-// Warmup, once. A nil Watch returns nil (no listener).
+// Started is the listener arming the sampling for t0 + Warmup (nil Watch: nil).
 func (w *Watch) Started() func(t0 time.Time) {
 	if w == nil {
 		return nil
@@ -86,7 +72,6 @@ func (w *Watch) arm(at time.Time) {
 	w.timer = w.afterFunc(max(at.Sub(w.now()), 0), w.begin)
 }
 
-// begin starts the samplers, unless Stop has begun.
 func (w *Watch) begin() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -111,10 +96,7 @@ func (w *Watch) begin() {
 	}
 }
 
-// Stop ends the samplers (none starts after it has begun) and returns the
-// watched processes' summaries, in the order of PIDs, and this process's
-// (nil unless Self, or when the sampling never began: the load ended
-// before its warm-up did). Also's stop has returned when Stop returns.
+// Stop ends the samplers and returns the summaries of PIDs, in order, and of Self.
 func (w *Watch) Stop() (pids []Summary, self *Summary) {
 	w.mu.Lock()
 	w.stopped = true

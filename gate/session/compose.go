@@ -13,25 +13,19 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Compose is a stack brought up for a session (package compose): the
-// target its loads go to, its samplers, its services' counts and stubs,
-// its pause and its teardown. One goroutine uses it at a time; the
-// listeners its Sample and Count return are called by the engine, which
-// compose and gate/counted make safe.
+// Compose is a stack brought up for a session. One goroutine uses it at a
+// time; the engine calls the listeners Sample and Count return.
 type Compose struct {
 	Run    *compose.Run
 	Target string        // service:port
 	Every  time.Duration // the stats sampling interval
-	// Tee, when set before Sample, also gets every stats.jsonl line (a
-	// soak's collector).
-	Tee    io.Writer
+	Tee    io.Writer     // when set before Sample, also gets every stats.jsonl line
 	Log    io.Writer
 	counts *counted.Addrs // ResolveCounts
 	stubs  []result.Stub  // ResolveCounts
 }
 
-// Up is compose.Start: a refused target is ErrUsage, anything else that kept
-// the stack from coming up ErrUnusable. every is the stats interval.
+// Up is compose.Start: a refused target is ErrUsage, other failures ErrUnusable.
 func Up(ctx context.Context, sp compose.Spec, every time.Duration) (*Compose, error) {
 	r, err := compose.Start(ctx, sp)
 	switch {
@@ -56,8 +50,7 @@ func (c *Compose) Addr() string { return c.Run.Addr }
 // Label is the target as a result states it: service:port (host:port).
 func (c *Compose) Label() string { return c.Target + " (" + c.Run.Addr + ")" }
 
-// Topology is the stack's cpus, its pinning as verified now, the target
-// path (the generator's own cpus are the Runner's to add).
+// Topology is the stack's cpus, pinning as verified now, and target path.
 func (c *Compose) Topology() result.Topology { return c.Run.Topology() }
 
 // Pause pauses the stack's containers (the idle side of a gate).
@@ -66,13 +59,10 @@ func (c *Compose) Pause(ctx context.Context) error { return c.Run.Stack.Pause(ct
 // Unpause unpauses them.
 func (c *Compose) Unpause(ctx context.Context) error { return c.Run.Stack.Unpause(ctx) }
 
-// Down tears the stack down on a context of its own and says how long it
-// took.
+// Down tears the stack down on a context of its own and says how long it took.
 func (c *Compose) Down() (time.Duration, error) { return c.Run.Down() }
 
-// Sample starts sampling the stack and the generator into dir/stats.jsonl
-// from the schedule's t0 + warmup: start is the engine's listener, stop
-// ends the samplers and completes the result with their figures.
+// Sample samples the stack and generator into dir/stats.jsonl from t0 + warmup.
 func (c *Compose) Sample(ctx context.Context, dir string, warmup time.Duration) (start func(t0 time.Time), stop func(*result.Result) error, err error) {
 	if err := c.Run.Sample(ctx, dir, c.Every, warmup, c.Tee); err != nil {
 		return nil, nil, err
@@ -80,10 +70,8 @@ func (c *Compose) Sample(ctx context.Context, dir string, warmup time.Duration) 
 	return c.Run.Started(), c.Run.Finish, nil
 }
 
-// ResolveCounts resolves the scenario's count: addresses and reads the
-// stubs' configurations once, while the stack is up and healthy. A refused
-// count is ErrUsage; an unreached one ErrUnusable unless unreachedOK (a
-// gate's side, whose base may predate the counter).
+// ResolveCounts resolves the count: addresses and reads the stubs once, while
+// the stack is healthy; a refused count is ErrUsage.
 func (c *Compose) ResolveCounts(ctx context.Context, sc *scenario.Scenario, unreachedOK bool) error {
 	ca, err := counted.Resolve(ctx, sc, c.Run.Stack, counted.ResolveOptions{Refused: compose.ErrTargetRefused, UnreachedOK: unreachedOK})
 	var refused *counted.RefusedError
@@ -97,7 +85,6 @@ func (c *Compose) ResolveCounts(ctx context.Context, sc *scenario.Scenario, unre
 	return nil
 }
 
-// readStubs is counted.Stubs of the stack's services.
 func (c *Compose) readStubs(ctx context.Context) []result.Stub {
 	labels := map[string]map[string]string{}
 	for name, svc := range c.Run.Stack.Project().Services {
@@ -108,9 +95,7 @@ func (c *Compose) readStubs(ctx context.Context) []result.Stub {
 	})
 }
 
-// Count is one load's counted reads (gate/counted) with the addresses and
-// stubs ResolveCounts found; resolved now, an unreached count unusable,
-// when ResolveCounts was not called.
+// Count is one load's counted reads, on what ResolveCounts found.
 func (c *Compose) Count(ctx context.Context, sc *scenario.Scenario) (Counter, error) {
 	if c.counts == nil {
 		if err := c.ResolveCounts(ctx, sc, false); err != nil {
@@ -120,8 +105,7 @@ func (c *Compose) Count(ctx context.Context, sc *scenario.Scenario) (Counter, er
 	return &counter{ctx: ctx, c: counted.New(sc, *c.counts, c.stubs)}, nil
 }
 
-// counter is Counter on a load's counting; its reads use the context the
-// counting was made with.
+// counter is Counter on a load's counting, reading with the context it was made with.
 type counter struct {
 	ctx context.Context
 	c   *counted.Counting

@@ -1,9 +1,4 @@
-// Package session is one measured run: a target (a stack compose brings
-// up, or a plain loopback URL), its samplers, counted reads and fault
-// injection armed at the schedule's start on the engine's clock, the load,
-// the result completed, the target torn down. Runner is the one seam
-// through which run, sweep, soak, calibrate and a gate's rounds send a
-// load (Engine is it on gate/load), so that every command measures alike
-// and the packages above test with a fake. It formats no number and knows
-// no flags.
+// Package session is one measured run: a target (a compose stack or a plain
+// URL) with its samplers, counts and faults, the load, the result completed,
+// the target torn down. Every command sends a load through Runner, so all measure alike.
 package session

@@ -11,17 +11,15 @@ import (
 	"github.com/loadgate/loadgate/compose"
 )
 
-// Emergency cleanups: what a second signal removes before the process
-// exits at once, registered by what creates it (a gate's worktrees).
+// Emergency cleanups, registered by what creates them (a gate's worktrees).
 var (
 	emergencyMu  sync.Mutex
 	emergencyFns = map[int]func(context.Context) error{}
 	emergencyN   int
 )
 
-// OnEmergency registers fn to run (bounded by its context) when a second
-// signal exits the process at once; remove unregisters it. Registered
-// cleanups run concurrently, after nothing else of the run.
+// OnEmergency registers fn to run, concurrently with the others, when a
+// second signal exits the process at once; remove unregisters it.
 func OnEmergency(fn func(context.Context) error) (remove func()) {
 	emergencyMu.Lock()
 	defer emergencyMu.Unlock()
@@ -35,10 +33,8 @@ func OnEmergency(fn func(context.Context) error) (remove func()) {
 	}
 }
 
-// Emergency removes every container, network, volume and image this
-// process labelled as its own, and runs the registered cleanups, all at
-// once, until done or ctx ends. What it could not remove is left to
-// `loadgate down --all` (the owner is dead by then).
+// Emergency removes what this process labelled as its own on the engine and
+// runs the registered cleanups, concurrently, until done or ctx ends.
 func Emergency(ctx context.Context, log io.Writer) {
 	emergencyMu.Lock()
 	fns := []func(context.Context) error{func(ctx context.Context) error {
@@ -68,10 +64,9 @@ func Emergency(ctx context.Context, log io.Writer) {
 	wg.Wait()
 }
 
-// HandleSignals is the process's signal contract: the first signal cancels
-// the run (cancel); the second runs Emergency for at most bound (plus a
-// second's grace for a cleanup that ignores its context) and calls exit; a
-// third calls exit at once. exit must not return to a live run.
+// HandleSignals is the signal contract: the first signal cancels the run;
+// the second runs Emergency for at most bound (plus a second's grace) and
+// calls exit; a third calls exit at once. exit must not return to a live run.
 func HandleSignals(sigs <-chan os.Signal, cancel context.CancelFunc, bound time.Duration, log io.Writer, exit func()) {
 	sig := <-sigs
 	fmt.Fprintf(log, "\nloadgate: %v: stopping and tearing down (send it again to exit at once)\n", sig)

@@ -18,31 +18,19 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Engine is the Runner on the load engine (gate/load): snapshots.jsonl in
-// the spec's directory, the generator's scheduling raised for the load
-// (--load-priority, gate/pin), the machine and the generator's own cpus
-// stated in the result.
-//
-// Its fields are set before the first Run and not changed after; Run may
-// then be called from several goroutines at once.
+// Engine is the Runner on gate/load. Set its fields before the first Run;
+// Run is then safe for concurrent use.
 type Engine struct {
-	Insecure   bool     // skip TLS certificate verification (self-signed loopback servers)
-	Priority   pin.Mode // --load-priority ("" : auto)
-	CPUProfile string   // write the generator's CPU profile here ("": none)
-	// Starting, when set, is told each load about to start (the caller's
-	// words: gate/report).
-	Starting func(Spec)
-	// Progress, when set, makes a load's progress display (not for a spec
-	// with NoProgress): update is told each snapshot, done is called after
-	// the load.
+	Insecure   bool       // skip TLS certificate verification (self-signed loopback servers)
+	Priority   pin.Mode   // --load-priority ("" : auto)
+	CPUProfile string     // write the generator's CPU profile here ("": none)
+	Starting   func(Spec) // when set, told each load about to start
+	// Progress, when set, makes a progress display: update per snapshot, done after.
 	Progress func() (update func(load.Progress), done func())
-	// Warn is told a figure that was lost (a snapshots file); nil: dropped.
-	Warn func(format string, a ...any)
+	Warn     func(format string, a ...any) // told a figure that was lost; nil: dropped
 }
 
-// Run sends spec's load and writes its snapshots.jsonl. A load refused
-// before it started (an operation, a target) is ErrUsage; any other
-// failure ErrUnusable.
+// Run sends spec's load: refused before it started is ErrUsage, else ErrUnusable.
 func (e *Engine) Run(ctx context.Context, spec Spec) (*result.Result, error) {
 	snapF, err := outfile.Create(filepath.Join(spec.Dir, "snapshots.jsonl"))
 	if err != nil {
@@ -87,8 +75,7 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (*result.Result, error) {
 	return res, nil
 }
 
-// config is the engine's configuration of spec: what the result states
-// that is known before the load goes in, so load.Run returns it final.
+// config is spec as load.Config, with all the result knows beforehand.
 func (e *Engine) config(spec Spec, topo result.Topology) load.Config {
 	return load.Config{
 		Scenario: spec.Scenario,
@@ -102,8 +89,7 @@ func (e *Engine) config(spec Spec, topo result.Topology) load.Config {
 	}
 }
 
-// progress sets cfg's progress listener (the display and the spec's own)
-// and returns what ends the display.
+// progress sets cfg's progress listener and returns what ends the display.
 func (e *Engine) progress(cfg *load.Config, spec Spec) (done func()) {
 	update, done := func(load.Progress) {}, func() {}
 	if e.Progress != nil && !spec.NoProgress {
@@ -142,8 +128,7 @@ func Machine() result.Machine {
 	return m
 }
 
-// withGenerator is t with the generator's own cpus: GOMAXPROCS and the
-// affinity as read back (after pinning).
+// withGenerator is t with the generator's GOMAXPROCS and affinity read back.
 func withGenerator(t result.Topology) result.Topology {
 	t.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	if set, err := pin.ReadBack(); err == nil {

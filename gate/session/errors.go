@@ -5,15 +5,11 @@ import (
 	"fmt"
 )
 
-// The two kinds of error that end a command without a verdict. Every error
-// a measured run returns carries one of them (errors.Is); cmd/loadgate
-// maps them to exit codes in one place: ErrUsage 2, ErrUnusable 3.
+// The two kinds of error (errors.Is) that end a command without a verdict.
 var (
-	// ErrUsage: bad input or refused (a flag, a scenario file, a ceiling,
-	// a target that is not allowed, results of different loads).
+	// ErrUsage (exit 2): bad input or refused, e.g. a target not allowed.
 	ErrUsage = errors.New("usage error or refused")
-	// ErrUnusable: the run could not measure what it was asked to (a stack
-	// that did not come up, a checkout that failed, an interruption).
+	// ErrUnusable (exit 3): the run could not measure what it was asked to.
 	ErrUnusable = errors.New("unusable")
 )
 
@@ -51,9 +47,8 @@ func Usagef(format string, a ...any) error { return Usage(fmt.Errorf(format, a..
 // Unusablef is Unusable(fmt.Errorf(format, a...)).
 func Unusablef(format string, a ...any) error { return Unusable(fmt.Errorf(format, a...)) }
 
-// KindOf is the outermost kind err carries: ErrUsage, ErrUnusable, or nil
-// when it carries none. The outermost wins: a gate that wraps a refused
-// side as unusable is unusable.
+// KindOf is the outermost kind err carries (ErrUsage, ErrUnusable or nil):
+// a gate that wraps a refused side as unusable is unusable.
 func KindOf(err error) error {
 	var ke *kindError
 	if errors.As(err, &ke) {

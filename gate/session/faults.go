@@ -10,13 +10,8 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// Faults is one load's fault injection (phase inject:): the injector the
-// engine drives, and the load's context, which a fault that cannot be
-// injected cancels (the run is then unusable). Without faults it does
-// nothing: Hook is nil and Context the caller's.
-//
-// Stop and Apply are called by the goroutine that ran the load, after it;
-// the engine drives the hook meanwhile.
+// Faults is one load's fault injection (phase inject:); Hook is nil without
+// faults. The goroutine that ran the load calls Stop and Apply after it.
 type Faults struct {
 	Hook   load.FaultHook
 	ctx    context.Context
@@ -24,18 +19,14 @@ type Faults struct {
 	cancel context.CancelCauseFunc
 }
 
-// Inject checks the scenario's faults against the stack and returns the
-// injection to hand to the load. A fault that cannot be injected is
-// ErrUnusable.
+// Inject checks sc's faults against the stack; one that cannot be is ErrUnusable.
 func (c *Compose) Inject(ctx context.Context, sc *scenario.Scenario) (*Faults, error) {
 	fr := &Faults{ctx: ctx, cancel: func(error) {}}
 	if !sc.HasFaults() {
 		return fr, nil
 	}
 	fr.ctx, fr.cancel = context.WithCancelCause(ctx)
-	// A fault that could not be injected ends the load with a cause the
-	// engine tells from an interruption: the run is unusable naming the
-	// fault (load.StageError wraps fault.ErrFault), not "interrupted".
+	// A StageError cause makes the run unusable naming the fault, not "interrupted".
 	fr.inj = fault.New(ctx, sc, fault.Stack(c.Run.Stack), fault.Options{OnFail: func(err error) { fr.cancel(&load.StageError{Err: err}) }, Log: c.Log})
 	if err := fr.inj.Check(); err != nil {
 		fr.cancel(err)
@@ -45,8 +36,7 @@ func (c *Compose) Inject(ctx context.Context, sc *scenario.Scenario) (*Faults, e
 	return fr, nil
 }
 
-// Context is the load's context: cancelled when a fault cannot be
-// injected.
+// Context is the load's context, cancelled when a fault cannot be injected.
 func (fr *Faults) Context() context.Context { return fr.ctx }
 
 // Stop ends the injection (a fault in effect is undone); idempotent.
@@ -57,8 +47,7 @@ func (fr *Faults) Stop() {
 	fr.cancel(nil)
 }
 
-// Apply stops the injection and writes the faults into res, their
-// requests out of the phases until each workload recovered.
+// Apply stops the injection and writes the faults into res (their requests out of the phases).
 func (fr *Faults) Apply(res *result.Result) error {
 	fr.Stop()
 	if fr.inj == nil {

@@ -15,8 +15,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// StackOptions are how a command brings a stack up: the flags every such
-// command shares, and what the stack's set-up is given.
+// StackOptions are the stack flags every command that brings one up shares.
 type StackOptions struct {
 	Compose      []string // --compose files (default: the scenario's)
 	StackCPUs    string
@@ -25,15 +24,13 @@ type StackOptions struct {
 	ReadyTimeout time.Duration
 	StatsEvery   time.Duration
 	Priority     pin.Mode // --load-priority (commands that send a load; "" elsewhere: auto)
-	// Environ is stack.prepare's whole environment: the caller's without
-	// the runner's credentials (no GitHub token for a checkout's script).
+	// Environ is stack.prepare's whole environment, without the runner's credentials.
 	Environ func() []string
 	Log     io.Writer
 }
 
-// PlanCPUs is pin.NewPlan of the options, and CheckPriority. Called once
-// per process: after the generator is pinned, this process's CPUs are the
-// load set only.
+// PlanCPUs is pin.NewPlan of the options, and CheckPriority. Call it once per
+// process: once the generator is pinned, its CPUs are the load set only.
 func (o StackOptions) PlanCPUs() (pin.Plan, error) {
 	p, err := pin.NewPlan(o.StackCPUs, o.LoadCPUs, o.AllowOverlap)
 	if err != nil {
@@ -42,8 +39,7 @@ func (o StackOptions) PlanCPUs() (pin.Plan, error) {
 	return p, o.CheckPriority()
 }
 
-// CheckPriority refuses --load-priority rt where the system would not
-// permit it, before anything starts.
+// CheckPriority refuses --load-priority rt where the system would not permit it.
 func (o StackOptions) CheckPriority() error {
 	if o.Priority != pin.ModeRealtime {
 		return nil
@@ -54,8 +50,7 @@ func (o StackOptions) CheckPriority() error {
 	return nil
 }
 
-// Up is session.Up with the options: sp's cpus from plan (PlanCPUs), its
-// prepare command run with Environ.
+// Up is session.Up with sp's cpus from plan and its prepare run with Environ.
 func (o StackOptions) Up(ctx context.Context, sp compose.Spec, plan pin.Plan) (*Compose, error) {
 	if o.Environ != nil {
 		sp.PrepareEnv = o.Environ()
@@ -75,10 +70,7 @@ func (o StackOptions) Files(sc *scenario.Scenario) []string {
 	return nil
 }
 
-// StackPrepare is the scenario's stack.prepare and where it runs. It runs
-// whenever the scenario has one — whether the compose files come from the
-// scenario or from --compose — in run, up and (in each side's checkout)
-// gate alike.
+// StackPrepare is the scenario's stack.prepare and its dir, run even with --compose.
 func StackPrepare(sc *scenario.Scenario) ([]string, string) {
 	if sc.Stack == nil || len(sc.Stack.Prepare) == 0 {
 		return nil, ""
@@ -86,10 +78,7 @@ func StackPrepare(sc *scenario.Scenario) ([]string, string) {
 	return sc.Stack.Prepare, sc.Stack.Dir
 }
 
-// Start brings the scenario's stack up for one command (run, sweep, soak:
-// the project's suffix): the cpus planned, the scenario's stack.prepare
-// run, the stack pinned and the target resolved. The caller tears it down
-// on every return.
+// Start brings the scenario's stack up for cmd; the caller tears it down on every return.
 func (o StackOptions) Start(ctx context.Context, cmd string, sc *scenario.Scenario, files []string, target, out string) (*Compose, error) {
 	plan, err := o.PlanCPUs()
 	if err != nil {
@@ -107,9 +96,7 @@ func (o StackOptions) Start(ctx context.Context, cmd string, sc *scenario.Scenar
 	return c, nil
 }
 
-// StartFile is `loadgate up`'s Start: the scenario file's stack (or the
-// --compose files) up, with target defaulting to its stack.target. It
-// returns the target it resolved.
+// StartFile is `loadgate up`'s Start; target defaults to the scenario's stack.target.
 func (o StackOptions) StartFile(ctx context.Context, path, target, out string) (*Compose, string, error) {
 	if path == "" {
 		return nil, "", Usagef("up: --scenario is required")
@@ -132,8 +119,7 @@ func (o StackOptions) StartFile(ctx context.Context, path, target, out string) (
 	return c, target, err
 }
 
-// LoadOptions are where a command's load goes (run, sweep, soak): the
-// flags they share.
+// LoadOptions are the load flags run, sweep and soak share.
 type LoadOptions struct {
 	Cmd      string  // run, sweep or soak
 	Scenario string  // --scenario: the file
@@ -143,13 +129,12 @@ type LoadOptions struct {
 	Out      string // --out (default: OutDir's)
 	Watch    []int  // --watch-pid (plain mode)
 	Stack    StackOptions
-	// ResolveEnv resolves the scenario's ${NAME} values (and masks them)
-	// before anything is logged.
+	// ResolveEnv resolves and masks ${NAME} values before anything is logged.
 	ResolveEnv func(*scenario.Scenario) (map[string]string, error)
 }
 
-// LoadScenario is the --scenario file at --scale, within the operator's
-// ceilings when limits (a sweep checks each step's rate instead).
+// LoadScenario loads --scenario at --scale, within the operator's ceilings
+// when limits (a sweep checks each step's rate instead).
 func (o LoadOptions) LoadScenario(limits bool) (*scenario.Scenario, error) {
 	if o.Scenario == "" {
 		return nil, Usagef("%s: --scenario is required (see loadgate %s -h)", o.Cmd, o.Cmd)
@@ -161,9 +146,7 @@ func (o LoadOptions) LoadScenario(limits bool) (*scenario.Scenario, error) {
 	return sc, Usage(err)
 }
 
-// LoadPlan is where a command's load goes, known before anything starts:
-// the resolved ${ENV}, a plain target checked (and the generator pinned)
-// or a stack's files and service:port, and the results directory.
+// LoadPlan is where a command's load goes, known before anything starts.
 type LoadPlan struct {
 	Env     map[string]string
 	Files   []string
@@ -174,8 +157,7 @@ type LoadPlan struct {
 	Out     string
 }
 
-// OutInfix is the default results directory's infix of cmd:
-// loadgate-out/<scenario>-<infix><time>.
+// OutInfix is cmd's infix in loadgate-out/<scenario>-<infix><time>.
 func OutInfix(cmd string) string {
 	if cmd == "run" {
 		return ""
@@ -183,9 +165,7 @@ func OutInfix(cmd string) string {
 	return cmd + "-"
 }
 
-// PlanLoad is the prelude run, sweep and soak share, in their order:
-// ${ENV} resolved and masked, the target checked, --watch-pid checked,
-// the default results directory named.
+// PlanLoad is the prelude run, sweep and soak share, before anything starts.
 func PlanLoad(ctx context.Context, sc *scenario.Scenario, o LoadOptions) (*LoadPlan, error) {
 	p := &LoadPlan{Out: o.Out}
 	if o.ResolveEnv != nil {
@@ -216,11 +196,8 @@ func PlanLoad(ctx context.Context, sc *scenario.Scenario, o LoadOptions) (*LoadP
 	return p, nil
 }
 
-// Open brings the plan's target up: a stack (started now), or the plain
-// URL with the --watch-pid processes sampled. With tee (a soak's
-// collector) every stats line goes there too, and a plain run samples the
-// generator as well. spec is the load's target and what its result
-// states of it.
+// Open brings the plan's target up; with tee (a soak's collector) the stats
+// lines also go there and a plain run samples the generator too.
 func (p *LoadPlan) Open(ctx context.Context, sc *scenario.Scenario, o LoadOptions, tee io.Writer) (Target, Spec, error) {
 	spec := Spec{Env: p.Env, Dir: p.Out}
 	if p.Plain {
@@ -236,10 +213,8 @@ func (p *LoadPlan) Open(ctx context.Context, sc *scenario.Scenario, o LoadOption
 	return c, spec, nil
 }
 
-// LoadTarget is where a command's load goes (run, sweep, soak): plain, a
-// loopback URL given as --target (the scenario's stack is not started);
-// else the stack's compose files and its target service:port (--target,
-// else the scenario's stack.target). Refusals are usage errors.
+// LoadTarget is where a command's load goes: plain for a URL --target (no
+// stack is started), else the stack's files and service:port. Refusals are ErrUsage.
 func LoadTarget(cmd string, sc *scenario.Scenario, raw string, o StackOptions) (files []string, plain bool, target string, err error) {
 	files = o.Files(sc)
 	plain = strings.Contains(raw, "://")
@@ -260,10 +235,8 @@ func LoadTarget(cmd string, sc *scenario.Scenario, raw string, o StackOptions) (
 	return files, false, sc.Stack.Target, nil
 }
 
-// PlainTarget is a plain run's target: the loopback URL checked (rule 14,
-// load.LoopbackTarget: the check the run's dialer applies), and the
-// generator pinned to --load-cpus when given (the set it is pinned to;
-// empty when not).
+// PlainTarget checks a plain run's loopback URL (as the run's dialer will)
+// and pins the generator to --load-cpus when given, returning that set.
 func PlainTarget(ctx context.Context, cmd, raw string, o StackOptions) (*url.URL, pin.Set, error) {
 	t, err := load.LoopbackTarget(ctx, raw)
 	if err != nil {

@@ -8,9 +8,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Target is what a measured load goes to: a stack (*Compose) or a plain
-// loopback URL (*Plain), with its samplers, its counted reads, its fault
-// injection and its teardown.
+// Target is what a measured load goes to: a stack (*Compose) or a plain URL (*Plain).
 type Target interface {
 	Sample(ctx context.Context, dir string, warmup time.Duration) (start func(t0 time.Time), stop func(*result.Result) error, err error)
 	Count(ctx context.Context, sc *scenario.Scenario) (Counter, error)
@@ -18,27 +16,16 @@ type Target interface {
 	Down() (time.Duration, error)
 }
 
-// Measure is one measured run on a target already up: its samplers,
-// counted reads and fault injection armed at the schedule's start on the
-// engine's clock, the load run by Runner, the result completed with what
-// they saw, the target torn down.
-//
-// A Measure's Run is called once, by one goroutine.
+// Measure is one measured run on a target already up; Run it once.
 type Measure struct {
 	Runner Runner
 	Target Target
-	// Began is when the command started: a stack's result states the time
-	// from it to the first request.
-	Began time.Time
-	// Warn is told a figure that was lost (a stats file); nil: dropped.
-	Warn func(format string, a ...any)
+	Began  time.Time                     // when the command started: a stack's "up" time runs from it
+	Warn   func(format string, a ...any) // told a figure that was lost; nil: dropped
 }
 
-// Run runs spec's load on the target (spec.Dir holds stats.jsonl too) and
-// returns its result, completed. The target is torn down on every return.
-// Errors carry their kind: a sampler, a count or a fault that cannot start
-// is ErrUnusable (a count or a target not allowed ErrUsage), the Runner's
-// as it is.
+// Run runs spec's load with the target's samplers, counts and faults, and
+// returns the result completed; the target is torn down on every return.
 func (m Measure) Run(ctx context.Context, spec Spec) (res *result.Result, err error) {
 	down := true
 	defer func() {
@@ -82,8 +69,7 @@ func (m Measure) Run(ctx context.Context, spec Spec) (res *result.Result, err er
 	return res, nil
 }
 
-// teardown tears the target down and completes res with a stack's
-// set-up and teardown times (a plain target has neither).
+// teardown tears the target down and completes res with a stack's times.
 func (m Measure) teardown(res *result.Result) {
 	_, stack := m.Target.(*Compose)
 	firstRequest := res.StartedAt.Sub(m.Began)

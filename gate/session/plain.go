@@ -13,35 +13,24 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// PlainTopology is what a plain run's result states of its load (a
-// loopback URL), the generator pinned to loadSet (empty: not pinned).
+// PlainTopology is a plain run's topology, the generator pinned to loadSet (empty: not).
 func PlainTopology(loadSet pin.Set) result.Topology {
 	t := result.Topology{TargetPath: "loopback"}
 	t.Pinned, t.PinnedReason = pin.Generator(loadSet)
 	return t
 }
 
-// Plain is a plain run's samplers: the --watch-pid processes of this host
-// and (when Self) the generator, sampled from /proc into stats.jsonl — the
-// same lines as a stack's — from the schedule's t0 + warm-up
-// (procstat.Watch, rule 7).
-//
-// A Plain is used by one goroutine (the one that runs the load); the
-// listener its Sample returns is called by the engine (procstat.Watch makes
-// that safe).
+// Plain is a plain run's samplers (--watch-pid, and Self the generator). One
+// goroutine uses it; the engine calls Sample's listener.
 type Plain struct {
-	PIDs  []int
-	Self  bool          // sample the generator too (a soak)
-	Every time.Duration // the sampling interval
-	Tee   io.Writer     // when set, also gets every stats.jsonl line (a soak's collector)
-	// Watched are the processes' summaries, set by the last Sample's stop.
-	Watched []procstat.Summary
+	PIDs    []int
+	Self    bool               // sample the generator too (a soak)
+	Every   time.Duration      // the sampling interval
+	Tee     io.Writer          // when set, also gets every stats.jsonl line (a soak's collector)
+	Watched []procstat.Summary // set by the last Sample's stop
 }
 
-// Sample starts sampling into dir/stats.jsonl; start is the engine's
-// listener, stop ends the samplers and completes the result with the
-// processes as services (one that exited is named so) and the generator.
-// With nothing to sample it writes no file and stop does nothing.
+// Sample starts sampling into dir/stats.jsonl (nothing to sample: no file).
 func (p *Plain) Sample(ctx context.Context, dir string, warmup time.Duration) (start func(t0 time.Time), stop func(*result.Result) error, err error) {
 	if len(p.PIDs) == 0 && !p.Self {
 		return nil, func(*result.Result) error { return nil }, nil
@@ -68,7 +57,6 @@ func (p *Plain) Sample(ctx context.Context, dir string, warmup time.Duration) (s
 // Down has nothing to tear down.
 func (p *Plain) Down() (time.Duration, error) { return 0, nil }
 
-// services are the watched processes as a result's services.
 func services(pids []procstat.Summary) []result.Service {
 	var out []result.Service
 	for _, sum := range pids {
@@ -91,14 +79,12 @@ func CheckPIDs(cmd string, pids []int) error {
 	return nil
 }
 
-// Count is a plain run's counting: nothing to ask, each count stated as
-// not measured (counted.Plain).
+// Count is a plain run's counting: each count not measured (counted.Plain).
 func (p *Plain) Count(ctx context.Context, sc *scenario.Scenario) (Counter, error) {
 	return &counter{ctx: ctx, c: counted.Plain(sc)}, nil
 }
 
-// Inject refuses a scenario with faults (ErrUsage): they act on a stack,
-// and a plain run starts none.
+// Inject refuses a scenario with faults (ErrUsage): a plain run has no stack.
 func (p *Plain) Inject(ctx context.Context, sc *scenario.Scenario) (*Faults, error) {
 	if sc.HasFaults() {
 		return nil, Usagef("run: the scenario injects faults (phase inject:), which act on its stack; with --target URL no stack is started, so they could not be injected")

@@ -8,27 +8,22 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// Sampled is a target sampled into one directory for one long load and
-// torn down after it: gate/soak's Sampler on a Compose or a Plain.
-//
-// It is used by the goroutine that runs the soak: Start, then Finish once.
+// Sampled is gate/soak's Sampler on a Target, torn down after the load. The
+// goroutine that runs the soak calls Start, then Finish once.
 type Sampled struct {
 	Target Target
 	Dir    string
 	stop   func(*result.Result) error
 }
 
-// Start opens Dir/stats.jsonl; its listener arms the samplers for the
-// schedule's t0 + warmup.
+// Start opens Dir/stats.jsonl; its listener arms the samplers for t0 + warmup.
 func (s *Sampled) Start(ctx context.Context, warmup time.Duration) (func(time.Time), error) {
 	start, stop, err := s.Target.Sample(ctx, s.Dir, warmup)
 	s.stop = stop
 	return start, err
 }
 
-// Finish stops the samplers, completes res (nil: the load failed) with
-// what they saw and a stack's teardown, and returns the watched
-// processes' summaries (a Plain's).
+// Finish stops the samplers, tears down and completes res (nil: load failed).
 func (s *Sampled) Finish(res *result.Result) ([]procstat.Summary, error) {
 	var err error
 	if s.stop != nil {

@@ -21,12 +21,10 @@ const MaxConfigBytes = 64 << 10
 // FetchTimeout bounds FetchConfig when ctx has no earlier deadline.
 const FetchTimeout = 5 * time.Second
 
-// ErrStated is wrapped by DecodeConfig's errors: the stated configuration
-// cannot be stated in a report.
+// ErrStated wraps DecodeConfig's errors.
 var ErrStated = errors.New("stub: stated configuration")
 
-// FetchConfig reads a stub's GET /stub/config within FetchTimeout; the GET
-// (stackget) connects to addr only, with no proxy or redirect.
+// FetchConfig GETs a stub's /stub/config from addr only (no proxy, no redirect).
 func FetchConfig(ctx context.Context, addr string) (result.StubConfig, error) {
 	page, err := stackget.Get(ctx, addr, PathConfig, stackget.Request{Accept: "application/json", MaxBytes: MaxConfigBytes, Timeout: FetchTimeout})
 	var se *stackget.StatusError
@@ -39,8 +37,7 @@ func FetchConfig(ctx context.Context, addr string) (result.StubConfig, error) {
 	return DecodeConfig(bytes.NewReader(page.Body))
 }
 
-// DecodeConfig reads a stated configuration (at most MaxConfigBytes, unknown
-// fields refused) and checks it as Config.Validate does.
+// DecodeConfig reads a stated configuration strictly and checks it as Validate does.
 func DecodeConfig(r io.Reader) (result.StubConfig, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxConfigBytes+1))
 	if err != nil {
@@ -68,7 +65,6 @@ func DecodeConfig(r io.Reader) (result.StubConfig, error) {
 	return c, nil
 }
 
-// fromStated is the Config a stated one describes (for Validate).
 func fromStated(c result.StubConfig) (Config, error) {
 	d, err := delayOf(c.Delay)
 	if err != nil {
@@ -139,8 +135,7 @@ func dur(v float64) (time.Duration, error) {
 	return time.Duration(v * float64(time.Millisecond)), nil
 }
 
-// Healthcheck gets url within 2 s: nil on a 200 (the stub image's own
-// healthcheck, which has no shell or curl).
+// Healthcheck GETs url within 2 s, nil on a 200: the stub image has no shell or curl.
 func Healthcheck(ctx context.Context, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()

@@ -11,8 +11,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// MaxDelay bounds every draw and parameter (a lognormal's tail is cut), so
-// no held request is unbounded.
+// MaxDelay bounds every draw and parameter (a lognormal's tail is cut).
 const MaxDelay = time.Minute
 
 // z99 is the standard normal's 99th percentile: sigma = ln(p99/p50) / z99.
@@ -29,14 +28,9 @@ type Delay struct {
 // ErrDelay is wrapped by every error of ParseDelay.
 var ErrDelay = errors.New("invalid delay")
 
-// ParseDelay reads a delay distribution:
-//
-//	20ms                            fixed (also "fixed:20ms")
-//	uniform:10ms-30ms               uniform between the two, both included
-//	lognormal:p50=20ms,p99=80ms     lognormal with that median and 99th percentile
-//
-// Durations are in [0, MaxDelay]; uniform needs min <= max, lognormal
-// 0 < p50 <= p99.
+// ParseDelay reads a delay distribution, durations in [0, MaxDelay]: "20ms"
+// (or "fixed:20ms"), "uniform:10ms-30ms" (both included, min <= max) or
+// "lognormal:p50=20ms,p99=80ms" (0 < p50 <= p99).
 func ParseDelay(s string) (Delay, error) {
 	kind, args, ok := strings.Cut(s, ":")
 	if !ok {
@@ -61,7 +55,6 @@ func ParseDelay(s string) (Delay, error) {
 	return d, nil
 }
 
-// delayDur reads the duration v of parameter name, within [0, MaxDelay].
 func delayDur(name, v string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(v))
 	if err != nil {
@@ -73,7 +66,6 @@ func delayDur(name, v string) (time.Duration, error) {
 	return d, nil
 }
 
-// parseUniform reads "min-max".
 func parseUniform(args string) (Delay, error) {
 	lo, hi, ok := strings.Cut(args, "-")
 	if !ok {
@@ -93,7 +85,6 @@ func parseUniform(args string) (Delay, error) {
 	return Delay{Dist: "uniform", Min: a, Max: b}, nil
 }
 
-// parseLognormal reads "p50=DURATION,p99=DURATION", each once.
 func parseLognormal(args string) (Delay, error) {
 	d := Delay{Dist: "lognormal"}
 	seen := map[string]bool{}

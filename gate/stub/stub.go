@@ -1,11 +1,5 @@
 // Package stub is `loadgate stub`: an HTTP server standing in for a
-// third-party provider, slow and failing on purpose, so that a stack is
-// measured against an upstream whose behaviour is stated. Each answer
-// waits a delay drawn from Delay, then fails (ErrorRate), holds until the
-// client gives up (TimeoutRate), or answers 200 with JSON or Stream's
-// events; draws are seeded (Seed), in arrival order. It also serves
-// /healthz, /stub/config and /metrics. A *Server is safe for concurrent
-// use.
+// third-party provider, slow and failing on purpose at stated rates.
 package stub
 
 import (
@@ -36,8 +30,7 @@ const (
 	MaxRoutes      = 64
 	MaxRouteLen    = 200
 	MaxBody        = 64 << 10
-	// ShutdownBound is how long Serve waits for requests in flight.
-	ShutdownBound = 5 * time.Second
+	ShutdownBound  = 5 * time.Second // how long Serve waits for requests in flight
 )
 
 // Metric is the name of the stub's request counter.
@@ -58,8 +51,7 @@ const (
 	PathMetrics = "/metrics"
 )
 
-// Config is what a stub does. The zero Config (Routes default to "/")
-// answers every request at once with 200.
+// Config is what a stub does; the zero Config answers 200 at once on "/".
 type Config struct {
 	Delay       Delay
 	ErrorRate   float64       // in [0, 1]
@@ -68,8 +60,7 @@ type Config struct {
 	Stream      *Stream       // nil: never streams
 	Seed        uint64
 	Routes      []string // net/http ServeMux patterns ("GET /profile/{id}"); none: "/"
-	// Body is a 200 answer's JSON, {name} standing for the route's wildcard,
-	// JSON-escaped: '{"id":"{id}"}'. "" answers a small object. At most MaxBody.
+	// Body is a 200's JSON ("" a small object); {name} is the route's wildcard.
 	Body string
 }
 
@@ -165,7 +156,8 @@ func (c Config) Stated() result.StubConfig {
 	return s
 }
 
-// Server is a stub (see the package comment).
+// Server is a stub: each answer waits a seeded Delay draw, then fails, holds
+// until the client gives up, or answers 200. Safe for concurrent use.
 type Server struct {
 	cfg      Config
 	mux      *http.ServeMux
@@ -175,9 +167,7 @@ type Server struct {
 	rng *rand.Rand
 }
 
-// New returns a stub serving cfg, or an ErrConfig error naming what is
-// wrong, including a route pattern net/http refuses or that collides with
-// the stub's own paths.
+// New returns a stub serving cfg, or an ErrConfig error naming what is wrong.
 func New(cfg Config) (s *Server, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -218,7 +208,6 @@ func (s *Server) Config() Config { return s.cfg }
 // ServeHTTP serves one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
-// draw is one request's random choices.
 type draw struct {
 	outcome string // ok, error or timeout
 	delay   time.Duration
@@ -276,8 +265,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, expand(s.cfg.Body, r)+"\n")
 }
 
-// expand replaces each {name} of body by r's wildcard, JSON-escaped ("" for
-// no such wildcard).
+// expand replaces each {name} of body by r's wildcard, JSON-escaped.
 func expand(body string, r *http.Request) string {
 	var b strings.Builder
 	for {
@@ -339,8 +327,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// Serve serves on ln until ctx ends, then shuts down within ShutdownBound,
-// cancelling held requests. It returns nil after a shutdown caused by ctx.
+// Serve serves on ln until ctx ends, then shuts down within ShutdownBound and returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
