@@ -8,8 +8,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// result turns the recorder's cells into a result, with the Config's
-// stated fields copied in.
+// result turns the recorder's cells into a result, with Config's stated fields.
 func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 	sc := e.cfg.Scenario
 	r := e.rec
@@ -57,9 +56,7 @@ func (e *engine) result(startedAt, finishedAt time.Time) *result.Result {
 	return res
 }
 
-// addSegments adds the recorder's cells to res, segment by segment: the
-// warm-up's counts, then each phase with its workloads. The recorder's
-// lock is held.
+// addSegments adds the recorder's cells to res by segment (r.mu held).
 func (e *engine) addSegments(res *result.Result) {
 	sc, r := e.cfg.Scenario, e.rec
 	// A measured cell without a success still carries (empty) histograms.
@@ -91,8 +88,7 @@ func (e *engine) addSegments(res *result.Result) {
 	}
 }
 
-// workloadResult is one workload's cell of a phase segment of duration d;
-// empty is the encoded empty histogram of a cell without a success.
+// workloadResult is one workload's cell; empty is the encoded empty histogram.
 func workloadResult(name string, c cell, d time.Duration, empty string) result.Workload {
 	wr := result.Workload{
 		Name: name, Offered: c.offered, Succeeded: c.succeeded,
@@ -113,8 +109,7 @@ func workloadResult(name string, c cell, d time.Duration, empty string) result.W
 	return wr
 }
 
-// checkBalance marks res usable unless a request offered was not
-// recorded, in the phases or the warm-up.
+// checkBalance marks res unusable if an offered request went unrecorded.
 func checkBalance(res *result.Result) {
 	res.Usable = true
 	if res.Offered != res.Recorded {

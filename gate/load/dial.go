@@ -15,16 +15,13 @@ import (
 	"time"
 )
 
-// Target is where the load goes and the only addresses it may go to: its
-// host is resolved once and every connection dials only those addresses,
-// checked again before connect and on the socket, so DNS rebinding changes
-// nothing. TLS still verifies the URL's host name.
+// Target is where the load goes and the only addresses it may go to: resolved once,
+// checked before connect and on the socket, so DNS rebinding changes nothing.
 type Target struct {
 	URL      *url.URL
 	Insecure bool // skip TLS verification (self-signed loopback servers)
 
-	// Addrs are the checked addresses (empty: resolved at the first
-	// connection, as Resolve does).
+	// Addrs are the checked addresses (empty: resolved at the first connection).
 	Addrs []netip.Addr
 
 	// LookupIP resolves the host (nil: net.DefaultResolver); a test seam.
@@ -37,11 +34,9 @@ type Target struct {
 // ErrTargetRefused is in the chain of every error about a disallowed address.
 var ErrTargetRefused = errors.New("not an allowed target")
 
-// resolveTimeout bounds one resolution of the target's name.
 const resolveTimeout = 5 * time.Second
 
-// ParseTarget parses raw as an http or https URL with a host and no
-// credentials, query or fragment. It does not resolve the host.
+// ParseTarget parses an http(s) URL with a host and no credentials, query or fragment; no lookup.
 func ParseTarget(raw string) (Target, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -67,8 +62,7 @@ func ParseTarget(raw string) (Target, error) {
 	return Target{URL: u}, nil
 }
 
-// LoopbackTarget is plain mode's target: ParseTarget then CheckLoopback;
-// run the load with the returned Target so nothing resolves again.
+// LoopbackTarget is ParseTarget then CheckLoopback; run with its result so nothing resolves again.
 func LoopbackTarget(ctx context.Context, raw string) (Target, error) {
 	t, err := ParseTarget(raw)
 	if err != nil {
@@ -77,8 +71,7 @@ func LoopbackTarget(ctx context.Context, raw string) (Target, error) {
 	return t.CheckLoopback(ctx)
 }
 
-// CheckLoopback resolves t (Resolve) and refuses it unless every address is
-// a loopback address (127.0.0.0/8 or ::1).
+// CheckLoopback resolves t and refuses it unless every address is loopback (127.0.0.0/8, ::1).
 func (t Target) CheckLoopback(ctx context.Context) (Target, error) {
 	if t.URL == nil {
 		return Target{}, fmt.Errorf("target: no URL")
@@ -100,9 +93,7 @@ func (t Target) CheckLoopback(ctx context.Context) (Target, error) {
 	return t, nil
 }
 
-// Resolve returns t with Addrs filled (kept if already set). An IP host is
-// its own allowed set (the caller vouches for it); a name is resolved once
-// and must resolve to loopback only.
+// Resolve fills t.Addrs if empty: an IP host as is (the caller vouches), a name if loopback only.
 func (t Target) Resolve(ctx context.Context) (Target, error) {
 	if t.URL == nil {
 		return Target{}, fmt.Errorf("target: no URL")
@@ -117,7 +108,6 @@ func (t Target) Resolve(ctx context.Context) (Target, error) {
 	return t.CheckLoopback(ctx)
 }
 
-// lookup resolves the URL's host name once.
 func (t Target) lookup(ctx context.Context) ([]netip.Addr, error) {
 	host := t.URL.Hostname()
 	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
@@ -158,7 +148,6 @@ func allLoopback(host string, addrs []netip.Addr) error {
 	return nil
 }
 
-// literal parses host as an IP address (an IPv6 zone is dropped).
 func literal(host string) (netip.Addr, bool) {
 	a, err := netip.ParseAddr(host)
 	if err != nil {
@@ -167,7 +156,6 @@ func literal(host string) (netip.Addr, bool) {
 	return a.WithZone("").Unmap(), true
 }
 
-// port is the URL's port, or the scheme's.
 func (t Target) port() uint16 {
 	if p := t.URL.Port(); p != "" {
 		n, _ := strconv.ParseUint(p, 10, 16)
@@ -179,8 +167,7 @@ func (t Target) port() uint16 {
 	return 80
 }
 
-// hostPort is what the HTTP clients connect to (the URL's host, for TLS);
-// the dialer maps it to Addrs.
+// hostPort is what the HTTP clients dial (the URL's host, for TLS); the dialer maps it to Addrs.
 func (t Target) hostPort() string {
 	return net.JoinHostPort(t.URL.Hostname(), strconv.Itoa(int(t.port())))
 }
@@ -197,12 +184,10 @@ type dialer struct {
 	bad   error        // a resolution that failed the check: every dial fails with it
 	next  atomic.Uint32
 
-	// lazy puts plain TCP connections on lazy sockets; only newFastClient
-	// sets it.
+	// lazy puts plain TCP connections on lazy sockets (newFastClient only).
 	lazy *lazyPoll
 }
 
-// dialer returns the target's dialer; timeout bounds one connect.
 func (t Target) dialer(timeout time.Duration) *dialer {
 	d := &dialer{t: t, host: strings.ToLower(t.URL.Hostname()), port: t.port(), timeout: timeout}
 	if len(t.Addrs) > 0 {
@@ -214,8 +199,7 @@ func (t Target) dialer(timeout time.Duration) *dialer {
 	return d
 }
 
-// allowed returns the checked addresses, resolving the name once for the
-// dialer's life when the Target came without them.
+// allowed returns the checked addresses, resolving once when the Target had none.
 func (d *dialer) allowed(ctx context.Context) ([]netip.Addr, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -251,8 +235,7 @@ func (d *dialer) isAllowed(a netip.Addr, port uint16) bool {
 	return false
 }
 
-// DialContext connects to addr (the target's host:port) through the
-// checked addresses in turn.
+// DialContext connects to addr (the target's host:port) via each checked address in turn.
 func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	switch network {
 	case "tcp", "tcp4", "tcp6":

@@ -20,23 +20,19 @@ type Config struct {
 	Target   Target
 	// Env holds the resolved values of the scenario's ${NAME} references.
 	Env map[string]string
-	// Snapshots receives one JSON line per second (nil: none).
+	// Snapshots receives one JSON line per interval (nil: none).
 	Snapshots io.Writer
-	// Progress is called once per second from a single goroutine (nil: none).
+	// Progress is called once per interval from one goroutine (nil: none).
 	Progress func(Progress)
 	// SnapshotEvery is the snapshot interval (default 1s).
 	SnapshotEvery time.Duration
-	// Faults is told the schedule's start and every measured outcome; a
-	// scenario that injects faults is refused without it.
+	// Faults sees t0 and every measured outcome; required if the scenario injects faults.
 	Faults FaultHook
-	// Started is called once each, in order, with the schedule's start before
-	// the first request is due (after Faults.Start).
+	// Started are called in order with t0, after Faults.Start, before any request is due.
 	Started []func(t0 time.Time)
-	// StartAt is the schedule's t0 (zero: now). Two runs given one StartAt (a
-	// duet's sides) send at the same instants.
+	// StartAt is the schedule's t0 (zero: now); a duet's two sides share it.
 	StartAt time.Time
 
-	// Known before the load and copied into the Result as given (build.go).
 	Machine  result.Machine  // where the generator runs
 	Topology result.Topology // the stack's and the generator's cpus, pinning, target path
 	// TargetLabel is how the result names the target ("": its URL).
@@ -55,18 +51,15 @@ type Progress struct {
 	Snapshot      Snapshot      // the last interval
 }
 
-// Run sends the named load and returns what it measured. Cancelling ctx
-// stops the run early: requests in flight are recorded as abandoned and the
-// result says Interrupted. Run returns an error only when the run could not
-// start; a run that started always returns its result.
+// Run sends the load and returns what it measured. Cancelling ctx ends it early
+// (requests in flight abandoned, result Interrupted); it errs only if the run could not start.
 func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	e, release, err := newEngine(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	// reqCtx outlives ctx by the drain: requests in flight when the schedule
-	// ends may finish; it is cancelled when the run is finalized.
+	// reqCtx outlives ctx by the drain; it is cancelled when the run is finalized.
 	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelReqs()
 	e.reqCtx = reqCtx
@@ -74,7 +67,6 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	defer e.wait.close()
 	stopBackground := e.startBackground(ctx)
 
-	// Steal is stated only on the generator's cpus as the topology names them.
 	topo := e.cfg.Topology
 	var steal *stealWatch
 	if topo.LoadCPUs != "" {
@@ -97,11 +89,9 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 	return res, nil
 }
 
-// newEngine resolves the target and builds the run's schedule, mix,
-// recorder and operations; release frees the operations and lazy reads.
+// newEngine builds the run; release frees its operations and lazy reads.
 func newEngine(ctx context.Context, cfg Config) (e *engine, release func(), err error) {
 	sc := cfg.Scenario
-	// Every connection of the run goes only to the addresses resolved here.
 	if cfg.Target, err = cfg.Target.Resolve(ctx); err != nil {
 		return nil, nil, fmt.Errorf("target: %w", err)
 	}
@@ -139,8 +129,7 @@ func newEngine(ctx context.Context, cfg Config) (e *engine, release func(), err 
 	return e, func() { closeOps(); lazy.close() }, nil
 }
 
-// startClock fixes the schedule's t0 and tells Faults and Started of it,
-// before the first request is due.
+// startClock fixes t0 and tells Faults and Started of it.
 func (e *engine) startClock() {
 	e.start = time.Now()
 	if !e.cfg.StartAt.IsZero() {
@@ -163,8 +152,7 @@ func (e *engine) startClock() {
 	}
 }
 
-// startBackground starts the snapshot and watchdog goroutines; stop ends
-// them and waits for both.
+// startBackground starts the snapshot and watchdog goroutines; stop ends both.
 func (e *engine) startBackground(ctx context.Context) (stop func()) {
 	every := e.cfg.SnapshotEvery
 	if every <= 0 {
@@ -188,8 +176,7 @@ func (e *engine) startBackground(ctx context.Context) (stop func()) {
 	}
 }
 
-// explainStop states in res why and how the run ended when it did not
-// simply run its schedule out.
+// explainStop records in res why the run ended early, if it did.
 func (e *engine) explainStop(ctx context.Context, res *result.Result, stop stopReason, drained bool, abandoned int64) {
 	sc := e.cfg.Scenario
 	// A failed fault stage is not an interruption.
@@ -216,8 +203,7 @@ func (e *engine) explainStop(ctx context.Context, res *result.Result, stop stopR
 	}
 }
 
-// WallBound is the most a run of sc may take from its first due time to
-// Run's return: schedule, drain and WallSlack.
+// WallBound is the most a run of sc may take from its first due time to Run's return.
 func WallBound(sc *scenario.Scenario) (time.Duration, error) {
 	sched, err := NewSchedule(sc)
 	if err != nil {
@@ -226,23 +212,19 @@ func WallBound(sc *scenario.Scenario) (time.Duration, error) {
 	return sched.Duration() + sc.Drain + WallSlack, nil
 }
 
-// testWaitHook (tests only) runs in every timer wait between arming and
-// parking; postpone makes the park last until aborted.
+// testWaitHook runs before each timer park (tests); postpone parks until abort.
 var testWaitHook func(postpone func())
 
-// testClockSeam (tests only) may replace a run's wait and operations
-// before the first due time, for testing/synctest's fake clock.
+// testClockSeam may swap a run's wait and operations for synctest's (tests).
 var testClockSeam func(e *engine)
 
 // WallSlack is what a run may take beyond its schedule and drain.
 const WallSlack = 2 * time.Second
 
-// HangAfter is how long the dispatcher may make no progress past a due
-// time before the run ends as unusable: no legitimate wait lasts that long.
+// HangAfter is how long the dispatcher may stall past a due time before the run is unusable.
 const HangAfter = time.Second
 
-// newOperations builds one operation per workload: fasthttp for HTTP/1.1,
-// net/http for HTTP/2. closeOps releases idle connections.
+// newOperations builds one operation per workload; closeOps releases idle connections.
 func newOperations(ctx context.Context, sc *scenario.Scenario, cfg Config) (ops []operation, closeOps func(), err error) {
 	ops = make([]operation, len(sc.Workloads))
 	for _, w := range sc.Workloads {
@@ -285,8 +267,7 @@ type engine struct {
 	lazy    *lazyPoll                                          // lazy response reads (lazy.go); nil: off
 	until   func(ctx context.Context, due time.Duration) error // the dispatcher's wait: wait.until (a test's under testClockSeam)
 
-	// waitDue is the due time (ns since start) the dispatcher waits for on its
-	// timer, -1 when it is not: the watchdog's view of progress.
+	// waitDue is the timer wait's due time (ns since start), -1 when not waiting.
 	waitDue atomic.Int64
 	over    overrun // the watchdog's account of waitDue's overrun (watchdog only)
 	hungMu  sync.Mutex
@@ -303,7 +284,6 @@ type job struct {
 	due    time.Duration
 }
 
-// Why dispatch stopped.
 type stopReason int
 
 const (
@@ -313,11 +293,8 @@ const (
 	stopWallBound                     // the in-flight bound stayed full until the wall-time bound
 )
 
-// dispatch sends every request of the schedule at its due time and says
-// why it stopped. Workers take jobs from an unbuffered channel, up to
-// max_in_flight; beyond that the dispatcher waits and the request keeps
-// its due time, so the wait shows as latency. Requests never sent by the
-// wall-time bound are recorded as offered and abandoned.
+// dispatch sends each request at its due time and says why it stopped; with
+// max_in_flight workers busy it waits, and the wait shows as latency.
 func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 	defer close(e.jobs)
 	defer e.lazy.setAwake(1) // the drain: no more sweeps, read every response at once
@@ -346,8 +323,7 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 		e.lazy.beforeWait(due, now) // a long wait keeps the sockets awake (lazy.go)
 		err := e.until(ctx, due)
 		e.waitDue.Store(-1)
-		// Wake the readers of arrived responses before the hand-off, so the
-		// worker readied last runs first.
+		// Sweep before the hand-off, so the worker readied last runs first.
 		e.lazy.sweep()
 		if err != nil || ctx.Err() != nil {
 			if e.hungReason() != "" {
@@ -379,10 +355,7 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 	return stopDone
 }
 
-// handOff waits, the in-flight bound full, for a worker to take j; the
-// wait counts as stalled. ok is false when the run stops first (ctx
-// cancelled, or the wall-time bound, which *boundTimer times, reached),
-// with j abandoned.
+// handOff waits for a worker to take j; false (j abandoned) if ctx or the wall bound ends first.
 func (e *engine) handOff(ctx context.Context, j job, bound time.Duration, boundTimer **time.Timer) (stopReason, bool) {
 	t0 := e.clock()
 	if *boundTimer == nil {
@@ -406,8 +379,7 @@ func (e *engine) handOff(ctx context.Context, j job, bound time.Duration, boundT
 	}
 }
 
-// recordUnsent records requests from..n-1 as offered and abandoned and
-// returns how many there were.
+// recordUnsent records requests from..n-1 as unsent; it returns the new e.unsent.
 func (e *engine) recordUnsent(from, n int64) int64 {
 	for i := from; i < n; i++ {
 		_, seg := e.sched.Due(i)
@@ -418,8 +390,7 @@ func (e *engine) recordUnsent(from, n int64) int64 {
 	return e.unsent + n - from
 }
 
-// waiting tells the watchdog a wait for due starts; it stores when the
-// wait should end, so the watchdog measures overrun, not lateness.
+// waiting stores when the wait for due should end: the watchdog measures overrun, not lateness.
 func (e *engine) waiting(due, now time.Duration) {
 	e.waitDue.Store(int64(max(due, now)))
 }
@@ -430,11 +401,9 @@ func (e *engine) hungReason() string {
 	return e.hung
 }
 
-// watchInterval is how often the watchdog looks.
 const watchInterval = 100 * time.Millisecond
 
-// watchdog calls watch every watchInterval and at once when ctx is done,
-// until stop is closed.
+// watchdog calls watch every watchInterval, and at once when ctx is done, until stop.
 func (e *engine) watchdog(ctx context.Context, stop <-chan struct{}) {
 	t := time.NewTicker(watchInterval)
 	defer t.Stop()
@@ -452,8 +421,7 @@ func (e *engine) watchdog(ctx context.Context, stop <-chan struct{}) {
 	}
 }
 
-// watch aborts the dispatcher's wait when the run is cancelled or the wait
-// overran its due time by HangAfter.
+// watch aborts the dispatcher's wait when ctx is done or it overran by HangAfter.
 func (e *engine) watch(ctx context.Context) {
 	if ctx.Err() != nil {
 		e.wait.abort()
@@ -472,16 +440,13 @@ func (e *engine) watch(ctx context.Context) {
 	}
 }
 
-// maxLookGap is the most one look adds to an overrun; a later look means
-// the process was starved, not the dispatcher stuck, and the run's
-// lateness already says so.
+// maxLookGap caps one look's share of an overrun: a later look means a starved process.
 const maxLookGap = 2 * watchInterval
 
 // HangAlways bounds an overrun however starved the process was.
 const HangAlways = 10 * HangAfter
 
-// overrun accounts how long the current timer wait overran its due time
-// while the process ran. Watchdog goroutine only.
+// overrun is how long the current timer wait overran while the process ran (watchdog only).
 type overrun struct {
 	last, due, counted time.Duration // the previous look; the wait being measured; its overrun so far
 	measuring          bool
@@ -503,7 +468,6 @@ func (o *overrun) look(now, due time.Duration, waiting bool) time.Duration {
 	return o.counted
 }
 
-// worker sends j, then every job it receives, until the channel closes.
 func (e *engine) worker(j job) {
 	defer e.wg.Done()
 	var s scratch
@@ -514,8 +478,7 @@ func (e *engine) worker(j job) {
 	}
 }
 
-// drain waits for requests in flight up to the scenario's drain (none when
-// interrupted) and reports whether every one finished.
+// drain waits up to the drain (not when interrupted); true if every request finished.
 func (e *engine) drain(ctx context.Context, interrupted bool) bool {
 	all := make(chan struct{})
 	go func() {
@@ -550,8 +513,7 @@ func (e *engine) drain(ctx context.Context, interrupted bool) bool {
 	}
 }
 
-// snapshots writes one snapshot per interval until stop is closed, then a
-// last one for the partial interval.
+// snapshots emits one per interval and a partial one at stop, named by the interval's middle.
 func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -564,7 +526,6 @@ func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
 		now := e.clock()
 		span := now - last
 		last = now
-		// Name the interval by the segment at its middle.
 		seg := e.sched.SegmentAt(now - every/2)
 		name, pe, pd := "drain", time.Duration(0), time.Duration(0)
 		if seg >= 0 {

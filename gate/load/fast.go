@@ -13,15 +13,13 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// operation sends the k-th request of a workload and classifies the
-// outcome ("" is a success). Implementations are safe for concurrent use;
-// the scratch belongs to the calling worker.
+// operation sends a workload's k-th request and classifies it ("" is a success).
+// Concurrency-safe; the scratch is the calling worker's.
 type operation interface {
 	do(ctx context.Context, k int64, s *scratch) string
 }
 
-// scratch is a worker's reusable memory, so a request allocates nothing on
-// the heap and the GC rarely runs.
+// scratch is a worker's reusable memory, so a request allocates nothing.
 type scratch struct {
 	uri, body []byte
 	buf       []byte // response bodies are read into it and dropped (bodyChunk)
@@ -30,13 +28,11 @@ type scratch struct {
 	built     *fastOp // req is this operation's whole request, reused as it is (fastOp.static); nil: build it
 	rx        rxStamp // the response's last read on a lazy connection (lazy.go); zero otherwise
 
-	// The request in flight, shared by fastOp.do and drainTransport (found as
-	// the request's user value, streamKey).
+	// The request in flight, for drainTransport (via the user value streamKey).
 	deadline time.Time // the request's deadline
 	bodyErr  error     // why the body was not read to its end; nil: it was
 }
 
-// buffer is the worker's body buffer, made on its first body.
 func (s *scratch) buffer() []byte {
 	if s.buf == nil {
 		s.buf = make([]byte, bodyChunk)
@@ -44,11 +40,7 @@ func (s *scratch) buffer() []byte {
 	return s.buf
 }
 
-// fastOp is an HTTP/1.1 operation on fasthttp's client, cheaper per request
-// than net/http (HTTP/2 stays on httpOp). Retries are off: an offered
-// request is one attempt. Bodies are read to their end in bodyChunk pieces
-// by drainTransport; one over max_body closes its connection. A close
-// before the first response byte is "closed" (FIN and RST look alike).
+// fastOp is an HTTP/1.1 operation on fasthttp (cheaper than net/http); no retries.
 type fastOp struct {
 	hc      *fasthttp.HostClient
 	method  string
@@ -60,8 +52,7 @@ type fastOp struct {
 	host    string
 	timeout time.Duration
 	expect  [600]bool
-	// static: every request is the same, so a worker builds it once and sends
-	// it again.
+	// static: every request is the same, so a worker builds it once.
 	static bool
 }
 
@@ -75,8 +66,7 @@ func newFastClient(sc *scenario.Scenario, t Target) *fasthttp.HostClient {
 		d.lazy = t.lazy // cleartext HTTP/1.1: lazy sockets (lazy.go); TLS keeps the poller
 	}
 	return &fasthttp.HostClient{
-		// TLS verifies the URL's host name; the dialer connects to the checked
-		// addresses only.
+		// TLS verifies the URL's host; the dialer connects only to checked addresses.
 		Addr:               t.hostPort(),
 		IsTLS:              t.URL.Scheme == "https",
 		TLSConfig:          &tls.Config{InsecureSkipVerify: t.Insecure, ServerName: t.URL.Hostname()},
@@ -156,7 +146,6 @@ func (op *fastOp) do(_ context.Context, k int64, s *scratch) string {
 	return ""
 }
 
-// build makes req the k-th request of the workload.
 func (op *fastOp) build(req *fasthttp.Request, k int64, s *scratch) {
 	req.Reset()
 	req.SetUserValue(streamKey{}, s) // for drainTransport
@@ -174,8 +163,7 @@ func (op *fastOp) build(req *fasthttp.Request, k int64, s *scratch) {
 	if op.hasBody {
 		s.body = op.body.AppendTo(s.body[:0], k)
 		if op.static {
-			// The request keeps its own copy: s.body is overwritten by the next
-			// operation.
+			// A copy: s.body is overwritten by the next operation.
 			req.SetBody(s.body)
 		} else {
 			req.SetBodyRaw(s.body)
@@ -186,15 +174,10 @@ func (op *fastOp) build(req *fasthttp.Request, k int64, s *scratch) {
 // streamKey is the request's user value holding its worker's scratch.
 type streamKey struct{}
 
-// errNoScratch: a request reached the transport without its scratch (a bug).
 var errNoScratch = errors.New("loadgate: a request reached the transport without its worker's scratch")
 
-// drainTransport is fasthttp's transport but for the body, which it reads
-// to its end into the worker's buffer before the connection goes back to
-// the pool: no garbage per response, and every response gets the receive
-// timestamp of the connection that read it. The request's deadline applies
-// to every read and write and MaxResponseBodySize is max_body; a body not
-// read to its end, or a 101, closes its connection (why: scratch bodyErr).
+// drainTransport is fasthttp's transport but drains each body into the worker's buffer (no
+// garbage; the read's receive stamp kept); an unread rest or a 101 closes the connection.
 type drainTransport struct{}
 
 func (drainTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (retry bool, err error) {
@@ -257,8 +240,7 @@ func (drainTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, 
 	return false, nil
 }
 
-// drainBody reads resp's body into buf, at most limit bytes; a larger
-// Content-Length is not read at all.
+// drainBody reads resp's body into buf up to limit; a larger Content-Length is not read.
 func drainBody(resp *fasthttp.Response, limit int64, buf []byte) error {
 	bs := resp.BodyStream()
 	if bs == nil {
@@ -270,15 +252,13 @@ func drainBody(resp *fasthttp.Response, limit int64, buf []byte) error {
 	return discardBody(bs, limit, buf)
 }
 
-// bodyClass names why a body was not read to its end (drainBody's error;
-// deadline is the request's).
+// bodyClass names why a body was not read to its end.
 func bodyClass(err error, deadline time.Time) string {
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		return ClassBodyTooLarge
 	case !time.Now().Before(deadline):
-		// fasthttp wraps a read timeout in a chunk header in ErrBrokenChunk,
-		// hiding it from errors.Is.
+		// fasthttp hides a read timeout in a chunk header inside ErrBrokenChunk.
 		return ClassTimeout
 	}
 	var broken fasthttp.ErrBrokenChunk
@@ -293,8 +273,7 @@ func classifyFast(err error) string {
 	case errors.Is(err, fasthttp.ErrTimeout), errors.Is(err, fasthttp.ErrDialTimeout):
 		return ClassTimeout
 	case errors.Is(err, fasthttp.ErrConnectionClosed):
-		// fasthttp folds every error on the first response byte into this
-		// one: a FIN and an RST before any byte of the response look alike.
+		// fasthttp folds every error before the first response byte into this one.
 		return ClassClosed
 	case errors.Is(err, fasthttp.ErrNoFreeConns):
 		return ClassOther // cannot happen: permits bound concurrency to MaxConns

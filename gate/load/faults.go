@@ -6,21 +6,17 @@ import (
 	"time"
 )
 
-// ErrNoFaultHook: the scenario injects faults and Config.Faults is nil; a
-// fault is never silently skipped.
+// ErrNoFaultHook: the scenario injects faults and Config.Faults is nil.
 var ErrNoFaultHook = errors.New("the scenario injects faults, but this run has no fault injector")
 
-// FaultHook is what a fault injector needs from the engine. Start is called
-// once before the first request is due; Observe concurrently from the
-// workers for each counted request of a measured phase, so it must be
-// safe for concurrent use and fast.
+// FaultHook is what a fault injector needs. Start is called once before the first
+// request; Observe per measured request, concurrently, so it must be safe and fast.
 type FaultHook interface {
 	Start(t0 time.Time)
 	Observe(Outcome)
 }
 
-// Outcome is one measured request's outcome and the numbers the recorder
-// derives from it (MakeOutcome). Times are from the schedule's start.
+// Outcome is a measured request's outcome (MakeOutcome); times from the schedule's start.
 type Outcome struct {
 	Phase     int // index into the scenario's phases (of the due time)
 	DonePhase int // index of the phase whose window holds Done; -1 in the warm-up or after the schedule
@@ -34,8 +30,7 @@ type Outcome struct {
 	Late                 bool // sent more than late_after after its due time (counted in late)
 }
 
-// MakeOutcome is the outcome of a request of segment seg of sched, with
-// the derived numbers by the recorder's rules (us, isLate, SegmentAt).
+// MakeOutcome is the outcome of a request of segment seg, by the recorder's rules.
 func MakeOutcome(sched *Schedule, lateAfter time.Duration, seg, w int, class string, due, sent, done time.Duration) Outcome {
 	o := Outcome{Phase: sched.Segments[seg].Phase, DonePhase: -1, Workload: w, Due: due, Sent: sent, Done: done, Class: class,
 		LatencyUS: us(done - due), ServiceUS: us(done - sent), Late: isLate(sent-due, lateAfter)}
@@ -45,16 +40,13 @@ func MakeOutcome(sched *Schedule, lateAfter time.Duration, seg, w int, class str
 	return o
 }
 
-// StageError is a cancellation cause of Run's ctx: a stage (a fault that
-// could not be injected) ended the run. The result is unusable, not
-// Interrupted.
+// StageError as Run's ctx cancel cause: a failed stage ended the run (unusable, not Interrupted).
 type StageError struct{ Err error }
 
 func (e *StageError) Error() string { return e.Err.Error() }
 func (e *StageError) Unwrap() error { return e.Err }
 
-// stageEnded is the StageError that cancelled ctx, nil when ctx was not
-// cancelled by one.
+// stageEnded is the StageError that cancelled ctx, or nil.
 func stageEnded(ctx context.Context) *StageError {
 	var se *StageError
 	if errors.As(context.Cause(ctx), &se) {

@@ -2,20 +2,14 @@ package load
 
 import "runtime/debug"
 
-// The generator's garbage collector. On its one core a GC cycle's mark
-// phase takes the core from the dispatcher, and the requests due meanwhile
-// are late, so the goal is raised to make cycles rare (bench/README.md,
-// "The generator's garbage collector"): HTTP/1.1 requests allocate nothing,
-// but WebSocket sessions and gRPC calls do. A GOMEMLIMIT bounds what the
-// larger goal may cost: past it the collector runs as often as it must.
+// The generator's collector: on its one core a GC mark phase makes due requests late,
+// so the goal is raised to make cycles rare (bench/README.md); GCMemLimit bounds the cost.
 const (
 	GCPercent  = 400
 	GCMemLimit = 1 << 30 // bytes: well above any run's heap at GOGC=400
 )
 
-// GC says how a generator's process sets its collector: nothing when the
-// user set GOGC or GOMEMLIMIT (theirs decide), else GCPercent with
-// GCMemLimit.
+// GC says how to set the collector: as is if GOGC or GOMEMLIMIT is set, else GCPercent, GCMemLimit.
 func GC(gogc, gomemlimit string) (percent int, limit int64, set bool) {
 	if gogc != "" || gomemlimit != "" {
 		return 0, 0, false

@@ -32,8 +32,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// grpcClient is a run's one gRPC connection: HTTP/2 over the target's
-// dialer, retries off, windows and messages bounded by max_body.
+// grpcClient is a run's one gRPC connection, over the target's dialer, retries off.
 type grpcClient struct {
 	conn    *grpc.ClientConn
 	maxBody int64
@@ -72,8 +71,7 @@ func newGRPCClient(sc *scenario.Scenario, t Target) (*grpcClient, error) {
 
 func (c *grpcClient) close() { _ = c.conn.Close() }
 
-// grpcOp is a gRPC unary call workload: the method is resolved and the
-// request checked once before the load; responses are dropped unread.
+// grpcOp is a unary call workload; responses are dropped unread.
 type grpcOp struct {
 	c       *grpcClient
 	method  string // "/pkg.Service/Method"
@@ -123,7 +121,6 @@ func newGRPCOp(ctx context.Context, c *grpcClient, w scenario.Workload, env map[
 	return op, nil
 }
 
-// encode renders the k-th request and encodes it as protobuf.
 func (op *grpcOp) encode(k int64, s *scratch) ([]byte, error) {
 	var buf []byte
 	if s != nil {
@@ -159,8 +156,7 @@ func (op *grpcOp) do(ctx context.Context, k int64, s *scratch) string {
 	code := status.Code(err)
 	if err != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) ||
 		code == codes.DeadlineExceeded && time.Until(deadline) < ownDeadlineSlack) {
-		// Our own deadline, like every protocol's timeout: the server
-		// enforces it too (grpc-timeout) and may answer a moment first.
+		// Our own deadline, which the server (grpc-timeout) may report a moment first.
 		return ClassTimeout
 	}
 	if code >= 0 && int(code) < len(op.expect) && op.expect[code] {
@@ -172,8 +168,7 @@ func (op *grpcOp) do(ctx context.Context, k int64, s *scratch) string {
 	return grpcClass(code)
 }
 
-// ownDeadlineSlack: a DeadlineExceeded this close to the call's own
-// deadline is that deadline (a timeout), not the server's own verdict.
+// ownDeadlineSlack: a DeadlineExceeded this close to our deadline is our timeout.
 const ownDeadlineSlack = 20 * time.Millisecond
 
 var grpcClasses = func() []string {
@@ -195,8 +190,7 @@ func grpcClass(c codes.Code) string {
 // rawFrame is a message already in (or left in) its wire encoding.
 type rawFrame []byte
 
-// rawCodec sends a rawFrame as is and drops the response unread. Named
-// "proto" so the content type is application/grpc+proto.
+// rawCodec passes rawFrames through; named "proto" for the content type application/grpc+proto.
 type rawCodec struct{}
 
 func (rawCodec) Name() string { return "proto" }
@@ -216,8 +210,7 @@ func (rawCodec) Unmarshal(data []byte, v any) error {
 	return fmt.Errorf("rawCodec: cannot unmarshal into %T", v)
 }
 
-// resolveMethod finds g's unary method in the descriptor set or by server
-// reflection; failures wrap ErrOperation.
+// resolveMethod finds g's unary method by descriptor set or reflection; errors wrap ErrOperation.
 func resolveMethod(ctx context.Context, conn *grpc.ClientConn, g *scenario.GRPC, timeout time.Duration) (protoreflect.MethodDescriptor, error) {
 	var files *protoregistry.Files
 	var err error
@@ -258,8 +251,6 @@ func resolveMethod(ctx context.Context, conn *grpc.ClientConn, g *scenario.GRPC,
 	return md, nil
 }
 
-// descriptorFile reads a FileDescriptorSet; missing dependencies come from
-// the well-known types.
 func descriptorFile(path string) (*protoregistry.Files, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -280,8 +271,7 @@ func descriptorFile(path string) (*protoregistry.Files, error) {
 	return buildFiles(set.File)
 }
 
-// buildFiles makes a registry of fds, adding missing imports from the
-// global registry (well-known types).
+// buildFiles makes a registry of fds, adding missing imports from the global registry.
 func buildFiles(fds []*descriptorpb.FileDescriptorProto) (*protoregistry.Files, error) {
 	have := map[string]bool{}
 	for _, fd := range fds {
@@ -303,8 +293,7 @@ func buildFiles(fds []*descriptorpb.FileDescriptorProto) (*protoregistry.Files, 
 	return protodesc.NewFiles(&descriptorpb.FileDescriptorSet{File: fds})
 }
 
-// reflectFiles asks the server (grpc.reflection.v1) for the file that
-// defines service and every file it imports.
+// reflectFiles asks the server for the file defining service and all its imports.
 func reflectFiles(ctx context.Context, conn *grpc.ClientConn, service string) (*protoregistry.Files, error) {
 	stream, err := rpb.NewServerReflectionClient(conn).ServerReflectionInfo(ctx)
 	if err != nil {
@@ -340,8 +329,6 @@ func reflectFiles(ctx context.Context, conn *grpc.ClientConn, service string) (*
 	return buildFiles(got.fds)
 }
 
-// reflectAsk sends one reflection request and returns the file
-// descriptors answered.
 func reflectAsk(stream rpb.ServerReflection_ServerReflectionInfoClient, req *rpb.ServerReflectionRequest) ([][]byte, error) {
 	if err := stream.Send(req); err != nil {
 		if errors.Is(err, io.EOF) { // the stream ended: its status comes with Recv
@@ -369,7 +356,6 @@ type fileSet struct {
 	have map[string]bool
 }
 
-// add decodes raw's descriptors and keeps those not yet had.
 func (fs *fileSet) add(raw [][]byte) error {
 	for _, b := range raw {
 		fd := &descriptorpb.FileDescriptorProto{}

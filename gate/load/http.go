@@ -32,15 +32,13 @@ type httpOp struct {
 	expect  [600]bool
 }
 
-// transport is net/http's transport with the scenario's body limit, which
-// newHTTPOp reads back.
+// transport is net/http's transport with the body limit, which newHTTPOp reads back.
 type transport struct {
 	*http.Transport
 	maxBody int64
 }
 
-// HTTP/2 receive windows per stream and connection: small, to bound the
-// generator's memory; they do not limit throughput on local networks.
+// HTTP/2 receive windows, small to bound the generator's memory.
 const (
 	h2StreamWindow = 256 << 10
 	h2ConnWindow   = 1 << 20
@@ -79,8 +77,7 @@ func newTransport(sc *scenario.Scenario, t Target) *transport {
 	return &transport{Transport: tr, maxBody: maxBody(sc)}
 }
 
-// maxBody is the scenario's max_body (its default for a scenario not made
-// by the parser).
+// maxBody is the scenario's max_body, or its default for a scenario not from the parser.
 func maxBody(sc *scenario.Scenario) int64 {
 	if sc.MaxBody > 0 {
 		return sc.MaxBody
@@ -122,8 +119,7 @@ func newHTTPOp(client *http.Client, t Target, w scenario.Workload, env map[strin
 	return op
 }
 
-// do sends the k-th request of the workload and classifies the outcome:
-// class "" is a success. ctx is the run's; the timeout runs from now.
+// do sends the k-th request and classifies the outcome; the timeout runs from now.
 func (op *httpOp) do(ctx context.Context, k int64, s *scratch) string {
 	ctx, cancel := context.WithTimeout(ctx, op.timeout)
 	defer cancel()
@@ -193,22 +189,18 @@ const (
 	ClassDNS      = "dns"
 	ClassCanceled = "canceled"
 	ClassOther    = "other"
-	// ClassBodyTooLarge: the response body was longer than max_body; it was
-	// read (and dropped) up to the limit, and its connection closed.
+	// ClassBodyTooLarge: the body exceeded max_body; read up to it, connection closed.
 	ClassBodyTooLarge = "body too large"
-	// ClassTargetNotAllowed: the dialer refused an address that did not
-	// pass the target check (it never connects there).
+	// ClassTargetNotAllowed: the dialer refused an address that failed the target check.
 	ClassTargetNotAllowed = "target not allowed"
 )
 
-// bodyChunk is the size of a worker's body buffer: response bodies are read
-// into it and dropped, so a body costs this much memory whatever its length.
+// bodyChunk is a worker's body buffer size: bodies are read into it and dropped.
 const bodyChunk = 16 << 10
 
 var errBodyTooLarge = errors.New("response body above max_body")
 
-// discardBody reads r to its end in chunks of buf, keeping nothing. More
-// than limit bytes is errBodyTooLarge (noticed within one chunk of the limit).
+// discardBody reads r to its end into buf; over limit bytes is errBodyTooLarge.
 func discardBody(r io.Reader, limit int64, buf []byte) error {
 	var n int64
 	for {
@@ -226,8 +218,7 @@ func discardBody(r io.Reader, limit int64, buf []byte) error {
 	}
 }
 
-// classify names a transport error. It never returns the error text: errors
-// carry URLs, and URLs may carry secrets.
+// classify names a transport error, never with its text: URLs may carry secrets.
 func classify(ctx context.Context, err error) string {
 	var ne net.Error
 	var dnsErr *net.DNSError

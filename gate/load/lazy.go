@@ -12,34 +12,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Lazy response reads. A response over the runtime poller wakes the
-// generator's thread, a second wake-up per request. A lazy socket is
-// outside the poller: its reader parks, and the dispatcher at its next due
-// time asks the kernel which sockets have data (sweep) and wakes their
-// readers. Completion time is the kernel's receive timestamp
-// (SO_TIMESTAMPNS), never the late read.
-//
-// Where waiting would cost precision or progress (a partly read response,
-// a full send buffer, a wait longer than lazyHorizon, a stalled or draining
-// dispatcher), the passive epoll is enabled inside the awake one, which
-// loop reads through the runtime poller:
-//
-//	runtime poller ─ awake epoll (e) ─[enabled while awake > 0]─ passive epoll (p) ─ every lazy socket
-//
-// TLS, HTTP/2, WebSocket and gRPC keep the poller path (rawConn), as does
-// every socket when LOADGATE_ENGINE_LAZY=0.
+// Lazy response reads: a lazy socket is outside the runtime poller, saving a
+// wake-up per request; the dispatcher's sweep wakes readers whose data came,
+// timed by the kernel's receive timestamp. Where waiting would cost
+// precision, the passive epoll p is enabled in the awake epoll e.
 
-// lazyHorizon: a dispatcher wait longer than this keeps the sockets awake,
-// so responses at low rates are read at once.
+// lazyHorizon: a longer dispatcher wait keeps sockets awake, so low rates read at once.
 const lazyHorizon = time.Millisecond
 
-// lazyEnabled: LOADGATE_ENGINE_LAZY=0 turns lazy reads off.
 var lazyEnabled = sync.OnceValue(func() bool { return lazyWanted(os.Getenv("LOADGATE_ENGINE_LAZY")) })
 
 func lazyWanted(v string) bool { return v != "0" }
 
-// lazyPoll is one run's lazy sockets and their two epoll instances. Safe
-// for concurrent use; beforeWait and sweep belong to the dispatcher.
+// lazyPoll is a run's lazy sockets and two epolls; concurrency-safe but for beforeWait and sweep.
 type lazyPoll struct {
 	p   int // passive: every lazy socket, edge-triggered; nobody sleeps on it
 	ef  *os.File
@@ -57,14 +42,12 @@ type lazyPoll struct {
 	sweepBuf [64]unix.EpollEvent
 	loopDone chan struct{}
 
-	// off is wall minus monotonic clock (ns) as completion last saw it; steps
-	// counts completions timed by the read after a clock step.
+	// off is wall minus monotonic clock (ns) at the last completion; steps counts clock steps.
 	off   atomic.Int64
 	steps atomic.Int64
 }
 
-// newLazyPoll returns the run's lazy poll, or nil when lazy reads are off
-// or unsupported.
+// newLazyPoll returns nil when lazy reads are off or unsupported.
 func newLazyPoll() *lazyPoll {
 	if !lazyEnabled() {
 		return nil
@@ -120,8 +103,7 @@ func (lp *lazyPoll) loop() {
 	}
 }
 
-// drain wakes the goroutines parked on every ready socket of p and says
-// whether the poll is closed.
+// drain wakes the readers of every ready socket of p; true once the poll is closed.
 func (lp *lazyPoll) drain(evs []unix.EpollEvent) (closed bool) {
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
@@ -141,8 +123,7 @@ func (lp *lazyPoll) drain(evs []unix.EpollEvent) (closed bool) {
 	}
 }
 
-// epollWait is a non-blocking epoll_wait as a raw system call (see
-// rawConn); it returns the number of events, or -1.
+// epollWait is a non-blocking raw epoll_wait (see rawConn); -1 on error.
 func epollWait(fd int, evs []unix.EpollEvent) int {
 	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(fd), uintptr(unsafe.Pointer(&evs[0])), uintptr(len(evs)), 0, 0, 0)
 	if e != 0 {
@@ -157,8 +138,7 @@ func epollCtl(epfd, op, fd int, events uint32) syscall.Errno {
 	return e
 }
 
-// setAwake adds delta to the reasons to stay awake, enabling or disabling
-// p in e at zero. Enabling polls p at once, so no readiness is lost.
+// setAwake counts reasons to stay awake: p is in e while any; enabling polls p, losing nothing.
 func (lp *lazyPoll) setAwake(delta int) {
 	if lp == nil {
 		return
@@ -179,8 +159,7 @@ func (lp *lazyPoll) setAwake(delta int) {
 	}
 }
 
-// beforeWait, the dispatcher's: a wait longer than lazyHorizon keeps the
-// sockets awake while it lasts.
+// beforeWait keeps the sockets awake during a dispatcher wait over lazyHorizon.
 func (lp *lazyPoll) beforeWait(due, now time.Duration) {
 	if lp == nil {
 		return
@@ -203,8 +182,7 @@ func (lp *lazyPoll) sweep() {
 	lp.drain(lp.sweepBuf[:])
 }
 
-// close ends the loop and releases both epolls; parked reads on surviving
-// connections end at their deadline.
+// close ends the loop and both epolls; parked reads end at their deadline.
 func (lp *lazyPoll) close() {
 	if lp == nil {
 		return
@@ -245,20 +223,16 @@ func (lp *lazyPoll) unregister(c *lazyConn) {
 	}
 }
 
-// rxStamp is a lazy read's kernel receive timestamp (wall ns, 0 for none)
-// and when the read was made.
+// rxStamp is a lazy read's kernel receive time (wall ns, 0: none) and read time.
 type rxStamp struct {
 	wallNS int64
 	at     time.Time // zero: no lazy read
 }
 
-// maxClockStep is how far wall and monotonic clocks may drift apart between
-// completions before a receive timestamp is distrusted.
+// maxClockStep is the wall/monotonic drift that makes a receive timestamp distrusted.
 const maxClockStep = time.Millisecond
 
-// completion is a request's completion instant on the engine's clock: the
-// kernel's receive timestamp when sound, else now (missing, after the
-// read, before the send, or across a clock step).
+// completion is a request's end: the kernel's receive timestamp when sound, else now.
 func (e *engine) completion(st rxStamp, sent, now time.Duration) time.Duration {
 	lp := e.lazy
 	if lp == nil || st.wallNS == 0 || st.at.IsZero() {
@@ -279,7 +253,6 @@ func (e *engine) completion(st rxStamp, sent, now time.Duration) time.Duration {
 	return at
 }
 
-// clockSteps counts completions timed by their read after a clock step.
 func (lp *lazyPoll) clockSteps() int64 {
 	if lp == nil {
 		return 0
@@ -287,8 +260,7 @@ func (lp *lazyPoll) clockSteps() int64 {
 	return lp.steps.Load()
 }
 
-// parseRxTimestamp finds SCM_TIMESTAMPNS (old or new layout) in a recvmsg
-// control buffer as ns since the epoch.
+// parseRxTimestamp finds SCM_TIMESTAMPNS (old or new layout) in a control buffer.
 func parseRxTimestamp(oob []byte) (ns int64, ok bool) {
 	const align = int(unsafe.Sizeof(uintptr(0)))
 	hdr := unix.SizeofCmsghdr

@@ -13,11 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lazyConn is a TCP connection on a socket outside the runtime poller
-// (lazy.go): raw recvmsg(2) with the receive timestamp and write(2); a call
-// that would block parks until the lazy poll, its deadline or Close wakes
-// it. Like a net.Conn: one reader and one writer; Close and the deadline
-// setters from any goroutine.
+// lazyConn is a TCP connection on a lazy socket (lazy.go): raw recvmsg(2) and write(2);
+// a blocked call parks until the poll, its deadline or Close wakes it. Like a net.Conn.
 type lazyConn struct {
 	lp *lazyPoll
 	fd int
@@ -25,8 +22,7 @@ type lazyConn struct {
 	mu      sync.RWMutex // read-held across each system call on fd; Close takes it to close fd
 	closing atomic.Bool
 
-	// rdl.wake, wdl.wake hold a token meaning "look again", left by the lazy
-	// poll, Close, a deadline's timer or a deadline changed while parked.
+	// rdl.wake, wdl.wake hold a "look again" token: from the poll, Close or a deadline.
 	rdl, wdl deadline
 
 	mid      atomic.Bool // bytes were read since the last write: a response is being read
@@ -40,15 +36,13 @@ type lazyConn struct {
 	raddr net.Addr
 }
 
-// connAddr is a lazy connection's local address, leading from a response
-// (fasthttp's Response.LocalAddr) back to its receive timestamp (stampOf).
+// connAddr is a lazy connection's local address: it leads a response to its stamp (stampOf).
 type connAddr struct {
 	*net.TCPAddr
 	c *lazyConn
 }
 
-// stampOf returns the last read's stamp of the lazy connection whose local
-// address is a, and the zero stamp for any other address.
+// stampOf returns the last read's stamp of the lazy connection at a, else zero.
 func stampOf(a net.Addr) rxStamp {
 	if ca, ok := a.(*connAddr); ok {
 		return ca.c.stamp
@@ -56,10 +50,7 @@ func stampOf(a net.Addr) rxStamp {
 	return rxStamp{}
 }
 
-// deadline is one direction's deadline (ns since the epoch, 0 for none)
-// and its wake-up channel. Its AfterFunc timer outlives the parks and is
-// re-armed only when it would fire too late, so moving a deadline later
-// costs no timer operation.
+// deadline is one direction's deadline (epoch ns, 0: none) and wake channel.
 type deadline struct {
 	at     atomic.Int64
 	parked atomic.Bool   // a goroutine is parked on this direction
@@ -70,7 +61,6 @@ type deadline struct {
 	timer *time.Timer
 }
 
-// poke leaves a token on the direction's channel (one is enough).
 func (d *deadline) poke() {
 	select {
 	case d.wake <- struct{}{}:
@@ -78,8 +68,7 @@ func (d *deadline) poke() {
 	}
 }
 
-// arm makes the timer fire no later than at (≠ 0); called by the goroutine
-// about to park, after it set parked.
+// arm makes the timer fire by at (≠ 0); the caller set parked and is about to park.
 func (d *deadline) arm(at int64) {
 	d.mu.Lock()
 	if d.armed == 0 || d.armed > at {
@@ -94,8 +83,7 @@ func (d *deadline) arm(at int64) {
 	d.mu.Unlock()
 }
 
-// fire wakes the parked goroutine once the deadline passed, re-arming for
-// a deadline moved later.
+// fire wakes the parked goroutine once the deadline passed, re-arming if it moved later.
 func (d *deadline) fire() {
 	d.mu.Lock()
 	d.armed = 0
@@ -111,9 +99,7 @@ func (d *deadline) fire() {
 	}
 }
 
-// passed: the deadline is set and past. Read and Write check it before
-// every system call, so a peer that never stops sending cannot outlive the
-// timeout.
+// passed: the deadline is set and past; checked per syscall, so an endless sender times out.
 func (d *deadline) passed() bool {
 	at := d.at.Load()
 	return at != 0 && time.Now().UnixNano() >= at
@@ -125,15 +111,13 @@ func (d *deadline) set(t time.Time) {
 	} else {
 		d.at.Store(t.UnixNano())
 	}
-	// Only a parked goroutine needs a token; one left for nobody costs the
-	// next park a spurious wake-up.
+	// Poke only a parked goroutine: a token for nobody is a spurious wake-up later.
 	if d.parked.Load() {
 		d.poke()
 	}
 }
 
-// wrapLazy returns c on a lazy socket when lp is set, c is TCP, its
-// descriptor can be duplicated and takes SO_TIMESTAMPNS; else wrapRaw(c).
+// wrapLazy puts TCP c on a lazy socket when lp is set and it can; else wrapRaw(c).
 func wrapLazy(c net.Conn, lp *lazyPoll) net.Conn {
 	tc, ok := c.(*net.TCPConn)
 	if lp == nil || !ok {
@@ -165,8 +149,7 @@ func wrapLazy(c net.Conn, lp *lazyPoll) net.Conn {
 	return lc
 }
 
-// enableRxTimestamps turns on the kernel's receive timestamps (the 64-bit
-// layout where the kernel has it).
+// enableRxTimestamps turns on receive timestamps (the 64-bit layout if the kernel has it).
 func enableRxTimestamps(fd int) bool {
 	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS_NEW, 1) == nil {
 		return true
@@ -174,16 +157,13 @@ func enableRxTimestamps(fd int) bool {
 	return unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS_OLD, 1) == nil
 }
 
-// Readiness as the edge-triggered lazy poll reports it: an event carries
-// the socket's state, so a reader needs a token only for events that say
-// it may read.
+// Readiness as the edge-triggered poll reports it; a reader needs a token only when it may read.
 const (
 	readEvents  = unix.EPOLLIN | unix.EPOLLPRI | unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
 	hupEvents   = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
 	writeEvents = unix.EPOLLOUT | unix.EPOLLHUP | unix.EPOLLERR
 )
 
-// signal gives a token to each direction ready in ev.
 func (c *lazyConn) signal(ev uint32) {
 	if ev&hupEvents != 0 {
 		c.hup.Store(true)
@@ -200,9 +180,7 @@ func (c *lazyConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	// Park at once for the start of a response the poll has not reported,
-	// saving an empty read; not after FIN or an error, which leave no later
-	// event.
+	// A response's start: park first, saving an empty read, unless FIN or an error came.
 	if c.awaiting.Load() && !c.hup.Load() && !c.rdl.passed() {
 		if err := c.park(&c.rdl, false); err != nil {
 			return 0, c.opError("read", err)
@@ -241,7 +219,6 @@ func (c *lazyConn) Read(b []byte) (int, error) {
 	}
 }
 
-// recv is one recvmsg(2); on data it records the stamp.
 func (c *lazyConn) recv(b []byte) (int, syscall.Errno) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -303,9 +280,7 @@ func (c *lazyConn) send(b []byte) (int, syscall.Errno) {
 	return int(r), e
 }
 
-// park waits for a token on d's channel (readiness, deadline, Close); the
-// caller looks again. prompt keeps the lazy poll awake meanwhile;
-// otherwise the dispatcher's next sweep delivers it.
+// park waits for a token on d; prompt keeps the poll awake meanwhile, else a sweep wakes it.
 func (c *lazyConn) park(d *deadline, prompt bool) error {
 	d.parked.Store(true) // before the checks and arming: see deadline.fire, Close
 	if c.closing.Load() {
@@ -367,7 +342,6 @@ func (c *lazyConn) SetDeadline(t time.Time) error {
 func (c *lazyConn) SetReadDeadline(t time.Time) error  { c.rdl.set(t); return nil }
 func (c *lazyConn) SetWriteDeadline(t time.Time) error { c.wdl.set(t); return nil }
 
-// opError dresses err as the standard library does (see rawConn.opError).
 func (c *lazyConn) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Source: c.laddr.TCPAddr, Addr: c.raddr, Err: err}
 }

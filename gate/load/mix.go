@@ -6,13 +6,9 @@ import (
 	"math"
 )
 
-// Mix assigns workloads to requests in order, deterministically and with
-// low discrepancy: after any n requests each count c_k(n) is within
-// 1 − δ < 1 of s_k·n (s_k the normalized share, δ = 2^−⌈log₂(2K−2)⌉), so
-// two runs at the same rate send the same count of each workload. The rule
-// is Tijdeman's chairman assignment (1980), earliest deadline first, with δ
-// a power of two and fused multiply-adds so every comparison is exact.
-// Next is O(K) and does not allocate. Dispatcher only.
+// Mix assigns workloads to requests deterministically with low discrepancy: each count
+// stays within 1 − δ of share·n, so two runs at one rate send the same mix (Tijdeman's
+// chairman assignment, exact comparisons). Dispatcher only.
 type Mix struct {
 	shares []float64
 	counts []int64
@@ -20,8 +16,7 @@ type Mix struct {
 	delta  float64
 }
 
-// NewMix returns a mix over workloads with the given shares (each finite and
-// > 0, any scale; they are normalized).
+// NewMix returns a mix over shares (finite, > 0, any scale: they are normalized).
 func NewMix(shares []float64) (*Mix, error) {
 	if len(shares) == 0 {
 		return nil, errors.New("no workloads")
@@ -77,8 +72,7 @@ func (m *Mix) Next() int {
 	return best
 }
 
-// productLess reports whether a·b < c·d exactly (finite operands, no
-// underflow).
+// productLess reports whether a·b < c·d exactly (finite, no underflow).
 func productLess(a, b, c, d float64) bool {
 	p, q := float64(a*b), float64(c*d)
 	if p != q {
@@ -87,8 +81,7 @@ func productLess(a, b, c, d float64) bool {
 	return math.FMA(a, b, -p) < math.FMA(c, d, -q)
 }
 
-// Counts returns how many requests each workload has been assigned so far
-// (a copy).
+// Counts returns a copy of each workload's count so far.
 func (m *Mix) Counts() []int64 {
 	return append([]int64(nil), m.counts...)
 }

@@ -9,12 +9,8 @@ import (
 	"unsafe"
 )
 
-// rawConn is a TCP connection whose reads and writes are raw system calls
-// on the non-blocking socket, waited for through the runtime poller. A
-// syscall.Syscall would wake sysmon from deep sleep on the generator's one
-// P; a non-blocking call needs no syscall state. Everything else is the
-// *net.TCPConn's. Safe for concurrent use like a net.Conn; each call takes
-// a pooled rawIO so it does not allocate.
+// rawConn is a TCP connection doing raw non-blocking system calls, waited for via the poller:
+// a syscall.Syscall would wake sysmon on the generator's one P. Like a net.Conn.
 type rawConn struct {
 	*net.TCPConn
 	rc syscall.RawConn
@@ -34,8 +30,7 @@ var rawIOs = sync.Pool{New: func() any {
 	return r
 }}
 
-// wrapRaw returns c with raw reads and writes when it is a TCP connection
-// whose descriptor can be reached, and c itself otherwise.
+// wrapRaw returns TCP c with raw reads and writes when it can, else c.
 func wrapRaw(c net.Conn) net.Conn {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
@@ -85,8 +80,7 @@ func (c *rawConn) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// read is the read callback: one read(2) into r.b; false parks on the
-// poller until the socket is readable.
+// read does one read(2) into r.b; false parks until readable.
 func (r *rawIO) read(fd uintptr) bool {
 	for {
 		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.b[0])), uintptr(len(r.b)))
@@ -105,7 +99,6 @@ func (r *rawIO) read(fd uintptr) bool {
 	}
 }
 
-// write writes all of w.b; false parks until the socket is writable.
 func (w *rawIO) write(fd uintptr) bool {
 	for w.n < len(w.b) {
 		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&w.b[w.n])), uintptr(len(w.b)-w.n))
@@ -126,8 +119,7 @@ func (w *rawIO) write(fd uintptr) bool {
 	return true
 }
 
-// opError wraps err as a *net.TCPConn would, so timeouts stay net.Error
-// timeouts and errnos stay errnos.
+// opError wraps err as *net.TCPConn does, keeping net.Error timeouts and errnos.
 func (c *rawConn) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }

@@ -25,9 +25,7 @@ type interval struct {
 	lat                                         *hdrhistogram.Histogram
 }
 
-// recorder is where records land. Every offered request is counted once by
-// offered and exactly once by completed, abandonOne, abandonAll or unsent;
-// completions after abandonAll are dropped. Safe for concurrent use.
+// recorder counts each offered request once when offered and once when it ends. Concurrency-safe.
 type recorder struct {
 	mu        sync.Mutex
 	workloads int
@@ -57,8 +55,7 @@ func newRecorder(sched *Schedule, workloads int, lateAfter time.Duration) *recor
 	return r
 }
 
-// A cell's histograms are made at its first sample, so memory grows with
-// the cells that receive samples.
+// record makes a cell's histograms at its first sample, so idle cells cost no memory.
 func (c *cell) record(warmup bool, lat, svc int64) {
 	if warmup {
 		return
@@ -88,12 +85,10 @@ func us(d time.Duration) int64 {
 	return v
 }
 
-// isLate is the late rule: a request sent more than lateAfter after its
-// due time is late (recorder.sent, MakeOutcome).
+// isLate is the late rule, shared by recorder.sent and MakeOutcome.
 func isLate(lateness, lateAfter time.Duration) bool { return lateness > lateAfter }
 
-// offered counts a request the dispatcher is handing to a worker: from now
-// on it is in flight until completed or abandoned.
+// offered counts a request handed to a worker: in flight until completed or abandoned.
 func (r *recorder) offered(seg, w int) {
 	r.mu.Lock()
 	c := &r.cells[seg*r.workloads+w]
@@ -104,8 +99,7 @@ func (r *recorder) offered(seg, w int) {
 	r.mu.Unlock()
 }
 
-// sent records how late an offered request went out (send time minus due
-// time). After abandonAll it records nothing.
+// sent records how late an offered request went out (nothing after abandonAll).
 func (r *recorder) sent(seg, w int, lateness time.Duration) {
 	r.mu.Lock()
 	if r.closed {
@@ -125,8 +119,7 @@ func (r *recorder) sent(seg, w int, lateness time.Duration) {
 	r.mu.Unlock()
 }
 
-// completed records a dispatched request's one outcome (class "" is a
-// success; doneSeg -1: after the schedule). False after abandonAll.
+// completed records a request's outcome (doneSeg -1: after the schedule); false after abandonAll.
 func (r *recorder) completed(seg, w int, class string, due, sent, done time.Duration, doneSeg int) bool {
 	r.mu.Lock()
 	if r.closed { // already counted as abandoned
@@ -155,8 +148,7 @@ func (r *recorder) completed(seg, w int, class string, due, sent, done time.Dura
 	return true
 }
 
-// abandonOne records a request that was offered but never sent (the run was
-// stopped while it waited for a worker).
+// abandonOne records an offered request never sent (the run stopped first).
 func (r *recorder) abandonOne(seg, w int) {
 	r.mu.Lock()
 	if r.closed {
@@ -171,8 +163,7 @@ func (r *recorder) abandonOne(seg, w int) {
 	r.mu.Unlock()
 }
 
-// unsent records a request that was due but never offered to a worker (the
-// wall-time bound ended the dispatch): offered and abandoned at once.
+// unsent records a due request never offered (wall-time bound): offered and abandoned.
 func (r *recorder) unsent(seg, w int) {
 	r.mu.Lock()
 	c := &r.cells[seg*r.workloads+w]
@@ -189,8 +180,7 @@ func (r *recorder) addStall(d time.Duration) {
 	r.mu.Unlock()
 }
 
-// abandonAll records every request still in flight as abandoned and closes
-// the recorder: later completions are dropped.
+// abandonAll abandons every request in flight and closes the recorder.
 func (r *recorder) abandonAll() (abandoned int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -9,10 +9,8 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Segment is one stretch of the timeline: the warm-up (Warmup true) or a
-// phase. Request k is due at inf{t : N(t) > k}, N the cumulative count of
-// the rate r(t); none is due while the rate is 0. Count = ceil(N(Duration)),
-// a value within float error of an integer counting as that integer.
+// Segment is the warm-up or a phase. Request k is due at inf{t : N(t) > k}, N the
+// cumulative rate; Count is ceil(N(Duration)), snapped within float error.
 type Segment struct {
 	Name   string
 	Warmup bool
@@ -24,20 +22,16 @@ type Segment struct {
 	curve curve
 }
 
-// Rate returns the rate (requests per second) at offset t from the segment's
-// start, t in [0, Duration).
+// Rate returns the rate (requests/s) at offset t in [0, Duration) from the segment's start.
 func (g *Segment) Rate(t time.Duration) float64 { return g.curve.rate(t) }
 
-// Cumulative returns N(t), the (real) number of requests asked for in
-// [0, t), t clamped to [0, Duration].
+// Cumulative returns N(t), the requests asked for in [0, t), t clamped to [0, Duration].
 func (g *Segment) Cumulative(t time.Duration) float64 {
 	t = min(max(t, 0), g.Duration)
 	return g.curve.cumulative(t)
 }
 
-// Schedule is a run's absolute schedule: the warm-up then the phases, back
-// to back. A pure function of the scenario, immutable and safe for
-// concurrent use.
+// Schedule is the warm-up then the phases, back to back; immutable, safe for concurrent use.
 type Schedule struct {
 	Segments []Segment
 
@@ -48,9 +42,7 @@ type Schedule struct {
 // maxRequests bounds a schedule so that every index is exact in a float64.
 const maxRequests = 1 << 53
 
-// NewSchedule builds the schedule of s: a warm-up of s.Warmup on the first
-// phase's rate function (held at its end if the warm-up outlasts it), then
-// the phases.
+// NewSchedule builds s's schedule; the warm-up runs on the first phase's rate, held at its end.
 func NewSchedule(s *scenario.Scenario) (*Schedule, error) {
 	if s == nil {
 		return nil, errors.New("no scenario")
@@ -152,13 +144,11 @@ func (s *Schedule) Len() int64 { return s.total }
 // Duration returns the length of the schedule, warm-up included.
 func (s *Schedule) Duration() time.Duration { return s.duration }
 
-// Due returns request i's due offset from run start and its segment; due
-// times never decrease with i. Out of range it returns (Duration(), -1).
+// Due returns request i's due offset (non-decreasing in i) and segment, or (Duration(), -1).
 func (s *Schedule) Due(i int64) (due time.Duration, seg int) {
 	if i < 0 || i >= s.total {
 		return s.duration, -1
 	}
-	// First segment whose requests reach past i.
 	lo, hi := 0, len(s.Segments)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -176,8 +166,7 @@ func (s *Schedule) Due(i int64) (due time.Duration, seg int) {
 	return g.Start + d, lo
 }
 
-// Pace is vegeta's pacer shape: how long to wait before hit number hits,
-// or stop once the schedule is exhausted.
+// Pace is vegeta's pacer: the wait before hit number hits, or stop when the schedule is done.
 func (s *Schedule) Pace(elapsed time.Duration, hits int64) (wait time.Duration, stop bool) {
 	if hits >= s.total {
 		return 0, true
@@ -206,8 +195,7 @@ func (s *Schedule) SegmentAt(t time.Duration) int {
 	return lo
 }
 
-// DueBefore returns the number of requests due before t (consistent with
-// Due).
+// DueBefore returns the number of requests due before t.
 func (s *Schedule) DueBefore(t time.Duration) int64 {
 	lo, hi := int64(0), s.total
 	for lo < hi {
@@ -221,8 +209,7 @@ func (s *Schedule) DueBefore(t time.Duration) int64 {
 	return lo
 }
 
-// snap returns the integer nearest x when x is within float error of it:
-// 1e-9, or about 1e-12 of |x| for large values.
+// snap rounds x to an integer within float error of it (1e-9, or ~1e-12·|x|).
 func snap(x float64) float64 {
 	r := math.Round(x)
 	if math.Abs(x-r) <= max(1e-9, 0x1p-40*math.Abs(x)) {
@@ -254,8 +241,7 @@ func (p *piece) solve(y float64) float64 {
 	if p.from == p.to {
 		return y / p.from // from > 0: a piece of rate 0 holds no request
 	}
-	// from·x + slope·x²/2 = y, by the root without cancellation, valid for
-	// from = 0 and falling ramps.
+	// Solve from·x + slope·x²/2 = y without cancellation (also for from = 0, falling ramps).
 	slope := (p.to - p.from) / p.length.Seconds()
 	disc := max(p.from*p.from+2*slope*y, 0)
 	den := p.from + math.Sqrt(disc)
@@ -265,8 +251,7 @@ func (p *piece) solve(y float64) float64 {
 	return 2 * y / den
 }
 
-// curve is a segment's piecewise linear rate; with period > 0 its pieces
-// cover one repeating period.
+// curve is a piecewise linear rate; with period > 0 its pieces repeat.
 type curve struct {
 	pieces   []piece
 	period   time.Duration
@@ -287,8 +272,7 @@ func (c *curve) add(start, length time.Duration, from, to float64) {
 	})
 }
 
-// buildCurve returns the rate function of p over [0, length]; length may
-// differ from p.Duration for the warm-up.
+// buildCurve returns p's rate over [0, length] (length ≠ p.Duration for the warm-up).
 func buildCurve(p *scenario.Phase, length time.Duration) curve {
 	var c curve
 	switch p.Pattern {

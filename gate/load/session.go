@@ -12,8 +12,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// sessionStats is what a session tells the recorder beyond its class; times
-// from the session's send time, zero for steps not reached.
+// sessionStats is what a session reports beyond its class; times from its send, 0: not reached.
 type sessionStats struct {
 	start     time.Time
 	connect   time.Duration // handshake done
@@ -23,14 +22,12 @@ type sessionStats struct {
 	cancelled bool          // closed part-way on purpose: a success without a latency sample
 }
 
-// sessionOperation is an operation whose requests are sessions.
 type sessionOperation interface {
 	operation
 	session(ctx context.Context, k int64, s *scratch, st *sessionStats) string
 }
 
-// serve runs job j and records its one outcome in e.rec, or in sr for a
-// session.
+// serve runs j and records its one outcome (a session's in sr).
 func serve(e *engine, sr *sessionRecorder, j job, s *scratch, sent time.Duration) {
 	op := e.ops[j.w]
 	so, isSession := op.(sessionOperation)
@@ -55,15 +52,13 @@ func serve(e *engine, sr *sessionRecorder, j job, s *scratch, sent time.Duration
 	sr.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done), &st)
 }
 
-// sessCell is what one session workload measured in one segment beyond a
-// plain request's numbers.
+// sessCell is a session workload's extra numbers in one segment.
 type sessCell struct {
 	cancelled, messages int64
 	first, connect      *hdrhistogram.Histogram // µs from the due time; nil until a sample
 }
 
-// sessionRecorder keeps session numbers beside the recorder's cells, under
-// its lock, so nothing lands after abandonAll.
+// sessionRecorder keeps session numbers under the recorder's lock, so none land after abandonAll.
 type sessionRecorder struct {
 	r     *recorder
 	cells []sessCell // segment*workloads + workload, like r.cells
@@ -78,8 +73,7 @@ func newSessionRecorder(r *recorder, sc *scenario.Scenario) *sessionRecorder {
 	return sr
 }
 
-// completed is recorder.completed for a session: latency unless cancelled,
-// and connect and first-message times when reached.
+// completed is recorder.completed for a session, with connect and first-message times.
 func (sr *sessionRecorder) completed(seg, w int, class string, due, sent, done time.Duration, doneSeg int, st *sessionStats) {
 	r := sr.r
 	r.mu.Lock()
@@ -132,8 +126,7 @@ func (sr *sessionRecorder) completed(seg, w int, class string, due, sent, done t
 	}
 }
 
-// fill writes cell i's session numbers into wr (build.go, r.mu held).
-// Only session workloads get them.
+// fill writes session cell i into wr (session workloads only; r.mu held).
 func (sr *sessionRecorder) fill(i int, wr *result.Workload) {
 	if sr == nil || !sr.kinds[i%sr.r.workloads] {
 		return
@@ -150,13 +143,10 @@ func (sr *sessionRecorder) fill(i int, wr *result.Workload) {
 	wr.ConnectH, _ = result.EncodeHistogram(connect)
 }
 
-// ErrOperation is in the chain of every error about an operation that
-// cannot be resolved before the load: a refusal (exit 2), not an unusable
-// run.
+// ErrOperation wraps errors about an operation unresolvable before the load: a refusal (exit 2).
 var ErrOperation = fmt.Errorf("operation refused")
 
-// newOperationsByKind builds the operations when not all workloads are
-// plain HTTP.
+// newOperationsByKind builds the operations when some workloads are not plain HTTP.
 func newOperationsByKind(ctx context.Context, sc *scenario.Scenario, cfg Config) (ops []operation, closeOps func(), err error) {
 	ops = make([]operation, len(sc.Workloads))
 	var closers []func()

@@ -9,14 +9,10 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// readSteal reads every CPU's cumulative steal (a seam for tests:
-// export_test.go).
+// readSteal reads every CPU's cumulative steal (a test seam).
 var readSteal = procstat.Reader{}.ReadSteal
 
-// stealWatch reads the machine's steal at the end of the warm-up (on a
-// timer of its own) and at end, so a result can state the hypervisor's
-// share over the measured window. end is called once, by watchSteal's
-// caller, after the timer's read finished or was stopped.
+// stealWatch reads steal at the warm-up's end (own timer) and at end (called once).
 type stealWatch struct {
 	timer   *time.Timer
 	read    chan struct{} // closed when the first read's callback has returned
@@ -25,7 +21,6 @@ type stealWatch struct {
 	readErr error
 }
 
-// watchSteal arms the first read for warmupEnd (now when it has passed).
 func watchSteal(warmupEnd time.Time) *stealWatch {
 	w := &stealWatch{read: make(chan struct{})}
 	w.timer = time.AfterFunc(max(time.Until(warmupEnd), 0), func() {
@@ -36,9 +31,7 @@ func watchSteal(warmupEnd time.Time) *stealWatch {
 	return w
 }
 
-// end states the steal over the window for the generator's (load) and
-// stack's cpus. nil and "" when not watched; nil and why when the window
-// never began.
+// end states the load and stack cpus' steal; nil and why when not measured ("" if not watched).
 func (w *stealWatch) end(load, stack string) (*result.Steal, string) {
 	if w == nil {
 		return nil, ""

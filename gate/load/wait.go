@@ -13,13 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// waiter waits for due times precisely: runtime timers wake about 1 ms
-// late and nanosleep would hold the P, so it sleeps on a runtime timer
-// until coarseSlack before the due time and the rest on a timerfd through
-// the poller; short waits spin (spins). RawConn.Read resets the poller's
-// ready flag before the callback, so the callback decides from the clock,
-// not the flag. Dispatcher goroutine only, except abort (any goroutine),
-// which wakes a parked read at once.
+// waiter waits precisely: runtime timers wake late and nanosleep holds the P, so it sleeps on a
+// timer until coarseSlack before, then a timerfd; short waits spin. Dispatcher only, except abort.
 type waiter struct {
 	clock func() time.Duration
 	timer *time.Timer
@@ -50,8 +45,7 @@ var spinFloor = spinDurationFrom(os.Getenv("LOADGATE_ENGINE_SPIN"), spinFloorDef
 // spinAfterSleep may be set by LOADGATE_ENGINE_SPIN_AFTER_SLEEP.
 var spinAfterSleep = spinDurationFrom(os.Getenv("LOADGATE_ENGINE_SPIN_AFTER_SLEEP"), spinAfterSleepDefault)
 
-// spinDurationFrom parses a Go duration from 0 ("never spin") to 1ms;
-// anything else is def.
+// spinDurationFrom parses a duration in [0 (never spin), 1ms]; anything else is def.
 func spinDurationFrom(v string, def time.Duration) time.Duration {
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 || d > time.Millisecond {
@@ -60,15 +54,11 @@ func spinDurationFrom(v string, def time.Duration) time.Duration {
 	return d
 }
 
-// spins says whether to spin a wait of d > 0 rather than sleep: up to
-// floor, or up to afterSleep when the previous wait slept, because a
-// sleep's late wake-up shortens the next wait. At high rates at most every
-// other wait then sleeps.
+// spins: spin a wait of d up to floor, or afterSleep after a sleep (whose late wake shortens it).
 func spins(d time.Duration, slept bool, floor, afterSleep time.Duration) bool {
 	return d <= floor || slept && d <= afterSleep
 }
 
-// errAborted is returned by until after abort.
 var errAborted = errors.New("wait aborted")
 
 func newWaiter(clock func() time.Duration) *waiter {
@@ -83,7 +73,7 @@ func newWaiter(clock func() time.Duration) *waiter {
 			w.tfd = nil
 		}
 	}
-	// Done exactly when the due time has come, whatever woke us (see waiter).
+	// Decide by the clock: RawConn.Read clears the ready flag before calling this.
 	w.park = func(uintptr) bool {
 		return w.clock() >= w.due || w.isAborted()
 	}
@@ -99,8 +89,7 @@ func (w *waiter) isAborted() bool {
 	}
 }
 
-// abort ends the current wait and every later one with errAborted. Safe for
-// concurrent use with until; idempotent.
+// abort ends the current and every later wait with errAborted; any goroutine, idempotent.
 func (w *waiter) abort() {
 	w.abortOnce.Do(func() {
 		close(w.aborted)
@@ -111,8 +100,7 @@ func (w *waiter) abort() {
 	})
 }
 
-// arm sets the timerfd to expire after d, by a raw system call that
-// neither blocks nor wakes sysmon (see rawConn).
+// arm sets the timerfd by a raw system call that neither blocks nor wakes sysmon (see rawConn).
 func (w *waiter) arm(d time.Duration) error {
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
 	_, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(w.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
@@ -129,8 +117,7 @@ func (w *waiter) close() {
 	}
 }
 
-// until blocks until clock() >= due, ctx is done (ctx.Err()) or the waiter
-// is aborted (errAborted). The fine part of a wait ignores ctx.
+// until blocks until due, ctx is done or abort; the fine part of a wait ignores ctx.
 func (w *waiter) until(ctx context.Context, due time.Duration) error {
 	d := due - w.clock()
 	if d > coarseSlack {

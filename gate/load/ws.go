@@ -15,11 +15,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// wsOp is a WebSocket session workload on github.com/coder/websocket,
-// whose context-bound reads and writes keep every wait within the
-// session's deadline (send time + timeout + hold). A session: handshake,
-// the sends, the awaited receives, hold with pings, then a normal close,
-// which is not timed. Messages over max_body fail the session.
+// wsOp is a WebSocket session workload; every wait is within send time + timeout + hold.
 type wsOp struct {
 	client  *http.Client
 	prefix  string // ws[s]://host[:port][/base path]
@@ -35,8 +31,7 @@ type wsOp struct {
 	maxBody int64
 }
 
-// newWSClient is the http.Client for WebSocket handshakes: HTTP/1.1 only,
-// no proxy, the target's dialer.
+// newWSClient is the client for handshakes: HTTP/1.1 only, no proxy, the target's dialer.
 func newWSClient(sc *scenario.Scenario, t Target) (*http.Client, *http.Transport) {
 	tr := &http.Transport{
 		Proxy:                  nil,
@@ -126,8 +121,7 @@ func (op *wsOp) do(ctx context.Context, k int64, s *scratch) string {
 	return op.session(ctx, k, s, &st)
 }
 
-// session runs the k-th session, its times and counts into st. Class ""
-// is a success; st.cancelled marks one of the cancelled share.
+// session runs the k-th session into st; st.cancelled marks one of the cancelled share.
 func (op *wsOp) session(ctx context.Context, k int64, s *scratch, st *sessionStats) string {
 	start := time.Now()
 	st.start = start
@@ -178,7 +172,6 @@ func (op *wsOp) session(ctx context.Context, k int64, s *scratch, st *sessionSta
 	return ""
 }
 
-// readOne reads one message to its end into the worker's buffer, dropping it.
 func (op *wsOp) readOne(ctx context.Context, c *websocket.Conn, s *scratch) error {
 	_, r, err := c.Reader(ctx)
 	if err != nil {
@@ -187,8 +180,7 @@ func (op *wsOp) readOne(ctx context.Context, c *websocket.Conn, s *scratch) erro
 	return discardBody(r, op.maxBody, s.buffer())
 }
 
-// holdOpen keeps the socket open for hold, counting what the server pushes
-// and pinging every ping; its reader goroutine ends before it returns.
+// holdOpen holds the socket for hold, counting pushes and pinging; its reader ends first.
 func (op *wsOp) holdOpen(ctx context.Context, c *websocket.Conn, s *scratch, st *sessionStats) (class string) {
 	readErr := make(chan error, 1)
 	var n int64
@@ -250,8 +242,7 @@ loop:
 	return class
 }
 
-// classify names a session's error: a close by the peer by its code, a
-// message above max_body, else as a transport error.
+// classify names a session's error: a peer's close by code, an oversized message, else classify.
 func (op *wsOp) classify(ctx context.Context, err error) string {
 	if code := websocket.CloseStatus(err); code != -1 {
 		if code == websocket.StatusMessageTooBig && errors.Is(err, websocket.ErrMessageTooBig) {
