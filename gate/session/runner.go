@@ -10,7 +10,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// Spec is one load, with all its result states that is known beforehand.
+// Spec is one load and what its result states that is known before it runs.
 type Spec struct {
 	Scenario    *scenario.Scenario
 	Env         map[string]string // the scenario's ${ENV} values, resolved
