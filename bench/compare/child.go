@@ -44,7 +44,6 @@ type srvUsage struct {
 	Rusage         bool
 }
 
-// srvStats is one answer of GET /__bench/stats.
 type srvStats struct {
 	Conns, Reqs   int64
 	User, Sys     time.Duration
@@ -69,7 +68,6 @@ func parseSrvStats(b string) (srvStats, error) {
 	return s, nil
 }
 
-// server is the target, a child process pinned to its own core.
 type server struct {
 	cmd  *exec.Cmd
 	cpu  string // the core asked for
@@ -177,7 +175,6 @@ func coresBusy(cores ...string) (busy, steal time.Duration) {
 		if len(f) < 9 || !want[f[0]] {
 			continue
 		}
-		// user nice system idle iowait irq softirq steal
 		for i, v := range f[1:9] {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			switch i {
@@ -205,7 +202,6 @@ func cpusAllowed(pid int) string {
 	return "?"
 }
 
-// schedulingOf reads a process's main thread's scheduling as loadgate words it; "?" if it cannot.
 func schedulingOf(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -228,8 +224,7 @@ func schedulingOf(pid int) string {
 	return pin.Scheduling(uint32(policy), uint32(prio), int32(nice))
 }
 
-// runPinned runs bin on the generator core via taskset (which execs, so the rusage is
-// the generator's own) and reports its and the server's usage, exit code included.
+// runPinned runs bin on the generator core via taskset (which execs: the rusage is bin's own).
 func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration, stdout io.Writer, bin string, args ...string) (usage, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -270,7 +265,6 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	st := cmd.ProcessState
 	u.ExitCode = st.ExitCode()
 	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-		// every thread of the generator
 		u.User, u.Sys = time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 		u.CPU = u.User + u.Sys
 		u.Nvcsw, u.Nivcsw = ru.Nvcsw, ru.Nivcsw
@@ -279,14 +273,12 @@ func runPinned(ctx context.Context, cpu string, srv *server, limit time.Duration
 	return u, stderr.String(), nil
 }
 
-// serverMark is the server's and the cores' counters at one instant.
 type serverMark struct {
 	cpu, busy, steal time.Duration
 	st               srvStats
 	err              error // of the stats request
 }
 
-// markServer reads the server's and cores' counters; at the end stats first, inside the interval.
 func markServer(srv *server, cpu string, end bool) serverMark {
 	var m serverMark
 	if end {
@@ -300,7 +292,6 @@ func markServer(srv *server, cpu string, end bool) serverMark {
 	return m
 }
 
-// addServer sets u's server and core figures from m0 to m1.
 func (u *usage) addServer(m0, m1 serverMark) {
 	u.Server.CPU = m1.cpu - m0.cpu
 	u.CoresBusy, u.CoresSteal = m1.busy-m0.busy, m1.steal-m0.steal
@@ -316,7 +307,6 @@ func (u *usage) addServer(m0, m1 serverMark) {
 	}
 }
 
-// tail returns the last few lines of s on one line, for error messages.
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	if len(lines) > n {

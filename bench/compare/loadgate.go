@@ -25,7 +25,6 @@ workloads:
 `, rate, timeout, maxInFlight, max(200000, rate), max(10000, maxInFlight), rate, dur)
 }
 
-// runLoadgate runs `loadgate run` at rate for dur and reads its result.json into the row.
 func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) run {
 	r := run{Tool: "loadgate", Rate: rate, Duration: dur, Offered: offered(rate, dur)}
 	if b.loadgate == "" {
@@ -54,7 +53,6 @@ func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) ru
 		r.Skipped = fmt.Sprintf("loadgate run exited %d without result.json: %s", u.ExitCode, tail(stderr, 3))
 		return r
 	}
-	// The contract's decoder checks the schema and each summary against its histogram.
 	res, err := result.ReadFile(path)
 	if err != nil {
 		r.Skipped = err.Error()
@@ -67,8 +65,7 @@ func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) ru
 	return r
 }
 
-// fillFromResult copies result.json's figures into the row; the held rate is
-// throughput.completed_per_s capped at successes ÷ the phase's seconds.
+// fillFromResult copies result.json's figures into r, the held rate capped at successes ÷ seconds.
 func fillFromResult(r *run, res *result.Result) {
 	var secs float64
 	failures := map[string]int64{}

@@ -1,6 +1,5 @@
-// Command compare is the orchestrator of `make bench`: it runs loadgate and vegeta
-// one at a time on one core against a loopback server on another, at fixed open-loop
-// rates and up to the highest rate each holds, and writes a report (bench/README.md).
+// Command compare is the orchestrator of `make bench`: it runs loadgate and vegeta on one
+// core against a loopback server on another and reports each one's cost (bench/README.md).
 package main
 
 import (
@@ -42,7 +41,6 @@ type generator struct {
 	run  func(ctx context.Context, rate int, dur time.Duration) run
 }
 
-// options are the command's flags.
 type options struct {
 	vegeta      string
 	loadgate    string
@@ -167,7 +165,6 @@ func main() {
 	}
 }
 
-// fixedRates runs each generator at each fixed rate, alternating who goes first.
 func (b *bench) fixedRates(ctx context.Context, rep *report, gens []generator, fixed []int, dur time.Duration) {
 	for i, rate := range fixed {
 		for j := range gens {
@@ -180,7 +177,6 @@ func (b *bench) fixedRates(ctx context.Context, rep *report, gens []generator, f
 	}
 }
 
-// cleanWork makes the scratch directory and removes an earlier run's leftovers.
 func cleanWork(work string) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
@@ -194,8 +190,6 @@ func cleanWork(work string) error {
 	return nil
 }
 
-// schedule sets b.rt from -priority (rt where chrt -r 1 is permitted here)
-// and b.lgOld from loadgate's help; the note says when rt was refused.
 func (b *bench) schedule(ctx context.Context, priority string) (note string, err error) {
 	switch priority {
 	case "rt":
@@ -231,7 +225,6 @@ func (b *bench) generators(tools string) ([]generator, error) {
 	return gens, nil
 }
 
-// startupCost measures each tool's run of one request: its process's fixed cost.
 func (b *bench) startupCost(ctx context.Context, rep *report, gens []generator) {
 	rep.Startup = map[string]int64{}
 	for _, g := range gens {
@@ -246,7 +239,6 @@ func (b *bench) startupCost(ctx context.Context, rep *report, gens []generator) 
 	}
 }
 
-// searchAll finds each tool's highest held rate, one tool at a time.
 func (b *bench) searchAll(ctx context.Context, rep *report, gens []generator, step, top, bisect int, dur time.Duration) {
 	for _, g := range gens {
 		if ctx.Err() != nil {
@@ -269,7 +261,6 @@ func writeReport(rep *report, out string) {
 	}
 }
 
-// search finds g's highest held rate: it steps up from the fixed runs, then bisects.
 func (b *bench) search(ctx context.Context, g generator, rep *report, step, maxRate, bisect int, dur time.Duration) (int, string) {
 	lo, hi, measured := bracket(rep.Runs, g.name)
 	if !measured {
@@ -364,7 +355,6 @@ func (b *bench) fillUsage(r *run, u usage) {
 	}
 }
 
-// scheduling is what both generators' scheduling should read back as.
 func (b *bench) scheduling() string {
 	if b.rt {
 		return pin.Scheduling(2, pin.RealtimePriority, 0) // SCHED_RR 1
@@ -372,8 +362,6 @@ func (b *bench) scheduling() string {
 	return pin.Scheduling(0, 0, 0)
 }
 
-// generatorArgv is how bin runs under the bench's scheduling: vegeta (and a
-// loadgate older than --load-priority) under chrt, loadgate with its flag.
 func (b *bench) generatorArgv(tool, bin string, args ...string) (string, []string) {
 	switch {
 	case tool == "loadgate" && b.rt && !b.lgOld:
@@ -450,7 +438,6 @@ func (b *bench) waitQuiet(ctx context.Context) (time.Duration, bool) {
 	}
 }
 
-// measure runs g at rate for dur on quiet cores, retrying per again, keeping the better.
 func (b *bench) measure(ctx context.Context, g generator, stage string, rate int, dur time.Duration) run {
 	var best run
 	var others []string // other CPU % of each attempt
@@ -484,8 +471,7 @@ func (b *bench) measure(ctx context.Context, g generator, stage string, rate int
 	}
 }
 
-// again says whether to retry after try (0-based): when best was contended or a
-// search step not held (one stall decides a step at the limit), up to retries.
+// again says whether to retry a contended run or an unheld search step (one stall decides it).
 func again(stage string, best *run, try, retries int) bool {
 	if best.Skipped != "" || try >= retries || (stage == "search" && best.Held) {
 		return false

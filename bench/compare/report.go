@@ -53,7 +53,6 @@ const (
 	targetVcsHigh = 0.5
 )
 
-// target is one row of the targets table.
 type target struct {
 	What, Value string
 	Met         bool // false also when not measured
@@ -128,7 +127,6 @@ func (rep *report) markdown() string {
 	return sb.String()
 }
 
-// method is the report's heading and how everything was measured.
 func (rep *report) method(sb *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(sb, format, args...) }
 	host, _ := os.Hostname()
@@ -181,7 +179,6 @@ func (rep *report) method(sb *strings.Builder) {
 		"Past %d%% together, the run is flagged *contended* in the notes and its figures are not to be trusted\n\n", rep.ServerCPU, rep.GenCPU, contendedPct)
 }
 
-// searchSection is the highest held rate of each tool, with its runs.
 func (rep *report) searchSection(sb *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(sb, format, args...) }
 	p("\n## Highest held rate (search: %s runs, stepping up then bisecting)\n\n", rep.SearchDur)
@@ -216,7 +213,6 @@ func (rep *report) targetsSection(sb *strings.Builder) {
 	p("\n%d of %d targets met.\n", met, len(ts))
 }
 
-// notesSection flags the contended runs and lists the runs' notes.
 func (rep *report) notesSection(sb *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(sb, format, args...) }
 	contended := 0
@@ -269,7 +265,6 @@ func (rep *report) table(sb *strings.Builder, stage string) {
 	}
 }
 
-// serverTable is the target's cost under each tool at the fixed rates.
 func (rep *report) serverTable(sb *strings.Builder) {
 	fmt.Fprintf(sb, "| tool | target rate /s | server CPU µs/req | server CPU %% of a core | server vol. cs/req | server invol. cs/req | server CPU ÷ vegeta's |\n")
 	fmt.Fprintf(sb, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
@@ -292,12 +287,10 @@ func (rep *report) serverTable(sb *strings.Builder) {
 	}
 }
 
-// serverExplanation says why the server costs more per request under loadgate.
 const serverExplanation = `The server's CPU and context switches come from its own getrusage (` + "`GET /__bench/stats`" + ` before and after each run; else /proc ticks), ÷ the requests answered. ` +
 	`It costs more per request under loadgate at low rates because each request comes at its own due time and wakes an idle server, ` +
 	`while vegeta's pacer releases requests in bursts that share a wake-up: a property of the load, not of either tool (bench/README.md).`
 
-// perReqIf is perReq of a counter that is -1 when unknown (NaN then).
 func (r *run) perReqIf(v int64) float64 {
 	if v < 0 {
 		return math.NaN()
@@ -305,7 +298,6 @@ func (r *run) perReqIf(v int64) float64 {
 	return r.perReq(float64(v))
 }
 
-// find returns the fixed-stage run of tool at rate.
 func (rep *report) find(tool string, rate int) (run, bool) {
 	for _, r := range rep.Runs {
 		if r.Tool == tool && r.Rate == rate && r.Stage == "fixed" && r.Skipped == "" {
@@ -371,7 +363,6 @@ func orUnknown(s string) string {
 	return s
 }
 
-// cpuModel is the processor as loadgate's results name it.
 func cpuModel() string {
 	if m := (procstat.Reader{}).CPUModel(); m != "" {
 		return m
@@ -394,7 +385,6 @@ func onlineCPUs() int {
 	return n
 }
 
-// cpuIdle names the cpuidle driver, governor and guest_halt_poll_ns under sys, or "unknown".
 func cpuIdle(sys string) string {
 	read := func(p string) string {
 		b, err := os.ReadFile(filepath.Join(sys, p))
@@ -432,7 +422,6 @@ func kernel() string {
 	return strings.TrimSpace(string(b))
 }
 
-// moduleVersion reads the version of module mod built into a Go binary.
 func moduleVersion(bin, mod string) string {
 	out, err := exec.Command("go", "version", "-m", bin).Output()
 	if err != nil {
@@ -447,7 +436,6 @@ func moduleVersion(bin, mod string) string {
 	return ""
 }
 
-// startupText words the runs of one request: ": loadgate 146, vegeta 37".
 func startupText(m map[string]int64) string {
 	if len(m) == 0 {
 		return ""

@@ -57,7 +57,6 @@ func (r *run) CPUPerReq() float64 {
 	return float64(r.CPU.Nanoseconds()) / 1e3 / float64(r.Sent)
 }
 
-// perReq divides v by the requests sent; NaN when nothing was sent.
 func (r *run) perReq(v float64) float64 {
 	if r.Sent == 0 {
 		return math.NaN()
@@ -113,13 +112,11 @@ func (r *run) StealPct() float64 {
 // ContendedPct is OtherCPUPct plus StealPct.
 func (r *run) ContendedPct() float64 { return r.OtherCPUPct() + r.StealPct() }
 
-// criterion is what "held" means.
 type criterion struct {
 	MinSuccess    float64 // successes ≥ MinSuccess × offered
 	MaxLatenessMS float64 // lateness p99 ≤ this
 }
 
-// judge sets r.Held and r.Why.
 func (c criterion) judge(r *run) {
 	r.Held, r.Why = false, ""
 	switch {
@@ -138,7 +135,6 @@ func (c criterion) judge(r *run) {
 	}
 }
 
-// nearestRank returns the nearest-rank p-th percentile (0 < p ≤ 100) of sorted values.
 func nearestRank(sorted []int64, p float64) int64 {
 	n := len(sorted)
 	if n == 0 {
@@ -149,7 +145,6 @@ func nearestRank(sorted []int64, p float64) int64 {
 	return sorted[rank-1]
 }
 
-// vegetaHit is what the summary needs of one vegeta result.
 type vegetaHit struct {
 	Seq     uint64
 	TS      int64 // send timestamp, ns since the epoch (vegeta: began + monotonic elapsed)
@@ -157,7 +152,6 @@ type vegetaHit struct {
 	OK      bool
 }
 
-// vegetaSummary holds the figures computed from vegeta's own results.
 type vegetaSummary struct {
 	Hits, OK        int64
 	Start           int64   // estimated attack start, ns since the epoch
@@ -167,9 +161,8 @@ type vegetaSummary struct {
 	LatenessSamples int64
 }
 
-// summarizeVegeta computes lateness and held rate from vegeta's results: hit Seq is
-// due at start + Seq/rate, start taken so the least-late hit is 0 late (which can
-// only understate vegeta's lateness).
+// summarizeVegeta computes lateness and held rate: hit Seq is due at start + Seq/rate,
+// start set so the least-late hit is 0 late (understating vegeta's lateness if anything).
 func summarizeVegeta(hits []vegetaHit, rate int) vegetaSummary {
 	var s vegetaSummary
 	if len(hits) == 0 || rate <= 0 {

@@ -15,8 +15,7 @@ import (
 	"time"
 )
 
-// runVegeta runs one vegeta attack at rate for dur on the generator core, then
-// decodes its results once it has exited, so decoding is not counted.
+// runVegeta runs one vegeta attack on the generator core, decoding after it exits (uncounted).
 func (b *bench) runVegeta(ctx context.Context, rate int, dur time.Duration) run {
 	r := run{Tool: "vegeta", Rate: rate, Duration: dur, Offered: offered(rate, dur)}
 	targets := filepath.Join(b.work, "vegeta-targets.txt")
@@ -61,7 +60,6 @@ func (b *bench) runVegeta(ctx context.Context, rate int, dur time.Duration) run 
 	return r
 }
 
-// decodeVegeta streams `vegeta encode --to csv FILE`, counting failures by code or error.
 func decodeVegeta(ctx context.Context, bin, file string) ([]vegetaHit, map[string]int64, error) {
 	cmd := exec.CommandContext(ctx, bin, "encode", "--to", "csv", file)
 	var stderr strings.Builder
@@ -83,7 +81,6 @@ func decodeVegeta(ctx context.Context, bin, file string) ([]vegetaHit, map[strin
 	return hits, errs, perr
 }
 
-// parseVegetaCSV reads vegeta's CSV encoding (its columns: vegeta encode's docs).
 func parseVegetaCSV(rd io.Reader) ([]vegetaHit, map[string]int64, error) {
 	cr := csv.NewReader(rd)
 	cr.FieldsPerRecord = 12
@@ -117,7 +114,6 @@ func parseVegetaCSV(rd io.Reader) ([]vegetaHit, map[string]int64, error) {
 	}
 }
 
-// shortErr drops the request-specific prefix of a Go HTTP client error.
 func shortErr(e string) string {
 	if i := strings.LastIndex(e, ": "); i >= 0 {
 		return e[i+2:]

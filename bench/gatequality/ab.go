@@ -17,22 +17,19 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// abGate is one real A/B gate ab.sh ran.
 type abGate struct {
-	dir      string
-	name     string // the A/B's label
-	workload string // the workload the change slows
-	change   string
-	args     string
-	scenario string
-	wall     time.Duration
-	file     *report.GateVerdictFile
-	// From the rounds' result.json when present: the span of the rounds and the machine.
+	dir               string
+	name              string // the A/B's label
+	workload          string // the workload the change slows
+	change            string
+	args              string
+	scenario          string
+	wall              time.Duration
+	file              *report.GateVerdictFile
 	started, finished time.Time
 	machine           string
 }
 
-// abDone is the DONE file ab.sh writes beside a kept gate.
 type abDone struct {
 	Name     string `json:"name"`
 	Workload string `json:"workload"`
@@ -43,7 +40,6 @@ type abDone struct {
 	WallS    int    `json:"wall_s"`
 }
 
-// loadAB reads every kept gate under dir (dir/<name>/gate-<k>/).
 func loadAB(dir string) ([]abGate, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*", "gate-*", "DONE"))
 	if err != nil {
@@ -162,8 +158,7 @@ func writeAB(w io.Writer, gates []abGate) {
 	}
 }
 
-// provenance says when the A/B name's gates ran, on what processor and on
-// which commits ("" when unrecorded): the corpus's conditions are not theirs.
+// provenance says when, on what processor and at which commits name's gates ran.
 func provenance(gates []abGate, name string) string {
 	var first, last time.Time
 	machines, commits := map[string]bool{}, map[string]bool{}
@@ -216,7 +211,6 @@ func longest(ds []time.Duration) time.Duration {
 	return m
 }
 
-// rewriteAB replaces the "Real A/B gates" section of the table out with the gates under dir.
 func rewriteAB(out, dir string) error {
 	gates, err := loadAB(dir)
 	if err != nil {

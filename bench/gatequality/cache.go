@@ -10,8 +10,7 @@ import (
 	"sort"
 )
 
-// cellCache keeps estimated cells under dir, keyed by everything they depend
-// on, so only new cells are simulated when the corpus grows. "" disables it.
+// cellCache keeps estimated cells under dir ("" for none) so a grown corpus simulates only new cells.
 type cellCache struct{ dir string }
 
 func (c cellCache) key(ds *design, p plan, cond condition, gates int, seed uint64, cfg config, est string) string {

@@ -18,7 +18,6 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 )
 
-// pair is one paired round of an A/A gate of the corpus.
 type pair struct {
 	base, head *result.Result
 	chunk      string // the gate it came from (chunk-<k>)
@@ -30,20 +29,17 @@ type design struct {
 	name     string
 	scenario string // repository-relative, as the gate was given it
 	pairs    []pair
-	// Medians over the chunks: a paired round's wall time, the rest of a gate's.
+	// Medians over the chunks (a pair, the rest of a gate, the time to round 1) and rounds.RoundEstimate.
 	pairDur, setupDur time.Duration
-	// upDur: the median time to round 1, spent of a sequential plan's budget.
-	upDur time.Duration
-	// estimate: rounds.RoundEstimate, a paired round as planned before round 1.
-	estimate  time.Duration
-	workloads []string // in the scenario's order
-	chunks    int
-	untrusted int // results whose generator fell behind its schedule
+	upDur             time.Duration
+	estimate          time.Duration
+	workloads         []string // in the scenario's order
+	chunks            int
+	untrusted         int // results whose generator fell behind its schedule
 	// Gates that exited 3 (unusable), and their pairs left out.
 	unusableGates, unusablePairs int
 }
 
-// done is the DONE file collect.sh writes beside a kept chunk.
 type done struct {
 	Design   string `json:"design"`
 	Scenario string `json:"scenario"`
@@ -53,7 +49,6 @@ type done struct {
 	Started  int64  `json:"started,omitempty"` // Unix seconds; 0: the DONE file's time less WallS
 }
 
-// loadCorpus reads every kept chunk under dir/<design>/chunk-<k>/, scenarios under repo.
 func loadCorpus(dir, repo string) ([]*design, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*", "chunk-*", "DONE"))
 	if err != nil {
@@ -79,13 +74,11 @@ func loadCorpus(dir, repo string) ([]*design, error) {
 	return out, nil
 }
 
-// chunkTiming is one gate's per-pair, set-up and bring-up times.
 type chunkTiming struct {
 	pair, setup, up time.Duration
 	unusable        bool
 }
 
-// readChunk adds doneFile's chunk to its design in byName and returns the chunk's timing.
 func readChunk(doneFile string, byName map[string]*design) (string, chunkTiming, error) {
 	b, err := os.ReadFile(doneFile)
 	if err != nil {
@@ -137,8 +130,6 @@ func readChunk(doneFile string, byName map[string]*design) (string, chunkTiming,
 		up: first.Sub(start), unusable: d.Exit == 3}, nil
 }
 
-// readPair reads round i of a chunk, widening [first, last] to its span;
-// usable is false when a side is missing or unusable.
 func readPair(chunkDir string, i, exit int, first, last *time.Time) (p pair, usable bool, err error) {
 	p = pair{chunk: filepath.Base(chunkDir), round: i}
 	usable = true
@@ -170,8 +161,6 @@ func readPair(chunkDir string, i, exit int, first, last *time.Time) (p pair, usa
 	return p, usable, nil
 }
 
-// settle sets ds's median timings (of its usable gates, else of its unusable
-// ones: their rounds still ran), round estimate and workloads.
 func (ds *design) settle(timings []chunkTiming, repo string) error {
 	var pairs, setups, ups, upairs, usetups, uups []time.Duration
 	for _, t := range timings {
@@ -199,7 +188,6 @@ func (ds *design) settle(timings []chunkTiming, repo string) error {
 	return nil
 }
 
-// duet says every pair of the design ran as a duet (both sides at once).
 func (ds *design) duet() bool {
 	for _, p := range ds.pairs {
 		if p.base.Round == nil || p.base.Round.Mode != result.RoundDuet {
@@ -218,8 +206,7 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// clone is a copy of r sharing no Phase or Workload with it: verdict takes one
-// *result.Workload in two rounds for one sample, so a round drawn twice is two.
+// clone deep-copies r: verdict counts one *result.Workload drawn twice as one sample.
 func clone(r *result.Result) *result.Result {
 	c := *r
 	c.Phases = make([]result.Phase, len(r.Phases))
@@ -230,7 +217,6 @@ func clone(r *result.Result) *result.Result {
 	return &c
 }
 
-// scaled is r with workload's latencies (due-time and service time) × f.
 func scaled(r *result.Result, workload string, f float64) (*result.Result, error) {
 	c := clone(r)
 	for i := range c.Phases {
@@ -251,8 +237,6 @@ func scaled(r *result.Result, workload string, f float64) (*result.Result, error
 	return c, nil
 }
 
-// scaleHist multiplies every value of an encoded histogram by f (each
-// bucket's midpoint re-recorded, within the histogram's 0.1%).
 func scaleHist(enc string, f float64) (string, result.Summary, error) {
 	h, err := result.DecodeHistogram(enc)
 	if err != nil {
@@ -275,8 +259,7 @@ func scaleHist(enc string, f float64) (string, result.Summary, error) {
 	return s, result.Summarize(out), nil
 }
 
-// onSchedule is the design cut to the pairs whose generator kept its
-// schedule on both sides; nil when fewer than minPairs remain.
+// onSchedule is ds cut to pairs whose generator kept schedule on both sides; nil under minPairs.
 func (ds *design) onSchedule(minPairs int) *design {
 	c := *ds
 	c.name = ds.name + " (on schedule)"
@@ -302,7 +285,6 @@ func countChunks(ps []pair) int {
 	return len(seen)
 }
 
-// describe is one line about a design's corpus.
 func (ds *design) describe() string {
 	s := fmt.Sprintf("%s (%s): %d paired rounds from %d gate(s); %d of %d results with the generator behind schedule; a paired round %s, set-up and teardown %s",
 		ds.name, ds.scenario, len(ds.pairs), ds.chunks, ds.untrusted, 2*len(ds.pairs),
@@ -316,8 +298,6 @@ func (ds *design) describe() string {
 	return s
 }
 
-// steal summarizes the hypervisor's steal on the generator's cores behind schedule
-// and on it: do other guests explain rounds behind? "" when none recorded it.
 func (ds *design) steal() string {
 	var all, behind, onTime []float64
 	for _, p := range ds.pairs {

@@ -1,8 +1,6 @@
-// Command gatequality is the analysis half of `make gate-quality`: it
-// estimates a gate's false-regression, pass and detection rates per design
-// and estimator by resampling the committed corpora's A/A rounds, each gate
-// judged by gate/verdict. A slowdown δ scales head's latencies of one
-// workload by 1+δ. Method and figures: bench/gate-quality.md.
+// Command gatequality is the analysis half of `make gate-quality`: it estimates
+// a gate's false-regression, pass and detection rates by resampling the committed
+// corpora's A/A rounds. Method and figures: bench/gate-quality.md.
 package main
 
 import (
@@ -27,7 +25,6 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// options are the command's flags.
 type options struct {
 	cfg                                    config
 	corpora, pack, name, estimators, prof  string
@@ -97,7 +94,6 @@ func main() {
 	}
 }
 
-// run does what the flags ask and returns the exit code.
 func (o options) run() int {
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "gatequality:", err)
@@ -141,7 +137,6 @@ func (o options) run() int {
 	return 0
 }
 
-// runAll judges cfg.corpus, or every committed corpus when it is "", into one table.
 func runAll(cfg config, corpora string) error {
 	if cfg.corpus != "" {
 		doc, err := run(cfg)
@@ -185,7 +180,6 @@ func runAll(cfg config, corpora string) error {
 	return write(cfg.out, doc.String())
 }
 
-// write prints the table and writes it to out ("": stdout only).
 func write(out, doc string) error {
 	fmt.Print(doc)
 	if out == "" {
@@ -219,7 +213,6 @@ type row struct {
 	detect map[condition]cell
 }
 
-// run judges one corpus and returns its document.
 func run(cfg config) (string, error) {
 	designs, err := loadCorpus(cfg.corpus, cfg.repo)
 	if err != nil {
@@ -267,7 +260,6 @@ func run(cfg config) (string, error) {
 	return sb.String(), nil
 }
 
-// selectDesigns is designs cut to -designs, plus each one's -on-schedule variant.
 func selectDesigns(cfg config, designs []*design) []*design {
 	if cfg.only != "" {
 		keep := map[string]bool{}
@@ -292,7 +284,6 @@ func selectDesigns(cfg config, designs []*design) []*design {
 	return designs
 }
 
-// plansOf is -rounds' fixed plans, then the sequential one.
 func plansOf(cfg config) ([]plan, error) {
 	var fixed []int
 	if cfg.rounds != "" {
@@ -319,7 +310,6 @@ type job struct {
 	seq  uint64
 }
 
-// jobsOf is the table's rows (design × plan × estimator) and their cells.
 func jobsOf(designs []*design, plans []plan, estimators []string, deltas []float64) ([]*row, []job) {
 	var rows []*row
 	var jobs []job
@@ -342,7 +332,6 @@ func jobsOf(designs []*design, plans []plan, estimators []string, deltas []float
 	return rows, jobs
 }
 
-// simulateAll simulates the jobs in parallel, through the cell cache, into their rows.
 func simulateAll(cfg config, opt verdict.CompareOptions, jobs []job, start time.Time) error {
 	cache := cellCache{dir: cfg.cache}
 	var mu sync.Mutex
@@ -381,7 +370,6 @@ func simulateAll(cfg config, opt verdict.CompareOptions, jobs []job, start time.
 	return firstErr
 }
 
-// inParallel calls do for each job on workers goroutines, logging progress every every jobs.
 func inParallel[J any](workers int, jobs []J, every int, label string, start time.Time, do func(J)) {
 	ch := make(chan J)
 	var wg sync.WaitGroup
@@ -411,7 +399,6 @@ func stream(design string, p plan, cond condition) uint64 {
 	return h.Sum64()
 }
 
-// store puts a cell into its row.
 func store(r *row, cond condition, c cell) {
 	if cond.Workload == "" {
 		r.aa = c
@@ -420,7 +407,6 @@ func store(r *row, cond condition, c cell) {
 	}
 }
 
-// pct is k of n as a percent.
 func pct(k, n int) string {
 	if n == 0 {
 		return "–"
@@ -428,7 +414,6 @@ func pct(k, n int) string {
 	return report.Percent(float64(k) / float64(n))
 }
 
-// wall is the row's mean A/A wall time: set-up plus the mean rounds run.
 func (r *row) wall() time.Duration {
 	n := r.aa.Gates - r.aa.Errors
 	if n == 0 {
@@ -438,7 +423,6 @@ func (r *row) wall() time.Duration {
 	return r.ds.setupDur + time.Duration(mean*float64(r.ds.pairDur))
 }
 
-// detWall is the row's mean wall time on the change of cell c.
 func (r *row) detWall(c cell) time.Duration {
 	n := c.Gates - c.Errors
 	if n == 0 {
@@ -447,7 +431,6 @@ func (r *row) detWall(c cell) time.Duration {
 	return r.ds.setupDur + time.Duration(float64(c.RoundsSum)/float64(n)*float64(r.ds.pairDur))
 }
 
-// spendingNote names the auto plan's alpha spending where it is not the gate's.
 func spendingNote(s string) string {
 	if s == "" || s == verdict.SpendOBF {
 		return ""
@@ -517,7 +500,6 @@ func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*
 	return nil
 }
 
-// writeSummary is the estimators side by side, each δ caught (mean and worst workload).
 func writeSummary(w io.Writer, rows []*row, deltas []float64) {
 	fmt.Fprintf(w, "### Estimators side by side\n\nCaught at δ: the mean over the workloads, each scaled alone, and (after /) the worst workload's rate.\n\n")
 	fmt.Fprintf(w, "| design | rounds | estimator | A/A false regression | A/A decided (pass) |")

@@ -16,12 +16,9 @@ import (
 	"strings"
 )
 
-// packFile is a committed corpus's stream beside its CONDITIONS.md: a header
-// line, then a line per kept chunk (its DONE) and per round and side (its
-// result.json). Unpacked, it is the tree collect.sh writes.
+// packFile is a committed corpus beside its CONDITIONS.md: a header, each chunk's DONE and results.
 const packFile = "corpus.jsonl.gz"
 
-// packFormat names the stream's header line.
 const packFormat = "loadgate-gate-quality-corpus/1"
 
 // packLine is one line of the stream; exactly one of Format, Done and Result is set.
@@ -37,7 +34,6 @@ type packLine struct {
 
 var chunkName = regexp.MustCompile(`^chunk-[0-9]+$`)
 
-// packCorpus packs the corpus collect.sh left in src into dst.
 func packCorpus(src, dst string) error {
 	cond, err := os.ReadFile(filepath.Join(src, "CONDITIONS.md"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -77,7 +73,6 @@ func packCorpus(src, dst string) error {
 	return os.WriteFile(filepath.Join(dst, packFile), buf.Bytes(), 0o644)
 }
 
-// packChunk encodes doneFile's chunk: its DONE line, then each round's results.
 func packChunk(enc *json.Encoder, doneFile string) error {
 	chunkDir := filepath.Dir(doneFile)
 	chunk, design := filepath.Base(chunkDir), filepath.Base(filepath.Dir(chunkDir))
@@ -135,7 +130,6 @@ func readDone(doneFile string) (done, []byte, error) {
 	return d, b, nil
 }
 
-// unpackCorpus writes the committed corpus in dir to out as collect.sh's tree.
 func unpackCorpus(dir, out string) error {
 	name := filepath.Join(dir, packFile)
 	f, err := os.Open(name)
@@ -198,7 +192,6 @@ func unpackCorpus(dir, out string) error {
 	return os.WriteFile(filepath.Join(out, "CONDITIONS.md"), cond, 0o644)
 }
 
-// committedCorpora lists the corpora under dir, by name.
 func committedCorpora(dir string) ([]string, error) {
 	ms, err := filepath.Glob(filepath.Join(dir, "*", packFile))
 	if err != nil {

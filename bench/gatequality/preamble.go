@@ -29,10 +29,8 @@ modelled at all. The real A/B gates below check the stand-in on a real slower co
 
 `
 
-// noConditions stands in for a corpus's CONDITIONS.md when it has none.
 const noConditions = "This corpus has no CONDITIONS.md (when, on what machine, shared with what), so how the machine was shared while it was recorded is not known."
 
-// preamble is the file's opening, with the corpus's conditions before the caveats.
 func preamble(conditions string) string {
 	if conditions == "" {
 		conditions = noConditions
@@ -40,7 +38,6 @@ func preamble(conditions string) string {
 	return preambleHead + "**How far the figures carry.** " + conditions + " " + caveats
 }
 
-// caveats close the preamble: the limits of resampling a small corpus.
 const caveats = `The corpus is small (tens of rounds per
 design): resampling cannot invent independent noise it did not record, so the rates of rare
 events (a 1% false-alarm rate) are coarse, and plans near the corpus size reuse the same rounds.

@@ -15,7 +15,6 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// shardCell is one N × per-shard rounds row.
 type shardCell struct {
 	n, perShard         int
 	aaGates, aaReg      int
@@ -24,15 +23,13 @@ type shardCell struct {
 	seqGates, seqDecide int
 }
 
-// shardConfig is what runShards measures.
 type shardConfig struct {
 	ns, budgets []int
 	deltas      []float64
 	gates       int
 }
 
-// runShards writes to out the gain of shards on every committed corpus: each gate
-// stands in for one runner; N shards' rounds are pooled as loadgate merge does.
+// runShards writes to out the gain of shards on each corpus, each gate standing in for a runner.
 func runShards(cfg config, corpora, out string, sc shardConfig) error {
 	dirs, err := committedCorpora(corpora)
 	if err != nil {
@@ -81,7 +78,6 @@ the merge could stop them. loadgate's shards run their budget and the merge look
 	return write(out, doc.String())
 }
 
-// runners is the design's pair indexes grouped by chunk, in round order.
 func runners(ds *design) [][]int {
 	by := map[string][]int{}
 	var names []string
@@ -101,7 +97,6 @@ func runners(ds *design) [][]int {
 	return out
 }
 
-// draw picks one merged gate: perShard rounds from each of n distinct runners.
 func draw(rng *rand.Rand, rs [][]int, n, perShard int) [][]int {
 	pick := rng.Perm(len(rs))[:n]
 	shards := make([][]int, n)
@@ -155,7 +150,6 @@ func shardsOf(cfg config, ds *design, sc shardConfig, corpus string) (string, er
 	return shardTable(ds, cells, sc, corpus, rs) + bias, nil
 }
 
-// shardHeads is the conditions judged (A/A, then each workload at each δ) and head's rounds for each.
 func shardHeads(ds *design, deltas []float64) ([]condition, map[condition][]*result.Result, error) {
 	heads := map[condition][]*result.Result{}
 	conds := []condition{{}}
@@ -174,13 +168,11 @@ func shardHeads(ds *design, deltas []float64) ([]condition, map[condition][]*res
 	return conds, heads, nil
 }
 
-// shardJob is one cell (shards × rounds per shard) under one condition.
 type shardJob struct {
 	cell *shardCell
 	cond condition
 }
 
-// shardJobs is the cells the runners allow, and a job per cell and condition.
 func shardJobs(sc shardConfig, rs [][]int, conds []condition) ([]*shardCell, []shardJob) {
 	var cells []*shardCell
 	var jobs []shardJob
@@ -202,7 +194,6 @@ func shardJobs(sc shardConfig, rs [][]int, conds []condition) ([]*shardCell, []s
 	return cells, jobs
 }
 
-// shardSim judges merged gates drawn from a design's runners.
 type shardSim struct {
 	ds    *design
 	rs    [][]int
@@ -213,8 +204,7 @@ type shardSim struct {
 	bigD  float64 // the δ whose sequential stops are counted
 }
 
-// judge draws and judges a job's gates: how many called a regression, and at
-// δ = bigD where a sequential gate stopped and how many decided.
+// judge draws and judges j's gates: regressions called and, at δ = bigD, sequential stops.
 func (sim shardSim) judge(j shardJob) (reg int, stops []int, decided int) {
 	c := j.cell
 	rng := rand.New(rand.NewPCG(sim.seed, uint64(c.n*1000+c.perShard)))
@@ -239,7 +229,6 @@ func (sim shardSim) judge(j shardJob) (reg int, stops []int, decided int) {
 	return reg, stops, decided
 }
 
-// add records a job's gates in its cell.
 func (c *shardCell) add(cond condition, gates, reg int, stops []int, decided int, bigD float64) {
 	if cond.Workload == "" {
 		c.aaGates, c.aaReg = gates, reg
@@ -253,8 +242,7 @@ func (c *shardCell) add(cond condition, gates, reg int, stops []int, decided int
 	}
 }
 
-// runnerBias judges merged gates of 2 shards again with one shard's rounds
-// 30% faster, to show a faster runner changes no comparison.
+// runnerBias re-judges 2-shard gates with one shard 30% faster: no comparison may change.
 func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc shardConfig, seed uint64, opt verdict.CompareOptions) (string, error) {
 	const n, f = 2, 0.7
 	per := min(10, minLen(rs))
@@ -301,7 +289,6 @@ func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc
 		per, d*100, f, share(same, gates), 100*worst, cmps), nil
 }
 
-// scaledAll is r with every workload's latencies scaled by f.
 func scaledAll(ds *design, r *result.Result, f float64) (*result.Result, error) {
 	var err error
 	for _, w := range ds.workloads {
@@ -312,7 +299,6 @@ func scaledAll(ds *design, r *result.Result, f float64) (*result.Result, error) 
 	return r, nil
 }
 
-// sameValues says whether v2 kept v1's values, over how many latency comparisons, and the largest move.
 func sameValues(v1, v2 verdict.Verdict) (same bool, latency int, moved float64) {
 	a, b := comparisonsOf(v1), comparisonsOf(v2)
 	same = len(a) == len(b)
@@ -350,8 +336,7 @@ func abs(x float64) float64 {
 	return x
 }
 
-// seqStop is the per-shard rounds at the first deciding look over the pooled
-// rounds (a look every 2 rounds of each shard); false: none decided.
+// seqStop is the per-shard rounds at the first deciding look (one every 2 per shard).
 func seqStop(ds *design, heads []*result.Result, shards [][]int, n, perShard int, opt verdict.CompareOptions) (int, bool) {
 	first := 2
 	for first*n < verdict.DefaultSeqMinRounds {
@@ -375,7 +360,6 @@ func seqStop(ds *design, heads []*result.Result, shards [][]int, n, perShard int
 	return perShard, false
 }
 
-// seqDelta is the δ of the sequential column: +20% when measured, else the largest.
 func seqDelta(ds []float64) float64 {
 	if slices.Contains(ds, 0.20) {
 		return 0.20

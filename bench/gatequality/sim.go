@@ -10,8 +10,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// plan is one candidate's rounds: a fixed number, or sequential rounds
-// (Auto) planned as gate/rounds plans --rounds auto.
+// plan is one candidate's rounds: a fixed number, or Auto as gate/rounds plans --rounds auto.
 type plan struct {
 	Rounds    int
 	Auto      bool
@@ -22,7 +21,6 @@ type plan struct {
 
 func (p plan) String() string {
 	if p.Auto {
-		// auto is loadgate gate's --rounds default
 		if p.Spending != "" && p.Spending != verdict.SpendOBF {
 			return fmt.Sprintf("auto (≤ %d, %s, %s spending)", p.MaxRounds, p.Budget, p.Spending)
 		}
@@ -34,9 +32,7 @@ func (p plan) String() string {
 // teardownMargin is gate/rounds' margin per side kept for the teardown.
 const teardownMargin = 15 * time.Second
 
-// seqMax is the plan's most rounds on ds as gate/rounds fixes them: those
-// that fit the budget at the estimated round length (fewer than 2 refused),
-// re-planned at the measured length after round 1; even, at most MaxRounds.
+// seqMax is the plan's most rounds on ds as gate/rounds fixes them (even, at most MaxRounds).
 func (p plan) seqMax(ds *design) int {
 	left := p.Budget - ds.upDur - 2*teardownMargin
 	fit := 0
@@ -53,7 +49,6 @@ func (p plan) seqMax(ds *design) int {
 	return max(m, 2)
 }
 
-// outcome is one simulated gate.
 type outcome struct {
 	regression map[string]bool // workload → some comparison of it is a regression
 	pass       map[string]bool // workload → every comparison of it passes
@@ -65,9 +60,7 @@ type outcome struct {
 	err        error
 }
 
-// judge is the verdict the gate reaches on these rounds: verdict.Gate for
-// fixed rounds (verdict.Compare, the same comparisons at half the cost,
-// when thresholds is false), else verdict.Sequential look by look.
+// judge is the gate's verdict: verdict.Gate (Compare without thresholds) for fixed rounds, else Sequential.
 func judge(ds *design, p plan, base, head []*result.Result, opt verdict.CompareOptions, thresholds bool) outcome {
 	if !p.Auto {
 		opt.MaxRounds = max(p.Rounds, budgetRounds(ds, p.Budget, 0))
@@ -90,7 +83,6 @@ func judge(ds *design, p plan, base, head []*result.Result, opt verdict.CompareO
 	return outcome{err: fmt.Errorf("sequential plan of %d rounds never stopped", maxR)}
 }
 
-// budgetRounds is how many paired rounds still fit in the budget after done rounds.
 func budgetRounds(ds *design, budget time.Duration, done int) int {
 	left := budget - ds.upDur - time.Duration(done)*ds.pairDur - 2*teardownMargin
 	if left <= 0 || ds.pairDur <= 0 {
@@ -136,7 +128,6 @@ type condition struct {
 	Delta    float64
 }
 
-// cell is the estimate of one design × plan × condition.
 type cell struct {
 	Gates, Errors            int
 	AnyReg, AllPass, ThrFail int
@@ -147,8 +138,7 @@ type cell struct {
 	FirstErr                 string // the first simulated gate not judged, and why
 }
 
-// simulate estimates one cell over gates resampled gates, drawn without replacement
-// unless the corpus is too small. thresholds: judge the absolute thresholds too.
+// simulate estimates one cell over resampled gates, without replacement unless the corpus is too small.
 func simulate(ds *design, p plan, heads []*result.Result, gates int, rng *rand.Rand, opt verdict.CompareOptions, thresholds bool) cell {
 	need := p.Rounds
 	if p.Auto {
@@ -212,7 +202,6 @@ func simulate(ds *design, p plan, heads []*result.Result, gates int, rng *rand.R
 	return c
 }
 
-// scaledHeads is head's result of every pair with cond applied.
 func scaledHeads(ds *design, cond condition) ([]*result.Result, error) {
 	out := make([]*result.Result, len(ds.pairs))
 	for i, p := range ds.pairs {

@@ -19,14 +19,12 @@ type symRow struct {
 	chunk    string // the gate (chunk-<k>)
 	c        verdict.Comparison
 	sd, sd50 float64 // verdict.RoundSD at the comparison's percentile and at p50
-	// busy: the stack cpus' busy share, % (verdict.DuetStackBusy); corr:
-	// meanCorrelation of the gate's latency comparisons. NaN: not measured.
+	// busy: verdict.DuetStackBusy, %; corr: meanCorrelation. NaN: not measured.
 	busy, corr float64
 }
 
-// symmetry judges each A/A gate of a design alone over all its rounds: a
-// latency change measures how the sides differ when nothing does. Gates are
-// not pooled: an offset between two stacks is one gate's, not the design's.
+// symmetry judges each A/A gate alone over all its rounds: how the sides differ
+// when nothing does. Not pooled: an offset between two stacks is one gate's.
 func symmetry(ds *design, opt verdict.CompareOptions) ([]symRow, error) {
 	byChunk := map[string][]pair{}
 	for _, p := range ds.pairs {
@@ -75,7 +73,6 @@ func symmetry(ds *design, opt verdict.CompareOptions) ([]symRow, error) {
 	return out, nil
 }
 
-// writeSymmetry is the table of every design's symmetry rows.
 func writeSymmetry(w io.Writer, designs []*design, opt verdict.CompareOptions) error {
 	fmt.Fprintf(w, "%s\n", symmetryHead)
 	fmt.Fprintf(w, "Both sides ran one commit, so head's change should be 0: each A/A gate is judged alone over its rounds (`verdict.Compare`), "+
@@ -97,8 +94,7 @@ func writeSymmetry(w io.Writer, designs []*design, opt verdict.CompareOptions) e
 	return nil
 }
 
-// meanCorrelation is the mean Pearson correlation, over every pair of cs, of
-// their rounds' ln(head/base); NaN with fewer than two comparisons or three rounds.
+// meanCorrelation is the mean pairwise Pearson correlation of cs's rounds' ln(head/base), or NaN.
 func meanCorrelation(cs []verdict.Comparison) float64 {
 	var logs [][]float64
 	for _, c := range cs {
@@ -143,7 +139,6 @@ func pearson(x, y []float64) float64 {
 	return sxy / math.Sqrt(sxx*syy) // NaN where a side's rounds do not vary
 }
 
-// busyText is a stack's busy share, "–" where not measured.
 func busyText(pct float64) string {
 	if math.IsNaN(pct) {
 		return "–"
@@ -151,7 +146,6 @@ func busyText(pct float64) string {
 	return fmt.Sprintf("%.1f%%", pct)
 }
 
-// keptRounds is rs without the 1-based rounds a verdict left out.
 func keptRounds(rs []*result.Result, left []int) []*result.Result {
 	out := make([]*result.Result, 0, len(rs))
 	for i, r := range rs {
@@ -162,7 +156,6 @@ func keptRounds(rs []*result.Result, left []int) []*result.Result {
 	return out
 }
 
-// corrText is a correlation to two places, "–" where not measured.
 func corrText(r float64) string {
 	if math.IsNaN(r) {
 		return "–"
@@ -170,7 +163,6 @@ func corrText(r float64) string {
 	return fmt.Sprintf("%.2f", r)
 }
 
-// latency is a verdict's latency comparisons that have an interval.
 func latency(v verdict.Verdict) []verdict.Comparison {
 	var out []verdict.Comparison
 	for _, wv := range v.Workloads {
@@ -189,7 +181,6 @@ const (
 	perGateHead  = "### Per gate (A/A)\n"
 )
 
-// rewriteSymmetry replaces the symmetry section of the table out, keeping its costly cells.
 func rewriteSymmetry(out string, designs []*design, opt verdict.CompareOptions) error {
 	b, err := os.ReadFile(out)
 	if err != nil {

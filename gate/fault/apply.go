@@ -16,9 +16,8 @@ import (
 // Recovering is how many recovery seconds the rule judges (verdict.RecoveringSeconds).
 type Recovering func(seconds []result.Second, t result.RecoveryTargets) int
 
-// Apply writes res.Faults and takes the requests due during each fault, and
-// after it until the workload recovered, out of their phase's numbers exactly:
-// a count the phase does not hold is an error. A failed fault makes res unusable.
+// Apply writes res.Faults and takes the requests due during each fault and its recovery out
+// of their phases exactly; a failed fault makes res unusable.
 func (in *Injector) Apply(res *result.Result, recovering Recovering) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -33,7 +32,6 @@ func (in *Injector) Apply(res *result.Result, recovering Recovering) error {
 	if res.Interrupted || in.err != nil || len(res.Phases) < len(in.sc.Phases) {
 		observedUntil = 0
 	}
-	// out[pi][wi] is the phase's time taken out with its requests.
 	out := make([][]time.Duration, len(in.sc.Phases))
 	for pi := range out {
 		out[pi] = make([]time.Duration, len(in.sc.Workloads))
@@ -67,7 +65,6 @@ func (in *Injector) Apply(res *result.Result, recovering Recovering) error {
 	return nil
 }
 
-// takeRecovering takes wi's first n recovery seconds of st out of their phases.
 func (in *Injector) takeRecovering(res *result.Result, st *state, wi, n int, out [][]time.Duration, fw *result.FaultWorkload, lat, svc *hdrhistogram.Histogram) error {
 	fw.RecoveringS = n
 	cells := map[int]*cell{}
@@ -106,7 +103,6 @@ func (in *Injector) takeRecovering(res *result.Result, st *state, wi, n int, out
 	return nil
 }
 
-// throughput recomputes each workload's throughput over the phase time out left.
 func (in *Injector) throughput(res *result.Result, out [][]time.Duration) {
 	for pi, ds := range out {
 		p := res.PhaseNamed(in.sc.Phases[pi].Name)
@@ -128,7 +124,6 @@ func (in *Injector) throughput(res *result.Result, out [][]time.Duration) {
 	}
 }
 
-// overlap is how long phase pi lies in [from, to), or to its end when open.
 func (in *Injector) overlap(pi int, from, to time.Duration, open bool) time.Duration {
 	start := in.sc.Warmup
 	for i := 0; i < pi; i++ {
@@ -142,7 +137,6 @@ func (in *Injector) overlap(pi int, from, to time.Duration, open bool) time.Dura
 	return max(hi-lo, 0)
 }
 
-// takeOut subtracts cell c (nil: nothing) of workload wi from phase pi of res.
 func (in *Injector) takeOut(res *result.Result, pi, wi int, c *cell) error {
 	if c == nil {
 		return nil
@@ -178,7 +172,6 @@ func (in *Injector) takeOut(res *result.Result, pi, wi int, c *cell) error {
 	return nil
 }
 
-// record is st in result.json; lat and svc are scratch histograms.
 func (in *Injector) record(st *state, observedUntil time.Duration, lat, svc *hdrhistogram.Histogram) result.Fault {
 	rf := result.Fault{
 		Phase: in.sc.Phases[st.phase].Name, Action: st.f.Action, Service: st.f.Service,
@@ -218,7 +211,6 @@ func during(st *state, wi int, lat, svc *hdrhistogram.Histogram) result.Workload
 	return sumCells(cells, lat, svc)
 }
 
-// sumCells sums cells, nil ones skipped; lat and svc are scratch histograms.
 func sumCells(cells []*cell, lat, svc *hdrhistogram.Histogram) result.Workload {
 	w := result.Workload{Failures: map[string]int64{}}
 	lat.Reset()

@@ -1,6 +1,5 @@
-// Package fault injects a scenario's faults into the stack on the run's clock
-// and counts what each workload met during and after them. A fault that cannot
-// be injected or undone cancels the load (OnFail) and makes the result unusable.
+// Package fault injects a scenario's faults on the run's clock and counts what each workload
+// met during and after them; a failed fault cancels the load and makes the result unusable.
 // Start, Observe, Stop and Err may be called concurrently; Apply after Stop.
 package fault
 
@@ -89,7 +88,6 @@ type Injector struct {
 	once   sync.Once
 }
 
-// state is one fault: the plan, what happened, and its tallies.
 type state struct {
 	phase   int
 	f       scenario.Fault
@@ -111,7 +109,6 @@ type cell struct {
 	lat, svc *hdrhistogram.Histogram
 }
 
-// second is one workload's recovery second, by due and by done time's phase.
 type second struct {
 	over  map[string]int64
 	maxUS int64
@@ -230,7 +227,6 @@ func (in *Injector) run() {
 	}
 }
 
-// one fires st and undoes it after for.
 func (in *Injector) one(st *state) error {
 	in.mu.Lock()
 	st.started, st.isStarted = in.since(), true
@@ -325,8 +321,7 @@ func (in *Injector) Err() error {
 	return in.err
 }
 
-// Observe is load.FaultHook.Observe: it files an outcome by its due time with
-// the engine's own numbers, so Apply takes out exactly what the phase holds.
+// Observe is load.FaultHook.Observe, filing o by due time so Apply takes out exactly what phases hold.
 func (in *Injector) Observe(o load.Outcome) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -353,7 +348,6 @@ func (in *Injector) Observe(o load.Outcome) {
 	}
 }
 
-// countDone counts o's completion during st or in one of its recovery seconds.
 func (in *Injector) countDone(st *state, o load.Outcome) {
 	if o.DonePhase < 0 {
 		return
@@ -385,7 +379,6 @@ func (c *cell) record(o load.Outcome) {
 	_ = c.svc.RecordValue(o.ServiceUS)
 }
 
-// recordSecond files o, due in recovery second s of st.
 func (in *Injector) recordSecond(st *state, s *second, o load.Outcome) {
 	d := s.samplesOf(o.Phase, in.sc.Workloads[o.Workload].Name)
 	if !tally(&d.counts, o) {
@@ -414,8 +407,7 @@ func tally(w *result.Workload, o load.Outcome) bool {
 	return true
 }
 
-// cellOf is st's cell for workload w in phase pi, nil beyond the fault's phase
-// and the next: past them the run is made unusable rather than memory unbounded.
+// cellOf is st's cell for w in phase pi; nil past the fault's phase and the next, bounding memory.
 func (in *Injector) cellOf(st *state, pi, w int) *cell {
 	if pi != st.phase && pi != st.phase+1 {
 		if in.overrun == nil {

@@ -9,12 +9,10 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// DefaultTolerance is the cumulative tolerance: a change since an earlier
-// entry beyond it is a regression however small its steps were.
+// DefaultTolerance is the cumulative tolerance: beyond it a change is a regression however small its steps.
 const DefaultTolerance = 0.15
 
-// Chain is a history, oldest first; entry i links to entry i−1 when its
-// Base is i−1's commit.
+// Chain is a history, oldest first; entry i links to i−1 when its Base is i−1's commit.
 type Chain struct {
 	Entries []Entry
 }
@@ -74,8 +72,7 @@ func sameCommit(a, b string) bool {
 	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
 }
 
-// Change is one series' cumulative change from entry From to To: the
-// product of the links' ratios, with its interval.
+// Change is one series' cumulative change from entry From to To, with its interval.
 type Change struct {
 	Key        Key           `json:"key"`
 	From       int           `json:"from"`
@@ -90,10 +87,7 @@ type Change struct {
 	Value      verdict.Value `json:"value"`         // against the cumulative tolerance (Judge)
 }
 
-// Cumulative chains the links of k from entry from to to at conf (0: 95%),
-// judged against tol. The links are independent gates, so log ratios and
-// variances add: exp(Σ ln r ± z·√Σ se²), each se a link's log half-width
-// over the normal quantile (which overstates a few rounds' error, never understates).
+// Cumulative chains k's links (independent gates) from entry from to to at conf (0: 95%) against tol.
 func (c Chain) Cumulative(k Key, from, to int, conf, tol float64) Change {
 	if conf == 0 {
 		conf = verdict.DefaultConfidence
@@ -133,8 +127,7 @@ func (ch *Change) setInterval(sum, variance, tol float64) {
 	ch.Value = Judge(*ch, tol)
 }
 
-// Judge calls a cumulative change against tol (0: DefaultTolerance) as a
-// gate calls a step; one with a missing link is not measured.
+// Judge calls ch against tol (0: DefaultTolerance); one with a missing link is not measured.
 func Judge(ch Change, tol float64) verdict.Value {
 	if tol == 0 {
 		tol = DefaultTolerance

@@ -15,8 +15,7 @@ const (
 
 // DetectOptions set the change-point detector.
 type DetectOptions struct {
-	// Significance α: a change point is kept when at most α of the permuted
-	// series split as well.
+	// Significance α: a split is kept when at most α of permuted series split as well.
 	Significance float64
 	Permutations int    // per test; the smallest p-value is 1/(R+1)
 	MinSize      int    // the fewest entries on either side of a change point (≥ 2)
@@ -44,10 +43,8 @@ type ChangePoint struct {
 	Shift float64 `json:"shift"` // mean of the segment after − mean of the one before, in xs's unit
 }
 
-// Detect finds change points in xs by E-divisive with means (Matteson &
-// James): bisect where the energy divergence Q̂ is largest while a
-// permutation test keeps the split. It assumes a segment's values
-// exchangeable: give it a series' values, not their running sums.
+// Detect finds change points in xs by E-divisive with means (Matteson & James). It assumes
+// a segment's values exchangeable: give it a series' values, not their running sums.
 func Detect(xs []float64, opt DetectOptions) []ChangePoint {
 	opt = opt.withDefaults()
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6c6f616467617465)) // "loadgate"
@@ -59,7 +56,6 @@ func Detect(xs []float64, opt DetectOptions) []ChangePoint {
 		if at < 0 {
 			break
 		}
-		// How often do shuffled segments split as well?
 		over, limit := 0, opt.Significance*float64(opt.Permutations+1)-1
 		for r := 0; r < opt.Permutations && float64(over) <= limit; r++ {
 			copy(work, xs)
@@ -87,7 +83,6 @@ func Detect(xs []float64, opt DetectOptions) []ChangePoint {
 	return cps
 }
 
-// bestOver is the split of largest Q̂ over the segments, −1 when none is long enough.
 func bestOver(xs []float64, bounds []int, minSize int) (at int, q float64) {
 	at, q = -1, math.Inf(-1)
 	for i := 0; i+1 < len(bounds); i++ {
@@ -98,8 +93,6 @@ func bestOver(xs []float64, bounds []int, minSize int) (at int, q float64) {
 	return at, q
 }
 
-// bestSplit is the τ in [minSize, len−minSize] of largest Q̂ of X = xs[:τ],
-// Y = xs[τ:], in O(len²): moving xs[τ] from Y to X changes each sum by one row.
 func bestSplit(xs []float64, minSize int) (int, float64) {
 	n := len(xs)
 	if n < 2*minSize {

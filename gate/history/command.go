@@ -9,8 +9,7 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
-// Read is `loadgate history` short of words: the scenario's entries chained
-// and analysed; opt.Since may be any revision of the clone.
+// Read is `loadgate history` short of words; opt.Since may be any revision of the clone.
 func Read(ctx context.Context, s *Store, scenario string, opt Options) (Analysis, error) {
 	es, err := s.Load(ctx, scenario)
 	if err != nil {
@@ -31,8 +30,7 @@ func Read(ctx context.Context, s *Store, scenario string, opt Options) (Analysis
 	return a, nil
 }
 
-// Record appends the entry of a gate's head, run against the previous entry
-// on a push to a protected branch, and returns its path; never for a pull request.
+// Record appends a gate's head's entry and returns its path; for pushes, never pull requests.
 func Record(ctx context.Context, s *Store, o rounds.Outcome, ref string, date time.Time) (string, error) {
 	e, err := FromGate(o, ref, date)
 	if err != nil {

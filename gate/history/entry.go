@@ -21,8 +21,7 @@ const Schema = "loadgate/history/v1"
 // MaxEntryBytes bounds an entry read back: a data branch is input.
 const MaxEntryBytes = 16 << 20
 
-// Entry is one protected-branch commit: what its load measured and the steps
-// of its gate against the previous entry.
+// Entry is one protected-branch commit: its load and its gate's steps against the previous entry.
 type Entry struct {
 	Schema string         `json:"schema"`
 	Commit string         `json:"commit"`
@@ -60,8 +59,7 @@ func (k Key) String() string { return k.Phase + "/" + k.Workload + " " + k.Metri
 
 func (s Step) Key() Key { return Key{s.Phase, s.Workload, s.Metric} }
 
-// FromGate is the entry of a gate's head: its rounds merged and a step per
-// latency comparison (error rates are not chained).
+// FromGate is the entry of a gate's head: its rounds merged, a step per latency comparison.
 func FromGate(o rounds.Outcome, ref string, date time.Time) (Entry, error) {
 	e, err := FromResults(o.Head.Results, ref, date)
 	if err != nil {

@@ -53,10 +53,8 @@ type Point struct {
 	ChangePoint *ChangePoint `json:"change_point,omitempty"` // a level shift begins here
 }
 
-// Analyze reads chain c: per series the links, the cumulative change since
-// opt.Since, and change points over each entry's absolute percentile. Not
-// over the cumulative levels: a random walk of the links' errors would split
-// at false change points; the cumulative rule catches the creep.
+// Analyze reads c per series: links, change since opt.Since, and change points of absolute
+// percentiles (not of cumulative levels, whose random walk would split falsely).
 func Analyze(c Chain, opt Options) (Analysis, error) {
 	a := Analysis{Chain: c, Tolerance: cmp.Or(opt.Tolerance, DefaultTolerance),
 		Confidence: cmp.Or(opt.Confidence, verdict.DefaultConfidence), Detect: opt.Detect.withDefaults()}
@@ -134,7 +132,6 @@ func (c Chain) series(k Key, a Analysis) (Series, error) {
 	return s, nil
 }
 
-// absolute is r's nearest-rank k.Metric in ms and its samples (0, 0: not measured).
 func absolute(r *result.Result, k Key) (float64, int64, error) {
 	w := r.PhaseNamed(k.Phase).Workload(k.Workload)
 	if w == nil {
@@ -175,8 +172,7 @@ func machine(m result.Machine) string {
 	return m.Host + " · " + m.CPUModel
 }
 
-// Value is the history's call: a regression when a series' cumulative change
-// is one, or its level shifted up beyond the tolerance after Since; else pass.
+// Value is regression if a series' cumulative change is one or its level rose past tolerance after Since.
 func (a Analysis) Value() verdict.Value {
 	for _, s := range a.Series {
 		if s.Total.Value == verdict.Regression {

@@ -24,14 +24,12 @@ const (
 	DefaultGitTimeout = 2 * time.Minute
 )
 
-// Git runs one git command in dir with stdin and returns its standard
-// output: the package's one way to a repository.
+// Git runs one git command in dir and returns its stdout; all repository access goes through it.
 type Git interface {
 	Run(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error)
 }
 
-// ExecGit runs the git program: bounded by Timeout, never prompting, in
-// English (so a rejected push is recognised).
+// ExecGit runs the git program within Timeout, never prompting, in English (to spot rejected pushes).
 type ExecGit struct {
 	Path    string // "" : "git" on PATH
 	Timeout time.Duration
@@ -68,10 +66,8 @@ func cmpOr(a, b string) string {
 	return a
 }
 
-// Store keeps entries on a data branch, one file per entry (EntryPath),
-// written with git's plumbing so the clone's work tree is never touched;
-// separate files never conflict, so a push that lost a race is rebuilt on
-// the new tip. One Store per clone at a time.
+// Store keeps one file per entry on a data branch via git plumbing, never the work tree; a push
+// that lost a race is rebuilt on the new tip. One Store per clone at a time.
 type Store struct {
 	Git         Git    // nil: ExecGit{}
 	Dir         string // a clone of the repository
@@ -98,8 +94,7 @@ var (
 	commitRE  = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 )
 
-// EntryPath is where e is stored on the data branch:
-// <scenario>/<unix-seconds>-<commit12>.json.
+// EntryPath is e's file on the data branch: <scenario>/<unix-seconds>-<commit12>.json.
 func EntryPath(e Entry) (string, error) {
 	if e.Result == nil {
 		return "", errors.New("history: entry without a result")
@@ -114,8 +109,7 @@ func EntryPath(e Entry) (string, error) {
 	return fmt.Sprintf("%s/%d-%s.json", name, e.Date.Unix(), result.ShortHash(e.Commit)), nil
 }
 
-// Append writes e to the data branch, pushes it and returns its path; a push
-// rejected because the branch moved is retried on the new tip.
+// Append writes e to the data branch and pushes it, retrying on the new tip if the branch moved.
 func (s *Store) Append(ctx context.Context, e Entry) (string, error) {
 	path, err := EntryPath(e)
 	if err != nil {
@@ -154,7 +148,6 @@ func (s *Store) Append(ctx context.Context, e Entry) (string, error) {
 	}
 }
 
-// rejected says a push failed because the branch moved under it.
 func rejected(m string) bool {
 	for _, s := range []string{"[rejected]", "non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref",
 		"Updates were rejected"} {
@@ -165,7 +158,6 @@ func rejected(m string) bool {
 	return false
 }
 
-// fetch brings the data branch's tip into s.ref() and returns it ("": none yet).
 func (s *Store) fetch(ctx context.Context) (string, error) {
 	out, err := s.git().Run(ctx, s.Dir, nil, "ls-remote", "--heads", s.remote(), "refs/heads/"+s.branch())
 	if err != nil {
@@ -181,7 +173,6 @@ func (s *Store) fetch(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(tip)), err
 }
 
-// commitFile is a commit on parent whose tree is parent's with data at path.
 func (s *Store) commitFile(ctx context.Context, parent, path string, data []byte) (string, error) {
 	dir, file, _ := strings.Cut(path, "/")
 	g := s.git()

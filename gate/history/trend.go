@@ -6,8 +6,7 @@ import (
 	"github.com/loadgate/loadgate/gate/rounds"
 )
 
-// Trend is a gate's head against a branch's history: the cumulative change
-// since Since, chained with the gate's own step to its head.
+// Trend is a gate's head against a history: the change since Since chained with the gate's step.
 type Trend struct {
 	Key    Key
 	Base   int    // the entry of the gate's base commit
@@ -15,8 +14,7 @@ type Trend struct {
 	Change Change // from Since to the head (To is Base; Links counts the gate's step)
 }
 
-// HeadTrend is o's head against a's trend, for the series whose change since
-// a.Since is the largest; false when o's base is no entry since then.
+// HeadTrend is o's head against a's largest change since a.Since; false if o's base is no entry since.
 func (a Analysis) HeadTrend(o rounds.Outcome) (Trend, bool) {
 	bi := a.Chain.Index(o.Base.Commit)
 	if bi < 0 || bi < a.Since {

@@ -23,8 +23,7 @@ type statsLine struct {
 	MemBytes  int64     `json:"mem_bytes"`
 }
 
-// Collector keeps every process's memory samples from the stats.jsonl lines
-// written to it, other input skipped. Safe for concurrent use.
+// Collector keeps each process's memory samples from stats.jsonl written to it; safe for concurrent use.
 type Collector struct {
 	mu      sync.Mutex
 	partial []byte
@@ -108,7 +107,6 @@ func (c *Collector) Estimates() []Estimated {
 	return out
 }
 
-// sorted orders services, then watched processes, then the generator; by name.
 func (c *Collector) sorted() []string {
 	names := append([]string(nil), c.order...)
 	rank := map[string]int{KindService: 0, KindPID: 1, KindGenerator: 2}

@@ -18,8 +18,7 @@ type Options struct {
 	Every    time.Duration // the samplers' interval
 }
 
-// NewConfig is the soak o asks for; faults are refused before anything, and
-// every refusal is session.ErrUsage.
+// NewConfig is the soak o asks for; every refusal, faults first, is session.ErrUsage.
 func NewConfig(o Options) (Config, error) {
 	switch {
 	case o.Scenario == "":

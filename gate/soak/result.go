@@ -107,8 +107,7 @@ func Thin(points []Point, n int) []SeriesPoint {
 	return out
 }
 
-// Overall is Leak when any process leaks, else Inconclusive when any is or
-// there is none, else Stable.
+// Overall is Leak if any process leaks, else Inconclusive if any is or there is none, else Stable.
 func Overall(ps []Process) Verdict {
 	v := Stable
 	if len(ps) == 0 {
@@ -131,8 +130,7 @@ func (r *Result) Encode(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// ExitCode is 3 when the soak is unusable or was interrupted, 0 when every
-// process is stable, else 1: a soak that concluded nothing is not a pass.
+// ExitCode is 3 for an unusable or interrupted soak, 0 when every process is stable, else 1.
 func (s *Result) ExitCode() int {
 	switch {
 	case !s.Usable || s.Interrupted:

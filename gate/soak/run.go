@@ -15,8 +15,7 @@ import (
 // MaxHours bounds a soak's duration (scenario.MaxCells bounds it further).
 const MaxHours = 10000
 
-// Scenario is base with the judged phase's rate held for d, one phase per hour,
-// ceilings rechecked and its own hash.
+// Scenario is base's judged phase held for d, one phase per hour, ceilings rechecked, rehashed.
 func Scenario(base *scenario.Scenario, d time.Duration) (*scenario.Scenario, error) {
 	if base.HasFaults() {
 		return nil, fmt.Errorf("%s: the scenario injects faults: a soak holds one steady load", base.File)
@@ -91,8 +90,7 @@ type Deps struct {
 	Warn      func(format string, a ...any)                // a figure lost (a stats file); nil: dropped
 }
 
-// Run holds the load while its processes are sampled, then judges their memory.
-// The Sampler is finished on every return.
+// Run holds the load while its processes are sampled, then judges their memory; Sampler always finishes.
 func Run(ctx context.Context, cfg Config, d Deps) (*Result, *result.Result, error) {
 	started, err := d.Sampler.Start(ctx, cfg.Scenario.Warmup)
 	if err != nil {

@@ -1,7 +1,6 @@
-// Package soak holds a steady load for long while each process's memory is
-// sampled, and judges its growth after the first quarter (a warm-up ramp is not
-// a leak) by two estimates that fail differently: the least-squares slope and
-// the quartile medians' change. A process leaks when both exceed the threshold.
+// Package soak holds a steady load while each process's memory is sampled. A process leaks
+// when, after the first quarter (a warm-up ramp is no leak), both its least-squares slope and
+// its quartile medians' change, estimates that fail differently, exceed the threshold.
 package soak
 
 import (
@@ -10,8 +9,7 @@ import (
 	"time"
 )
 
-// DefaultThresholdBytesPerHour fills a 1 GiB container in a day or two and is
-// above heap noise over MinWindow.
+// DefaultThresholdBytesPerHour fills a 1 GiB container in a day or two, above heap noise over MinWindow.
 const DefaultThresholdBytesPerHour = 32 << 20
 
 // The least a window must hold for a verdict other than Inconclusive.
@@ -153,8 +151,6 @@ func slopePerHour(ps []Point) float64 {
 	return sxy / sxx
 }
 
-// quartileRate is the change of the first and last quartiles' medians of ps
-// (>= 4, sorted) over the time between their middles, bytes/h.
 func quartileRate(ps []Point) (perHour float64, first, last int64) {
 	q := len(ps) / 4
 	a, b := ps[:q], ps[len(ps)-q:]

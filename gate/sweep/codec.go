@@ -13,8 +13,7 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Encode writes sw as indented JSON, nils as [] and {}; it refuses what Decode
-// would, so every file it writes reads back.
+// Encode writes sw as indented JSON, refusing what Decode would so every file it writes reads back.
 func (sw *Sweep) Encode(w io.Writer) error {
 	if sw == nil {
 		return errors.New("sweep: encode: nil sweep")
@@ -149,7 +148,6 @@ func (sw *Sweep) validate() error {
 	return nil
 }
 
-// stepRate checks that a concluded rate is a step's that held (or not).
 func stepRate(field string, r *float64, steps []Step, held bool) error {
 	if r == nil {
 		return nil

@@ -1,4 +1,3 @@
-// Package sweep owns `loadgate sweep`'s staircase: its rates and steps, whether
-// a step holds, the sustainable rate, how the stack degrades, and sweep.json.
-// Its functions are pure; a *Sweep is not safe for concurrent mutation.
+// Package sweep owns `loadgate sweep`'s staircase, its verdicts and sweep.json. Its
+// functions are pure; a *Sweep is not safe for concurrent mutation.
 package sweep

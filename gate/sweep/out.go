@@ -9,8 +9,7 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// PrepareOut refuses a results directory holding a sweep or a run's result
-// unless force, which also clears the old steps. Refusals are session.ErrUsage.
+// PrepareOut refuses (session.ErrUsage) a directory holding a result unless force, which clears old steps.
 func PrepareOut(out string, force bool) error {
 	if !force {
 		if _, err := os.Lstat(filepath.Join(out, "sweep.json")); err == nil {

@@ -23,9 +23,8 @@ func (e *StepRefusedError) Error() string {
 
 func (e *StepRefusedError) Unwrap() error { return e.Err }
 
-// NewPlan builds every step's scenario (rates "": DefaultRates; step 0 and
-// warmup < 0: the scenario's). Errors are ErrUsage; a refused step's wraps a
-// *StepRefusedError.
+// NewPlan builds every step's scenario (rates "": DefaultRates; step 0, warmup < 0: the
+// scenario's). Errors are ErrUsage; a refused step's wraps a *StepRefusedError.
 func NewPlan(sc *scenario.Scenario, rates string, step, warmup time.Duration, limits scenario.OperatorLimits) (Plan, error) {
 	var p Plan
 	var err error

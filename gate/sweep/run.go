@@ -41,8 +41,7 @@ type Deps struct {
 	Now      func() time.Time              // default time.Now
 }
 
-// Run runs plan's steps under out/steps/NN-RATE/ until Next says stop; an
-// interrupted step is kept and ends the sweep. The stack is torn down on every return.
+// Run runs plan's steps under out/steps/NN-RATE/ until Next says stop; the stack is always torn down.
 func Run(ctx context.Context, base *scenario.Scenario, plan Plan, out string, startedAt time.Time, d Deps) (sw *Sweep, err error) {
 	now := d.Now
 	if now == nil {
@@ -119,8 +118,7 @@ func (d Deps) finish(sw *Sweep, now func() time.Time) {
 
 var errStats = errors.New("sweep: stats")
 
-// measure runs one step's load into stepDir, with the stack's samplers if any;
-// a sampler that did not start is an errStats.
+// measure runs one step's load into stepDir; a sampler that did not start is an errStats.
 func (d Deps) measure(ctx context.Context, ssc *scenario.Scenario, stepDir string) (*result.Result, error) {
 	var started []func(time.Time)
 	var stop func(*result.Result) error

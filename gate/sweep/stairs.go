@@ -58,8 +58,7 @@ func DefaultRates(sc *scenario.Scenario) ([]float64, error) {
 	return out, nil
 }
 
-// StepScenario is sc's judged phase at rate for dur after a warm-up at that
-// rate, sc unmodified. A rate above the ceilings is refused, never clamped.
+// StepScenario is sc's judged phase at rate after a warm-up at it; over the ceilings is refused, not clamped.
 func StepScenario(sc *scenario.Scenario, rate float64, dur, warmup time.Duration, limits scenario.OperatorLimits) (*scenario.Scenario, error) {
 	jp, ok := sc.JudgedPhase()
 	if !ok {
@@ -84,8 +83,7 @@ func StepScenario(sc *scenario.Scenario, rate float64, dur, warmup time.Duration
 	return &c, nil
 }
 
-// Next says whether the sweep goes on: not after an interrupted or unusable
-// step, nor after the one following the first that did not hold.
+// Next says whether to go on: not after an interrupted or unusable step, nor one past the first not held.
 func Next(steps []Step) bool {
 	for i, s := range steps {
 		if s.Interrupted || !s.Usable {
@@ -98,8 +96,7 @@ func Next(steps []Step) bool {
 	return true
 }
 
-// Conclude sets each failing step's Manner, then SustainableRate, DegradesAt and
-// the sweep's Manner. Interrupted and unusable steps are never a degradation.
+// Conclude sets failing steps' Manner, SustainableRate, DegradesAt and the sweep's Manner.
 func Conclude(sw *Sweep) {
 	sw.SustainableRate, sw.DegradesAt, sw.Manner, sw.MannerStep = nil, nil, "", 0
 	for i := range sw.Steps {
@@ -145,8 +142,7 @@ const (
 	OwnLatenessStall = 0.01
 )
 
-// Classify names how s, a step that did not hold, gave out: the first manner
-// that matches, "" when none does.
+// Classify names how s, a step that did not hold, gave out; "" when no manner matches.
 func Classify(prev []Step, s Step) Manner {
 	if s.Held {
 		return ""
@@ -180,7 +176,6 @@ func Classify(prev []Step, s Step) Manner {
 	return ""
 }
 
-// reference is the last usable step that held, else the first usable one.
 func reference(prev []Step) *Step {
 	for i := len(prev) - 1; i >= 0; i-- {
 		if prev[i].Held {

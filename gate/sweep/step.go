@@ -11,8 +11,7 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// CompletionsShare: a step holds only with this share of its offered requests
-// completed inside the window.
+// CompletionsShare of a step's offered requests must complete inside the window for it to hold.
 const CompletionsShare = 0.9
 
 // StepInput is what one step ran and measured.
@@ -25,8 +24,7 @@ type StepInput struct {
 	Floor   time.Duration   // the least an unfinished request waited: min(timeout, drain)
 }
 
-// NewStep turns a step's result and verdict into a Step and decides whether it
-// held; it fails only on an undecodable histogram.
+// NewStep makes a Step of a step's result and verdict and decides whether it held.
 func NewStep(in StepInput) (Step, error) {
 	r := in.Res
 	if r == nil {
@@ -82,7 +80,6 @@ func NewStep(in StepInput) (Step, error) {
 	return s, nil
 }
 
-// notHeld lists why s does not hold (none: it holds).
 func notHeld(s Step, v verdict.Verdict) []Reason {
 	out := []Reason{}
 	if s.Interrupted {
@@ -122,8 +119,7 @@ func newWorkload(w result.Workload, floor time.Duration) (Workload, error) {
 	return out, nil
 }
 
-// Accounting is nearest-rank p50/p95/p99 (µs) over h's successes and the
-// unfinished requests, which each waited at least floor (a rank among them: floor, Over set).
+// Accounting is nearest-rank p50/p95/p99 (µs) over h's successes and unfinished requests (each ≥ floor).
 func Accounting(h *hdrhistogram.Histogram, unfinished int64, floor time.Duration) Accounted {
 	var n int64
 	if h != nil {
@@ -139,7 +135,6 @@ func Accounting(h *hdrhistogram.Histogram, unfinished int64, floor time.Duration
 		if k > n {
 			return a.FloorMS, true
 		}
-		// Quantile at k/n is the k-th smallest value.
 		return float64(result.Quantile(h, float64(k)/float64(n))) / 1000, false
 	}
 	a.P50, a.P50Over = at(0.50)
@@ -148,13 +143,11 @@ func Accounting(h *hdrhistogram.Histogram, unfinished int64, floor time.Duration
 	return a
 }
 
-// nearestRank is ⌈q·n⌉ for q in {0.5, 0.95, 0.99}, in integers (per mille).
 func nearestRank(q float64, n int64) int64 {
 	pm := int64(q*1000 + 0.5)
 	return max((n*pm+999)/1000, 1)
 }
 
-// failureKinds splits failures into fast refusals, timeouts and the rest.
 func failureKinds(failures map[string]int64) (refused, slow, other int64) {
 	for c, n := range failures {
 		switch c {

@@ -1,7 +1,5 @@
-// Package outfile writes loadgate's results into a directory that holds no
-// earlier result (unless forced), never through a symlink. Whole files go
-// to an O_EXCL temporary file renamed over the destination (no half files);
-// streams (Create) remove what is at their name and create it with O_EXCL.
+// Package outfile writes loadgate's results into a directory holding no earlier result
+// (unless forced), never through a symlink and never leaving a half-written file.
 package outfile
 
 import (
@@ -17,16 +15,13 @@ import (
 // Mode is the permission of every file written.
 const Mode fs.FileMode = 0o644
 
-// ResultFiles are the files of a run's or a gate's results that mark a
-// directory as already holding a result.
+// ResultFiles mark a directory as already holding a run's or gate's result.
 var ResultFiles = []string{"result.json", "verdict.json"}
 
-// staleFiles are removed from a forced directory so that no earlier file
-// reads as the new result's.
+// staleFiles are removed from a forced directory so no earlier file reads as the new result's.
 var staleFiles = []string{"result.json", "verdict.json", "report.md", "latency.svg", "snapshots.jsonl", "stats.jsonl"}
 
-// ExistsError is returned by Dir for a directory that already holds a
-// result. Its message names the directory, the file and the flag.
+// ExistsError is Dir's error for a directory already holding a result.
 type ExistsError struct {
 	Dir  string // the results directory
 	File string // the result file found in it
@@ -37,9 +32,7 @@ func (e *ExistsError) Error() string {
 	return fmt.Sprintf("%s already holds a result (%s): pass %s to replace it, or choose another --out", e.Dir, e.File, e.Flag)
 }
 
-// Dir makes dir ready for a new result. One already holding a result is an
-// *ExistsError naming flag, unless force, which removes the earlier
-// top-level files (symlinks unfollowed).
+// Dir readies dir for a new result: one holding a result is an *ExistsError unless force clears it.
 func Dir(dir string, force bool, flag string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err // names dir
@@ -58,7 +51,6 @@ func Dir(dir string, force bool, flag string) error {
 	return nil
 }
 
-// existing returns the first result file found in dir, "" if none.
 func existing(dir string) string {
 	for _, name := range ResultFiles {
 		p := filepath.Join(dir, name)
@@ -73,8 +65,7 @@ func existing(dir string) string {
 	return ""
 }
 
-// remove removes the directory entry at path (a symlink itself, never its
-// target); a missing entry is fine, a directory is an error.
+// remove removes path's entry (a symlink, not its target); missing is fine, a directory an error.
 func remove(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -92,8 +83,7 @@ func remove(path string) error {
 	return nil
 }
 
-// WriteFile writes data to path through a temporary file renamed over it: a
-// symlink at path is replaced, and on error path is unchanged.
+// WriteFile writes data to path via a temporary file renamed over it: on error path is unchanged.
 func WriteFile(path string, data []byte) error {
 	return Write(path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -101,8 +91,7 @@ func WriteFile(path string, data []byte) error {
 	})
 }
 
-// Write is WriteFile with the content rendered by render into a buffered
-// writer; an error of render leaves path as it was and names path.
+// Write is WriteFile with the content from render; a render error leaves path as it was.
 func Write(path string, render func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -140,9 +129,7 @@ func Write(path string, render func(io.Writer) error) (err error) {
 	return nil
 }
 
-// Create opens path for a stream written during a run: the entry at path is
-// removed and the file created with O_EXCL, so a symlink planted meanwhile
-// makes it fail.
+// Create removes path's entry and creates it with O_EXCL for a stream, failing on a planted symlink.
 func Create(path string) (*os.File, error) {
 	if err := remove(path); err != nil {
 		return nil, err

@@ -1,10 +1,6 @@
-// Package promtext keeps request counters by label values and serves them
-// in the Prometheus text exposition format (written by
-// github.com/prometheus/common/expfmt), for the servers loadgate ships: the
-// stub upstream (gate/stub) and the demo service's api. It is the one place
-// that writes the format; gate/counted is the one place that reads it.
-//
-// A CounterVec is safe for concurrent use by any number of goroutines.
+// Package promtext keeps request counters by label values and serves them in the Prometheus
+// text format for loadgate's servers (gate/stub, the demo api); gate/counted reads it back.
+// A CounterVec is safe for concurrent use.
 package promtext
 
 import (
@@ -24,9 +20,7 @@ import (
 // ContentType is the text exposition format's media type, version 0.0.4.
 const ContentType = "text/plain; version=0.0.4; charset=utf-8"
 
-// MaxSeries bounds how many label-value combinations one CounterVec keeps:
-// a combination past it is counted under every label value "other", so no
-// client can make a server grow its counters without bound.
+// MaxSeries bounds a CounterVec's series; past it values count as "other", so clients cannot grow it.
 const MaxSeries = 1000
 
 // CounterVec is a counter per combination of label values.
@@ -43,10 +37,8 @@ type series struct {
 	n      uint64
 }
 
-// NewCounterVec returns a counter named name (e.g. "http_requests_total")
-// with one label per labels entry. name and labels must be valid legacy
-// Prometheus names; NewCounterVec panics on an invalid one (a programming
-// error: names are constants).
+// NewCounterVec returns a counter named name with one label per labels entry. It panics on
+// an invalid Prometheus name: names are constants.
 func NewCounterVec(name, help string, labels ...string) *CounterVec {
 	for _, n := range append([]string{name}, labels...) {
 		if !validName(n) {
@@ -69,8 +61,7 @@ func validName(s string) bool {
 	return true
 }
 
-// Inc adds one to the counter of values (one per label, in NewCounterVec's
-// order; missing ones are "", extra ones are dropped).
+// Inc adds one to the counter of values, one per label (missing ones are "", extra ones dropped).
 func (c *CounterVec) Inc(values ...string) {
 	vs := make([]string, len(c.labels))
 	copy(vs, values)
@@ -106,7 +97,6 @@ func (c *CounterVec) Value(values ...string) uint64 {
 	return 0
 }
 
-// family is c as a metric family, series sorted by label values.
 func (c *CounterVec) family() *dto.MetricFamily {
 	c.mu.Lock()
 	list := make([]series, 0, len(c.vals))
@@ -128,9 +118,7 @@ func (c *CounterVec) family() *dto.MetricFamily {
 	return mf
 }
 
-// Write writes every counter of cs in the text exposition format. A
-// CounterVec never incremented is left out (its series do not exist yet,
-// as with any Prometheus client).
+// Write writes cs in the text format, leaving out a CounterVec never incremented (no series yet).
 func Write(w io.Writer, cs ...*CounterVec) error {
 	for _, c := range cs {
 		mf := c.family()
@@ -144,16 +132,12 @@ func Write(w io.Writer, cs ...*CounterVec) error {
 	return nil
 }
 
-// StartMetric is the gauge Handler adds: when this process started, in
-// seconds since the Unix epoch, as every Prometheus client library exposes
-// it. A reader sees a restart by it changing, even when a counter has
-// grown past its value before the restart.
+// StartMetric is the gauge Handler adds, the process start in Unix seconds: readers see restarts by it.
 const StartMetric = "process_start_time_seconds"
 
 var started = float64(time.Now().UnixNano()) / 1e9
 
-// Handler serves cs in the text exposition format (GET and HEAD only),
-// followed by StartMetric.
+// Handler serves cs and StartMetric in the text format (GET and HEAD only).
 func Handler(cs ...*CounterVec) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

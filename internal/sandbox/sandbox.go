@@ -1,10 +1,6 @@
-// Package sandbox runs a command of the change under judgment (a side's
-// stack.prepare) in a box: its own user, mount and PID namespaces, where
-// /proc shows only the box, /run and /var/run are empty (no Docker
-// socket) and the paths the caller hides (the git directory with a token,
-// the other side's checkout, the results) are empty too. Nothing it
-// starts outlives it. The box is loadgate's own binary run again with a
-// marker argument, which the package's init turns into the box.
+// Package sandbox runs a command of the change under judgment (a side's stack.prepare) in a box:
+// own user, mount and PID namespaces, /run (the Docker socket) and the caller's hidden paths
+// emptied, nothing outliving it. The box is loadgate's binary re-run with a marker argument.
 package sandbox
 
 import (
@@ -22,7 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// marker is os.Args[1] of a box process.
 const marker = "loadgate-sandbox-8f3c2a"
 
 // Spec is one command to run boxed.
@@ -35,13 +30,11 @@ type Spec struct {
 	GID  int
 }
 
-// ErrUnavailable is a box the system refused to make (user namespaces
-// disabled or restricted): the command did not run.
+// ErrUnavailable is a box the system refused (user namespaces disabled or restricted); nothing ran.
 var ErrUnavailable = errors.New("sandbox: this system refused a user namespace")
 
-// Run runs s boxed, its output to out, until it exits or ctx ends (the
-// whole box is killed). The error of a command that failed is an
-// *exec.ExitError; of a box that could not be made, ErrUnavailable.
+// Run runs s boxed, its output to out, until it exits or ctx ends (killing the whole box). Errors:
+// *exec.ExitError for a failed command, ErrUnavailable for a box that could not be made.
 func Run(ctx context.Context, s Spec, out io.Writer) error {
 	if len(s.Argv) == 0 {
 		return errors.New("sandbox: no command")
@@ -61,8 +54,7 @@ func Run(ctx context.Context, s Spec, out io.Writer) error {
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	// The box is root of its own user namespace (to mount); the command
-	// runs as the caller again, one namespace further down.
+	// Root of its own user namespace (to mount); the command runs as the caller one namespace down.
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: s.UID, Size: 1}},
@@ -86,7 +78,6 @@ func Run(ctx context.Context, s Spec, out io.Writer) error {
 // exitNoBox is the box's exit status when it could not set itself up.
 const exitNoBox = 125
 
-// lastLine passes writes on and keeps the last line written.
 type lastLine struct {
 	w    io.Writer
 	line string
@@ -105,9 +96,7 @@ func init() {
 	}
 }
 
-// box is the box's init: it hides, mounts its own /proc and runs the
-// command in a nested user and mount namespace, where the mounts made here
-// are locked (the command cannot unmount them to see what they hide).
+// box is the box's init: it hides, then runs the command a namespace down, where its mounts are locked.
 func box(spec string) int {
 	var s Spec
 	if err := json.Unmarshal([]byte(spec), &s); err != nil {
@@ -151,10 +140,7 @@ func box(spec string) int {
 	}
 }
 
-// hide makes the box's mounts private, mounts an empty tmpfs on /run,
-// /var/run and each directory of s.Hide that does not hold s.Dir, an
-// empty file on each file of s.Hide, and a /proc of the box's PID
-// namespace. A path that does not exist is skipped.
+// hide empties /run, /var/run and s.Hide's paths (except dirs holding s.Dir) and mounts the box's /proc.
 func hide(s Spec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
