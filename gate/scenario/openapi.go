@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -80,12 +81,8 @@ func mergeHeaders(extra, h map[string]string) map[string]string {
 		return h
 	}
 	out := map[string]string{}
-	for k, v := range extra {
-		out[k] = v
-	}
-	for k, v := range h {
-		out[k] = v
-	}
+	maps.Copy(out, extra)
+	maps.Copy(out, h)
 	return out
 }
 

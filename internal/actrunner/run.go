@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -160,12 +161,8 @@ func appendPairs(args []string, flag string, m map[string]string) []string {
 // merged is a copy of base with over's entries on top.
 func merged(base, over map[string]string) map[string]string {
 	out := map[string]string{}
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
+	maps.Copy(out, base)
+	maps.Copy(out, over)
 	return out
 }
 
