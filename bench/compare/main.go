@@ -1,5 +1,5 @@
-// Command compare is the orchestrator of `make bench`: it runs loadgate and vegeta on one
-// core against a loopback server on another and reports each one's cost (bench/README.md).
+// Command compare is the orchestrator of `make bench`: it runs loadgate and vegeta, one at
+// a time, on one core against a loopback server on another and reports each one's cost (bench/README.md).
 package main
 
 import (
@@ -471,7 +471,8 @@ func (b *bench) measure(ctx context.Context, g generator, stage string, rate int
 	}
 }
 
-// again says whether to retry a contended run or an unheld search step (one stall decides it).
+// again says whether to retry a contended run or an unheld search step (one stall decides a
+// step at the limit), up to retries.
 func again(stage string, best *run, try, retries int) bool {
 	if best.Skipped != "" || try >= retries || (stage == "search" && best.Held) {
 		return false

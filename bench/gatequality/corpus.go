@@ -206,7 +206,8 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// clone deep-copies r: verdict counts one *result.Workload drawn twice as one sample.
+// clone copies r's Phases and Workloads (maps still shared): verdict counts one
+// *result.Workload drawn twice as one sample.
 func clone(r *result.Result) *result.Result {
 	c := *r
 	c.Phases = make([]result.Phase, len(r.Phases))

@@ -242,7 +242,8 @@ func (c *shardCell) add(cond condition, gates, reg int, stops []int, decided int
 	}
 }
 
-// runnerBias re-judges 2-shard gates with one shard 30% faster: no comparison may change.
+// runnerBias re-judges 2-shard gates with one shard 30% faster, to show
+// whether a faster runner changes any comparison.
 func runnerBias(ds *design, rs [][]int, heads map[condition][]*result.Result, sc shardConfig, seed uint64, opt verdict.CompareOptions) (string, error) {
 	const n, f = 2, 0.7
 	per := min(10, minLen(rs))
@@ -336,7 +337,8 @@ func abs(x float64) float64 {
 	return x
 }
 
-// seqStop is the per-shard rounds at the first deciding look (one every 2 per shard).
+// seqStop is the per-shard rounds at the first deciding look (one every 2 per shard);
+// false: none decided.
 func seqStop(ds *design, heads []*result.Result, shards [][]int, n, perShard int, opt verdict.CompareOptions) (int, bool) {
 	first := 2
 	for first*n < verdict.DefaultSeqMinRounds {

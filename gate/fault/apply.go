@@ -17,7 +17,8 @@ import (
 type Recovering func(seconds []result.Second, t result.RecoveryTargets) int
 
 // Apply writes res.Faults and takes the requests due during each fault and its recovery out
-// of their phases exactly; a failed fault makes res unusable.
+// of their phases exactly (a count the phase does not hold is an error); a failed fault
+// makes res unusable.
 func (in *Injector) Apply(res *result.Result, recovering Recovering) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()

@@ -407,7 +407,8 @@ func tally(w *result.Workload, o load.Outcome) bool {
 	return true
 }
 
-// cellOf is st's cell for w in phase pi; nil past the fault's phase and the next, bounding memory.
+// cellOf is st's cell for w in phase pi; nil past the fault's phase and the next, where
+// the run is made unusable rather than memory unbounded.
 func (in *Injector) cellOf(st *state, pi, w int) *cell {
 	if pi != st.phase && pi != st.phase+1 {
 		if in.overrun == nil {

@@ -30,7 +30,8 @@ func Read(ctx context.Context, s *Store, scenario string, opt Options) (Analysis
 	return a, nil
 }
 
-// Record appends a gate's head's entry and returns its path; for pushes, never pull requests.
+// Record appends a gate's head's entry and returns its path. Call it on a push to a
+// protected branch, never for a pull request.
 func Record(ctx context.Context, s *Store, o rounds.Outcome, ref string, date time.Time) (string, error) {
 	e, err := FromGate(o, ref, date)
 	if err != nil {

@@ -14,7 +14,8 @@ type Trend struct {
 	Change Change // from Since to the head (To is Base; Links counts the gate's step)
 }
 
-// HeadTrend is o's head against a's largest change since a.Since; false if o's base is no entry since.
+// HeadTrend is o's head on the series with a's largest change since a.Since; false if o's
+// base is no entry since.
 func (a Analysis) HeadTrend(o rounds.Outcome) (Trend, bool) {
 	bi := a.Chain.Index(o.Base.Commit)
 	if bi < 0 || bi < a.Since {

@@ -90,7 +90,8 @@ type Deps struct {
 	Warn      func(format string, a ...any)                // a figure lost (a stats file); nil: dropped
 }
 
-// Run holds the load while its processes are sampled, then judges their memory; Sampler always finishes.
+// Run holds the load while its processes are sampled, then judges their memory; Run finishes
+// d.Sampler on every return.
 func Run(ctx context.Context, cfg Config, d Deps) (*Result, *result.Result, error) {
 	started, err := d.Sampler.Start(ctx, cfg.Scenario.Warmup)
 	if err != nil {

@@ -151,6 +151,8 @@ func slopePerHour(ps []Point) float64 {
 	return sxy / sxx
 }
 
+// quartileRate is the change of the first and last quartiles' medians of ps
+// (>= 4, sorted) over the time between their middles, bytes/h.
 func quartileRate(ps []Point) (perHour float64, first, last int64) {
 	q := len(ps) / 4
 	a, b := ps[:q], ps[len(ps)-q:]

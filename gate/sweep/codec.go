@@ -13,7 +13,8 @@ import (
 	"github.com/loadgate/loadgate/internal/outfile"
 )
 
-// Encode writes sw as indented JSON, refusing what Decode would so every file it writes reads back.
+// Encode writes sw as indented JSON, nils as [] and {}; it refuses what Decode would, so
+// every file it writes reads back.
 func (sw *Sweep) Encode(w io.Writer) error {
 	if sw == nil {
 		return errors.New("sweep: encode: nil sweep")

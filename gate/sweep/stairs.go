@@ -58,7 +58,8 @@ func DefaultRates(sc *scenario.Scenario) ([]float64, error) {
 	return out, nil
 }
 
-// StepScenario is sc's judged phase at rate after a warm-up at it; over the ceilings is refused, not clamped.
+// StepScenario is sc's judged phase at rate after a warm-up at it, sc unmodified; over the
+// ceilings is refused, not clamped.
 func StepScenario(sc *scenario.Scenario, rate float64, dur, warmup time.Duration, limits scenario.OperatorLimits) (*scenario.Scenario, error) {
 	jp, ok := sc.JudgedPhase()
 	if !ok {
@@ -97,6 +98,7 @@ func Next(steps []Step) bool {
 }
 
 // Conclude sets failing steps' Manner, SustainableRate, DegradesAt and the sweep's Manner.
+// Interrupted and unusable steps are never a degradation.
 func Conclude(sw *Sweep) {
 	sw.SustainableRate, sw.DegradesAt, sw.Manner, sw.MannerStep = nil, nil, "", 0
 	for i := range sw.Steps {

@@ -119,7 +119,8 @@ func newWorkload(w result.Workload, floor time.Duration) (Workload, error) {
 	return out, nil
 }
 
-// Accounting is nearest-rank p50/p95/p99 (µs) over h's successes and unfinished requests (each ≥ floor).
+// Accounting is nearest-rank p50/p95/p99 (ms) over h's successes and the unfinished requests
+// (each ≥ floor; a rank among them reads floor, Over set).
 func Accounting(h *hdrhistogram.Histogram, unfinished int64, floor time.Duration) Accounted {
 	var n int64
 	if h != nil {

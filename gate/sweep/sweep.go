@@ -70,6 +70,7 @@ type Step struct {
 	NotHeld []Reason `json:"not_held"` // Reason* codes
 	Manner  Manner   `json:"manner,omitempty"`
 
+	// Totals over the step's workloads (measured window; warm-up excluded).
 	Offered       int64   `json:"offered"`
 	Completed     int64   `json:"completed"` // completions of any outcome that landed inside the window
 	Succeeded     int64   `json:"succeeded"`

@@ -1,5 +1,6 @@
 // Package outfile writes loadgate's results into a directory holding no earlier result
-// (unless forced), never through a symlink and never leaving a half-written file.
+// (unless forced), never through a symlink; whole files are renamed into place (no half
+// files), streams (Create) are created O_EXCL.
 package outfile
 
 import (
@@ -32,7 +33,8 @@ func (e *ExistsError) Error() string {
 	return fmt.Sprintf("%s already holds a result (%s): pass %s to replace it, or choose another --out", e.Dir, e.File, e.Flag)
 }
 
-// Dir readies dir for a new result: one holding a result is an *ExistsError unless force clears it.
+// Dir readies dir for a new result: one holding a result is an *ExistsError unless force,
+// which removes the earlier result files (symlinks unfollowed).
 func Dir(dir string, force bool, flag string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err // names dir

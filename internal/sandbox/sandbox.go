@@ -1,6 +1,6 @@
 // Package sandbox runs a command of the change under judgment (a side's stack.prepare) in a box:
-// own user, mount and PID namespaces, /run (the Docker socket) and the caller's hidden paths
-// emptied, nothing outliving it. The box is loadgate's binary re-run with a marker argument.
+// own user, mount and PID namespaces, /proc of the box only, /run and /var/run (so no Docker
+// socket) and the caller's hidden paths emptied, nothing outliving it. The box is loadgate's binary re-run with a marker argument.
 package sandbox
 
 import (
