@@ -30,7 +30,7 @@ const (
 	MaxSeries   = 10000   // matching series summed
 )
 
-// ErrExposition wraps Decode's errors about what a service sent.
+// ErrExposition is wrapped by Decode's errors about what a service sent (not about reaching it).
 var ErrExposition = errors.New("metrics")
 
 // Reading is a selector's value at one moment: the sum and each series'.
@@ -42,7 +42,8 @@ type Reading struct {
 
 const startMetric = "process_start_time_seconds"
 
-// Decode sums sel's series (counter or untyped, finite, >= 0) in a text-format page.
+// Decode sums sel's series (counter or untyped, finite, >= 0) in a text-format page; an
+// absent metric reads 0.
 func Decode(r io.Reader, sel scenario.Selector) (Reading, error) {
 	lr := &io.LimitedReader{R: r, N: MaxBytes + 1}
 	p := expfmt.NewTextParser(model.LegacyValidation)
@@ -136,7 +137,8 @@ func Scrape(ctx context.Context, addr, path string, sel scenario.Selector) (Read
 	return rd, nil
 }
 
-// increase is after − before, or reset if the process restarted or a series fell.
+// increase is after − before, or reset if the process restarted or a series went down or
+// vanished.
 func increase(before, after Reading) (inc float64, reset bool) {
 	if before.Started != 0 && after.Started != 0 && before.Started != after.Started {
 		return 0, true

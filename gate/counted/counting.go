@@ -34,7 +34,7 @@ type Addrs struct {
 	whys  []string // why a count's port was not reached
 }
 
-// ResolveOptions: with UnreachedOK, a count whose port refuses connections is
+// ResolveOptions: with UnreachedOK, a count whose port accepts no connection is
 // not reached rather than an error (a gate's base may predate the counter).
 type ResolveOptions struct {
 	Refused     error // the Resolver's error for a disallowed service:port
@@ -72,7 +72,8 @@ func Resolve(ctx context.Context, sc *scenario.Scenario, r Resolver, o ResolveOp
 	return ca, nil
 }
 
-// Stubs reads each LabelStub service's configuration; one unread is warned of.
+// Stubs reads each LabelStub service's configuration, sorted by service; one unread is not
+// measured and warned of.
 func Stubs(ctx context.Context, labels map[string]map[string]string, r Resolver, warn func(service, why string)) []result.Stub {
 	var names []string
 	for name, l := range labels {

@@ -56,8 +56,9 @@ func NewReader(sc *scenario.Scenario, probes []Probe, opt Options) *Reader {
 	return &Reader{sc: sc, probes: probes, opt: opt, reads: make([]read, len(sc.Phases)+1)}
 }
 
-// Start reads every probe at each phase's scheduled start, on its own
-// goroutine; Stop or ctx also ends a read in progress, Finish does not.
+// Start reads every probe at each phase's scheduled start from t0 (after the warm-up), on
+// its own goroutine, and returns at once. Finish ends the waits; Stop or ctx also ends a
+// read in progress.
 func (r *Reader) Start(ctx context.Context, t0 time.Time) {
 	var rctx, wctx context.Context
 	rctx, r.stop = context.WithCancel(ctx)

@@ -513,7 +513,8 @@ func (e *engine) drain(ctx context.Context, interrupted bool) bool {
 	}
 }
 
-// snapshots emits one per interval and a partial one at stop, named by the interval's middle.
+// snapshots emits one per interval and a partial one at stop, each named by the segment at
+// the interval's middle (half an interval before its end).
 func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(every)
 	defer t.Stop()

@@ -15,7 +15,8 @@ import (
 // Lazy response reads: a lazy socket is outside the runtime poller, saving a
 // wake-up per request; the dispatcher's sweep wakes readers whose data came,
 // timed by the kernel's receive timestamp. Where waiting would cost
-// precision, the passive epoll p is enabled in the awake epoll e.
+// precision, the passive epoll p is enabled in the awake epoll e. TLS, HTTP/2, WebSocket
+// and gRPC keep the poller path, as does every socket under LOADGATE_ENGINE_LAZY=0.
 
 // lazyHorizon: a longer dispatcher wait keeps sockets awake, so low rates read at once.
 const lazyHorizon = time.Millisecond

@@ -14,7 +14,8 @@ import (
 )
 
 // lazyConn is a TCP connection on a lazy socket (lazy.go): raw recvmsg(2) and write(2);
-// a blocked call parks until the poll, its deadline or Close wakes it. Like a net.Conn.
+// a blocked call parks until the poll, its deadline or Close wakes it. Like a net.Conn but for
+// one reader and one writer; Close and the deadline setters may be called from any goroutine.
 type lazyConn struct {
 	lp *lazyPoll
 	fd int

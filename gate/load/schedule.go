@@ -42,7 +42,8 @@ type Schedule struct {
 // maxRequests bounds a schedule so that every index is exact in a float64.
 const maxRequests = 1 << 53
 
-// NewSchedule builds s's schedule; the warm-up runs on the first phase's rate, held at its end.
+// NewSchedule builds s's schedule; the warm-up runs on the first phase's rate, held at its
+// end if the warm-up outlasts it.
 func NewSchedule(s *scenario.Scenario) (*Schedule, error) {
 	if s == nil {
 		return nil, errors.New("no scenario")
@@ -144,7 +145,8 @@ func (s *Schedule) Len() int64 { return s.total }
 // Duration returns the length of the schedule, warm-up included.
 func (s *Schedule) Duration() time.Duration { return s.duration }
 
-// Due returns request i's due offset (non-decreasing in i) and segment, or (Duration(), -1).
+// Due returns request i's due offset (non-decreasing in i) and segment; out of range:
+// (Duration(), -1).
 func (s *Schedule) Due(i int64) (due time.Duration, seg int) {
 	if i < 0 || i >= s.total {
 		return s.duration, -1

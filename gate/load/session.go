@@ -143,7 +143,8 @@ func (sr *sessionRecorder) fill(i int, wr *result.Workload) {
 	wr.ConnectH, _ = result.EncodeHistogram(connect)
 }
 
-// ErrOperation wraps errors about an operation unresolvable before the load: a refusal (exit 2).
+// ErrOperation is in the chain of every error about an operation unresolvable before the
+// load: a refusal (exit 2).
 var ErrOperation = fmt.Errorf("operation refused")
 
 // newOperationsByKind builds the operations when some workloads are not plain HTTP.

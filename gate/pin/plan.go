@@ -11,8 +11,9 @@ type Plan struct {
 	Overlap     bool // the sets share a CPU (allowed by the caller)
 }
 
-// NewPlan splits this process's CPUs unless the cpu lists say otherwise. Call
-// it once per process: after pinning, its CPUs are the load set only.
+// NewPlan splits this process's CPUs unless the cpu lists say otherwise, refusing overlap
+// unless allowOverlap (errors name the flag). Call it once per process: after pinning, its
+// CPUs are the load set only.
 func NewPlan(stackList, loadList string, allowOverlap bool) (Plan, error) {
 	all, err := Available()
 	if err != nil {

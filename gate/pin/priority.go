@@ -35,7 +35,8 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("%q: want auto, rt or normal", s)
 }
 
-// Want says whether a load under m raises its generator, and if not why.
+// Want says whether a load under m raises its generator (pinned: the stack and generator
+// on cpus of their own; stack: loadgate started the stack), and if not why.
 func Want(m Mode, pinned, stack bool) (raise bool, why string) {
 	switch {
 	case m == ModeNormal:

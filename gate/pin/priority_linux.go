@@ -37,6 +37,8 @@ type Raised struct {
 // Raise gives every thread SCHED_RR at RealtimePriority until the last (nested)
 // hold is lowered; a guard lowers them before real-time throttling would stop
 // them. Start no child while raised: it inherits the policy. Safe for concurrent use.
+// A process already real-time keeps it, unguarded; without the means of a guard nothing
+// is raised.
 func Raise() (*Raised, error) {
 	raised.mu.Lock()
 	defer raised.mu.Unlock()
@@ -79,7 +81,7 @@ func Raise() (*Raised, error) {
 	return &Raised{}, nil
 }
 
-// Lower ends this hold.
+// Lower ends this hold; it is idempotent.
 func (r *Raised) Lower() { r.once.Do(lowerOne) }
 
 // Dropped says why the guard lowered the threads during this hold, or "".
@@ -139,7 +141,8 @@ func runGuard(stop <-chan struct{}, limit float64, cpus []int, stat *procstat.CP
 	restoreLocked()
 }
 
-// throttleShare is real-time threads' share of each period (false: no throttling).
+// throttleShare is real-time threads' share of each period (false: no throttling);
+// unreadable files give the default 0.95.
 func throttleShare() (float64, bool) {
 	runtimeUS, err1 := readInt("/proc/sys/kernel/sched_rt_runtime_us")
 	periodUS, err2 := readInt("/proc/sys/kernel/sched_rt_period_us")

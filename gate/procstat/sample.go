@@ -23,7 +23,7 @@ type Sample struct {
 	CPUTime     time.Duration // cumulative user + system CPU time at Time
 }
 
-// CorePct is cpu over wall as a percent of one core (0 if either is bad). An
+// CorePct is cpu over wall as a percent of one core (0 if wall <= 0 or cpu < 0). An
 // average over intervals is CorePct of their sums, never a mean of percents.
 func CorePct(cpu, wall time.Duration) float64 {
 	if wall <= 0 || cpu < 0 {

@@ -31,8 +31,9 @@ type WatchOptions struct {
 	Also func(ctx context.Context) (stop func()) // another sampler; Stop calls its stop
 }
 
-// Watch samples processes from a load's warm-up end, armed by Started's
-// listener; Stop may run concurrently with it. Use a Watch once.
+// Watch samples processes from a load's warm-up end, armed by Started's listener. Use a
+// Watch once. Stop may run concurrently with the listener and timer; once it has begun no
+// sampler starts, so Stop ends every one started.
 type Watch struct {
 	ctx context.Context
 	r   Reader
@@ -96,7 +97,8 @@ func (w *Watch) begin() {
 	}
 }
 
-// Stop ends the samplers and returns the summaries of PIDs, in order, and of Self.
+// Stop ends the samplers and returns the PIDs' summaries in order and this process's
+// (nil unless Self); both are nil if sampling never began.
 func (w *Watch) Stop() (pids []Summary, self *Summary) {
 	w.mu.Lock()
 	w.stopped = true

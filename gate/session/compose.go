@@ -70,8 +70,9 @@ func (c *Compose) Sample(ctx context.Context, dir string, warmup time.Duration) 
 	return c.Run.Started(), c.Run.Finish, nil
 }
 
-// ResolveCounts resolves the count: addresses and reads the stubs once, while
-// the stack is healthy; a refused count is ErrUsage.
+// ResolveCounts resolves the scenario's counts: addresses and reads the stubs once, while the
+// stack is healthy. A refused count is ErrUsage; an unreached one ErrUnusable unless
+// unreachedOK (a gate side whose base may predate the counter).
 func (c *Compose) ResolveCounts(ctx context.Context, sc *scenario.Scenario, unreachedOK bool) error {
 	ca, err := counted.Resolve(ctx, sc, c.Run.Stack, counted.ResolveOptions{Refused: compose.ErrTargetRefused, UnreachedOK: unreachedOK})
 	var refused *counted.RefusedError
@@ -95,7 +96,8 @@ func (c *Compose) readStubs(ctx context.Context) []result.Stub {
 	})
 }
 
-// Count is one load's counted reads, on what ResolveCounts found.
+// Count is one load's counted reads, on what ResolveCounts found; if it was not called,
+// Count resolves now and an unreached count is ErrUnusable.
 func (c *Compose) Count(ctx context.Context, sc *scenario.Scenario) (Counter, error) {
 	if c.counts == nil {
 		if err := c.ResolveCounts(ctx, sc, false); err != nil {

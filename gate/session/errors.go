@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// The two kinds of error (errors.Is) that end a command without a verdict.
+// The two kinds of error (errors.Is) that end a command without a verdict; every error a
+// measured run returns carries one.
 var (
 	// ErrUsage (exit 2): bad input or refused, e.g. a target not allowed.
 	ErrUsage = errors.New("usage error or refused")

@@ -19,7 +19,7 @@ type Faults struct {
 	cancel context.CancelCauseFunc
 }
 
-// Inject checks sc's faults against the stack; one that cannot be is ErrUnusable.
+// Inject checks sc's faults against the stack; one that cannot be injected is ErrUnusable.
 func (c *Compose) Inject(ctx context.Context, sc *scenario.Scenario) (*Faults, error) {
 	fr := &Faults{ctx: ctx, cancel: func(error) {}}
 	if !sc.HasFaults() {

@@ -26,6 +26,8 @@ type Measure struct {
 
 // Run runs spec's load with the target's samplers, counts and faults, and
 // returns the result completed; the target is torn down on every return.
+// A sampler, count or fault that cannot start is ErrUnusable (a count not allowed, or
+// faults without a stack: ErrUsage); the Runner's errors keep their kind, else ErrUnusable.
 func (m Measure) Run(ctx context.Context, spec Spec) (res *result.Result, err error) {
 	down := true
 	defer func() {

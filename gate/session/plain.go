@@ -20,8 +20,8 @@ func PlainTopology(loadSet pin.Set) result.Topology {
 	return t
 }
 
-// Plain is a plain run's samplers (--watch-pid, and Self the generator). One
-// goroutine uses it; the engine calls Sample's listener.
+// Plain is a plain run's samplers (--watch-pid and, with Self, the generator). One goroutine
+// uses it; the engine calls Sample's listener (procstat.Watch makes that safe).
 type Plain struct {
 	PIDs    []int
 	Self    bool               // sample the generator too (a soak)

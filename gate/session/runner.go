@@ -30,8 +30,9 @@ type Spec struct {
 	NoProgress bool
 }
 
-// Runner runs one load and returns its result. Run must be safe for
-// concurrent use (a duet runs both sides at once); its errors carry their kind.
+// Runner runs one load and returns its result. Run must be safe for concurrent use (a duet
+// runs both sides at once). Errors carry their kind: ErrUsage if refused before any load,
+// else ErrUnusable.
 type Runner interface {
 	Run(ctx context.Context, spec Spec) (*result.Result, error)
 }

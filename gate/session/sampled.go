@@ -23,7 +23,8 @@ func (s *Sampled) Start(ctx context.Context, warmup time.Duration) (func(time.Ti
 	return start, err
 }
 
-// Finish stops the samplers, tears down and completes res (nil: load failed).
+// Finish stops the samplers, tears down and completes res (nil: load failed); it returns
+// the watched processes' summaries (a Plain's).
 func (s *Sampled) Finish(res *result.Result) ([]procstat.Summary, error) {
 	var err error
 	if s.stop != nil {

@@ -21,7 +21,7 @@ const MaxConfigBytes = 64 << 10
 // FetchTimeout bounds FetchConfig when ctx has no earlier deadline.
 const FetchTimeout = 5 * time.Second
 
-// ErrStated wraps DecodeConfig's errors.
+// ErrStated is wrapped by DecodeConfig's errors: the configuration is unreadable or invalid.
 var ErrStated = errors.New("stub: stated configuration")
 
 // FetchConfig GETs a stub's /stub/config from addr only (no proxy, no redirect).
@@ -135,7 +135,8 @@ func dur(v float64) (time.Duration, error) {
 	return time.Duration(v * float64(time.Millisecond)), nil
 }
 
-// Healthcheck GETs url within 2 s, nil on a 200: the stub image has no shell or curl.
+// Healthcheck GETs url within 2 s, nil on a 200: the stub image's own healthcheck (it has no
+// shell or curl).
 func Healthcheck(ctx context.Context, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()

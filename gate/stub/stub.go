@@ -60,7 +60,8 @@ type Config struct {
 	Stream      *Stream       // nil: never streams
 	Seed        uint64
 	Routes      []string // net/http ServeMux patterns ("GET /profile/{id}"); none: "/"
-	// Body is a 200's JSON ("" a small object); {name} is the route's wildcard.
+	// Body is a 200's JSON ("" a small object), at most MaxBody; {name} stands for the
+	// route's wildcard, JSON-escaped: '{"id":"{id}"}'.
 	Body string
 }
 
@@ -327,7 +328,8 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// Serve serves on ln until ctx ends, then shuts down within ShutdownBound and returns nil.
+// Serve serves on ln until ctx ends, then shuts down within ShutdownBound, cancelling held
+// requests; it returns nil after a shutdown caused by ctx.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
