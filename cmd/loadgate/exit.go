@@ -44,7 +44,8 @@ func verdictCode(v verdict.Verdict, code int, why string) error {
 	return &codedError{fmt.Sprintf("verdict: %s", v.Value), code}
 }
 
-// exitCode maps a command's error to the exit code (no kind: 2) and prints it unless shown.
+// exitCode maps a command's error to the exit code and prints it unless shown; an error
+// of no kind exits 2, like usage: nothing was measured.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return exitPass

@@ -33,7 +33,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.Auto = true // the default (bench/gate-quality.md)
 	fs.Var(rounds.CountFlag{N: &f.Rounds, Auto: &f.Auto}, "rounds", "paired rounds: a number, or auto (the default: sequential, judged after every pair from the 4th round, stopping when decided, at --max-rounds or at --budget)")
 	fs.IntVar(&f.MaxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
-	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: --rounds auto stops before a pair would overrun it; a fixed --rounds caps what an inconclusive comparison asks for")
+	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: --rounds auto stops before a pair would overrun it; with a fixed --rounds it caps what an inconclusive comparison asks for")
 	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
 	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants every round, both stacks up, so both share the machine's noise (--duet=false: ABBA rounds, the idle side paused; off against a baseline)")
@@ -71,7 +71,8 @@ func runGate(ctx context.Context, f gateFlags, stderr io.Writer) (gr rounds.Outc
 	return gr, cfg.Out, err
 }
 
-// prepareGate is rounds.Prepare with the flags, the runner's credentials kept from the stacks.
+// prepareGate is rounds.Prepare with the flags, the runner's credentials kept from the stacks
+// and ${ENV}; name prefixes --out.
 func prepareGate(ctx context.Context, f gateFlags, name string, stderr io.Writer) (rounds.Config, rounds.Deps, error) {
 	cfg := f.Config // Scenario and Out as given: Prepare resolves them
 	cfg.Compose = f.stack.Compose

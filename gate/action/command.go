@@ -17,7 +17,8 @@ import (
 // ParseFunc parses a command's flags as the program does (help, usage errors).
 type ParseFunc func(fs *flag.FlagSet, args []string) error
 
-// HistoryCommand is `loadgate history [record|previous]`; judged: v is the rendered history's verdict.
+// HistoryCommand is `loadgate history [record|previous]`; judged: v is the rendered history's
+// verdict and sets the exit code.
 func HistoryCommand(ctx context.Context, args []string, parse ParseFunc, stdout, stderr io.Writer) (v verdict.Verdict, judged bool, err error) {
 	if len(args) > 0 {
 		switch args[0] {

@@ -84,8 +84,9 @@ func selfOf(u *github.User, how string) Self {
 	return Self{Login: login, Bot: u.GetType() == "Bot" || strings.HasSuffix(strings.ToLower(login), "[bot]"), How: how}
 }
 
-// WhoAmI finds the token's account: GET /user, else GraphQL's viewer, else an assumed
-// GitHubActionsBot. Another GET /user failure is an error: a guess could duplicate a comment.
+// WhoAmI is GET /user; when refused (403/404: installation tokens) GraphQL's viewer, else an
+// assumed GitHubActionsBot; never from a comment. Any other GET /user failure is an error:
+// a guess could duplicate a comment.
 func WhoAmI(ctx context.Context, c *github.Client, graphqlURL string) (Self, error) {
 	u, _, err := c.Users.Get(ctx, "")
 	if err == nil && u.GetLogin() != "" {

@@ -126,7 +126,8 @@ func EnvWithoutRunnerSecrets(environ []string) []string {
 	return out
 }
 
-// UnsetRunnerSecrets unsets environ's runner secrets before any stack is up, and returns their names.
+// UnsetRunnerSecrets unsets environ's runner secrets and returns their names; call it before
+// any stack is up, so compose interpolation gives services no credential.
 func UnsetRunnerSecrets(environ []string, unset func(string) error) []string {
 	var names []string
 	for _, kv := range environ {

@@ -15,7 +15,9 @@ type Event struct {
 	Name   string // GITHUB_EVENT_NAME: pull_request, workflow_dispatch, workflow_run, …
 	Action string // the payload's action: opened, synchronize, completed, …
 
-	PR int // 0 when none; for workflow_run, the listed one whose head is the run's
+	// PR is 0 when none; for workflow_run, the listed one whose head is the run's, else the
+	// first (a fork's list is empty: its number comes from the artifact).
+	PR int
 
 	BaseSHA, HeadSHA string // the pull request's (workflow_run: the run's head); push has no BaseSHA
 	BaseRef, HeadRef string // branch names
@@ -182,7 +184,7 @@ func orNone(s string) string {
 	return s
 }
 
-// HistoryWritable refuses the history on events but push, workflow_dispatch, schedule
+// HistoryWritable refuses the history on any event but push, workflow_dispatch, schedule
 // or none: a change under review must not write the history it is judged against.
 func HistoryWritable(event string) error {
 	switch event {

@@ -99,14 +99,16 @@ type Inputs struct {
 	Scale         float64       // 0 < scale <= 1, 0: unscaled
 	FailOn        FailOn
 	Comment       bool
-	Token         string // masked as soon as read
+	Token         string // the comment step's; PublishComment masks it before any output
 	ResultsDir    string
 	ArtifactURL   string
 
 	Limits       scenario.OperatorLimits // never zero: the defaults fill empty inputs
 	ScenarioFrom string
 
-	GuardWorkflows       bool // pull_request: head's workflow changes make the gate unusable
+	// GuardWorkflows is set by Resolve for pull_request: head's workflow changes make the gate
+	// unusable unless AllowWorkflowChanges.
+	GuardWorkflows       bool
 	AllowWorkflowChanges bool
 
 	PullRequestTargetBaseOnly bool // a pull_request_target workflow checks out the base alone
@@ -234,7 +236,8 @@ func readRun(in *Inputs, get func(string) string) error {
 	return nil
 }
 
-// ReadCommentInputs reads the comment step's inputs: github-token, comment and artifact-url.
+// ReadCommentInputs reads the comment step's inputs: github-token (unmasked: PublishComment
+// masks it first), comment and artifact-url.
 func ReadCommentInputs(a *githubactions.Action) (Inputs, error) {
 	in := Inputs{Comment: true, Token: a.GetInput(InToken)}
 	return in, readComment(&in, a.GetInput)
@@ -340,7 +343,8 @@ func readSwitches(in *Inputs, get func(string) string) error {
 	return nil
 }
 
-// Resolve takes the base from the event: the pull request's base, else the default branch's tip.
+// Resolve fills the base from the event (PR base, else origin/<default>: BaseDefaulted) and sets
+// GuardWorkflows. No base, or pull_request_target without base-only, is an *InputError.
 func (in *Inputs) Resolve(ev Event) error {
 	if in.Base == "" {
 		in.Base = ev.BaseSHA
@@ -387,6 +391,7 @@ func MaskSecrets(a *githubactions.Action, values ...string) {
 const MinMaskLen = 3
 
 // MaskValues writes `::add-mask::LINE` to w for each value's lines, only in GitHub Actions.
+// Call it before the values are logged; it masks the job log only, not result files.
 func MaskValues(w io.Writer, getenv func(string) string, values ...string) {
 	if getenv == nil || getenv("GITHUB_ACTIONS") != "true" {
 		return
@@ -442,7 +447,9 @@ func escapeData(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }
 
-// Apply sets the gate's flags (cfg, st) from the non-empty inputs.
+// Apply is the gate's flags (cfg, st) with the inputs in their place: an empty rounds, budget,
+// tolerance, scale or scenario-from keeps cfg's; the rest are set even when empty.
+// Against a baseline too, base's scenario and baseline are read, never head's.
 func (in Inputs) Apply(cfg rounds.Config, st session.StackOptions) (rounds.Config, session.StackOptions) {
 	cfg.Scenario, cfg.Compose, st.Compose = in.Scenario, in.Compose, in.Compose
 	st.StackCPUs, st.LoadCPUs, st.Priority = in.StackCPUs, in.LoadCPUs, in.LoadPriority

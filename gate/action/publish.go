@@ -85,8 +85,9 @@ func Publish(a *githubactions.Action, env *Env, ev Event, in Inputs, p Publicati
 	return out, errors.Join(errs...)
 }
 
-// PublishComment is the comment step: it comments dir's results when they are this run's,
-// pull request's and head's. It never fails the step: what it cannot do is in Outcome.
+// PublishComment is the comment step, the only one with the token, run after the gate step's
+// containers are gone: it comments dir's results when they are this run's, PR's and head's.
+// It never fails the step: what it cannot do is in Outcome.
 func PublishComment(ctx context.Context, a *githubactions.Action, env *Env, ev Event, in Inputs, dir string, hc *http.Client) *Outcome {
 	out := &Outcome{}
 	MaskSecrets(a, in.Token)
@@ -451,6 +452,8 @@ const VerdictFile = "verdict.json"
 // PublishFromDir comments from a gate run's downloaded, untrusted results (ForkComment) in a
 // workflow_run workflow. Unless the pull request still has the run's head and the artifact
 // agrees with itself and the run, it only notices. A malformed artifact is an error.
+// pr 0 is the event's, else the manifest's. The comment is rebuilt from verdict.json, never
+// from the artifact's Markdown; ExitCode is 0.
 func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev Event, dir string, pr int, token, artifactURL string, hc *http.Client) (*Outcome, error) {
 	out := &Outcome{}
 	MaskSecrets(a, token)

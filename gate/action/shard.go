@@ -28,7 +28,8 @@ func readShards(in *Inputs, get func(string) string) error {
 	return nil
 }
 
-// MergeGate is the merge job's gate: the shards' results under in.Merge merged into ResultsDir.
+// MergeGate is the merge job's gate: the shards' results under in.Merge (one directory per
+// shard, as download-artifact writes them) merged into ResultsDir.
 func MergeGate(log io.Writer) GateFunc {
 	return func(ctx context.Context, in Inputs) (rounds.Outcome, string, error) {
 		dirs, err := rounds.ShardDirs(in.Merge)
@@ -40,7 +41,8 @@ func MergeGate(log io.Writer) GateFunc {
 }
 
 // shardDone ends a shard's step: summary, log and results-dir output, but no
-// verdict nor manifest, so nothing is commented. A failed shard exits 3.
+// verdict nor manifest, so nothing is commented. A shard that was unusable exits 3;
+// other errors are returned (exit 2).
 func (s Step) shardDone(a *githubactions.Action, in Inputs, gr rounds.Outcome, out string, runErr error) (StepResult, error) {
 	res := StepResult{FailOn: in.FailOn}
 	if runErr != nil && rounds.KindOf(runErr) != rounds.ErrUnusable {

@@ -10,7 +10,8 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// CalibrationRounds are the gate sizes whose smallest detectable slowdown Calibration prints.
+// CalibrationRounds are the gate sizes (rounds per side) whose smallest detectable slowdown
+// Calibration prints.
 var CalibrationRounds = []int{1, 4, 6, 10}
 
 const calibrationPower = 0.8

@@ -34,7 +34,7 @@ func TakeSnapshot(ctx context.Context) (Snapshot, error) {
 	return s, nil
 }
 
-// Left is what now has and before had not whose owner is no longer running:
+// Left is what now has and before had not, unless its owner is a live process on this host:
 // what a finished run left behind.
 func (before Snapshot) Left(now Snapshot) []string {
 	host, _ := os.Hostname()

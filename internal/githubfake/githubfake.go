@@ -6,14 +6,15 @@
 //
 // Where it differs from GitHub:
 //
-//   - one token, "Bearer" or "token", else 401 (on releases and tags too); no
-//     scopes, but ReadOnly (a fork's token) refuses every write.
+//   - one token, "Bearer" or "token", else 401 on API paths (releases and tags
+//     too); downloads need none. No scopes, but ReadOnly (a fork's token)
+//     refuses every write.
 //   - comments, pull requests and artifacts exist only in Owner/Repo; releases
 //     and tags in any repository (an empty list, not 404).
 //   - a comment's user is Author(); ids count from 1001; author_association is
 //     OWNER; no reactions. Every issue exists; a pull request is SetPull's.
-//   - the only validation is 422 for a body over 65536 characters; no rate
-//     limits, ETags or conditional requests. GraphQL answers only the viewer.
+//   - validation: 400 bad JSON, 422 a missing body or one over 65536 bytes; no
+//     rate limits, ETags or conditional requests. GraphQL answers only the viewer.
 //   - per_page defaults to 30, at most 100; Link URLs name this server.
 //   - objects carry only the fields loadgate reads.
 //   - an artifact's zip is at /_artifacts/{id}, tokenless (no signed blob URL).
