@@ -24,6 +24,7 @@ const (
 // ErrNoService: the service is not the stack's or has no container.
 var ErrNoService = errors.New("no such service")
 
+// FaultTimeout bounds one action or its undoing when ctx has no deadline.
 const FaultTimeout = time.Minute
 
 // Fault is an action in effect on one service until Undo. Not safe for concurrent use.

@@ -328,7 +328,8 @@ const (
 )
 
 // waitTarget polls, with backoff until the ready deadline, until the target's
-// port accepts a connection, then rechecks the other services.
+// port accepts a connection, then rechecks the other services. A target that
+// exits or never accepts fails as a *ReadyError.
 func (s *Stack) waitTarget(ctx context.Context, target string, sc types.ServiceConfig, port int) (string, string, error) {
 	deadline := s.readyBy
 	if deadline.IsZero() {

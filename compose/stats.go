@@ -14,6 +14,7 @@ import (
 	"github.com/loadgate/loadgate/gate/result"
 )
 
+// DefaultSampleInterval is Sample's interval when it is given none (≤ 0).
 const DefaultSampleInterval = time.Second
 
 // Sample is one stats.jsonl line: one container over one interval.
@@ -32,7 +33,8 @@ type Sample struct {
 }
 
 // Sample writes a JSON line per running container to w every interval, CPU from
-// the engine's readings (about one a second). stop returns the per-service summary.
+// the engine's readings (about one a second). stop returns the per-service summary
+// and may be called again; interval ≤ 0: DefaultSampleInterval.
 func (s *Stack) Sample(ctx context.Context, interval time.Duration, w io.Writer) (stop func() []result.Service) {
 	if interval <= 0 {
 		interval = DefaultSampleInterval

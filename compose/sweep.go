@@ -25,7 +25,8 @@ import (
 const foreignAge = time.Hour
 
 // Sweep removes the leftovers of earlier runs but the stacks of live processes
-// of this host; another host's are removed after foreignAge.
+// of this host; another host's are removed after foreignAge. Without a
+// deadline on ctx it gives up after SweepTimeout.
 func Sweep(ctx context.Context) (removed Removed, err error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -43,9 +44,11 @@ func Sweep(ctx context.Context) (removed Removed, err error) {
 	})
 }
 
+// SweepTimeout bounds a Sweep whose context has no deadline.
 const SweepTimeout = 2 * time.Minute
 
 // RemoveOwned removes everything this process created: a second signal's exit.
+// Bound ctx: it does not.
 func RemoveOwned(ctx context.Context) (removed Removed, err error) {
 	cli, err := newCLI(io.Discard)
 	if err != nil {

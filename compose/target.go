@@ -19,6 +19,8 @@ import (
 
 // Target resolves "service:port" to an address for the load and names the path,
 // once the port accepts a connection; a target not of this stack is ErrTargetRefused.
+// It waits until the ready deadline; a target that exits or never accepts fails as
+// a *ReadyError.
 func (s *Stack) Target(ctx context.Context, serviceColonPort string) (addr string, path string, err error) {
 	svc, portStr, ok := strings.Cut(serviceColonPort, ":")
 	if !ok || svc == "" {

@@ -7,7 +7,7 @@ import (
 )
 
 // Counting is what the stack's services said themselves: their counters and the
-// stubs' configurations.
+// stubs' configurations; a Result's is nil when there was neither.
 type Counting struct {
 	Counts []Counted `json:"counts"`
 	Stubs  []Stub    `json:"stubs"`
@@ -92,7 +92,7 @@ type StubStream struct {
 }
 
 // mergeCounting merges two runs' counts: a span is summed when both measured it
-// without a reset, else not measured saying why.
+// without a reset, else not measured saying why; nil when neither has one.
 func mergeCounting(a, b *Counting) *Counting {
 	if a == nil && b == nil {
 		return nil
@@ -195,7 +195,8 @@ func mergeSpan(a, b CountedSpan) CountedSpan {
 }
 
 // PoolCounting merges one side's rounds' counts as Merge does, a span not measured
-// naming the first round that did not. A repeated result counts once.
+// naming the first round that did not. A repeated result counts once; nil when
+// no result has a Counting.
 func PoolCounting(rs []*Result) *Counting {
 	var uniq []*Result
 	counted := false

@@ -23,7 +23,8 @@ type Fault struct {
 	EndedS       float64  `json:"ended_s"`         // undoing returned: started, unpaused, reconnected
 	Undo         string   `json:"undo,omitempty"`  // how it was undone, in words ("started", "restarted by its restart policy", ...)
 	Error        string   `json:"error,omitempty"` // why the fault could not be injected or undone: the run is unusable
-	// ObservedUntilS: 0 when the run ended early; a recovery second past it is not observed.
+	// ObservedUntilS is the schedule's end (s), or 0 when the run ended before
+	// it; a recovery second past it is not observed.
 	ObservedUntilS float64 `json:"observed_until_s"`
 
 	Recovery  RecoveryTargets `json:"recovery"`
@@ -54,7 +55,7 @@ type FaultWorkload struct {
 // Second is one second of a recovery window for one workload. Over counts
 // successes above each target: one is met when Over <= Succeeded - ceil(q × Succeeded).
 type Second struct {
-	Observed  bool             `json:"observed"`
+	Observed  bool             `json:"observed"` // the second lay inside the schedule after a clean fault
 	Succeeded int64            `json:"succeeded"`
 	Failed    int64            `json:"failed"`
 	Failures  map[string]int64 `json:"failures,omitempty"`
@@ -78,7 +79,8 @@ func (w *Workload) Add(o Workload) {
 	}
 }
 
-// Sub takes o's counts out of w; a count above w's is an error, never clamped.
+// Sub takes o's counts out of w; a count above w's is an error, never clamped,
+// and w is then unchanged.
 func (w *Workload) Sub(o Workload) error {
 	for _, c := range []struct {
 		name       string

@@ -185,9 +185,9 @@ func checkParams(sig, lo, hi int64) error {
 	return nil
 }
 
-// Quantile returns the nearest-rank q-quantile of h, its bucket's highest
-// equivalent: rank ceil(q·N), in integers where q·N is one, which hdrhistogram's
-// ValueAtQuantile rounds instead.
+// Quantile returns h's nearest-rank q-quantile (its bucket's highest equivalent):
+// rank ceil(q·N), q·N within 1e-12 (relative) of an integer taken as it; q ≤ 0
+// or NaN: the minimum, q ≥ 1: the maximum; nil or empty h: 0.
 func Quantile(h *hdrhistogram.Histogram, q float64) int64 {
 	if h == nil {
 		return 0

@@ -208,7 +208,8 @@ func LoadNoise(root, scenarioName string) (*verdict.Noise, string, error) {
 }
 
 // SaveNoise writes n to path (default: its scenario's NoisePath) and
-// returns where it went.
+// returns where it went; a scenario name that makes no path is ErrUsage, a
+// file not written ErrUnusable.
 func SaveNoise(root, path string, n *verdict.Noise) (string, error) {
 	if path == "" {
 		var err error

@@ -9,19 +9,27 @@ import (
 	"github.com/loadgate/loadgate/gate/verdict"
 )
 
-// The two kinds of error that end a command without a verdict: exit 2 and 3.
+// The two kinds of error that end a command without a verdict: cmd/loadgate
+// exits 2 on ErrUsage, 3 on ErrUnusable.
 var (
 	ErrUsage    = session.ErrUsage
 	ErrUnusable = session.ErrUnusable
 )
 
-// Usage and Unusable mark err with a kind (nil stays nil); KindOf is the
-// outermost kind err carries, or nil.
-func Usage(err error) error                   { return session.Usage(err) }
-func Unusable(err error) error                { return session.Unusable(err) }
-func Usagef(format string, a ...any) error    { return session.Usagef(format, a...) }
+// Usage marks err as ErrUsage (exit 2; nil stays nil).
+func Usage(err error) error { return session.Usage(err) }
+
+// Unusable marks err as ErrUnusable (exit 3; nil stays nil).
+func Unusable(err error) error { return session.Unusable(err) }
+
+// Usagef is Usage(fmt.Errorf(format, a...)).
+func Usagef(format string, a ...any) error { return session.Usagef(format, a...) }
+
+// Unusablef is Unusable(fmt.Errorf(format, a...)).
 func Unusablef(format string, a ...any) error { return session.Unusablef(format, a...) }
-func KindOf(err error) error                  { return session.KindOf(err) }
+
+// KindOf is the outermost kind err carries, or nil.
+func KindOf(err error) error { return session.KindOf(err) }
 
 // NotesError is a result or gate that cannot be judged, with the notes why.
 type NotesError struct {

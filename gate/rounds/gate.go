@@ -49,13 +49,14 @@ type Config struct {
 	// unusable, unless AllowWorkflowChanges.
 	GuardWorkflows, AllowWorkflowChanges bool
 
-	Duet        bool  // both loads run on one schedule, sharing the machine's noise
+	Duet        bool  // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
 	Shard       Shard // this runner's share of the rounds, no verdict (shard.go)
 	ToolVersion string
 	shardSplit  bool // the rounds are already this shard's share (Validate runs twice)
 }
 
-// Validate applies defaults and refuses what cannot be a gate, before any git call.
+// Validate applies defaults and refuses what cannot be a gate (ErrUsage),
+// before any git call.
 func (c *Config) Validate() error {
 	if c.Against == "" {
 		c.Against = "base"
@@ -130,7 +131,9 @@ type StackSpec struct {
 	Secrets     []string           // the scenario's ${ENV} values, scrubbed from saved logs
 }
 
-// Stacks brings a side's stack up, healthy, target resolved.
+// Stacks brings a side's stack up, healthy, target resolved. Errors are
+// ErrUsage for a disallowed target or count (or no prepare sandbox), else
+// ErrUnusable.
 type Stacks interface {
 	Up(ctx context.Context, spec StackSpec) (Stack, error)
 }
@@ -146,7 +149,8 @@ type Stack interface {
 	// fills the result's stack figures and topology.
 	Sample(ctx context.Context, dir string, warmup time.Duration) (start func(t0 time.Time), stop func(*result.Result) error, err error)
 	Down() (time.Duration, error) // on its own context; how long it took
-	// Count prepares one round's reads of the services' counts and stubs.
+	// Count prepares one round's reads of the services' counts and stubs;
+	// ErrUsage for a disallowed service:port, else ErrUnusable.
 	Count(ctx context.Context, sc *scenario.Scenario) (Counter, error)
 }
 
@@ -199,7 +203,8 @@ type gate struct {
 }
 
 // Run checks out the sides, brings their stacks up, runs the rounds and
-// judges; the report names what ran even on error.
+// judges; the report names what ran even on error. Every stack and checkout
+// is removed before Run returns.
 func Run(ctx context.Context, cfg Config, d Deps) (Outcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return Outcome{Rounds: cfg.Rounds}, err
@@ -282,7 +287,7 @@ func (g *gate) setup(ctx context.Context) error {
 }
 
 // loadNoise reads the protected side's calibration unless one was given: the
-// change judged does not set its own noise floor.
+// change judged does not set its own noise floor. A duet gate notes it unused.
 func (g *gate) loadNoise() error {
 	if g.cfg.Compare.Noise != nil {
 		return nil

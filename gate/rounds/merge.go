@@ -21,7 +21,7 @@ type MergeConfig struct {
 	// loadgate-out/merge-<time>); one holding a result needs Replace.
 	Out       string
 	Replace   bool
-	MinShards int // fewer shards with rounds make the merge unusable (0: DefaultMinShards)
+	MinShards int // fewer shards with rounds than this make the merge unusable (0: DefaultMinShards(N))
 	Log       io.Writer
 }
 
@@ -31,8 +31,9 @@ func DefaultMinShards(n int) int { return (n + 1) / 2 }
 
 // Merge pools the shards' paired rounds into one gate and judges it once
 // (verdict.Gate), so no α was spent on earlier looks. Shards of other
-// scenarios, commits, policies or tool versions are refused; a failed or
-// missing shard is noted and the gate judged on the others.
+// scenarios, commits, policies or tool versions are refused (ErrUsage); a
+// failed or missing shard is noted and the gate judged on the others, or
+// unusable below MinShards.
 func Merge(ctx context.Context, cfg MergeConfig) (Outcome, string, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard

@@ -32,6 +32,7 @@ type Setup struct {
 // Prepare checks cfg and wires the gate to git, Docker Compose and s's
 // engine: cfg.Scenario becomes repository-relative, cfg.Out absolute
 // (loadgate-out/<name>-<time> by default); killed gates' worktrees are swept.
+// Refusals are ErrUsage.
 func Prepare(ctx context.Context, cfg Config, s Setup) (Config, Deps, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, Deps{}, err

@@ -8,7 +8,7 @@ import (
 
 // Repo is what a gate needs of version control; GitRepo is git's.
 type Repo interface {
-	Root() string                                           // the top directory (head's checkout as the working tree)
+	Root() string                                           // the top directory; head's checkout when head is the working tree
 	Commit(ctx context.Context, ref string) (string, error) // "" is HEAD
 	Dirty(ctx context.Context) bool                         // uncommitted changes to tracked files
 	AddWorktree(ctx context.Context, name, commit string) (string, error)

@@ -35,7 +35,8 @@ type seqLoop struct {
 	noteAt    int           // the plan's note in gate.notes (planSequential adds it, replan replaces it)
 }
 
-// RoundEstimate is one paired round's expected wall time from sc's schedule plus margins.
+// RoundEstimate is one paired round's expected wall time from sc's schedule plus margins:
+// sides in sequence, or one for a duet.
 func RoundEstimate(sc *scenario.Scenario, sides int, duet bool) time.Duration {
 	per := sc.Warmup + min(sc.Drain, drainMargin) + sideOverhead
 	for _, p := range sc.Phases {
@@ -56,7 +57,8 @@ func (g *gate) budgetRounds(sides int, round time.Duration) int {
 	return int(left / round)
 }
 
-// fixedMaxRounds is what the budget allows for fixed rounds, at least those asked for.
+// fixedMaxRounds is what the budget allows for fixed rounds, at least those asked for,
+// at most verdict.MaxNeedRounds.
 func (g *gate) fixedMaxRounds(sides int, round time.Duration, done int) int {
 	return min(max(g.cfg.Rounds, done+g.budgetRounds(sides, round)), verdict.MaxNeedRounds)
 }

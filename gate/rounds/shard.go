@@ -167,7 +167,9 @@ type ShardRecord struct {
 	Topology    result.Topology `json:"topology"`
 	Noise       []ShardNoise    `json:"noise"`
 	Notes       []verdict.Note  `json:"notes"`
-	Unusable    []verdict.Note  `json:"unusable,omitempty"` // why its gate is (then the merge's too)
+	// Unusable: why the shard's own gate is unusable (a workflow change, an
+	// interruption, incomplete rounds); the merge is then unusable too.
+	Unusable []verdict.Note `json:"unusable,omitempty"`
 }
 
 // ShardInfo is one shard as a merged gate states it.

@@ -30,8 +30,9 @@ func (s *Scenario) ResolveEnv(lookup func(string) (string, bool)) (map[string]st
 	return env, errors.Join(errs...)
 }
 
-// Secrets returns env's non-empty values longest first, so masking in order leaves
-// no part of a longer one. None may be written to a result, report or log.
+// Secrets returns the non-empty values of the variables s references,
+// deduplicated, longest first, so masking in order leaves no part of a longer
+// one. None may be written to a result, report or log.
 func (s *Scenario) Secrets(env map[string]string) []string {
 	var out []string
 	for _, ref := range s.envRefs() {

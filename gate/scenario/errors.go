@@ -8,8 +8,9 @@ import (
 // ErrCeiling is wrapped by every refusal for asking more than the ceilings allow.
 var ErrCeiling = errors.New("ceiling")
 
-// Error is a problem in a scenario file, by file, line and field; Parse and Load
-// errors are or wrap one.
+// Error is a problem in a scenario file, by file, line and field. Parse and
+// Load errors (but reading the file) are or wrap one; ceiling refusals also
+// wrap ErrCeiling, fixed limits ErrLimit.
 type Error struct {
 	File  string // the file as given to Load or Parse ("" in memory)
 	Line  int    // 1-based; 0 when unknown

@@ -197,8 +197,8 @@ func (b *faultBudget) add(i int, p Phase, ft Fault, field string, fail func(stri
 	return nil
 }
 
-// checkFault refuses a fault the run cannot split its numbers around, or that
-// outlasts its phase.
+// checkFault refuses a fault without a stack or with WebSocket workloads, on the
+// target (but pause), or outlasting its phase.
 func (s *Scenario) checkFault(p Phase, ft Fault, fail func(string, ...any) error) error {
 	if ws := wsWorkload(s); ws != "" {
 		return fail("inject is not supported with WebSocket workloads yet (workload %s): their session numbers cannot be split around a fault", ws)

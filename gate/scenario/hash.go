@@ -12,7 +12,9 @@ const hashVersion = "loadgate/scenario/v1"
 
 // ComputeHash returns "sha256:<hex>" of what decides which requests are sent and
 // when, after defaults and --scale; ${ENV} references are hashed unresolved.
-// Results are compared only when their hashes match.
+// Hash is not updated on change: call ComputeHash again; thresholds, ceilings,
+// the stack and count are left out. Results are compared only when their
+// hashes match.
 func (s *Scenario) ComputeHash() string {
 	data, err := json.Marshal(s.canonical())
 	if err != nil { // cannot happen: plain strings, numbers and maps

@@ -15,7 +15,7 @@ type Scenario struct {
 	LateAfter   time.Duration // a request sent later than this after its due time is late (default 1ms)
 	Drain       time.Duration // how long in-flight requests may finish after the last due time (default: Timeout)
 	HTTPVersion string        // "1.1" (default) or "2" (TLS ALPN for https targets, h2c for http)
-	// MaxBody (bytes, > 0): a larger response body is a failure of its own class.
+	// MaxBody (bytes, > 0; default DefaultMaxBody): a larger response body is a failure of its own class.
 	MaxBody   int64
 	Ceilings  Ceilings
 	Phases    []Phase
@@ -23,7 +23,9 @@ type Scenario struct {
 	Count     *Count // count: a service's counter of every workload's requests (count.go); nil when none
 
 	File string // "" in memory
-	// Hash: two scenarios with equal Hash issue the same requests on the same schedule.
+	// Hash: two scenarios with equal Hash issue the same requests on the same
+	// schedule (thresholds, ceilings, the stack and count are left out). It is
+	// not updated on change: call ComputeHash again.
 	Hash  string
 	Scale float64 // --scale, 1 when none
 

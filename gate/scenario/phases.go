@@ -45,8 +45,9 @@ func (d *decoder) phases(f *fields) []Phase {
 	return out
 }
 
-// markJudged sets Judged on the phase with judged: true, else the one named
-// "sustain", else the longest constant phase not judged: false.
+// markJudged sets Judged on exactly one phase: judged: true, else the one named
+// "sustain", else the longest constant phase; an explicit judged: false is
+// never chosen.
 func (d *decoder) markJudged(ps []Phase, explicit []*yaml.Node, line int) {
 	chosen := -1
 	for i, n := range explicit {

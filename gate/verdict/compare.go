@@ -25,18 +25,18 @@ const (
 
 // CompareOptions set how base and head are compared.
 type CompareOptions struct {
-	// Tolerance τ: a head/base latency ratio within [1/(1+τ), 1+τ] is no
-	// change; error rates may grow by τ of base's rate.
+	// Tolerance τ, in (0, 10) (0: DefaultTolerance): a head/base latency ratio
+	// within [1/(1+τ), 1+τ] is no change; error rates may grow by τ of base's rate.
 	Tolerance  float64
-	Confidence float64 // of every two-sided interval
-	// Percentile judged for latency; "": each workload's threshold
-	// percentiles, p95 without one.
+	Confidence float64 // of every two-sided interval, in [0.5, 1) (0: DefaultConfidence)
+	// Percentile judged for latency: p50, p90, p95, p99 or p99.9; "": each
+	// workload's threshold percentiles, p95 without one.
 	Percentile string
 	// Noise is a calibration, used where it matches every result and the
 	// rounds cannot measure the noise themselves; nil: DefaultNoiseSD.
 	Noise     *Noise
-	MaxRounds int                     // cap on the rounds an inconclusive comparison asks for
-	Estimator string                  // of a latency shift: EstimatorMeanT, EstimatorHL, EstimatorTrimmed
+	MaxRounds int                     // cap on the rounds an inconclusive comparison asks for (≤ 0 or above MaxNeedRounds: MaxNeedRounds)
+	Estimator string                  // of a latency shift: EstimatorMeanT, EstimatorHL, EstimatorTrimmed ("": DefaultEstimator)
 	holmLevel func(a float64) float64 // one-sided share of α → Holm's test level (nil: a)
 }
 
@@ -123,7 +123,7 @@ type Comparison struct {
 	Open        []RoundRef  `json:"open,omitempty"` // rounds with no order-statistics bound
 	Needs       *Need       `json:"needs,omitempty"`
 	Undecided   Value       `json:"undecided,omitempty"` // what an untrusted round kept from being decided
-	Why         string      `json:"why"`                 // Reason and (Need) Needs in words: report.Explain
+	Why         string      `json:"why"`                 // Why and Need word Reason and Needs; report.Explain fills them
 	Need        string      `json:"need,omitempty"`
 	ErrBase     *ErrorRates `json:"err_base,omitempty"` // error_rate only
 	ErrHead     *ErrorRates `json:"err_head,omitempty"`
@@ -182,7 +182,9 @@ type Need struct {
 // Compare compares paired rounds base[i], head[i] per workload of the judged
 // and recover phases: latency percentiles as head/base ratios, error rates
 // as differences, each with an interval (docs/gate.md, "How a gate decides").
-// A round behind its schedule leaves every decision inconclusive.
+// A round behind its schedule leaves every decision inconclusive. Different
+// scenario hashes return ErrHashMismatch; unusable sides give Value Unusable
+// with notes and no comparisons, not an error.
 func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -805,8 +807,9 @@ func (mdl noiseModel) bounds(m, conf float64) (lo, hi, half float64, what string
 	return lo, hi, (hi - lo) / 2, what
 }
 
-// ranked puts the signed-rank interval and spread sd in place of the rounds'
-// where the rank interval can reach conf (2⁻ᴿ ≤ (1−conf)/2).
+// ranked puts the robust spread sd in place of the rounds' spread, and the
+// signed-rank interval in place of their t interval where it can reach conf
+// (2⁻ᴿ ≤ (1−conf)/2).
 func (mdl noiseModel) ranked(rank *signedRank, sd, conf float64) noiseModel {
 	mdl.s = sd
 	if mdl.ownZ != nil {

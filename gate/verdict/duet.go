@@ -104,8 +104,8 @@ func roundNo(r *result.Result, i int) int {
 	return i + 1
 }
 
-// DuetBusyPct is how busy (%) a duet's stack cpus may be before the two
-// stacks queue behind each other and much of the noise is the queue's.
+// DuetBusyPct is the busy % of a duet's stack cpus above which a comparison
+// notes (NoteDuetStackBusy) that the stacks queue behind each other.
 const DuetBusyPct = 50
 
 // DuetStackBusy is both sides' stack CPU over the stack cpus, averaged over

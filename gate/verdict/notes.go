@@ -48,7 +48,7 @@ const (
 	// Why a gate is unusable (package rounds, the command).
 	NoteGateInterrupted  NoteCode = "gate_interrupted"  // interrupted before its rounds ended
 	NoteRoundsIncomplete NoteCode = "rounds_incomplete" // the rounds did not complete on both sides
-	NoteWorkflowChanged  NoteCode = "workflow_changed"  // head changes the gate's workflow files Paths; Was: the verdict
+	NoteWorkflowChanged  NoteCode = "workflow_changed"  // head changes the gate's workflow files Paths; Was: what the verdict would have been
 	NoteError            NoteCode = "error"             // Detail: an error's own words (one line)
 
 	// Notes of a gate's set-up, plan and publishing. Path is relative to the checkout.

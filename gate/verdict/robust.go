@@ -12,10 +12,12 @@ const (
 	// EstimatorMeanT: the mean with a Student-t interval; one outlier round sets its width.
 	EstimatorMeanT = "mean-t"
 	// EstimatorHL: the Hodges–Lehmann estimate with the Wilcoxon signed-rank
-	// interval, exact under symmetric noise; one stalled round moves neither much.
+	// interval, exact under symmetric noise; one stalled round in ten moves
+	// neither much.
 	EstimatorHL = "hodges-lehmann"
-	// EstimatorTrimmed: the trimmed mean with Yuen's t interval; it trims a
-	// stall and, unlike a rank test (2⁻ᴿ floor), decides at any level.
+	// EstimatorTrimmed: the trimmed mean with Yuen's t interval; from 5 rounds
+	// it trims a stall (fewer: the plain mean) and, unlike a rank test (2⁻ᴿ
+	// floor), decides at any level.
 	EstimatorTrimmed = "trimmed-mean"
 )
 

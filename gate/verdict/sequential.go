@@ -77,7 +77,9 @@ func spend(kind string, alpha, t float64) float64 {
 }
 
 // Sequential is one look after len(base) paired rounds: Gate's verdict at
-// this look's share of α, and whether to stop (Verdict.Sequential).
+// this look's share of α, and whether to stop (Verdict.Sequential). Call it
+// only at a look (MinRounds, then every Step, up to MaxRounds); off a look it
+// is an error.
 func Sequential(base, head []*result.Result, opt CompareOptions, plan SeqPlan) (Verdict, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {

@@ -40,7 +40,8 @@ func rank(v Value) int {
 	return 5 // an unknown value is never better than not measured
 }
 
-// Worst returns the most severe of vs (rank); with none it returns
+// Worst returns the most severe of vs: unusable > not measured > fail >
+// regression > inconclusive > improvement > pass; with none it returns
 // NotMeasured: nothing judged is never a pass.
 func Worst(vs ...Value) Value {
 	if len(vs) == 0 {
