@@ -327,6 +327,26 @@ func TestMergeMissingOrFailedShard(t *testing.T) {
 	}
 }
 
+// Regression: one interrupted shard made the whole merge unusable; it is a
+// failed shard, stated, and the gate is judged on the others.
+func TestRegression_InterruptedShardFailsOnlyItself(t *testing.T) {
+	a, _ := runShard(t, 1, 3, 12, noisyEdit(t, 0))
+	b, _ := runShard(t, 2, 3, 12, noisyEdit(t, 4))
+	c, _ := runShard(t, 3, 3, 12, noisyEdit(t, 8))
+	editShard(t, c, func(r *rounds.ShardRecord) { // what an interrupted shard writes
+		r.Unusable = []verdict.Note{{Code: verdict.NoteGateInterrupted}}
+	})
+	gr, err := mergeOf(t, 0, a, b, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(report.NoteTexts(gr.Notes), "\n")
+	if gr.Verdict.Value == verdict.Unusable || gr.Rounds != 8 || gr.Shards[2].Status != rounds.ShardFailed ||
+		!strings.Contains(notes, "shard 3/3 failed (gate interrupted): its rounds are not used") {
+		t.Errorf("verdict %s on %d rounds, shard 3 %+v, notes:\n%s", gr.Verdict.Value, gr.Rounds, gr.Shards[2], notes)
+	}
+}
+
 func noisyEdit(t *testing.T, off int) func(string, int, *result.Result) {
 	return func(side string, i int, r *result.Result) { scale(t, r, noisy(side, i+off)) }
 }
