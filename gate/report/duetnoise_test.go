@@ -16,7 +16,7 @@ func TestNoiseNoteDuetRejection(t *testing.T) {
 		Noise: &verdict.NoiseUse{Source: verdict.NoiseDefault, SD: 0.3, Pairs: 10, Date: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC),
 			Rejected: verdict.NoiseDuet, Here: verdict.NoiseSetting{Side: "base", Round: 1}}}
 	got := report.NoiseNote(v)
-	for _, want := range []string{"(10 pairs) is not used", "its rounds ran one side at a time", "base round 1 ran in a duet, whose noise differs", "The default bound stands in where the rounds fall short (a pair's log-sd 0.3)"} {
+	for _, want := range []string{"(10 pairs) is not used", "it ran one side at a time", "but base round 1 ran in a duet", "The default bound stands in where the rounds fall short (log-sd 0.3)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("noise note %q: want %q", got, want)
 		}

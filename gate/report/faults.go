@@ -191,7 +191,7 @@ func mdFaults(b *md, r *result.Result, v verdict.Verdict) {
 		}
 		b.line("### %s %s in %s: during and after", mdEsc(f.Action), mdEsc(f.Service), mdEsc(f.Phase))
 		b.line("")
-		b.line("Requests due from %s to %s, and until each workload recovered, are judged per second by the recovery (%s), not by %s's thresholds; requests due before the fault stay in the phase even if they fail during it. Marks: %s.",
+		b.line("Requests due from %s to %s and until recovered are judged per second by the recovery (%s), not %s's thresholds; those due before stay in the phase, failed or not. Marks: %s.",
 			runClock(f.StartedS), runClock(f.EndedS), targetsText(f.Recovery), mdEsc(f.Phase), marksLegend)
 		b.line("")
 		b.header("lrrlrllll", "workload", "during: offered", "ok", "failed", "until recovered: offered", "failed", "recovery", "seconds", "broken seconds")

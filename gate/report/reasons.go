@@ -151,7 +151,7 @@ func roundNoteText(n verdict.Note) (string, bool) {
 	case verdict.NoteRoundsIncomplete:
 		return "the rounds did not complete on both sides", true
 	case verdict.NoteWorkflowChanged:
-		return fmt.Sprintf("head changes this gate's workflow (%s) and may loosen its inputs; the verdict would have been %s. Use --allow-workflow-changes only where the protected branch enforces this workflow",
+		return fmt.Sprintf("head changes this gate's workflow (%s) and may loosen its inputs; the verdict would have been %s. Use --allow-workflow-changes only where this workflow is enforced",
 			strings.Join(n.Paths, ", "), n.Was), true
 	}
 	return "", false

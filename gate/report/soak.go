@@ -178,7 +178,7 @@ func SoakMarkdown(w io.Writer, s *soak.Result, r *result.Result, exit int) error
 	b.line("## Soak")
 	b.line("")
 	b.line("- **steady load** %s/s for %s after a %s warm-up (ran %s)", rate(s.RatePerS), soakDur(s.DurationS), soakDur(s.WarmupS), soakDur(s.RanS))
-	b.line("- **memory** sampled every %s per process after warm-up, judged past the first quarter: a leak needs the least-squares slope **and** the first-to-last quartile medians' rate above %s (`--leak-threshold`)",
+	b.line("- **memory** sampled every %s per process after warm-up, judged past the first quarter: a leak needs the slope **and** the quartile medians' rate above %s (`--leak-threshold`)",
 		seconds(s.SampleIntervalS), thresholdText(s.ThresholdBytesPerHour))
 	b.line("- **conclusive** only with at least %d samples over at least %s of window", soak.MinSamples, soak.MinWindow)
 	b.line("")

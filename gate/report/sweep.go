@@ -238,7 +238,7 @@ func mdSweepSteps(b *md, sw *sweep.Sweep) {
 			b.line("")
 		}
 	}
-	b.line("Latency from due time over successes and unfinished requests (timed out, abandoned), n counting both; ≥: among the unfinished, their least wait (the shorter of timeout and drain). Fast failures are not timed.")
+	b.line("Latency from due time over successes and unfinished requests (timed out, abandoned), n counting both; ≥: their least wait, min(timeout, drain). Fast failures are not timed.")
 	b.line("")
 }
 

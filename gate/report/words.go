@@ -302,7 +302,7 @@ func NoiseNote(v verdict.Verdict) string {
 		return ""
 	}
 	if u.Rejected == verdict.NoiseDuet {
-		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: its rounds ran one side at a time, and %s round %d ran in a duet, whose noise differs. The default bound stands in where the rounds fall short (a pair's log-sd %s)",
+		return fmt.Sprintf("the noise calibration of %s (%d pairs) is not used: it ran one side at a time, but %s round %d ran in a duet. The default bound stands in where the rounds fall short (log-sd %s)",
 			date(u.Date), u.Pairs, u.Here.Side, u.Here.Round, exact(u.SD))
 	}
 	if u.Rejected != "" {
