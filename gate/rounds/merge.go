@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -132,8 +131,7 @@ func readShards(dirs []string) ([]*ShardRecord, error) {
 }
 
 // addShards adds shards 1 to n in order (info, notes, rounds) and returns
-// the workflow-change notes that make the merge unusable. A shard whose own
-// gate was unusable otherwise (interrupted, rounds incomplete) counts as failed.
+// the workflow-change notes that make the merge unusable.
 func (gr *Outcome) addShards(ctx context.Context, dirs []string, recs []*ShardRecord, shards []Shard, n int) []verdict.Note {
 	byK := map[int]int{}
 	for i, s := range shards {
@@ -154,13 +152,9 @@ func (gr *Outcome) addShards(ctx context.Context, dirs []string, recs []*ShardRe
 			gr.Notes = addNote(gr.Notes, note)
 		}
 		for _, n := range rec.Unusable {
-			if n.Code == verdict.NoteWorkflowChanged { // head's, so every shard's
-				unusable = addNote(unusable, n)
-			} else if info.Status == ShardOK { // the shard's own: it failed
-				info.Status, info.Error = ShardFailed, strings.ReplaceAll(string(n.Code), "_", " ")
-			}
+			unusable = addNote(unusable, n)
 		}
-		if info.Status == ShardOK {
+		if rec.Status == ShardOK {
 			base, head, err := readShardRounds(ctx, dirs[i], rec.Rounds, len(gr.Head.Results))
 			if err != nil {
 				info.Status, info.Error = ShardFailed, oneLine(err.Error())

@@ -167,8 +167,8 @@ type ShardRecord struct {
 	Topology    result.Topology `json:"topology"`
 	Noise       []ShardNoise    `json:"noise"`
 	Notes       []verdict.Note  `json:"notes"`
-	// Unusable: why the shard's own gate is unusable (a workflow change, an
-	// interruption, incomplete rounds); the merge is then unusable too.
+	// Unusable: the workflow change the shard's gate found (head's, so the
+	// merge is unusable too); any other unusable gate is a failed shard.
 	Unusable []verdict.Note `json:"unusable,omitempty"`
 }
 
@@ -220,7 +220,13 @@ func (g *gate) writeShard(gr Outcome, runErr error) error {
 		Noise: []ShardNoise{}, Notes: append([]verdict.Note{}, gr.Notes...)}
 	rec.Rounds = min(len(gr.Base.Results), len(gr.Head.Results))
 	if gr.Verdict.Value == verdict.Unusable {
-		rec.Unusable = gr.Verdict.Notes
+		for _, n := range gr.Verdict.Notes {
+			if n.Code == verdict.NoteWorkflowChanged {
+				rec.Unusable = append(rec.Unusable, n)
+			} else if rec.Error == "" { // interrupted, rounds incomplete: its own failure
+				rec.Status, rec.Error = ShardFailed, oneLine(g.d.Words.Note(n))
+			}
+		}
 	}
 	if runErr != nil {
 		rec.Status, rec.Error = ShardFailed, oneLine(runErr.Error())

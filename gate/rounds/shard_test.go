@@ -332,9 +332,9 @@ func TestMergeMissingOrFailedShard(t *testing.T) {
 func TestRegression_InterruptedShardFailsOnlyItself(t *testing.T) {
 	a, _ := runShard(t, 1, 3, 12, noisyEdit(t, 0))
 	b, _ := runShard(t, 2, 3, 12, noisyEdit(t, 4))
-	c, _ := runShard(t, 3, 3, 12, noisyEdit(t, 8))
-	editShard(t, c, func(r *rounds.ShardRecord) { // what an interrupted shard writes
-		r.Unusable = []verdict.Note{{Code: verdict.NoteGateInterrupted}}
+	c, _ := runShard(t, 3, 3, 12, func(side string, i int, r *result.Result) {
+		scale(t, r, noisy(side, i+8))
+		r.Interrupted = i == 2
 	})
 	gr, err := mergeOf(t, 0, a, b, c)
 	if err != nil {
@@ -342,7 +342,7 @@ func TestRegression_InterruptedShardFailsOnlyItself(t *testing.T) {
 	}
 	notes := strings.Join(report.NoteTexts(gr.Notes), "\n")
 	if gr.Verdict.Value == verdict.Unusable || gr.Rounds != 8 || gr.Shards[2].Status != rounds.ShardFailed ||
-		!strings.Contains(notes, "shard 3/3 failed (gate interrupted): its rounds are not used") {
+		!strings.Contains(notes, "shard 3/3 failed (the gate was interrupted before its rounds ended): its rounds are not used") {
 		t.Errorf("verdict %s on %d rounds, shard 3 %+v, notes:\n%s", gr.Verdict.Value, gr.Rounds, gr.Shards[2], notes)
 	}
 }
