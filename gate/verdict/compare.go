@@ -37,6 +37,10 @@ type CompareOptions struct {
 	Noise     *Noise
 	MaxRounds int                     // cap on the rounds an inconclusive comparison asks for (≤ 0 or above MaxNeedRounds: MaxNeedRounds)
 	Estimator string                  // of a latency shift: EstimatorMeanT, EstimatorHL, EstimatorTrimmed ("": DefaultEstimator)
+	// InstanceSD is the least sd of one instance pair's offset carried where
+	// every result records its instance (instances.go); 0: DefaultInstanceSD,
+	// < 0: none (the gate's own instances still count).
+	InstanceSD float64
 	holmLevel func(a float64) float64 // one-sided share of α → Holm's test level (nil: a)
 }
 
@@ -52,6 +56,14 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	}
 	if o.Estimator == "" {
 		o.Estimator = DefaultEstimator
+	}
+	switch {
+	case o.InstanceSD == 0:
+		o.InstanceSD = DefaultInstanceSD
+	case o.InstanceSD < 0:
+		o.InstanceSD = 0
+	case !(o.InstanceSD < 1):
+		return o, fmt.Errorf("verdict: instance sd %v: must be below 1 (a log-ratio sd: 0.03 is ≈ 3%%)", o.InstanceSD)
 	}
 	if err := checkEstimator(o.Estimator); err != nil {
 		return o, err
@@ -608,6 +620,14 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	case trim != nil:
 		mdl = mdl.trim(trim.se, trim.df)
 	}
+	if ids := instanceOf(c.base, c.head); ids != nil && own {
+		fit := fitInstances(pr.logs, ids, c.opt.InstanceSD)
+		mdl.inst, mdl.instFit = fit.part(), &fit
+		if rank == nil && trim == nil && fit.I >= 2 { // mean-t: each instance weighs alike
+			m = fit.mean
+			cmp.Ratio = math.Exp(m)
+		}
+	}
 	c.judge(&cmp, mdl, m)
 	return cmp, nil
 }
@@ -763,6 +783,8 @@ type noiseModel struct {
 	entry   *NoiseEntry
 	stored  bool // base is one result paired with every head round (a stored baseline)
 	duet    bool // R independent duet pairs
+	inst    *part        // the two-level model's interval (instances.go); nil: results without instances
+	instFit *instanceFit // what inst was fitted from, for future looks
 }
 
 // duetOnly: the t interval over ≥ DuetMinRounds duet rounds is the whole model.
@@ -770,10 +792,13 @@ func (mdl noiseModel) duetOnly() bool { return mdl.duet && mdl.R >= DuetMinRound
 
 func (mdl noiseModel) parts() []part {
 	if mdl.duetOnly() {
+		if mdl.inst != nil {
+			return []part{*mdl.own, *mdl.inst}
+		}
 		return []part{*mdl.own}
 	}
 	ps := []part{mdl.samp}
-	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor} {
+	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor, mdl.inst} {
 		if p != nil {
 			ps = append(ps, *p)
 		}
@@ -885,6 +910,9 @@ func (mdl noiseModel) future(r int) noiseModel {
 	}
 	f := noiseModel{R: r, s: sd, vbar: mdl.vbar, entry: mdl.entry, stored: mdl.stored, floorSD: mdl.floorSD, duet: mdl.duet,
 		samp: part{se: math.Sqrt(mdl.vbar*float64(r)) / float64(r), df: math.Inf(1), what: IntervalSampling}}
+	if mdl.instFit != nil {
+		f.inst, f.instFit = mdl.instFit.future(r), mdl.instFit
+	}
 	if mdl.stored {
 		f.samp.se = math.Sqrt(mdl.vbar * w * 2)
 	}
@@ -932,7 +960,7 @@ func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
 	// A longer sustain helps only when the spread between runs is narrow
 	// enough, and not for duet rounds (the floor is no part of their width).
 	var between float64
-	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor} {
+	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor, mdl.inst} {
 		if p != nil {
 			between = max(between, p.halfWidth(conf))
 		}
