@@ -49,7 +49,7 @@ type Config struct {
 	// unusable, unless AllowWorkflowChanges.
 	GuardWorkflows, AllowWorkflowChanges bool
 
-	Duet        bool  // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
+	Duet bool // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
 	// Shape is how rounds are cut (windows.go): ShapeWindows, ShapeScenario,
 	// or "" (windows for --rounds auto against a base side where the scenario
 	// allows, else scenario).

@@ -35,13 +35,13 @@ type CompareOptions struct {
 	// Noise is a calibration, used where it matches every result and the
 	// rounds cannot measure the noise themselves; nil: DefaultNoiseSD.
 	Noise     *Noise
-	MaxRounds int                     // cap on the rounds an inconclusive comparison asks for (≤ 0 or above MaxNeedRounds: MaxNeedRounds)
-	Estimator string                  // of a latency shift: EstimatorMeanT, EstimatorHL, EstimatorTrimmed ("": DefaultEstimator)
+	MaxRounds int    // cap on the rounds an inconclusive comparison asks for (≤ 0 or above MaxNeedRounds: MaxNeedRounds)
+	Estimator string // of a latency shift: EstimatorMeanT, EstimatorHL, EstimatorTrimmed ("": DefaultEstimator)
 	// InstanceSD is the least sd of one instance pair's offset carried where
 	// every result records its instance (instances.go); 0: DefaultInstanceSD,
 	// < 0: none (the gate's own instances still count).
 	InstanceSD float64
-	holmLevel func(a float64) float64 // one-sided share of α → Holm's test level (nil: a)
+	holmLevel  func(a float64) float64 // one-sided share of α → Holm's test level (nil: a)
 }
 
 func (o CompareOptions) withDefaults() (CompareOptions, error) {
@@ -781,8 +781,8 @@ type noiseModel struct {
 	s       float64 // the rounds' spread (0 with one round)
 	vbar    float64 // sampling variance per round
 	entry   *NoiseEntry
-	stored  bool // base is one result paired with every head round (a stored baseline)
-	duet    bool // R independent duet pairs
+	stored  bool         // base is one result paired with every head round (a stored baseline)
+	duet    bool         // R independent duet pairs
 	inst    *part        // the two-level model's interval (instances.go); nil: results without instances
 	instFit *instanceFit // what inst was fitted from, for future looks
 }
