@@ -12,14 +12,24 @@ import (
 // all its rounds (bench/gate-quality-campaigns.md: one A/A gate's head
 // faster on every workload in every round, −16…−45%). Rounds of one instance
 // measure only the noise within it, so the interval carries the variance
-// between instances as well: the larger of DefaultInstanceSD (or
-// CompareOptions.InstanceSD) and what the gate's own instances show.
+// between instances as well. A gate has few instances (1–3), too few to
+// estimate that variance alone, so the stored default (DefaultInstanceSD on
+// DefaultInstanceDF degrees of freedom) is pooled with what the gate's own
+// instances show, weighted by their df (an empirical-Bayes moderated
+// variance, as in Smyth 2004): one instance pair far apart widens the
+// interval, and the mean of instance means dilutes it.
 
 // DefaultInstanceSD is the sd of one instance pair's offset, ln(head/base),
-// assumed where a gate's instances cannot show more: on the quiet hosts of
-// bench/gate-quality-campaigns.md (measurements 5–7) A/A gates' offsets per
-// workload stayed within ±6% (≈ 2 sd, rounds' noise included).
+// on this kind of machine: the quiet A/A gates of
+// bench/gate-quality-campaigns.md (measurements 4–7) had offsets per
+// workload within about ±6% (≈ 2 sd, the rounds' own noise included).
 const DefaultInstanceSD = 0.03
+
+// DefaultInstanceDF is the weight of DefaultInstanceSD: the 21 gates it
+// stands on, less one (of the campaigns' 24 A/A gates with the sides'
+// change stated, the one under heavy steal and two with an offset of
+// 5–12% are not in it; a gate's own instances count beside it).
+const DefaultInstanceDF = 20
 
 // IntervalInstances: the interval carries the variance between instances
 // (the two-level model), wider than the rounds' spread alone.
@@ -45,9 +55,9 @@ type instanceFit struct {
 	mean     float64 // the mean of the instances' means (each instance weighs alike)
 	sW2      float64 // pooled within-instance variance (df R − I); the rounds' variance when R == I
 	dfW      float64
-	sB2      float64 // between-instance variance used: max(floor², estimate)
-	own      bool    // the estimate, not the floor, set sB2
-	dfB      float64 // its df: I − 1 when own, else +Inf
+	sB2      float64 // between-instance variance used: the stored one pooled with the estimate
+	est      float64 // the gate's own estimate (≥ 0), on I − 1 df
+	dfB      float64 // sB2's df: DefaultInstanceDF + I − 1
 	invN     float64 // Σ 1/n_k over the instances
 	perInst  float64 // rounds per instance (R/I), for future looks
 	floorSD2 float64
@@ -64,7 +74,7 @@ func fitInstances(logs []float64, ids []int, floor float64) instanceFit {
 		groups[ids[i]] = append(groups[ids[i]], x)
 	}
 	R, I := len(logs), len(order)
-	f := instanceFit{I: I, perInst: float64(R) / float64(I), floorSD2: floor * floor, dfB: math.Inf(1)}
+	f := instanceFit{I: I, perInst: float64(R) / float64(I), floorSD2: floor * floor}
 	means := make([]float64, I)
 	var ssw float64
 	for k, id := range order {
@@ -81,16 +91,20 @@ func fitInstances(logs []float64, ids []int, floor float64) instanceFit {
 	} else if R >= 2 { // one round per instance: the rounds' spread holds both levels
 		f.sW2, f.dfW = variance(logs), float64(R-1)
 	}
-	f.sB2 = f.floorSD2
 	if I >= 2 {
 		// Moment estimate: the instance means' variance less what the
 		// within-instance noise puts in it.
-		est := variance(means) - f.sW2*f.invN/float64(I)
-		if est > f.sB2 {
-			f.sB2, f.own, f.dfB = est, true, float64(I-1)
-		}
+		f.est = max(0, variance(means)-f.sW2*f.invN/float64(I))
 	}
+	f.pool()
 	return f
+}
+
+// pool is the moderated between-instance variance: the stored one on
+// DefaultInstanceDF df and the gate's own on I − 1, weighted by df.
+func (f *instanceFit) pool() {
+	d0, d := float64(DefaultInstanceDF), float64(f.I-1)
+	f.sB2, f.dfB = (d0*f.floorSD2+d*f.est)/(d0+d), d0+d
 }
 
 // part is the interval of the mean of instance means: Var = σ_B²/I + σ_W²·Σ(1/n_k)/I²,
@@ -112,9 +126,7 @@ func (f instanceFit) future(r int) *part {
 	g := f
 	g.I = I
 	g.invN = float64(I) / (float64(r) / float64(I))
-	if f.own {
-		g.dfB = float64(I - 1)
-	}
+	g.pool()
 	g.dfW = math.Max(f.dfW, float64(r-I))
 	return g.part()
 }
