@@ -112,6 +112,8 @@ var gateNoteWords = []struct {
 	{verdict.Note{Code: verdict.NoteSequentialPlan, Rounds: 10, MaxRounds: 10, Budget: 10 * time.Minute, Fit: 285, RoundTime: 2 * time.Second, Measured: true},
 		"sequential rounds (--rounds auto): at most 10 paired rounds (--max-rounds 10; the budget 10m0s allows 285 at 2s a round as measured in round 1), budget 10m0s"},
 	{verdict.Note{Code: verdict.NoteFailOn, FailOn: "never", ExitCode: 0, VerdictExitCode: 1}, "fail-on never: this step exits 0, not the verdict's 1"},
+	{verdict.Note{Code: verdict.NoteRoundWindows, Windows: &verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 15, InPhase: 4, PerInstance: 7, Instances: 3, WarmupS: 40, FirstLook: 10}},
+		"judged windows: sustain 60 s cut into 15 s windows (4 in the phase), 7 per stack instance after a 40 s warm-up run (in no number); 3 instance(s) a side; first look after 10 rounds"},
 	{verdict.Note{Code: verdict.NoteStallRerun, Round: 4, Side: "head", Path: "round-4.replaced-1",
 		Stall: &verdict.Stall{Round: 4, Side: "head", Factor: 4.1799, Cells: 5, Others: 9}},
 		"round 4 re-run: head's stack 4.1× slower on every workload at once (5 workloads, against the other 9 rounds' median); the stalled round is kept as round-4.replaced-1"},

@@ -193,6 +193,8 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = fmt.Sprintf("round %d is judged although %s: the gate re-runs at most %d stalled round(s), so that a change slower everywhere is still judged", n.Round, stallText(n.Stall), n.Rounds)
 	case verdict.NoteStallNoBudget:
 		s = fmt.Sprintf("round %d is judged although %s: no further round fits the budget to re-run it", n.Round, stallText(n.Stall))
+	case verdict.NoteRoundWindows:
+		s = windowsText(n.Windows)
 	case verdict.NoteFailOn:
 		s = fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", n.FailOn, n.ExitCode, n.VerdictExitCode)
 	case verdict.NoteShardMissing, verdict.NoteShardFailed, verdict.NoteShardsTooFew:
@@ -345,4 +347,21 @@ func stallText(st *verdict.Stall) string {
 // factorText is a slowdown to a tenth, rounded down: "4.1×".
 func factorText(f float64) string {
 	return strconv.FormatFloat(math.Floor(f*10)/10, 'f', 1, 64) + "×"
+}
+
+// windowsText words a windows gate's plan: how the judged phase was cut.
+func windowsText(w *verdict.WindowPlan) string {
+	if w == nil {
+		return "rounds are judged windows of the judged phase"
+	}
+	warm := "no warm-up run"
+	if w.WarmupS > 0 {
+		warm = "a " + seconds(w.WarmupS) + " warm-up run (in no number)"
+	}
+	s := fmt.Sprintf("judged windows: %s %s cut into %s windows (%d in the phase), %d per stack instance after %s; %d instance(s) a side",
+		w.Phase, seconds(w.PhaseS), seconds(w.WindowS), w.InPhase, w.PerInstance, warm, w.Instances)
+	if w.FirstLook > 0 {
+		s += fmt.Sprintf("; first look after %d rounds", w.FirstLook)
+	}
+	return s
 }

@@ -606,7 +606,7 @@ func (g *gate) plan(n int) (int, *seqLoop, error) {
 		if g.win != nil {
 			_, inst := g.win.fit(g.left(n), RoundEstimate(g.win.window, n, g.cfg.Duet), n, g.cfg.Duet, g.cfg.Rounds)
 			g.win.setPlan(g.cfg.Rounds, inst)
-			g.logWindows()
+			g.logWindows(0)
 		}
 		return g.cfg.Rounds, nil, nil
 	}

@@ -91,7 +91,7 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 	s.noteAt = len(g.notes) // noted now, so a gate stopped in round 1 says what was planned
 	g.notes = append(g.notes, s.note())
 	fmt.Fprintf(g.d.Log, "loadgate: sequential rounds: at most %d (%s); first look after %d (after 2 with a matching calibration)\n", maxR, g.d.Words.Plan(s.why), s.plan.MinRounds)
-	g.logWindows()
+	g.logWindows(s.plan.MinRounds)
 	return s, nil
 }
 
@@ -104,11 +104,22 @@ func (g *gate) firstLook(maxR int) int {
 	return min(verdict.DefaultSeqMinRounds, maxR)
 }
 
-func (g *gate) logWindows() {
-	if g.win != nil {
-		fmt.Fprintf(g.d.Log, "loadgate: rounds are judged windows: %s\n", g.win.describe())
+// logWindows logs the windows plan and notes it (replacing an earlier note of it).
+func (g *gate) logWindows(firstLook int) {
+	if g.win == nil {
+		return
 	}
+	fmt.Fprintf(g.d.Log, "loadgate: rounds are judged windows: %s\n", g.win.describe())
+	n := verdict.Note{Code: verdict.NoteRoundWindows, Windows: g.win.note(firstLook)}
+	for i := range g.notes {
+		if g.notes[i].Code == verdict.NoteRoundWindows {
+			g.notes[i] = n
+			return
+		}
+	}
+	g.notes = append(g.notes, n)
 }
+
 
 // replan re-plans MaxRounds once from round 1's length took (≤ 0: keep the
 // estimate), before the first look so the plan never depends on a comparison.
@@ -138,8 +149,12 @@ func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) (i
 	if maxR != s.plan.MaxRounds {
 		fmt.Fprintf(g.d.Log, "loadgate: sequential rounds re-planned after round 1 (%s measured): at most %d\n", took.Round(100*time.Millisecond), maxR)
 	}
+	changed := maxR != s.plan.MaxRounds
 	s.plan.MaxRounds = maxR
 	s.plan.MinRounds = g.firstLook(maxR)
+	if g.win != nil && changed {
+		g.logWindows(s.plan.MinRounds)
+	}
 	s.roundTime = took // the estimate is replaced by the measurement
 	g.maxRounds = maxR
 	g.notes[s.noteAt] = s.note()

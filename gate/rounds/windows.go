@@ -225,6 +225,16 @@ func (wp *windowPlan) round() *result.Window {
 		DurationS: wp.w.Seconds(), PhaseS: wp.phase.Duration.Seconds(), SettleS: windowSettle.Seconds()}
 }
 
+// note is the plan for the report (verdict.NoteRoundWindows).
+func (wp *windowPlan) note(firstLook int) *verdict.WindowPlan {
+	n := &verdict.WindowPlan{Phase: wp.phase.Name, PhaseS: wp.phase.Duration.Seconds(), WindowS: wp.w.Seconds(), InPhase: wp.k,
+		PerInstance: wp.per, Instances: wp.instances, FirstLook: firstLook}
+	if wp.prime != nil {
+		n.WarmupS = wp.prime.TotalDuration().Seconds()
+	}
+	return n
+}
+
 // describe is the plan in a log line.
 func (wp *windowPlan) describe() string {
 	pre := "no warm-up"

@@ -86,6 +86,15 @@ func TestWindowsGateOfTheREADMEScenario(t *testing.T) {
 	if !strings.Contains(log.String(), "7 per instance after one warm-up run of 40s; 3 instance(s) per side") {
 		t.Errorf("log does not plan 3 instances of 7 windows:\n%s", log.String())
 	}
+	var plan *verdict.WindowPlan
+	for _, n := range gr.Notes {
+		if n.Code == verdict.NoteRoundWindows {
+			plan = n.Windows
+		}
+	}
+	if want := (verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 15, InPhase: 4, PerInstance: 7, Instances: 3, WarmupS: 40, FirstLook: 10}); plan == nil || *plan != want {
+		t.Errorf("the report's plan %+v, want %+v", plan, want)
+	}
 	if gr.Verdict.Value == verdict.Unusable || gr.Verdict.Value == verdict.Regression {
 		t.Errorf("A/A: %s", gr.Verdict.Value)
 	}

@@ -77,7 +77,21 @@ const (
 	NoteStallCapped   NoteCode = "stall_capped"    // kept and judged: the cap of Rounds re-runs was spent
 	NoteStallNoBudget NoteCode = "stall_no_budget" // kept and judged: no further round fits the budget
 	NoteFailOn        NoteCode = "fail_on"         // FailOn, ExitCode (the step's), VerdictExitCode
+	NoteRoundWindows  NoteCode = "round_windows"   // Windows: how the judged phase was cut and the stacks brought up
 )
+
+// WindowPlan is how a windows gate cut its judged phase into rounds
+// (gate/rounds, --round-shape windows).
+type WindowPlan struct {
+	Phase       string  `json:"phase"`
+	PhaseS      float64 `json:"phase_s"`
+	WindowS     float64 `json:"window_s"`
+	InPhase     int     `json:"in_phase"`     // windows the phase is cut into
+	PerInstance int     `json:"per_instance"` // windows a stack instance runs
+	Instances   int     `json:"instances"`    // bring-ups planned per side
+	WarmupS     float64 `json:"warmup_s"`     // each instance's warm-up run, in no number (0: none)
+	FirstLook   int     `json:"first_look"`
+}
 
 // Note is one thing a verdict says beside its workloads: a code and the
 // names and numbers it needs (Detail: words from elsewhere). Package report
@@ -132,6 +146,7 @@ type Note struct {
 	Shard           string           `json:"shard,omitempty"`
 	Shards          int              `json:"shards,omitempty"`
 	MinShards       int              `json:"min_shards,omitempty"`
+	Windows         *WindowPlan      `json:"windows,omitempty"`
 }
 
 // PolicyKind says which bar head's scenario sets otherwise than base's;
