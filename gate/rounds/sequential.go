@@ -120,7 +120,6 @@ func (g *gate) logWindows(firstLook int) {
 	g.notes = append(g.notes, n)
 }
 
-
 // replan re-plans MaxRounds once from round 1's length took (≤ 0: keep the
 // estimate), before the first look so the plan never depends on a comparison.
 func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) (int, error) {
