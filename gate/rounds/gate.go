@@ -443,7 +443,8 @@ func inSide(s *Side, from, p string) string {
 
 func (g *gate) spec(s *Side) StackSpec {
 	sp := StackSpec{Side: s.Name, Commit: s.Commit, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
-	if g.win != nil && g.win.instance > 1 { // each instance's services' logs apart
+	later := g.win != nil && g.win.instance > 1
+	if later { // each instance's services' logs apart
 		sp.Out = filepath.Join(sp.Out, fmt.Sprintf("instance-%d", g.win.instance))
 	}
 	for _, v := range g.env {
@@ -462,7 +463,7 @@ func (g *gate) spec(s *Side) StackSpec {
 			sp.Files = append(sp.Files, inSide(s, g.from.Root, p))
 		}
 	}
-	if g.sc.Stack != nil && len(g.sc.Stack.Prepare) > 0 {
+	if g.sc.Stack != nil && len(g.sc.Stack.Prepare) > 0 && !later { // a later instance: fresh containers of what the first built
 		sp.Prepare, sp.PrepareDir = g.sc.Stack.Prepare, inSide(s, g.from.Root, g.sc.Stack.Dir)
 		sp.PrepareHide = g.prepareHide(s)
 	}
@@ -604,7 +605,7 @@ func (g *gate) plan(n int) (int, *seqLoop, error) {
 	if !g.cfg.Auto {
 		g.maxRounds = g.fixedMaxRounds(n, RoundEstimate(g.roundScenario(), n, g.cfg.Duet), 0)
 		if g.win != nil {
-			_, inst := g.win.fit(g.left(n), RoundEstimate(g.win.window, n, g.cfg.Duet), n, g.cfg.Duet, g.cfg.Rounds)
+			_, inst := g.win.fit(g.win.firstLeft(g.left(n), n, g.cfg.Duet), RoundEstimate(g.win.window, n, g.cfg.Duet), n, g.cfg.Duet, g.cfg.Rounds)
 			g.win.setPlan(g.cfg.Rounds, inst)
 			g.logWindows(0)
 		}

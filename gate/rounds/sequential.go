@@ -77,7 +77,7 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 	fit := g.budgetRounds(sides, est)
 	if g.win != nil {
 		var inst int
-		fit, inst = g.win.fit(g.left(sides), est, sides, g.cfg.Duet, g.cfg.MaxRounds)
+		fit, inst = g.win.fit(g.win.firstLeft(g.left(sides), sides, g.cfg.Duet), est, sides, g.cfg.Duet, g.cfg.MaxRounds)
 		g.win.setPlan(fit, inst)
 	}
 	maxR := min(g.cfg.MaxRounds, fit)

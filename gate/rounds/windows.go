@@ -28,8 +28,13 @@ const (
 const (
 	MinWindow      = 5 * time.Second
 	windowSettle   = time.Second // each window's own warm-up at the phase's rate, excluded
-	PlanInstances  = 3           // bring-ups per side, where the budget allows (at least 2 windows each)
+	PlanInstances  = 3           // bring-ups per side, where the budget leaves MinPlanRounds with them
+	MinPlanRounds  = 10          // rounds a plan of several instances keeps; fewer: one instance, every round to the windows
 	downEstimate   = 5 * time.Second
+	// upEstimate is a later instance's bring-up a side, before one is
+	// measured: compose up of images already built, no stack.prepare (the
+	// demo's measured 5–7 s at a load average of 20 on 2 cores).
+	upEstimate     = 15 * time.Second
 	windowSamplesK = 2.0
 )
 
@@ -42,7 +47,8 @@ type windowPlan struct {
 	prime     *scenario.Scenario // warm-up and earlier phases, once per instance; nil: none
 	instances int                // planned
 	per       int                // windows per instance (the last may have fewer)
-	upTook    time.Duration      // the first instance's bring-up, measured
+	upTook    time.Duration      // the first instance's bring-up (stack.prepare included), measured
+	upLater   time.Duration      // a later instance's bring-up, measured (0: not yet)
 	instance  int                // the instance running now (1-based)
 	index     int                // windows run on it
 	cur       *result.Window     // the round running now
@@ -168,6 +174,14 @@ func (wp *windowPlan) primeTime() time.Duration {
 	return RoundEstimate(wp.prime, 1, true)
 }
 
+// firstLeft is left less the first instance's warm-up run, still to come when the plan is made.
+func (wp *windowPlan) firstLeft(left time.Duration, sides int, duet bool) time.Duration {
+	if duet {
+		return left - wp.primeTime()
+	}
+	return left - time.Duration(sides)*wp.primeTime()
+}
+
 // instanceCost is what bringing up one more instance costs: both sides' stacks
 // down and up again, and its warm-up run (sides in sequence unless duet).
 func (wp *windowPlan) instanceCost(sides int, duet bool) time.Duration {
@@ -175,11 +189,16 @@ func (wp *windowPlan) instanceCost(sides int, duet bool) time.Duration {
 	if !duet {
 		prime *= time.Duration(sides)
 	}
-	return time.Duration(sides)*downEstimate + wp.upTook + prime
+	up := wp.upLater
+	if up == 0 {
+		up = min(wp.upTook, time.Duration(sides)*upEstimate)
+	}
+	return time.Duration(sides)*downEstimate + up + prime
 }
 
 // fit is the rounds and instances that fit in left with window rounds of
-// length round, at most maxRounds (even), preferring PlanInstances instances of ≥ 2 windows.
+// length round, at most maxRounds (even): the most instances, up to
+// PlanInstances, that leave at least MinPlanRounds (and 2 a instance), else one.
 func (wp *windowPlan) fit(left, round time.Duration, sides int, duet bool, maxRounds int) (rounds, instances int) {
 	if round <= 0 {
 		return 0, 1
@@ -191,7 +210,7 @@ func (wp *windowPlan) fit(left, round time.Duration, sides int, duet bool, maxRo
 		}
 		r := min(maxRounds, int(rest/round))
 		r -= r % 2
-		if r >= 2*inst || inst == 1 {
+		if r >= max(min(MinPlanRounds, maxRounds), 2*inst) || inst == 1 {
 			return r, inst
 		}
 	}
@@ -292,9 +311,11 @@ func (g *gate) nextInstance(ctx context.Context, sides []*Side) error {
 	k := g.win.instance + 1
 	fmt.Fprintf(g.d.Log, "loadgate: instance %d/%d: both sides' stacks down, fresh ones up\n", k, g.win.instances)
 	g.down()
+	began := g.d.Now()
 	if err := g.upAll(ctx, sides, k); err != nil {
 		return err
 	}
+	g.win.upLater = max(g.win.upLater, g.d.Now().Sub(began)) // the budget's later checks
 	return g.primeInstance(ctx, sides)
 }
 
