@@ -26,11 +26,11 @@ const (
 // distribution-free bound of it: 146 at p95, 760 at p99, at 95%), and last
 // MinWindow; the judged phase is cut into the most equal windows that allow.
 const (
-	MinWindow      = 5 * time.Second
-	windowSettle   = time.Second // each window's own warm-up at the phase's rate, excluded
-	PlanInstances  = 3           // bring-ups per side, where the budget leaves MinPlanRounds with them
-	MinPlanRounds  = 10          // rounds a plan of several instances keeps; fewer: one instance, every round to the windows
-	downEstimate   = 5 * time.Second
+	MinWindow     = 5 * time.Second
+	windowSettle  = time.Second // each window's own warm-up at the phase's rate, excluded
+	PlanInstances = 3           // bring-ups per side, where the budget leaves MinPlanRounds with them
+	MinPlanRounds = 10          // rounds a plan of several instances keeps; fewer: one instance, every round to the windows
+	downEstimate  = 5 * time.Second
 	// upEstimate is a later instance's bring-up a side, before one is
 	// measured: compose up of images already built, no stack.prepare (the
 	// demo's measured 5–7 s at a load average of 20 on 2 cores).
