@@ -182,8 +182,10 @@ func TestSimInstances(t *testing.T) {
 		if c.ratio == 1 && !c.noInst && float64(row.regression) > 0.01*float64(gates) {
 			t.Errorf("%s: A/A false regressions above 1%%", line)
 		}
-		if c.ratio == 1.2 && !c.noInst && row.pass > 0 {
-			t.Errorf("%s: a real +20%% passed", line)
+		// An instance pair can sit far enough apart (1 in 24: −16…−45%) to
+		// hide a +20% change in its instance: a pass, at most that often.
+		if c.ratio == 1.2 && !c.noInst && float64(row.pass) > 0.01*float64(gates) {
+			t.Errorf("%s: a real +20%% passed in more than 1%%", line)
 		}
 	}
 }
