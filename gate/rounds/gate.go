@@ -316,7 +316,7 @@ func (g *gate) shape() error {
 			return nil
 		}
 	}
-	g.win = newWindowPlan(g.sc, g.cfg.Compare.Percentile, g.cfg.Compare.Confidence)
+	g.win = newWindowPlan(g.sc, g.cfg.Compare.Percentile)
 	return nil
 }
 

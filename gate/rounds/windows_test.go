@@ -49,10 +49,10 @@ func (c *windowClock) Now() time.Time {
 }
 
 // The README's scenario in the default budget: the warm-up and ramp run once
-// per instance, the judged phase is cut into 15 s windows (146 samples of
+// per instance, the judged phase is cut into 20 s windows (182 samples of
 // create_item's p95 at 10/s), each side's stack is brought up three times
-// (start order swapped on the second; twice when a slow build leaves fewer
-// than 10 rounds for three), ≥ 10 rounds are planned within the budget, and
+// (start order swapped on the second; once when a slow build leaves fewer
+// than 10 rounds for more), ≥ 10 rounds are planned within the budget, and
 // the looks begin inside the second instance. Every round's result says its
 // instance and window.
 func TestWindowsGateOfTheREADMEScenario(t *testing.T) {
@@ -62,10 +62,10 @@ func TestWindowsGateOfTheREADMEScenario(t *testing.T) {
 		plan      verdict.WindowPlan
 		instances string
 	}{
-		{"a quick build", 10 * time.Second, verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 15, InPhase: 4, PerInstance: 6, Instances: 3, WarmupS: 40, FirstLook: 8},
-			"6 per instance after one warm-up run of 40s; 3 instance(s) per side"},
-		{"a 2-minute build (a busy machine)", 2 * time.Minute, verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 15, InPhase: 4, PerInstance: 5, Instances: 2, WarmupS: 40, FirstLook: 8},
-			"5 per instance after one warm-up run of 40s; 2 instance(s) per side"},
+		{"a quick build", 10 * time.Second, verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 20, InPhase: 3, PerInstance: 5, Instances: 3, WarmupS: 40, FirstLook: 8},
+			"5 per instance after one warm-up run of 40s; 3 instance(s) per side"},
+		{"a 2-minute build (a busy machine): one instance, every round to windows", 2 * time.Minute, verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 20, InPhase: 3, PerInstance: 12, Instances: 1, WarmupS: 40, FirstLook: 4},
+			"12 per instance after one warm-up run of 40s; 1 instance(s) per side"},
 	} {
 		t.Run(c.name, func(t *testing.T) { windowsGate(t, c.prepare, c.plan, c.instances) })
 	}
@@ -90,7 +90,7 @@ func windowsGate(t *testing.T, prepare time.Duration, wantPlan verdict.WindowPla
 		t.Fatal(err, log.String())
 	}
 	wall := clock.Now().Sub(start)
-	if !strings.Contains(log.String(), "sustain 1m0s cut into windows of 15s (4 in the phase)") {
+	if !strings.Contains(log.String(), "sustain 1m0s cut into windows of 20s (3 in the phase)") {
 		t.Errorf("log does not say how the phase was cut:\n%s", log.String())
 	}
 	R := len(gr.Head.Results)
@@ -120,8 +120,8 @@ func windowsGate(t *testing.T, prepare time.Duration, wantPlan verdict.WindowPla
 	}
 	ev := f.ev.String()
 	instances := strings.Count(ev, "up base")
-	if instances < 2 || !strings.Contains(ev, "down base; down head; up head; up base") {
-		t.Errorf("base brought up %d times, want ≥ 2 with the start order swapped on the second: %s", instances, ev)
+	if instances > wantPlan.Instances || instances < min(2, wantPlan.Instances) || (instances > 1 && !strings.Contains(ev, "down base; down head; up head; up base")) {
+		t.Errorf("base brought up %d times, want %d at most, at least 2 if planned, with the start order swapped on the second: %s", instances, wantPlan.Instances, ev)
 	}
 	// Every load: the instance's warm-up (10s + the ramp), or one window.
 	var primes, windows int
@@ -138,7 +138,7 @@ func windowsGate(t *testing.T, prepare time.Duration, wantPlan verdict.WindowPla
 			}
 		default:
 			windows++
-			if sc.Warmup != time.Second || len(sc.Phases) != 1 || sc.Phases[0].Duration != 15*time.Second || !sc.Phases[0].Judged || sc.Phases[0].Rate != 50 {
+			if sc.Warmup != time.Second || len(sc.Phases) != 1 || sc.Phases[0].Duration != 20*time.Second || !sc.Phases[0].Judged || sc.Phases[0].Rate != 50 {
 				t.Errorf("window: warmup %s phases %+v", sc.Warmup, sc.Phases)
 			}
 		}
@@ -150,7 +150,7 @@ func windowsGate(t *testing.T, prepare time.Duration, wantPlan verdict.WindowPla
 	for i, r := range gr.Head.Results {
 		b := gr.Base.Results[i]
 		w := r.Round.Window
-		if r.Round.Instance < 1 || r.Round.Instance != b.Round.Instance || w == nil || w.Phase != "sustain" || w.DurationS != 15 || w.PhaseS != 60 || w.SettleS != 1 || *w != *b.Round.Window {
+		if r.Round.Instance < 1 || r.Round.Instance != b.Round.Instance || w == nil || w.Phase != "sustain" || w.DurationS != 20 || w.PhaseS != 60 || w.SettleS != 1 || *w != *b.Round.Window {
 			t.Errorf("round %d: head %+v window %+v, base %+v", i+1, r.Round, w, b.Round)
 			continue
 		}
@@ -194,8 +194,8 @@ func (u upCost) Up(ctx context.Context, sp rounds.StackSpec) (rounds.Stack, erro
 }
 
 // The window's length rule: the shortest whole second ≥ 5 s giving the
-// least-share workload 146 samples of its p95 (760 of a p99), the phase cut
-// into that many equal windows.
+// least-share workload 182 samples of its p95 (955 of a p99), the phase
+// cut into that many equal windows.
 func TestWindowLength(t *testing.T) {
 	for _, c := range []struct {
 		rate     float64
@@ -205,15 +205,15 @@ func TestWindowLength(t *testing.T) {
 		wantK    int
 		comments string
 	}{
-		{50, 60 * time.Second, "", 15 * time.Second, 4, "the README's: create_item 10/s"},
-		{200, 15 * time.Second, "", 5 * time.Second, 3, "b 40/s: 5 s"},
-		{100, 15 * time.Second, "", 15 * time.Second, 1, "b 20/s needs 8 s: one window, the phase"},
+		{50, 60 * time.Second, "", 20 * time.Second, 3, "the README's: create_item 10/s needs 19 s"},
+		{200, 15 * time.Second, "", 5 * time.Second, 3, "b 40/s needs 5 s"},
+		{100, 15 * time.Second, "", 15 * time.Second, 1, "b 20/s needs 10 s: one window, the phase"},
 		{500, 60 * time.Second, "", 5 * time.Second, 12, "at least 5 s"},
-		{50, 60 * time.Second, "p99", 60 * time.Second, 1, "p99 needs 76 s at 10/s: the whole phase"},
+		{50, 60 * time.Second, "p99", 60 * time.Second, 1, "p99 needs 96 s at 10/s: the whole phase"},
 	} {
 		sc := &scenario.Scenario{Phases: []scenario.Phase{{Name: "sustain", Pattern: scenario.Constant, Rate: c.rate, Duration: c.dur, Judged: true}},
 			Workloads: []scenario.Workload{{Name: "a", Share: 80}, {Name: "b", Share: 20}}}
-		w, k := rounds.WindowLength(sc, sc.Phases[0], c.pct, 0)
+		w, k := rounds.WindowLength(sc, sc.Phases[0], c.pct)
 		if w != c.want || k != c.wantK {
 			t.Errorf("%s: %s × %d, want %s × %d", c.comments, w, k, c.want, c.wantK)
 		}
