@@ -65,13 +65,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // parseFlags parses flags before or after positional arguments; -h prints help (errHelp).
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
+	help := func() { fs.PrintDefaults() }
 	if b, err := helpFiles.ReadFile("help/" + strings.Fields(fs.Name())[0] + ".txt"); err == nil {
-		fs.Usage = func() { cliflag.PrintHelp(stderr, string(b), fs) }
+		help = func() { cliflag.PrintHelp(stderr, string(b), fs) }
 	}
+	// flag prints the failing flag's line, then calls Usage on every error: help only for -h.
+	fs.Usage = func() {}
 	if err := cliflag.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			help()
 			return errHelp
 		}
+		fmt.Fprintf(stderr, "see loadgate %s -h\n", fs.Name())
 		return shown(rounds.Usage(err))
 	}
 	if fs.NArg() > 0 && fs.Name() != "report" && fs.Name() != "merge" {

@@ -41,3 +41,23 @@ func TestHelpLeadsWithUsageAndExamples(t *testing.T) {
 		t.Errorf("gate -h order: usage %d, examples %d, flags %d, prose %d\n%.600s", usage, examples, flags, prose, out)
 	}
 }
+
+// Regression: `loadgate gate --tolerance 150` printed its one good line,
+// then 126 lines of help that buried it.
+func TestBadFlagPrintsOneLineAndAHint(t *testing.T) {
+	for _, args := range [][]string{
+		{"gate", "--tolerance", "150"},
+		{"run", "--no-such-flag"},
+		{"baseline", "save", "--name"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, &stdout, &stderr)
+		if code(err) != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code(err))
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], "see loadgate "+args[0]) || strings.Contains(stderr.String(), "Flags:") {
+			t.Errorf("%q: want the flag's error and one hint, got %d lines:\n%s", args, len(lines), stderr.String())
+		}
+	}
+}
