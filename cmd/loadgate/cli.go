@@ -69,15 +69,17 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	if b, err := helpFiles.ReadFile("help/" + strings.Fields(fs.Name())[0] + ".txt"); err == nil {
 		help = func() { cliflag.PrintHelp(stderr, string(b), fs) }
 	}
-	// flag prints the failing flag's line, then calls Usage on every error: help only for -h.
+	// flag prints its error and calls Usage on every failure: one line of ours instead, help only for -h.
 	fs.Usage = func() {}
-	if err := cliflag.Parse(fs, args); err != nil {
+	fs.SetOutput(io.Discard)
+	err := cliflag.Parse(fs, args)
+	fs.SetOutput(stderr)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			help()
 			return errHelp
 		}
-		fmt.Fprintf(stderr, "see loadgate %s -h\n", fs.Name())
-		return shown(rounds.Usage(err))
+		return rounds.Usagef("%s: %s (see loadgate %s -h)", fs.Name(), cliflag.Dashes(err), fs.Name())
 	}
 	if fs.NArg() > 0 && fs.Name() != "report" && fs.Name() != "merge" {
 		return &unexpectedArgError{rounds.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
