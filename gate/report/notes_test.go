@@ -57,6 +57,8 @@ var noteWords = []struct {
 	{verdict.Note{Code: verdict.NoteRoundsIncomplete}, true, "the rounds did not complete on both sides"},
 	{verdict.Note{Code: verdict.NoteWorkflowChanged, Paths: []string{".github/workflows/a.yml", "action.yml"}, Was: verdict.Pass}, true,
 		"head changes this gate's workflow (.github/workflows/a.yml, action.yml) and may loosen its inputs; the verdict would have been pass"},
+	{verdict.Note{Code: verdict.NoteWorkflowChanged, Paths: []string{".github/workflows/a.yml"}}, true,
+		"head changes this gate's workflow (.github/workflows/a.yml) and may loosen its inputs, so no round was run"},
 	{verdict.Note{Code: verdict.NoteError, Detail: "compose up: no engine"}, true, "compose up: no engine"},
 }
 
@@ -101,6 +103,8 @@ var gateNoteWords = []struct {
 		`WARNING: the baseline's topology differs (stack cpus "0", load cpus "1", pinned true, generator SCHED_OTHER) from head's ("0-3", "4-7", false, SCHED_RR 1)`},
 	{verdict.Note{Code: verdict.NoteWorkflowChange, Path: ".github/workflows/load-gate.yml", Detail: "changes"},
 		"WARNING: head changes .github/workflows/load-gate.yml: the inputs of this run come from the pull request's own workflow and may loosen it"},
+	{verdict.Note{Code: verdict.NoteGateAdopted, Paths: []string{".github/workflows/load-gate.yml"}},
+		"not enforced yet: this pull request adds the gate (.github/workflows/load-gate.yml); base runs none, so its own workflow's verdict stands"},
 	{verdict.Note{Code: verdict.NoteWorkflowAllowed},
 		"the workflow changes are allowed by the operator's opt-in (--allow-workflow-changes): the verdict stands"},
 	{verdict.Note{Code: verdict.NoteSequentialPlan, Rounds: 8, MaxRounds: 8, Budget: 10 * time.Minute, Fit: 12, RoundTime: 50 * time.Second},

@@ -200,6 +200,14 @@ type gate struct {
 	seq        *verdict.Verdict // Auto: the look that stopped the gate
 	maxRounds  int              // what the budget allows (CompareOptions.MaxRounds)
 	stall      stallState       // stalled rounds flagged and replaced (stall.go)
+	workflows  []WorkflowChange // head's changes to the gate's workflows (GuardWorkflows)
+	adopting   bool             // base runs no gate: head's workflow adds it
+}
+
+// workflowBlocks: head's workflow changes make the gate unusable before any
+// stack is built (a shard still runs its rounds: Merge decides).
+func (g *gate) workflowBlocks() bool {
+	return !g.adopting && !g.cfg.Shard.On() && WorkflowBlocks(g.workflows, g.cfg.AllowWorkflowChanges)
 }
 
 // Run checks out the sides, brings their stacks up, runs the rounds and
@@ -225,7 +233,11 @@ func Run(ctx context.Context, cfg Config, d Deps) (Outcome, error) {
 	defer g.close()
 	err := g.setup(ctx)
 	var gr Outcome
-	if err == nil {
+	switch {
+	case err == nil && g.workflowBlocks():
+		gr = g.partialReport()
+		GuardWorkflows(&gr, g.workflows, false) // unusable, no round run: seconds, not minutes
+	case err == nil:
 		gr, err = g.run(ctx)
 	}
 	if err != nil {
@@ -279,6 +291,10 @@ func (g *gate) setup(ctx context.Context) error {
 	}
 	if g.d.Mask != nil {
 		g.d.Mask(g.env)
+	}
+	if g.cfg.GuardWorkflows && g.prot != nil {
+		g.workflows = WorkflowChanges(g.prot.Root, g.head.Root)
+		g.adopting = len(g.workflows) > 0 && BaseRunsNoGate(g.prot.Root)
 	}
 	if g.baseline != nil && g.baseline.Scenario.Hash != g.sc.Hash {
 		return Usagef("gate: baseline %s was measured with scenario hash %s, head's is %s: same load or no comparison", name, g.baseline.Scenario.Hash, g.sc.Hash)
@@ -827,8 +843,11 @@ func (g *gate) finish(interrupted bool) (Outcome, error) {
 		}
 		gr.Verdict = v
 	}
-	if g.cfg.GuardWorkflows && g.prot != nil {
-		GuardWorkflows(&gr, WorkflowChanges(g.prot.Root, g.head.Root), g.cfg.AllowWorkflowChanges)
+	switch {
+	case g.adopting:
+		AdoptGate(&gr, g.workflows)
+	case g.cfg.GuardWorkflows && g.prot != nil:
+		GuardWorkflows(&gr, g.workflows, g.cfg.AllowWorkflowChanges)
 	}
 	return gr, nil
 }

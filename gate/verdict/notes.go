@@ -71,6 +71,7 @@ const (
 	NoteBaselineTopology      NoteCode = "baseline_topology"        // BaseTopology, HeadTopology differ
 	NoteWorkflowChange        NoteCode = "workflow_change"          // Path, How (Detail: why it cannot be compared)
 	NoteWorkflowAllowed       NoteCode = "workflow_allowed"         // --allow-workflow-changes: the verdict stands
+	NoteGateAdopted           NoteCode = "gate_adopted"             // head adds the gate's workflow Paths to a base that runs none: not enforced yet
 	NoteSequentialPlan        NoteCode = "sequential_plan"          // Rounds, MaxRounds, Budget, Fit (rounds at RoundTime), Measured
 	// Stalled rounds (FindStall): Round, Side, Stall.
 	NoteStallRerun    NoteCode = "stall_rerun"     // run again in its place; Path: where the stalled round is kept
