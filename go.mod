@@ -18,6 +18,7 @@ require (
 	github.com/sethvargo/go-githubactions v1.3.0
 	github.com/valyala/fasthttp v1.78.0
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/mod v0.41.0
 	golang.org/x/sys v0.50.0
 	google.golang.org/grpc v1.78.0
 	google.golang.org/protobuf v1.36.10

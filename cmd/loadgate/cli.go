@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/action"
@@ -33,7 +34,17 @@ func orUnusable(err error) error {
 
 func unusable(err error) error { return rounds.Unusable(err) }
 
-var version = "dev"
+// version is set by the release build (-ldflags -X main.version=...); a
+// `go install ...@vX.Y.Z` build reports its module version instead of "dev".
+var version = moduleVersion("dev")
+
+// moduleVersion is the main module's version from the build info, or def.
+func moduleVersion(def string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return def
+}
 
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
 	"run": runCmd, "report": reportCmd, "up": upCmd, "down": downCmd, "gate": gateCmd, "compare": compareCmd,
