@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // README's install line works: `go install
 // github.com/loadgate/loadgate/cmd/loadgate@latest` against a module proxy
 // (here a GOPROXY=file:// directory serving this repository's committed
-// tree as v1.99.0), and the binary it installs reports that version.
+// tree as v1.99.N), and the binary it installs reports that version.
 func TestGoInstallFromAModuleProxy(t *testing.T) {
 	testtier.Require(t, testtier.E2E)
 	root, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
@@ -26,7 +27,10 @@ func TestGoInstallFromAModuleProxy(t *testing.T) {
 		t.Skipf("not a git checkout: %v", err)
 	}
 	repo := strings.TrimSpace(string(root))
-	const path, ver = "github.com/loadgate/loadgate", "v1.99.0"
+	// A version of its own each run: the go command takes a module version's
+	// content as immutable and indexes it in the build cache.
+	const path = "github.com/loadgate/loadgate"
+	ver := fmt.Sprintf("v1.99.%d", time.Now().Unix())
 	proxy := t.TempDir()
 	dir := filepath.Join(proxy, path, "@v")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -56,9 +60,21 @@ func TestGoInstallFromAModuleProxy(t *testing.T) {
 	bin := t.TempDir()
 	cmd := exec.Command("go", "install", path+"/cmd/loadgate@latest")
 	cmd.Dir = t.TempDir() // outside any module
-	// Dependencies come from the module cache the build already filled; only
-	// loadgate itself from the file proxy, unchecked by the checksum database.
-	cmd.Env = append(os.Environ(), "GOPROXY=file://"+filepath.ToSlash(proxy)+","+goEnv(t, "GOPROXY"), "GONOSUMDB="+path, "GOBIN="+bin, "GOFLAGS=", "CGO_ENABLED=0")
+	// Offline: loadgate from the file proxy, unchecked by the checksum
+	// database; its dependencies from the module cache the build already
+	// filled (compiled once: the build cache knows their paths), checked
+	// against loadgate's go.sum. The fake version leaves the cache after.
+	modcache := goEnv(t, "GOMODCACHE")
+	forget := func() {
+		for _, p := range []string{filepath.Join(modcache, path+"@"+ver), filepath.Join(modcache, "cache", "download", path, "@v")} {
+			_ = filepath.WalkDir(p, func(p string, _ os.DirEntry, _ error) error { _ = os.Chmod(p, 0o755); return nil })
+			_ = os.RemoveAll(p)
+		}
+	}
+	forget()
+	t.Cleanup(forget)
+	cmd.Env = append(os.Environ(), "GOPROXY=file://"+filepath.ToSlash(proxy)+",off", "GONOSUMDB="+path,
+		"GOFLAGS=-modcacherw", "GOBIN="+bin, "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go install: %v\n%s", err, out)
 	}
