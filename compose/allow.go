@@ -283,6 +283,11 @@ func (g *guard) service(name string, sc types.ServiceConfig) types.ServiceConfig
 			g.refuse(r.why, "", fmt.Sprintf("%q", sc.ContainerName), "services", name, key)
 		case r.do == refuse:
 			g.refuse(r.why, key, short(v.Field(i).Interface()), "services", name, key)
+		case r.do == override && key == "ulimits":
+			for _, u := range slices.Sorted(maps.Keys(sc.Ulimits)) {
+				g.notes = append(g.notes, result.Override{Service: name, Kind: result.OverrideResource, From: "ulimits." + u + "=" + ulimit(sc.Ulimits[u])})
+			}
+			v.Field(i).SetZero()
 		case r.do == override && key != "cpuset":
 			g.notes = append(g.notes, result.Override{Service: name, Kind: result.OverrideResource, From: key + "=" + short(v.Field(i).Interface())})
 			v.Field(i).SetZero()
@@ -437,6 +442,16 @@ func (g *guard) build(name string, b *types.BuildConfig) {
 		g.notes = append(g.notes, result.Override{Service: name, Kind: result.OverrideResource, From: "build.ulimits=" + short(b.Ulimits)})
 		b.Ulimits = nil
 	}
+}
+
+func ulimit(u *types.UlimitsConfig) string {
+	switch {
+	case u == nil:
+		return ""
+	case u.Single != 0:
+		return fmt.Sprint(u.Single)
+	}
+	return fmt.Sprintf("%d:%d", u.Soft, u.Hard)
 }
 
 func isRemoteContext(ctx string) bool {

@@ -192,7 +192,7 @@ func TestRegression_HeadStarvesBaseByResources(t *testing.T) {
 	}
 	all := strings.Join(got, "\n")
 	for _, want := range []string{
-		"service api: cpu_shares=262144 removed", "service api: ulimits=", "rtprio", "service api: oom_score_adj=-1000 removed",
+		"service api: cpu_shares=262144 removed", "service api: ulimits.rtprio=99 removed", "service api: oom_score_adj=-1000 removed",
 		"service api: cpus=4 removed", "service api: mem_limit=67108864 removed", "service worker: deploy.resources=",
 	} {
 		if !strings.Contains(all, want) {

@@ -139,7 +139,7 @@ func (o Override) String() string {
 	case OverrideHostPort:
 		return fmt.Sprintf("service %s: host port %s for %d/%s made ephemeral", o.Service, o.From, o.Target, o.Protocol)
 	case OverrideResource:
-		return fmt.Sprintf("service %s: %s removed (resources are loadgate's, alike for both sides)", o.Service, o.From)
+		return fmt.Sprintf("service %s: %s removed", o.Service, o.From)
 	}
 	return fmt.Sprintf("service %s: %s %q overridden", o.Service, o.Kind, o.From)
 }
