@@ -26,8 +26,8 @@ phases: [{name: sustain, rate: 1, duration: 1s}]
 workloads: [{name: a, http: {path: /}}]
 `)
 	for _, args := range [][]string{
-		{"up", "--scenario", filepath.Join(dir, "load.yaml")},
-		{"run", "--scenario", filepath.Join(dir, "load.yaml"), "--out", filepath.Join(t.TempDir(), "out")},
+		{"up", "--allow-overlap", "--scenario", filepath.Join(dir, "load.yaml")},
+		{"run", "--allow-overlap", "--scenario", filepath.Join(dir, "load.yaml"), "--out", filepath.Join(t.TempDir(), "out")},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), args, &stdout, &stderr)
