@@ -347,3 +347,27 @@ func TestNoFalseRefusal(t *testing.T) {
 		})
 	}
 }
+
+// A file included or extended from outside the side's checkout (the other
+// side's, the runner's) is refused before compose-go reads it.
+func TestRegression_IncludeOrExtendsOutsideTheCheckout(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "other.yaml"), []byte("services:\n  x:\n    image: scratch\n    privileged: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"include": "include: [" + filepath.Join(outside, "other.yaml") + "]\nservices:\n  api:\n    image: scratch\n",
+		"extends": "services:\n  api:\n    extends: {file: " + filepath.Join(outside, "other.yaml") + ", service: x}\n",
+	} {
+		dir := t.TempDir()
+		f := filepath.Join(dir, "compose.yaml")
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := compose.Check(context.Background(), compose.Options{Files: []string{f}, Root: dir})
+		if !compose.IsRefused(err) || !strings.Contains(err.Error(), "outside the side's checkout") {
+			t.Errorf("%s from outside: %v", name, err)
+		}
+		t.Logf("user sees: loadgate: %v", err)
+	}
+}
