@@ -161,18 +161,6 @@ var projectRules = []struct {
 	{"include", rule{check, "files inside the side's checkout, checked like the file that includes them"}},
 }
 
-// resourceKeys are the service keys loadgate sets alike for both sides.
-func resourceKeys() []string {
-	var ks []string
-	for k, r := range serviceRules {
-		if r.do == override && k != "cpuset" {
-			ks = append(ks, k)
-		}
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 // refusal is one setting refused: where, what, why and the stack.allow name
 // that accepts it ("" when none does).
 type refusal struct {
