@@ -114,11 +114,11 @@ var serviceRules = map[string]rule{
 
 	// Refused unless the base's stack.allow names the key.
 	"privileged":          {refuse, "all of the host's devices and capabilities"},
-	"pid":                 {refuse, "`host` or `container:…`: the host's or the other side's processes"},
-	"ipc":                 {refuse, "`host` or `container:…`: the host's or the other side's shared memory"},
-	"uts":                 {refuse, "`host`: the host's hostname"},
-	"userns_mode":         {refuse, "`host`: root in the container is root on the host"},
-	"cgroup":              {refuse, "`host`: the host's cgroup tree"},
+	"pid":                 {refuse, "`host` or `container:…` shares the host's or the other side's processes"},
+	"ipc":                 {refuse, "`host` or `container:…` shares the host's or the other side's shared memory"},
+	"uts":                 {refuse, "`host` shares the host's hostname"},
+	"userns_mode":         {refuse, "`host` makes root in the container root on the host"},
+	"cgroup":              {refuse, "`host` shares the host's cgroup tree"},
 	"cgroup_parent":       {refuse, "a cgroup of the host's choosing, the other side's among them"},
 	"devices":             {refuse, "the host's devices"},
 	"device_cgroup_rules": {refuse, "with mknod, any host device"},
