@@ -51,7 +51,7 @@ var serviceRules = map[string]rule{
 	"ports":             {check, "host ports are made ephemeral (two sides run at once); listed in the report's overrides"},
 	"expose":            {accept, "within the stack's network"},
 	"networks":          {check, "the project's own networks; no `driver_opts`"},
-	"volumes":           {check, "anonymous and named volumes of the project, tmpfs, image mounts; binds whose source (symlinks resolved) is inside the side's checkout and not inside another writable bind (which a container could turn into a symlink before this mount); no Docker socket; no shared propagation"},
+	"volumes":           {check, "anonymous and named volumes of the project, tmpfs, image mounts; binds whose source (symlinks resolved) is inside the side's checkout and not inside another writable bind (which a container could turn into a symlink before this mount); a writable bind not holding the checkout's `.git` (hooks); no Docker socket; no shared propagation"},
 	"tmpfs":             {accept, "memory inside the container"},
 	"user":              {accept, "a user inside the container"},
 	"working_dir":       {accept, "inside the container"},
@@ -519,6 +519,10 @@ func (g *guard) volume(name string, v types.ServiceVolumeConfig) types.ServiceVo
 			g.refuse("a bind outside the side's checkout reaches the host's files", "bind", v.Source, path...)
 			return v
 		}
+		if git := filepath.Join(g.root, ".git"); !v.ReadOnly && within(src, git) && exists(git) {
+			g.refuse("a writable bind of the checkout's .git lets a container plant hooks that later git commands of the job run: mount it read-only", "bind", v.Source, path...)
+			return v
+		}
 		for w, svc := range g.writable {
 			if src != w && within(w, src) {
 				g.refuse(fmt.Sprintf("it lies inside service %s's writable bind %s, which can make it a symlink to / before this mount", svc, w), "bind", v.Source, path...)
@@ -622,6 +626,11 @@ func fileObjects[M ~map[string]V, V types.SecretConfig | types.ConfigObjConfig](
 // inside reports whether p, symlinks resolved (as far as it exists), lies in the checkout.
 func (g *guard) inside(p string) bool {
 	return within(g.root, realPath(p))
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 func within(dir, p string) bool {

@@ -371,3 +371,29 @@ func TestRegression_IncludeOrExtendsOutsideTheCheckout(t *testing.T) {
 		t.Logf("user sees: loadgate: %v", err)
 	}
 }
+
+// A container with the checkout's root bound writable plants .git/hooks
+// that a later git command of the job (holding the token) runs.
+func TestRegression_WritableBindPlantsGitHooks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "compose.yaml")
+	for body, refused := range map[string]bool{
+		"services:\n  api:\n    image: scratch\n    volumes: [\".:/app\"]\n":     true,
+		"services:\n  api:\n    image: scratch\n    volumes: [\".:/app:ro\"]\n":  false,
+		"services:\n  api:\n    image: scratch\n    volumes: [\"./src:/app\"]\n": false,
+	} {
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := compose.Check(context.Background(), compose.Options{Files: []string{f}, Root: dir})
+		if got := compose.IsRefused(err) && strings.Contains(err.Error(), "compose.yaml:4: services.api.volumes") && strings.Contains(err.Error(), ".git"); got != refused {
+			t.Errorf("%q: refused %v, want %v: %v", body, got, refused, err)
+		}
+		if refused {
+			t.Logf("user sees: loadgate: %v", err)
+		}
+	}
+}
