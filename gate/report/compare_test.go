@@ -177,6 +177,19 @@ func TestCompareGolden(t *testing.T) {
 			"head round 2 is not trustworthy: generator behind schedule: 57% of requests late",
 			"**INCONCLUSIVE** (exit 0)",
 		}},
+		{"resource_overrides", func(t *testing.T, gateFixture fixture) rounds.Outcome {
+			// Head's compose file set cpu_shares and rtprio to starve base:
+			// removed by loadgate (compose's TestRegression_HeadStarvesBaseByResources)
+			// and named, the verdict unchanged.
+			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm, func(_, hs []*result.Result) {
+				for _, h := range hs {
+					h.Topology.Overrides = []result.Override{
+						{Service: "api", Kind: result.OverrideResource, From: "cpu_shares=262144"},
+						{Service: "api", Kind: result.OverrideResource, From: "ulimits.rtprio=99"},
+					}
+				}
+			})
+		}, verdict.Pass, []string{"head's compose file set resources loadgate overrode (they are loadgate's, alike for both sides): service api: cpu_shares=262144 removed; service api: ulimits.rtprio=99 removed"}},
 		{"unusable", func(t *testing.T, gateFixture fixture) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm[:3], func(bs, _ []*result.Result) {
 				bs[1].Offered += 2

@@ -120,6 +120,7 @@ type StackSpec struct {
 	Side       string   // "base" or "head": the project's suffix
 	Commit     string   // for messages
 	Files      []string // compose files, in the side's checkout
+	Root       string   // the side's checkout: binds, build contexts and env files stay inside
 	Target     string   // service:port that receives the load
 	Prepare    []string // stack.prepare (argv), run in PrepareDir first; none when empty
 	PrepareDir string   // in the side's checkout
@@ -132,7 +133,7 @@ type StackSpec struct {
 }
 
 // Stacks brings a side's stack up, healthy, target resolved. Errors are
-// ErrUsage for a disallowed target or count (or no prepare sandbox), else
+// ErrUsage for a disallowed target, count or compose file (or no prepare sandbox), else
 // ErrUnusable.
 type Stacks interface {
 	Up(ctx context.Context, spec StackSpec) (Stack, error)
@@ -424,7 +425,7 @@ func inSide(s *Side, from, p string) string {
 }
 
 func (g *gate) spec(s *Side) StackSpec {
-	sp := StackSpec{Side: s.Name, Commit: s.Commit, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
+	sp := StackSpec{Side: s.Name, Commit: s.Commit, Root: s.Root, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
 	for _, v := range g.env {
 		sp.Secrets = append(sp.Secrets, v)
 	}

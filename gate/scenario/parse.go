@@ -266,7 +266,7 @@ func (d *decoder) stack(n *yaml.Node, path string) *Stack {
 	if an := f.get("allow"); an != nil {
 		for i, item := range d.list(an, f.sub("allow")) {
 			k := d.str(item, index(f.sub("allow"), i))
-			d.check(slices.Contains(HostKeys, k), item, index(f.sub("allow"), i), "must be one of %s", strings.Join(HostKeys, ", "))
+			d.check(slices.Contains(HostKeys, k), item, index(f.sub("allow"), i), "%q is not a compose setting loadgate refuses: name one of docs/security.md's allow-list (privileged, bind, cap_add, environment, build.context, …)", k)
 			st.Allow = append(st.Allow, k)
 		}
 	}
