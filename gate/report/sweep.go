@@ -47,11 +47,11 @@ func stepLatenessText(l *sweep.Lateness) string {
 	for i, e := range l.Explains {
 		switch e {
 		case sweep.ExplainRate:
-			what[i] = "the rate (max " + MS(l.LatenessMS.Max) + " ms of the window)"
+			what[i] = "the rate (a mean lateness of up to " + MS(sweep.MeanBoundMS(l.LatenessMS)) + " ms)"
 		case sweep.ExplainCompletions:
 			what[i] = "the completions missing"
 		case sweep.ExplainBursts:
-			what[i] = "failures in bursts of late sends"
+			what[i] = "refusals in bursts of late sends"
 		default:
 			what[i] = "the " + strings.TrimPrefix(e, "threshold ") + " threshold"
 		}

@@ -22,14 +22,18 @@ type Lateness struct {
 
 // What a generator's lateness can account for in a step.
 const (
-	// ExplainRate: the largest lateness spans at least (1 − CompletionsShare)
-	// of the window, so the rate asked for may not have been delivered.
+	// ExplainRate: the lateness averages at least (1 − CompletionsShare)/2 of
+	// the window, as when the generator sends no more than CompletionsShare of
+	// the rate (its lateness grows to 10% of the window): the rate asked for
+	// may not have gone out.
 	ExplainRate = "rate"
 	// ExplainCompletions: completions fell behind by no more than the
-	// requests due within the largest lateness of the window's end.
+	// requests the lateness could have pushed past the window's end (offered
+	// × mean lateness / window).
 	ExplainCompletions = "completions"
-	// ExplainBursts: failures where late sends went out together (at least
-	// one request more at once: rate × max lateness ≥ 1), e.g. a rate limiter's 429s.
+	// ExplainBursts: fast refusals or failures of other classes where late
+	// sends went out together (rate × largest lateness ≥ 1: a request more at
+	// once), as a rate limiter's 429s. Timeouts are the stack's queue.
 	ExplainBursts = "bursts"
 )
 
@@ -40,25 +44,25 @@ func ExplainThreshold(workload, metric string) string {
 }
 
 // StepLateness says what a step's own lateness lat could account for, given
-// what the step measured (Offered, Completed, Failed, DurationS, Rate) and its
-// failed checks: pure, the rule of ReasonGenerator.
-//   - the rate and the completions, from the largest lateness (ExplainRate,
-//     ExplainCompletions);
+// what the step measured (Offered, Completed, Failures, DurationS, Rate) and
+// its failed checks: pure, the rule of ReasonGenerator.
+//   - the rate and the completions, from the mean lateness (bounded from
+//     above by lat's percentiles: ExplainRate, ExplainCompletions);
 //   - a latency threshold whose excess the lateness at its percentile could
 //     make (the latency, taken from the due time, less that lateness is within
 //     the limit);
-//   - failures, from the bursts late sends make (ExplainBursts).
+//   - refusals and other failures, from the bursts late sends make (ExplainBursts).
 func StepLateness(s Step, checks []verdict.Check, lat result.Summary) []string {
 	out := []string{}
 	if lat.Count == 0 || s.DurationS <= 0 {
 		return out
 	}
-	maxS := lat.Max / 1000
-	if maxS >= (1-CompletionsShare)*s.DurationS {
+	meanS := MeanBoundMS(lat) / 1000
+	if meanS >= (1-CompletionsShare)/2*s.DurationS {
 		out = append(out, ExplainRate)
 	}
 	if float64(s.Completed) < CompletionsShare*float64(s.Offered) &&
-		float64(s.Completed)+float64(s.Offered)*min(1, maxS/s.DurationS) >= CompletionsShare*float64(s.Offered) {
+		float64(s.Completed)+float64(s.Offered)*min(1, meanS/s.DurationS) >= CompletionsShare*float64(s.Offered) {
 		out = append(out, ExplainCompletions)
 	}
 	for _, c := range checks {
@@ -69,10 +73,17 @@ func StepLateness(s Step, checks []verdict.Check, lat result.Summary) []string {
 			out = append(out, ExplainThreshold(c.Workload, c.Metric))
 		}
 	}
-	if s.Failed > 0 && s.Rate*maxS >= 1 {
+	if refused, _, other := failureKinds(s.Failures); refused+other > 0 && s.Rate*lat.Max/1000 >= 1 {
 		out = append(out, ExplainBursts)
 	}
 	return out
+}
+
+// MeanBoundMS bounds the mean of s's distribution from above by its
+// percentiles: each band of ranks at its upper end (p50 for the lower half,
+// p90 to the 90th, …, the max for the top 0.1%).
+func MeanBoundMS(s result.Summary) float64 {
+	return 0.5*s.P50 + 0.4*s.P90 + 0.05*s.P95 + 0.04*s.P99 + 0.009*s.P999 + 0.001*s.Max
 }
 
 func checkQuantile(metric string) (float64, bool) {
