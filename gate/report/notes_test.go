@@ -53,7 +53,7 @@ var noteWords = []struct {
 	{verdict.Note{Code: verdict.NoteDuetRoundLeftOut, Round: 4, Side: "head", Rounds: 9}, false, "duet round 4 left out: the load generator fell behind its schedule on the head side for a cause both sides shared (the machine); the comparisons use the other 9 rounds"},
 	{verdict.Note{Code: verdict.NoteDuetStackBusy, BusyPct: 61.4, StackCPUs: "0"}, false, "duet: the services kept the stack's cpus (0) 61.4% busy, so the stacks waited on each other and the rounds disagree more. Give the stack more cpus (--stack-cpus) or lower the rate"},
 	{verdict.Note{Code: verdict.NoteNoWorkloadEitherSide, Phase: "recover"}, false, "phase recover: no workload ran on either side"},
-	{verdict.Note{Code: verdict.NoteLatenessNoted, Side: "head", Round: 2, Untrusted: &verdict.UntrustedRound{Side: "head", Round: 2, Rounds: []int{2},
+	{verdict.Note{Code: verdict.NoteLatenessNoted, Side: "head", Round: 2, Behind: &verdict.UntrustedRound{Side: "head", Round: 2, Rounds: []int{2},
 		Generator: result.Generator{BehindSchedule: true, Late: 22, Offered: 1000, LateShare: 0.022, LatenessP99MS: 1.75},
 		Lateness:  &verdict.LatenessCheck{Phase: "sustain", Workload: "api", Metric: "p95", BaseMS: 8.1, HeadMS: 97.2, Side: "head", LatenessMS: 0.06, BarMS: 22.3}}}, false,
 		"head round 2 fell behind its schedule (2.2% of requests late); its lateness at p95 (0.0600 ms) cannot explain the change there (sustain/api p95 8.10 → 97.2 ms): judged"},

@@ -264,7 +264,7 @@ func latenessCheckText(ck *verdict.LatenessCheck, modal string) string {
 
 // latenessNotedText words NoteLatenessNoted: a round behind its schedule, judged.
 func latenessNotedText(n verdict.Note) string {
-	u := n.Untrusted
+	u := n.Behind
 	if u == nil {
 		return fmt.Sprintf("%s round %d fell behind its schedule, by too little to explain the change it shows: judged", n.Side, n.Round)
 	}

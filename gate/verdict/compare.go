@@ -211,7 +211,7 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		return v, nil
 	}
 	for _, u := range noted {
-		notes = append(notes, Note{Code: NoteLatenessNoted, Side: u.Side, Round: u.Round, Untrusted: &u})
+		notes = append(notes, Note{Code: NoteLatenessNoted, Side: u.Side, Round: u.Round, Behind: &u})
 	}
 	for _, l := range left {
 		notes = append(notes, Note{Code: NoteDuetRoundLeftOut, Round: l.round, Side: l.side, Rounds: len(base)})

@@ -100,7 +100,7 @@ func TestRegression_LatenessThatCannotExplainIsNoted(t *testing.T) {
 	var noted []int
 	for _, n := range v.Notes {
 		if n.Code == verdict.NoteLatenessNoted {
-			if n.Untrusted == nil || n.Untrusted.Lateness == nil || n.Untrusted.Lateness.Explains || n.Side != "head" {
+			if n.Behind == nil || n.Behind.Lateness == nil || n.Behind.Lateness.Explains || n.Side != "head" {
 				t.Errorf("note %+v: want head's round, its generator and the check that does not explain", n)
 				continue
 			}
