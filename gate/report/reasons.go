@@ -146,6 +146,8 @@ func roundNoteText(n verdict.Note) (string, bool) {
 			n.StackCPUs, Percent(n.BusyPct/100)), true
 	case verdict.NoteNoWorkloadEitherSide:
 		return fmt.Sprintf("phase %s: no workload ran on either side", n.Phase), true
+	case verdict.NoteLatenessNoted:
+		return latenessNotedText(n), true
 	case verdict.NoteGateInterrupted:
 		return "the gate was interrupted before its rounds ended", true
 	case verdict.NoteRoundsIncomplete:

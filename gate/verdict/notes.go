@@ -44,6 +44,9 @@ const (
 	NoteDuetRoundLeftOut     NoteCode = "duet_round_left_out"     // Round, Side ("": both), Rounds: a shared stall left out
 	NoteNoWorkloadEitherSide NoteCode = "no_workload_either_side" // Phase: no workload ran on either side
 	NoteDuetStackBusy        NoteCode = "duet_stack_busy"         // BusyPct, StackCPUs: over DuetBusyPct
+	// NoteLatenessNoted: Side, Round, Behind: a round behind its schedule whose
+	// lateness cannot explain the change it shows (LatenessExplains): judged.
+	NoteLatenessNoted NoteCode = "lateness_noted"
 
 	// Why a gate is unusable (package rounds, the command).
 	NoteGateInterrupted  NoteCode = "gate_interrupted"  // interrupted before its rounds ended
@@ -127,6 +130,7 @@ type Note struct {
 	RoundTime       time.Duration    `json:"round_time_ns,omitempty"`
 	Measured        bool             `json:"measured,omitempty"`
 	Stall           *Stall           `json:"stall,omitempty"`
+	Behind          *UntrustedRound  `json:"behind,omitempty"` // NoteLatenessNoted: the round, its generator and its nearest check
 	FailOn          string           `json:"fail_on,omitempty"`
 	ExitCode        int              `json:"exit_code,omitempty"`
 	VerdictExitCode int              `json:"verdict_exit_code,omitempty"`
