@@ -126,6 +126,7 @@ type StackSpec struct {
 	// PrepareHide is what prepare must not see: the other checkout, the
 	// results, the git config (a checkout token), temp and Docker config.
 	PrepareHide []string
+	PrepareRoot string             // the side's checkout: prepare writes there and in its scratch only
 	Out         string             // OUT/<side>: the services' logs go here at teardown
 	Scenario    *scenario.Scenario // the protected side's; counters and stubs resolve once up
 	Secrets     []string           // the scenario's ${ENV} values, scrubbed from saved logs
@@ -427,7 +428,7 @@ func (g *gate) spec(s *Side) StackSpec {
 	}
 	if g.sc.Stack != nil && len(g.sc.Stack.Prepare) > 0 {
 		sp.Prepare, sp.PrepareDir = g.sc.Stack.Prepare, inSide(s, g.from.Root, g.sc.Stack.Dir)
-		sp.PrepareHide = g.prepareHide(s)
+		sp.PrepareHide, sp.PrepareRoot = g.prepareHide(s), s.Root
 	}
 	return sp
 }
