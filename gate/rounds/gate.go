@@ -22,6 +22,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 // ErrFaultsRefused: paused, alternating stacks cannot compare recovery
@@ -709,7 +710,11 @@ func (p *prepared) duet() bool { return p.rd.Mode == result.RoundDuet }
 // prepare does everything before a round's load, so a duet can start both at once.
 func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared, error) {
 	p := &prepared{s: s, rd: rd, dir: filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", rd.Number))}
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(p.dir); err != nil { // no symlink below the results directory
+		var se *outfile.SymlinkError
+		if errors.As(err, &se) {
+			return nil, Usage(err) // the change planted it: refused, exit 2
+		}
 		return nil, Unusable(err)
 	}
 	if !p.duet() {
