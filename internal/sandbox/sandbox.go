@@ -1,6 +1,6 @@
 // Package sandbox runs a command of the change under judgment (a side's stack.prepare) in a box:
 // own user, mount and PID namespaces, /proc of the box only, every mount read-only but the side's
-// checkout (its .git read-only too) and a fresh scratch directory that HOME, TMPDIR and XDG_* point
+// checkout (its .git and .github read-only too) and a fresh scratch directory that HOME, TMPDIR and XDG_* point
 // into and that is removed after; /run, /var/run, /tmp, /var/tmp, $TMPDIR (so no Docker socket, no
 // other run's worktree) and the caller's hidden paths emptied; nothing outliving it. The box is
 // loadgate's binary re-run with a marker argument.
@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,6 +38,9 @@ type Spec struct {
 	// Scratch is the host directory shown at ScratchDir, made and removed by Run.
 	Scratch string
 }
+
+// readOnlyInCheckout are the checkout's entries left read-only in the box.
+var readOnlyInCheckout = []string{".git", ".github"}
 
 // ScratchDir is where the box shows its scratch directory, the only writable place besides Root.
 const ScratchDir = "/tmp/loadgate-prepare"
@@ -107,21 +111,58 @@ func Run(ctx context.Context, s Spec, out io.Writer) error {
 	}
 }
 
-// scratchEnviron is env with the scratch variables pointing into ScratchDir.
+// goEnv are Go's cache variables, unset in the box so that Go's defaults (under HOME and
+// XDG_CACHE_HOME) put its caches in the scratch: a side's build can neither fail on a
+// read-only cache nor poison the other side's.
+var goEnv = []string{"GOCACHE", "GOMODCACHE", "GOPATH"}
+
+// scratchEnviron is env with the scratch variables pointing into ScratchDir and Go's caches
+// there; the runner's module cache, read-only, is Go's first proxy (GOPROXY=file://…), so
+// modules it holds are not downloaded again.
 func scratchEnviron(env []string) []string {
-	out := make([]string, 0, len(env)+len(scratchEnv))
+	get := func(name string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	modcache := get("GOMODCACHE")
+	if modcache == "" {
+		if gopath, _, _ := strings.Cut(get("GOPATH"), string(filepath.ListSeparator)); gopath != "" {
+			modcache = filepath.Join(gopath, "pkg", "mod")
+		} else if home := get("HOME"); home != "" {
+			modcache = filepath.Join(home, "go", "pkg", "mod")
+		}
+	}
+	proxy := get("GOPROXY")
+	out := make([]string, 0, len(env)+len(scratchEnv)+1)
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		keep := true
+		keep := !slices.Contains(goEnv, name)
 		for _, v := range scratchEnv {
 			keep = keep && name != v[0]
 		}
-		if keep {
+		if keep && !(name == "GOPROXY" && filepath.IsAbs(modcache)) {
 			out = append(out, kv)
 		}
 	}
 	for _, v := range scratchEnv {
 		out = append(out, v[0]+"="+ScratchDir+"/"+v[1])
+	}
+	if dl := filepath.Join(modcache, "cache", "download"); filepath.IsAbs(modcache) {
+		if fi, err := os.Stat(dl); err == nil && fi.IsDir() {
+			switch proxy {
+			case "":
+				proxy = "https://proxy.golang.org,direct"
+			case "off":
+				proxy = ""
+			}
+			out = append(out, "GOPROXY="+strings.TrimSuffix("file://"+dl+","+proxy, ","))
+		} else if proxy != "" {
+			out = append(out, "GOPROXY="+proxy)
+		}
 	}
 	return out
 }
@@ -209,7 +250,7 @@ func box(spec string) int {
 //  2. /var/run, /tmp, /var/tmp, $TMPDIR and s.Hide are covered (an empty tmpfs, an empty file);
 //  3. the scratch goes to ScratchDir, the checkout back to its own path (so nothing of the path
 //     names what the cover hid: other runs, this run's other worktree);
-//  4. what s.Hide names inside the checkout is covered, its .git bound read-only on itself;
+//  4. what s.Hide names inside the checkout is covered, its .git and .github bound on themselves;
 //  5. the box's /proc is mounted, then every mount made read-only but the checkout and the
 //     scratch; /dev/shm is a fresh tmpfs, gone with the box.
 func setup(s *Spec) error {
@@ -281,10 +322,13 @@ func setup(s *Spec) error {
 			return err
 		}
 	}
-	// .git (a directory, or a worktree's file naming the repository's) read-only: no hooks.
-	if git := filepath.Join(root, ".git"); exists(git) {
-		if err := unix.Mount(git, git, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", git, err)
+	// .git (a directory, or a worktree's file naming the repository's) read-only: no hooks;
+	// .github too: a later step of the job may run a local action from the checkout.
+	for _, name := range readOnlyInCheckout {
+		if p := filepath.Join(root, name); exists(p) {
+			if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				return fmt.Errorf("bind %s: %w", p, err)
+			}
 		}
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
@@ -329,19 +373,23 @@ func cover(p string) error {
 }
 
 // readOnly remounts every mount read-only but keep's, keeping the flags the kernel locked.
+// Mounts under /proc are the box's own proc's (the host's are shadowed). A mount point now
+// shadowed by a cover is out of reach: gone (ENOENT), or no mount point any more (EINVAL),
+// then on a mount that must itself be read-only by the end, unless it is a kept one.
 func readOnly(keep map[string]bool) error {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return fmt.Errorf("read-only: %w", err)
 	}
 	seen := map[string]bool{}
+	var shadowed []string
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 5 {
 			continue
 		}
 		mp := unescape(f[4])
-		if seen[mp] || keep[mp] {
+		if seen[mp] || keep[mp] || strings.HasPrefix(mp, "/proc/") {
 			continue
 		}
 		seen[mp] = true
@@ -360,8 +408,25 @@ func readOnly(keep map[string]bool) error {
 				flags |= uintptr(m[1])
 			}
 		}
-		if err := unix.Mount("", mp, "", flags, ""); err != nil {
+		err := unix.Mount("", mp, "", flags, "")
+		switch {
+		case errors.Is(err, unix.EINVAL):
+			shadowed = append(shadowed, mp)
+		case err != nil:
 			return fmt.Errorf("make %s read-only: %w", mp, err)
+		}
+	}
+	for _, mp := range shadowed {
+		var st unix.Statfs_t
+		if err := unix.Statfs(mp, &st); err != nil || st.Flags&unix.ST_RDONLY != 0 {
+			continue
+		}
+		kept := false
+		for k := range keep {
+			kept = kept || strings.HasPrefix(mp, k+"/")
+		}
+		if !kept {
+			return fmt.Errorf("make %s read-only: %w", mp, unix.EINVAL)
 		}
 	}
 	return nil

@@ -234,7 +234,7 @@ echo built > artifact || echo LEAK:checkout-not-writable`, dist))
 }
 
 // Attack (issue 46): head's prepare plants a git hook, run by a later git command of the job
-// with the token. Head's checkout is the repository itself (its .git a directory); base's is a
+// with the token, or rewrites a local action (.github/actions) a later step runs. Head's checkout is the repository itself (its .git a directory); base's is a
 // worktree (its .git a file naming the repository's .git/worktrees/<name>; hooks live in the
 // repository's .git/hooks). Both are read-only in the box.
 func TestRegression_PrepareWritesGitHooks(t *testing.T) {
@@ -253,10 +253,14 @@ func TestRegression_PrepareWritesGitHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{repo, wt} {
+		if err := os.MkdirAll(filepath.Join(dir, ".github"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		checked(t, dir, fmt.Sprintf(`
 printf '#!/bin/sh\\necho owned\\n' > %[1]s/.git/hooks/post-checkout 2>/dev/null && echo LEAK:hook
 printf '#!/bin/sh\\n' > .git/hooks/pre-commit 2>/dev/null && echo LEAK:relative-hook
 [ -f .git ] && { echo "gitdir: /elsewhere" > .git 2>/dev/null && echo LEAK:gitfile; }
+mkdir -p .github/actions/notify 2>/dev/null && echo LEAK:local-action
 echo built > artifact || echo LEAK:checkout-not-writable`, repo))
 	}
 	absent(t, filepath.Join(repo, ".git", "hooks", "post-checkout"))
@@ -310,4 +314,59 @@ echo "home=$HOME"`, mark))
 	if len(left) > 0 {
 		t.Errorf("the scratch outlived the box: %v", left)
 	}
+}
+
+// Go's caches are the scratch's (a read-only cache would fail the build, a shared one could be
+// poisoned for the other side); the runner's module cache is read through GOPROXY=file://.
+func TestPrepareGoCachesInTheScratch(t *testing.T) {
+	home := outside(t)
+	dl := filepath.Join(home, "go", "pkg", "mod", "cache", "download")
+	if err := os.MkdirAll(dl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := checked(t, t.TempDir(), `
+echo "vars=$GOCACHE|$GOMODCACHE|$GOPATH"
+echo "proxy=$GOPROXY"
+command -v go >/dev/null && echo "go=$(go env GOCACHE)|$(go env GOMODCACHE)"`,
+		"HOME="+home, "GOCACHE="+filepath.Join(home, ".cache", "go-build"), "GOPATH="+filepath.Join(home, "go"), "GOPROXY=https://proxy.example,direct")
+	if !strings.Contains(out, "vars=||\n") {
+		t.Errorf("Go's cache variables reach the box:\n%s", out)
+	}
+	if !strings.Contains(out, "proxy=file://"+dl+",https://proxy.example,direct\n") {
+		t.Errorf("GOPROXY does not read the runner's module cache first:\n%s", out)
+	}
+	if strings.Contains(out, "go=") && !strings.Contains(out, "go="+sandbox.ScratchDir+"/cache/go-build|"+sandbox.ScratchDir+"/home/go/pkg/mod\n") {
+		t.Errorf("go puts its caches outside the scratch:\n%s", out)
+	}
+}
+
+// A host mount the box's covers shadow (as a runner's tmpfs under $TMPDIR, or systemd's
+// binfmt_misc under /proc) does not stop the box: out of reach, it needs no remount.
+func TestBoxWithAMountUnderTheTemporaryDirectory(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("mounting a host tmpfs needs root")
+	}
+	if _, err := run(t, t.Context(), t.TempDir(), "true"); err != nil { // skips where no box at all
+		t.Fatal(err)
+	}
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("mount: %v: %s", err, b)
+	}
+	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+	ck := filepath.Join(mnt, "checkout")
+	if err := os.Mkdir(ck, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := sandbox.Run(t.Context(), sandbox.Spec{Argv: []string{"sh", "-c", `echo built > artifact || echo LEAK:checkout-not-writable
+echo x > ../planted 2>/dev/null && echo LEAK:beside-the-checkout
+true`}, Dir: ck, Env: []string{"PATH=" + os.Getenv("PATH")}}, &out)
+	if err != nil || strings.Contains(out.String(), "LEAK") {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	absent(t, filepath.Join(mnt, "planted"))
 }
