@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -87,6 +88,7 @@ func Run(ctx context.Context, s Spec, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	out = &lockedWriter{w: out} // the command's stdout and stderr are copied by two goroutines
 	tail := &lastLine{w: out}
 	cmd := exec.CommandContext(ctx, exe, marker, string(spec))
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = s.Dir, s.Env, out, tail
@@ -180,6 +182,17 @@ func removeAll(dir string) {
 
 // exitNoBox is the box's exit status when it could not set itself up.
 const exitNoBox = 125
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
 
 type lastLine struct {
 	w    io.Writer
