@@ -67,7 +67,7 @@ type Options struct {
 	ReadyTimeout time.Duration // how long start + health may take; default DefaultReadyTimeout
 	Log          io.Writer     // progress lines (build output, lifecycle); nil: discarded
 	Allow        []string      // scenario.HostKeys the (base) scenario's stack.allow accepts
-	Secrets      []string      // values scrubbed from saved logs (the scenario's ${ENV} values)
+	Secrets      []string      // values scrubbed from saved logs (the scenario's ${ENV} values; Up adds the job's secrets)
 }
 
 // Stack is a running throwaway project. Down is idempotent once it succeeded.
@@ -204,6 +204,7 @@ func loaded(ctx context.Context, opt Options) (*Stack, error) {
 	if opt.ReadyTimeout <= 0 {
 		opt.ReadyTimeout = DefaultReadyTimeout
 	}
+	opt.Secrets = upSecrets(opt.Secrets)
 	logw := opt.Log
 	if logw == nil {
 		logw = io.Discard

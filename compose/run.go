@@ -21,9 +21,11 @@ type Spec struct {
 	Files  []string // compose files
 	Target string   // the target service:port
 	// Prepare is stack.prepare's argv, run in PrepareDir with PrepareEnv as its
-	// whole environment; boxed (internal/sandbox) when PrepareBoxed, hiding PrepareHide.
+	// whole environment; boxed (internal/sandbox) when PrepareBoxed, hiding PrepareHide,
+	// where only PrepareRoot (the side's checkout, "" for PrepareDir) is writable.
 	Prepare      []string
 	PrepareDir   string
+	PrepareRoot  string
 	PrepareEnv   []string
 	PrepareBoxed bool
 	PrepareHide  []string
@@ -119,7 +121,7 @@ func prepare(ctx context.Context, sp Spec, log io.Writer) error {
 	}
 	var err error
 	if sp.PrepareBoxed {
-		err = sandbox.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Env: env, Hide: sp.PrepareHide}, log)
+		err = sandbox.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Root: sp.PrepareRoot, Env: env, Hide: sp.PrepareHide}, log)
 		if errors.Is(err, sandbox.ErrUnavailable) {
 			return fmt.Errorf("%w: %w", ErrNoBox, err)
 		}

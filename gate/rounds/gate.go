@@ -22,6 +22,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 // ErrFaultsRefused: paused, alternating stacks cannot compare recovery
@@ -127,6 +128,7 @@ type StackSpec struct {
 	// PrepareHide is what prepare must not see: the other checkout, the
 	// results, the git config (a checkout token), temp and Docker config.
 	PrepareHide []string
+	PrepareRoot string             // the side's checkout: prepare writes there and in its scratch only
 	Out         string             // OUT/<side>: the services' logs go here at teardown
 	Scenario    *scenario.Scenario // the protected side's; counters and stubs resolve once up
 	Secrets     []string           // the scenario's ${ENV} values, scrubbed from saved logs
@@ -444,7 +446,7 @@ func (g *gate) spec(s *Side) StackSpec {
 	}
 	if g.sc.Stack != nil && len(g.sc.Stack.Prepare) > 0 {
 		sp.Prepare, sp.PrepareDir = g.sc.Stack.Prepare, inSide(s, g.from.Root, g.sc.Stack.Dir)
-		sp.PrepareHide = g.prepareHide(s)
+		sp.PrepareHide, sp.PrepareRoot = g.prepareHide(s), s.Root
 	}
 	return sp
 }
@@ -725,7 +727,11 @@ func (p *prepared) duet() bool { return p.rd.Mode == result.RoundDuet }
 // prepare does everything before a round's load, so a duet can start both at once.
 func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared, error) {
 	p := &prepared{s: s, rd: rd, dir: filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", rd.Number))}
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(p.dir); err != nil { // no symlink below the results directory
+		var se *outfile.SymlinkError
+		if errors.As(err, &se) {
+			return nil, Usage(err) // the change planted it: refused, exit 2
+		}
 		return nil, Unusable(err)
 	}
 	if !p.duet() {
