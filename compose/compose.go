@@ -57,6 +57,7 @@ var ErrTargetRefused = errors.New("target refused")
 type Options struct {
 	Files        []string      // compose files, in override order; relative paths are relative to ProjectDir when set, else to the current directory
 	ProjectDir   string        // the project directory (relative paths, .env); default: the first file's directory
+	Root         string        // the side's checkout: binds, build contexts and env files stay inside; default: the git checkout holding ProjectDir, else ProjectDir
 	RunID        string        // default: random
 	Side         string        // e.g. "base" / "head"; may be empty
 	StackCPUs    pin.Set       // cpuset for every service; empty: no pinning (pinned=false)
@@ -65,8 +66,8 @@ type Options struct {
 	OutDir       string        // logs go to OutDir/logs/<service>.log at Down; empty: logs are not saved
 	ReadyTimeout time.Duration // how long start + health may take; default DefaultReadyTimeout
 	Log          io.Writer     // progress lines (build output, lifecycle); nil: discarded
-	Allow        []string      // scenario.HostKeys the scenario's stack.allow accepts
-	Secrets      []string      // values scrubbed from saved logs (the scenario's ${ENV} values)
+	Allow        []string      // scenario.HostKeys the (base) scenario's stack.allow accepts
+	Secrets      []string      // values scrubbed from saved logs (the scenario's ${ENV} values; Up adds the job's secrets)
 }
 
 // Stack is a running throwaway project. Down is idempotent once it succeeded.
@@ -163,19 +164,53 @@ func Available(ctx context.Context) error {
 
 // Up brings the project up, waits until every service is healthy or running and
 // reads the pinning back. After a failure that touched the engine it tears it down.
+// A compose file refused (allow-list, bounds) is a *RefusedError: nothing was built.
 func Up(ctx context.Context, opt Options) (*Stack, error) {
+	s, err := loaded(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.preflightPinning(ctx); err != nil {
+		return nil, err
+	}
+	register(s.name)
+	if err := s.up(ctx); err != nil {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downTimeout)
+		defer cancel()
+		if derr := s.Down(dctx); derr != nil {
+			err = fmt.Errorf("%w (and teardown failed: %v)", err, derr)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// Check loads and checks the compose files as Up does, without an engine: the
+// overrides loadgate would make, or a *RefusedError naming what it refuses.
+func Check(ctx context.Context, opt Options) ([]result.Override, error) {
+	s, err := loaded(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer s.api.Close()
+	return s.Overrides(), nil
+}
+
+// loaded is a Stack with its project loaded and checked, nothing on the engine.
+func loaded(ctx context.Context, opt Options) (*Stack, error) {
 	if opt.RunID == "" {
 		opt.RunID = NewRunID()
 	}
 	if opt.ReadyTimeout <= 0 {
 		opt.ReadyTimeout = DefaultReadyTimeout
 	}
+	opt.Secrets = upSecrets(opt.Secrets)
 	logw := opt.Log
 	if logw == nil {
 		logw = io.Discard
 	}
 	if err := opt.absPaths(); err != nil {
-		return nil, err
+		return nil, &RefusedError{Err: err}
 	}
 	cliOut := &heldWriter{to: logw}
 	cli, err := newCLI(cliOut)
@@ -199,18 +234,7 @@ func Up(ctx context.Context, opt Options) (*Stack, error) {
 		return nil, err
 	}
 	if err := s.load(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.preflightPinning(ctx); err != nil {
-		return nil, err
-	}
-	register(s.name)
-	if err := s.up(ctx); err != nil {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downTimeout)
-		defer cancel()
-		if derr := s.Down(dctx); derr != nil {
-			err = fmt.Errorf("%w (and teardown failed: %v)", err, derr)
-		}
+		s.api.Close()
 		return nil, err
 	}
 	return s, nil
@@ -241,7 +265,27 @@ func (opt *Options) absPaths() error {
 		return err
 	}
 	opt.ProjectDir = dir
+	if opt.Root == "" {
+		opt.Root = checkoutOf(dir)
+	}
+	if opt.Root, err = filepath.Abs(opt.Root); err != nil {
+		return err
+	}
 	return nil
+}
+
+// checkoutOf is the nearest directory at or above dir that holds .git, else dir.
+func checkoutOf(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
 }
 
 func (s *Stack) up(ctx context.Context) error {

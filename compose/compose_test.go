@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/loadgate/loadgate/compose"
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/internal/enginetest"
 	"github.com/loadgate/loadgate/internal/testtier"
 )
@@ -217,6 +219,9 @@ func TestStackLifecycle(t *testing.T) {
 		if ins.HostConfig.CpusetCpus != cpus.String() {
 			t.Errorf("%s: cpuset %q, want %q", ct.Names, ins.HostConfig.CpusetCpus, cpus)
 		}
+		if ins.HostConfig.CPUShares != 0 { // the file's 262144 removed: Docker's default for both sides
+			t.Errorf("%s: cpu_shares %d reached the engine", ct.Names, ins.HostConfig.CPUShares)
+		}
 		if ins.Config.Labels[compose.LabelProject] != s.Name() {
 			t.Errorf("%s: labels %v", ct.Names, ins.Config.Labels)
 		}
@@ -240,6 +245,11 @@ func TestStackLifecycle(t *testing.T) {
 		t.Errorf("Topology() = %q, %v, %q, %v", gotCPUs, pinned, reason, overridden)
 	}
 	t.Logf("overrides: %v", s.Overrides())
+	if !slices.ContainsFunc(s.Overrides(), func(o result.Override) bool {
+		return o.Service == "web" && o.Kind == result.OverrideResource && o.From == "cpu_shares=262144"
+	}) {
+		t.Errorf("the overrides do not name web's cpu_shares: %v", s.Overrides())
+	}
 
 	// Target: the container IP on the project network answers from the host.
 	addr, path, err := s.Target(context.Background(), "web:8080")

@@ -4,98 +4,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/compose-spec/compose-go/v2/types"
 	"gopkg.in/yaml.v3"
 )
 
 // safeCaps may be added without stack.allow: Docker grants them by default anyway.
 var safeCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "NET_BIND_SERVICE"}
 
-// hostReach lists what a service does that reaches the host, by scenario.HostKeys.
-func hostReach(sc types.ServiceConfig, dir string) map[string]string {
-	out := map[string]string{}
-	if sc.Privileged {
-		out["privileged"] = "true"
-	}
-	if sc.Pid == "host" {
-		out["pid"] = sc.Pid
-	}
-	if sc.Ipc == "host" {
-		out["ipc"] = sc.Ipc
-	}
-	if sc.UserNSMode == "host" {
-		out["userns_mode"] = sc.UserNSMode
-	}
-	if strings.HasPrefix(sc.NetworkMode, "container:") {
-		out["network_mode"] = sc.NetworkMode
-	}
-	for _, c := range sc.CapAdd {
-		if !slices.Contains(safeCaps, strings.TrimPrefix(strings.ToUpper(c), "CAP_")) {
-			out["cap_add"] = c
-		}
-	}
-	if len(sc.Devices) > 0 {
-		out["devices"] = sc.Devices[0].Source
-	}
-	for _, o := range sc.SecurityOpt {
-		if strings.Contains(o, "unconfined") {
-			out["security_opt"] = o
-		}
-	}
-	for _, v := range sc.Volumes {
-		if v.Type != types.VolumeTypeBind {
-			continue
-		}
-		if strings.HasSuffix(v.Source, "docker.sock") {
-			out["docker_socket"] = v.Source
-		} else if !inside(dir, v.Source) {
-			out["bind"] = v.Source
-		}
-	}
-	return out
-}
-
-func inside(dir, p string) bool {
-	if d, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = d
-	}
-	if q, err := filepath.EvalSymlinks(p); err == nil {
-		p = q
-	}
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && filepath.IsLocal(rel)
-}
-
-// refuseHostReach refuses p's settings that reach the host and allow does not
-// name, each with the file and line that sets it.
-func refuseHostReach(p *types.Project, files []string, allow []string) []string {
-	var bad []string
-	for name, sc := range p.Services {
-		for key, val := range hostReach(sc, p.WorkingDir) {
-			if slices.Contains(allow, key) {
-				continue
-			}
-			yamlKey := key
-			switch key {
-			case "bind", "docker_socket":
-				yamlKey = "volumes"
-			}
-			bad = append(bad, fmt.Sprintf("%sservices.%s.%s (%s) reaches the host: name %q in the scenario's stack.allow to accept it", where(files, "services", name, yamlKey), name, yamlKey, val, key))
-		}
-	}
-	for name, n := range p.Networks {
-		if (n.Driver == "macvlan" || n.Driver == "ipvlan") && !slices.Contains(allow, "network_driver") {
-			bad = append(bad, fmt.Sprintf("%snetworks.%s.driver (%s) puts the stack on the host's network: name %q in the scenario's stack.allow to accept it", where(files, "networks", name, "driver"), name, n.Driver, "network_driver"))
-		}
-	}
-	return bad
-}
-
+// where is "file:line: " of the key at path in the last of files that sets
+// it (following YAML merge keys), or "".
 func where(files []string, path ...string) string {
-	found := ""
+	found, foundDepth := "", 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -105,12 +24,18 @@ func where(files []string, path ...string) string {
 		if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
 			continue
 		}
-		var key *yaml.Node
-		for n := doc.Content[0]; n != nil && len(path) > 0; path = path[1:] {
-			key, n = child(n, path[0])
+		// The deepest key of path the file sets: a scalar (build: .) stands for its keys.
+		var last *yaml.Node
+		n := doc.Content[0]
+		for _, k := range path {
+			key, v := child(n, k)
+			if key == nil {
+				break
+			}
+			last, n = key, v
 		}
-		if key != nil && len(path) == 0 {
-			found = fmt.Sprintf("%s:%d: ", filepath.Base(f), key.Line)
+		if d := depth(doc.Content[0], path); last != nil && (d >= 2 || d == len(path)) && d >= foundDepth {
+			found, foundDepth = fmt.Sprintf("%s:%d: ", filepath.Base(f), last.Line), d
 		}
 	}
 	return found
@@ -125,5 +50,37 @@ func child(m *yaml.Node, key string) (k, v *yaml.Node) {
 			return m.Content[i], m.Content[i+1]
 		}
 	}
+	// A merge key (<<: *anchor, or a list of them) brings its mapping's keys.
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != "<<" {
+			continue
+		}
+		v := m.Content[i+1]
+		srcs := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			srcs = v.Content
+		}
+		for _, src := range srcs {
+			if src.Kind == yaml.AliasNode {
+				src = src.Alias
+			}
+			if k, val := child(src, key); k != nil {
+				return k, val
+			}
+		}
+	}
 	return nil, nil
+}
+
+// depth is how many keys of path m sets, in order.
+func depth(m *yaml.Node, path []string) int {
+	d := 0
+	for _, k := range path {
+		key, v := child(m, k)
+		if key == nil {
+			break
+		}
+		d, m = d+1, v
+	}
+	return d
 }

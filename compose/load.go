@@ -4,26 +4,29 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
+	"time"
 
+	"github.com/compose-spec/compose-go/v2/cli"
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docker/compose/v5/pkg/api"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"gopkg.in/yaml.v3"
 
 	"github.com/loadgate/loadgate/gate/pin"
 	"github.com/loadgate/loadgate/gate/result"
 )
 
-// load reads the compose files, then applies loadgate's rules: labels everywhere,
-// the stack cpuset on every service, ephemeral host ports, no container names.
+// load reads the compose files (bounded: boundFiles), then applies loadgate's
+// rules (guardProject): the allow-list, labels everywhere, the stack cpuset and
+// loadgate's resources on every service, ephemeral host ports. What it refuses
+// is a *RefusedError, before anything is built.
 func (s *Stack) load(ctx context.Context) error {
-	p, err := s.loadProject(ctx)
+	p, docs, err := s.loadProject(ctx)
 	if err != nil {
 		return err
 	}
@@ -33,86 +36,79 @@ func (s *Stack) load(ctx context.Context) error {
 		LabelSide:    s.opt.Side,
 		LabelOwner:   owner(),
 	}
-	cpus := s.stackCPUs.String()
-	var (
-		mu        sync.Mutex
-		overrides []result.Override
-		refused   []string
-	)
-	// WithServicesTransform runs fn concurrently, one goroutine per service.
-	p, err = p.WithServicesTransform(func(name string, sc types.ServiceConfig) (types.ServiceConfig, error) {
-		sc, notes, bad := applyServiceRules(name, sc, labels, cpus)
-		mu.Lock()
-		overrides = append(overrides, notes...)
-		refused = append(refused, bad...)
-		mu.Unlock()
-		return sc, nil
-	})
-	if err != nil {
-		return fmt.Errorf("compose: %w", err)
+	p, overrides, refused := guardProject(p, s.opt.Root, s.opt.Files, s.opt.Allow, s.stackCPUs.String(), labels)
+	if !slices.Contains(s.opt.Allow, "environment") {
+		for _, b := range bareVars(docs) {
+			refused = append(refused, b+": "+bareWhy+": "+allowHint("environment"))
+		}
+		slices.Sort(refused)
 	}
-	refused = append(refused, refuseHostReach(p, s.opt.Files, s.opt.Allow)...)
 	if len(refused) > 0 {
-		sort.Strings(refused)
-		return fmt.Errorf("compose: %s: refused: %s", strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), strings.Join(refused, "; "))
+		return &RefusedError{Files: strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), Reasons: refused}
 	}
+	// Bare variables were refused above: env files resolve without loadgate's environment.
+	env := p.Environment
+	p.Environment = types.Mapping{}
+	if p, err = p.WithServicesEnvironmentResolved(true); err != nil {
+		return &RefusedError{Err: fmt.Errorf("compose: %w", err)}
+	}
+	p.Environment = env
 	labelResources(p, labels)
 	s.recordOverrides(overrides)
 	s.project = p
 	return nil
 }
 
-func (s *Stack) loadProject(ctx context.Context) (*types.Project, error) {
-	for _, f := range s.opt.Files {
-		if _, err := os.Stat(f); err != nil {
-			return nil, fmt.Errorf("compose: %w", err)
-		}
-	}
-	p, err := s.svc.LoadProject(ctx, api.ProjectLoadOptions{
-		ProjectName: s.name,
-		ConfigPaths: s.opt.Files,
-		WorkingDir:  s.opt.ProjectDir,
-		EnvFiles:    s.opt.EnvFiles,
-		Profiles:    s.opt.Profiles,
-		Offline:     true, // no git/OCI remote includes: nothing leaves this machine
-	})
-	if err != nil {
-		return nil, fmt.Errorf("compose: load %s: %w", strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), err)
-	}
-	if len(p.Services) == 0 {
-		return nil, fmt.Errorf("compose: %s: no service enabled (profiles: %v)", strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", "), s.opt.Profiles)
-	}
-	return p, nil
-}
+// loadTimeout bounds compose-go's load of files boundFiles accepted.
+const loadTimeout = 20 * time.Second
 
-// applyServiceRules applies the rules to one service; it returns the overrides
-// made and the settings it refuses.
-func applyServiceRules(name string, sc types.ServiceConfig, labels map[string]string, cpus string) (types.ServiceConfig, []result.Override, []string) {
-	var notes []result.Override
-	var bad []string
-	if sc.ContainerName != "" {
-		bad = append(bad, fmt.Sprintf("services.%s.container_name (%q): a fixed container name collides between runs and sides of a throwaway stack", name, sc.ContainerName))
+// bareWhy is why a variable without a value is refused.
+const bareWhy = "a variable without a value passes loadgate's own environment (the job's) through: write VAR=value"
+
+// loadProject loads the files, bounded, and returns the parsed YAML of each
+// file read (includes and extends too).
+func (s *Stack) loadProject(ctx context.Context) (*types.Project, map[string]*yaml.Node, error) {
+	files := strings.Join(rel(s.opt.ProjectDir, s.opt.Files), ", ")
+	docs, err := boundFiles(s.opt.Files, s.opt.Root)
+	if err != nil {
+		return nil, nil, &RefusedError{Err: fmt.Errorf("compose: %w", err)}
 	}
-	if strings.HasPrefix(sc.NetworkMode, "host") {
-		bad = append(bad, fmt.Sprintf("services.%s.network_mode (%q): host networking shares the host's ports between sides and cannot be reached on a project network", name, sc.NetworkMode))
+	type loaded struct {
+		p   *types.Project
+		err error
 	}
-	sc.Labels = withLabels(sc.Labels, labels)
-	if sc.Build != nil {
-		sc.Build.Labels = withLabels(sc.Build.Labels, labels)
-	}
-	if cpus != "" {
-		if sc.CPUSet != "" && sc.CPUSet != cpus {
-			notes = append(notes, result.Override{Service: name, Kind: result.OverrideCPUSet, From: sc.CPUSet, To: cpus})
+	ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	defer cancel()
+	done := make(chan loaded, 1)
+	go func() {
+		p, err := s.svc.LoadProject(ctx, api.ProjectLoadOptions{
+			ProjectName: s.name,
+			ConfigPaths: s.opt.Files,
+			WorkingDir:  s.opt.ProjectDir,
+			EnvFiles:    s.opt.EnvFiles,
+			Profiles:    s.opt.Profiles,
+			Offline:     true, // no git/OCI remote includes: nothing leaves this machine
+			// guardProject refuses bare variables first: they would pass this process's environment.
+			ProjectOptionsFns: []cli.ProjectOptionsFn{cli.WithoutEnvironmentResolution},
+		})
+		done <- loaded{p, err}
+	}()
+	var l loaded
+	select {
+	case l = <-done:
+	case <-ctx.Done():
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, nil, &RefusedError{Err: fmt.Errorf("compose: load %s: took longer than %s: simplify the file", files, loadTimeout)}
 		}
-		sc.CPUSet = cpus
+		return nil, nil, fmt.Errorf("compose: load %s: %w", files, ctx.Err())
 	}
-	for i, port := range sc.Ports {
-		if port.Published != "" {
-			notes = append(notes, result.Override{Service: name, Kind: result.OverrideHostPort, From: port.Published, Target: port.Target, Protocol: protocol(port.Protocol)})
-			sc.Ports[i].Published = ""
-		}
+	if l.err != nil {
+		return nil, nil, &RefusedError{Err: fmt.Errorf("compose: load %s: %w", files, l.err)}
 	}
-	return sc, notes, bad
+	if len(l.p.Services) == 0 {
+		return nil, nil, &RefusedError{Err: fmt.Errorf("compose: %s: no service enabled (profiles: %v)", files, s.opt.Profiles)}
+	}
+	return l.p, docs, nil
 }
 
 func labelResources(p *types.Project, labels map[string]string) {

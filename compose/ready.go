@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 const logTail = 50
@@ -289,7 +290,7 @@ func (s *Stack) saveLogs(ctx context.Context) error {
 		return err
 	}
 	dir := filepath.Join(s.opt.OutDir, "logs")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(dir); err != nil { // no symlink below the results directory
 		return fmt.Errorf("compose: save logs: %w", err)
 	}
 	byService := map[string][]ctr{}
@@ -298,7 +299,7 @@ func (s *Stack) saveLogs(ctx context.Context) error {
 	}
 	var errs []error
 	for svc, list := range byService {
-		f, err := os.Create(filepath.Join(dir, svc+".log"))
+		f, err := outfile.Create(filepath.Join(dir, svc+".log"))
 		if err != nil {
 			errs = append(errs, err)
 			continue

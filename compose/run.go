@@ -21,9 +21,11 @@ type Spec struct {
 	Files  []string // compose files
 	Target string   // the target service:port
 	// Prepare is stack.prepare's argv, run in PrepareDir with PrepareEnv as its
-	// whole environment; boxed (internal/sandbox) when PrepareBoxed, hiding PrepareHide.
+	// whole environment; boxed (internal/sandbox) when PrepareBoxed, hiding PrepareHide,
+	// where only PrepareRoot (the side's checkout, "" for PrepareDir) is writable.
 	Prepare      []string
 	PrepareDir   string
+	PrepareRoot  string
 	PrepareEnv   []string
 	PrepareBoxed bool
 	PrepareHide  []string
@@ -33,7 +35,8 @@ type Spec struct {
 	Plan         pin.Plan      // the stack's and the generator's cpus (pin.NewPlan, once per process)
 	ReadyTimeout time.Duration // how long the stack may take to be healthy
 	Log          io.Writer     // progress and warnings
-	Allow        []string      // scenario.HostKeys accepted (the scenario's stack.allow)
+	Root         string        // the side's checkout (Options.Root); "" for the checkout holding the first file
+	Allow        []string      // scenario.HostKeys accepted (the scenario's stack.allow; in a gate, base's)
 	Secrets      []string      // values scrubbed from the saved logs
 }
 
@@ -70,6 +73,16 @@ func Start(ctx context.Context, sp Spec) (*Run, error) {
 			return nil, &PrepareError{Err: err}
 		}
 	}
+	opt := Options{
+		Files: sp.Files, Root: sp.Root, RunID: sp.RunID, Side: sp.Side, StackCPUs: sp.Plan.Stack, OutDir: sp.OutDir,
+		ReadyTimeout: sp.ReadyTimeout, Log: log, Allow: sp.Allow, Secrets: sp.Secrets,
+	}
+	// Refused before the engine is asked anything: a refusal is the file's, whatever the engine.
+	chk := opt
+	chk.Log = nil // Up logs the overrides
+	if _, err := Check(ctx, chk); err != nil {
+		return nil, err
+	}
 	if err := Available(ctx); err != nil {
 		return nil, fmt.Errorf("no Docker engine: %w", err)
 	}
@@ -82,11 +95,11 @@ func Start(ctx context.Context, sp Spec) (*Run, error) {
 		fmt.Fprintf(log, "loadgate: warning: the generator could not be pinned to %s: %v\n", sp.Plan.Load, err)
 	}
 	t0 := time.Now()
-	st, err := Up(ctx, Options{
-		Files: sp.Files, RunID: sp.RunID, Side: sp.Side, StackCPUs: sp.Plan.Stack, OutDir: sp.OutDir,
-		ReadyTimeout: sp.ReadyTimeout, Log: log, Allow: sp.Allow, Secrets: sp.Secrets,
-	})
+	st, err := Up(ctx, opt)
 	if err != nil {
+		if IsRefused(err) {
+			return nil, err // nothing was built
+		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("interrupted while the stack came up (torn down): %w", err)
 		}
@@ -108,7 +121,7 @@ func prepare(ctx context.Context, sp Spec, log io.Writer) error {
 	}
 	var err error
 	if sp.PrepareBoxed {
-		err = sandbox.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Env: env, Hide: sp.PrepareHide}, log)
+		err = sandbox.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Root: sp.PrepareRoot, Env: env, Hide: sp.PrepareHide}, log)
 		if errors.Is(err, sandbox.ErrUnavailable) {
 			return fmt.Errorf("%w: %w", ErrNoBox, err)
 		}
@@ -174,6 +187,12 @@ func (r *Run) Topology() result.Topology {
 	t.Pinned, t.PinnedReason = r.Plan.Topology(pinned, reason)
 	if pinned && overridden {
 		t.Overrides = r.Stack.Overrides() // the pinned stack's cpuset is not the file's: say what changed
+	} else {
+		for _, o := range r.Stack.Overrides() {
+			if o.Kind == result.OverrideResource { // resources are loadgate's: always said
+				t.Overrides = append(t.Overrides, o)
+			}
+		}
 	}
 	return t
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/action"
@@ -33,11 +34,21 @@ func orUnusable(err error) error {
 
 func unusable(err error) error { return rounds.Unusable(err) }
 
-var version = "dev"
+// version is set by the release build (-ldflags -X main.version=...); a
+// `go install ...@vX.Y.Z` build reports its module version instead of "dev".
+var version = moduleVersion("dev")
+
+// moduleVersion is the main module's version from the build info, or def.
+func moduleVersion(def string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return def
+}
 
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
 	"run": runCmd, "report": reportCmd, "up": upCmd, "down": downCmd, "gate": gateCmd, "compare": compareCmd,
-	"calibrate": calibrateCmd, "baseline": baselineCmd, "comment": commentCmd, "sweep": sweepCmd, "soak": soakCmd, "stub": stubCmd, "history": historyCmd, "merge": mergeCmd,
+	"calibrate": calibrateCmd, "baseline": baselineCmd, "comment": commentCmd, "sweep": sweepCmd, "soak": soakCmd, "stub": stubCmd, "history": historyCmd, "merge": mergeCmd, "check": checkCmd,
 }
 
 // run is the whole program but for the process: args without the program name.
@@ -65,14 +76,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // parseFlags parses flags before or after positional arguments; -h prints help (errHelp).
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
+	help := func() { fs.PrintDefaults() }
 	if b, err := helpFiles.ReadFile("help/" + strings.Fields(fs.Name())[0] + ".txt"); err == nil {
-		fs.Usage = func() { cliflag.PrintHelp(stderr, string(b), fs) }
+		help = func() { cliflag.PrintHelp(stderr, string(b), fs) }
 	}
-	if err := cliflag.Parse(fs, args); err != nil {
+	// flag prints its error and calls Usage on every failure: one line of ours instead, help only for -h.
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := cliflag.Parse(fs, args)
+	fs.SetOutput(stderr)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			help()
 			return errHelp
 		}
-		return shown(rounds.Usage(err))
+		return rounds.Usagef("%s: %s (see loadgate %s -h)", fs.Name(), cliflag.Dashes(err), fs.Name())
 	}
 	if fs.NArg() > 0 && fs.Name() != "report" && fs.Name() != "merge" {
 		return &unexpectedArgError{rounds.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}

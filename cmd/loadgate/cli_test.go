@@ -41,3 +41,26 @@ func TestHelpLeadsWithUsageAndExamples(t *testing.T) {
 		t.Errorf("gate -h order: usage %d, examples %d, flags %d, prose %d\n%.600s", usage, examples, flags, prose, out)
 	}
 }
+
+// Regression: `loadgate gate --tolerance 150` printed its one good line,
+// then 126 lines of help that buried it.
+func TestBadFlagPrintsOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gate", "--tolerance", "150"}, `loadgate: gate: invalid value "150" for flag --tolerance: `},
+		{[]string{"run", "--no-such-flag"}, "loadgate: run: flag provided but not defined: --no-such-flag (see loadgate run -h)"},
+		{[]string{"baseline", "save", "--name"}, "loadgate: baseline save: flag needs an argument: --name (see loadgate baseline save -h)"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), c.args, &stdout, &stderr)
+		if got := exitCode(err, &stderr); got != 2 {
+			t.Errorf("%q: exit %d, want 2", c.args, got)
+		}
+		out := stderr.String()
+		if strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, c.want) || !strings.HasSuffix(out, " -h)\n") {
+			t.Errorf("%q: want one line starting %q, got:\n%s", c.args, c.want, out)
+		}
+	}
+}

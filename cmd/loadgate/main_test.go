@@ -57,7 +57,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"missing env", "name: x\nphases: [{name: sustain, rate: 1, duration: 1s}]\nworkloads: [{name: a, http: {path: /, headers: {X: '${LOADGATE_TEST_UNSET_VAR}'}}}]\n", nil, 2, "LOADGATE_TEST_UNSET_VAR is not set"},
 		{"bad scale", strings.Replace(okScenario, "%s", "5s", 1), []string{"--scale", "2"}, 2, "scale"},
 		{"unknown flag", strings.Replace(okScenario, "%s", "5s", 1), []string{"--nope"}, 2, "flag provided but not defined"},
-		{"bad load priority", strings.Replace(okScenario, "%s", "5s", 1), []string{"--load-priority", "fifo"}, 2, `invalid value "fifo" for flag -load-priority: "fifo": want auto, rt or normal`},
+		{"bad load priority", strings.Replace(okScenario, "%s", "5s", 1), []string{"--load-priority", "fifo"}, 2, `invalid value "fifo" for flag --load-priority: "fifo": want auto, rt or normal`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

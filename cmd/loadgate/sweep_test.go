@@ -67,7 +67,7 @@ func TestSweepRefusingTargetStopsOneStepAfter(t *testing.T) {
 	// rule; its manners are judged on fixed steps in gate/sweep).
 	first := sw.Steps[0]
 	want := sweep.HonestRefusal
-	if first.Generator != nil && first.StalledS <= sweep.OwnLatenessStall*first.DurationS {
+	if first.GeneratorExplains() && first.StalledS <= sweep.OwnLatenessStall*first.DurationS {
 		want = sweep.GeneratorLimit
 		t.Logf("the generator fell behind at step 1 (lateness p99 %.1f ms, %d late): this machine is loaded", first.Generator.LatenessP99MS, first.Late)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 // Publication is what a gate run publishes.
@@ -338,7 +339,8 @@ type Manifest struct {
 }
 
 func writeManifest(p Publication, ev Event, env *Env, out *Outcome) error {
-	if err := os.MkdirAll(p.ResultsDir, 0o755); err != nil {
+	// Through an os.Root: head may have committed a symlink where these files go.
+	if err := outfile.Results(p.ResultsDir); err != nil {
 		return fmt.Errorf("results-dir: %w", err)
 	}
 	rel := ""
@@ -353,7 +355,7 @@ func writeManifest(p Publication, ev Event, env *Env, out *Outcome) error {
 	}
 	if rel == "" {
 		rel = fallbackReport
-		if err := os.WriteFile(filepath.Join(p.ResultsDir, rel), []byte(p.Markdown), 0o644); err != nil {
+		if err := outfile.WriteFile(filepath.Join(p.ResultsDir, rel), []byte(p.Markdown)); err != nil {
 			return fmt.Errorf("results-dir: %w", err)
 		}
 	}
@@ -368,7 +370,7 @@ func writeManifest(p Publication, ev Event, env *Env, out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(p.ResultsDir, ManifestFile), append(b, '\n'), 0o644); err != nil {
+	if err := outfile.WriteFile(filepath.Join(p.ResultsDir, ManifestFile), append(b, '\n')); err != nil {
 		return fmt.Errorf("results-dir: %w", err)
 	}
 	return nil

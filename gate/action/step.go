@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -161,7 +160,7 @@ func publishUnusable(ctx context.Context, dir string, gr *rounds.Outcome, out st
 	if out == "" {
 		out = in.ResultsDir
 	}
-	_ = os.MkdirAll(out, 0o755)
+	_ = outfile.Results(out)
 	return out
 }
 

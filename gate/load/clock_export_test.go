@@ -59,3 +59,18 @@ func timerUntil(e *engine) func(ctx context.Context, due time.Duration) error {
 		return nil
 	}
 }
+
+// SetFakeClockWake is SetFakeClock with a dispatcher that wakes late(due)
+// after each due time: the generator's own lateness, made on purpose.
+func SetFakeClockWake(op FakeOperation, late func(due time.Duration) time.Duration) (restore func()) {
+	testClockSeam = func(e *engine) {
+		until := timerUntil(e)
+		e.until = func(ctx context.Context, due time.Duration) error {
+			return until(ctx, due+late(due))
+		}
+		for i := range e.ops {
+			e.ops[i] = fakeOp{op: op, now: e.clock, w: i}
+		}
+	}
+	return func() { testClockSeam = nil }
+}

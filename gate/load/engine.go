@@ -263,6 +263,7 @@ type engine struct {
 	reqCtx  context.Context
 	wg      sync.WaitGroup
 	done    time.Duration // due time of the last request dispatched
+	freeAt  time.Duration // when the dispatcher's last wait for a free worker ended (dispatcher only)
 	wait    *waiter
 	lazy    *lazyPoll                                          // lazy response reads (lazy.go); nil: off
 	until   func(ctx context.Context, due time.Duration) error // the dispatcher's wait: wait.until (a test's under testClockSeam)
@@ -282,6 +283,13 @@ type job struct {
 	seg, w int
 	k      int64 // the workload's sequence number, {n}
 	due    time.Duration
+	// from is when the request became the generator's to send: its due time,
+	// or the end of a wait for a free worker (every one busy with the target)
+	// that held it back; stalled: its own hand-off waited for one, which ends
+	// when the worker taking it became free. Lateness past from is the
+	// generator's own (recorder.sent); before it, the target's (latency).
+	from    time.Duration
+	stalled bool
 }
 
 type stopReason int
@@ -332,7 +340,7 @@ func (e *engine) dispatch(ctx context.Context) (stop stopReason) {
 			return stopInterrupted
 		}
 		w := e.mix.Next()
-		j := job{seg: seg, w: w, k: e.seq[w], due: due}
+		j := job{seg: seg, w: w, k: e.seq[w], due: due, from: max(due, e.freeAt)}
 		e.seq[w]++
 		e.rec.offered(seg, w)
 		e.done = due
@@ -362,9 +370,11 @@ func (e *engine) handOff(ctx context.Context, j job, bound time.Duration, boundT
 		*boundTimer = time.NewTimer(bound - t0)
 	}
 	e.lazy.setAwake(1) // stalled: no sweep until a worker is free
+	j.stalled = true
 	select {
 	case e.jobs <- j:
-		e.rec.addStall(e.clock() - t0)
+		e.freeAt = e.clock()
+		e.rec.addStall(e.freeAt - t0)
 		e.lazy.setAwake(-1)
 		return stopDone, true
 	case <-ctx.Done():
@@ -471,10 +481,14 @@ func (o *overrun) look(now, due time.Duration, waiting bool) time.Duration {
 func (e *engine) worker(j job) {
 	defer e.wg.Done()
 	var s scratch
+	var free time.Duration // when this worker finished its last request
 	for ok := true; ok; j, ok = <-e.jobs {
 		sent := e.clock()
-		e.rec.sent(j.seg, j.w, sent-j.due)
-		serve(e, e.sess, j, &s, sent) // session.go
+		if j.stalled { // every worker was busy at its hand-off: this one freed first
+			j.from = max(j.from, free)
+		}
+		e.rec.sent(j.seg, j.w, sent-j.from)
+		free = serve(e, e.sess, j, &s, sent) // session.go
 	}
 }
 

@@ -180,15 +180,56 @@ func TestCoordinatedOmissionSmallInFlight(t *testing.T) {
 		exactMS(t, "due-time p99", w.LatencyMS.P99, 963)
 		exactMS(t, "service-time p99", w.ServiceMS.P99, 1)
 		exactMS(t, "due-time max", w.LatencyMS.Max, 1001)
-		// Late (sent more than late_after = 1 ms after the due time): 207
-		// a period, requests 4-210. Lateness p99: request 12's 1 003 - 60.
-		if res.Late != 414 || w.Late != 414 {
-			t.Errorf("late = %d (workload %d), want 414", res.Late, w.Late)
+		// Requests 4-210 of a period went out up to 1 s after their due
+		// time, every one held back by the 4 workers busy with the stalled
+		// service: the target's time (in their latency and stalled_seconds),
+		// not the generator's. Each went out the instant a worker freed, so
+		// none is late and the generator's lateness is 0 (issue 45: it was
+		// 414 late, lateness p99 943 ms, "generator behind schedule").
+		if res.Late != 0 || w.Late != 0 || res.LatenessMS.P99 != 0 || res.GeneratorBehind() != nil {
+			t.Errorf("late = %d (workload %d), lateness p99 %v ms: want none, the waits were the target's", res.Late, w.Late, res.LatenessMS.P99)
 		}
-		exactMS(t, "lateness p99", res.LatenessMS.P99, 943)
 		if math.Abs(res.Stalled-2.064) > 1e-6 {
 			t.Errorf("stalled_seconds = %.6f, want 2.064", res.Stalled)
 		}
+	})
+}
+
+// Issue 45: lateness is the generator's own. A dispatcher that wakes 3 ms
+// late for every 10th request makes exactly those late, whatever the
+// target; a wait for a free worker (every one busy with a stalled
+// target) is the target's (TestCoordinatedOmissionSmallInFlight), and
+// the two add up only where the generator was late on its own.
+func TestLatenessIsTheGeneratorsOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const sc = `
+name: own
+max_in_flight: 1000
+late_after: 1ms
+phases:
+  - {name: sustain, rate: 100, duration: 2s}
+workloads:
+  - {name: get, share: 1, http: {path: /}}
+`
+		late := func(due time.Duration) time.Duration {
+			if due/(10*time.Millisecond)%10 == 9 { // requests 9, 19, …: 20 of 200
+				return 3 * time.Millisecond
+			}
+			return 0
+		}
+		op := func(ctx context.Context, now func() time.Duration, _ int, _ int64) string {
+			time.Sleep(time.Millisecond)
+			return ""
+		}
+		defer load.SetFakeClockWake(op, late)()
+		res := runAgainst(t, context.Background(), mustScenario(t, sc), "http://127.0.0.1:9")
+		assertEveryRequestRecorded(t, res)
+		w := res.Phases[0].Workloads[0]
+		if res.Late != 20 || w.Late != 20 || res.Stalled != 0 {
+			t.Errorf("late %d (workload %d), stalled %v s: want the 20 sent 3 ms late, no stall", res.Late, w.Late, res.Stalled)
+		}
+		exactMS(t, "lateness max", res.LatenessMS.Max, 3)
+		exactMS(t, "due-time max (3 ms late + 1 ms of service)", w.LatencyMS.Max, 4)
 	})
 }
 
@@ -254,13 +295,13 @@ func TestSmokeCoordinatedOmissionSmallInFlight(t *testing.T) {
 	if w.ServiceMS.P99 > want/4 {
 		t.Logf("SMOKE (not a failure): service-time p99 = %.1f ms, want far below the due-time p99 %.0f ms", w.ServiceMS.P99, want)
 	}
-	if res.Late == 0 || w.Late == 0 {
-		t.Errorf("late = %d (workload %d), want > 0: requests waited for a permit", res.Late, w.Late)
+	if res.Late > res.Offered/10 {
+		t.Logf("SMOKE (not a failure): late = %d of %d: the waits for a permit are the target's, not the generator's lateness", res.Late, res.Offered)
 	}
 	if res.Stalled <= 0 {
 		t.Errorf("stalled_seconds = %.3f, want > 0: the dispatcher waited at max_in_flight", res.Stalled)
 	}
-	t.Logf("wall clock: due-time p99 %.1f ms, service-time p99 %.1f ms, stalled %.3f s, lateness p99 %.1f ms (exact on the fake clock: 963, 1, 2.064, 943)",
+	t.Logf("wall clock: due-time p99 %.1f ms, service-time p99 %.1f ms, stalled %.3f s, lateness p99 %.1f ms (exact on the fake clock: 963, 1, 2.064, 0)",
 		w.LatencyMS.P99, w.ServiceMS.P99, res.Stalled, res.LatenessMS.P99)
 }
 

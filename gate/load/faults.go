@@ -27,10 +27,14 @@ type Outcome struct {
 	Class     string // "" for a success, else the failure class
 	// LatencyUS and ServiceUS: a success's histogram values, µs, clamped.
 	LatencyUS, ServiceUS int64
-	Late                 bool // sent more than late_after after its due time (counted in late)
+	// Late: sent more than late_after after it was the generator's to send
+	// (counted in late): its due time, or the end of a wait for a free worker.
+	Late bool
 }
 
-// MakeOutcome is the outcome of a request of segment seg, by the recorder's rules.
+// MakeOutcome is the outcome of a request of segment seg, by the recorder's
+// rules, for a request no wait for a free worker held back (the engine's
+// observe says when one did).
 func MakeOutcome(sched *Schedule, lateAfter time.Duration, seg, w int, class string, due, sent, done time.Duration) Outcome {
 	o := Outcome{Phase: sched.Segments[seg].Phase, DonePhase: -1, Workload: w, Due: due, Sent: sent, Done: done, Class: class,
 		LatencyUS: us(done - due), ServiceUS: us(done - sent), Late: isLate(sent-due, lateAfter)}
@@ -80,5 +84,7 @@ func (e *engine) observe(j job, class string, sent, done time.Duration) {
 	if seg.Warmup {
 		return
 	}
-	h.Observe(MakeOutcome(e.sched, e.cfg.Scenario.LateAfter, j.seg, j.w, class, j.due, sent, done))
+	o := MakeOutcome(e.sched, e.cfg.Scenario.LateAfter, j.seg, j.w, class, j.due, sent, done)
+	o.Late = isLate(sent-j.from, e.cfg.Scenario.LateAfter) // j.from as the worker set it
+	h.Observe(o)
 }

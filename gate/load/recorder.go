@@ -32,9 +32,9 @@ type recorder struct {
 	cells     []cell // segment*workloads + workload
 	warmup    []bool // per segment
 	inFlight  int64
-	late      int64 // measured segments only
+	late      int64 // measured segments only; the generator's own lateness (recorder.sent)
 	stalled   time.Duration
-	lateness  *hdrhistogram.Histogram // measured segments only, µs
+	lateness  *hdrhistogram.Histogram // measured segments only, µs, the generator's own
 	lateAfter time.Duration
 	closed    bool
 	iv        interval
@@ -99,7 +99,10 @@ func (r *recorder) offered(seg, w int) {
 	r.mu.Unlock()
 }
 
-// sent records how late an offered request went out (nothing after abandonAll).
+// sent records how late an offered request went out by the generator's own
+// doing: from its due time, less any wait for a free worker that held it back
+// (job.from; that wait is the target's, in its latency and stalled_seconds).
+// Nothing after abandonAll.
 func (r *recorder) sent(seg, w int, lateness time.Duration) {
 	r.mu.Lock()
 	if r.closed {

@@ -27,29 +27,33 @@ type sessionOperation interface {
 	session(ctx context.Context, k int64, s *scratch, st *sessionStats) string
 }
 
-// serve runs j and records its one outcome (a session's in sr).
-func serve(e *engine, sr *sessionRecorder, j job, s *scratch, sent time.Duration) {
+// serve runs j and records its one outcome (a session's in sr); it returns
+// the clock read when the operation returned.
+func serve(e *engine, sr *sessionRecorder, j job, s *scratch, sent time.Duration) (returned time.Duration) {
 	op := e.ops[j.w]
 	so, isSession := op.(sessionOperation)
 	if !isSession {
 		s.rx = rxStamp{}
 		class := op.do(e.reqCtx, j.k, s)
 		done := e.clock()
+		returned = done
 		if class == "" {
 			done = e.completion(s.rx, sent, done) // the kernel's receive time of a lazy read (lazy.go)
 		}
 		if e.rec.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done)) {
 			e.observe(j, class, sent, done) // faults.go
 		}
-		return
+		return returned
 	}
 	var st sessionStats
 	class := so.session(e.reqCtx, j.k, s, &st)
 	done := e.clock()
+	returned = done
 	if class == "" && st.end > 0 {
 		done = min(done, sent+st.end) // the close handshake is not the service's answer
 	}
 	sr.completed(j.seg, j.w, class, j.due, sent, done, e.sched.SegmentAt(done), &st)
+	return returned
 }
 
 // sessCell is a session workload's extra numbers in one segment.

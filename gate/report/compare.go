@@ -302,6 +302,7 @@ func (g *gateReport) notes(full bool) []string {
 	}
 	for _, s := range g.sides() {
 		add(warmupNote(s))
+		add(resourceNote(s))
 	}
 	if a, b := topo(g.Base, stackCPUs), topo(g.Head, stackCPUs); a != b {
 		add(fmt.Sprintf("the sides' stacks ran on different CPUs (base %s, head %s)", a, b))
@@ -407,6 +408,26 @@ func (g *gateReport) notPinned() []string {
 		}
 	}
 	return out
+}
+
+// resourceNote says which resources a side's compose file set and loadgate
+// removed (they are loadgate's, alike for both sides), or "".
+func resourceNote(s rounds.SideResults) string {
+	var changes []string
+	for _, r := range s.Results {
+		if r == nil {
+			continue
+		}
+		for _, o := range r.Topology.Overrides {
+			if o.Kind == result.OverrideResource && !slices.Contains(changes, o.String()) {
+				changes = append(changes, o.String())
+			}
+		}
+	}
+	if len(changes) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s's compose file set resources loadgate overrode (they are loadgate's, alike for both sides): %s", s.Name, strings.Join(changes, "; "))
 }
 
 func (g *gateReport) unusableGate() []string {

@@ -170,13 +170,26 @@ func TestCompareGolden(t *testing.T) {
 				hs[1].Steal = &result.Steal{WindowS: 60, Load: result.StealCores{CPUs: "1", StolenS: 7.2, Share: 0.12}}
 			})
 		}, verdict.Inconclusive, []string{
-			"limit 5 ms), the hypervisor took 12% of the generator's cores (steal); no regression, improvement or pass is called on it",
+			"limit 5 ms), the hypervisor took 12% of the generator's cores (steal); its lateness at p95 (400 ms) could explain the change there",
 			"or lower the rate; the steal is other guests' work on this machine's host, which no pinning avoids: only a quieter host does",
 			"> **GENERATOR BEHIND SCHEDULE** — head round 2: 57% of requests late (2 122 of 3 724, limit 1%), lateness p99 833 ms (n=3 724, limit 5 ms), the hypervisor took 12% of the generator's cores (steal). These rounds are not trustworthy",
 			"— not called a regression: the generator fell behind its schedule in head round 2",
 			"head round 2 is not trustworthy: generator behind schedule: 57% of requests late",
 			"**INCONCLUSIVE** (exit 0)",
 		}},
+		{"resource_overrides", func(t *testing.T, gateFixture fixture) rounds.Outcome {
+			// Head's compose file set cpu_shares and rtprio to starve base:
+			// removed by loadgate (compose's TestRegression_HeadStarvesBaseByResources)
+			// and named, the verdict unchanged.
+			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm, func(_, hs []*result.Result) {
+				for _, h := range hs {
+					h.Topology.Overrides = []result.Override{
+						{Service: "api", Kind: result.OverrideResource, From: "cpu_shares=262144"},
+						{Service: "api", Kind: result.OverrideResource, From: "ulimits.rtprio=99"},
+					}
+				}
+			})
+		}, verdict.Pass, []string{"head's compose file set resources loadgate overrode (they are loadgate's, alike for both sides): service api: cpu_shares=262144 removed; service api: ulimits.rtprio=99 removed"}},
 		{"unusable", func(t *testing.T, gateFixture fixture) rounds.Outcome {
 			return gateFixture(t, shape{sustain: 1, recover: 1, ingestOK: 400}, calm[:3], func(bs, _ []*result.Result) {
 				bs[1].Offered += 2

@@ -291,7 +291,7 @@ func warmupFailed(failed, of int64, by map[string]int64) string {
 func lateText(r *result.Result) string {
 	s := fmt.Sprintf("%s of %s offered", Count(r.Late), Count(r.Offered))
 	if r.LateAfterMS > 0 {
-		s += fmt.Sprintf(" (sent more than %s ms after their due time)", exact(r.LateAfterMS))
+		s += fmt.Sprintf(" (the generator sent them more than %s ms late; a wait for a free worker at max_in_flight is the target's)", exact(r.LateAfterMS))
 	}
 	return s
 }

@@ -146,11 +146,17 @@ func roundNoteText(n verdict.Note) (string, bool) {
 			n.StackCPUs, Percent(n.BusyPct/100)), true
 	case verdict.NoteNoWorkloadEitherSide:
 		return fmt.Sprintf("phase %s: no workload ran on either side", n.Phase), true
+	case verdict.NoteLatenessNoted:
+		return latenessNotedText(n), true
 	case verdict.NoteGateInterrupted:
 		return "the gate was interrupted before its rounds ended", true
 	case verdict.NoteRoundsIncomplete:
 		return "the rounds did not complete on both sides", true
 	case verdict.NoteWorkflowChanged:
+		if n.Was == "" { // decided before any round ran
+			return fmt.Sprintf("head changes this gate's workflow (%s) and may loosen its inputs, so no round was run. Use --allow-workflow-changes only where this workflow is enforced",
+				strings.Join(n.Paths, ", ")), true
+		}
 		return fmt.Sprintf("head changes this gate's workflow (%s) and may loosen its inputs; the verdict would have been %s. Use --allow-workflow-changes only where this workflow is enforced",
 			strings.Join(n.Paths, ", "), n.Was), true
 	}
@@ -183,6 +189,8 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 			break
 		}
 		s = "WARNING: " + workflowNoteText(n) + ": the inputs of this run come from the pull request's own workflow and may loosen it"
+	case verdict.NoteGateAdopted:
+		s = fmt.Sprintf("not enforced yet: this pull request adds the gate (%s); base runs none, so its own workflow's verdict stands", strings.Join(n.Paths, ", "))
 	case verdict.NoteWorkflowAllowed:
 		s = "the workflow changes are allowed by the operator's opt-in (--allow-workflow-changes): the verdict stands"
 	case verdict.NoteSequentialPlan:

@@ -144,7 +144,7 @@ var cases = []golden{
 		md: []string{
 			"# loadgate: demo-api", "`sha256:9f86d081884c`", "2026-03-01 12:00:00 UTC", "pinned **no** (no stack: plain run",
 			"Warm-up 10 s: 120 requests, excluded from every number.",
-			"- late: 3 of 4 980 offered (sent more than 1 ms after their due time)",
+			"- late: 3 of 4 980 offered (the generator sent them more than 1 ms late; a wait for a free worker at max_in_flight is the target's)",
 			"p50 0.0412 ms, p99 0.412 ms, max 2.31 ms (n=4 980)",
 			"## Sustain (judged)", "## Recover (judged, recovery)", "| api_read | 1 943 | 12.3 | 22.1 | 28.3 | 50.4 | 94.7 | 159 | 45.4 |",
 			"p95 28.3 ms ≤ 300 ms (n=1 943)", "error_rate 0.0514% ≤ 0.1% (n=1 944)",

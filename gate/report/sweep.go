@@ -35,6 +35,30 @@ func heldText(s sweep.Step) string {
 	return "did not hold (" + strings.Join(why, ", ") + ")"
 }
 
+// stepLatenessText says what a step's lateness could account for, "" when not known.
+func stepLatenessText(l *sweep.Lateness) string {
+	switch {
+	case l == nil:
+		return ""
+	case len(l.Explains) == 0:
+		return fmt.Sprintf("; its lateness (p95 %s ms, max %s ms) cannot explain what the step measured: the step is judged on it", MS(l.LatenessMS.P95), MS(l.LatenessMS.Max))
+	}
+	what := make([]string, len(l.Explains))
+	for i, e := range l.Explains {
+		switch e {
+		case sweep.ExplainRate:
+			what[i] = "the rate (a mean lateness of up to " + MS(sweep.MeanBoundMS(l.LatenessMS)) + " ms)"
+		case sweep.ExplainCompletions:
+			what[i] = "the completions missing"
+		case sweep.ExplainBursts:
+			what[i] = "refusals in bursts of late sends"
+		default:
+			what[i] = "the " + strings.TrimPrefix(e, "threshold ") + " threshold"
+		}
+	}
+	return "; its lateness could explain " + strings.Join(what, ", ")
+}
+
 func reasonText(r sweep.Reason) string {
 	switch r {
 	case sweep.ReasonCompletionsBehind:
@@ -162,7 +186,7 @@ func mdSweepBanners(b *md, sw *sweep.Sweep) {
 			b.line("")
 		}
 		if s.Generator != nil {
-			b.line("> **GENERATOR BEHIND SCHEDULE at step %d** — %s.", s.Number, generatorText(*s.Generator))
+			b.line("> **GENERATOR BEHIND SCHEDULE at step %d** — %s%s.", s.Number, generatorText(*s.Generator), stepLatenessText(s.Lateness))
 			b.line("")
 		}
 	}

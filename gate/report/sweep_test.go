@@ -139,3 +139,20 @@ func TestSweepQueuedStepIsNotItsCompletions(t *testing.T) {
 		t.Errorf("manner %q", sw.Manner)
 	}
 }
+
+// Issue 45: a step behind its schedule by a lateness that explains nothing
+// it measured holds, and its banner says the lateness was noted and why
+// the step is judged all the same.
+func TestSweepLatenessNoted(t *testing.T) {
+	mark := func(s sweep.Step) sweep.Step {
+		s.Generator = &result.Generator{BehindSchedule: true, Late: 6, Offered: 200, LateShare: 0.03, LatenessP99MS: 1.8, LatenessCount: 200, LateShareLimit: 0.01, LatenessP99LimitMS: 5}
+		s.Lateness = &sweep.Lateness{LatenessMS: result.Summary{Count: 200, P95: 0.05, P99: 1.8, Max: 1.8}, Explains: []string{}}
+		return s
+	}
+	sw := sweepOf(t, mark(sweepStep(t, 1, 20, 200, 51, "", 0)), sweepStep(t, 2, 40, 400, 51, "", 0))
+	md, _, _ := renderSweep(t, sw)
+	want := "its lateness (p95 0.0500 ms, max 1.80 ms) cannot explain what the step measured: the step is judged on it"
+	if !strings.Contains(md, "GENERATOR BEHIND SCHEDULE at step 1") || !strings.Contains(md, want) || sw.SustainableRate == nil || *sw.SustainableRate != 40 {
+		t.Errorf("sustainable %v; markdown lacks %q:\n%s", sw.SustainableRate, want, md)
+	}
+}

@@ -248,8 +248,28 @@ func untrustedNote(u verdict.UntrustedRound) string {
 	if s := u.Generator.StealShare; s != nil {
 		need += stealShareAdvice(*s)
 	}
-	return fmt.Sprintf("%s is not trustworthy: %s; no regression, improvement or pass is called on it (its latency includes the generator's own delay); to decide, %s",
-		untrustedName(u), GeneratorWhy(u.Generator), need)
+	return fmt.Sprintf("%s is not trustworthy: %s%s; no regression, improvement or pass is called on it (its latency includes the generator's own delay); to decide, %s",
+		untrustedName(u), GeneratorWhy(u.Generator), latenessCheckText(u.Lateness, "could"), need)
+}
+
+// latenessCheckText is "; its lateness at p95 (4 ms) could explain the change
+// there (sustain/api p95 10 → 20 ms)", or "" without a check; modal: "could", "cannot".
+func latenessCheckText(ck *verdict.LatenessCheck, modal string) string {
+	if ck == nil {
+		return ""
+	}
+	return fmt.Sprintf("; its lateness at %s (%s ms) %s explain the change there (%s/%s %s %s → %s ms)",
+		ck.Metric, MS(ck.LatenessMS), modal, ck.Phase, ck.Workload, ck.Metric, MS(ck.BaseMS), MS(ck.HeadMS))
+}
+
+// latenessNotedText words NoteLatenessNoted: a round behind its schedule, judged.
+func latenessNotedText(n verdict.Note) string {
+	u := n.Behind
+	if u == nil {
+		return fmt.Sprintf("%s round %d fell behind its schedule, by too little to explain the change it shows: judged", n.Side, n.Round)
+	}
+	return fmt.Sprintf("%s fell behind its schedule (%s of requests late)%s: judged",
+		untrustedName(*u), Percent(u.Generator.LateShare), latenessCheckText(u.Lateness, "cannot"))
 }
 
 func withArticle(v verdict.Value) string {

@@ -100,7 +100,7 @@ type Topology struct {
 	PinnedReason     string     `json:"pinned_reason,omitempty"` // why not pinned (a result of an older loadgate: or what was overridden)
 	TargetPath       string     `json:"target_path"`             // "loopback", "container-network", "published-port"
 	CPUsetOverridden bool       `json:"cpuset_overridden,omitempty"`
-	Overrides        []Override `json:"overrides,omitempty"` // in a pinned stack's compose model
+	Overrides        []Override `json:"overrides,omitempty"` // in the stack's compose model: resources always, cpuset and ports when pinned
 	// LoadScheduling is the generator threads' ("SCHED_RR 1"), LoadSchedulingWhy why not raised.
 	LoadScheduling    string `json:"load_scheduling,omitempty"`
 	LoadSchedulingWhy string `json:"load_scheduling_reason,omitempty"`
@@ -118,13 +118,14 @@ type OverrideKind string
 const (
 	OverrideCPUSet   OverrideKind = "cpuset"    // the service's cpuset From replaced by the stack's To
 	OverrideHostPort OverrideKind = "host_port" // the published host port From of Target/Protocol made ephemeral
+	OverrideResource OverrideKind = "resource"  // From ("cpu_shares=262144") removed: loadgate sets resources alike for both sides
 )
 
 // Override is one change loadgate made to a compose service.
 type Override struct {
 	Service  string       `json:"service"`
 	Kind     OverrideKind `json:"kind"`
-	From     string       `json:"from"`               // the compose file's value: a cpuset, a published port
+	From     string       `json:"from"`               // the compose file's value: a cpuset, a published port, key=value of a resource
 	To       string       `json:"to,omitempty"`       // the stack's cpuset; "" for a port made ephemeral
 	Target   uint32       `json:"target,omitempty"`   // the container port of a host port
 	Protocol string       `json:"protocol,omitempty"` // its protocol, "tcp" or "udp"
@@ -137,6 +138,8 @@ func (o Override) String() string {
 		return fmt.Sprintf("service %s: cpuset %q replaced by the stack's %q", o.Service, o.From, o.To)
 	case OverrideHostPort:
 		return fmt.Sprintf("service %s: host port %s for %d/%s made ephemeral", o.Service, o.From, o.Target, o.Protocol)
+	case OverrideResource:
+		return fmt.Sprintf("service %s: %s removed", o.Service, o.From)
 	}
 	return fmt.Sprintf("service %s: %s %q overridden", o.Service, o.Kind, o.From)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 // ErrFaultsRefused: paused, alternating stacks cannot compare recovery
@@ -129,19 +130,21 @@ type StackSpec struct {
 	Side       string   // "base" or "head": the project's suffix
 	Commit     string   // for messages
 	Files      []string // compose files, in the side's checkout
+	Root       string   // the side's checkout: binds, build contexts and env files stay inside
 	Target     string   // service:port that receives the load
 	Prepare    []string // stack.prepare (argv), run in PrepareDir first; none when empty
 	PrepareDir string   // in the side's checkout
 	// PrepareHide is what prepare must not see: the other checkout, the
 	// results, the git config (a checkout token), temp and Docker config.
 	PrepareHide []string
+	PrepareRoot string             // the side's checkout: prepare writes there and in its scratch only
 	Out         string             // OUT/<side>: the services' logs go here at teardown
 	Scenario    *scenario.Scenario // the protected side's; counters and stubs resolve once up
 	Secrets     []string           // the scenario's ${ENV} values, scrubbed from saved logs
 }
 
 // Stacks brings a side's stack up, healthy, target resolved. Errors are
-// ErrUsage for a disallowed target or count (or no prepare sandbox), else
+// ErrUsage for a disallowed target, count or compose file (or no prepare sandbox), else
 // ErrUnusable.
 type Stacks interface {
 	Up(ctx context.Context, spec StackSpec) (Stack, error)
@@ -210,6 +213,14 @@ type gate struct {
 	maxRounds  int              // what the budget allows (CompareOptions.MaxRounds)
 	stall      stallState       // stalled rounds flagged and replaced (stall.go)
 	win        *windowPlan      // ShapeWindows: the judged windows and instances; nil: whole-scenario rounds
+	workflows  []WorkflowChange // head's changes to the gate's workflows (GuardWorkflows)
+	adopting   bool             // base runs no gate: head's workflow adds it
+}
+
+// workflowBlocks: head's workflow changes make the gate unusable before any
+// stack is built (a shard still runs its rounds: Merge decides).
+func (g *gate) workflowBlocks() bool {
+	return !g.adopting && !g.cfg.Shard.On() && WorkflowBlocks(g.workflows, g.cfg.AllowWorkflowChanges)
 }
 
 // Run checks out the sides, brings their stacks up, runs the rounds and
@@ -235,7 +246,11 @@ func Run(ctx context.Context, cfg Config, d Deps) (Outcome, error) {
 	defer g.close()
 	err := g.setup(ctx)
 	var gr Outcome
-	if err == nil {
+	switch {
+	case err == nil && g.workflowBlocks():
+		gr = g.partialReport()
+		GuardWorkflows(&gr, g.workflows, false) // unusable, no round run: seconds, not minutes
+	case err == nil:
 		gr, err = g.run(ctx)
 	}
 	if err != nil {
@@ -289,6 +304,10 @@ func (g *gate) setup(ctx context.Context) error {
 	}
 	if g.d.Mask != nil {
 		g.d.Mask(g.env)
+	}
+	if g.cfg.GuardWorkflows && g.prot != nil {
+		g.workflows = WorkflowChanges(g.prot.Root, g.head.Root)
+		g.adopting = len(g.workflows) > 0 && BaseRunsNoGate(g.prot.Root)
 	}
 	if g.baseline != nil && g.baseline.Scenario.Hash != g.sc.Hash {
 		return Usagef("gate: baseline %s was measured with scenario hash %s, head's is %s: same load or no comparison", name, g.baseline.Scenario.Hash, g.sc.Hash)
@@ -442,7 +461,7 @@ func inSide(s *Side, from, p string) string {
 }
 
 func (g *gate) spec(s *Side) StackSpec {
-	sp := StackSpec{Side: s.Name, Commit: s.Commit, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
+	sp := StackSpec{Side: s.Name, Commit: s.Commit, Root: s.Root, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
 	later := g.win != nil && g.win.instance > 1
 	if later { // each instance's services' logs apart
 		sp.Out = filepath.Join(sp.Out, fmt.Sprintf("instance-%d", g.win.instance))
@@ -465,7 +484,7 @@ func (g *gate) spec(s *Side) StackSpec {
 	}
 	if g.sc.Stack != nil && len(g.sc.Stack.Prepare) > 0 && !later { // a later instance: fresh containers of what the first built
 		sp.Prepare, sp.PrepareDir = g.sc.Stack.Prepare, inSide(s, g.from.Root, g.sc.Stack.Dir)
-		sp.PrepareHide = g.prepareHide(s)
+		sp.PrepareHide, sp.PrepareRoot = g.prepareHide(s), s.Root
 	}
 	return sp
 }
@@ -765,7 +784,11 @@ func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared
 	if rd.Number == 0 { // an instance's warm-up run (windows.go): its own directory, not a round
 		p.dir, p.sc = filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("instance-%d-warmup", rd.Instance)), g.win.prime
 	}
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(p.dir); err != nil { // no symlink below the results directory
+		var se *outfile.SymlinkError
+		if errors.As(err, &se) {
+			return nil, Usage(err) // the change planted it: refused, exit 2
+		}
 		return nil, Unusable(err)
 	}
 	if !p.duet() {
@@ -884,8 +907,11 @@ func (g *gate) finish(interrupted bool) (Outcome, error) {
 		}
 		gr.Verdict = v
 	}
-	if g.cfg.GuardWorkflows && g.prot != nil {
-		GuardWorkflows(&gr, WorkflowChanges(g.prot.Root, g.head.Root), g.cfg.AllowWorkflowChanges)
+	switch {
+	case g.adopting:
+		AdoptGate(&gr, g.workflows)
+	case g.cfg.GuardWorkflows && g.prot != nil:
+		GuardWorkflows(&gr, g.workflows, g.cfg.AllowWorkflowChanges)
 	}
 	return gr, nil
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -199,12 +201,24 @@ const workflowDir = ".github/workflows"
 
 // WorkflowChanges lists, by path, the workflow and action files head changes,
 // adds or removes; a file it cannot compare counts as changed. Symlinks are not followed.
+// A workflow counts when it runs loadgate on either side; an action when it runs
+// loadgate or a workflow that does uses it (`uses: ./P`).
 func WorkflowChanges(baseRoot, headRoot string) []WorkflowChange {
+	bt, ht := tree{baseRoot}, tree{headRoot}
 	paths := map[string]bool{}
 	var out []WorkflowChange
 	for _, root := range []string{baseRoot, headRoot} {
 		if err := listWorkflows(root, paths); err != nil {
 			out = append(out, WorkflowChange{Path: workflowDir, How: verdict.WorkflowUnreadable, Err: err})
+		}
+	}
+	used := map[string]bool{} // local action dirs the gate's workflows use, either side
+	for _, t := range []tree{bt, ht} {
+		t.gateActions(paths, used)
+	}
+	for dir := range used {
+		for _, a := range actionFiles {
+			paths[path.Join(dir, a)] = true
 		}
 	}
 	sorted := make([]string, 0, len(paths))
@@ -215,22 +229,87 @@ func WorkflowChanges(baseRoot, headRoot string) []WorkflowChange {
 	for _, p := range sorted {
 		b, berr := readWorkflow(baseRoot, p)
 		h, herr := readWorkflow(headRoot, p)
+		isWorkflow := strings.HasPrefix(p, workflowDir+"/")
 		switch {
 		case berr != nil || herr != nil:
 			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowUnreadable, Err: errors.Join(berr, herr)})
 		case bytes.Equal(b, h):
-		case !strings.HasPrefix(p, localActionsDir+"/") && !runsLoadgate(b) && !runsLoadgate(h):
+		case isWorkflow && !bt.namesLoadgate(b, 0) && !ht.namesLoadgate(h, 0):
+		case !isWorkflow && !gateAction(bt, ht, p, used):
 		case b == nil:
 			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowAdds})
 		case h == nil:
 			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowRemoves})
-		case strings.HasPrefix(p, workflowDir+"/") && !judgesItself(b, h):
+		case isWorkflow && !judgesItself(bt, ht, b, h):
 			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowOutsideGate})
 		default:
 			out = append(out, WorkflowChange{Path: p, How: verdict.WorkflowChanges})
 		}
 	}
 	return out
+}
+
+// gateActions adds to used the local action dirs that t's gate workflows
+// (those running loadgate) use, and the local actions those use, bounded.
+func (t tree) gateActions(paths map[string]bool, used map[string]bool) {
+	var visit func(b []byte, depth int)
+	visit = func(b []byte, depth int) {
+		for _, m := range localUses.FindAllSubmatch(b, -1) {
+			dir, _ := localAction("./" + string(m[1]))
+			if used[dir] || depth > maxActionDepth || dir == ".." || strings.HasPrefix(dir, "../") {
+				continue
+			}
+			used[dir] = true
+			for _, a := range actionFiles {
+				if ab, err := readWorkflow(t.root, path.Join(dir, a)); err == nil && ab != nil {
+					visit(ab, depth+1)
+				}
+			}
+		}
+	}
+	for p := range paths {
+		if !strings.HasPrefix(p, workflowDir+"/") {
+			continue
+		}
+		if b, err := readWorkflow(t.root, p); err == nil && t.namesLoadgate(b, 0) {
+			visit(b, 0)
+		}
+	}
+}
+
+// gateAction: the action file p (root action.yml, under .github/actions, or
+// of a used action) belongs to an action the gate's workflows use, or to one
+// that runs loadgate on either side.
+func gateAction(bt, ht tree, p string, used map[string]bool) bool {
+	for dir := path.Dir(p); ; dir = path.Dir(dir) {
+		if dir == "." {
+			dir = ""
+		}
+		if used[dir] || bt.actionRunsLoadgate(dir, 0) || ht.actionRunsLoadgate(dir, 0) {
+			return true
+		}
+		if dir == "" || dir == localActionsDir {
+			return false
+		}
+	}
+}
+
+// BaseRunsNoGate reports whether base has no workflow that runs loadgate:
+// a pull request adding one adopts the gate, and there is nothing to loosen.
+func BaseRunsNoGate(baseRoot string) bool {
+	paths := map[string]bool{}
+	n := 0
+	if err := walkWorkflows(baseRoot, workflowDir, paths, &n); err != nil {
+		return false // unreadable: guarded as usual
+	}
+	t := tree{baseRoot}
+	for p := range paths {
+		b, err := readWorkflow(baseRoot, p)
+		if err != nil || t.namesLoadgate(b, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func listWorkflows(root string, paths map[string]bool) error {
@@ -300,14 +379,29 @@ func readWorkflow(root, rel string) ([]byte, error) {
 	return b, err
 }
 
-var localUses = regexp.MustCompile(`(?m)uses:\s*["']?\./`)
+// localUses finds `uses: ./P` steps; group 1 is P.
+var localUses = regexp.MustCompile(`(?m)uses:\s*["']?\./([^\s"'#,\]}]*)`)
 
 // symlinkMark starts with NUL, which no YAML file does.
 const symlinkMark = "\x00symlink -> "
 
-// runsLoadgate: the file names loadgate or uses a local action (a symlink counts).
-func runsLoadgate(b []byte) bool {
-	return b != nil && (bytes.HasPrefix(b, []byte(symlinkMark)) || bytes.Contains(bytes.ToLower(b), []byte("loadgate")) || localUses.Match(b))
+// AdoptGate notes that head adds the gate to a base that runs none: no
+// required check existed to loosen, so the verdict stands, marked not
+// enforced yet. Nothing is noted when head changes no workflow.
+func AdoptGate(gr *Outcome, changes []WorkflowChange) {
+	var paths []string
+	for _, c := range changes {
+		paths = append(paths, c.Path)
+	}
+	if len(paths) > 0 {
+		gr.Notes = append([]verdict.Note{{Code: verdict.NoteGateAdopted, Paths: paths}}, gr.Notes...)
+	}
+}
+
+// WorkflowBlocks reports whether changes make the gate unusable whatever its
+// rounds say: decided before any stack is built.
+func WorkflowBlocks(changes []WorkflowChange, allowed bool) bool {
+	return !allowed && slices.ContainsFunc(changes, func(c WorkflowChange) bool { return c.How != verdict.WorkflowOutsideGate })
 }
 
 // GuardWorkflows puts each change's warning first in gr's notes and, unless

@@ -506,6 +506,7 @@ func TestRegression_GateIgnoresHeadWorkflowChange(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, scenarioWithStack)
+			f.repo.files["b1"][".github/workflows/load-gate.yml"] = gateWorkflow
 			writeFiles(t, f.repo.root, map[string]string{".github/workflows/load-gate.yml": "jobs: {gate: {steps: [{uses: ./, with: {tolerance: 400%}}]}}\n# loadgate\n"})
 			f.cfg.GuardWorkflows, f.cfg.AllowWorkflowChanges = tc.guard, tc.allow
 			gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner})
@@ -515,10 +516,37 @@ func TestRegression_GateIgnoresHeadWorkflowChange(t *testing.T) {
 			if got := gr.Verdict.Value == verdict.Unusable; got != tc.wantUnusable {
 				t.Errorf("verdict %s, want unusable %v", gr.Verdict.Value, tc.wantUnusable)
 			}
+			// Unusable is decided before any stack is built (issue 48: the adopting
+			// pull request waited ten minutes of rounds to learn it).
+			if up := strings.Contains(f.ev.String(), "up "); tc.wantUnusable && up {
+				t.Errorf("a stack was brought up for a gate its workflow change decides:\n%s", f.ev)
+			}
 			warned := strings.Contains(strings.Join(report.NoteTexts(gr.Notes), "\n"), ".github/workflows/load-gate.yml")
 			if warned != tc.wantWarnNotes {
 				t.Errorf("notes name the workflow: %v, want %v\nnotes: %q", warned, tc.wantWarnNotes, report.NoteTexts(gr.Notes))
 			}
 		})
+	}
+}
+
+// Regression (issue 48): the pull request that adopts loadgate failed itself:
+// adding the gate's workflow is a workflow change, so the verdict was
+// unusable. Where base runs no gate there is nothing to loosen: the gate
+// runs and its verdict stands, noted "not enforced yet".
+func TestRegression_AdoptingPullRequestFailsItself(t *testing.T) {
+	f := newFixture(t, scenarioWithStack)
+	f.repo.files["b1"][".github/workflows/ci.yml"] = "on: push\njobs: {t: {steps: [{run: go test ./...}]}}\n"
+	writeFiles(t, f.repo.root, map[string]string{".github/workflows/load-gate.yml": gateWorkflow})
+	f.cfg.GuardWorkflows = true
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gr.Verdict.Value == verdict.Unusable || gr.Rounds == 0 {
+		t.Errorf("verdict %s after %d rounds, want the gate's own verdict", gr.Verdict.Value, gr.Rounds)
+	}
+	const said = "not enforced yet: this pull request adds the gate (.github/workflows/load-gate.yml)"
+	if notes := report.NoteTexts(gr.Notes); len(notes) == 0 || !strings.HasPrefix(notes[0], said) {
+		t.Errorf("notes %q, want first %q", notes, said)
 	}
 }

@@ -101,8 +101,8 @@ type composeStacks struct {
 }
 
 func (c *composeStacks) Up(ctx context.Context, sp StackSpec) (Stack, error) {
-	cs, err := c.o.Up(ctx, compose.Spec{Files: sp.Files, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
-		PrepareBoxed: true, PrepareHide: sp.PrepareHide,
+	cs, err := c.o.Up(ctx, compose.Spec{Files: sp.Files, Root: sp.Root, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
+		PrepareBoxed: true, PrepareHide: sp.PrepareHide, PrepareRoot: sp.PrepareRoot,
 		OutDir: sp.Out, RunID: c.runID, Side: sp.Side, Allow: allowOf(sp.Scenario), Secrets: sp.Secrets}, c.plan)
 	if errors.Is(err, compose.ErrNoBox) {
 		return nil, Usage(err) // the system's setting, not the change: exit 2

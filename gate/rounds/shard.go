@@ -246,7 +246,7 @@ func (g *gate) writeShard(gr Outcome, runErr error) error {
 			}
 		}
 	}
-	if err := os.MkdirAll(g.cfg.Out, 0o755); err != nil {
+	if err := outfile.Results(g.cfg.Out); err != nil {
 		return errors.Join(runErr, Unusable(err))
 	}
 	err := outfile.Write(filepath.Join(g.cfg.Out, ShardFile), func(w io.Writer) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
+	"github.com/loadgate/loadgate/internal/outfile"
 )
 
 // Stalled rounds (verdict.FindStall, after every round): a flagged round is
@@ -82,7 +83,7 @@ func (g *gate) moveAside(s *verdict.Stall, name string) error {
 		if err := os.Rename(from, to); err != nil {
 			return Unusablef("gate: round %d stalled: keep it as %s: %w", s.Round, name, err)
 		}
-		if err := os.WriteFile(filepath.Join(to, "replaced.json"), append(b, '\n'), 0o644); err != nil {
+		if err := outfile.WriteFile(filepath.Join(to, "replaced.json"), append(b, '\n')); err != nil {
 			return Unusable(err)
 		}
 	}

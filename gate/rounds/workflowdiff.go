@@ -1,7 +1,9 @@
 package rounds
 
 import (
+	"bytes"
 	"maps"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,10 +11,67 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// tree is one side's checkout, read for what its local actions do ("" root:
+// none can be read, so every local action counts as running loadgate).
+type tree struct{ root string }
+
+// maxActionDepth bounds local actions using local actions; deeper counts as running loadgate.
+const maxActionDepth = 4
+
+// localAction is the directory of a `uses: ./P` step (P cleaned, "" the
+// root), ok false for anything else; a path leaving the checkout is kept
+// as is and counts as running loadgate.
+func localAction(uses string) (dir string, ok bool) {
+	if !strings.HasPrefix(uses, "./") {
+		return "", false
+	}
+	dir = path.Clean(strings.TrimPrefix(uses, "./"))
+	if dir == "." {
+		dir = ""
+	}
+	return dir, true
+}
+
+// actionRunsLoadgate: the local action in dir names loadgate, is a symlink,
+// cannot be read, or uses a local action that runs loadgate.
+func (t tree) actionRunsLoadgate(dir string, depth int) bool {
+	if t.root == "" || depth > maxActionDepth || dir == ".." || strings.HasPrefix(dir, "../") {
+		return true // err on the side of saying
+	}
+	for _, name := range actionFiles {
+		b, err := readWorkflow(t.root, path.Join(dir, name))
+		switch {
+		case err != nil:
+			return true
+		case b == nil:
+			continue
+		}
+		return t.namesLoadgate(b, depth)
+	}
+	return false // no action there: it runs nothing
+}
+
+// namesLoadgate: a workflow or action file that names loadgate, is a
+// symlink, or uses a local action that runs loadgate.
+func (t tree) namesLoadgate(b []byte, depth int) bool {
+	if b == nil {
+		return false
+	}
+	if bytes.HasPrefix(b, []byte(symlinkMark)) || bytes.Contains(bytes.ToLower(b), []byte("loadgate")) {
+		return true
+	}
+	for _, m := range localUses.FindAllSubmatch(b, -1) {
+		if dir, _ := localAction("./" + string(m[1])); t.actionRunsLoadgate(dir, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
 // judgesItself reports whether head's workflow changes what decides the gate:
 // a loadgate job up to its step (ref bumps aside), its needs, or the trigger,
 // env, defaults, permissions. Anything unreadable counts as a change.
-func judgesItself(base, head []byte) bool {
+func judgesItself(bt, ht tree, base, head []byte) bool {
 	b, bok := parseWorkflow(base)
 	h, hok := parseWorkflow(head)
 	if !bok || !hok {
@@ -24,8 +83,8 @@ func judgesItself(base, head []byte) bool {
 		}
 	}
 	bj, hj := mapOf(b["jobs"]), mapOf(h["jobs"])
-	for _, id := range gateJobs(bj, hj) {
-		if jobChanged(mapOf(bj[id]), mapOf(hj[id])) {
+	for _, id := range gateJobs(bt, ht, bj, hj) {
+		if jobChanged(bt, ht, mapOf(bj[id]), mapOf(hj[id])) {
 			return true
 		}
 	}
@@ -49,16 +108,17 @@ func mapOf(v any) map[string]any {
 }
 
 // gateJobs are the jobs running loadgate on either side, and their needs.
-func gateJobs(base, head map[string]any) []string {
+func gateJobs(bt, ht tree, base, head map[string]any) []string {
 	var ids []string
 	add := func(id string) {
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
-	for _, jobs := range []map[string]any{base, head} {
+	for i, jobs := range []map[string]any{base, head} {
+		t := []tree{bt, ht}[i]
 		for id, j := range jobs {
-			if runsGate(mapOf(j)) {
+			if t.runsGate(mapOf(j)) {
 				add(id)
 			}
 		}
@@ -74,25 +134,29 @@ func gateJobs(base, head map[string]any) []string {
 	return ids
 }
 
-func runsGate(job map[string]any) bool {
-	if isGate(job) {
+func (t tree) runsGate(job map[string]any) bool {
+	if t.isGate(job) {
 		return true
 	}
-	return gateStep(steps(job)) >= 0
+	return t.gateStep(steps(job)) >= 0
 }
 
-func isGate(step map[string]any) bool {
+// isGate: a step (or a job calling a reusable workflow) that runs loadgate:
+// names it, or uses a local action that runs it.
+func (t tree) isGate(step map[string]any) bool {
 	uses, _ := step["uses"].(string)
 	run, _ := step["run"].(string)
-	return strings.Contains(strings.ToLower(uses), "loadgate") || strings.HasPrefix(uses, "./") ||
-		strings.Contains(strings.ToLower(run), "loadgate")
+	if dir, ok := localAction(uses); ok {
+		return t.actionRunsLoadgate(dir, 0)
+	}
+	return strings.Contains(strings.ToLower(uses), "loadgate") || strings.Contains(strings.ToLower(run), "loadgate")
 }
 
 // gateStep is the index of the last step that runs loadgate, or -1.
-func gateStep(s []map[string]any) int {
+func (t tree) gateStep(s []map[string]any) int {
 	last := -1
 	for i, st := range s {
-		if isGate(st) {
+		if t.isGate(st) {
 			last = i
 		}
 	}
@@ -125,7 +189,7 @@ func needs(job map[string]any) []string {
 }
 
 // jobChanged: keys other than name, timeout and steps differ, or a step up to the gate's.
-func jobChanged(b, h map[string]any) bool {
+func jobChanged(bt, ht tree, b, h map[string]any) bool {
 	if b == nil || h == nil {
 		return true
 	}
@@ -142,7 +206,7 @@ func jobChanged(b, h map[string]any) bool {
 		return true
 	}
 	bs, hs := steps(b), steps(h)
-	n := max(gateStep(bs), gateStep(hs))
+	n := max(bt.gateStep(bs), ht.gateStep(hs))
 	if n < 0 {
 		n = max(len(bs), len(hs)) - 1 // a job needed by the gate's: all of it
 	}
@@ -150,7 +214,7 @@ func jobChanged(b, h map[string]any) bool {
 		return true
 	}
 	for i := 0; i <= n; i++ {
-		if !reflect.DeepEqual(bs[i], hs[i]) && (isGate(bs[i]) || isGate(hs[i]) || !bumpOnly(bs[i], hs[i])) {
+		if !reflect.DeepEqual(bs[i], hs[i]) && (bt.isGate(bs[i]) || ht.isGate(hs[i]) || !bumpOnly(bs[i], hs[i])) {
 			return true
 		}
 	}

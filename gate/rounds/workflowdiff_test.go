@@ -70,14 +70,74 @@ func TestWorkflowChangeToANeededJob(t *testing.T) {
 	}
 }
 
-// A local action under .github/actions counts whatever it contains.
+// Regression (issue 48): any file under .github/actions tripped the rule.
+// A local action counts when a workflow that runs loadgate uses it (here
+// a setup step before the gate) or it runs loadgate itself; one only the
+// lint workflow uses is the pull request's own business.
 func TestWorkflowChangeToALocalAction(t *testing.T) {
 	const a = "runs: {using: composite, steps: [{run: echo hi, shell: bash}]}\n"
-	b := writeTree(t, map[string]string{".github/actions/setup/action.yml": a})
-	h := writeTree(t, map[string]string{".github/actions/setup/action.yml": a + "# changed\n"})
+	const lint = "on: push\njobs: {l: {steps: [{uses: ./.github/actions/lint}]}}\n"
+	const gate = "on: pull_request\njobs: {g: {steps: [{uses: ./.github/actions/setup}, {uses: loadgate/loadgate@v1}]}}\n"
+	files := func(extra string) map[string]string {
+		return map[string]string{
+			".github/workflows/lint.yml":        lint,
+			".github/workflows/gate.yml":        gate,
+			".github/actions/lint/action.yml":   a + extra,
+			".github/actions/setup/action.yml":  a + extra,
+			".github/actions/setup/prepare.sh":  "echo" + extra,
+			".github/actions/unused/action.yml": a + extra,
+		}
+	}
+	got := rounds.WorkflowChanges(writeTree(t, files("")), writeTree(t, files("# changed\n")))
+	var paths []string
+	for _, c := range got {
+		paths = append(paths, string(c.How)+" "+c.Path)
+	}
+	want := "changes .github/actions/setup/action.yml\nchanges .github/actions/setup/prepare.sh"
+	if strings.Join(paths, "\n") != want {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(paths, "\n"), want)
+	}
+}
+
+// `uses: ./x` is a gate step only when the action at x runs loadgate: a
+// workflow using an unrelated local action is not the gate's, and a local
+// action that wraps loadgate is.
+func TestLocalUsesIsAGateStepOnlyWhenItRunsLoadgate(t *testing.T) {
+	const wf = "on: pull_request\njobs: {g: {steps: [{uses: ./ci/x, with: {tolerance: 5%}}]}}\n"
+	for _, tc := range []struct {
+		name   string
+		action string
+		counts bool
+	}{
+		{"wraps loadgate", "runs: {using: composite, steps: [{uses: loadgate/loadgate@v1}]}\n", true},
+		{"wraps a local action that wraps loadgate", "runs: {using: composite, steps: [{uses: ./ci/y}]}\n", true},
+		{"unrelated", "runs: {using: composite, steps: [{run: make lint, shell: bash}]}\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := func(with string) map[string]string {
+				return map[string]string{
+					".github/workflows/w.yml": strings.Replace(wf, "5%", with, 1),
+					"ci/x/action.yml":         tc.action,
+					"ci/y/action.yml":         "runs: {using: composite, steps: [{run: loadgate gate, shell: bash}]}\n",
+				}
+			}
+			got := rounds.WorkflowChanges(writeTree(t, tree("5%")), writeTree(t, tree("400%")))
+			if counts := len(got) > 0; counts != tc.counts {
+				t.Errorf("changes %+v, want counted %v", got, tc.counts)
+			}
+		})
+	}
+}
+
+// A local action outside .github/actions that the gate's workflow uses is
+// compared too: head changing ./ci/gate/action.yml changes the gate.
+func TestWorkflowChangeToAUsedActionOutsideGithubDir(t *testing.T) {
+	const wf = "on: pull_request\njobs: {g: {steps: [{uses: ./ci/gate}]}}\n"
+	b := writeTree(t, map[string]string{".github/workflows/w.yml": wf, "ci/gate/action.yml": "runs: {using: composite, steps: [{run: loadgate gate --tolerance 5%, shell: bash}]}\n"})
+	h := writeTree(t, map[string]string{".github/workflows/w.yml": wf, "ci/gate/action.yml": "runs: {using: composite, steps: [{run: loadgate gate --tolerance 400%, shell: bash}]}\n"})
 	got := rounds.WorkflowChanges(b, h)
-	if len(got) != 1 || got[0].How != verdict.WorkflowChanges || got[0].Path != ".github/actions/setup/action.yml" {
-		t.Errorf("changes %+v, want the local action's change", got)
+	if len(got) != 1 || got[0].Path != "ci/gate/action.yml" || got[0].How != verdict.WorkflowChanges {
+		t.Errorf("changes %+v, want ci/gate/action.yml changed", got)
 	}
 }
 

@@ -2,6 +2,8 @@ package rounds
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,9 +20,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Worktrees live in $TMPDIR/loadgate-worktrees-<uid>/<run id>/ beside a lock
+// Worktrees live in $TMPDIR/loadgate-worktrees-<uid>/<random>/ beside a lock
 // flock(2)ed while the gate runs: the kernel drops it however the process
-// dies, so a sweeper that gets it knows the owner is gone.
+// dies, so a sweeper that gets it knows the owner is gone. The directory is not
+// named by the run id: a side's stack.prepare sees its checkout's path (and the
+// repository's .git/worktrees), and the run id names the other side's containers.
 
 const (
 	worktreeOwnerFile = "owner.json"
@@ -55,7 +59,9 @@ func newWorktreeSet(repo, runID string, onEmergency func(func(context.Context) e
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, fmt.Errorf("gate: worktree directory: %w", err)
 	}
-	dir := filepath.Join(root, runID)
+	var name [8]byte
+	_, _ = rand.Read(name[:])
+	dir := filepath.Join(root, hex.EncodeToString(name[:]))
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("gate: worktree directory: %w", err)
 	}
@@ -220,6 +226,9 @@ func sweepWorktreeDir(ctx context.Context, dir string) (string, error) {
 
 func (o worktreeOwner) String() string {
 	parts := []string{"a dead gate"}
+	if o.Run != "" {
+		parts = append(parts, "run "+o.Run)
+	}
 	if o.PID > 0 {
 		parts = append(parts, "pid "+strconv.Itoa(o.PID))
 	}

@@ -78,7 +78,7 @@ func TestSweepWorktrees(t *testing.T) {
 		}
 		return string(b)
 	}
-	if l := list(); strings.Contains(l, "dead1") || !strings.Contains(l, "live1") {
+	if l := list(); strings.Contains(l, dead.dir) || !strings.Contains(l, live.dir) {
 		t.Errorf("git worktree list after the sweep:\n%s", l)
 	}
 	if err := live.remove(ctx); err != nil {

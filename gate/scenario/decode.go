@@ -11,15 +11,58 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// decoder walks a yaml.Node tree keeping the first error it meets; after it,
-// every helper returns zero values, so decoding needs no check after each field.
+// decoder walks a yaml.Node tree keeping the first error of the part it is
+// in; after it, every helper returns zero values, so decoding needs no check
+// after each field. Independent parts (a top-level section, a phase, a
+// workload) are decoded in their own scope, so a file's errors come together.
 type decoder struct {
 	file  string
-	err   *Error
+	err   *Error         // the current scope's first error
+	errs  []*Error       // the errors of scopes that ended
 	lines map[string]int // field path -> line of its value, for later errors
 }
 
 func (d *decoder) ok() bool { return d.err == nil }
+
+// errQuiet ends a scope whose problem another error already named.
+var errQuiet = &Error{Msg: "(named by another error)"}
+
+// quiet ends the current scope without an error of its own.
+func (d *decoder) quiet() {
+	if d.err == nil {
+		d.err = errQuiet
+	}
+}
+
+// scoped decodes an independent part with an error state of its own, keeps
+// its first error, and reports whether it decoded cleanly.
+func (d *decoder) scoped(fn func()) bool {
+	outer := d.err
+	d.err = nil
+	fn()
+	clean := d.err == nil
+	if !clean && d.err != errQuiet {
+		d.errs = append(d.errs, d.err)
+	}
+	d.err = outer
+	return clean
+}
+
+// result is every error met, in line order: nil, one *Error, or Errors.
+func (d *decoder) result() error {
+	all := slices.Clone(d.errs)
+	if d.err != nil && d.err != errQuiet {
+		all = append(all, d.err)
+	}
+	switch len(all) {
+	case 0:
+		return nil
+	case 1:
+		return all[0]
+	}
+	slices.SortStableFunc(all, func(a, b *Error) int { return a.Line - b.Line })
+	return Errors(all)
+}
 
 func (d *decoder) failf(line int, field, format string, args ...any) {
 	if d.err == nil {
@@ -190,12 +233,13 @@ type fields struct {
 	order []string
 	keys  map[string]*yaml.Node
 	vals  map[string]*yaml.Node
+	typo  map[string]bool // known keys an unknown one was taken for: not "required" again
 }
 
 // mapping decodes n as a mapping whose keys must be in known; top-level "x-"
 // keys are ignored so users can park YAML anchors there.
 func (d *decoder) mapping(n *yaml.Node, path string, known []string) *fields {
-	f := &fields{path: path, keys: map[string]*yaml.Node{}, vals: map[string]*yaml.Node{}}
+	f := &fields{path: path, keys: map[string]*yaml.Node{}, vals: map[string]*yaml.Node{}, typo: map[string]bool{}}
 	if n = deref(n); n != nil {
 		f.line = n.Line
 	}
@@ -205,8 +249,11 @@ func (d *decoder) mapping(n *yaml.Node, path string, known []string) *fields {
 			continue
 		}
 		if !slices.Contains(known, name) {
+			if k := nearKey(name, known); k != "" {
+				f.typo[k] = true
+			}
 			d.failf(p.key.Line, join(path, name), "unknown field%s (known: %s)", suggest(name, known), strings.Join(sorted(known), ", "))
-			return f
+			continue // the known fields still decode, for their own errors
 		}
 		d.lines[join(path, name)] = p.key.Line
 		f.order = append(f.order, name)
@@ -226,7 +273,9 @@ func (f *fields) sub(key string) string { return join(f.path, key) }
 
 func (d *decoder) require(f *fields, key string) *yaml.Node {
 	v := f.get(key)
-	if v == nil {
+	if v == nil && f.typo[key] {
+		d.quiet() // the unknown key's error said it
+	} else if v == nil {
 		line := f.line
 		if k := f.keys[key]; k != nil {
 			line = k.Line
@@ -244,16 +293,22 @@ func sorted(s []string) []string {
 
 // suggest returns ` (did you mean "x"?)` for a known key within two edits, or "".
 func suggest(name string, known []string) string {
+	best := nearKey(name, known)
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// nearKey is the known key within two edits of name ("" if none).
+func nearKey(name string, known []string) string {
 	best, bestDist := "", 3
 	for _, k := range known {
 		if dist := editDistance(name, k); dist < bestDist {
 			best, bestDist = k, dist
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
+	return best
 }
 
 func editDistance(a, b string) int {

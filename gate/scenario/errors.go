@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrCeiling is wrapped by every refusal for asking more than the ceilings allow.
@@ -39,3 +40,25 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Errors is every problem Parse found in one file, in line order, one per
+// independent part (a section, a phase, a workload); errors.As finds the first
+// *Error.
+type Errors []*Error
+
+// Error formats one problem a line.
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}

@@ -31,6 +31,7 @@ workloads:
 		fmt.Println(w.Name, w.Share, w.HTTP.Method, w.HTTP.Path, w.Expect.Status)
 	}
 
+	// Every problem of a file comes at once, one a line, by file:line: field.
 	_, err = scenario.Parse([]byte("name: x\nphases:\n  - {name: a, rate: 0, duration: 1s}\n"), "scenario.yaml", scenario.Options{})
 	fmt.Println(err)
 	// Output:
@@ -40,5 +41,6 @@ workloads:
 	// spikes   burst    22.5s peak 36 req/s judged=false
 	// api_read 45 GET /items?page={n} [200]
 	// ingest 5 POST /documents [202]
+	// scenario.yaml:1: workloads: is required
 	// scenario.yaml:3: phases[0].rate: must be > 0
 }

@@ -44,10 +44,21 @@ type Stack struct {
 	Allow []string
 }
 
-// HostKeys are the compose settings that reach past the stack into the host.
+// HostKeys are the compose settings that reach past the stack (into the host, the
+// other side, the runner's files or environment), refused unless stack.allow names
+// them; compose's allow-list refuses each under one of these names (compose's
+// TestAllowNamesAreHostKeys keeps both lists alike).
 var HostKeys = []string{
-	"privileged", "pid", "ipc", "userns_mode", "network_mode", "cap_add",
-	"devices", "security_opt", "bind", "docker_socket", "network_driver",
+	"privileged", "pid", "ipc", "userns_mode", "network_mode", "cap_add", "devices", "security_opt",
+	"bind", "docker_socket", "network_driver", "uts", "cgroup", "cgroup_parent",
+	"device_cgroup_rules", "volumes_from", "external_links", "gpus", "runtime", "isolation",
+	"sysctls", "storage_opt", "credential_spec", "annotations", "use_api_socket", "provider",
+	"models", "volume_driver", "log_driver", "log_opt", "net", "dockerfile", "logging", "environment",
+	"env_file", "label_file", "volumes", "build.context", "build.additional_contexts",
+	"build.network", "build.ssh", "build.secrets", "build.cache_to", "build.cache_from", "build.tags",
+	"build.entitlements", "networks.driver", "networks.external", "networks.name",
+	"networks.driver_opts", "networks.ipam", "volumes.driver", "volumes.driver_opts",
+	"volumes.external", "volumes.name", "secrets", "configs",
 }
 
 // Ceilings refuse (never clamp) a run that asks for more.

@@ -26,9 +26,12 @@ type Options struct {
 
 // Defaults applied to keys the file leaves out.
 const (
-	DefaultTimeout           = 5 * time.Second
-	DefaultMaxInFlight       = 512
-	DefaultLateAfter         = time.Millisecond
+	DefaultTimeout     = 5 * time.Second
+	DefaultMaxInFlight = 512
+	// DefaultLateAfter suits a shared 2-core runner: on a quiet one 1–3% of
+	// wake-ups come 1–2.5 ms late (docs/measurement.md, "late_after"), which
+	// a 1 ms default counted as the generator falling behind.
+	DefaultLateAfter         = 5 * time.Millisecond
 	DefaultHTTPVersion       = "1.1"
 	DefaultMethod            = "GET"
 	DefaultStatus            = 200
@@ -83,8 +86,8 @@ func Parse(data []byte, file string, opts Options) (*Scenario, error) {
 	}
 	d := &decoder{file: file, lines: map[string]int{}}
 	s := d.scenario(root)
-	if !d.ok() {
-		return nil, d.err
+	if err := d.result(); err != nil {
+		return nil, err
 	}
 	s.File, s.lines = file, d.lines
 	if err := s.checkCells(); err != nil {
@@ -160,8 +163,10 @@ var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "l
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	if root = deref(root); root.Kind != yaml.MappingNode {
 		d.failf(root.Line, "", "a scenario must be a mapping with keys such as name, phases and workloads, not %s", describe(root))
+		return &Scenario{}
 	}
-	f := d.mapping(root, "", topKeys)
+	var f *fields
+	d.scoped(func() { f = d.mapping(root, "", topKeys) })
 	s := &Scenario{
 		Timeout:     DefaultTimeout,
 		MaxInFlight: DefaultMaxInFlight,
@@ -171,16 +176,19 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 		Ceilings:    DefaultCeilings(),
 		Scale:       1,
 	}
-	s.Name = d.name(f, "name")
+	d.scoped(func() { s.Name = d.name(f, "name") })
 	if n := f.get("stack"); n != nil {
-		s.Stack = d.stack(n, "stack")
+		d.scoped(func() { s.Stack = d.stack(n, "stack") })
 	}
-	d.settings(f, s)
+	d.scoped(func() { d.settings(f, s) })
 	if n := f.get("ceilings"); n != nil {
-		d.ceilings(n, "ceilings", &s.Ceilings)
+		d.scoped(func() { d.ceilings(n, "ceilings", &s.Ceilings) })
 	}
-	s.Phases = d.phases(f)
-	s.Workloads = d.workloads(f)
+	d.scoped(func() { s.Phases = d.phases(f) })
+	d.scoped(func() { s.Workloads = d.workloads(f) })
+	if len(d.errs) > 0 {
+		return s // what follows reads the workloads: their errors first
+	}
 	d.openapi(f, s) // openapi workloads resolved against the document: openapi.go
 	s.Count = d.count(f.get("count"), "count")
 	return s
@@ -261,7 +269,7 @@ func (d *decoder) stack(n *yaml.Node, path string) *Stack {
 	if an := f.get("allow"); an != nil {
 		for i, item := range d.list(an, f.sub("allow")) {
 			k := d.str(item, index(f.sub("allow"), i))
-			d.check(slices.Contains(HostKeys, k), item, index(f.sub("allow"), i), "must be one of %s", strings.Join(HostKeys, ", "))
+			d.check(slices.Contains(HostKeys, k), item, index(f.sub("allow"), i), "%q is not a compose setting loadgate refuses: name one of docs/security.md's allow-list (privileged, bind, cap_add, environment, build.context, …)", k)
 			st.Allow = append(st.Allow, k)
 		}
 	}

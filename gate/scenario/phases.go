@@ -30,16 +30,21 @@ func (d *decoder) phases(f *fields) []Phase {
 	var out []Phase
 	var explicit []*yaml.Node // judged: value node per phase (nil when unset)
 	seen := map[string]bool{}
+	clean := true
 	for i, item := range items {
-		p, judged := d.phase(item, index("phases", i))
-		if d.ok() && seen[p.Name] {
-			d.failf(p.Line, index("phases", i)+".name", "duplicate phase name %q", p.Name)
-		}
+		var p Phase
+		var judged *yaml.Node
+		clean = d.scoped(func() {
+			p, judged = d.phase(item, index("phases", i))
+			if d.ok() && seen[p.Name] {
+				d.failf(p.Line, index("phases", i)+".name", "duplicate phase name %q", p.Name)
+			}
+		}) && clean
 		seen[p.Name] = true
 		out = append(out, p)
 		explicit = append(explicit, judged)
 	}
-	if d.ok() {
+	if d.ok() && clean {
 		d.markJudged(out, explicit, f.keys["phases"].Line)
 	}
 	return out

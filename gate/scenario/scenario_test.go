@@ -43,7 +43,7 @@ workloads: [{name: read, http: {path: /}}]
 			if s.MaxBody != 16<<20 || scenario.DefaultMaxBody != 16<<20 || want.MaxBody != 1<<30 {
 				t.Errorf("MaxBody = %d (ceiling %d), want 16MiB (ceiling 1GiB)", s.MaxBody, want.MaxBody)
 			}
-			if s.Timeout != 5*time.Second || s.MaxInFlight != 512 || s.LateAfter != time.Millisecond ||
+			if s.Timeout != 5*time.Second || s.MaxInFlight != 512 || s.LateAfter != 5*time.Millisecond ||
 				s.Drain != 5*time.Second || s.HTTPVersion != "1.1" || s.Ceilings != want || s.Scale != 1 || s.Stack != nil || s.Warmup != 0 {
 				t.Errorf("defaults not applied: %+v", s)
 			}

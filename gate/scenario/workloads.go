@@ -26,10 +26,13 @@ func (d *decoder) workloads(f *fields) []Workload {
 	var out []Workload
 	seen := map[string]bool{}
 	for i, item := range items {
-		w := d.workload(item, index("workloads", i))
-		if d.ok() && seen[w.Name] {
-			d.failf(w.Line, index("workloads", i)+".name", "duplicate workload name %q", w.Name)
-		}
+		var w Workload
+		d.scoped(func() {
+			w = d.workload(item, index("workloads", i))
+			if d.ok() && seen[w.Name] {
+				d.failf(w.Line, index("workloads", i)+".name", "duplicate workload name %q", w.Name)
+			}
+		})
 		seen[w.Name] = true
 		out = append(out, w)
 	}

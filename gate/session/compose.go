@@ -25,12 +25,12 @@ type Compose struct {
 	stubs  []result.Stub  // ResolveCounts
 }
 
-// Up is compose.Start: a refused target is ErrUsage, other failures ErrUnusable.
+// Up is compose.Start: a refused target or compose file is ErrUsage, other failures ErrUnusable.
 func Up(ctx context.Context, sp compose.Spec, every time.Duration) (*Compose, error) {
 	r, err := compose.Start(ctx, sp)
 	switch {
-	case errors.Is(err, compose.ErrTargetRefused):
-		return nil, Usage(err)
+	case errors.Is(err, compose.ErrTargetRefused), compose.IsRefused(err):
+		return nil, Usage(err) // a refused target or compose file: bad input, nothing measured
 	case err != nil:
 		return nil, Unusable(err)
 	}

@@ -149,7 +149,7 @@ func Classify(prev []Step, s Step) Manner {
 	if s.Held {
 		return ""
 	}
-	if s.Generator != nil && s.StalledS <= OwnLatenessStall*s.DurationS {
+	if s.GeneratorExplains() && s.StalledS <= OwnLatenessStall*s.DurationS {
 		return GeneratorLimit
 	}
 	for _, p := range prev {
@@ -172,7 +172,7 @@ func Classify(prev []Step, s Step) Manner {
 	if other > 0 {
 		return Errors
 	}
-	if s.Generator != nil {
+	if s.GeneratorExplains() {
 		return GeneratorLimit
 	}
 	return ""

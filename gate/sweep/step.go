@@ -75,6 +75,9 @@ func NewStep(in StepInput) (Step, error) {
 	if n := s.Succeeded + s.Failed; n > 0 {
 		s.GoodputPerS = s.CompletedPerS * float64(s.Succeeded) / float64(n)
 	}
+	if s.Generator != nil {
+		s.Lateness = &Lateness{LatenessMS: r.LatenessMS, Explains: StepLateness(s, s.Checks, r.LatenessMS)}
+	}
 	s.NotHeld = notHeld(s, in.Verdict)
 	s.Held = len(s.NotHeld) == 0
 	return s, nil
@@ -97,7 +100,7 @@ func notHeld(s Step, v verdict.Verdict) []Reason {
 	if v.Value != verdict.Pass {
 		out = append(out, ReasonThresholds)
 	}
-	if s.Generator != nil {
+	if s.GeneratorExplains() {
 		out = append(out, ReasonGenerator)
 	}
 	return out

@@ -86,6 +86,7 @@ type Step struct {
 
 	Workloads []Workload        `json:"workloads"`
 	Generator *result.Generator `json:"generator,omitempty"` // when it fell behind its schedule
+	Lateness  *Lateness         `json:"lateness,omitempty"`  // with Generator: what the lateness could account for
 	Verdict   verdict.Value     `json:"verdict"`
 	Checks    []verdict.Check   `json:"checks"`             // those that did not pass
 	Services  []result.Service  `json:"services,omitempty"` // each service's, then the generator's
@@ -97,7 +98,7 @@ type Reason string
 const (
 	ReasonCompletionsBehind Reason = "completions_behind" // completed < CompletionsShare × offered
 	ReasonThresholds        Reason = "threshold_failed"   // verdict.Thresholds did not pass
-	ReasonGenerator         Reason = "generator_behind"   // result.GeneratorBehind
+	ReasonGenerator         Reason = "generator_behind"   // result.GeneratorBehind, by enough to explain something (Lateness)
 	ReasonUnusable          Reason = "unusable"           // offered != recorded, a stuck stage, ...
 	ReasonInterrupted       Reason = "interrupted"        // cut short
 	ReasonNothingOffered    Reason = "nothing_offered"

@@ -86,9 +86,19 @@ func TestNewStepHolds(t *testing.T) {
 	}
 }
 
+// late marks r's generator behind: n of its sends late, the lateness p95
+// and the largest (ms), p50 on time.
+func late(r *result.Result, n int64, p95MS, maxMS float64) {
+	r.Late = n
+	r.LatenessMS = result.Summary{Count: r.Offered, P50: 0.02, P90: min(p95MS, 0.5), P95: p95MS, P99: maxMS, P999: maxMS, Max: maxMS}
+}
+
 func TestNewStepGeneratorBehindDoesNotHold(t *testing.T) {
 	r := stepResult(t, 200, 200, repeat(50, 200), nil, 0)
-	r.Late = 100 // half of the requests late: the generator did not keep its schedule
+	// half of the requests late by 0.6 s or more, up to 2 s of the 10 s
+	// window: the generator lagged all along, the rate did not go out on time
+	late(r, 100, 900, 2000)
+	r.LatenessMS.P50, r.LatenessMS.P90 = 600, 900
 	s := newStep(t, 1, 20, r)
 	if s.Held || !reflect.DeepEqual(s.NotHeld, []sweep.Reason{sweep.ReasonGenerator}) || s.Generator == nil {
 		t.Fatalf("held %v, not held %v, generator %v", s.Held, s.NotHeld, s.Generator)
@@ -375,13 +385,14 @@ func TestDecodeRefuses(t *testing.T) {
 // stack's backpressure: the step is classified by what the stack did.
 func TestClassifyGeneratorBehind(t *testing.T) {
 	r := stepResult(t, 400, 400, repeat(50, 395), map[string]int64{"status 503": 5}, 0)
-	r.Late = 40
+	late(r, 40, 10, 50) // 40/s × 50 ms: two requests at once
 	s := newStep(t, 2, 40, r)
 	if m := sweep.Classify(nil, s); m != sweep.GeneratorLimit {
 		t.Errorf("generator behind on its own: manner %q", m)
 	}
 	r = stepResult(t, 400, 300, repeat(50, 300), map[string]int64{"timeout": 100}, 0)
-	r.Late, r.Stalled = 40, 1.5
+	late(r, 40, 10, 50)
+	r.Stalled = 1.5
 	s = newStep(t, 2, 40, r)
 	if m := sweep.Classify(nil, s); m != sweep.Queueing {
 		t.Errorf("generator stalled at max_in_flight: manner %q, want queueing", m)

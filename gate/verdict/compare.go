@@ -212,14 +212,18 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		return v, nil
 	}
 	base, head, left := leaveOutSharedStalls(base, head)
-	c := comparer{opt: opt, base: base, head: head, z: normQuantile(0.5 + opt.Confidence/2),
-		untrusted: behindSchedule(base, head), duet: allDuet(base, head)}
+	c := comparer{opt: opt, base: base, head: head, z: normQuantile(0.5 + opt.Confidence/2), duet: allDuet(base, head)}
+	untrusted, noted := c.behindSchedule()
+	c.untrusted = untrusted
 	var use NoiseUse
 	c.cal, use = noiseFor(opt.Noise, base, head)
 	wvs, notes, values, bad := c.all()
 	if len(bad) > 0 {
 		v.Value, v.Notes = Unusable, bad
 		return v, nil
+	}
+	for _, u := range noted {
+		notes = append(notes, Note{Code: NoteLatenessNoted, Side: u.Side, Round: u.Round, Behind: &u})
 	}
 	for _, l := range left {
 		notes = append(notes, Note{Code: NoteDuetRoundLeftOut, Round: l.round, Side: l.side, Rounds: len(base)})
@@ -389,36 +393,68 @@ type comparer struct {
 }
 
 // UntrustedRound is a round whose generator fell behind its schedule
-// (result.GeneratorBehind): its latency carries the generator's delay.
+// (result.GeneratorBehind) by enough to explain the change it shows
+// (LatenessExplains): its latency carries the generator's delay.
 type UntrustedRound struct {
 	Side      string           `json:"side"`   // "base" or "head"
 	Round     int              `json:"round"`  // 1-based, as paired
 	Rounds    []int            `json:"rounds"` // every round this result is paired in
 	Generator result.Generator `json:"generator"`
+	// Lateness is the cell whose change the lateness could explain (untrusted),
+	// or, in a NoteLatenessNoted, the one it came nearest to explaining.
+	Lateness *LatenessCheck `json:"lateness,omitempty"`
 }
 
-// behindSchedule lists the untrusted rounds of both sides, each result once.
-func behindSchedule(base, head []*result.Result) []UntrustedRound {
-	var us []UntrustedRound
+// behindSchedule lists the rounds behind their schedule of both sides, each
+// result once: untrusted where its lateness could explain the change some
+// judged cell shows, noted (judged all the same) where it could not.
+func (c *comparer) behindSchedule() (untrusted, noted []UntrustedRound) {
+	type entry struct {
+		u         UntrustedRound
+		explained bool
+	}
 	for _, side := range []struct {
 		name string
 		rs   []*result.Result
-	}{{"base", base}, {"head", head}} {
-		at := map[*result.Result]int{} // result → index in us
+	}{{"base", c.base}, {"head", c.head}} {
+		var order []*entry
+		at := map[*result.Result]*entry{}
 		for i, r := range side.rs {
 			g := r.GeneratorBehind()
-			if g == nil {
+			if g == nil || i >= len(c.base) || i >= len(c.head) {
 				continue
 			}
-			if k, ok := at[r]; ok {
-				us[k].Rounds = append(us[k].Rounds, roundNo(r, i))
-				continue
+			explains, nearest := c.roundLateness(i)
+			var ck *LatenessCheck
+			for k := range explains {
+				if explains[k].Side == side.name {
+					ck = &explains[k]
+					break
+				}
 			}
-			at[r] = len(us)
-			us = append(us, UntrustedRound{Side: side.name, Round: roundNo(r, i), Rounds: []int{roundNo(r, i)}, Generator: *g})
+			e, ok := at[r]
+			if !ok {
+				e = &entry{u: UntrustedRound{Side: side.name, Round: roundNo(r, i), Generator: *g}}
+				at[r] = e
+				order = append(order, e)
+			}
+			e.u.Rounds = append(e.u.Rounds, roundNo(r, i))
+			switch {
+			case ck != nil && !e.explained:
+				e.explained, e.u.Lateness = true, ck
+			case !e.explained && e.u.Lateness == nil && nearest != nil && nearest.Side == side.name:
+				e.u.Lateness = nearest
+			}
+		}
+		for _, e := range order {
+			if e.explained {
+				untrusted = append(untrusted, e.u)
+			} else {
+				noted = append(noted, e.u)
+			}
 		}
 	}
-	return us
+	return untrusted, noted
 }
 
 // distrust makes a decided comparison inconclusive when any round is

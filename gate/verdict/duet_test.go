@@ -395,7 +395,9 @@ func TestDuetSharedStallLeftOut(t *testing.T) {
 	}
 	stall := func(r *result.Result) *result.Result {
 		cp := *r
-		cp.LatenessMS.P99 = 40 // behind its schedule: p99 lateness past the 5 ms limit
+		// behind its schedule: p99 lateness past the 5 ms limit, and 40 ms at
+		// the judged p95, enough to explain a change of a 20 ms p95
+		cp.LatenessMS.P95, cp.LatenessMS.P99 = 40, 40
 		return &cp
 	}
 	b, h := slices.Clone(base), slices.Clone(head)
@@ -514,7 +516,7 @@ func TestSequentialDuetGoesOnPastSharedStalls(t *testing.T) {
 	base, head := s.rounds(t, rand.New(rand.NewPCG(5, 5)), verdict.DefaultSeqMinRounds)
 	behind := func(r *result.Result, stalledS float64) *result.Result {
 		cp := *r
-		cp.LatenessMS.P99, cp.Stalled = 40, stalledS
+		cp.LatenessMS.P95, cp.LatenessMS.P99, cp.Stalled = 40, 40, stalledS
 		return &cp
 	}
 	plan := verdict.SeqPlan{MaxRounds: 10}

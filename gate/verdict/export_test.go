@@ -19,3 +19,6 @@ var SeqBounds = seqBounds
 // StallsOfCells is the stalled-round rule on log ratios cells[k][i]
 // (cell k, round i), without the sides' own figures: the simulation's.
 func StallsOfCells(cells [][]float64) []Stall { return stallsOf(cells, nil, nil) }
+
+// CheckLateness is checkLateness, for its table test.
+var CheckLateness = checkLateness

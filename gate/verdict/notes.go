@@ -44,6 +44,9 @@ const (
 	NoteDuetRoundLeftOut     NoteCode = "duet_round_left_out"     // Round, Side ("": both), Rounds: a shared stall left out
 	NoteNoWorkloadEitherSide NoteCode = "no_workload_either_side" // Phase: no workload ran on either side
 	NoteDuetStackBusy        NoteCode = "duet_stack_busy"         // BusyPct, StackCPUs: over DuetBusyPct
+	// NoteLatenessNoted: Side, Round, Behind: a round behind its schedule whose
+	// lateness cannot explain the change it shows (LatenessExplains): judged.
+	NoteLatenessNoted NoteCode = "lateness_noted"
 
 	// Why a gate is unusable (package rounds, the command).
 	NoteGateInterrupted  NoteCode = "gate_interrupted"  // interrupted before its rounds ended
@@ -71,6 +74,7 @@ const (
 	NoteBaselineTopology      NoteCode = "baseline_topology"        // BaseTopology, HeadTopology differ
 	NoteWorkflowChange        NoteCode = "workflow_change"          // Path, How (Detail: why it cannot be compared)
 	NoteWorkflowAllowed       NoteCode = "workflow_allowed"         // --allow-workflow-changes: the verdict stands
+	NoteGateAdopted           NoteCode = "gate_adopted"             // head adds the gate's workflow Paths to a base that runs none: not enforced yet
 	NoteSequentialPlan        NoteCode = "sequential_plan"          // Rounds, MaxRounds, Budget, Fit (rounds at RoundTime), Measured
 	// Stalled rounds (FindStall): Round, Side, Stall.
 	NoteStallRerun    NoteCode = "stall_rerun"     // run again in its place; Path: where the stalled round is kept
@@ -140,6 +144,7 @@ type Note struct {
 	RoundTime       time.Duration    `json:"round_time_ns,omitempty"`
 	Measured        bool             `json:"measured,omitempty"`
 	Stall           *Stall           `json:"stall,omitempty"`
+	Behind          *UntrustedRound  `json:"behind,omitempty"` // NoteLatenessNoted: the round, its generator and its nearest check
 	FailOn          string           `json:"fail_on,omitempty"`
 	ExitCode        int              `json:"exit_code,omitempty"`
 	VerdictExitCode int              `json:"verdict_exit_code,omitempty"`

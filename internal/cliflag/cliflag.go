@@ -58,6 +58,15 @@ func PrintHelp(w io.Writer, text string, fs *flag.FlagSet) {
 	}
 }
 
+// Dashes is flag's parse error as the docs write flags: "--name", not "-name".
+func Dashes(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"for flag -", "not defined: -", "needs an argument: -"} {
+		msg = strings.Replace(msg, p, p+"-", 1)
+	}
+	return msg
+}
+
 // IsSet reports whether the flag name was given on fs's command line.
 func IsSet(fs *flag.FlagSet, name string) bool {
 	set := false

@@ -129,3 +129,106 @@ func TestDir(t *testing.T) {
 		t.Errorf("after a forced Dir: %v, victim %q", entries, read(t, victim))
 	}
 }
+
+// outsideDir is a directory outside the results with a file that must keep its content.
+func outsideDir(t *testing.T) (dir, victim string) {
+	t.Helper()
+	dir = t.TempDir()
+	victim = filepath.Join(dir, "bash")
+	if err := os.WriteFile(victim, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, victim
+}
+
+// onlyVictim fails t unless dir holds just its victim, unchanged.
+func onlyVictim(t *testing.T, dir, victim string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || read(t, victim) != "#!/bin/sh\n" {
+		t.Errorf("written outside the results directory: %v, %q", ents, read(t, victim))
+	}
+}
+
+// Attack (issue 46): head commits the results directory itself (loadgate-results) as a
+// symbolic link to a directory of the runner (~/.local/bin): refused, nothing written there.
+func TestRegression_ResultsDirectoryIsASymlink(t *testing.T) {
+	elsewhere, victim := outsideDir(t)
+	out := filepath.Join(t.TempDir(), "loadgate-results")
+	if err := os.Symlink(elsewhere, out); err != nil {
+		t.Fatal(err)
+	}
+	var se *outfile.SymlinkError
+	if err := outfile.Dir(out, true, "--force"); !errors.As(err, &se) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Dir through a symlink: %v, want a *SymlinkError", err)
+	}
+	if err := outfile.Results(out); !errors.As(err, &se) {
+		t.Fatalf("Results through a symlink: %v, want a *SymlinkError", err)
+	}
+	onlyVictim(t, elsewhere, victim)
+}
+
+// Attack (issue 46): head commits (or its container plants, through a bind of the checkout)
+// a symlink below the results directory, loadgate-results/base -> ~/.local/bin, where
+// loadgate then makes round directories, saves logs and writes results: each refused.
+func TestRegression_SymlinkBelowTheResultsDirectory(t *testing.T) {
+	elsewhere, victim := outsideDir(t)
+	out := t.TempDir()
+	if err := outfile.Dir(out, false, "--force"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(out, "base")); err != nil {
+		t.Fatal(err)
+	}
+	var se *outfile.SymlinkError
+	if err := outfile.MkdirAll(filepath.Join(out, "base", "round-1")); !errors.As(err, &se) {
+		t.Errorf("MkdirAll: %v, want a *SymlinkError", err)
+	}
+	if err := outfile.MkdirAll(filepath.Join(out, "base", "logs")); !errors.As(err, &se) {
+		t.Errorf("MkdirAll: %v, want a *SymlinkError", err)
+	}
+	if err := outfile.WriteFile(filepath.Join(out, "base", "bash"), []byte("owned\n")); !errors.As(err, &se) {
+		t.Errorf("WriteFile: %v, want a *SymlinkError", err)
+	}
+	if f, err := outfile.Create(filepath.Join(out, "base", "bash")); !errors.As(err, &se) {
+		t.Errorf("Create: %v, want a *SymlinkError", err)
+		if f != nil {
+			f.Close()
+		}
+	}
+	onlyVictim(t, elsewhere, victim)
+	// A real directory below is made and written as before.
+	if err := outfile.MkdirAll(filepath.Join(out, "head", "round-1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := outfile.WriteFile(filepath.Join(out, "head", "round-1", "result.json"), []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Attack (issue 46): during the run a container swaps the results directory for a symlink
+// (rm -r loadgate-results; ln -s ~/.local/bin loadgate-results): later writes are refused.
+func TestRegression_ResultsDirectorySwappedForASymlink(t *testing.T) {
+	elsewhere, victim := outsideDir(t)
+	out := filepath.Join(t.TempDir(), "loadgate-results")
+	if err := outfile.Dir(out, false, "--force"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(out, out+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, out); err != nil {
+		t.Fatal(err)
+	}
+	var se *outfile.SymlinkError
+	if err := outfile.WriteFile(filepath.Join(out, "bash"), []byte("owned\n")); err == nil {
+		// The final name is replaced, not followed; but not in the other directory either.
+		t.Errorf("WriteFile into a swapped results directory succeeded")
+	} else if !errors.As(err, &se) {
+		t.Errorf("WriteFile: %v, want a *SymlinkError", err)
+	}
+	if err := outfile.MkdirAll(filepath.Join(out, "base")); !errors.As(err, &se) {
+		t.Errorf("MkdirAll: %v, want a *SymlinkError", err)
+	}
+	onlyVictim(t, elsewhere, victim)
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// loadgate check names every problem of a scenario and its compose file
+// at once, by file and line, and builds nothing (issue 48: errors stopped
+// at the first, and only a run found a compose refusal).
+func TestCheckNamesEveryProblem(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("compose.yaml", "services:\n  api:\n    image: scratch\n    privileged: true\n    cgroup: host\n")
+	write("s.yaml", "name: x\nstack: {compose: [compose.yaml], target: api:80}\nphases:\n  - {name: a, rate: 5, duration: 1s}\nworkloads:\n  - {name: w, http: {path: /}}\n")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"check", "--scenario", filepath.Join(dir, "s.yaml")}, &stdout, &stderr)
+	if got := exitCode(err, &stderr); got != 2 {
+		t.Fatalf("exit %d, want 2\n%s", got, stderr.String())
+	}
+	for _, want := range []string{"compose.yaml:4: services.api.privileged", "compose.yaml:5: services.api.cgroup", "check: 2 problem(s)"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+
+	write("s.yaml", "name: x\ntmeout: 5s\nphases:\n  - {name: a, rate: 0, duration: 1s}\nworkloads:\n  - {name: w, share: 0, http: {path: /}}\n")
+	stdout.Reset()
+	stderr.Reset()
+	err = run(context.Background(), []string{"check", "--scenario", filepath.Join(dir, "s.yaml")}, &stdout, &stderr)
+	if got := exitCode(err, &stderr); got != 2 || strings.Count(stderr.String(), "s.yaml:") != 3 {
+		t.Errorf("exit %d, want 2 and the scenario's three errors:\n%s", got, stderr.String())
+	}
+}
+
+// The demo's scenario and stack pass, and the resource overrides are said.
+func TestCheckAcceptsTheDemo(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"check", "--scenario", "../../examples/demo/gate.yaml"}, &stdout, &stderr)
+	if got := exitCode(err, &stderr); got != 0 || !strings.Contains(stdout.String(), "ok: nothing the gate would refuse") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got, stdout.String(), stderr.String())
+	}
+}
