@@ -83,9 +83,9 @@ type ErrorRates struct {
 
 // Interval sources of a Comparison.
 const (
-	IntervalRounds      = "rounds"      // t interval over the per-round log ratios (the machine's noise)
+	IntervalRounds      = "rounds"      // t interval over the per-round log ratios or error-rate differences (the machine's noise)
 	IntervalSampling    = "sampling"    // order-statistics floor: the percentiles' own sampling noise
-	IntervalScore       = "score"       // Newcombe hybrid score interval (error rates)
+	IntervalScore       = "score"       // Newcombe hybrid score interval of the pooled counts (error rates: one round, or the floor)
 	IntervalNoise       = "noise"       // DefaultNoiseSD, where the rounds cannot measure the noise
 	IntervalCalibration = "calibration" // a matching calibration (CompareOptions.Noise)
 	IntervalDuet        = "duet"        // t interval over ≥ DuetMinRounds duet rounds, no floor
@@ -117,6 +117,7 @@ type Comparison struct {
 	Detectable  float64     `json:"detectable,omitempty"`
 	Family      *FamilyTest `json:"family,omitempty"`
 	RoundRatios []float64   `json:"round_ratios,omitempty"`
+	RoundDiffs  []float64   `json:"round_diffs,omitempty"` // error rate: head − base per round
 	Value       Value       `json:"value"`
 	Reason      Reason      `json:"reason"`
 	At          *RoundRef   `json:"at,omitempty"`   // the round a not-measured reason names
@@ -1006,6 +1007,20 @@ func osRanks(n int64, q, z float64) (lo, hi int64) {
 	return int64(math.Floor(nf*q - z*sd)), int64(math.Ceil(nf*q + z*sd))
 }
 
+// errorRate judges the change in a workload's error rate from per-round
+// paired differences d_i = rate(head_i) − rate(base_i), not pooled requests:
+// the round is the unit that repeats (issue 45), and failures come in bursts,
+// so pooling every request of every round makes one round's burst of 503s a
+// tight "regression". The interval is the t interval over the rounds,
+// mean(d) ± t(R−1)·s/√R (R − 1 df protect against an s small by luck), and
+// never narrower than Newcombe's hybrid score interval of the pooled counts:
+// with few failures the d_i are discrete and s can be 0 (1 of 1 000 in every
+// head round), and the binomial noise of the counts is then the floor, as the
+// order-statistics floor is for latency. One round (or a result repeated over
+// rounds) measures no spread between rounds: the score interval alone.
+// A burst in one of R rounds moves mean(d) by burst/R and s by about
+// burst/√R, so the t interval contains 0 whatever the burst's size (for
+// R ≥ 3 at 95%: |mean|/(s/√R) = 1 < t); an increase in every round is called.
 func (c *comparer) errorRate(phase, workload string) Comparison {
 	cmp := Comparison{Phase: phase, Workload: workload, Metric: MetricErrorRate, Rounds: len(c.base)}
 	side := func(rs []*result.Result) *ErrorRates {
@@ -1038,16 +1053,31 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 		cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNoneCompleted, &RoundRef{Side: "head"}
 		return cmp
 	}
-	cmp.Diff, cmp.CILow, cmp.CIHigh = newcombe(eb.Failed, eb.N, eh.Failed, eh.N, c.z)
-	cmp.Interval = IntervalScore
-	cmp.Significant = cmp.CILow > 0 || cmp.CIHigh < 0
-	delta := c.opt.Tolerance * eb.Rate
-	if eb.Failed > 0 || eh.Failed > 0 {
-		cmp.test = &test{m: cmp.Diff, up: delta, score: [4]int64{eb.Failed, eb.N, eh.Failed, eh.N}, isScore: true}
+	if eb.Failed == 0 && eh.Failed == 0 {
+		cmp.Value, cmp.Reason = Pass, ReasonNoFailure // no interval: nothing to estimate
+		return cmp
 	}
+	diff, slo, shi := newcombe(eb.Failed, eb.N, eh.Failed, eh.N, c.z)
+	cmp.Diff, cmp.CILow, cmp.CIHigh, cmp.Interval = diff, slo, shi, IntervalScore
+	delta := c.opt.Tolerance * eb.Rate
+	t := &test{m: diff, up: delta, score: [4]int64{eb.Failed, eb.N, eh.Failed, eh.N}, isScore: true}
+	if d := roundDiffs(c.base, c.head, phase, workload); len(d) >= 2 && !c.storedBaseline() {
+		R := len(d)
+		m := mean(d)
+		se := stddev(d, m) / math.Sqrt(float64(R))
+		tp := part{se: se, df: float64(R - 1), what: IntervalRounds}
+		h := tp.halfWidth(c.opt.Confidence)
+		// The score interval's widths, around the rounds' mean.
+		lo, hi := max(m-max(h, diff-slo), -1), min(m+max(h, shi-diff), 1)
+		if h > max(diff-slo, shi-diff) {
+			cmp.Interval = IntervalRounds
+		}
+		cmp.Diff, cmp.CILow, cmp.CIHigh, cmp.RoundDiffs = m, lo, hi, roundAll(d)
+		t.m, t.parts = m, []part{tp}
+	}
+	cmp.test = t
+	cmp.Significant = cmp.CILow > 0 || cmp.CIHigh < 0
 	switch {
-	case eb.Failed == 0 && eh.Failed == 0:
-		cmp.Value, cmp.Reason = Pass, ReasonNoFailure
 	case cmp.CILow > delta:
 		cmp.Value, cmp.Reason = Regression, ReasonMoreErrors
 	case cmp.CIHigh < -delta:
@@ -1056,6 +1086,35 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 		cmp.Value, cmp.Reason = Pass, ReasonNoMoreErrors
 	}
 	return cmp
+}
+
+// roundDiffs is, per paired round, head's error rate less base's in the
+// phase; a round where either side completed nothing is left out.
+func roundDiffs(base, head []*result.Result, phase, workload string) []float64 {
+	rate := func(r *result.Result) (float64, bool) {
+		w := r.PhaseNamed(phase).Workload(workload)
+		if w == nil || w.Succeeded+w.Failed == 0 {
+			return 0, false
+		}
+		return float64(w.Failed) / float64(w.Succeeded+w.Failed), true
+	}
+	var d []float64
+	for i := range min(len(base), len(head)) {
+		b, okb := rate(base[i])
+		h, okh := rate(head[i])
+		if okb && okh {
+			d = append(d, h-b)
+		}
+	}
+	return d
+}
+
+func roundAll(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = round6(x)
+	}
+	return out
 }
 
 // pooled is a side's nearest-rank q-quantile in ms over its rounds, and its samples.
