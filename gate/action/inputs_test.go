@@ -143,7 +143,7 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 		{"tolerance", "150%", "input tolerance"},
 		{"scale", "2", "input scale"},
 		{"scale", "0", "input scale"},
-		{"fail-on", "always", "input fail-on: \"always\": want regression, threshold or never"},
+		{"fail-on", "always", "input fail-on: \"always\": want regression, inconclusive, threshold or never"},
 		{"comment", "yes", "input comment: \"yes\": want true or false"},
 		{"base", "--upload-pack=x", "input base"},
 		{"artifact-url", "javascript:alert(1)", "input artifact-url: \"javascript:alert(1)\": want an http(s) URL"},

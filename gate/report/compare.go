@@ -562,8 +562,12 @@ func methodText(v verdict.Verdict) string {
 	if v.Percentile != "" {
 		perc = v.Percentile
 	}
-	return fmt.Sprintf("head/base ratio of %s, %s CI from the paired rounds (t) floored by order statistics; tolerance ±%s; error rates: Newcombe score interval",
-		perc, Confidence(v.Confidence), Percent(v.Tolerance))
+	tol := Percent(v.Tolerance)
+	if v.ToleranceFloorMs > 0 {
+		tol += fmt.Sprintf(", at least ±%s ms", strconv.FormatFloat(v.ToleranceFloorMs, 'f', -1, 64))
+	}
+	return fmt.Sprintf("head/base ratio of %s, %s CI from the paired rounds (t) floored by order statistics; tolerance ±%s; error rates: per-round differences (t) floored by Newcombe's score interval",
+		perc, Confidence(v.Confidence), tol)
 }
 
 func targets(s rounds.SideResults) string {

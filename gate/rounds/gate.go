@@ -40,11 +40,14 @@ type Config struct {
 	Compose      []string // compose files instead of the scenario's stack.compose (relative: to each side's root)
 	Target       string   // service:port instead of the scenario's stack.target
 	Out          string   // the results directory
-	Compare      verdict.CompareOptions
-	Limits       scenario.OperatorLimits // the operator's ceilings: the lower of these and the scenario's wins
-	Auto         bool                    // --rounds auto: sequential looks until decided, MaxRounds or Budget
-	MaxRounds    int                     // Auto: the most paired rounds (0: DefaultMaxRounds)
-	Budget       time.Duration           // wall time of the gate, from Run (0: DefaultBudget)
+	// Compare: the operator's options. Tolerance 0 and ToleranceFloorSet
+	// false leave them to the protected scenario (ResolveTolerance).
+	Compare           verdict.CompareOptions
+	ToleranceFloorSet bool
+	Limits            scenario.OperatorLimits // the operator's ceilings: the lower of these and the scenario's wins
+	Auto              bool                    // --rounds auto: sequential looks until decided, MaxRounds or Budget
+	MaxRounds         int                     // Auto: the most paired rounds (0: DefaultMaxRounds)
+	Budget            time.Duration           // wall time of the gate, from Run (0: DefaultBudget)
 	// GuardWorkflows: head's changes to workflows or action.yml make the gate
 	// unusable, unless AllowWorkflowChanges.
 	GuardWorkflows, AllowWorkflowChanges bool
@@ -79,6 +82,8 @@ func (c *Config) Validate() error {
 		return Usagef("gate: --max-rounds must be from 2 to %d, not %d", verdict.MaxNeedRounds, c.MaxRounds)
 	case c.Budget < 0:
 		return Usagef("gate: --budget must be positive, not %s", c.Budget)
+	case c.Compare.ToleranceFloor < 0 || c.Compare.ToleranceFloor > verdict.MaxToleranceFloor:
+		return Usagef("gate: --tolerance-floor %s: must be from 0 to %s", c.Compare.ToleranceFloor, verdict.MaxToleranceFloor)
 	case c.ScenarioFrom != "" && c.ScenarioFrom != "head" && c.ScenarioFrom != "base":
 		return Usagef("gate: --scenario-from must be head or base, not %q", c.ScenarioFrom)
 	}
@@ -275,6 +280,9 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.sc, err = g.loadScenario(); err != nil {
 		return err
 	}
+	var tolNotes []verdict.Note
+	g.cfg.Compare.Tolerance, g.cfg.Compare.ToleranceFloor, tolNotes = ResolveTolerance(g.sc, g.cfg.Compare.Tolerance, g.cfg.Compare.ToleranceFloor, g.cfg.ToleranceFloorSet)
+	g.notes = append(g.notes, tolNotes...)
 	if err := g.loadNoise(); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -21,14 +22,33 @@ const (
 	DefaultConfidence = 0.95
 	DefaultPercentile = MetricP95
 	MaxNeedRounds     = 100 // the most rounds an inconclusive comparison suggests
+	MaxToleranceFloor = time.Second
+	// DefaultToleranceFloor is a gate's absolute floor of the latency
+	// tolerance where neither base's scenario nor the operator sets one
+	// (docs/gate.md, "Tolerance"); CompareOptions' zero is no floor.
+	DefaultToleranceFloor = 50 * time.Microsecond
 )
+
+// tolerance is the relative tolerance of a latency comparison whose pooled
+// base percentile is baseMs: τ, or floor/base where the floor is wider.
+func (o CompareOptions) tolerance(baseMs float64) float64 {
+	floorMs := float64(o.ToleranceFloor) / float64(time.Millisecond)
+	if floorMs > 0 && baseMs > 0 && floorMs/baseMs > o.Tolerance {
+		return floorMs / baseMs
+	}
+	return o.Tolerance
+}
 
 // CompareOptions set how base and head are compared.
 type CompareOptions struct {
 	// Tolerance τ, in (0, 10) (0: DefaultTolerance): a head/base latency ratio
 	// within [1/(1+τ), 1+τ] is no change; error rates may grow by τ of base's rate.
-	Tolerance  float64
-	Confidence float64 // of every two-sided interval, in [0.5, 1) (0: DefaultConfidence)
+	Tolerance float64
+	// ToleranceFloor is the absolute floor of the latency tolerance: a change
+	// within ±max(τ·base, floor) is no change (0: no floor), so a 0.3 ms
+	// endpoint is not held to ±30 µs, below the machine's own jitter.
+	ToleranceFloor time.Duration
+	Confidence     float64 // of every two-sided interval, in [0.5, 1) (0: DefaultConfidence)
 	// Percentile judged for latency: p50, p90, p95, p99 or p99.9; "": each
 	// workload's threshold percentiles, p95 without one.
 	Percentile string
@@ -49,6 +69,9 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	}
 	if !(o.Tolerance > 0 && o.Tolerance < 10) {
 		return o, fmt.Errorf("verdict: tolerance %v: must be > 0 and < 10 (a fraction: 0.1 is 10%%)", o.Tolerance)
+	}
+	if o.ToleranceFloor < 0 || o.ToleranceFloor > MaxToleranceFloor {
+		return o, fmt.Errorf("verdict: tolerance floor %s: must be ≥ 0 and ≤ %s", o.ToleranceFloor, MaxToleranceFloor)
 	}
 	if o.Estimator == "" {
 		o.Estimator = DefaultEstimator
@@ -106,11 +129,14 @@ type Comparison struct {
 	Rounds int     `json:"rounds"`
 	// Ratio (latency): head/base, the geometric mean of the round ratios or
 	// the Estimator's centre; Diff (error rate): head − base.
-	Ratio       float64 `json:"ratio"`
-	Diff        float64 `json:"diff"`
-	CILow       float64 `json:"ci_low"`
-	CIHigh      float64 `json:"ci_high"`
-	Interval    string  `json:"interval"`           // the Interval* source that set the width
+	Ratio    float64 `json:"ratio"`
+	Diff     float64 `json:"diff"`
+	CILow    float64 `json:"ci_low"`
+	CIHigh   float64 `json:"ci_high"`
+	Interval string  `json:"interval"` // the Interval* source that set the width
+	// Tolerance (latency): the relative tolerance applied where the absolute
+	// floor is wider than the gate's, floor/base (0: the gate's).
+	Tolerance   float64 `json:"tolerance,omitempty"`
 	Significant bool    `json:"significant"`        // the interval excludes "no change"
 	NoiseSD     float64 `json:"noise_sd,omitempty"` // the pair sd assumed where the rounds could not measure it
 	// Detectable (latency): the smallest ratio called a regression about half the time.
@@ -195,7 +221,8 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		return Verdict{}, err
 	}
 	v := Verdict{Workloads: []WorkloadVerdict{}, Notes: []Note{},
-		Rounds: len(head), Tolerance: opt.Tolerance, Confidence: opt.Confidence, Percentile: opt.Percentile}
+		Rounds: len(head), Tolerance: opt.Tolerance, Confidence: opt.Confidence, Percentile: opt.Percentile,
+		ToleranceFloorMs: float64(opt.ToleranceFloor) / float64(time.Millisecond)}
 	if rs := sidesUnusable(base, head); len(rs) > 0 {
 		v.Value, v.Notes = Unusable, rs
 		return v, nil
@@ -738,9 +765,13 @@ func (c *comparer) judge(cmp *Comparison, mdl noiseModel, m float64) {
 	}
 	cmp.CILow, cmp.CIHigh = math.Exp(lo), math.Exp(hi)
 	cmp.Significant = cmp.CILow > 1 || cmp.CIHigh < 1
-	cmp.Detectable = round6(math.Exp(math.Log1p(c.opt.Tolerance) + half))
-	cmp.test = &test{m: m, up: math.Log1p(c.opt.Tolerance), parts: mdl.parts()}
-	up, down := 1+c.opt.Tolerance, 1/(1+c.opt.Tolerance)
+	tol := c.opt.tolerance(cmp.Base)
+	if tol != c.opt.Tolerance {
+		cmp.Tolerance = round6(tol) // the floor set it
+	}
+	cmp.Detectable = round6(math.Exp(math.Log1p(tol) + half))
+	cmp.test = &test{m: m, up: math.Log1p(tol), parts: mdl.parts()}
+	up, down := 1+tol, 1/(1+tol)
 	switch {
 	case cmp.CILow > up:
 		cmp.Value, cmp.Reason = Regression, ReasonSlower
@@ -750,7 +781,7 @@ func (c *comparer) judge(cmp *Comparison, mdl noiseModel, m float64) {
 		cmp.Value, cmp.Reason = Pass, ReasonWithin
 	default:
 		cmp.Value, cmp.Reason = Inconclusive, ReasonStraddles
-		cmp.Needs = c.need(mdl, m, c.opt.Confidence)
+		cmp.Needs = c.need(mdl, m, tol, c.opt.Confidence)
 	}
 }
 
@@ -946,8 +977,8 @@ func (mdl noiseModel) future(r int) noiseModel {
 
 // need estimates what would decide: more rounds (every part shrinks as
 // 1/√rounds) or a longer sustain (the sampling part as 1/√samples).
-func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
-	d := math.Abs(m - math.Log1p(c.opt.Tolerance))
+func (c *comparer) need(mdl noiseModel, m, tol, conf float64) *Need {
+	d := math.Abs(m - math.Log1p(tol))
 	if d < 1e-9 {
 		return &Need{OnTolerance: true}
 	}

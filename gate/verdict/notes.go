@@ -81,6 +81,10 @@ const (
 	NoteStallCapped   NoteCode = "stall_capped"    // kept and judged: the cap of Rounds re-runs was spent
 	NoteStallNoBudget NoteCode = "stall_no_budget" // kept and judged: no further round fits the budget
 	NoteFailOn        NoteCode = "fail_on"         // FailOn, ExitCode (the step's), VerdictExitCode
+	// NoteOperatorLooser: Policy (Kind PolicyTolerance or PolicyToleranceFloor,
+	// Base the protected scenario's value, Head the operator's): an operator's
+	// flag or input asked for a looser bar than base's scenario; not applied.
+	NoteOperatorLooser NoteCode = "operator_looser"
 )
 
 // Note is one thing a verdict says beside its workloads: a code and the
@@ -158,6 +162,10 @@ const (
 	// PolicyCeiling: Field: rate (ReqPerS), duration, timeout, drain (Duration), in_flight (N), max_body (Bytes).
 	PolicyCeiling PolicyKind = "ceiling"
 	PolicyLoad    PolicyKind = "load" // the load itself: its scenario Hash
+	// PolicyTolerance: the scenario's tolerance (Fraction; None: not given).
+	PolicyTolerance PolicyKind = "tolerance"
+	// PolicyToleranceFloor: the scenario's tolerance_floor (Duration; None: not given).
+	PolicyToleranceFloor PolicyKind = "tolerance_floor"
 )
 
 // PolicyChange is one bar head's scenario sets otherwise than base's, with both values.
