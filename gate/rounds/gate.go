@@ -52,6 +52,11 @@ type Config struct {
 	// unusable, unless AllowWorkflowChanges.
 	GuardWorkflows, AllowWorkflowChanges bool
 
+	// Continue is a directory of an earlier attempt's rounds (continue.go):
+	// those of the same base, head, scenario and policy are this sequential
+	// gate's first rounds, and this attempt's rounds are written back to it.
+	Continue string
+
 	Duet        bool  // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
 	Shard       Shard // this runner's share of the rounds, no verdict (shard.go)
 	ToolVersion string
@@ -208,6 +213,7 @@ type gate struct {
 	stall      stallState       // stalled rounds flagged and replaced (stall.go)
 	workflows  []WorkflowChange // head's changes to the gate's workflows (GuardWorkflows)
 	adopting   bool             // base runs no gate: head's workflow adds it
+	earlier    *Continued       // the earlier attempt's rounds this gate continues (continue.go)
 }
 
 // workflowBlocks: head's workflow changes make the gate unusable before any
@@ -308,7 +314,7 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.baseline != nil && g.baseline.Scenario.Hash != g.sc.Hash {
 		return Usagef("gate: baseline %s was measured with scenario hash %s, head's is %s: same load or no comparison", name, g.baseline.Scenario.Hash, g.sc.Hash)
 	}
-	return nil
+	return g.loadEarlier(ctx)
 }
 
 // loadNoise reads the protected side's calibration unless one was given: the
@@ -510,10 +516,16 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if done, err := g.replay(seq); err != nil || done {
+		if err != nil {
+			return Outcome{}, err
+		}
+		return g.finish(false)
+	}
 	g.stall.rerun = -1
 	var longest time.Duration
-	// n counts the planned rounds run; a stalled round is run again in its slot.
-	for n, ran := 0, 0; n < planned || g.stall.rerun >= 0; ran++ {
+	// n counts the planned rounds run (an earlier attempt's first); a stalled round is run again in its slot.
+	for n, ran := len(g.head.Results), 0; n < planned || g.stall.rerun >= 0; ran++ {
 		i := n
 		if g.stall.rerun >= 0 {
 			i, g.stall.rerun = g.stall.rerun, -1
@@ -527,7 +539,7 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		if interrupted {
 			return g.finish(true)
 		}
-		if ran == 0 {
+		if ran == 0 && g.earlier == nil { // a continued plan is fixed before its replayed looks
 			if planned, err = g.replan(seq, len(sides), took, planned); err != nil {
 				return Outcome{}, err
 			}
@@ -852,11 +864,20 @@ func (g *gate) finish(interrupted bool) (Outcome, error) {
 		}
 		gr.Verdict = v
 	}
+	if e := g.earlier; e != nil {
+		gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteContinued, Rounds: e.Rounds, HeadRounds: len(g.head.Results),
+			Attempts: e.Attempts, Replayed: e.Replayed})
+	}
 	switch {
 	case g.adopting:
 		AdoptGate(&gr, g.workflows)
 	case g.cfg.GuardWorkflows && g.prot != nil:
 		GuardWorkflows(&gr, g.workflows, g.cfg.AllowWorkflowChanges)
+	}
+	if !interrupted && gr.Verdict.Value != verdict.Unusable {
+		if err := g.saveAttempt(gr); err != nil {
+			fmt.Fprintf(g.d.Log, "loadgate: warning: this attempt's rounds were not kept for a re-run: %v\n", err)
+		}
 	}
 	return gr, nil
 }

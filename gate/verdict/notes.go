@@ -85,6 +85,12 @@ const (
 	// Base the protected scenario's value, Head the operator's): an operator's
 	// flag or input asked for a looser bar than base's scenario; not applied.
 	NoteOperatorLooser NoteCode = "operator_looser"
+	// NoteContinued: a re-run continued an earlier attempt's Rounds paired
+	// rounds (of Attempts attempts) as one sequential test, HeadRounds in all;
+	// Replayed: a look at the earlier rounds decided it, no new round ran.
+	NoteContinued NoteCode = "continued"
+	// NoteNotContinued: an earlier attempt was found and not continued (Detail: why).
+	NoteNotContinued NoteCode = "not_continued"
 )
 
 // Note is one thing a verdict says beside its workloads: a code and the
@@ -141,6 +147,8 @@ type Note struct {
 	Shard           string           `json:"shard,omitempty"`
 	Shards          int              `json:"shards,omitempty"`
 	MinShards       int              `json:"min_shards,omitempty"`
+	Attempts        int              `json:"attempts,omitempty"`
+	Replayed        bool             `json:"replayed,omitempty"`
 }
 
 // PolicyKind says which bar head's scenario sets otherwise than base's;
