@@ -40,6 +40,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants every round, both stacks up, so both share the machine's noise (--duet=false: ABBA rounds, the idle side paused; off against a baseline)")
 	fs.DurationVar(&f.Compare.ToleranceFloor, "tolerance-floor", verdict.DefaultToleranceFloor, "absolute floor of the tolerance: a latency change within ±max(tolerance × base, floor) is no change (default: base's scenario's tolerance_floor, else 50µs; can only lower it)")
 	fs.StringVar(&f.failOn, "fail-on", "regression", "which verdicts exit 1: regression (and fail, not measured), inconclusive (those and inconclusive too), threshold (absolute thresholds only) or never")
+	fs.StringVar(&f.Continue, "continue", "", "with --rounds auto: a `dir` of an earlier attempt's rounds; those of the same base, head, scenario and policy are this gate's first looks of one sequential test, and this attempt's rounds are written back to it")
 	fs.Var(&f.Shard, "shard", "run shard `K/N` of the rounds on this runner and write them with no verdict (shard.json); `loadgate merge` judges the shards together")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err

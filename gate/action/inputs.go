@@ -45,6 +45,7 @@ const (
 	InAllowWorkflowChanges = "allow-workflow-changes"
 	InPullRequestTarget    = "pull-request-target"
 	InDuet                 = "duet"
+	InContinue             = "continue"
 	InShard                = "shard" // shard.go
 	InMerge                = "merge" // shard.go
 )
@@ -61,8 +62,12 @@ var InputNames = []string{
 	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs, InLoadPriority,
 	InRounds, InBudget, InTolerance, InToleranceFloor, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
 	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges, InDuet,
-	InPullRequestTarget, InShard, InMerge,
+	InPullRequestTarget, InShard, InMerge, InContinue,
 }
+
+// EnvAttemptDir is where action.yml restores and saves an attempt's rounds
+// (actions/cache, keyed by the run): a re-run continues them.
+const EnvAttemptDir = "LOADGATE_ATTEMPT_DIR"
 
 // InputEnv is the variable GetInput reads: INPUT_ and the name upper-cased, spaces as _, hyphens kept.
 func InputEnv(name string) string {
@@ -131,6 +136,12 @@ type Inputs struct {
 	Duet                      bool
 	LoadPriority              pin.Mode
 
+	// Continue: a re-run of this workflow run (GITHUB_RUN_ATTEMPT > 1)
+	// continues the earlier attempt's rounds in AttemptDir (EnvAttemptDir).
+	Continue   bool
+	AttemptDir string
+	RunID      string // GITHUB_RUN_ID
+
 	Shard rounds.Shard // this job's share of the rounds, no verdict (shard.go)
 	Merge string       // the shards' downloaded results, judged as one gate
 }
@@ -172,6 +183,7 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 			return in, err
 		}
 	}
+	in.AttemptDir, in.RunID = a.Getenv(EnvAttemptDir), a.Getenv("GITHUB_RUN_ID")
 	return in, nil
 }
 
@@ -326,6 +338,13 @@ func readLimits(in *Inputs, get func(string) string) error {
 }
 
 func readSwitches(in *Inputs, get func(string) string) error {
+	switch s := get(InContinue); s {
+	case "", "true":
+		in.Continue = true
+	case "false":
+	default:
+		return inputErr(InContinue, s, "want true (the default) or false")
+	}
 	switch s := get(InPullRequestTarget); s {
 	case "", "refuse":
 	case "base-only":
@@ -505,5 +524,8 @@ func (in Inputs) Apply(cfg rounds.Config, st session.StackOptions) (rounds.Confi
 		cfg.ScenarioFrom = in.ScenarioFrom // the unsafe opt-in: the report warns
 	}
 	cfg.Shard = in.Shard
+	if in.Continue && in.AttemptDir != "" && in.RunID != "" {
+		cfg.Continue, cfg.RunID = in.AttemptDir, in.RunID
+	}
 	return cfg, st
 }

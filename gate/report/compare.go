@@ -307,8 +307,11 @@ func (g *gateReport) notes(full bool) []string {
 	if a, b := topo(g.Base, stackCPUs), topo(g.Head, stackCPUs); a != b {
 		add(fmt.Sprintf("the sides' stacks ran on different CPUs (base %s, head %s)", a, b))
 	}
-	for _, s := range NoteTexts(g.Notes) {
-		add(s)
+	for _, n := range g.Notes {
+		if !full && (n.Code == verdict.NoteContinued || n.Code == verdict.NoteNotContinued) {
+			continue // the comment's limits say it
+		}
+		add(NoteText(n))
 	}
 	if g.Verdict.Value != verdict.Unusable {
 		for _, s := range NoteTexts(g.Verdict.Notes) {

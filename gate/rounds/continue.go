@@ -43,9 +43,10 @@ type AttemptRecord struct {
 	Base        ShardSide       `json:"base"`
 	Head        ShardSide       `json:"head"`
 	Policy      ShardPolicy     `json:"policy"`
-	Rounds      int             `json:"rounds"`   // paired rounds, complete on both sides
-	Attempts    int             `json:"attempts"` // the gate attempts they span
-	Value       verdict.Value   `json:"value"`    // the last attempt's verdict
+	RunID       string          `json:"run_id,omitempty"` // the CI run of every attempt (Config.RunID)
+	Rounds      int             `json:"rounds"`           // paired rounds, complete on both sides
+	Attempts    int             `json:"attempts"`         // the gate attempts they span
+	Value       verdict.Value   `json:"value"`            // the last attempt's verdict
 }
 
 // Continued is what a gate took from an earlier attempt (Outcome.Continued).
@@ -124,6 +125,8 @@ func (g *gate) sameGate(rec AttemptRecord) string {
 	case rec.Base.Commit != g.base.Commit || rec.Head.Commit != g.head.Commit:
 		return fmt.Sprintf("base %s and head %s, this gate's are %s and %s", result.ShortHash(rec.Base.Commit), result.ShortHash(rec.Head.Commit),
 			result.ShortHash(g.base.Commit), result.ShortHash(g.head.Commit))
+	case rec.RunID != g.cfg.RunID:
+		return fmt.Sprintf("of run %q, this is run %q", rec.RunID, g.cfg.RunID)
 	case rec.ToolVersion != g.cfg.ToolVersion:
 		return fmt.Sprintf("loadgate %s, this is %s", rec.ToolVersion, g.cfg.ToolVersion)
 	case g.headDirty():
@@ -211,7 +214,7 @@ func (g *gate) saveAttempt(gr Outcome) error {
 	}
 	rec := AttemptRecord{Schema: AttemptSchema, ToolVersion: g.cfg.ToolVersion, Scenario: gr.Scenario, Policy: g.policy(),
 		Base: ShardSide{Ref: gr.Base.Ref, Commit: gr.Base.Commit}, Head: ShardSide{Ref: gr.Head.Ref, Commit: gr.Head.Commit},
-		Rounds: n, Attempts: attempts, Value: gr.Verdict.Value}
+		RunID: g.cfg.RunID, Rounds: n, Attempts: attempts, Value: gr.Verdict.Value}
 	rec.Scenario.Hash = g.sc.Hash
 	return outfile.Write(filepath.Join(dir, AttemptFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)

@@ -56,6 +56,9 @@ type Config struct {
 	// those of the same base, head, scenario and policy are this sequential
 	// gate's first rounds, and this attempt's rounds are written back to it.
 	Continue string
+	// RunID, when set, is the CI run (GITHUB_RUN_ID) an attempt belongs to:
+	// only a record of the same run is continued (docs/action.md, "Re-runs").
+	RunID string
 
 	Duet        bool  // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
 	Shard       Shard // this runner's share of the rounds, no verdict (shard.go)
