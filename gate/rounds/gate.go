@@ -41,14 +41,25 @@ type Config struct {
 	Compose      []string // compose files instead of the scenario's stack.compose (relative: to each side's root)
 	Target       string   // service:port instead of the scenario's stack.target
 	Out          string   // the results directory
-	Compare      verdict.CompareOptions
-	Limits       scenario.OperatorLimits // the operator's ceilings: the lower of these and the scenario's wins
-	Auto         bool                    // --rounds auto: sequential looks until decided, MaxRounds or Budget
-	MaxRounds    int                     // Auto: the most paired rounds (0: DefaultMaxRounds)
-	Budget       time.Duration           // wall time of the gate, from Run (0: DefaultBudget)
+	// Compare: the operator's options. Tolerance 0 and ToleranceFloorSet
+	// false leave them to the protected scenario (ResolveTolerance).
+	Compare           verdict.CompareOptions
+	ToleranceFloorSet bool
+	Limits            scenario.OperatorLimits // the operator's ceilings: the lower of these and the scenario's wins
+	Auto              bool                    // --rounds auto: sequential looks until decided, MaxRounds or Budget
+	MaxRounds         int                     // Auto: the most paired rounds (0: DefaultMaxRounds)
+	Budget            time.Duration           // wall time of the gate, from Run (0: DefaultBudget)
 	// GuardWorkflows: head's changes to workflows or action.yml make the gate
 	// unusable, unless AllowWorkflowChanges.
 	GuardWorkflows, AllowWorkflowChanges bool
+
+	// Continue is a directory of an earlier attempt's rounds (continue.go):
+	// those of the same base, head, scenario and policy are this sequential
+	// gate's first rounds, and this attempt's rounds are written back to it.
+	Continue string
+	// RunID, when set, is the CI run (GITHUB_RUN_ID) an attempt belongs to:
+	// only a record of the same run is continued (docs/action.md, "Re-runs").
+	RunID string
 
 	Duet        bool  // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
 	Shard       Shard // this runner's share of the rounds, no verdict (shard.go)
@@ -80,6 +91,8 @@ func (c *Config) Validate() error {
 		return Usagef("gate: --max-rounds must be from 2 to %d, not %d", verdict.MaxNeedRounds, c.MaxRounds)
 	case c.Budget < 0:
 		return Usagef("gate: --budget must be positive, not %s", c.Budget)
+	case c.Compare.ToleranceFloor < 0 || c.Compare.ToleranceFloor > verdict.MaxToleranceFloor:
+		return Usagef("gate: --tolerance-floor %s: must be from 0 to %s", c.Compare.ToleranceFloor, verdict.MaxToleranceFloor)
 	case c.ScenarioFrom != "" && c.ScenarioFrom != "head" && c.ScenarioFrom != "base":
 		return Usagef("gate: --scenario-from must be head or base, not %q", c.ScenarioFrom)
 	}
@@ -205,6 +218,7 @@ type gate struct {
 	stall      stallState       // stalled rounds flagged and replaced (stall.go)
 	workflows  []WorkflowChange // head's changes to the gate's workflows (GuardWorkflows)
 	adopting   bool             // base runs no gate: head's workflow adds it
+	earlier    *Continued       // the earlier attempt's rounds this gate continues (continue.go)
 }
 
 // workflowBlocks: head's workflow changes make the gate unusable before any
@@ -277,6 +291,9 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.sc, err = g.loadScenario(); err != nil {
 		return err
 	}
+	var tolNotes []verdict.Note
+	g.cfg.Compare.Tolerance, g.cfg.Compare.ToleranceFloor, tolNotes = ResolveTolerance(g.sc, g.cfg.Compare.Tolerance, g.cfg.Compare.ToleranceFloor, g.cfg.ToleranceFloorSet)
+	g.notes = append(g.notes, tolNotes...)
 	if err := g.loadNoise(); err != nil {
 		return err
 	}
@@ -302,7 +319,7 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.baseline != nil && g.baseline.Scenario.Hash != g.sc.Hash {
 		return Usagef("gate: baseline %s was measured with scenario hash %s, head's is %s: same load or no comparison", name, g.baseline.Scenario.Hash, g.sc.Hash)
 	}
-	return nil
+	return g.loadEarlier(ctx)
 }
 
 // loadNoise reads the protected side's calibration unless one was given: the
@@ -504,10 +521,16 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if done, err := g.replay(seq); err != nil || done {
+		if err != nil {
+			return Outcome{}, err
+		}
+		return g.finish(false)
+	}
 	g.stall.rerun = -1
 	var longest time.Duration
-	// n counts the planned rounds run; a stalled round is run again in its slot.
-	for n, ran := 0, 0; n < planned || g.stall.rerun >= 0; ran++ {
+	// n counts the planned rounds run (an earlier attempt's first); a stalled round is run again in its slot.
+	for n, ran := len(g.head.Results), 0; n < planned || g.stall.rerun >= 0; ran++ {
 		i := n
 		if g.stall.rerun >= 0 {
 			i, g.stall.rerun = g.stall.rerun, -1
@@ -521,7 +544,7 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		if interrupted {
 			return g.finish(true)
 		}
-		if ran == 0 {
+		if ran == 0 && g.earlier == nil { // a continued plan is fixed before its replayed looks
 			if planned, err = g.replan(seq, len(sides), took, planned); err != nil {
 				return Outcome{}, err
 			}
@@ -850,11 +873,20 @@ func (g *gate) finish(interrupted bool) (Outcome, error) {
 		}
 		gr.Verdict = v
 	}
+	if e := g.earlier; e != nil {
+		gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteContinued, Rounds: e.Rounds, HeadRounds: len(g.head.Results),
+			Attempts: e.Attempts, Replayed: e.Replayed})
+	}
 	switch {
 	case g.adopting:
 		AdoptGate(&gr, g.workflows)
 	case g.cfg.GuardWorkflows && g.prot != nil:
 		GuardWorkflows(&gr, g.workflows, g.cfg.AllowWorkflowChanges)
+	}
+	if !interrupted && gr.Verdict.Value != verdict.Unusable {
+		if err := g.saveAttempt(gr); err != nil {
+			fmt.Fprintf(g.d.Log, "loadgate: warning: this attempt's rounds were not kept for a re-run: %v\n", err)
+		}
 	}
 	return gr, nil
 }
