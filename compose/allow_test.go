@@ -117,6 +117,30 @@ func TestRegression_BareEnvironmentPassesTheJobsEnvironment(t *testing.T) {
 	}
 }
 
+// Regression (issue 46 review): ${AWS_SECRET_ACCESS_KEY} in a compose file
+// was interpolated from loadgate's environment (the job's), so head's file
+// could hand a job secret to its own container. A secret-named variable the
+// environment sets is refused; unset (its default applies) or escaped ($$)
+// it passes, as do ordinary knobs.
+func TestRegression_InterpolationReadsTheJobsSecret(t *testing.T) {
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI-not-a-real-key")
+	t.Setenv("DEMO_DELAY_MS", "30")
+	dir := t.TempDir()
+	f := filepath.Join(dir, "compose.yaml")
+	body := "services:\n  api:\n    image: scratch\n    environment:\n      X: ${AWS_SECRET_ACCESS_KEY}\n      D: ${DEMO_DELAY_MS:-20}\n      E: $$AWS_SECRET_ACCESS_KEY\n      U: ${UNSET_API_TOKEN:-none}\n"
+	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := compose.Check(context.Background(), compose.Options{Files: []string{f}, Root: dir})
+	if !compose.IsRefused(err) || !strings.Contains(err.Error(), "compose.yaml:5: services.api.environment.X (${AWS_SECRET_ACCESS_KEY})") ||
+		strings.Count(err.Error(), "interpolates a secret") != 1 {
+		t.Fatalf("want one refusal of line 5, got %v", err)
+	}
+	if _, err := compose.Check(context.Background(), compose.Options{Files: []string{f}, Root: dir, Allow: []string{"environment"}}); err != nil {
+		t.Errorf("stack.allow [environment] still refuses: %v", err)
+	}
+}
+
 // An earlier container with ./data writable turns ./data/inner into a symlink
 // to / after the check and before the later container's mount.
 func TestRegression_BindMadeSymlinkAfterTheCheck(t *testing.T) {

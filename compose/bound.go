@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -90,6 +91,50 @@ func bareVars(docs map[string]*yaml.Node) []string {
 				continue
 			}
 			walk(f, v, p)
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(docs)) {
+		if d := docs[f]; len(d.Content) > 0 {
+			walk(f, d.Content[0], nil)
+		}
+	}
+	return out
+}
+
+// interpolated matches a compose interpolation, ${NAME...} or $NAME; group 1
+// is "$$" (an escaped dollar, not one), 2 and 3 the name.
+var interpolated = regexp.MustCompile(`(\$\$)|\$\{([A-Za-z_][A-Za-z0-9_]*)|\$([A-Za-z_][A-Za-z0-9_]*)`)
+
+// secretRefs finds, in every file of docs, interpolations of a variable the
+// job's environment sets under a secret's name (SecretName): compose would
+// put its value into the stack, where the change's code reads it. Each is
+// "file:line: path (${NAME})".
+func secretRefs(docs map[string]*yaml.Node, lookup func(string) (string, bool)) []string {
+	var out []string
+	var walk func(f string, n *yaml.Node, path []string)
+	walk = func(f string, n *yaml.Node, path []string) {
+		if n == nil {
+			return
+		}
+		switch n.Kind {
+		case yaml.ScalarNode:
+			for _, m := range interpolated.FindAllStringSubmatch(n.Value, -1) {
+				name := m[2] + m[3]
+				if m[1] != "" || !SecretName(name) {
+					continue
+				}
+				if _, set := lookup(name); set {
+					out = append(out, fmt.Sprintf("%s:%d: %s (${%s})", filepath.Base(f), n.Line, strings.Join(path, "."), name))
+				}
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(f, n.Content[i+1], append(slices.Clone(path), n.Content[i].Value))
+			}
+		case yaml.SequenceNode:
+			for _, it := range n.Content {
+				walk(f, it, path)
+			}
 		}
 	}
 	for _, f := range slices.Sorted(maps.Keys(docs)) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -41,6 +42,9 @@ func (s *Stack) load(ctx context.Context) error {
 		for _, b := range bareVars(docs) {
 			refused = append(refused, b+": "+bareWhy+": "+allowHint("environment"))
 		}
+		for _, b := range secretRefs(docs, os.LookupEnv) {
+			refused = append(refused, b+": "+secretRefWhy+": "+allowHint("environment"))
+		}
 		slices.Sort(refused)
 	}
 	if len(refused) > 0 {
@@ -61,6 +65,9 @@ func (s *Stack) load(ctx context.Context) error {
 
 // loadTimeout bounds compose-go's load of files boundFiles accepted.
 const loadTimeout = 20 * time.Second
+
+// secretRefWhy is why interpolating a secret of the job's environment is refused.
+const secretRefWhy = "interpolates a secret the job's environment sets, which the change's code then reads: pass it through the scenario's ${ENV} instead"
 
 // bareWhy is why a variable without a value is refused.
 const bareWhy = "a variable without a value passes loadgate's own environment (the job's) through: write VAR=value"

@@ -20,6 +20,7 @@ type gateFlags struct {
 	progress      report.ProgressMode
 	github, force bool
 	stack         stackFlags
+	failOn        string // "" or regression: the verdict's exit code; inconclusive, threshold, never: action.ExitCode
 }
 
 func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -38,11 +39,23 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
 	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants every round, both stacks up, so both share the machine's noise (--duet=false: ABBA rounds, the idle side paused; off against a baseline)")
+	fs.DurationVar(&f.Compare.ToleranceFloor, "tolerance-floor", verdict.DefaultToleranceFloor, "absolute floor of the tolerance: a latency change within ±max(tolerance × base, floor) is no change (default: base's scenario's tolerance_floor, else 50µs; can only lower it)")
+	fs.StringVar(&f.failOn, "fail-on", "regression", "which verdicts exit 1: regression (and fail, not measured), inconclusive (those and inconclusive too), threshold (absolute thresholds only) or never")
+	fs.StringVar(&f.Continue, "continue", "", "with --rounds auto: a `dir` of an earlier attempt's rounds; those of the same base, head, scenario and policy are this gate's first looks of one sequential test, and this attempt's rounds are written back to it")
 	fs.Var(&f.Shard, "shard", "run shard `K/N` of the rounds on this runner and write them with no verdict (shard.json); `loadgate merge` judges the shards together")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	f.ToolVersion = rounds.ToolVersion(version)
+	// Unset, both are base's scenario's (else the defaults); set, they can only tighten it.
+	if !cliflag.IsSet(fs, "tolerance") {
+		f.Compare.Tolerance = 0
+	}
+	f.ToleranceFloorSet = cliflag.IsSet(fs, "tolerance-floor")
+	failOn, err := action.ParseFailOn(f.failOn)
+	if err != nil {
+		return usageErr("gate: --fail-on %q: %v", f.failOn, err)
+	}
 	if !cliflag.IsSet(fs, "duet") && strings.HasPrefix(f.Against, "baseline:") {
 		f.Duet = false // the default: a baseline has no second side to run beside (an explicit --duet is refused)
 	}
@@ -56,10 +69,14 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil || f.Shard.On() {
 		return err
 	}
+	code := action.ExitCode(gr.Verdict, failOn)
+	if code != gr.Verdict.ExitCode() {
+		gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteFailOn, FailOn: string(failOn), ExitCode: code, VerdictExitCode: gr.Verdict.ExitCode()})
+	}
 	if _, err := report.WriteGate(out, gr, stdout, stderr); err != nil {
 		return err
 	}
-	return verdictExit(gr.Verdict)
+	return verdictCode(gr.Verdict, code, "fail-on "+string(failOn))
 }
 
 // runGate runs the gate; the error is for no verdict, the outcome holds what is known anyway.

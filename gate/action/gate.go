@@ -20,8 +20,9 @@ const (
 // OutputNames are exactly action.yml's outputs (a test checks it).
 var OutputNames = []string{OutVerdict, OutRegressions, OutReport, OutResultsDir}
 
-// ExitCode is the exit code for v under fail-on: regression is v.ExitCode(), threshold lets a
-// regression exit 0, never is 0. Unusable exits 3 whatever fail-on; an unknown value fails.
+// ExitCode is the exit code for v under fail-on: regression is v.ExitCode(), inconclusive
+// fails an inconclusive verdict too, threshold lets a regression exit 0, never is 0. Unusable
+// exits 3 whatever fail-on; an unknown value fails.
 func ExitCode(v verdict.Verdict, failOn FailOn) int {
 	if v.Value == verdict.Unusable {
 		return 3
@@ -29,6 +30,10 @@ func ExitCode(v verdict.Verdict, failOn FailOn) int {
 	switch failOn {
 	case FailOnNever:
 		return 0
+	case FailOnInconclusive:
+		if v.Value == verdict.Inconclusive {
+			return 1
+		}
 	case FailOnThreshold:
 		switch v.Value {
 		case verdict.Pass, verdict.Improvement, verdict.Inconclusive, verdict.Regression:

@@ -31,6 +31,7 @@ const (
 	InRounds               = "rounds"
 	InBudget               = "budget"
 	InTolerance            = "tolerance"
+	InToleranceFloor       = "tolerance-floor"
 	InScale                = "scale"
 	InFailOn               = "fail-on"
 	InComment              = "comment"
@@ -44,6 +45,7 @@ const (
 	InAllowWorkflowChanges = "allow-workflow-changes"
 	InPullRequestTarget    = "pull-request-target"
 	InDuet                 = "duet"
+	InContinue             = "continue"
 	InShard                = "shard" // shard.go
 	InMerge                = "merge" // shard.go
 )
@@ -58,10 +60,14 @@ const (
 // InputNames are exactly action.yml's inputs (a test checks it).
 var InputNames = []string{
 	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs, InLoadPriority,
-	InRounds, InBudget, InTolerance, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
+	InRounds, InBudget, InTolerance, InToleranceFloor, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
 	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges, InDuet,
-	InPullRequestTarget, InShard, InMerge,
+	InPullRequestTarget, InShard, InMerge, InContinue,
 }
+
+// EnvAttemptDir is where action.yml restores and saves an attempt's rounds
+// (actions/cache, keyed by the run): a re-run continues them.
+const EnvAttemptDir = "LOADGATE_ATTEMPT_DIR"
 
 // InputEnv is the variable GetInput reads: INPUT_ and the name upper-cased, spaces as _, hyphens kept.
 func InputEnv(name string) string {
@@ -75,7 +81,19 @@ const (
 	FailOnRegression FailOn = "regression" // the default: any worse workload, threshold or relative
 	FailOnThreshold  FailOn = "threshold"  // absolute thresholds only; a regression is a warning
 	FailOnNever      FailOn = "never"      // report only
+	// FailOnInconclusive: as regression, and an inconclusive verdict fails too
+	// (exit 1): for a required check that must decide, not stay green undecided.
+	FailOnInconclusive FailOn = "inconclusive"
 )
+
+// ParseFailOn reads a fail-on value, for the input and the CLI's --fail-on alike.
+func ParseFailOn(s string) (FailOn, error) {
+	switch f := FailOn(s); f {
+	case FailOnRegression, FailOnThreshold, FailOnNever, FailOnInconclusive:
+		return f, nil
+	}
+	return "", fmt.Errorf("want regression, inconclusive, threshold or never")
+}
 
 // AgainstBase compares head with the base checkout; the other form is "baseline:<name>".
 const AgainstBase = "base"
@@ -96,12 +114,15 @@ type Inputs struct {
 	AutoRounds    bool          // rounds: auto (sequential rounds)
 	Budget        time.Duration // the gate's wall time, 0: the command's default
 	Tolerance     float64       // fraction (0.05 for "5%"), 0: the command's default
-	Scale         float64       // 0 < scale <= 1, 0: unscaled
-	FailOn        FailOn
-	Comment       bool
-	Token         string // the comment step's; PublishComment masks it before any output
-	ResultsDir    string
-	ArtifactURL   string
+	// ToleranceFloor (ToleranceFloorSet: given): can only tighten base's scenario's.
+	ToleranceFloor    time.Duration
+	ToleranceFloorSet bool
+	Scale             float64 // 0 < scale <= 1, 0: unscaled
+	FailOn            FailOn
+	Comment           bool
+	Token             string // the comment step's; PublishComment masks it before any output
+	ResultsDir        string
+	ArtifactURL       string
 
 	Limits       scenario.OperatorLimits // never zero: the defaults fill empty inputs
 	ScenarioFrom string
@@ -114,6 +135,12 @@ type Inputs struct {
 	PullRequestTargetBaseOnly bool // a pull_request_target workflow checks out the base alone
 	Duet                      bool
 	LoadPriority              pin.Mode
+
+	// Continue: a re-run of this workflow run (GITHUB_RUN_ATTEMPT > 1)
+	// continues the earlier attempt's rounds in AttemptDir (EnvAttemptDir).
+	Continue   bool
+	AttemptDir string
+	RunID      string // GITHUB_RUN_ID
 
 	Shard rounds.Shard // this job's share of the rounds, no verdict (shard.go)
 	Merge string       // the shards' downloaded results, judged as one gate
@@ -156,6 +183,7 @@ func ReadInputs(a *githubactions.Action) (Inputs, error) {
 			return in, err
 		}
 	}
+	in.AttemptDir, in.RunID = a.Getenv(EnvAttemptDir), a.Getenv("GITHUB_RUN_ID")
 	return in, nil
 }
 
@@ -226,6 +254,13 @@ func readRun(in *Inputs, get func(string) string) error {
 		}
 		in.Tolerance = f
 	}
+	if s := get(InToleranceFloor); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 || d > verdict.MaxToleranceFloor {
+			return inputErr(InToleranceFloor, s, "want a duration such as 50us or 1ms, from 0 to %s", verdict.MaxToleranceFloor)
+		}
+		in.ToleranceFloor, in.ToleranceFloorSet = d, true
+	}
 	if s := get(InScale); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || f <= 0 || f > 1 {
@@ -245,12 +280,11 @@ func ReadCommentInputs(a *githubactions.Action) (Inputs, error) {
 
 func readOutput(in *Inputs, get func(string) string) error {
 	if s := get(InFailOn); s != "" {
-		switch f := FailOn(s); f {
-		case FailOnRegression, FailOnThreshold, FailOnNever:
-			in.FailOn = f
-		default:
-			return inputErr(InFailOn, s, "want regression, threshold or never")
+		f, err := ParseFailOn(s)
+		if err != nil {
+			return &InputError{Input: InFailOn, Value: s, Err: err}
 		}
+		in.FailOn = f
 	}
 	if s := get(InResultsDir); s != "" {
 		in.ResultsDir = s
@@ -304,6 +338,13 @@ func readLimits(in *Inputs, get func(string) string) error {
 }
 
 func readSwitches(in *Inputs, get func(string) string) error {
+	switch s := get(InContinue); s {
+	case "", "true":
+		in.Continue = true
+	case "false":
+	default:
+		return inputErr(InContinue, s, "want true (the default) or false")
+	}
 	switch s := get(InPullRequestTarget); s {
 	case "", "refuse":
 	case "base-only":
@@ -468,7 +509,10 @@ func (in Inputs) Apply(cfg rounds.Config, st session.StackOptions) (rounds.Confi
 		cfg.Budget = in.Budget
 	}
 	if in.Tolerance > 0 {
-		cfg.Compare.Tolerance = in.Tolerance
+		cfg.Compare.Tolerance = in.Tolerance // only tightens base's scenario's (rounds.ResolveTolerance)
+	}
+	if in.ToleranceFloorSet {
+		cfg.Compare.ToleranceFloor, cfg.ToleranceFloorSet = in.ToleranceFloor, true
 	}
 	if in.Scale > 0 {
 		cfg.Scale = in.Scale
@@ -480,5 +524,8 @@ func (in Inputs) Apply(cfg rounds.Config, st session.StackOptions) (rounds.Confi
 		cfg.ScenarioFrom = in.ScenarioFrom // the unsafe opt-in: the report warns
 	}
 	cfg.Shard = in.Shard
+	if in.Continue && in.AttemptDir != "" && in.RunID != "" {
+		cfg.Continue, cfg.RunID = in.AttemptDir, in.RunID
+	}
 	return cfg, st
 }

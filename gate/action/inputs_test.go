@@ -18,7 +18,9 @@ import (
 
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/pin"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
+	"github.com/loadgate/loadgate/gate/session"
 )
 
 func actionWith(env map[string]string) (*githubactions.Action, *bytes.Buffer) {
@@ -48,6 +50,7 @@ func TestReadInputs(t *testing.T) {
 		"INPUT_SCENARIO-FROM": "head",
 		"INPUT_DUET":          "true",
 		"INPUT_LOAD-PRIORITY": "rt",
+		"INPUT_CONTINUE":      "false",
 	}
 	a, out := actionWith(env)
 	in, err := action.ReadInputs(a)
@@ -143,7 +146,7 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 		{"tolerance", "150%", "input tolerance"},
 		{"scale", "2", "input scale"},
 		{"scale", "0", "input scale"},
-		{"fail-on", "always", "input fail-on: \"always\": want regression, threshold or never"},
+		{"fail-on", "always", "input fail-on: \"always\": want regression, inconclusive, threshold or never"},
 		{"comment", "yes", "input comment: \"yes\": want true or false"},
 		{"base", "--upload-pack=x", "input base"},
 		{"artifact-url", "javascript:alert(1)", "input artifact-url: \"javascript:alert(1)\": want an http(s) URL"},
@@ -350,4 +353,34 @@ func sorted(s []string) []string {
 	out := slices.Clone(s)
 	sort.Strings(out)
 	return out
+}
+
+// A re-run continues the earlier attempt's rounds kept in action.yml's
+// attempt directory, tied to this run; continue: false, or no run id, does not.
+func TestContinueInput(t *testing.T) {
+	for _, c := range []struct {
+		cont, dir, run string
+		want           bool
+	}{
+		{"", "/t/loadgate-attempt", "77", true},
+		{"true", "/t/loadgate-attempt", "77", true},
+		{"false", "/t/loadgate-attempt", "77", false},
+		{"", "", "77", false},
+		{"", "/t/loadgate-attempt", "", false},
+	} {
+		a, _ := actionWith(map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_CONTINUE": c.cont,
+			action.EnvAttemptDir: c.dir, "GITHUB_RUN_ID": c.run})
+		in, err := action.ReadInputs(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := in.Apply(rounds.Config{}, session.StackOptions{})
+		if (cfg.Continue != "") != c.want || (c.want && (cfg.Continue != c.dir || cfg.RunID != c.run)) {
+			t.Errorf("%+v: Continue %q run %q", c, cfg.Continue, cfg.RunID)
+		}
+	}
+	a, _ := actionWith(map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_CONTINUE": "yes"})
+	if _, err := action.ReadInputs(a); err == nil || !strings.Contains(err.Error(), "input continue") {
+		t.Errorf("continue: yes: %v", err)
+	}
 }

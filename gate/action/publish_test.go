@@ -481,21 +481,22 @@ func TestPublishUnwritableOutputIsAnError(t *testing.T) {
 
 func TestExitCodeAndRegressions(t *testing.T) {
 	cases := []struct {
-		v                            verdict.Value
-		regression, threshold, never int
+		v                                          verdict.Value
+		regression, inconclusive, threshold, never int
 	}{
-		{verdict.Pass, 0, 0, 0},
-		{verdict.Improvement, 0, 0, 0},
-		{verdict.Inconclusive, 0, 0, 0},
-		{verdict.Regression, 1, 0, 0},
-		{verdict.Fail, 1, 1, 0},
-		{verdict.NotMeasured, 1, 1, 0},
-		{verdict.Unusable, 3, 3, 3},
-		{"", 1, 1, 0},
+		{verdict.Pass, 0, 0, 0, 0},
+		{verdict.Improvement, 0, 0, 0, 0},
+		{verdict.Inconclusive, 0, 1, 0, 0}, // fail-on inconclusive: a required check that must decide
+		{verdict.Regression, 1, 1, 0, 0},
+		{verdict.Fail, 1, 1, 1, 0},
+		{verdict.NotMeasured, 1, 1, 1, 0},
+		{verdict.Unusable, 3, 3, 3, 3},
+		{"", 1, 1, 1, 0},
 	}
 	for _, c := range cases {
 		v := verdict.Verdict{Value: c.v}
-		for failOn, want := range map[action.FailOn]int{action.FailOnRegression: c.regression, action.FailOnThreshold: c.threshold, action.FailOnNever: c.never} {
+		for failOn, want := range map[action.FailOn]int{action.FailOnRegression: c.regression, action.FailOnInconclusive: c.inconclusive,
+			action.FailOnThreshold: c.threshold, action.FailOnNever: c.never} {
 			if got := action.ExitCode(v, failOn); got != want {
 				t.Errorf("ExitCode(%q, %s) = %d, want %d", c.v, failOn, got, want)
 			}

@@ -307,8 +307,11 @@ func (g *gateReport) notes(full bool) []string {
 	if a, b := topo(g.Base, stackCPUs), topo(g.Head, stackCPUs); a != b {
 		add(fmt.Sprintf("the sides' stacks ran on different CPUs (base %s, head %s)", a, b))
 	}
-	for _, s := range NoteTexts(g.Notes) {
-		add(s)
+	for _, n := range g.Notes {
+		if !full && (n.Code == verdict.NoteContinued || n.Code == verdict.NoteNotContinued) {
+			continue // the comment's limits say it
+		}
+		add(NoteText(n))
 	}
 	if g.Verdict.Value != verdict.Unusable {
 		for _, s := range NoteTexts(g.Verdict.Notes) {
@@ -562,8 +565,12 @@ func methodText(v verdict.Verdict) string {
 	if v.Percentile != "" {
 		perc = v.Percentile
 	}
-	return fmt.Sprintf("head/base ratio of %s, %s CI from the paired rounds (t) floored by order statistics; tolerance ±%s; error rates: Newcombe score interval",
-		perc, Confidence(v.Confidence), Percent(v.Tolerance))
+	tol := Percent(v.Tolerance)
+	if v.ToleranceFloorMs > 0 {
+		tol += fmt.Sprintf(", at least ±%s ms", strconv.FormatFloat(v.ToleranceFloorMs, 'f', -1, 64))
+	}
+	return fmt.Sprintf("head/base ratio of %s, %s CI from the paired rounds (t) floored by order statistics; tolerance ±%s; error rates: per-round differences (t) floored by Newcombe's score interval",
+		perc, Confidence(v.Confidence), tol)
 }
 
 func targets(s rounds.SideResults) string {

@@ -280,6 +280,11 @@ func (a answer) limits(st style) []string {
 	if l := shardsLine(g); l != "" { // shards.go: a merged gate says who gave its rounds
 		out = append(out, l)
 	}
+	for _, n := range g.Notes { // a re-run says it continued the earlier attempt's rounds
+		if n.Code == verdict.NoteContinued || n.Code == verdict.NoteNotContinued {
+			out = append(out, sentence(NoteText(n)))
+		}
+	}
 	if rs := g.unusableGate(); rs != nil {
 		for _, r := range rs[1:] {
 			out = append(out, "Also: "+r)

@@ -59,6 +59,10 @@ func PolicyText(c verdict.PolicyChange) string {
 			return change(what, scenario.FormatBytes(c.Base.Bytes), scenario.FormatBytes(c.Head.Bytes))
 		}
 		return "head changes " + what
+	case verdict.PolicyTolerance:
+		return change("tolerance", policyTolerance(c.Base), policyTolerance(c.Head))
+	case verdict.PolicyToleranceFloor:
+		return change("tolerance_floor", policyFloor(c.Base), policyFloor(c.Head))
 	case verdict.PolicyLoad:
 		return fmt.Sprintf("head changes the load (scenario hash %s → %s)", result.ShortHash(c.Base.Hash), result.ShortHash(c.Head.Hash))
 	}
@@ -70,6 +74,28 @@ func PolicyText(c verdict.PolicyChange) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+func policyTolerance(v verdict.PolicyValue) string {
+	if v.None {
+		return "none (10%)"
+	}
+	return Percent(v.Fraction)
+}
+
+func policyFloor(v verdict.PolicyValue) string {
+	if v.None {
+		return "none (" + verdict.DefaultToleranceFloor.String() + ")"
+	}
+	return v.Duration.String()
+}
+
+// OperatorLooserText words an operator's bar that base's scenario kept from loosening it.
+func OperatorLooserText(c verdict.PolicyChange) string {
+	if c.Kind == verdict.PolicyToleranceFloor {
+		return fmt.Sprintf("the operator's tolerance floor %s is looser than base's scenario's %s: not applied (a flag or input can only tighten it)", policyFloor(c.Head), policyFloor(c.Base))
+	}
+	return fmt.Sprintf("the operator's tolerance %s is looser than base's scenario's %s: not applied (a flag or input can only tighten it)", policyTolerance(c.Head), policyTolerance(c.Base))
 }
 
 // policyNoteText words a policy note's change, or its Detail for an older note.

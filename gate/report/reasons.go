@@ -203,7 +203,23 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = fmt.Sprintf("round %d is judged although %s: no further round fits the budget to re-run it", n.Round, stallText(n.Stall))
 	case verdict.NoteRoundWindows:
 		s = windowsText(n.Windows)
+	case verdict.NoteContinued:
+		if n.Replayed {
+			s = fmt.Sprintf("re-run: this gate continued the %d paired round(s) of %d earlier attempt(s) (same base, head, scenario and policy) as one sequential test, and its look after %d of them decides it: no new round ran", n.Rounds, n.Attempts, n.HeadRounds)
+			break
+		}
+		s = fmt.Sprintf("re-run: this gate continued the %d paired round(s) of %d earlier attempt(s) (same base, head, scenario and policy) as the first looks of one sequential test, %d round(s) in all: a re-run adds looks, it does not start afresh", n.Rounds, n.Attempts, n.HeadRounds)
+	case verdict.NoteNotContinued:
+		s = "an earlier attempt's rounds were found and not continued (" + n.Detail + "): a fresh sequential test"
+	case verdict.NoteOperatorLooser:
+		if n.Policy != nil {
+			s = OperatorLooserText(*n.Policy)
+		}
 	case verdict.NoteFailOn:
+		if n.FailOn == "inconclusive" {
+			s = fmt.Sprintf("fail-on inconclusive: this check must decide and the gate did not, so it exits %d (the verdict alone exits %d); what would decide it is beside each undecided comparison", n.ExitCode, n.VerdictExitCode)
+			break
+		}
 		s = fmt.Sprintf("fail-on %s: this step exits %d, not the verdict's %d", n.FailOn, n.ExitCode, n.VerdictExitCode)
 	case verdict.NoteShardMissing, verdict.NoteShardFailed, verdict.NoteShardsTooFew:
 		s = shardNoteText(n) // shards.go

@@ -30,21 +30,22 @@ type VerdictFile struct {
 // GateVerdictFile is a gate's verdict.json: a run's keys, then the gate's.
 type GateVerdictFile struct {
 	VerdictFile
-	Scenario        GateScenario             `json:"scenario"`
-	Rounds          int                      `json:"rounds"`
-	Order           string                   `json:"order"`       // roundOrder.label: "ABBA", "duet", …
-	FirstSides      []string                 `json:"first_sides"` // per round; [] when not recorded and in a duet
-	Paused          bool                     `json:"paused"`      // every round's idle side was paused
-	Tolerance       float64                  `json:"tolerance"`
-	Confidence      float64                  `json:"confidence"`
-	Percentile      string                   `json:"percentile"`
-	UntrustedRounds []verdict.UntrustedRound `json:"untrusted_rounds,omitempty"` // generator behind
-	LeftOutRounds   []int                    `json:"left_out_rounds,omitempty"`  // duet rounds left out
-	Noise           *verdict.NoiseUse        `json:"noise,omitempty"`            // stand-in bound or unused calibration
-	Sequential      *verdict.SeqDecision     `json:"sequential,omitempty"`       // last look
-	Sides           []GateSideFile           `json:"sides"`
-	Notes           []string                 `json:"notes"`
-	Shards          []rounds.ShardInfo       `json:"shards,omitempty"` // a merged gate's, by K
+	Scenario         GateScenario             `json:"scenario"`
+	Rounds           int                      `json:"rounds"`
+	Order            string                   `json:"order"`       // roundOrder.label: "ABBA", "duet", …
+	FirstSides       []string                 `json:"first_sides"` // per round; [] when not recorded and in a duet
+	Paused           bool                     `json:"paused"`      // every round's idle side was paused
+	Tolerance        float64                  `json:"tolerance"`
+	ToleranceFloorMs float64                  `json:"tolerance_floor_ms,omitempty"` // the absolute floor (0: none)
+	Confidence       float64                  `json:"confidence"`
+	Percentile       string                   `json:"percentile"`
+	UntrustedRounds  []verdict.UntrustedRound `json:"untrusted_rounds,omitempty"` // generator behind
+	LeftOutRounds    []int                    `json:"left_out_rounds,omitempty"`  // duet rounds left out
+	Noise            *verdict.NoiseUse        `json:"noise,omitempty"`            // stand-in bound or unused calibration
+	Sequential       *verdict.SeqDecision     `json:"sequential,omitempty"`       // last look
+	Sides            []GateSideFile           `json:"sides"`
+	Notes            []string                 `json:"notes"`
+	Shards           []rounds.ShardInfo       `json:"shards,omitempty"` // a merged gate's, by K
 }
 
 type GateScenario struct {
@@ -82,7 +83,7 @@ func CompareJSON(w io.Writer, out rounds.Outcome) error {
 			Workloads: v.Workloads, Reasons: NoteTexts(v.Notes)},
 		Scenario: GateScenario{Name: g.Scenario.Name, Hash: g.Scenario.Hash},
 		Rounds:   g.Rounds, Order: o.label(), Paused: o.paused,
-		Tolerance: v.Tolerance, Confidence: v.Confidence, Percentile: v.Percentile,
+		Tolerance: v.Tolerance, ToleranceFloorMs: v.ToleranceFloorMs, Confidence: v.Confidence, Percentile: v.Percentile,
 		UntrustedRounds: v.Untrusted, LeftOutRounds: v.LeftOut, Noise: v.Noise, Sequential: v.Sequential, Notes: g.warnings(),
 		Shards: g.Shards,
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -103,7 +104,7 @@ func tooFewWhy(c verdict.Comparison, conf string) string {
 }
 
 func latencyWhy(v verdict.Verdict, c verdict.Comparison, conf string) string {
-	tol := SignedPercent(1 + v.Tolerance)
+	tol := comparisonTolerance(v, c)
 	s := fmt.Sprintf("%s %s (%s CI %s … %s)", c.Metric, SignedPercent(c.Ratio), conf, SignedPercent(c.CILow), boundPercent(c.CIHigh))
 	if src := noiseSource(v, c); src != "" {
 		s += " " + src
@@ -124,6 +125,16 @@ func latencyWhy(v verdict.Verdict, c verdict.Comparison, conf string) string {
 		s += "; " + detectable(c)
 	}
 	return s
+}
+
+// comparisonTolerance words the tolerance a latency comparison was judged
+// at: the gate's, or the absolute floor's where it is wider ("+16.7% (the
+// 0.05 ms floor)").
+func comparisonTolerance(v verdict.Verdict, c verdict.Comparison) string {
+	if c.Tolerance > 0 && v.ToleranceFloorMs > 0 {
+		return fmt.Sprintf("%s (the %s ms floor)", SignedPercent(1+c.Tolerance), strconv.FormatFloat(v.ToleranceFloorMs, 'f', -1, 64))
+	}
+	return SignedPercent(1 + v.Tolerance)
 }
 
 func errorRateChange(c verdict.Comparison, conf string) string {
@@ -155,7 +166,7 @@ func ComparisonNeed(v verdict.Verdict, c verdict.Comparison) string {
 	if n == nil {
 		return ""
 	}
-	tol := SignedPercent(1 + v.Tolerance)
+	tol := comparisonTolerance(v, c)
 	switch {
 	case n.TrustedRounds:
 		return trustedNeed()

@@ -41,14 +41,25 @@ type Config struct {
 	Compose      []string // compose files instead of the scenario's stack.compose (relative: to each side's root)
 	Target       string   // service:port instead of the scenario's stack.target
 	Out          string   // the results directory
-	Compare      verdict.CompareOptions
-	Limits       scenario.OperatorLimits // the operator's ceilings: the lower of these and the scenario's wins
-	Auto         bool                    // --rounds auto: sequential looks until decided, MaxRounds or Budget
-	MaxRounds    int                     // Auto: the most paired rounds (0: DefaultMaxRounds)
-	Budget       time.Duration           // wall time of the gate, from Run (0: DefaultBudget)
+	// Compare: the operator's options. Tolerance 0 and ToleranceFloorSet
+	// false leave them to the protected scenario (ResolveTolerance).
+	Compare           verdict.CompareOptions
+	ToleranceFloorSet bool
+	Limits            scenario.OperatorLimits // the operator's ceilings: the lower of these and the scenario's wins
+	Auto              bool                    // --rounds auto: sequential looks until decided, MaxRounds or Budget
+	MaxRounds         int                     // Auto: the most paired rounds (0: DefaultMaxRounds)
+	Budget            time.Duration           // wall time of the gate, from Run (0: DefaultBudget)
 	// GuardWorkflows: head's changes to workflows or action.yml make the gate
 	// unusable, unless AllowWorkflowChanges.
 	GuardWorkflows, AllowWorkflowChanges bool
+
+	// Continue is a directory of an earlier attempt's rounds (continue.go):
+	// those of the same base, head, scenario and policy are this sequential
+	// gate's first rounds, and this attempt's rounds are written back to it.
+	Continue string
+	// RunID, when set, is the CI run (GITHUB_RUN_ID) an attempt belongs to:
+	// only a record of the same run is continued (docs/action.md, "Re-runs").
+	RunID string
 
 	Duet bool // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
 	// Shape is how rounds are cut (windows.go): ShapeWindows, ShapeScenario,
@@ -84,6 +95,8 @@ func (c *Config) Validate() error {
 		return Usagef("gate: --max-rounds must be from 2 to %d, not %d", verdict.MaxNeedRounds, c.MaxRounds)
 	case c.Budget < 0:
 		return Usagef("gate: --budget must be positive, not %s", c.Budget)
+	case c.Compare.ToleranceFloor < 0 || c.Compare.ToleranceFloor > verdict.MaxToleranceFloor:
+		return Usagef("gate: --tolerance-floor %s: must be from 0 to %s", c.Compare.ToleranceFloor, verdict.MaxToleranceFloor)
 	case c.ScenarioFrom != "" && c.ScenarioFrom != "head" && c.ScenarioFrom != "base":
 		return Usagef("gate: --scenario-from must be head or base, not %q", c.ScenarioFrom)
 	case c.Shape != "" && c.Shape != ShapeWindows && c.Shape != ShapeScenario:
@@ -213,8 +226,10 @@ type gate struct {
 	maxRounds  int              // what the budget allows (CompareOptions.MaxRounds)
 	stall      stallState       // stalled rounds flagged and replaced (stall.go)
 	win        *windowPlan      // ShapeWindows: the judged windows and instances; nil: whole-scenario rounds
+	instance0  int              // this attempt's first stack instance (after a continued attempt's)
 	workflows  []WorkflowChange // head's changes to the gate's workflows (GuardWorkflows)
 	adopting   bool             // base runs no gate: head's workflow adds it
+	earlier    *Continued       // the earlier attempt's rounds this gate continues (continue.go)
 }
 
 // workflowBlocks: head's workflow changes make the gate unusable before any
@@ -287,6 +302,9 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.sc, err = g.loadScenario(); err != nil {
 		return err
 	}
+	var tolNotes []verdict.Note
+	g.cfg.Compare.Tolerance, g.cfg.Compare.ToleranceFloor, tolNotes = ResolveTolerance(g.sc, g.cfg.Compare.Tolerance, g.cfg.Compare.ToleranceFloor, g.cfg.ToleranceFloorSet)
+	g.notes = append(g.notes, tolNotes...)
 	if err := g.loadNoise(); err != nil {
 		return err
 	}
@@ -312,7 +330,10 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.baseline != nil && g.baseline.Scenario.Hash != g.sc.Hash {
 		return Usagef("gate: baseline %s was measured with scenario hash %s, head's is %s: same load or no comparison", name, g.baseline.Scenario.Hash, g.sc.Hash)
 	}
-	return g.shape()
+	if err := g.shape(); err != nil {
+		return err
+	}
+	return g.loadEarlier(ctx) // after shape: a windows gate's rounds are of its window's load
 }
 
 // shape picks the round shape: windows where asked, or by default for
@@ -533,7 +554,11 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	}
 	g.announce()
 	began := g.d.Now()
-	if err := g.upAll(ctx, sides, 1); err != nil {
+	g.instance0 = 1 + lastInstance(g.head.Results, 0) // after a continued attempt's instances
+	if g.win != nil {
+		g.win.offset = len(g.head.Results)
+	}
+	if err := g.upAll(ctx, sides, g.instance0); err != nil {
 		return Outcome{}, err
 	}
 	if g.win != nil {
@@ -544,13 +569,19 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if done, err := g.replay(seq); err != nil || done {
+		if err != nil {
+			return Outcome{}, err
+		}
+		return g.finish(false)
+	}
 	if err := g.primeInstance(ctx, sides); err != nil {
 		return Outcome{}, err
 	}
 	g.stall.rerun = -1
 	var longest time.Duration
-	// n counts the planned rounds run; a stalled round is run again in its slot.
-	for n, ran := 0, 0; n < planned || g.stall.rerun >= 0; ran++ {
+	// n counts the planned rounds run (an earlier attempt's first); a stalled round is run again in its slot.
+	for n, ran := len(g.head.Results), 0; n < planned || g.stall.rerun >= 0; ran++ {
 		i := n
 		if g.stall.rerun >= 0 {
 			i, g.stall.rerun = g.stall.rerun, -1
@@ -569,7 +600,7 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		if interrupted {
 			return g.finish(true)
 		}
-		if ran == 0 {
+		if ran == 0 && g.earlier == nil { // a continued plan is fixed before its replayed looks
 			if planned, err = g.replan(seq, len(sides), took, planned); err != nil {
 				return Outcome{}, err
 			}
@@ -907,11 +938,20 @@ func (g *gate) finish(interrupted bool) (Outcome, error) {
 		}
 		gr.Verdict = v
 	}
+	if e := g.earlier; e != nil {
+		gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteContinued, Rounds: e.Rounds, HeadRounds: len(g.head.Results),
+			Attempts: e.Attempts, Replayed: e.Replayed})
+	}
 	switch {
 	case g.adopting:
 		AdoptGate(&gr, g.workflows)
 	case g.cfg.GuardWorkflows && g.prot != nil:
 		GuardWorkflows(&gr, g.workflows, g.cfg.AllowWorkflowChanges)
+	}
+	if !interrupted && gr.Verdict.Value != verdict.Unusable {
+		if err := g.saveAttempt(gr); err != nil {
+			fmt.Fprintf(g.d.Log, "loadgate: warning: this attempt's rounds were not kept for a re-run: %v\n", err)
+		}
 	}
 	return gr, nil
 }

@@ -108,7 +108,7 @@ func merge(ctx context.Context, cfg MergeConfig) (Outcome, error) {
 		gr.Verdict = UnusableVerdict(verdict.Note{Code: verdict.NoteShardsTooFew, Shards: given, MinShards: minShards, Rounds: gr.Rounds, Shard: fmt.Sprintf("%d", n)})
 	default:
 		p := ref.Policy
-		v, err := verdict.Gate(gr.Base.Results, gr.Head.Results, verdict.CompareOptions{Tolerance: p.Tolerance, Confidence: p.Confidence, Percentile: p.Percentile, Estimator: p.Estimator})
+		v, err := verdict.Gate(gr.Base.Results, gr.Head.Results, verdict.CompareOptions{Tolerance: p.Tolerance, ToleranceFloor: time.Duration(p.ToleranceFloorMs * float64(time.Millisecond)), Confidence: p.Confidence, Percentile: p.Percentile, Estimator: p.Estimator})
 		if err != nil {
 			return gr, Usagef("merge: %w", err)
 		}

@@ -73,10 +73,56 @@ func PolicyChanges(base, head *scenario.Scenario) []verdict.PolicyChange {
 	ceiling("timeout", verdict.PolicyValue{Duration: bc.Timeout}, verdict.PolicyValue{Duration: hc.Timeout})
 	ceiling("drain", verdict.PolicyValue{Duration: bc.Drain}, verdict.PolicyValue{Duration: hc.Drain})
 	ceiling("max_body", verdict.PolicyValue{Bytes: bc.MaxBody}, verdict.PolicyValue{Bytes: hc.MaxBody})
+	if base.Tolerance != head.Tolerance {
+		add(verdict.PolicyChange{Kind: verdict.PolicyTolerance, Base: tolValue(base.Tolerance), Head: tolValue(head.Tolerance)})
+	}
+	if base.ToleranceFloorSet != head.ToleranceFloorSet || base.ToleranceFloor != head.ToleranceFloor {
+		add(verdict.PolicyChange{Kind: verdict.PolicyToleranceFloor, Base: floorValue(base), Head: floorValue(head)})
+	}
 	if base.Hash != head.Hash {
 		add(verdict.PolicyChange{Kind: verdict.PolicyLoad, Base: verdict.PolicyValue{Hash: base.Hash}, Head: verdict.PolicyValue{Hash: head.Hash}})
 	}
 	return out
+}
+
+func tolValue(f float64) verdict.PolicyValue { return verdict.PolicyValue{None: f == 0, Fraction: f} }
+
+func floorValue(s *scenario.Scenario) verdict.PolicyValue {
+	return verdict.PolicyValue{None: !s.ToleranceFloorSet, Duration: s.ToleranceFloor}
+}
+
+// ResolveTolerance is the tolerance and floor a gate judges at: the protected
+// scenario's (sc: base's file unless --scenario-from head), tightened by the
+// operator's (opTol > 0; opFloorSet), else the defaults. An operator's value
+// looser than the scenario's is not applied and noted: on a pull request the
+// inputs come from the change's own workflow, which must not loosen its bar.
+func ResolveTolerance(sc *scenario.Scenario, opTol float64, opFloor time.Duration, opFloorSet bool) (float64, time.Duration, []verdict.Note) {
+	var notes []verdict.Note
+	tol := sc.Tolerance
+	switch {
+	case tol == 0 && opTol > 0:
+		tol = opTol
+	case tol == 0:
+		tol = verdict.DefaultTolerance
+	case opTol > tol:
+		notes = append(notes, verdict.Note{Code: verdict.NoteOperatorLooser, Policy: &verdict.PolicyChange{Kind: verdict.PolicyTolerance,
+			Base: tolValue(tol), Head: tolValue(opTol)}})
+	case opTol > 0:
+		tol = opTol
+	}
+	floor := sc.ToleranceFloor
+	switch {
+	case !sc.ToleranceFloorSet && opFloorSet:
+		floor = opFloor
+	case !sc.ToleranceFloorSet:
+		floor = verdict.DefaultToleranceFloor
+	case opFloorSet && opFloor > floor:
+		notes = append(notes, verdict.Note{Code: verdict.NoteOperatorLooser, Policy: &verdict.PolicyChange{Kind: verdict.PolicyToleranceFloor,
+			Base: verdict.PolicyValue{Duration: floor}, Head: verdict.PolicyValue{Duration: opFloor}}})
+	case opFloorSet:
+		floor = opFloor
+	}
+	return tol, floor, notes
 }
 
 // phaseChanges compares recovery targets and faults of phases both name

@@ -550,3 +550,39 @@ func TestRegression_AdoptingPullRequestFailsItself(t *testing.T) {
 		t.Errorf("notes %q, want first %q", notes, said)
 	}
 }
+
+// Issue 48/45: the tolerance is a bar like the thresholds. Base's scenario
+// sets it; head's file cannot loosen it, and an operator's flag or input (on
+// a pull request, the change's own workflow) can only tighten it.
+func TestToleranceOnlyTightens(t *testing.T) {
+	base := "name: demo-api\ntolerance: 5%\ntolerance_floor: 100us\n"
+	f := newFixture(t, strings.Replace(scenarioWithStack, "name: demo-api\n", base, 1))
+	writeFiles(t, f.repo.root, map[string]string{"load/scenario.yaml": strings.Replace(scenarioWithStack, "name: demo-api\n",
+		"name: demo-api\ntolerance: 50%\ntolerance_floor: 900ms\n", 1)})
+	f.cfg.Compare.Tolerance = 0.2 // looser than base's 5%: not applied
+	f.cfg.Compare.ToleranceFloor, f.cfg.ToleranceFloorSet = 20*time.Microsecond, true
+	gr, err := rounds.Run(context.Background(), f.cfg, rounds.Deps{Repo: f.repo, Stacks: f.stacks, Runner: f.runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := gr.Verdict; v.Tolerance != 0.05 || v.ToleranceFloorMs != 0.02 {
+		t.Errorf("judged at tolerance %v, floor %v ms; want base's 5%% and the operator's tighter 0.02 ms", v.Tolerance, v.ToleranceFloorMs)
+	}
+	notes := strings.Join(report.NoteTexts(gr.Notes), "\n")
+	for _, want := range []string{
+		"head changes tolerance 5% → 50%: not applied",
+		"head changes tolerance_floor 100µs → 900ms: not applied",
+		"the operator's tolerance 20% is looser than base's scenario's 5%: not applied",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	tol, floor, _ := rounds.ResolveTolerance(&scenario.Scenario{}, 0, 0, false)
+	if tol != verdict.DefaultTolerance || floor != verdict.DefaultToleranceFloor {
+		t.Errorf("no scenario key, no operator: %v %v; want the defaults", tol, floor)
+	}
+	if tol, floor, notes := rounds.ResolveTolerance(&scenario.Scenario{}, 0.3, time.Millisecond, true); tol != 0.3 || floor != time.Millisecond || len(notes) != 0 {
+		t.Errorf("no scenario key: the operator's %v %v (notes %v)", tol, floor, notes)
+	}
+}

@@ -81,6 +81,9 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 		g.win.setPlan(fit, inst)
 	}
 	maxR := min(g.cfg.MaxRounds, fit)
+	if g.earlier != nil { // one test over the earlier rounds and this attempt's
+		maxR = min(g.earlier.Rounds+maxR, verdict.MaxNeedRounds)
+	}
 	maxR -= maxR % 2 // the looks are after whole ABBA pairs
 	if maxR < 2 {
 		return nil, Usagef("gate: --budget %s allows %d paired round(s) at ≈%s a round (as scheduled, after %s of set-up): sequential rounds need at least 2; raise --budget or use --rounds N",

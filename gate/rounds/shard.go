@@ -98,21 +98,24 @@ func (c *Config) validateShard() error {
 // ShardPolicy is what every shard of one gate must share, besides the
 // scenario's hash and the commits.
 type ShardPolicy struct {
-	Tolerance  float64 `json:"tolerance"`
-	Confidence float64 `json:"confidence"`
-	Percentile string  `json:"percentile"`
-	Estimator  string  `json:"estimator"`
-	Duet       bool    `json:"duet"`
-	Auto       bool    `json:"auto"`
-	Rounds     int     `json:"rounds,omitempty"`     // fixed rounds: this shard's share
-	MaxRounds  int     `json:"max_rounds,omitempty"` // sequential: this shard's most
-	Scale      float64 `json:"scale"`
+	Tolerance        float64 `json:"tolerance"`
+	ToleranceFloorMs float64 `json:"tolerance_floor_ms,omitempty"`
+	Confidence       float64 `json:"confidence"`
+	Percentile       string  `json:"percentile"`
+	Estimator        string  `json:"estimator"`
+	Duet             bool    `json:"duet"`
+	Auto             bool    `json:"auto"`
+	Rounds           int     `json:"rounds,omitempty"`     // fixed rounds: this shard's share
+	MaxRounds        int     `json:"max_rounds,omitempty"` // sequential: this shard's most
+	Scale            float64 `json:"scale"`
 }
 
 func (p ShardPolicy) same(o ShardPolicy) string {
 	switch {
 	case p.Tolerance != o.Tolerance:
 		return fmt.Sprintf("tolerance %g vs %g", p.Tolerance, o.Tolerance)
+	case p.ToleranceFloorMs != o.ToleranceFloorMs:
+		return fmt.Sprintf("tolerance floor %g ms vs %g ms", p.ToleranceFloorMs, o.ToleranceFloorMs)
 	case p.Confidence != o.Confidence:
 		return fmt.Sprintf("confidence %g vs %g", p.Confidence, o.Confidence)
 	case p.Percentile != o.Percentile:
@@ -199,7 +202,7 @@ func ToolVersion(version string) string {
 }
 
 func (g *gate) policy() ShardPolicy {
-	p := ShardPolicy{Tolerance: g.cfg.Compare.Tolerance, Confidence: g.cfg.Compare.Confidence, Percentile: g.cfg.Compare.Percentile,
+	p := ShardPolicy{Tolerance: g.cfg.Compare.Tolerance, ToleranceFloorMs: float64(g.cfg.Compare.ToleranceFloor) / float64(time.Millisecond), Confidence: g.cfg.Compare.Confidence, Percentile: g.cfg.Compare.Percentile,
 		Estimator: g.cfg.Compare.Estimator, Duet: g.cfg.Duet, Auto: g.cfg.Auto, Scale: g.cfg.Scale}
 	if g.cfg.Auto {
 		p.MaxRounds = g.cfg.MaxRounds

@@ -56,6 +56,7 @@ type windowPlan struct {
 	instance  int                // the instance running now (1-based)
 	index     int                // windows run on it
 	cur       *result.Window     // the round running now
+	offset    int                // rounds of an earlier attempt this gate continues (continue.go)
 }
 
 // windowsWhyNot says why sc cannot run as windows ("" when it can).
@@ -224,8 +225,11 @@ func (wp *windowPlan) setPlan(rounds, instances int) {
 	wp.per = max(1, int(math.Ceil(float64(rounds)/float64(wp.instances))))
 }
 
-// boundary: planned round n (0-based) starts a new instance.
-func (wp *windowPlan) boundary(n int) bool { return n > 0 && n%wp.per == 0 }
+// boundary: planned round n (0-based, an earlier attempt's counted) starts a new instance.
+func (wp *windowPlan) boundary(n int) bool {
+	m := n - wp.offset
+	return m > 0 && m%wp.per == 0
+}
 
 // firstLook is the first look's rounds: two rounds into the second instance,
 // so no look sees one instance alone (even, at least DefaultSeqMinRounds).
@@ -276,7 +280,7 @@ func (g *gate) roundScenario() *scenario.Scenario {
 // roundRecord adds the instance and, for a windows gate, the window to rd;
 // the window is counted once per round (on its first side).
 func (g *gate) roundRecord(rd result.Round, first bool) result.Round {
-	rd.Instance = 1
+	rd.Instance = max(1, g.instance0)
 	if g.win == nil {
 		return rd
 	}
@@ -310,7 +314,7 @@ func (g *gate) upAll(ctx context.Context, sides []*Side, k int) error {
 // nextInstance tears both sides' stacks down and brings fresh ones up, warmed up.
 func (g *gate) nextInstance(ctx context.Context, sides []*Side) error {
 	k := g.win.instance + 1
-	fmt.Fprintf(g.d.Log, "loadgate: instance %d/%d: both sides' stacks down, fresh ones up\n", k, g.win.instances)
+	fmt.Fprintf(g.d.Log, "loadgate: instance %d/%d: both sides' stacks down, fresh ones up\n", k, g.instance0-1+g.win.instances)
 	g.down()
 	began := g.d.Now()
 	if err := g.upAll(ctx, sides, k); err != nil {

@@ -16,11 +16,18 @@ type Scenario struct {
 	Drain       time.Duration // how long in-flight requests may finish after the last due time (default: Timeout)
 	HTTPVersion string        // "1.1" (default) or "2" (TLS ALPN for https targets, h2c for http)
 	// MaxBody (bytes, > 0; default DefaultMaxBody): a larger response body is a failure of its own class.
-	MaxBody   int64
-	Ceilings  Ceilings
-	Phases    []Phase
-	Workloads []Workload
-	Count     *Count // count: a service's counter of every workload's requests (count.go); nil when none
+	MaxBody  int64
+	Ceilings Ceilings
+	// Tolerance is the relative change of a latency percentile that is no
+	// change (0.1 for "10%"; 0: not given). ToleranceFloor is its absolute
+	// floor (ToleranceFloorSet: given, 0 included). A gate takes both from
+	// base's file; an operator's flag or input can only tighten them.
+	Tolerance         float64
+	ToleranceFloor    time.Duration
+	ToleranceFloorSet bool
+	Phases            []Phase
+	Workloads         []Workload
+	Count             *Count // count: a service's counter of every workload's requests (count.go); nil when none
 
 	File string // "" in memory
 	// Hash: two scenarios with equal Hash issue the same requests on the same

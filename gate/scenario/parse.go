@@ -158,7 +158,7 @@ func yamlError(err error, file string) *Error {
 	return &Error{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Err: err}
 }
 
-var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "max_body", "ceilings", "phases", "workloads", "openapi", "count"}
+var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "max_body", "ceilings", "tolerance", "tolerance_floor", "phases", "workloads", "openapi", "count"}
 
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	if root = deref(root); root.Kind != yaml.MappingNode {
@@ -221,6 +221,31 @@ func (d *decoder) settings(f *fields, s *Scenario) {
 	if n := f.get("max_body"); n != nil {
 		s.MaxBody = d.byteSize(n, "max_body")
 	}
+	if n := f.get("tolerance"); n != nil {
+		s.Tolerance = d.fraction(n, "tolerance")
+	}
+	if n := f.get("tolerance_floor"); n != nil {
+		s.ToleranceFloor, s.ToleranceFloorSet = d.duration(n, "tolerance_floor"), true
+		d.check(s.ToleranceFloor >= 0 && s.ToleranceFloor <= MaxToleranceFloor, n, "tolerance_floor", "must be from 0 to %s", MaxToleranceFloor)
+	}
+}
+
+// MaxToleranceFloor bounds tolerance_floor (verdict.MaxToleranceFloor).
+const MaxToleranceFloor = time.Second
+
+// fraction reads "10%" or 0.1 as 0.1, in (0, 1).
+func (d *decoder) fraction(n *yaml.Node, field string) float64 {
+	v := d.scalar(n, field, "a percentage such as 10% or a fraction such as 0.1")
+	if v == nil {
+		return 0
+	}
+	num, pct := strings.CutSuffix(strings.TrimSpace(v.Value), "%")
+	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if pct {
+		f /= 100
+	}
+	d.check(err == nil && f > 0 && f < 1, n, field, "want a percentage such as 10%% or a fraction such as 0.1 (above 0, below 100%%), not %q", clip(v.Value))
+	return f
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)

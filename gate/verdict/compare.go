@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -21,14 +22,33 @@ const (
 	DefaultConfidence = 0.95
 	DefaultPercentile = MetricP95
 	MaxNeedRounds     = 100 // the most rounds an inconclusive comparison suggests
+	MaxToleranceFloor = time.Second
+	// DefaultToleranceFloor is a gate's absolute floor of the latency
+	// tolerance where neither base's scenario nor the operator sets one
+	// (docs/gate.md, "Tolerance"); CompareOptions' zero is no floor.
+	DefaultToleranceFloor = 50 * time.Microsecond
 )
+
+// tolerance is the relative tolerance of a latency comparison whose pooled
+// base percentile is baseMs: τ, or floor/base where the floor is wider.
+func (o CompareOptions) tolerance(baseMs float64) float64 {
+	floorMs := float64(o.ToleranceFloor) / float64(time.Millisecond)
+	if floorMs > 0 && baseMs > 0 && floorMs/baseMs > o.Tolerance {
+		return floorMs / baseMs
+	}
+	return o.Tolerance
+}
 
 // CompareOptions set how base and head are compared.
 type CompareOptions struct {
 	// Tolerance τ, in (0, 10) (0: DefaultTolerance): a head/base latency ratio
 	// within [1/(1+τ), 1+τ] is no change; error rates may grow by τ of base's rate.
-	Tolerance  float64
-	Confidence float64 // of every two-sided interval, in [0.5, 1) (0: DefaultConfidence)
+	Tolerance float64
+	// ToleranceFloor is the absolute floor of the latency tolerance: a change
+	// within ±max(τ·base, floor) is no change (0: no floor), so a 0.3 ms
+	// endpoint is not held to ±30 µs, below the machine's own jitter.
+	ToleranceFloor time.Duration
+	Confidence     float64 // of every two-sided interval, in [0.5, 1) (0: DefaultConfidence)
 	// Percentile judged for latency: p50, p90, p95, p99 or p99.9; "": each
 	// workload's threshold percentiles, p95 without one.
 	Percentile string
@@ -53,6 +73,9 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	}
 	if !(o.Tolerance > 0 && o.Tolerance < 10) {
 		return o, fmt.Errorf("verdict: tolerance %v: must be > 0 and < 10 (a fraction: 0.1 is 10%%)", o.Tolerance)
+	}
+	if o.ToleranceFloor < 0 || o.ToleranceFloor > MaxToleranceFloor {
+		return o, fmt.Errorf("verdict: tolerance floor %s: must be ≥ 0 and ≤ %s", o.ToleranceFloor, MaxToleranceFloor)
 	}
 	if o.Estimator == "" {
 		o.Estimator = DefaultEstimator
@@ -95,9 +118,9 @@ type ErrorRates struct {
 
 // Interval sources of a Comparison.
 const (
-	IntervalRounds      = "rounds"      // t interval over the per-round log ratios (the machine's noise)
+	IntervalRounds      = "rounds"      // t interval over the per-round log ratios or error-rate differences (the machine's noise)
 	IntervalSampling    = "sampling"    // order-statistics floor: the percentiles' own sampling noise
-	IntervalScore       = "score"       // Newcombe hybrid score interval (error rates)
+	IntervalScore       = "score"       // Newcombe hybrid score interval of the pooled counts (error rates: one round, or the floor)
 	IntervalNoise       = "noise"       // DefaultNoiseSD, where the rounds cannot measure the noise
 	IntervalCalibration = "calibration" // a matching calibration (CompareOptions.Noise)
 	IntervalDuet        = "duet"        // t interval over ≥ DuetMinRounds duet rounds, no floor
@@ -118,17 +141,21 @@ type Comparison struct {
 	Rounds int     `json:"rounds"`
 	// Ratio (latency): head/base, the geometric mean of the round ratios or
 	// the Estimator's centre; Diff (error rate): head − base.
-	Ratio       float64 `json:"ratio"`
-	Diff        float64 `json:"diff"`
-	CILow       float64 `json:"ci_low"`
-	CIHigh      float64 `json:"ci_high"`
-	Interval    string  `json:"interval"`           // the Interval* source that set the width
+	Ratio    float64 `json:"ratio"`
+	Diff     float64 `json:"diff"`
+	CILow    float64 `json:"ci_low"`
+	CIHigh   float64 `json:"ci_high"`
+	Interval string  `json:"interval"` // the Interval* source that set the width
+	// Tolerance (latency): the relative tolerance applied where the absolute
+	// floor is wider than the gate's, floor/base (0: the gate's).
+	Tolerance   float64 `json:"tolerance,omitempty"`
 	Significant bool    `json:"significant"`        // the interval excludes "no change"
 	NoiseSD     float64 `json:"noise_sd,omitempty"` // the pair sd assumed where the rounds could not measure it
 	// Detectable (latency): the smallest ratio called a regression about half the time.
 	Detectable  float64     `json:"detectable,omitempty"`
 	Family      *FamilyTest `json:"family,omitempty"`
 	RoundRatios []float64   `json:"round_ratios,omitempty"`
+	RoundDiffs  []float64   `json:"round_diffs,omitempty"` // error rate: head − base per round
 	Value       Value       `json:"value"`
 	Reason      Reason      `json:"reason"`
 	At          *RoundRef   `json:"at,omitempty"`   // the round a not-measured reason names
@@ -206,7 +233,8 @@ func Compare(base, head []*result.Result, opt CompareOptions) (Verdict, error) {
 		return Verdict{}, err
 	}
 	v := Verdict{Workloads: []WorkloadVerdict{}, Notes: []Note{},
-		Rounds: len(head), Tolerance: opt.Tolerance, Confidence: opt.Confidence, Percentile: opt.Percentile}
+		Rounds: len(head), Tolerance: opt.Tolerance, Confidence: opt.Confidence, Percentile: opt.Percentile,
+		ToleranceFloorMs: float64(opt.ToleranceFloor) / float64(time.Millisecond)}
 	if rs := sidesUnusable(base, head); len(rs) > 0 {
 		v.Value, v.Notes = Unusable, rs
 		return v, nil
@@ -757,9 +785,13 @@ func (c *comparer) judge(cmp *Comparison, mdl noiseModel, m float64) {
 	}
 	cmp.CILow, cmp.CIHigh = math.Exp(lo), math.Exp(hi)
 	cmp.Significant = cmp.CILow > 1 || cmp.CIHigh < 1
-	cmp.Detectable = round6(math.Exp(math.Log1p(c.opt.Tolerance) + half))
-	cmp.test = &test{m: m, up: math.Log1p(c.opt.Tolerance), parts: mdl.parts()}
-	up, down := 1+c.opt.Tolerance, 1/(1+c.opt.Tolerance)
+	tol := c.opt.tolerance(cmp.Base)
+	if tol != c.opt.Tolerance {
+		cmp.Tolerance = round6(tol) // the floor set it
+	}
+	cmp.Detectable = round6(math.Exp(math.Log1p(tol) + half))
+	cmp.test = &test{m: m, up: math.Log1p(tol), parts: mdl.parts()}
+	up, down := 1+tol, 1/(1+tol)
 	switch {
 	case cmp.CILow > up:
 		cmp.Value, cmp.Reason = Regression, ReasonSlower
@@ -769,7 +801,7 @@ func (c *comparer) judge(cmp *Comparison, mdl noiseModel, m float64) {
 		cmp.Value, cmp.Reason = Pass, ReasonWithin
 	default:
 		cmp.Value, cmp.Reason = Inconclusive, ReasonStraddles
-		cmp.Needs = c.need(mdl, m, c.opt.Confidence)
+		cmp.Needs = c.need(mdl, m, tol, c.opt.Confidence)
 	}
 }
 
@@ -973,8 +1005,8 @@ func (mdl noiseModel) future(r int) noiseModel {
 
 // need estimates what would decide: more rounds (every part shrinks as
 // 1/√rounds) or a longer sustain (the sampling part as 1/√samples).
-func (c *comparer) need(mdl noiseModel, m, conf float64) *Need {
-	d := math.Abs(m - math.Log1p(c.opt.Tolerance))
+func (c *comparer) need(mdl noiseModel, m, tol, conf float64) *Need {
+	d := math.Abs(m - math.Log1p(tol))
 	if d < 1e-9 {
 		return &Need{OnTolerance: true}
 	}
@@ -1034,6 +1066,20 @@ func osRanks(n int64, q, z float64) (lo, hi int64) {
 	return int64(math.Floor(nf*q - z*sd)), int64(math.Ceil(nf*q + z*sd))
 }
 
+// errorRate judges the change in a workload's error rate from per-round
+// paired differences d_i = rate(head_i) − rate(base_i), not pooled requests:
+// the round is the unit that repeats (issue 45), and failures come in bursts,
+// so pooling every request of every round makes one round's burst of 503s a
+// tight "regression". The interval is the t interval over the rounds,
+// mean(d) ± t(R−1)·s/√R (R − 1 df protect against an s small by luck), and
+// never narrower than Newcombe's hybrid score interval of the pooled counts:
+// with few failures the d_i are discrete and s can be 0 (1 of 1 000 in every
+// head round), and the binomial noise of the counts is then the floor, as the
+// order-statistics floor is for latency. One round (or a result repeated over
+// rounds) measures no spread between rounds: the score interval alone.
+// A burst in one of R rounds moves mean(d) by burst/R and s by about
+// burst/√R, so the t interval contains 0 whatever the burst's size (for
+// R ≥ 3 at 95%: |mean|/(s/√R) = 1 < t); an increase in every round is called.
 func (c *comparer) errorRate(phase, workload string) Comparison {
 	cmp := Comparison{Phase: phase, Workload: workload, Metric: MetricErrorRate, Rounds: len(c.base)}
 	side := func(rs []*result.Result) *ErrorRates {
@@ -1066,16 +1112,31 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 		cmp.Value, cmp.Reason, cmp.At = NotMeasured, ReasonNoneCompleted, &RoundRef{Side: "head"}
 		return cmp
 	}
-	cmp.Diff, cmp.CILow, cmp.CIHigh = newcombe(eb.Failed, eb.N, eh.Failed, eh.N, c.z)
-	cmp.Interval = IntervalScore
-	cmp.Significant = cmp.CILow > 0 || cmp.CIHigh < 0
-	delta := c.opt.Tolerance * eb.Rate
-	if eb.Failed > 0 || eh.Failed > 0 {
-		cmp.test = &test{m: cmp.Diff, up: delta, score: [4]int64{eb.Failed, eb.N, eh.Failed, eh.N}, isScore: true}
+	if eb.Failed == 0 && eh.Failed == 0 {
+		cmp.Value, cmp.Reason = Pass, ReasonNoFailure // no interval: nothing to estimate
+		return cmp
 	}
+	diff, slo, shi := newcombe(eb.Failed, eb.N, eh.Failed, eh.N, c.z)
+	cmp.Diff, cmp.CILow, cmp.CIHigh, cmp.Interval = diff, slo, shi, IntervalScore
+	delta := c.opt.Tolerance * eb.Rate
+	t := &test{m: diff, up: delta, score: [4]int64{eb.Failed, eb.N, eh.Failed, eh.N}, isScore: true}
+	if d := roundDiffs(c.base, c.head, phase, workload); len(d) >= 2 && !c.storedBaseline() {
+		R := len(d)
+		m := mean(d)
+		se := stddev(d, m) / math.Sqrt(float64(R))
+		tp := part{se: se, df: float64(R - 1), what: IntervalRounds}
+		h := tp.halfWidth(c.opt.Confidence)
+		// The score interval's widths, around the rounds' mean.
+		lo, hi := max(m-max(h, diff-slo), -1), min(m+max(h, shi-diff), 1)
+		if h > max(diff-slo, shi-diff) {
+			cmp.Interval = IntervalRounds
+		}
+		cmp.Diff, cmp.CILow, cmp.CIHigh, cmp.RoundDiffs = m, lo, hi, roundAll(d)
+		t.m, t.parts = m, []part{tp}
+	}
+	cmp.test = t
+	cmp.Significant = cmp.CILow > 0 || cmp.CIHigh < 0
 	switch {
-	case eb.Failed == 0 && eh.Failed == 0:
-		cmp.Value, cmp.Reason = Pass, ReasonNoFailure
 	case cmp.CILow > delta:
 		cmp.Value, cmp.Reason = Regression, ReasonMoreErrors
 	case cmp.CIHigh < -delta:
@@ -1084,6 +1145,35 @@ func (c *comparer) errorRate(phase, workload string) Comparison {
 		cmp.Value, cmp.Reason = Pass, ReasonNoMoreErrors
 	}
 	return cmp
+}
+
+// roundDiffs is, per paired round, head's error rate less base's in the
+// phase; a round where either side completed nothing is left out.
+func roundDiffs(base, head []*result.Result, phase, workload string) []float64 {
+	rate := func(r *result.Result) (float64, bool) {
+		w := r.PhaseNamed(phase).Workload(workload)
+		if w == nil || w.Succeeded+w.Failed == 0 {
+			return 0, false
+		}
+		return float64(w.Failed) / float64(w.Succeeded+w.Failed), true
+	}
+	var d []float64
+	for i := range min(len(base), len(head)) {
+		b, okb := rate(base[i])
+		h, okh := rate(head[i])
+		if okb && okh {
+			d = append(d, h-b)
+		}
+	}
+	return d
+}
+
+func roundAll(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = round6(x)
+	}
+	return out
 }
 
 // pooled is a side's nearest-rank q-quantile in ms over its rounds, and its samples.

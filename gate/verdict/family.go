@@ -39,11 +39,11 @@ func (t *test) pUp() float64   { return t.p(1) }
 func (t *test) pDown() float64 { return t.p(-1) }
 
 func (t *test) p(sign float64) float64 {
+	p := 0.0
 	if t.isScore {
-		return t.scoreP(sign)
+		p = t.scoreP(sign) // error rates: the pooled counts' floor, beside the rounds' t part
 	}
 	x := sign*t.m - t.up
-	p := 0.0
 	for _, pt := range t.parts {
 		var q float64
 		switch {

@@ -203,8 +203,11 @@ func TestCompareNotMeasured(t *testing.T) {
 	if v.Value != verdict.NotMeasured || v.ExitCode() != 1 {
 		t.Errorf("gate %s exit %d", v.Value, v.ExitCode())
 	}
-	if e := comparison(t, v, "error_rate"); e.Value != verdict.Regression {
-		t.Errorf("error_rate: %s %q", e.Value, e.Reason)
+	// One round of three failing alone is a burst, not a change in every
+	// round (issue 45): the error rate does not call it; the gate fails on
+	// the latency it could not measure.
+	if e := comparison(t, v, "error_rate"); e.Value != verdict.Pass || e.CILow < -1 || e.CIHigh > 1 {
+		t.Errorf("error_rate: %s %q CI %v…%v", e.Value, e.Reason, e.CILow, e.CIHigh)
 	}
 }
 

@@ -82,6 +82,16 @@ const (
 	NoteStallNoBudget NoteCode = "stall_no_budget" // kept and judged: no further round fits the budget
 	NoteFailOn        NoteCode = "fail_on"         // FailOn, ExitCode (the step's), VerdictExitCode
 	NoteRoundWindows  NoteCode = "round_windows"   // Windows: how the judged phase was cut and the stacks brought up
+	// NoteOperatorLooser: Policy (Kind PolicyTolerance or PolicyToleranceFloor,
+	// Base the protected scenario's value, Head the operator's): an operator's
+	// flag or input asked for a looser bar than base's scenario; not applied.
+	NoteOperatorLooser NoteCode = "operator_looser"
+	// NoteContinued: a re-run continued an earlier attempt's Rounds paired
+	// rounds (of Attempts attempts) as one sequential test, HeadRounds in all;
+	// Replayed: a look at the earlier rounds decided it, no new round ran.
+	NoteContinued NoteCode = "continued"
+	// NoteNotContinued: an earlier attempt was found and not continued (Detail: why).
+	NoteNotContinued NoteCode = "not_continued"
 )
 
 // WindowPlan is how a windows gate cut its judged phase into rounds
@@ -152,6 +162,8 @@ type Note struct {
 	Shards          int              `json:"shards,omitempty"`
 	MinShards       int              `json:"min_shards,omitempty"`
 	Windows         *WindowPlan      `json:"windows,omitempty"`
+	Attempts        int              `json:"attempts,omitempty"`
+	Replayed        bool             `json:"replayed,omitempty"`
 }
 
 // PolicyKind says which bar head's scenario sets otherwise than base's;
@@ -173,6 +185,10 @@ const (
 	// PolicyCeiling: Field: rate (ReqPerS), duration, timeout, drain (Duration), in_flight (N), max_body (Bytes).
 	PolicyCeiling PolicyKind = "ceiling"
 	PolicyLoad    PolicyKind = "load" // the load itself: its scenario Hash
+	// PolicyTolerance: the scenario's tolerance (Fraction; None: not given).
+	PolicyTolerance PolicyKind = "tolerance"
+	// PolicyToleranceFloor: the scenario's tolerance_floor (Duration; None: not given).
+	PolicyToleranceFloor PolicyKind = "tolerance_floor"
 )
 
 // PolicyChange is one bar head's scenario sets otherwise than base's, with both values.

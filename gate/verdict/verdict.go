@@ -92,10 +92,12 @@ type Verdict struct {
 	Recovery  []RecoveryVerdict `json:"recovery,omitempty"` // after each injected fault
 
 	// A gate's settings (zero in a plain run).
-	Rounds     int     `json:"rounds,omitempty"`
-	Tolerance  float64 `json:"tolerance,omitempty"`
-	Confidence float64 `json:"confidence,omitempty"`
-	Percentile string  `json:"percentile,omitempty"`
+	Rounds    int     `json:"rounds,omitempty"`
+	Tolerance float64 `json:"tolerance,omitempty"`
+	// ToleranceFloorMs: the tolerance's absolute floor, ms (0: none).
+	ToleranceFloorMs float64 `json:"tolerance_floor_ms,omitempty"`
+	Confidence       float64 `json:"confidence,omitempty"`
+	Percentile       string  `json:"percentile,omitempty"`
 
 	Untrusted []UntrustedRound `json:"untrusted_rounds,omitempty"` // nothing is decided on them
 	LeftOut   []int            `json:"left_out_rounds,omitempty"`  // duet rounds left out as shared stalls

@@ -31,6 +31,8 @@ var Actions = []Action{
 	{Uses: "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683", Module: "github.com/actions/checkout", Version: "v4.2.2+incompatible"},
 	{Uses: "actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02", Module: "github.com/actions/upload-artifact", Version: "v4.6.2+incompatible"},
 	{Uses: "actions/setup-go@d35c59abb061a4a6fb18e82ac0862c26744d6ab5", Module: "github.com/actions/setup-go", Version: "v5.5.0+incompatible"},
+	// action.yml's cache/restore and cache/save steps: the repository at that commit.
+	{Uses: "actions/cache@5a3ec84eff668545956fd18022155c47e93e2684", Module: "github.com/actions/cache", Version: "v4.2.3+incompatible"},
 	{Uses: "actions/download-artifact@d3f86a106a0bac45b974a628896c90dbdf5c8093", Module: "github.com/actions/download-artifact", Version: "v5.0.0+incompatible",
 		Note: "the pinned v4.3.0 (and every v4.x tag) is not served by the module proxy; v5.0.0, the next release, has the same inputs"},
 }
