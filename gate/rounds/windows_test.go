@@ -2,6 +2,7 @@ package rounds_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,5 +238,50 @@ func TestWindowsRefusedWhereTheScenarioCannot(t *testing.T) {
 	cfg := rounds.Config{Scenario: "x", Auto: true, Against: "baseline:main", Shape: rounds.ShapeWindows}
 	if err := cfg.Validate(); rounds.KindOf(err) != rounds.ErrUsage {
 		t.Errorf("windows against a baseline: %v", err)
+	}
+}
+
+// A re-run of a windows gate continues the earlier attempt's windows (same
+// window load), numbers its own stack instances after the earlier ones (other
+// bring-ups are other instances), and cuts its own instances from its first round.
+func TestWindowsRerunContinuesWithItsOwnInstances(t *testing.T) {
+	dir := t.TempDir()
+	run := func() rounds.Outcome {
+		f := newFixture(t, readmeScenario)
+		f.cfg.MaxRounds, f.cfg.Continue, f.cfg.Duet = 4, dir, true
+		slowerEveryRound(t, f, 1.65, swing)
+		edit := f.runner.editSide
+		f.runner.editSide = func(side string, n int, r *result.Result) {
+			if r.Round.Number > 0 { // not an instance's warm-up run
+				edit(side, n, r)
+			}
+		}
+		gr, log, err := seqRun(t, f, time.Second)
+		if err != nil {
+			t.Fatal(err, log)
+		}
+		return gr
+	}
+	first := run()
+	if n := len(first.Head.Results); n != 4 || first.Verdict.Value == verdict.Regression {
+		t.Fatalf("attempt 1: %s after %d rounds; the test wants 4 rounds undecided", first.Verdict.Value, n)
+	}
+	second := run()
+	var got []int
+	for _, r := range second.Head.Results {
+		if r.Round.Window == nil {
+			t.Fatalf("round %d is no window: %+v", r.Round.Number, r.Round)
+		}
+		got = append(got, r.Round.Instance)
+	}
+	if fmt.Sprint(got[:min(len(got), 6)]) != "[1 1 2 2 3 3]" || len(got) < 6 {
+		t.Errorf("instances of the rounds %v, want [1 1 2 2 3 3 …]: the earlier attempt's two, then this one's from 3", got)
+	}
+	continued := false
+	for _, n := range second.Notes {
+		continued = continued || n.Code == verdict.NoteContinued
+	}
+	if !continued {
+		t.Errorf("the re-run did not continue the earlier windows: %q", report.NoteTexts(second.Notes))
 	}
 }
