@@ -496,7 +496,10 @@ func writeTable(w io.Writer, cfg config, opt verdict.CompareOptions, designs []*
 			fmt.Fprintf(w, "\n%s, %s rounds: %d of %d simulated gates not judged: %v\n", r.ds.name, r.p, r.aa.Errors, r.aa.Gates, r.aa.FirstErr)
 		}
 	}
-	fmt.Fprintf(w, "\n† more rounds than the corpus holds: drawn with replacement (a round can appear twice; the estimate leans on few distinct rounds).\n")
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "\nEach simulated gate is one of the corpus's %d real gates, judged as a unit (its rounds in a random order, never rounds of several gates together), as one pair of stack instances.\n", rows[0].aa.Units)
+	}
+	fmt.Fprintf(w, "\n† more rounds than a real gate holds: its rounds drawn with replacement (a round can appear twice; the estimate leans on few distinct rounds).\n")
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/report"
@@ -134,37 +135,71 @@ type cell struct {
 	Untrusted                int // gates with a round whose generator fell behind (nothing decided)
 	Reg, Pass                map[string]int
 	RoundsSum                int
-	Replacement              bool   // the plan needs more rounds than the corpus has: drawn with replacement
+	Replacement              bool   // the plan needs more rounds than a real gate has: its rounds drawn with replacement
+	Units                    int    // the real gates drawn from (each simulated gate is one of them)
 	FirstErr                 string // the first simulated gate not judged, and why
 }
 
-// simulate estimates one cell over resampled gates, without replacement unless the corpus is too small.
+// gatesOf is the corpus's pairs (indices) by the real gate (chunk) that ran them, in order.
+func gatesOf(ds *design) [][]int {
+	var out [][]int
+	at := map[string]int{}
+	for i, p := range ds.pairs {
+		k, ok := at[p.chunk]
+		if !ok {
+			k = len(out)
+			at[p.chunk] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], i)
+	}
+	return out
+}
+
+// oneInstance is r as a round of instance 1: a real gate of the corpus ran
+// one pair of stacks, so gate/verdict carries the variance between
+// instances (DefaultInstanceSD) that its rounds cannot show.
+func oneInstance(r *result.Result) *result.Result {
+	c := clone(r) // a round drawn twice is two rounds, not one result in two
+	rd := result.Round{Mode: result.RoundDuet}
+	if r.Round != nil {
+		rd = *r.Round
+	}
+	rd.Instance = 1
+	c.Round = &rd
+	return c
+}
+
+// simulate estimates one cell over simulated gates, each one real gate of
+// the corpus judged as a unit: its rounds in a random order (drawn with
+// replacement only when the plan needs more than it has), never rounds of
+// several gates together, which would hide the offset one gate's pair of
+// stacks keeps for its whole length.
 func simulate(ds *design, p plan, heads []*result.Result, gates int, rng *rand.Rand, opt verdict.CompareOptions, thresholds bool) cell {
 	need := p.Rounds
 	if p.Auto {
 		need = p.seqMax(ds)
 	}
-	c := cell{Reg: map[string]int{}, Pass: map[string]int{}, Replacement: need > len(ds.pairs)}
-	if need < 1 {
+	units := gatesOf(ds)
+	c := cell{Reg: map[string]int{}, Pass: map[string]int{}, Units: len(units)}
+	for _, u := range units {
+		c.Replacement = c.Replacement || need > len(u)
+	}
+	if need < 1 || len(units) == 0 {
 		c.FirstErr = "the plan allows no round"
 		return c
 	}
-	idx := make([]int, len(ds.pairs))
-	for i := range idx {
-		idx[i] = i
-	}
 	for g := 0; g < gates; g++ {
 		base, head := make([]*result.Result, need), make([]*result.Result, need)
-		if c.Replacement {
-			for i := range need {
-				k := rng.IntN(len(ds.pairs))
-				base[i], head[i] = clone(ds.pairs[k].base), clone(heads[k])
+		u := slices.Clone(units[rng.IntN(len(units))])
+		rng.Shuffle(len(u), func(i, j int) { u[i], u[j] = u[j], u[i] })
+		for i := range need {
+			k := u[i%len(u)]
+			if need > len(u) {
+				k = u[rng.IntN(len(u))]
 			}
-		} else {
-			rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-			for i := range need {
-				base[i], head[i] = ds.pairs[idx[i]].base, heads[idx[i]]
-			}
+			base[i], head[i] = oneInstance(ds.pairs[k].base), oneInstance(heads[k])
+			base[i].Round.Number, head[i].Round.Number = i+1, i+1
 		}
 		o := judge(ds, p, base, head, opt, thresholds)
 		c.Gates++

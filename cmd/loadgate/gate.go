@@ -34,6 +34,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.Auto = true // the default (bench/gate-quality.md)
 	fs.Var(rounds.CountFlag{N: &f.Rounds, Auto: &f.Auto}, "rounds", "paired rounds: a number, or auto (the default: sequential, judged after every pair from the 4th round, stopping when decided, at --max-rounds or at --budget)")
 	fs.IntVar(&f.MaxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
+	fs.StringVar(&f.Shape, "round-shape", "", "how a round is cut: windows (each stack instance runs the warm-up and earlier phases once, then judged windows of the judged phase; each side's stack brought up 3 times) or scenario (every round the whole scenario, one instance); default: windows for --rounds auto against a base where the scenario allows, else scenario")
 	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: --rounds auto stops before a pair would overrun it; with a fixed --rounds it caps what an inconclusive comparison asks for")
 	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")

@@ -120,6 +120,8 @@ var gateNoteWords = []struct {
 	{verdict.Note{Code: verdict.NoteSequentialPlan, Rounds: 10, MaxRounds: 10, Budget: 10 * time.Minute, Fit: 285, RoundTime: 2 * time.Second, Measured: true},
 		"sequential rounds (--rounds auto): at most 10 paired rounds (--max-rounds 10; the budget 10m0s allows 285 at 2s a round as measured in round 1), budget 10m0s"},
 	{verdict.Note{Code: verdict.NoteFailOn, FailOn: "never", ExitCode: 0, VerdictExitCode: 1}, "fail-on never: this step exits 0, not the verdict's 1"},
+	{verdict.Note{Code: verdict.NoteRoundWindows, Windows: &verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 15, InPhase: 4, PerInstance: 7, Instances: 3, WarmupS: 40, FirstLook: 10}},
+		"judged windows: sustain 60 s cut into 15 s windows (4 in the phase), 7 per stack instance after a 40 s warm-up run (in no number); 3 instance(s) a side; first look after 10 rounds"},
 	{verdict.Note{Code: verdict.NoteFailOn, FailOn: "inconclusive", ExitCode: 1, VerdictExitCode: 0},
 		"fail-on inconclusive: this check must decide and the gate did not, so it exits 1 (the verdict alone exits 0); what would decide it is beside each undecided comparison"},
 	{verdict.Note{Code: verdict.NoteContinued, Rounds: 6, HeadRounds: 6, Attempts: 2, Replayed: true},

@@ -201,6 +201,8 @@ func gateNoteText(n verdict.Note) (s string, ok bool) {
 		s = fmt.Sprintf("round %d is judged although %s: the gate re-runs at most %d stalled round(s), so that a change slower everywhere is still judged", n.Round, stallText(n.Stall), n.Rounds)
 	case verdict.NoteStallNoBudget:
 		s = fmt.Sprintf("round %d is judged although %s: no further round fits the budget to re-run it", n.Round, stallText(n.Stall))
+	case verdict.NoteRoundWindows:
+		s = windowsText(n.Windows)
 	case verdict.NoteContinued:
 		if n.Replayed {
 			s = fmt.Sprintf("re-run: this gate continued the %d paired round(s) of %d earlier attempt(s) (same base, head, scenario and policy) as one sequential test, and its look after %d of them decides it: no new round ran", n.Rounds, n.Attempts, n.HeadRounds)
@@ -369,4 +371,21 @@ func stallText(st *verdict.Stall) string {
 // factorText is a slowdown to a tenth, rounded down: "4.1×".
 func factorText(f float64) string {
 	return strconv.FormatFloat(math.Floor(f*10)/10, 'f', 1, 64) + "×"
+}
+
+// windowsText words a windows gate's plan: how the judged phase was cut.
+func windowsText(w *verdict.WindowPlan) string {
+	if w == nil {
+		return "rounds are judged windows of the judged phase"
+	}
+	warm := "no warm-up run"
+	if w.WarmupS > 0 {
+		warm = "a " + seconds(w.WarmupS) + " warm-up run (in no number)"
+	}
+	s := fmt.Sprintf("judged windows: %s %s cut into %s windows (%d in the phase), %d per stack instance after %s; %d instance(s) a side",
+		w.Phase, seconds(w.PhaseS), seconds(w.WindowS), w.InPhase, w.PerInstance, warm, w.Instances)
+	if w.FirstLook > 0 {
+		s += fmt.Sprintf("; first look after %d rounds", w.FirstLook)
+	}
+	return s
 }

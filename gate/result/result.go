@@ -174,6 +174,27 @@ type Round struct {
 	First       bool      `json:"first"`          // this side ran first in its round
 	OtherPaused bool      `json:"other_paused"`   // the other side's stack was paused (frozen) while this one ran
 	Mode        RoundMode `json:"mode,omitempty"` // how the round's two sides ran: "" one after the other, "duet" at the same instants
+	// Instance is which bring-up of the side's stack ran the round (1-based;
+	// 0: not recorded, an older loadgate): rounds of one instance share its
+	// offset, which the verdict's instance model carries.
+	Instance int `json:"instance,omitempty"`
+	// Window is set when the round is one judged window of the judged phase,
+	// run after the instance's warm-up and ramps (nil: the whole scenario ran).
+	Window *Window `json:"window,omitempty"`
+}
+
+// Window is the slice of the scenario's judged phase a round ran: the
+// Index-th of Of windows of DurationS seconds cut from Phase (PhaseS long),
+// each preceded by SettleS seconds at the phase's rate, excluded like any
+// warm-up. The instance's warm-up and earlier phases ran once before its
+// first window and are in no number.
+type Window struct {
+	Phase     string  `json:"phase"`
+	Index     int     `json:"index"` // 1-based, within the instance
+	Of        int     `json:"of"`
+	DurationS float64 `json:"duration_s"`
+	PhaseS    float64 `json:"phase_s"`
+	SettleS   float64 `json:"settle_s"`
 }
 
 type RoundMode string

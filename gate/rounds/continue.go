@@ -82,7 +82,7 @@ func (g *gate) loadEarlier(ctx context.Context) error {
 	}
 	var base, head []*result.Result
 	if why == "" {
-		base, head, err = readShardRounds(ctx, dir, rec.Rounds, 0)
+		base, head, err = readShardRounds(ctx, dir, rec.Rounds, 0, 0)
 		if err != nil {
 			why = err.Error()
 		}
@@ -146,7 +146,7 @@ func (g *gate) sameRounds(base, head []*result.Result) string {
 			r      *result.Result
 			commit string
 		}{{g.base, base[i], g.base.Commit}, {g.head, head[i], g.head.Commit}} {
-			if s.r.Scenario.Hash != g.sc.Hash || (s.r.Commit != "" && s.r.Commit != s.commit) {
+			if s.r.Scenario.Hash != g.roundScenario().Hash || (s.r.Commit != "" && s.r.Commit != s.commit) {
 				return fmt.Sprintf("%s round %d is of another load or commit", s.side.Name, i+1)
 			}
 		}

@@ -61,7 +61,11 @@ type Config struct {
 	// only a record of the same run is continued (docs/action.md, "Re-runs").
 	RunID string
 
-	Duet        bool  // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
+	Duet bool // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
+	// Shape is how rounds are cut (windows.go): ShapeWindows, ShapeScenario,
+	// or "" (windows for --rounds auto against a base side where the scenario
+	// allows, else scenario).
+	Shape       string
 	Shard       Shard // this runner's share of the rounds, no verdict (shard.go)
 	ToolVersion string
 	shardSplit  bool // the rounds are already this shard's share (Validate runs twice)
@@ -95,6 +99,8 @@ func (c *Config) Validate() error {
 		return Usagef("gate: --tolerance-floor %s: must be from 0 to %s", c.Compare.ToleranceFloor, verdict.MaxToleranceFloor)
 	case c.ScenarioFrom != "" && c.ScenarioFrom != "head" && c.ScenarioFrom != "base":
 		return Usagef("gate: --scenario-from must be head or base, not %q", c.ScenarioFrom)
+	case c.Shape != "" && c.Shape != ShapeWindows && c.Shape != ShapeScenario:
+		return Usagef("gate: --round-shape must be windows or scenario, not %q", c.Shape)
 	}
 	name, isBaseline := c.baseline()
 	switch {
@@ -114,6 +120,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.validateShard(); err != nil {
 		return err
+	}
+	if c.Shape == ShapeWindows && (isBaseline || c.Shard.On()) {
+		return Usagef("gate: --round-shape windows brings both sides' stacks up again between windows: it needs a base side on one runner, not --against baseline: or --shard; use --round-shape scenario")
 	}
 	if c.ScenarioFrom == "" { // the protected side's, where there is one
 		c.ScenarioFrom = "base"
@@ -216,6 +225,8 @@ type gate struct {
 	seq        *verdict.Verdict // Auto: the look that stopped the gate
 	maxRounds  int              // what the budget allows (CompareOptions.MaxRounds)
 	stall      stallState       // stalled rounds flagged and replaced (stall.go)
+	win        *windowPlan      // ShapeWindows: the judged windows and instances; nil: whole-scenario rounds
+	instance0  int              // this attempt's first stack instance (after a continued attempt's)
 	workflows  []WorkflowChange // head's changes to the gate's workflows (GuardWorkflows)
 	adopting   bool             // base runs no gate: head's workflow adds it
 	earlier    *Continued       // the earlier attempt's rounds this gate continues (continue.go)
@@ -319,7 +330,34 @@ func (g *gate) setup(ctx context.Context) error {
 	if g.baseline != nil && g.baseline.Scenario.Hash != g.sc.Hash {
 		return Usagef("gate: baseline %s was measured with scenario hash %s, head's is %s: same load or no comparison", name, g.baseline.Scenario.Hash, g.sc.Hash)
 	}
-	return g.loadEarlier(ctx)
+	if err := g.shape(); err != nil {
+		return err
+	}
+	return g.loadEarlier(ctx) // after shape: a windows gate's rounds are of its window's load
+}
+
+// shape picks the round shape: windows where asked, or by default for
+// sequential rounds against a base side on one runner when the scenario allows.
+func (g *gate) shape() error {
+	why := windowsWhyNot(g.sc)
+	switch g.cfg.Shape {
+	case ShapeScenario:
+		return nil
+	case ShapeWindows:
+		if why != "" {
+			return Usagef("gate: --round-shape windows: %s; use --round-shape scenario", why)
+		}
+	default:
+		if !g.cfg.Auto || g.base == nil || g.cfg.Shard.On() {
+			return nil
+		}
+		if why != "" {
+			fmt.Fprintf(g.d.Log, "loadgate: rounds run the whole scenario: %s\n", why)
+			return nil
+		}
+	}
+	g.win = newWindowPlan(g.sc, g.cfg.Compare.Percentile)
+	return nil
 }
 
 // loadNoise reads the protected side's calibration unless one was given: the
@@ -445,6 +483,10 @@ func inSide(s *Side, from, p string) string {
 
 func (g *gate) spec(s *Side) StackSpec {
 	sp := StackSpec{Side: s.Name, Commit: s.Commit, Root: s.Root, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
+	later := g.win != nil && g.win.instance > 1
+	if later { // each instance's services' logs apart
+		sp.Out = filepath.Join(sp.Out, fmt.Sprintf("instance-%d", g.win.instance))
+	}
 	for _, v := range g.env {
 		sp.Secrets = append(sp.Secrets, v)
 	}
@@ -461,7 +503,7 @@ func (g *gate) spec(s *Side) StackSpec {
 			sp.Files = append(sp.Files, inSide(s, g.from.Root, p))
 		}
 	}
-	if g.sc.Stack != nil && len(g.sc.Stack.Prepare) > 0 {
+	if g.sc.Stack != nil && len(g.sc.Stack.Prepare) > 0 && !later { // a later instance: fresh containers of what the first built
 		sp.Prepare, sp.PrepareDir = g.sc.Stack.Prepare, inSide(s, g.from.Root, g.sc.Stack.Dir)
 		sp.PrepareHide, sp.PrepareRoot = g.prepareHide(s), s.Root
 	}
@@ -511,10 +553,16 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		sides = []*Side{g.base, g.head}
 	}
 	g.announce()
-	for _, s := range sides {
-		if err := g.up(ctx, s); err != nil {
-			return Outcome{}, err
-		}
+	began := g.d.Now()
+	g.instance0 = 1 + lastInstance(g.head.Results, 0) // after a continued attempt's instances
+	if g.win != nil {
+		g.win.offset = len(g.head.Results)
+	}
+	if err := g.upAll(ctx, sides, g.instance0); err != nil {
+		return Outcome{}, err
+	}
+	if g.win != nil {
+		g.win.upTook = g.d.Now().Sub(began)
 	}
 	// Planned once the stacks are up: start-up counts against the budget.
 	planned, seq, err := g.plan(len(sides))
@@ -527,6 +575,9 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		}
 		return g.finish(false)
 	}
+	if err := g.primeInstance(ctx, sides); err != nil {
+		return Outcome{}, err
+	}
 	g.stall.rerun = -1
 	var longest time.Duration
 	// n counts the planned rounds run (an earlier attempt's first); a stalled round is run again in its slot.
@@ -535,6 +586,11 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		if g.stall.rerun >= 0 {
 			i, g.stall.rerun = g.stall.rerun, -1
 		} else {
+			if g.win != nil && g.win.boundary(n) {
+				if err := g.nextInstance(ctx, sides); err != nil {
+					return Outcome{}, err
+				}
+			}
 			n++
 		}
 		took, interrupted, err := g.timedRound(ctx, i, planned)
@@ -597,7 +653,12 @@ func (g *gate) announce() {
 // plan is the rounds planned for n sides and an auto gate's loop; it sets g.maxRounds.
 func (g *gate) plan(n int) (int, *seqLoop, error) {
 	if !g.cfg.Auto {
-		g.maxRounds = g.fixedMaxRounds(n, RoundEstimate(g.sc, n, g.cfg.Duet), 0)
+		g.maxRounds = g.fixedMaxRounds(n, RoundEstimate(g.roundScenario(), n, g.cfg.Duet), 0)
+		if g.win != nil {
+			_, inst := g.win.fit(g.win.firstLeft(g.left(n), n, g.cfg.Duet), RoundEstimate(g.win.window, n, g.cfg.Duet), n, g.cfg.Duet, g.cfg.Rounds)
+			g.win.setPlan(g.cfg.Rounds, inst)
+			g.logWindows(0)
+		}
 		return g.cfg.Rounds, nil, nil
 	}
 	seq, err := g.planSequential(n)
@@ -619,7 +680,7 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 			continue
 		}
 		fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: %s (%s)\n", i+1, planned, s.Name, result.ShortHash(s.Commit))
-		res, err := g.round(ctx, s, result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil})
+		res, err := g.round(ctx, s, g.roundRecord(result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil}, first))
 		first = false
 		if err != nil {
 			return false, err
@@ -656,7 +717,7 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 	}
 	var ps [2]*prepared
 	for k, s := range sides {
-		p, err := g.prepare(ctx, s, result.Round{Number: i + 1, Mode: result.RoundDuet})
+		p, err := g.prepare(ctx, s, g.roundRecord(result.Round{Number: i + 1, Mode: result.RoundDuet}, k == 0))
 		if err != nil {
 			if k == 1 {
 				ps[0].abandon()
@@ -743,13 +804,17 @@ type prepared struct {
 	start func(t0 time.Time)
 	stop  func(*result.Result) error
 	cnt   Counter
+	sc    *scenario.Scenario // what this load runs: the scenario, a window of it, or an instance's warm-up
 }
 
 func (p *prepared) duet() bool { return p.rd.Mode == result.RoundDuet }
 
 // prepare does everything before a round's load, so a duet can start both at once.
 func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared, error) {
-	p := &prepared{s: s, rd: rd, dir: filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", rd.Number))}
+	p := &prepared{s: s, rd: rd, dir: filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("round-%d", rd.Number)), sc: g.roundScenario()}
+	if rd.Number == 0 { // an instance's warm-up run (windows.go): its own directory, not a round
+		p.dir, p.sc = filepath.Join(g.cfg.Out, s.Name, fmt.Sprintf("instance-%d-warmup", rd.Instance)), g.win.prime
+	}
 	if err := outfile.MkdirAll(p.dir); err != nil { // no symlink below the results directory
 		var se *outfile.SymlinkError
 		if errors.As(err, &se) {
@@ -763,7 +828,7 @@ func (g *gate) prepare(ctx context.Context, s *Side, rd result.Round) (*prepared
 		}
 	}
 	var err error
-	if p.start, p.stop, err = s.stack.Sample(ctx, p.dir, g.sc.Warmup); err != nil {
+	if p.start, p.stop, err = s.stack.Sample(ctx, p.dir, p.sc.Warmup); err != nil {
 		return nil, Unusablef("gate: %s side: stats: %w", s.Name, err)
 	}
 	if p.cnt, err = s.stack.Count(ctx, g.sc); err != nil {
@@ -782,7 +847,7 @@ func (g *gate) load(ctx context.Context, p *prepared, startAt time.Time, noProgr
 	s := p.s
 	addr := s.stack.Addr()
 	res, err := g.d.Runner.Run(ctx, RunSpec{
-		Scenario: g.sc, Env: g.env, Target: &url.URL{Scheme: "http", Host: addr}, TargetLabel: g.target + " (" + addr + ")", Topology: s.stack.Topology(), Dir: p.dir,
+		Scenario: p.sc, Env: g.env, Target: &url.URL{Scheme: "http", Host: addr}, TargetLabel: g.target + " (" + addr + ")", Topology: s.stack.Topology(), Dir: p.dir,
 		Side: s.Name, Commit: s.Commit, Round: &p.rd, Started: []func(time.Time){p.start, p.cnt.Started()},
 		StartAt: startAt, NoProgress: noProgress,
 	})

@@ -138,6 +138,7 @@ func (gr *Outcome) addShards(ctx context.Context, dirs []string, recs []*ShardRe
 		byK[s.K] = i
 	}
 	var unusable []verdict.Note
+	instances := 0 // the instances of the shards merged so far
 	for k := 1; k <= n; k++ {
 		i, ok := byK[k]
 		sh := Shard{K: k, N: n}
@@ -155,12 +156,13 @@ func (gr *Outcome) addShards(ctx context.Context, dirs []string, recs []*ShardRe
 			unusable = addNote(unusable, n)
 		}
 		if rec.Status == ShardOK {
-			base, head, err := readShardRounds(ctx, dirs[i], rec.Rounds, len(gr.Head.Results))
+			base, head, err := readShardRounds(ctx, dirs[i], rec.Rounds, len(gr.Head.Results), instances)
 			if err != nil {
 				info.Status, info.Error = ShardFailed, oneLine(err.Error())
 			} else {
 				gr.Base.Results = append(gr.Base.Results, base...)
 				gr.Head.Results = append(gr.Head.Results, head...)
+				instances = lastInstance(head, instances)
 				info.Rounds = len(head)
 			}
 		}
@@ -230,8 +232,20 @@ func checkShards(dirs []string, recs []*ShardRecord) ([]Shard, error) {
 
 func differs(a, b string) bool { return a != "" && b != "" && a != b }
 
-// readShardRounds reads a shard's n paired rounds, numbered from+1 on.
-func readShardRounds(ctx context.Context, dir string, n, from int) (base, head []*result.Result, err error) {
+// lastInstance is the highest instance in rs, at least k.
+func lastInstance(rs []*result.Result, k int) int {
+	for _, r := range rs {
+		if r.Round != nil {
+			k = max(k, r.Round.Instance)
+		}
+	}
+	return k
+}
+
+// readShardRounds reads a shard's n paired rounds, numbered from+1 on; its
+// instances follow the earlier shards' (another runner's stacks are other
+// instances: gate/verdict's instance model).
+func readShardRounds(ctx context.Context, dir string, n, from, instFrom int) (base, head []*result.Result, err error) {
 	if n < 1 {
 		return nil, nil, fmt.Errorf("no complete round")
 	}
@@ -247,6 +261,9 @@ func readShardRounds(ctx context.Context, dir string, n, from int) (base, head [
 			if r.Round != nil {
 				rd := *r.Round
 				rd.Number = from + i
+				if rd.Instance > 0 {
+					rd.Instance += instFrom
+				}
 				r.Round = &rd
 			}
 			if side == "base" {

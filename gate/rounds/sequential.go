@@ -48,9 +48,18 @@ func RoundEstimate(sc *scenario.Scenario, sides int, duet bool) time.Duration {
 	return time.Duration(sides) * per
 }
 
-// budgetRounds is how many paired rounds of length round still fit in the budget.
+// left is the budget's time still free for rounds.
+func (g *gate) left(sides int) time.Duration {
+	return g.cfg.Budget - g.d.Now().Sub(g.start) - time.Duration(sides)*teardownMargin
+}
+
+// budgetRounds is how many paired rounds of length round still fit in the
+// budget; a windows gate's instances still to come are paid for first.
 func (g *gate) budgetRounds(sides int, round time.Duration) int {
-	left := g.cfg.Budget - g.d.Now().Sub(g.start) - time.Duration(sides)*teardownMargin
+	left := g.left(sides)
+	if w := g.win; w != nil && w.instances > w.instance {
+		left -= time.Duration(w.instances-w.instance) * w.instanceCost(sides, g.cfg.Duet)
+	}
 	if left <= 0 || round <= 0 {
 		return 0
 	}
@@ -64,8 +73,13 @@ func (g *gate) fixedMaxRounds(sides int, round time.Duration, done int) int {
 }
 
 func (g *gate) planSequential(sides int) (*seqLoop, error) {
-	est := RoundEstimate(g.sc, sides, g.cfg.Duet)
+	est := RoundEstimate(g.roundScenario(), sides, g.cfg.Duet)
 	fit := g.budgetRounds(sides, est)
+	if g.win != nil {
+		var inst int
+		fit, inst = g.win.fit(g.win.firstLeft(g.left(sides), sides, g.cfg.Duet), est, sides, g.cfg.Duet, g.cfg.MaxRounds)
+		g.win.setPlan(fit, inst)
+	}
 	maxR := min(g.cfg.MaxRounds, fit)
 	if g.earlier != nil { // one test over the earlier rounds and this attempt's
 		maxR = min(g.earlier.Rounds+maxR, verdict.MaxNeedRounds)
@@ -75,12 +89,38 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 		return nil, Usagef("gate: --budget %s allows %d paired round(s) at ≈%s a round (as scheduled, after %s of set-up): sequential rounds need at least 2; raise --budget or use --rounds N",
 			g.cfg.Budget, fit, est.Round(time.Second), g.d.Now().Sub(g.start).Round(time.Second))
 	}
-	s := &seqLoop{plan: verdict.SeqPlan{MaxRounds: maxR, MinRounds: min(verdict.DefaultSeqMinRounds, maxR)}, roundTime: est}
+	s := &seqLoop{plan: verdict.SeqPlan{MaxRounds: maxR, MinRounds: g.firstLook(maxR)}, roundTime: est}
 	s.why = verdict.Note{Code: verdict.NoteSequentialPlan, MaxRounds: g.cfg.MaxRounds, Budget: g.cfg.Budget, Fit: fit, RoundTime: est}
 	s.noteAt = len(g.notes) // noted now, so a gate stopped in round 1 says what was planned
 	g.notes = append(g.notes, s.note())
 	fmt.Fprintf(g.d.Log, "loadgate: sequential rounds: at most %d (%s); first look after %d (after 2 with a matching calibration)\n", maxR, g.d.Words.Plan(s.why), s.plan.MinRounds)
+	g.logWindows(s.plan.MinRounds)
 	return s, nil
+}
+
+// firstLook is the first look's rounds: DefaultSeqMinRounds, or for a windows
+// gate of several instances two rounds into the second.
+func (g *gate) firstLook(maxR int) int {
+	if g.win != nil {
+		return g.win.firstLook(maxR)
+	}
+	return min(verdict.DefaultSeqMinRounds, maxR)
+}
+
+// logWindows logs the windows plan and notes it (replacing an earlier note of it).
+func (g *gate) logWindows(firstLook int) {
+	if g.win == nil {
+		return
+	}
+	fmt.Fprintf(g.d.Log, "loadgate: rounds are judged windows: %s\n", g.win.describe())
+	n := verdict.Note{Code: verdict.NoteRoundWindows, Windows: g.win.note(firstLook)}
+	for i := range g.notes {
+		if g.notes[i].Code == verdict.NoteRoundWindows {
+			g.notes[i] = n
+			return
+		}
+	}
+	g.notes = append(g.notes, n)
 }
 
 // replan re-plans MaxRounds once from round 1's length took (≤ 0: keep the
@@ -96,6 +136,9 @@ func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) (i
 	fit := g.budgetRounds(sides, took) // after round 1
 	maxR := min(g.cfg.MaxRounds, 1+fit)
 	maxR -= maxR % 2
+	if g.win != nil { // the instances stay; their windows follow the measured length
+		g.win.setPlan(maxR, g.win.instances)
+	}
 	if maxR != s.plan.MaxRounds {
 		s.why = verdict.Note{Code: verdict.NoteSequentialPlan, MaxRounds: g.cfg.MaxRounds, Budget: g.cfg.Budget, Fit: 1 + fit, RoundTime: took, Measured: true}
 	}
@@ -108,8 +151,12 @@ func (g *gate) replan(s *seqLoop, sides int, took time.Duration, planned int) (i
 	if maxR != s.plan.MaxRounds {
 		fmt.Fprintf(g.d.Log, "loadgate: sequential rounds re-planned after round 1 (%s measured): at most %d\n", took.Round(100*time.Millisecond), maxR)
 	}
+	changed := maxR != s.plan.MaxRounds
 	s.plan.MaxRounds = maxR
-	s.plan.MinRounds = min(verdict.DefaultSeqMinRounds, maxR)
+	s.plan.MinRounds = g.firstLook(maxR)
+	if g.win != nil && changed {
+		g.logWindows(s.plan.MinRounds)
+	}
 	s.roundTime = took // the estimate is replaced by the measurement
 	g.maxRounds = maxR
 	g.notes[s.noteAt] = s.note()
@@ -134,7 +181,7 @@ func (g *gate) calibrated() bool {
 
 func (g *gate) look(s *seqLoop) (bool, error) {
 	R := len(g.head.Results)
-	if R == 2 && g.calibrated() {
+	if R == 2 && g.calibrated() && g.win == nil {
 		s.plan.MinRounds = 2
 	}
 	if R < s.plan.MinRounds || (R-s.plan.MinRounds)%2 != 0 {
@@ -146,6 +193,10 @@ func (g *gate) look(s *seqLoop) (bool, error) {
 	}
 	plan := s.plan
 	plan.Final = g.budgetRounds(sides, s.roundTime) < 2
+	if w := g.win; w != nil && R < plan.MaxRounds && (w.boundary(R) || w.boundary(R+1)) {
+		// the next pair brings an instance up: it must fit too
+		plan.Final = plan.Final || g.left(sides)-w.instanceCost(sides, g.cfg.Duet) < 2*s.roundTime
+	}
 	v, err := verdict.Sequential(g.baseResults(), g.head.Results, g.compareOptions(), plan)
 	if err != nil {
 		return false, Usagef("gate: %w", err)

@@ -192,7 +192,7 @@ func TestMergeRunnerFasterAsAWholeChangesNothing(t *testing.T) {
 		return func(side string, i int, r *result.Result) {
 			f := noisy(side, i+off) * runner
 			if side == "head" {
-				scale(t, r, 1.15, "api_read")
+				scale(t, r, 1.25, "api_read") // beyond what two shards' instances may sit apart (verdict.DefaultInstanceSD)
 			}
 			scale(t, r, f)
 		}
@@ -222,7 +222,7 @@ func TestMergeRunnerFasterAsAWholeChangesNothing(t *testing.T) {
 		}
 	}
 	if c := cs["sustain/api_read/p95"]; c.Value != verdict.Regression {
-		t.Errorf("api_read +15%%: %s, want regression", c.Value)
+		t.Errorf("api_read +25%%: %s, want regression", c.Value)
 	}
 }
 

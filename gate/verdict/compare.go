@@ -55,9 +55,13 @@ type CompareOptions struct {
 	// Noise is a calibration, used where it matches every result and the
 	// rounds cannot measure the noise themselves; nil: DefaultNoiseSD.
 	Noise     *Noise
-	MaxRounds int                     // cap on the rounds an inconclusive comparison asks for (≤ 0 or above MaxNeedRounds: MaxNeedRounds)
-	Estimator string                  // of a latency shift: EstimatorMeanT, EstimatorHL, EstimatorTrimmed ("": DefaultEstimator)
-	holmLevel func(a float64) float64 // one-sided share of α → Holm's test level (nil: a)
+	MaxRounds int    // cap on the rounds an inconclusive comparison asks for (≤ 0 or above MaxNeedRounds: MaxNeedRounds)
+	Estimator string // of a latency shift: EstimatorMeanT, EstimatorHL, EstimatorTrimmed ("": DefaultEstimator)
+	// InstanceSD is the least sd of one instance pair's offset carried where
+	// every result records its instance (instances.go); 0: DefaultInstanceSD,
+	// < 0: none (the gate's own instances still count).
+	InstanceSD float64
+	holmLevel  func(a float64) float64 // one-sided share of α → Holm's test level (nil: a)
 }
 
 func (o CompareOptions) withDefaults() (CompareOptions, error) {
@@ -75,6 +79,14 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	}
 	if o.Estimator == "" {
 		o.Estimator = DefaultEstimator
+	}
+	switch {
+	case o.InstanceSD == 0:
+		o.InstanceSD = DefaultInstanceSD
+	case o.InstanceSD < 0:
+		o.InstanceSD = 0
+	case !(o.InstanceSD < 1):
+		return o, fmt.Errorf("verdict: instance sd %v: must be below 1 (a log-ratio sd: 0.03 is ≈ 3%%)", o.InstanceSD)
 	}
 	if err := checkEstimator(o.Estimator); err != nil {
 		return o, err
@@ -672,6 +684,14 @@ func (c *comparer) latency(phase, workload, metric string) (Comparison, error) {
 	case trim != nil:
 		mdl = mdl.trim(trim.se, trim.df)
 	}
+	if ids := instanceOf(c.base, c.head); ids != nil && own {
+		fit := fitInstances(pr.logs, ids, c.opt.InstanceSD)
+		mdl.inst, mdl.instFit = fit.part(), &fit
+		if rank == nil && trim == nil && fit.I >= 2 { // mean-t: each instance weighs alike
+			m = fit.mean
+			cmp.Ratio = math.Exp(m)
+		}
+	}
 	c.judge(&cmp, mdl, m)
 	return cmp, nil
 }
@@ -829,8 +849,10 @@ type noiseModel struct {
 	s       float64 // the rounds' spread (0 with one round)
 	vbar    float64 // sampling variance per round
 	entry   *NoiseEntry
-	stored  bool // base is one result paired with every head round (a stored baseline)
-	duet    bool // R independent duet pairs
+	stored  bool         // base is one result paired with every head round (a stored baseline)
+	duet    bool         // R independent duet pairs
+	inst    *part        // the two-level model's interval (instances.go); nil: results without instances
+	instFit *instanceFit // what inst was fitted from, for future looks
 }
 
 // duetOnly: the t interval over ≥ DuetMinRounds duet rounds is the whole model.
@@ -838,10 +860,13 @@ func (mdl noiseModel) duetOnly() bool { return mdl.duet && mdl.R >= DuetMinRound
 
 func (mdl noiseModel) parts() []part {
 	if mdl.duetOnly() {
+		if mdl.inst != nil {
+			return []part{*mdl.own, *mdl.inst}
+		}
 		return []part{*mdl.own}
 	}
 	ps := []part{mdl.samp}
-	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor} {
+	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor, mdl.inst} {
 		if p != nil {
 			ps = append(ps, *p)
 		}
@@ -953,6 +978,9 @@ func (mdl noiseModel) future(r int) noiseModel {
 	}
 	f := noiseModel{R: r, s: sd, vbar: mdl.vbar, entry: mdl.entry, stored: mdl.stored, floorSD: mdl.floorSD, duet: mdl.duet,
 		samp: part{se: math.Sqrt(mdl.vbar*float64(r)) / float64(r), df: math.Inf(1), what: IntervalSampling}}
+	if mdl.instFit != nil {
+		f.inst, f.instFit = mdl.instFit.future(r), mdl.instFit
+	}
 	if mdl.stored {
 		f.samp.se = math.Sqrt(mdl.vbar * w * 2)
 	}
@@ -1000,7 +1028,7 @@ func (c *comparer) need(mdl noiseModel, m, tol, conf float64) *Need {
 	// A longer sustain helps only when the spread between runs is narrow
 	// enough, and not for duet rounds (the floor is no part of their width).
 	var between float64
-	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor} {
+	for _, p := range []*part{mdl.own, mdl.ownZ, mdl.floor, mdl.inst} {
 		if p != nil {
 			between = max(between, p.halfWidth(conf))
 		}

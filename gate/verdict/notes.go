@@ -81,6 +81,7 @@ const (
 	NoteStallCapped   NoteCode = "stall_capped"    // kept and judged: the cap of Rounds re-runs was spent
 	NoteStallNoBudget NoteCode = "stall_no_budget" // kept and judged: no further round fits the budget
 	NoteFailOn        NoteCode = "fail_on"         // FailOn, ExitCode (the step's), VerdictExitCode
+	NoteRoundWindows  NoteCode = "round_windows"   // Windows: how the judged phase was cut and the stacks brought up
 	// NoteOperatorLooser: Policy (Kind PolicyTolerance or PolicyToleranceFloor,
 	// Base the protected scenario's value, Head the operator's): an operator's
 	// flag or input asked for a looser bar than base's scenario; not applied.
@@ -92,6 +93,19 @@ const (
 	// NoteNotContinued: an earlier attempt was found and not continued (Detail: why).
 	NoteNotContinued NoteCode = "not_continued"
 )
+
+// WindowPlan is how a windows gate cut its judged phase into rounds
+// (gate/rounds, --round-shape windows).
+type WindowPlan struct {
+	Phase       string  `json:"phase"`
+	PhaseS      float64 `json:"phase_s"`
+	WindowS     float64 `json:"window_s"`
+	InPhase     int     `json:"in_phase"`     // windows the phase is cut into
+	PerInstance int     `json:"per_instance"` // windows a stack instance runs
+	Instances   int     `json:"instances"`    // bring-ups planned per side
+	WarmupS     float64 `json:"warmup_s"`     // each instance's warm-up run, in no number (0: none)
+	FirstLook   int     `json:"first_look"`
+}
 
 // Note is one thing a verdict says beside its workloads: a code and the
 // names and numbers it needs (Detail: words from elsewhere). Package report
@@ -147,6 +161,7 @@ type Note struct {
 	Shard           string           `json:"shard,omitempty"`
 	Shards          int              `json:"shards,omitempty"`
 	MinShards       int              `json:"min_shards,omitempty"`
+	Windows         *WindowPlan      `json:"windows,omitempty"`
 	Attempts        int              `json:"attempts,omitempty"`
 	Replayed        bool             `json:"replayed,omitempty"`
 }
