@@ -222,10 +222,12 @@ func TestRegression_PrepareWritesRunnerActions(t *testing.T) {
 	checked(t, ws, fmt.Sprintf(`
 echo 'require("child_process").exec("curl evil")' >> %[1]s/index.js 2>/dev/null && echo LEAK:append
 echo evil > %[1]s/evil.js 2>/dev/null && echo LEAK:create
-rm -f %[1]s/index.js 2>/dev/null; [ -e %[1]s/index.js ] || echo LEAK:remove
+rm -f %[1]s/index.js 2>/dev/null
 echo built > artifact || echo LEAK:checkout-not-writable`, dist))
-	if b, _ := os.ReadFile(post); string(b) != "post step\n" {
-		t.Errorf("the action's post step was rewritten: %q", b)
+	// Removal is judged here, outside: where the test's directory lies under /tmp,
+	// the box hides it (an empty /tmp), and a test inside would read that as gone.
+	if b, err := os.ReadFile(post); err != nil || string(b) != "post step\n" {
+		t.Errorf("the action's post step was rewritten or removed: %q, %v", b, err)
 	}
 	absent(t, filepath.Join(dist, "evil.js"))
 	if _, err := os.Stat(filepath.Join(ws, "artifact")); err != nil {
