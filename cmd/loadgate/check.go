@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/loadgate/loadgate/compose"
+	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/scenario"
 	"github.com/loadgate/loadgate/internal/cliflag"
 )
@@ -22,6 +24,8 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	scale := fs.Float64("scale", 1, "check the scenario shortened by this `factor` in (0,1], as run --scale would run it")
 	var files cliflag.Strings
 	fs.Var(&files, "compose", "a compose `file` instead of the scenario's stack.compose (repeatable, in override order)")
+	budget := fs.Duration("budget", rounds.DefaultBudget, "the gate's wall-time `budget` the plan is estimated for")
+	setup := fs.Duration("setup", time.Minute, "the stacks' first build and bring-up `time` assumed for the plan")
 	var limits scenario.OperatorLimits
 	addLimitFlags(fs, &limits)
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -44,6 +48,7 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "%s: scenario %s (hash %s): %d phase(s), %d workload(s), judged phase %s\n",
 		sc.File, sc.Name, sc.Hash, len(sc.Phases), len(sc.Workloads), judgedName(sc))
+	fmt.Fprintf(stdout, "gate plan: %s\n", rounds.PlanEstimate(sc, *budget, *setup))
 	if len(files) == 0 && sc.Stack != nil {
 		files = sc.Stack.Compose
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,11 +42,19 @@ func TestCheckNamesEveryProblem(t *testing.T) {
 	}
 }
 
-// The demo's scenario and stack pass, and the resource overrides are said.
+// The README's scenario on the demo stack passes, and check says how a
+// default gate would cut its judged phase: at least 10 rounds in the budget.
 func TestCheckAcceptsTheDemo(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"check", "--scenario", "../../examples/demo/gate.yaml"}, &stdout, &stderr)
-	if got := exitCode(err, &stderr); got != 0 || !strings.Contains(stdout.String(), "ok: nothing the gate would refuse") {
-		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got, stdout.String(), stderr.String())
+	err := run(context.Background(), []string{"check", "--scenario", "../../examples/demo/readme.yaml"}, &stdout, &stderr)
+	out := stdout.String()
+	if got := exitCode(err, &stderr); got != 0 || !strings.Contains(out, "ok: nothing the gate would refuse") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got, out, stderr.String())
+	}
+	var rounds int
+	if i := strings.Index(out, "; about "); i < 0 || !strings.Contains(out, "gate plan: sustain 1m0s cut into windows") {
+		t.Errorf("no windows plan:\n%s", out)
+	} else if _, err := fmt.Sscanf(out[i:], "; about %d rounds", &rounds); err != nil || rounds < 10 {
+		t.Errorf("the README's scenario plans %d rounds (%v), want >= 10:\n%s", rounds, err, out)
 	}
 }

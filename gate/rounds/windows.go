@@ -371,3 +371,22 @@ func (g *gate) primeInstance(ctx context.Context, sides []*Side) error {
 	}
 	return nil
 }
+
+// PlanEstimate says how a default gate (duet, --rounds auto, windows where the
+// scenario allows) would cut sc's judged phase and how many paired rounds would
+// fit in budget after setup (the stacks' first bring-up, assumed): for
+// `loadgate check`, before anything runs. The gate plans again from what it measures.
+func PlanEstimate(sc *scenario.Scenario, budget, setup time.Duration) string {
+	const sides, duet = 2, true
+	left := budget - setup - sides*teardownMargin
+	if why := windowsWhyNot(sc); why != "" {
+		est := RoundEstimate(sc, sides, duet)
+		r := min(DefaultMaxRounds, int(max(left, 0)/est))
+		return fmt.Sprintf("whole-scenario rounds (%s): ≈%s a round, about %d in a %s budget after %s of set-up", why, est.Round(time.Second), r-r%2, budget, setup)
+	}
+	wp := newWindowPlan(sc, "")
+	wp.upTook = setup
+	r, inst := wp.fit(wp.firstLeft(left, sides, duet), RoundEstimate(wp.window, sides, duet), sides, duet, DefaultMaxRounds)
+	wp.setPlan(r, inst)
+	return fmt.Sprintf("%s; about %d rounds in a %s budget after %s of set-up", wp.describe(), r, budget, setup)
+}
