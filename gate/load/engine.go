@@ -82,6 +82,7 @@ func Run(ctx context.Context, cfg Config) (res *result.Result, err error) {
 
 	res = e.result(e.start, finishedAt)
 	res.Steal = stolen
+	res.Wait = e.wait.waited()
 	if stealWhy != "" {
 		res.NotMeasured = append(res.NotMeasured, stealWhy)
 	}
@@ -513,6 +514,29 @@ func (e *engine) drain(ctx context.Context, interrupted bool) bool {
 	}
 }
 
+// Between the sends: a background goroutine of the engine (the snapshot, the progress line)
+// waits up to offDueTries × offDueRetry for the dispatcher to be asleep for offDueNeed more,
+// so that its work delays no send; at high rates, where no such gap comes, it runs anyway.
+const (
+	offDueNeed  = time.Millisecond
+	offDueRetry = 500 * time.Microsecond
+	offDueTries = 20
+)
+
+// offDue waits (bounded) until the dispatcher sleeps for offDueNeed more, or stop.
+func (e *engine) offDue(stop <-chan struct{}) {
+	if testClockSeam != nil { // the fake clock's waits never sleep on the waiter
+		return
+	}
+	for i := 0; i < offDueTries && !e.wait.quietFor(offDueNeed); i++ {
+		select {
+		case <-stop:
+			return
+		case <-time.After(offDueRetry):
+		}
+	}
+}
+
 // snapshots emits one per interval and a partial one at stop, each named by the segment at
 // the interval's middle (half an interval before its end).
 func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
@@ -544,6 +568,7 @@ func (e *engine) snapshots(every time.Duration, stop <-chan struct{}) {
 	for {
 		select {
 		case <-t.C:
+			e.offDue(stop)
 			emit()
 		case <-stop:
 			emit()
