@@ -51,10 +51,11 @@ bench: build
 	bash bench/run.sh
 
 # The low rates alone (20, 60, 300, 1000 req/s, rt and normal mode, loadgate
-# against vegeta and the engine of main, at most 6 minutes): .bench/lowrate.md.
+# against vegeta and the engine of main, 10 s a run, at most 6 minutes):
+# .bench/lowrate.md. BENCH_BEFORE=REF measures another engine beside it.
 BENCH_BEFORE ?= main
 bench-low: build
-	BENCH_LOW=1 BENCH_BEFORE=$(BENCH_BEFORE) bash bench/run.sh
+	BENCH_LOW=1 BENCH_BEFORE=$(BENCH_BEFORE) BENCH_ARGS="-low-duration 10s $(BENCH_ARGS)" bash bench/run.sh
 
 # The generator never hangs: 50 plain runs with CPU hogs on its core, 10 on
 # the demo stack, each within its stated bound (bench/stress.sh; not a test).
