@@ -41,6 +41,9 @@ func (b *bench) runLoadgateBin(ctx context.Context, tool, bin string, rate int, 
 		return r
 	}
 	name := fmt.Sprintf("%s-%d-%s", tool, rate, dur)
+	if !b.rt {
+		name += "-normal" // the low rates run each rate in both modes: keep both results
+	}
 	scen := filepath.Join(b.work, name+".yaml")
 	outDir := filepath.Join(b.work, name)
 	os.RemoveAll(outDir)

@@ -46,49 +46,53 @@ func TestPlanWait(t *testing.T) {
 }
 
 // The margin is the latest wake-up delay of the last wakeWindow sleeps plus
-// marginPad, within [marginMin, marginMax]: a new high raises it at once (the
-// next sleep is already covered), and it falls back only when the high has
-// left the window.
+// marginPad, at least marginMin: a new high raises it at once (the next
+// sleep is already covered), and it falls back only when the high has left
+// the window. A delay no margin covers (past marginMax − marginPad) is left
+// out; contendedAt of them in the window (a contended core, where spinning
+// loses the thread its turn) drop the margin to marginMin until they leave.
 func TestWakeDelaysMargin(t *testing.T) {
 	w := newWakeDelays()
 	if w.margin != marginInit {
 		t.Fatalf("margin before any wake-up %v, want %v", w.margin, marginInit)
 	}
-	for i := 0; i < marginWarm-1; i++ {
-		w.add(µs(5))
+	add := func(n int, d time.Duration) {
+		for i := 0; i < n; i++ {
+			w.add(d)
+		}
 	}
-	if w.margin != marginInit {
-		t.Errorf("margin after %d wake-ups %v, want still %v (not warm)", marginWarm-1, w.margin, marginInit)
+	check := func(when string, want time.Duration) {
+		t.Helper()
+		if w.margin != want {
+			t.Errorf("margin %s: %v, want %v", when, w.margin, want)
+		}
 	}
-	for i := 0; i < 32; i++ {
-		w.add(µs(5))
-	}
-	if w.margin != marginMin {
-		t.Errorf("margin after quick wake-ups %v, want the floor %v", w.margin, marginMin)
-	}
-	w.add(µs(400)) // a late wake-up: covered from the next sleep on
-	if want := µs(400) + marginPad; w.margin != want {
-		t.Errorf("margin after a 400 µs wake-up %v, want %v", w.margin, want)
-	}
-	for i := 0; i < wakeWindow-2; i++ {
-		w.add(µs(10))
-	}
-	if want := µs(400) + marginPad; w.margin != want {
-		t.Errorf("margin with the 400 µs delay still in the window %v, want %v", w.margin, want)
-	}
-	for i := 0; i < 32; i++ {
-		w.add(µs(10))
-	}
-	if want := µs(10) + marginPad; w.margin != want {
-		t.Errorf("margin after the high left the window %v, want %v", w.margin, want)
-	}
-	w.add(40 * time.Millisecond) // a vCPU descheduled for 40 ms: no margin covers it
-	if w.margin != marginMax {
-		t.Errorf("margin after a 40 ms wake-up %v, want the ceiling %v", w.margin, marginMax)
-	}
-	w.add(-µs(3)) // a clock read before the wake (never later than asked): 0
-	if w.max != 40*time.Millisecond || w.n != marginWarm-1+32+1+wakeWindow-2+32+2 {
-		t.Errorf("max %v, n %d", w.max, w.n)
+	add(marginWarm-1, µs(5))
+	check("before it is warm", marginInit)
+	add(32, µs(5))
+	check("after quick wake-ups", marginMin)
+	add(1, µs(400))
+	check("after a 400 µs wake-up", µs(400)+marginPad)
+	add(wakeWindow-2, µs(10))
+	check("with the 400 µs delay still in the window", µs(400)+marginPad)
+	add(32, µs(10))
+	check("after the high left the window", µs(10)+marginPad)
+	add(1, coverable)
+	check("after the largest coverable delay", marginMax)
+	add(wakeWindow, µs(10))
+	add(1, 40*time.Millisecond) // a vCPU descheduled for 40 ms: no margin covers it
+	check("after a 40 ms wake-up", µs(10)+marginPad)
+	add(contendedAt-2, 5*time.Millisecond)
+	check("with 3 uncoverable delays in the window", µs(10)+marginPad)
+	add(1, 5*time.Millisecond)
+	check("with 4 uncoverable delays in the window (contended)", marginMin)
+	add(1, µs(900))
+	check("contended, after a coverable high", marginMin)
+	add(wakeWindow, µs(60))
+	check("once the window is clear", µs(60)+marginPad)
+	add(1, -µs(3)) // a clock read before the wake (never later than asked): 0
+	if w.max != 40*time.Millisecond || w.over != 0 {
+		t.Errorf("max %v, uncoverable in the window %d", w.max, w.over)
 	}
 }
 
