@@ -55,6 +55,10 @@ var spinFloor = spinDurationFrom(os.Getenv("LOADGATE_ENGINE_SPIN"), spinFloorDef
 // spinAfterSleep may be set by LOADGATE_ENGINE_SPIN_AFTER_SLEEP.
 var spinAfterSleep = spinDurationFrom(os.Getenv("LOADGATE_ENGINE_SPIN_AFTER_SLEEP"), spinAfterSleepDefault)
 
+// earlyWake: LOADGATE_ENGINE_EARLY_WAKE=0 turns the early wake off (sleep to due), for
+// side-by-side runs.
+var earlyWake = os.Getenv("LOADGATE_ENGINE_EARLY_WAKE") != "0"
+
 // spinDurationFrom parses a duration in [0 (never spin), 1ms]; anything else is def.
 func spinDurationFrom(v string, def time.Duration) time.Duration {
 	d, err := time.ParseDuration(v)
@@ -135,7 +139,11 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 	d := due - now
 	slept := w.slept
 	w.slept = false
-	sleep := planWait(d, slept, spinFloor, spinAfterSleep, w.delays.margin)
+	margin := w.delays.margin
+	if !earlyWake {
+		margin = 0
+	}
+	sleep := planWait(d, slept, spinFloor, spinAfterSleep, margin)
 	if sleep > 0 {
 		w.slept = true
 		if err := w.sleepUntil(ctx, now+sleep); err != nil {
