@@ -7,7 +7,7 @@ PKGS    := ./...
 # tests name it, as git knows them.
 tierpkgs = $(or $(shell git grep -l -e 'testtier\.$(1)\b' -- '*_test.go' | xargs -r -n1 dirname | sort -u | sed 's|^|./|'),$(error no test names testtier.$(1)))
 
-.PHONY: build test sim e2e runner bench stress demo lint fuzz clean gate-quality gate-quality-collect screenshots
+.PHONY: build test sim e2e runner bench bench-low stress demo lint fuzz clean gate-quality gate-quality-collect screenshots
 
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/loadgate
@@ -49,6 +49,13 @@ runner:
 # Throughput and CPU against vegeta, side by side in one run (not a test).
 bench: build
 	bash bench/run.sh
+
+# The low rates alone (20, 60, 300, 1000 req/s, rt and normal mode, loadgate
+# against vegeta and the engine of main, 10 s a run, at most 6 minutes):
+# .bench/lowrate.md. BENCH_BEFORE=REF measures another engine beside it.
+BENCH_BEFORE ?= main
+bench-low: build
+	BENCH_LOW=1 BENCH_BEFORE=$(BENCH_BEFORE) BENCH_ARGS="-low-duration 10s $(BENCH_ARGS)" bash bench/run.sh
 
 # The generator never hangs: 50 plain runs with CPU hogs on its core, 10 on
 # the demo stack, each within its stated bound (bench/stress.sh; not a test).

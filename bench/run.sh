@@ -11,6 +11,11 @@
 #                               building bin/loadgate from the working tree
 #   LOADGATE_VERSION=label      what the report calls it (default: the commit,
 #                               or "prebuilt PATH" with LOADGATE_BIN)
+#   BENCH_LOW=1                 only the low rates (20, 60, 300, 1000/s in rt and
+#                               normal mode, at most 6 minutes; make bench-low),
+#                               report in .bench/lowrate.md, no micro-benchmarks
+#   BENCH_BEFORE=REF            also measure loadgate built from git REF (e.g.
+#                               main) as the tool "before", side by side
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -58,14 +63,35 @@ if [[ ",$TOOLS," == *",loadgate,"* ]]; then
 	fi
 fi
 
+# The engine before a change, from git, as the tool "before".
+BEFORE_ARGS=()
+if [ -n "${BENCH_BEFORE:-}" ]; then
+	rev=$(git rev-parse --short "$BENCH_BEFORE")
+	say "building loadgate at $BENCH_BEFORE ($rev) as \"before\""
+	rm -rf "$ROOT/.bench/before" && mkdir -p "$ROOT/.bench/before/src"
+	git archive "$rev" | tar -x -C "$ROOT/.bench/before/src"
+	(cd "$ROOT/.bench/before/src" && CGO_ENABLED=0 go build -o "$ROOT/.bench/before/loadgate" ./cmd/loadgate)
+	BEFORE_ARGS=(-loadgate-before "$ROOT/.bench/before/loadgate")
+	TOOLS+=",before"
+	LOADGATE_VERSION+=" (before: $BENCH_BEFORE $rev)"
+fi
+
+OUT=$ROOT/.bench/results.md
+LOW_ARGS=()
+if [ "${BENCH_LOW:-0}" = 1 ]; then
+	OUT=$ROOT/.bench/lowrate.md
+	LOW_ARGS=(-only-low)
+	BENCH_GO_BENCH=0
+fi
+
 # The orchestrator shares core 0 with the server; it sleeps in wait4 while a
 # generator runs, so core 1 is the generator's alone.
 # shellcheck disable=SC2086
 taskset -c 0 "$BIN/compare" \
 	-vegeta "$BIN/vegeta" -loadgate "$LOADGATE" -server "$BIN/server" \
-	-loadgate-version "$LOADGATE_VERSION" -tools "$TOOLS" \
-	-work "$ROOT/.bench/run" -out "$ROOT/.bench/results.md" ${BENCH_ARGS:-}
-say "report written to .bench/results.md"
+	-loadgate-version "$LOADGATE_VERSION" -tools "$TOOLS" "${BEFORE_ARGS[@]}" "${LOW_ARGS[@]}" \
+	-work "$ROOT/.bench/run" -out "$OUT" ${BENCH_ARGS:-}
+say "report written to ${OUT#"$ROOT"/}"
 
 if [ "${BENCH_GO_BENCH:-1}" != 0 ]; then
 	say "Go micro-benchmarks"

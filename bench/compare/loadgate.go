@@ -26,12 +26,24 @@ workloads:
 }
 
 func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) run {
-	r := run{Tool: "loadgate", Rate: rate, Duration: dur, Offered: offered(rate, dur)}
-	if b.loadgate == "" {
-		r.Skipped = "loadgate binary not given"
+	return b.runLoadgateBin(ctx, "loadgate", b.loadgate, rate, dur)
+}
+
+// runBefore runs -loadgate-before (the engine before a change) as the tool "before".
+func (b *bench) runBefore(ctx context.Context, rate int, dur time.Duration) run {
+	return b.runLoadgateBin(ctx, "before", b.before, rate, dur)
+}
+
+func (b *bench) runLoadgateBin(ctx context.Context, tool, bin string, rate int, dur time.Duration) run {
+	r := run{Tool: tool, Rate: rate, Duration: dur, Offered: offered(rate, dur), SpunS: -1}
+	if bin == "" {
+		r.Skipped = tool + " binary not given"
 		return r
 	}
-	name := fmt.Sprintf("loadgate-%d-%s", rate, dur)
+	name := fmt.Sprintf("%s-%d-%s", tool, rate, dur)
+	if !b.rt {
+		name += "-normal" // the low rates run each rate in both modes: keep both results
+	}
 	scen := filepath.Join(b.work, name+".yaml")
 	outDir := filepath.Join(b.work, name)
 	os.RemoveAll(outDir)
@@ -39,7 +51,7 @@ func (b *bench) runLoadgate(ctx context.Context, rate int, dur time.Duration) ru
 		r.Skipped = err.Error()
 		return r
 	}
-	bin, args := b.generatorArgv("loadgate", b.loadgate,
+	bin, args := b.generatorArgv("loadgate", bin,
 		"run", "--scenario", scen, "--target", "http://"+b.srv.Addr+"/", "--out", outDir,
 		"--load-cpus", b.genCPU, "--progress", "never")
 	u, stderr, err := runPinned(ctx, b.genCPU, b.srv, dur+time.Minute, io.Discard, bin, args...)
@@ -92,6 +104,10 @@ func fillFromResult(r *run, res *result.Result) {
 	}
 	r.LatenessN = res.LatenessMS.Count
 	r.LatenessP50, r.LatenessP99, r.LatenessMax = res.LatenessMS.P50, res.LatenessMS.P99, res.LatenessMS.Max
+	r.Late = res.Late
+	if res.Wait != nil {
+		r.SpunS, r.MarginMS = res.Wait.SpunS, res.Wait.MarginMS
+	}
 	if len(failures) > 0 {
 		r.Note = append(r.Note, "errors: "+topErrors(failures, 3))
 	}

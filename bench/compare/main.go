@@ -20,6 +20,7 @@ import (
 
 type bench struct {
 	vegeta, loadgate string
+	before           string // -loadgate-before: the tool "before"
 	genCPU           string
 	workers          int
 	timeout          time.Duration
@@ -70,6 +71,12 @@ type options struct {
 	out         string
 	lgVersion   string
 	priority    string
+	lowRates    string
+	lowDur      time.Duration
+	lowModes    string
+	lowBudget   time.Duration
+	onlyLow     bool
+	before      string
 }
 
 func parseFlags() options {
@@ -102,6 +109,12 @@ func parseFlags() options {
 	flag.StringVar(&o.out, "out", ".bench/results.md", "where the markdown report is written")
 	flag.StringVar(&o.lgVersion, "loadgate-version", "", "loadgate commit, for the report")
 	flag.StringVar(&o.priority, "priority", "rt", "both generators' scheduling: rt (SCHED_RR 1: vegeta under chrt -r 1, loadgate --load-priority rt; SCHED_OTHER for both where it is not permitted) or normal")
+	flag.StringVar(&o.lowRates, "low-rates", "20,60,300,1000", `the low rates gates run at, requests/s, each in every -low-modes ("": none)`)
+	flag.DurationVar(&o.lowDur, "low-duration", 12*time.Second, "duration of each low-rate run")
+	flag.StringVar(&o.lowModes, "low-modes", "rt,normal", "scheduling modes of the low rates: rt, normal or both (-priority applies to the rest)")
+	flag.DurationVar(&o.lowBudget, "low-budget", 6*time.Minute, "the low rates' own time budget: runs that would pass it are not run")
+	flag.StringVar(&o.before, "loadgate-before", "", `a loadgate binary of before a change, measured as the tool "before" (name it in -tools)`)
+	flag.BoolVar(&o.onlyLow, "only-low", false, "run only the low rates (make bench-low)")
 	flag.Parse()
 	return o
 }
@@ -118,11 +131,17 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
+	var low []int
+	if o.lowRates != "" {
+		if low, err = parseRates(o.lowRates); err != nil {
+			fatal(err)
+		}
+	}
 	if err := cleanWork(o.work); err != nil {
 		fatal(err)
 	}
 	b := &bench{
-		vegeta: o.vegeta, loadgate: o.loadgate, genCPU: o.genCPU,
+		vegeta: o.vegeta, loadgate: o.loadgate, before: o.before, genCPU: o.genCPU,
 		workers: o.workers, timeout: o.timeout, maxInFlight: o.maxInFlight,
 		work:     o.work,
 		crit:     criterion{MinSuccess: o.minSuccess, MaxLatenessMS: o.maxLate},
@@ -133,6 +152,10 @@ func main() {
 		fatal(err)
 	}
 	gens, err := b.generators(o.tools)
+	if err != nil {
+		fatal(err)
+	}
+	modes, lowNote, err := b.lowModes(ctx, o.lowModes)
 	if err != nil {
 		fatal(err)
 	}
@@ -150,12 +173,16 @@ func main() {
 		Crit: b.crit, JudgeRate: o.judgeRate, LowRate: o.lowRate, LatenessRates: lateAt, Workers: o.workers, Timeout: o.timeout, MaxInFlight: o.maxInFlight,
 		Dur: o.dur, SearchDur: o.searchDur, VegetaVersion: moduleVersion(o.vegeta, "github.com/tsenart/vegeta/v12"),
 		LoadgateVersion: o.lgVersion, Retries: o.retries, Tools: gens, MaxHeld: map[string]int{}, SearchNote: map[string]string{},
-		RT: b.rt, LgOld: b.lgOld, SchedNote: schedNote,
+		RT: b.rt, LgOld: b.lgOld, SchedNote: schedNote, LowDur: o.lowDur, LowNote: lowNote, OnlyLow: o.onlyLow,
 	}
 
-	b.startupCost(ctx, rep, gens)
-	b.fixedRates(ctx, rep, gens, fixed, o.dur)
-	b.searchAll(ctx, rep, gens, o.searchStep, o.searchMax, o.bisect, o.searchDur)
+	if !o.onlyLow {
+		b.startupCost(ctx, rep, gens)
+		b.fixedRates(ctx, rep, gens, fixed, o.dur)
+		b.searchAll(ctx, rep, gens, o.searchStep, o.searchMax, o.bisect, o.searchDur)
+	}
+	b.deadline = time.Now().Add(o.lowBudget) // the low rates' own budget
+	b.lowRates(ctx, rep, gens, modes, low, o.lowDur)
 	rep.End = time.Now()
 	rep.Interrupted = ctx.Err() != nil
 	writeReport(rep, o.out)
@@ -181,7 +208,7 @@ func cleanWork(work string) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	for _, pat := range []string{"loadgate-*", "vegeta-*"} {
+	for _, pat := range []string{"loadgate-*", "vegeta-*", "before-*"} {
 		old, _ := filepath.Glob(filepath.Join(work, pat))
 		for _, f := range old {
 			os.RemoveAll(f)
@@ -217,6 +244,8 @@ func (b *bench) generators(tools string) ([]generator, error) {
 			gens = append(gens, generator{"vegeta", b.runVegeta})
 		case "loadgate":
 			gens = append(gens, generator{"loadgate", b.runLoadgate})
+		case "before":
+			gens = append(gens, generator{"before", b.runBefore})
 		case "":
 		default:
 			return nil, fmt.Errorf("unknown tool %q", t)

@@ -40,6 +40,9 @@ type report struct {
 	SchedNote       string // why not, when it was asked for
 	// Startup is each tool's voluntary context switches in a run of one request.
 	Startup map[string]int64
+	LowDur  time.Duration // each low-rate run's duration
+	LowNote string        // why a low-rate mode was not run
+	OnlyLow bool          // -only-low: the low rates alone
 }
 
 // Targets from the issue (15).
@@ -113,14 +116,18 @@ func (rep *report) markdown() string {
 	p := func(format string, args ...any) { fmt.Fprintf(&sb, format, args...) }
 
 	rep.method(&sb)
-	p("## Fixed rates (%s each)\n\n", rep.Dur)
-	rep.table(&sb, "fixed")
-	rep.searchSection(&sb)
-	p("\n## The target's side: bench/server's CPU under each tool (fixed rates)\n\n")
-	rep.serverTable(&sb)
-	p("\n%s\n", serverExplanation)
-
-	rep.targetsSection(&sb)
+	if !rep.OnlyLow {
+		p("## Fixed rates (%s each)\n\n", rep.Dur)
+		rep.table(&sb, "fixed")
+		rep.searchSection(&sb)
+		p("\n## The target's side: bench/server's CPU under each tool (fixed rates)\n\n")
+		rep.serverTable(&sb)
+		p("\n%s\n", serverExplanation)
+	}
+	rep.lowSection(&sb)
+	if !rep.OnlyLow {
+		rep.targetsSection(&sb)
+	}
 	rep.notesSection(&sb)
 	p("\nNot measured: the server's latency as the client sees it; loopback softirq CPU may land on either side. " +
 		"Single runs, no repetitions: differences of a few percent are within run-to-run noise.\n")

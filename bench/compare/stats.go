@@ -9,7 +9,8 @@ import (
 // run is what one generator did at one rate: the row of the table.
 type run struct {
 	Tool     string
-	Stage    string // "fixed" or "search"
+	Stage    string // "fixed", "search" or "low"
+	Mode     string // low: "rt" or "normal"
 	Rate     int    // target rate, requests per second
 	Duration time.Duration
 
@@ -31,6 +32,10 @@ type run struct {
 	LatenessP50 float64 // ms
 	LatenessP99 float64 // ms
 	LatenessMax float64 // ms
+	Late        int64   // sent more than lateAfterMS late (-1: unknown)
+
+	SpunS    float64 // loadgate: result.json wait.spun_seconds (-1: not written)
+	MarginMS float64 // loadgate: wait.margin_ms
 
 	ServerCPU    time.Duration // CPU the server used while this generator ran
 	ServerNvcsw  int64         // the server's voluntary context switches meanwhile (-1: unknown)
@@ -159,6 +164,7 @@ type vegetaSummary struct {
 	HeldRate        float64 // OK / Span
 	P50, P99, Max   float64 // lateness, ms
 	LatenessSamples int64
+	Late            int64 // hits more than lateAfterMS late
 }
 
 // summarizeVegeta computes lateness and held rate: hit Seq is due at start + Seq/rate,
@@ -183,6 +189,11 @@ func summarizeVegeta(hits []vegetaHit, rate int) vegetaSummary {
 		}
 	}
 	slices.Sort(late)
+	for _, l := range late {
+		if float64(l)/1e6 > lateAfterMS {
+			s.Late++
+		}
+	}
 	s.Hits = int64(len(hits))
 	s.LatenessSamples = s.Hits
 	s.P50 = float64(nearestRank(late, 50)) / 1e6

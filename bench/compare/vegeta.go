@@ -17,7 +17,7 @@ import (
 
 // runVegeta runs one vegeta attack on the generator core, decoding after it exits (uncounted).
 func (b *bench) runVegeta(ctx context.Context, rate int, dur time.Duration) run {
-	r := run{Tool: "vegeta", Rate: rate, Duration: dur, Offered: offered(rate, dur)}
+	r := run{Tool: "vegeta", Rate: rate, Duration: dur, Offered: offered(rate, dur), SpunS: -1}
 	targets := filepath.Join(b.work, "vegeta-targets.txt")
 	if err := os.WriteFile(targets, []byte("GET http://"+b.srv.Addr+"/\n"), 0o644); err != nil {
 		r.Skipped = err.Error()
@@ -54,6 +54,7 @@ func (b *bench) runVegeta(ctx context.Context, rate int, dur time.Duration) run 
 	r.Sent, r.Succeeded, r.Errors = s.Hits, s.OK, s.Hits-s.OK
 	r.HeldRate = s.HeldRate
 	r.LatenessN, r.LatenessP50, r.LatenessP99, r.LatenessMax = s.LatenessSamples, s.P50, s.P99, s.Max
+	r.Late = s.Late
 	if len(errs) > 0 {
 		r.Note = append(r.Note, "errors: "+topErrors(errs, 3))
 	}

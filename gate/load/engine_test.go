@@ -567,3 +567,32 @@ workloads: [{name: a, share: 1, http: {path: /}}]
 		})
 	}
 }
+
+// A run at a low rate says in its result what its early wake measured and
+// cost (issue 51): every gap of 20 ms sleeps, its wake-up delay is measured,
+// and the CPU spun before due times is within what the margin allows (at
+// most the 2 ms ceiling per wait, and 0.1 s for preemptions on a busy core).
+func TestLowRateResultSaysWhatTheEarlyWakeCost(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	sc := mustScenario(t, `
+name: low
+phases: [{name: sustain, rate: 50, duration: 1s}]
+workloads: [{name: get, share: 1, http: {method: GET, path: /}}]
+`)
+	res := runAgainst(t, context.Background(), sc, srv.URL)
+	assertEveryRequestRecorded(t, res)
+	w := res.Wait
+	if w == nil {
+		t.Fatal("no wait in the result of a run whose every wait slept")
+	}
+	if w.Wakes < res.Offered-2 || w.EarlyWakes > w.Wakes {
+		t.Errorf("wakes %d, early wakes %d, of %d requests 20 ms apart", w.Wakes, w.EarlyWakes, res.Offered)
+	}
+	if w.MarginMS < 0.03 || w.MarginMS > 2 {
+		t.Errorf("margin %v ms, want within 0.03..2", w.MarginMS)
+	}
+	if max := float64(w.EarlyWakes) * 0.002; w.SpunS < 0 || w.SpunS > max+0.1 {
+		t.Errorf("spun %v s over %d early wakes, want ≤ %v", w.SpunS, w.EarlyWakes, max)
+	}
+}

@@ -6,24 +6,34 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loadgate/loadgate/gate/result"
 )
 
 // waiter waits precisely: runtime timers wake late and nanosleep holds the P, so it sleeps on a
-// timer until coarseSlack before, then a timerfd; short waits spin. Dispatcher only, except abort.
+// timer until coarseSlack before, then a timerfd; short waits spin, and long ones wake early by
+// the wake-up delay it measured and spin the rest (early.go). Dispatcher only, except abort
+// and quietFor.
 type waiter struct {
 	clock func() time.Duration
 	timer *time.Timer
 	tfd   *os.File // nil where timerfd is unavailable: nanosleep then
 	rc    syscall.RawConn
 	fd    int
-	due   time.Duration // the current wait's due time, read by park
+	due   time.Duration // the current sleep's wake time, read by park
 	slept bool          // the previous wait slept
 	park  func(uintptr) bool
+
+	delays *wakeDelays   // how late sleeps wake: the early wake's margin
+	spun   time.Duration // spent awake before due times after an early wake (the core it cost)
+	early  int64         // waits that woke early and spun
+	asleep atomic.Int64  // while asleep: when it wakes (ns since start, read by quietFor); else -1
 
 	abortOnce sync.Once
 	aborted   chan struct{} // closed by abort
@@ -45,6 +55,10 @@ var spinFloor = spinDurationFrom(os.Getenv("LOADGATE_ENGINE_SPIN"), spinFloorDef
 // spinAfterSleep may be set by LOADGATE_ENGINE_SPIN_AFTER_SLEEP.
 var spinAfterSleep = spinDurationFrom(os.Getenv("LOADGATE_ENGINE_SPIN_AFTER_SLEEP"), spinAfterSleepDefault)
 
+// earlyWake: LOADGATE_ENGINE_EARLY_WAKE=0 turns the early wake off (sleep to due), for
+// side-by-side runs.
+var earlyWake = os.Getenv("LOADGATE_ENGINE_EARLY_WAKE") != "0"
+
 // spinDurationFrom parses a duration in [0 (never spin), 1ms]; anything else is def.
 func spinDurationFrom(v string, def time.Duration) time.Duration {
 	d, err := time.ParseDuration(v)
@@ -62,8 +76,9 @@ func spins(d time.Duration, slept bool, floor, afterSleep time.Duration) bool {
 var errAborted = errors.New("wait aborted")
 
 func newWaiter(clock func() time.Duration) *waiter {
-	w := &waiter{clock: clock, timer: time.NewTimer(time.Hour), fd: -1, aborted: make(chan struct{})}
+	w := &waiter{clock: clock, timer: time.NewTimer(time.Hour), fd: -1, aborted: make(chan struct{}), delays: newWakeDelays()}
 	w.timer.Stop()
+	w.asleep.Store(-1)
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err == nil {
 		w.fd = fd
@@ -118,56 +133,113 @@ func (w *waiter) close() {
 }
 
 // until blocks until due, ctx is done or abort; the fine part of a wait ignores ctx.
+// A long wait sleeps until due less the measured wake-up delay (planWait), then spins.
 func (w *waiter) until(ctx context.Context, due time.Duration) error {
-	d := due - w.clock()
-	if d > coarseSlack {
-		w.timer.Reset(d - coarseSlack)
-		select {
-		case <-ctx.Done():
-			w.timer.Stop() // Go ≥ 1.23: no stale value is left in timer.C
-			return ctx.Err()
-		case <-w.aborted:
-			w.timer.Stop()
-			return errAborted
-		case <-w.timer.C:
-		}
-		d = due - w.clock()
-	}
+	now := w.clock()
+	d := due - now
 	slept := w.slept
 	w.slept = false
-	switch {
-	case d <= 0:
-	case spins(d, slept, spinFloor, spinAfterSleep):
+	margin := w.delays.margin
+	if !earlyWake {
+		margin = 0
+	}
+	sleep := planWait(d, slept, spinFloor, spinAfterSleep, margin)
+	if sleep > 0 {
+		w.slept = true
+		if err := w.sleepUntil(ctx, now+sleep); err != nil {
+			return err
+		}
+		if woke := w.clock(); woke < due {
+			// Awake before due: keep the core, yield it to nothing (a goroutine let in now
+			// could run past the due time); at most half the wait, at most marginMax.
+			for w.clock() < due {
+			}
+			w.spun += w.clock() - woke
+			w.early++
+		}
+	} else if d > 0 {
 		for w.clock() < due {
 			runtime.Gosched()
-		}
-	case w.tfd != nil:
-		w.slept = true
-		w.due = due
-		if w.arm(d) == nil {
-			if w.beforePark != nil {
-				w.beforePark()
-			}
-			_ = w.rc.Read(w.park) // an error (the abort's deadline, a closed fd) is decided below
-			if w.isAborted() {
-				return errAborted
-			}
-		}
-		if w.clock() >= due {
-			return nil
-		}
-		fallthrough // settime or the poller failed: sleep the rest
-	default:
-		w.slept = true
-		ts := unix.NsecToTimespec(int64(due - w.clock()))
-		for ts.Nano() > 0 {
-			if err := unix.Nanosleep(&ts, &ts); err != unix.EINTR {
-				break
-			}
 		}
 	}
 	if w.isAborted() {
 		return errAborted
 	}
 	return nil
+}
+
+// sleepUntil sleeps until wake on a runtime timer to coarseSlack before, then a timerfd (or
+// nanosleep), and records how late it woke; ctx and abort end it in its coarse part.
+func (w *waiter) sleepUntil(ctx context.Context, wake time.Duration) error {
+	if d := wake - w.clock(); d > coarseSlack {
+		w.asleep.Store(int64(wake - coarseSlack))
+		w.timer.Reset(d - coarseSlack)
+		select {
+		case <-ctx.Done():
+			w.timer.Stop() // Go ≥ 1.23: no stale value is left in timer.C
+			w.asleep.Store(-1)
+			return ctx.Err()
+		case <-w.aborted:
+			w.timer.Stop()
+			w.asleep.Store(-1)
+			return errAborted
+		case <-w.timer.C:
+		}
+	}
+	d := wake - w.clock()
+	if d > 0 {
+		w.asleep.Store(int64(wake))
+		w.fine(wake, d)
+		if w.isAborted() {
+			w.asleep.Store(-1)
+			return errAborted
+		}
+	}
+	w.asleep.Store(-1)
+	w.delays.add(w.clock() - wake)
+	return nil
+}
+
+// fine sleeps the last d until wake on the timerfd, else (or when it fails) by nanosleep.
+func (w *waiter) fine(wake, d time.Duration) {
+	if w.tfd != nil {
+		w.due = wake
+		if w.arm(d) == nil {
+			if w.beforePark != nil {
+				w.beforePark()
+			}
+			_ = w.rc.Read(w.park) // an error (the abort's deadline, a closed fd) is decided by the caller
+			if w.isAborted() || w.clock() >= wake {
+				return
+			}
+		}
+		// settime or the poller failed: sleep the rest
+	}
+	ts := unix.NsecToTimespec(int64(wake - w.clock()))
+	for ts.Nano() > 0 {
+		if err := unix.Nanosleep(&ts, &ts); err != unix.EINTR {
+			break
+		}
+	}
+}
+
+// quietFor says whether the dispatcher is asleep for at least need more: a background
+// goroutine that runs now (for less than need) delays no send. Any goroutine.
+func (w *waiter) quietFor(need time.Duration) bool {
+	until := w.asleep.Load()
+	return until >= 0 && time.Duration(until)-w.clock() >= need
+}
+
+// waited is what the early wake measured and cost, for the result (nil: no wait slept).
+func (w *waiter) waited() *result.Wait {
+	if w.delays.n == 0 {
+		return nil
+	}
+	return &result.Wait{
+		MarginMS:       ms(w.delays.margin),
+		Wakes:          int64(w.delays.n),
+		WakeDelayMaxMS: ms(w.delays.max),
+		EarlyWakes:     w.early,
+		SpunS:          w.spun.Seconds(),
+	}
 }

@@ -91,3 +91,33 @@ func TestAbortWakesParkedWait(t *testing.T) {
 		t.Fatalf("after abort: until = %v, want errAborted", err)
 	}
 }
+
+// A long wait wakes early by the margin and spins the rest: it still never
+// returns before its due time, and the waiter counts the wake-ups it
+// measured, the early ones and the time spun (no more than half a wait each).
+func TestLongWaitWakesEarlyAndSpins(t *testing.T) {
+	start := time.Now()
+	clock := func() time.Duration { return time.Since(start) }
+	w := newWaiter(clock)
+	defer w.close()
+	const n, gap = 20, 3 * time.Millisecond
+	for i := 0; i < n; i++ {
+		due := clock() + gap
+		if err := w.until(context.Background(), due); err != nil {
+			t.Fatal(err)
+		}
+		if now := clock(); now < due {
+			t.Fatalf("wait %d returned %v early", i, due-now)
+		}
+	}
+	r := w.waited()
+	if r == nil || r.Wakes != n {
+		t.Fatalf("waited %+v, want %d wake-ups measured", r, n)
+	}
+	if r.EarlyWakes == 0 || r.SpunS <= 0 {
+		t.Errorf("no wait of %v woke early (%+v): the margin was not applied", gap, r)
+	}
+	if r.SpunS > float64(n)*(gap/2).Seconds()+0.1 { // 0.1 s: preemptions on a busy core
+		t.Errorf("spun %v s over %d waits of %v: more than half of each", r.SpunS, n, gap)
+	}
+}

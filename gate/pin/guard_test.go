@@ -106,3 +106,73 @@ func TestGuardLimit(t *testing.T) {
 		}
 	}
 }
+
+// What the guard counts of a cpu's busy time: the least of it and the
+// process's own CPU, tick by tick, so that others' work on a shared cpu
+// never lowers the generator (issue 51: a compiler on the generator's cpu
+// lowered every rt run after 600 ms, and vegeta under chrt kept its
+// priority). Each row is one tick: the cpus' cumulative busy times, the
+// process's cumulative CPU, and the cumulative own busy times wanted.
+func TestOwnBusy(t *testing.T) {
+	ms := time.Millisecond
+	var o ownBusy
+	for i, c := range []struct {
+		busy []time.Duration
+		own  time.Duration
+		want []time.Duration
+	}{
+		{[]time.Duration{1000 * ms, 50 * ms}, 7 * ms, []time.Duration{0, 0}},                 // the first reading: the baseline
+		{[]time.Duration{1100 * ms, 60 * ms}, 37 * ms, []time.Duration{30 * ms, 10 * ms}},    // cpu 0 busy 100 ms, 30 of them ours; cpu 1 10 ms, at most ours
+		{[]time.Duration{1200 * ms, 60 * ms}, 137 * ms, []time.Duration{130 * ms, 10 * ms}},  // all of cpu 0 ours: counted whole
+		{[]time.Duration{1300 * ms, 160 * ms}, 147 * ms, []time.Duration{140 * ms, 20 * ms}}, // both busy with others' work: 10 ms of ours at most on each
+		{[]time.Duration{1290 * ms, 170 * ms}, 140 * ms, []time.Duration{140 * ms, 20 * ms}}, // counters that went backwards count 0
+	} {
+		got := o.next(c.busy, c.own)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("tick %d: own busy %v, want %v", i+1, got, c.want)
+		}
+	}
+}
+
+// A cpu kept busy by other processes while the generator's own use stays
+// low is not lowered; the generator itself busy past the limit is.
+func TestGuardCountsOnlyTheGeneratorsCPU(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name    string
+		ownTick time.Duration // the process's CPU per 100 ms tick
+		lowered bool
+	}{
+		{"others busy, generator 30%", 30 * ms, false},
+		{"generator 95%", 95 * ms, true},
+	} {
+		var o ownBusy
+		tick := make(chan time.Time)
+		stop := make(chan struct{})
+		at := time.Unix(0, 0)
+		n := 0
+		read := func() ([]time.Duration, error) {
+			n++
+			return o.next([]time.Duration{time.Duration(n) * 100 * ms}, time.Duration(n)*c.ownTick), nil
+		}
+		done := make(chan string)
+		go func() { done <- guard(stop, tick, func() time.Time { return at }, read, []int{1}, 0.9) }()
+		var why string
+	ticks:
+		for i := 0; i < 10; i++ {
+			at = at.Add(100 * ms)
+			select {
+			case tick <- at:
+			case why = <-done:
+				break ticks
+			}
+		}
+		if why == "" {
+			close(stop)
+			why = <-done
+		}
+		if (why != "") != c.lowered {
+			t.Errorf("%s: lowered %q, want lowered %v", c.name, why, c.lowered)
+		}
+	}
+}

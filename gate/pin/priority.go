@@ -3,6 +3,7 @@ package pin
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -113,6 +114,32 @@ const guardMaxFailedReads = 10 // in a row: a generator the guard cannot watch i
 // guardLimit is the busy share at which the guard lowers.
 func guardLimit(share float64) float64 { return max(share-guardMargin, share/2) }
 
+// ownBusy turns the cpus' cumulative busy times and the process's own cumulative CPU time
+// into each cpu's busy time that can have been the process's: per tick, the least of the
+// cpu's busy time and the process's CPU. Real-time throttling counts real-time threads
+// only, so work of others' on a shared cpu (a compiler, a target) must not lower the
+// generator (issue 51: on a busy machine every rt run was lowered after 600 ms).
+type ownBusy struct {
+	last    []time.Duration
+	lastOwn time.Duration
+	acc     []time.Duration
+}
+
+// next returns the cumulative own busy time of each cpu for this tick's reading.
+func (o *ownBusy) next(busy []time.Duration, own time.Duration) []time.Duration {
+	if o.last == nil || len(o.last) != len(busy) {
+		o.last, o.lastOwn, o.acc = slices.Clone(busy), own, make([]time.Duration, len(busy))
+		return slices.Clone(o.acc)
+	}
+	dOwn := max(own-o.lastOwn, 0)
+	for i, b := range busy {
+		o.acc[i] += min(max(b-o.last[i], 0), dOwn)
+	}
+	copy(o.last, busy)
+	o.lastOwn = own
+	return slices.Clone(o.acc)
+}
+
 // guard reads the cpus' busy time every tick until stop (""), or until one
 // was busy over limit for guardWindow (throttling is per cpu): then says why.
 func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, read func() ([]time.Duration, error), cpus []int, limit float64) string {
@@ -151,7 +178,7 @@ func guard(stop <-chan struct{}, tick <-chan time.Time, now func() time.Time, re
 		}
 		for i, b := range busy {
 			if share := float64(b-first.busy[i]) / float64(wall); share > limit {
-				return fmt.Sprintf("cpu %d was %.0f%% busy over %s, and the kernel's real-time throttling would stop the generator for the rest of a second it kept a cpu busy past its share",
+				return fmt.Sprintf("the generator kept cpu %d %.0f%% busy over %s, and the kernel's real-time throttling would stop it for the rest of a second it kept a cpu busy past its share",
 					cpus[i], 100*min(share, 1), wall.Round(time.Millisecond))
 			}
 		}

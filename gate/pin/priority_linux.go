@@ -121,9 +121,18 @@ func runGuard(stop <-chan struct{}, limit float64, cpus []int, stat *procstat.CP
 	defer t.Stop()
 	start := time.Now()
 	defer stat.Close()
+	var own ownBusy
 	read := func() ([]time.Duration, error) {
-		busy := make([]time.Duration, len(cpus)) // the guard keeps it in its window
-		return busy, stat.Busy(cpus, busy)
+		busy := make([]time.Duration, len(cpus))
+		if err := stat.Busy(cpus, busy); err != nil {
+			return nil, err
+		}
+		var ru unix.Rusage
+		if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+			return nil, fmt.Errorf("getrusage: %w", err)
+		}
+		self := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		return own.next(busy, self), nil // the guard keeps it in its window
 	}
 	why := guard(stop, t.C, time.Now, read, cpus, limit)
 	if why == "" {

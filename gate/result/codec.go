@@ -128,6 +128,9 @@ func (r *Result) validate() error {
 			}
 		}
 	}
+	if err := r.Wait.validate(); err != nil {
+		return err
+	}
 	return r.Steal.validate()
 }
 

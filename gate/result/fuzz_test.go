@@ -23,6 +23,8 @@ func FuzzDecodeResult(f *testing.F) {
 	f.Add([]byte(`{"schema":"loadgate/result/v1","steal":{"window_s":15.02,"load":{"cpus":"1","stolen_seconds":0.38,"share":0.0253},"stack":{"cpus":"0","stolen_seconds":0.2,"share":0.0133}}}`))
 	f.Add([]byte(`{"schema":"loadgate/result/v1","steal":{"window_s":1,"load":{"cpus":"1","stolen_seconds":2,"share":2}}}`))
 	f.Add([]byte(`{"schema":"loadgate/result/v1","steal":{"window_s":1,"load":{"cpus":"","stolen_seconds":0,"share":0}}}`))
+	f.Add([]byte(`{"schema":"loadgate/result/v1","wait":{"margin_ms":0.084,"wakes":596,"wake_delay_max_ms":0.064,"early_wakes":596,"spun_seconds":0.048}}`))
+	f.Add([]byte(`{"schema":"loadgate/result/v1","wait":{"margin_ms":-1,"wakes":-2,"wake_delay_max_ms":0,"early_wakes":0,"spun_seconds":0}}`))
 	f.Add([]byte(`{"schema":"loadgate/result/v1","phases":[{"name":"p","workloads":[{"name":"w","failures":null}]}],"unusable":[],"scenario":{"thresholds":{}},"started_at":"2025-01-02T03:04:05.123+05:30"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := result.Decode(bytes.NewReader(data))

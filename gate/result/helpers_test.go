@@ -148,5 +148,6 @@ func sample(t testing.TB) *result.Result {
 	er := 0.001
 	r.Scenario.Thresholds = map[string]result.Thr{"api_read": {P95MS: 300, ErrorRate: &er}}
 	r.Stack = &result.Stack{Services: []result.Service{{Name: "api", CPUAvgPct: 41.5, CPUPeakPct: 88, MemPeakBytes: 52 << 20, Samples: 120}}}
+	r.Wait = &result.Wait{MarginMS: 0.084, Wakes: 596, WakeDelayMaxMS: 0.064, EarlyWakes: 596, SpunS: 0.048}
 	return r
 }

@@ -124,6 +124,7 @@ func (m *Result) addRun(a, b *Result) {
 	}
 	m.Stack = mergeStack(m.Stack, b.Stack)
 	m.Steal = mergeSteal(a.Steal, b.Steal) // steal.go
+	m.Wait = mergeWait(a.Wait, b.Wait)     // wait.go
 }
 
 // add adds wb's counts and histograms to w, its throughput over dur seconds.

@@ -172,6 +172,46 @@ func TestDecodeRefusesBadSteal(t *testing.T) {
 	}
 }
 
+// Two rounds' early wakes sum (wakes, early wakes, the CPU spun) and keep the
+// larger margin and delay; a round without one (an older loadgate, a fake
+// clock) leaves the merge without any: a sum over half the rounds would
+// understate the CPU the early wake cost.
+func TestMergeWait(t *testing.T) {
+	a, b := sample(t), sample(t)
+	a.Wait = &result.Wait{MarginMS: 0.1, Wakes: 100, WakeDelayMaxMS: 0.08, EarlyWakes: 90, SpunS: 0.5}
+	b.Wait = &result.Wait{MarginMS: 0.3, Wakes: 50, WakeDelayMaxMS: 0.02, EarlyWakes: 50, SpunS: 0.25}
+	m, err := result.Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &result.Wait{MarginMS: 0.3, Wakes: 150, WakeDelayMaxMS: 0.08, EarlyWakes: 140, SpunS: 0.75}
+	if !reflect.DeepEqual(m.Wait, want) {
+		t.Errorf("merged wait %+v, want %+v", m.Wait, want)
+	}
+	if m.Wait == a.Wait || m.Wait == b.Wait {
+		t.Error("the merge shares a round's wait")
+	}
+	b.Wait = nil
+	if m, err := result.Merge(a, b); err != nil || m.Wait != nil {
+		t.Errorf("merge with a round without a wait: %+v, %v; want none", m.Wait, err)
+	}
+}
+
+// A wait no loadgate writes (a negative or non-finite figure) is refused, named.
+func TestDecodeRefusesBadWait(t *testing.T) {
+	for _, tc := range []struct{ wait, want string }{
+		{`{"margin_ms":-0.1,"wakes":1,"wake_delay_max_ms":0,"early_wakes":0,"spun_seconds":0}`, "wait.margin_ms -0.1 is not a duration"},
+		{`{"margin_ms":0.1,"wakes":1,"wake_delay_max_ms":0,"early_wakes":0,"spun_seconds":-2}`, "wait.spun_seconds -2 is not a duration"},
+		{`{"margin_ms":0.1,"wakes":-1,"wake_delay_max_ms":0,"early_wakes":0,"spun_seconds":0}`, "wait: negative count: wakes -1, early_wakes 0"},
+		{`{"margin_ms":0.1,"wakes":1,"wake_delay_max_ms":0,"early_wakes":0,"spun_seconds":0,"spun_share":1}`, `unknown field "spun_share"`},
+	} {
+		_, err := result.Decode(strings.NewReader(`{"schema":"loadgate/result/v1","wait":` + tc.wait + `}`))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", tc.wait, err, tc.want)
+		}
+	}
+}
+
 // MergeAll is Merge folded over the rounds, to the byte: histograms,
 // summaries, counts; its arguments untouched. A round that does not merge
 // is named by its index.

@@ -35,6 +35,7 @@ type Result struct {
 	LatenessMS Summary    `json:"lateness_ms"`         // send time minus due time, every measured request that was sent
 	Generator  *Generator `json:"generator,omitempty"` // when the generator fell behind (GeneratorBehind)
 	Steal      *Steal     `json:"steal,omitempty"`     // absent when not read
+	Wait       *Wait      `json:"wait,omitempty"`      // the dispatcher's early wake and its CPU (wait.go)
 	Precision  string     `json:"precision"`           // e.g. "HdrHistogram, 3 significant digits, values in µs"
 	Warmup     Warmup     `json:"warmup"`
 	Phases     []Phase    `json:"phases"`
