@@ -12,7 +12,7 @@ tierpkgs = $(or $(shell git grep -l -e 'testtier\.$(1)\b' -- '*_test.go' | xargs
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/loadgate
 
-# vet, then every test of the default tier, within 5 minutes on 2 cores (the
+# vet, then every test of the default tier, within about 6 minutes on 2 cores (the
 # Docker-backed ones skip loudly without an engine, and fail under
 # LOADGATE_REQUIRE_DOCKER=1, as .ci/run sets). One package at a time: the
 # engine tests measure latency against loopback servers, and a parallel
