@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -137,7 +136,7 @@ func absolute(r *result.Result, k Key) (float64, int64, error) {
 	if w == nil {
 		return 0, 0, nil
 	}
-	q, ok := quantileOf(k.Metric)
+	q, ok := verdict.Quantile(k.Metric)
 	if !ok {
 		return 0, 0, fmt.Errorf("metric %q is not a latency percentile", k.Metric)
 	}
@@ -146,23 +145,6 @@ func absolute(r *result.Result, k Key) (float64, int64, error) {
 		return 0, 0, err
 	}
 	return float64(result.Quantile(h, q)) / 1000, h.TotalCount(), nil
-}
-
-func quantileOf(metric string) (float64, bool) {
-	m := strings.TrimPrefix(strings.TrimPrefix(metric, result.FirstMessagePrefix), result.ConnectPrefix)
-	switch m {
-	case verdict.MetricP50:
-		return 0.5, true
-	case verdict.MetricP90:
-		return 0.9, true
-	case verdict.MetricP95:
-		return 0.95, true
-	case verdict.MetricP99:
-		return 0.99, true
-	case verdict.MetricP999, "p999":
-		return 0.999, true
-	}
-	return 0, false
 }
 
 func machine(m result.Machine) string {

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
@@ -69,7 +68,7 @@ func StepLateness(s Step, checks []verdict.Check, lat result.Summary) []string {
 		if c.Metric == verdict.MetricErrorRate || c.Value != verdict.Fail {
 			continue
 		}
-		if q, ok := checkQuantile(c.Metric); ok && c.Observed-latenessQ(lat, q) <= c.Limit {
+		if q, ok := verdict.Quantile(c.Metric); ok && c.Observed-latenessQ(lat, q) <= c.Limit {
 			out = append(out, ExplainThreshold(c.Workload, c.Metric))
 		}
 	}
@@ -84,22 +83,6 @@ func StepLateness(s Step, checks []verdict.Check, lat result.Summary) []string {
 // p90 to the 90th, …, the max for the top 0.1%).
 func MeanBoundMS(s result.Summary) float64 {
 	return 0.5*s.P50 + 0.4*s.P90 + 0.05*s.P95 + 0.04*s.P99 + 0.009*s.P999 + 0.001*s.Max
-}
-
-func checkQuantile(metric string) (float64, bool) {
-	switch metric {
-	case verdict.MetricP50:
-		return 0.5, true
-	case verdict.MetricP90:
-		return 0.9, true
-	case verdict.MetricP95:
-		return 0.95, true
-	case verdict.MetricP99:
-		return 0.99, true
-	case verdict.MetricP999:
-		return 0.999, true
-	}
-	return math.NaN(), false
 }
 
 func latenessQ(s result.Summary, q float64) float64 {

@@ -593,20 +593,28 @@ func (c *comparer) metrics(t result.Thr) []string {
 
 // quantileOf maps a metric ("p95", "first_message_p95") to its q.
 func quantileOf(metric string) float64 {
-	metric = strings.TrimPrefix(strings.TrimPrefix(metric, MetricFirstMessagePrefix), MetricConnectPrefix)
-	switch metric {
-	case MetricP50:
-		return 0.50
-	case MetricP90:
-		return 0.90
-	case MetricP95:
-		return 0.95
-	case MetricP99:
-		return 0.99
-	case MetricP999:
-		return 0.999
+	if q, ok := Quantile(metric); ok {
+		return q
 	}
 	return 0.95
+}
+
+// Quantile is the quantile a latency metric names (p95 → 0.95; a session
+// metric's first_message_ or connect_ prefix aside), ok false for another metric.
+func Quantile(metric string) (float64, bool) {
+	switch strings.TrimPrefix(strings.TrimPrefix(metric, MetricFirstMessagePrefix), MetricConnectPrefix) {
+	case MetricP50:
+		return 0.50, true
+	case MetricP90:
+		return 0.90, true
+	case MetricP95:
+		return 0.95, true
+	case MetricP99:
+		return 0.99, true
+	case MetricP999, "p999":
+		return 0.999, true
+	}
+	return 0, false
 }
 
 type sideRound struct {
