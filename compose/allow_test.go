@@ -101,8 +101,26 @@ func TestRegression_BuildNetworkHost(t *testing.T) {
 }
 
 func TestRegression_EnvFilePassesTheJobsEnvironment(t *testing.T) {
-	refused(t, "env-file-job-environment.yaml", []string{"env_file"},
-		`env-file-job-environment.yaml:5: services.api.env_file (/proc/self/environ)`)
+	refused(t, "env-file-job-environment.yaml", nil,
+		`env-file-job-environment.yaml:5: services.api.env_file (/proc/self/environ)`, `"env_file"`)
+	// base's stack.allow accepts an env file outside the checkout. (Not
+	// /proc/self/environ itself: what it holds depends on who runs the test;
+	// under make it holds MAKEOVERRIDES=${-*-…}, which compose cannot parse.)
+	outside := filepath.Join(t.TempDir(), "job.env")
+	if err := os.WriteFile(outside, []byte("X=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "compose.yaml")
+	if err := os.WriteFile(f, []byte("services:\n  api:\n    image: scratch\n    env_file: ["+outside+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compose.Check(context.Background(), compose.Options{Files: []string{f}, Root: dir}); !compose.IsRefused(err) {
+		t.Errorf("an env file outside the checkout: %v, want refused", err)
+	}
+	if _, err := compose.Check(context.Background(), compose.Options{Files: []string{f}, Root: dir, Allow: []string{"env_file"}}); err != nil {
+		t.Errorf("stack.allow [env_file] still refuses: %v", err)
+	}
 }
 
 func TestRegression_BareEnvironmentPassesTheJobsEnvironment(t *testing.T) {
