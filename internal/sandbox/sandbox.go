@@ -38,6 +38,15 @@ type Spec struct {
 	GID  int
 	// Scratch is the host directory shown at ScratchDir, made and removed by Run.
 	Scratch string
+	// Overlays are the runner's Go caches shown copy-on-write where Go looks for them in
+	// the scratch (Run sets them): read warm, written to the scratch, never to the runner's.
+	Overlays []Overlay
+}
+
+// Overlay shows the host directory Lower at Target (inside ScratchDir) as an overlay whose
+// writes go to Upper (in the scratch): the command reads Lower, never changes it.
+type Overlay struct {
+	Lower, Upper, Work, Target string
 }
 
 // readOnlyInCheckout are the checkout's entries left read-only in the box.
@@ -83,6 +92,7 @@ func Run(ctx context.Context, s Spec, out io.Writer) error {
 		return fmt.Errorf("sandbox: scratch: %w", err)
 	}
 	defer removeAll(s.Scratch)
+	s.Overlays = goOverlays(s.Env, s.Scratch)
 	s.Env = scratchEnviron(s.Env)
 	spec, err := json.Marshal(s)
 	if err != nil {
@@ -111,6 +121,49 @@ func Run(ctx context.Context, s Spec, out io.Writer) error {
 	default: // clone refused: EPERM, EINVAL, ENOSPC
 		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
+}
+
+// goOverlays are the runner's build and module caches (by env, Go's defaults otherwise),
+// each to be shown copy-on-write at the place Go's defaults find in the scratch: a side's
+// build starts warm, and what it writes stays in its scratch, where no other side reads it.
+func goOverlays(env []string, scratch string) []Overlay {
+	get := func(name string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	home := get("HOME")
+	gocache := get("GOCACHE")
+	if gocache == "" {
+		if xdg := get("XDG_CACHE_HOME"); filepath.IsAbs(xdg) {
+			gocache = filepath.Join(xdg, "go-build")
+		} else if filepath.IsAbs(home) {
+			gocache = filepath.Join(home, ".cache", "go-build")
+		}
+	}
+	modcache := get("GOMODCACHE")
+	if modcache == "" {
+		if gopath, _, _ := strings.Cut(get("GOPATH"), string(filepath.ListSeparator)); gopath != "" {
+			modcache = filepath.Join(gopath, "pkg", "mod")
+		} else if filepath.IsAbs(home) {
+			modcache = filepath.Join(home, "go", "pkg", "mod")
+		}
+	}
+	var out []Overlay
+	for i, c := range [][2]string{{gocache, ScratchDir + "/cache/go-build"}, {modcache, ScratchDir + "/home/go/pkg/mod"}} {
+		if fi, err := os.Stat(c[0]); err != nil || !fi.IsDir() || !filepath.IsAbs(c[0]) {
+			continue
+		}
+		dir := filepath.Join(scratch, fmt.Sprintf(".overlay-%d", i))
+		o := Overlay{Lower: c[0], Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work"), Target: c[1]}
+		if os.MkdirAll(o.Upper, 0o700) == nil && os.MkdirAll(o.Work, 0o700) == nil {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // goEnv are Go's cache variables, unset in the box so that Go's defaults (under HOME and
@@ -289,6 +342,23 @@ func setup(s *Spec) error {
 			return fmt.Errorf("bind %s: %w", m[0], err)
 		}
 	}
+	// The runner's Go caches, copy-on-write, mounted now (their lower dirs may lie where the
+	// covers go) and moved under the scratch below. One that will not mount is left out:
+	// the build then starts cold.
+	var overlays []Overlay
+	for i, o := range s.Overlays {
+		stageOv := fmt.Sprintf("/run/.sandbox-overlay-%d", i)
+		if os.Mkdir(stageOv, 0o700) != nil {
+			continue
+		}
+		opts := "lowerdir=" + o.Lower + ",upperdir=" + o.Upper + ",workdir=" + o.Work
+		if unix.Mount("overlay", stageOv, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts) != nil {
+			_ = os.Remove(stageOv)
+			continue
+		}
+		o.Lower = stageOv // where it is staged, until moved to its Target
+		overlays = append(overlays, o)
+	}
 	var inside []string // hidden paths inside the checkout, covered once it is back
 	covered := map[string]bool{}
 	for _, p := range append([]string{"/var/run", "/tmp", "/var/tmp"}, s.Hide...) {
@@ -317,6 +387,17 @@ func setup(s *Spec) error {
 		if err := os.MkdirAll(filepath.Join(ScratchDir, v[1]), 0o700); err != nil {
 			return fmt.Errorf("scratch: %w", err)
 		}
+	}
+	keep := map[string]bool{root: true, ScratchDir: true, "/proc": true}
+	for _, o := range overlays {
+		if err := os.MkdirAll(o.Target, 0o700); err != nil {
+			return fmt.Errorf("scratch: %w", err)
+		}
+		if err := unix.Mount(o.Lower, o.Target, "", unix.MS_MOVE, ""); err != nil {
+			return fmt.Errorf("go cache: %w", err)
+		}
+		_ = os.Remove(o.Lower)
+		keep[o.Target] = true
 	}
 	// The checkout exists on the host; what MkdirAll makes is inside a cover.
 	if err := os.MkdirAll(root, 0o755); err != nil {
@@ -348,7 +429,7 @@ func setup(s *Spec) error {
 		return fmt.Errorf("mount /proc: %w", err)
 	}
 	// /proc stays writable: the command's uid_map is written through it (a box-only mount).
-	if err := readOnly(map[string]bool{root: true, ScratchDir: true, "/proc": true}); err != nil {
+	if err := readOnly(keep); err != nil {
 		return err
 	}
 	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=64m,mode=1777"); err != nil && !errors.Is(err, unix.ENOENT) {

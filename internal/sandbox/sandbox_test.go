@@ -372,3 +372,38 @@ true`}, Dir: ck, Env: []string{"PATH=" + os.Getenv("PATH")}}, &out)
 	}
 	absent(t, filepath.Join(mnt, "planted"))
 }
+
+// Go's caches in the box start warm and stay the runner's: the runner's build
+// cache is read through a copy-on-write overlay at the scratch's GOCACHE, so
+// a side's build reuses it (a cold cache cost the demo's build minutes) while
+// nothing it writes there, or changes, reaches the runner's or the other side's.
+func TestPrepareGoCacheWarmAndCopyOnWrite(t *testing.T) {
+	home := outside(t)
+	cache := filepath.Join(home, ".cache", "go-build")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := filepath.Join(cache, "entry-d")
+	if err := os.WriteFile(entry, []byte("compiled\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := checked(t, t.TempDir(), `
+c=`+sandbox.ScratchDir+`/cache/go-build
+[ "$(cat $c/entry-d 2>/dev/null)" = compiled ] && echo warm
+echo poisoned > $c/entry-d || echo BROKEN:entry-not-writable-in-box
+echo new > $c/new-d || echo BROKEN:cache-not-writable-in-box`,
+		"HOME="+home, "GOCACHE="+cache)
+	if !strings.Contains(out, "warm") {
+		if os.Getuid() == 0 { // root (CI, this machine): an overlay in the box's namespace mounts
+			t.Fatalf("the runner's build cache is not read in the box:\n%s", out)
+		}
+		t.Skipf("no overlay here (the build starts cold):\n%s", out)
+	}
+	if strings.Contains(out, "BROKEN") {
+		t.Errorf("Go could not write its cache in the box:\n%s", out)
+	}
+	if b, _ := os.ReadFile(entry); string(b) != "compiled\n" {
+		t.Errorf("the box changed the runner's cache entry: %q", b)
+	}
+	absent(t, filepath.Join(cache, "new-d"))
+}
