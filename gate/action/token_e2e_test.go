@@ -67,7 +67,7 @@ func TestRegression_NoTokenInTheGatesProcessTree(t *testing.T) {
 	h.contexts = map[string]string{
 		"github.action_path": root, "github.action_ref": "", "github.action_repository": "",
 		"github.server_url": "https://github.com", "github.token": token,
-		"runner.os": "Linux", "runner.arch": e2eRunnerArch(),
+		"runner.os": "Linux", "runner.arch": e2eRunnerArch(), "runner.temp": h.runnerTemp,
 	}
 	const oidc = "oidc-request-secret-4711"
 	h.env = map[string]string{
