@@ -42,7 +42,21 @@ func TestRegression_NoTokenInTheGatesProcessTree(t *testing.T) {
 
 	root := e2eRepoRoot(t)
 	tmp := t.TempDir()
-	pidFIFO, goFIFO := filepath.Join(tmp, "pid.fifo"), filepath.Join(tmp, "go.fifo")
+	// The FIFOs lie where the prepare box shows them (read-only, which a FIFO
+	// does not mind): not under /tmp or $TMPDIR, which the box covers.
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifos, err := os.MkdirTemp(cache, "loadgate-token-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(fifos) })
+	pidFIFO, goFIFO := filepath.Join(fifos, "pid.fifo"), filepath.Join(fifos, "go.fifo")
 	for _, p := range []string{pidFIFO, goFIFO} {
 		if err := syscall.Mkfifo(p, 0o600); err != nil {
 			t.Fatal(err)
@@ -159,7 +173,16 @@ func TestRegression_NoTokenInTheGatesProcessTree(t *testing.T) {
 			t.Fatalf("step %q exited %d", st.label(), code)
 		}
 		if st.ID == "gate" {
-			s := <-scanned
+			var s scan
+			select {
+			case s = <-scanned:
+			case <-time.After(10 * time.Second): // prepare never wrote: end the reader's open
+				if f, err := os.OpenFile(pidFIFO, os.O_RDWR, 0); err == nil {
+					f.Close()
+				}
+				s = <-scanned
+				s.err = fmt.Errorf("the prepare script never wrote its pid (%v): is %s hidden in the box?", s.err, pidFIFO)
+			}
 			if s.err != nil {
 				t.Fatalf("reading the gate step's processes: %v", s.err)
 			}
