@@ -464,3 +464,32 @@ func TestRegression_WritableBindPlantsGitHooks(t *testing.T) {
 		}
 	}
 }
+
+// Review of issue 46's fix: an include or extends path that compose
+// interpolates ("./x$$.yaml", "${HOME}/x.yaml") was skipped by the bounds and
+// the scans, and one reached through a plain alias (include: *inc, a service
+// *anchored with extends.file) was never looked at. Both are refused now.
+func TestRegression_IncludeThroughInterpolationOrAlias(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "x.yaml"), []byte("services:\n  x:\n    image: scratch\n    privileged: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"interpolated include": "include: [\"${HOME}/x.yaml\"]\nservices:\n  api:\n    image: scratch\n",
+		"escaped dollar":       "include: [\"./x$$.yaml\"]\nservices:\n  api:\n    image: scratch\n",
+		"aliased include":      "x-inc: &inc [" + filepath.Join(outside, "x.yaml") + "]\ninclude: *inc\nservices:\n  api:\n    image: scratch\n",
+		"aliased service":      "x-svc: &s {extends: {file: " + filepath.Join(outside, "x.yaml") + ", service: x}}\nservices:\n  api: *s\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			f := filepath.Join(dir, "compose.yaml")
+			if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := compose.Check(context.Background(), compose.Options{Files: []string{f}, Root: dir})
+			if !compose.IsRefused(err) || !(strings.Contains(err.Error(), "interpolated") || strings.Contains(err.Error(), "outside the side's checkout")) {
+				t.Errorf("want refused (interpolated or outside the checkout), got %v", err)
+			}
+		})
+	}
+}

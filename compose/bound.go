@@ -44,8 +44,11 @@ func boundFiles(files []string, root string) (map[string]*yaml.Node, error) {
 		}
 		docs[f] = doc
 		for _, ref := range referenced(doc) {
-			if strings.Contains(ref.path, "$") || strings.Contains(ref.path, "://") {
-				continue // interpolated or remote (refused offline): compose-go says
+			if strings.Contains(ref.path, "://") {
+				continue // remote: compose-go refuses it offline
+			}
+			if strings.Contains(ref.path, "$") { // interpolated after this check: not bounded, not scanned
+				return nil, fmt.Errorf("%s:%d: %s (%s) is interpolated: write the path literally: refused", filepath.Base(f), ref.line, ref.key, ref.path)
 			}
 			p := ref.path
 			if !filepath.IsAbs(p) {
@@ -222,16 +225,16 @@ func referenced(doc *yaml.Node) []fileRef {
 	if doc == nil || len(doc.Content) == 0 {
 		return nil
 	}
-	top := doc.Content[0]
+	top := unalias(doc.Content[0])
 	var out []fileRef
 	add := func(key string, n *yaml.Node) {
-		if n != nil && n.Kind == yaml.ScalarNode {
+		if n = unalias(n); n != nil && n.Kind == yaml.ScalarNode {
 			out = append(out, fileRef{key: key, path: n.Value, line: n.Line})
 		}
 	}
 	if _, inc := child(top, "include"); inc != nil && inc.Kind == yaml.SequenceNode {
 		for _, it := range inc.Content {
-			switch it.Kind {
+			switch it = unalias(it); it.Kind {
 			case yaml.ScalarNode:
 				add("include", it)
 			case yaml.MappingNode:

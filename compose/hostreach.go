@@ -41,13 +41,21 @@ func where(files []string, path ...string) string {
 	return found
 }
 
+// unalias is the node an alias (*anchor) stands for, n itself otherwise.
+func unalias(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
 func child(m *yaml.Node, key string) (k, v *yaml.Node) {
-	if m.Kind != yaml.MappingNode {
+	if m = unalias(m); m == nil || m.Kind != yaml.MappingNode {
 		return nil, nil
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
-			return m.Content[i], m.Content[i+1]
+			return m.Content[i], unalias(m.Content[i+1])
 		}
 	}
 	// A merge key (<<: *anchor, or a list of them) brings its mapping's keys.
