@@ -170,7 +170,7 @@ func TestCompareGolden(t *testing.T) {
 				hs[1].Steal = &result.Steal{WindowS: 60, Load: result.StealCores{CPUs: "1", StolenS: 7.2, Share: 0.12}}
 			})
 		}, verdict.Inconclusive, []string{
-			"limit 5 ms), the hypervisor took 12% of the generator's cores (steal); its lateness at p95 (400 ms) could explain the change there",
+			"limit 5 ms), the hypervisor took 12% of the generator's cores (steal); its lateness at p99 (833 ms) could explain the change at p95",
 			"or lower the rate; the steal is other guests' work on this machine's host, which no pinning avoids: only a quieter host does",
 			"> **GENERATOR BEHIND SCHEDULE** — head round 2: 57% of requests late (2 122 of 3 724, limit 1%), lateness p99 833 ms (n=3 724, limit 5 ms), the hypervisor took 12% of the generator's cores (steal). These rounds are not trustworthy",
 			"— not called a regression: the generator fell behind its schedule in head round 2",

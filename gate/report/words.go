@@ -263,14 +263,18 @@ func untrustedNote(u verdict.UntrustedRound) string {
 		untrustedName(u), GeneratorWhy(u.Generator), latenessCheckText(u.Lateness, "could"), need)
 }
 
-// latenessCheckText is "; its lateness at p95 (4 ms) could explain the change
-// there (sustain/api p95 10 → 20 ms)", or "" without a check; modal: "could", "cannot".
+// latenessCheckText is "; its lateness at p99 (4 ms) could explain the change
+// at p95 (sustain/api p95 10 → 20 ms)", or "" without a check; modal: "could", "cannot".
 func latenessCheckText(ck *verdict.LatenessCheck, modal string) string {
 	if ck == nil {
 		return ""
 	}
-	return fmt.Sprintf("; its lateness at %s (%s ms) %s explain the change there (%s/%s %s %s → %s ms)",
-		ck.Metric, MS(ck.LatenessMS), modal, ck.Phase, ck.Workload, ck.Metric, MS(ck.BaseMS), MS(ck.HeadMS))
+	at := ck.LatenessAt
+	if at == "" { // a verdict.json of before lateness_at: read at the judged percentile
+		at = ck.Metric
+	}
+	return fmt.Sprintf("; its lateness at %s (%s ms) %s explain the change at %s (%s/%s %s %s → %s ms)",
+		at, MS(ck.LatenessMS), modal, ck.Metric, ck.Phase, ck.Workload, ck.Metric, MS(ck.BaseMS), MS(ck.HeadMS))
 }
 
 // latenessNotedText words NoteLatenessNoted: a round behind its schedule, judged.

@@ -34,9 +34,18 @@ func TestCheckLateness(t *testing.T) {
 		// The same lateness judged at p99: 1.75 ms is still far under a
 		// quarter of the change.
 		{"12x slower at p99", 10, 120, on, lateBy(0.06, 1.75), 0.99, false, true, "head", false},
-		// A/A at 10 ms, head late at p95 by 0.08 ms: a quarter of the
-		// tolerance's 1 ms is 0.25 ms, more than the lateness. Judged.
-		{"A/A, lateness under the bar", 10, 10.2, on, lateBy(0.08, 1.8), 0.95, false, true, "head", false},
+		// A/A at 10 ms, head late at p95 by 0.08 ms but at p99 by 1.8 ms:
+		// lateness is read at (1+q)/2 (p97.5, so p99 here), since the late
+		// sends need not be the slow ones; 1.8 ms ≥ a quarter of the
+		// tolerance's 1 ms. Set aside.
+		{"A/A, late at p99 though not at p95", 10, 10.2, on, lateBy(0.08, 1.8), 0.95, false, true, "head", true},
+		// A/A at 10 ms, head late by 0.1 ms up to p99: under the bar of
+		// 0.25 ms at every quantile that could matter. Judged.
+		{"A/A, lateness under the bar", 10, 10.2, on, lateBy(0.08, 0.1), 0.95, false, true, "head", false},
+		// Review of issue 45's rule: 3% of head's sends 20 ms late, its p95
+		// lateness ~0, a +30% change at p95. The late sends can carry the
+		// p95 by themselves (their p99 lateness 20 ms ≥ 0.75 ms). Set aside.
+		{"few sends very late, p95 lateness nil", 10, 13, on, lateBy(0, 20), 0.95, false, true, "head", true},
 		// Head 2× slower and late by 4 ms at p95: 4 ≥ 2.5 ms (a quarter of
 		// the 10 ms change). Set aside.
 		{"2x slower, lateness a third of it", 10, 20, on, lateBy(4, 6), 0.95, false, true, "head", true},
@@ -48,8 +57,9 @@ func TestCheckLateness(t *testing.T) {
 		// Within the tolerance, base late by 0.3 ms at 10 ms: enough to hide
 		// a change of the tolerance's size (bar 0.25 ms). Set aside.
 		{"within tolerance, base late enough to hide a change", 10, 10.3, lateBy(0.3, 2), on, 0.95, true, false, "base", true},
-		// Within the tolerance, the larger of both sides' lateness is named.
-		{"within tolerance, both behind", 10, 10.1, lateBy(0.1, 2), lateBy(0.2, 2), 0.95, true, true, "head", false},
+		// Within the tolerance, the larger of both sides' lateness is named
+		// (at p97.5, so p99: 2 ms each, enough to hide a change). Set aside.
+		{"within tolerance, both behind", 10, 10.1, lateBy(0.1, 2), lateBy(0.2, 3), 0.95, true, true, "head", true},
 		// A side on schedule is never suspect, however late its summary.
 		{"head on schedule", 10, 20, on, lateBy(9, 9), 0.95, false, false, "head", false},
 		// No lateness explains nothing, not even no change.
@@ -59,7 +69,7 @@ func TestCheckLateness(t *testing.T) {
 		// p99 itself may be 1.8 ms (18%) higher; 1.8 ≥ 0.25 ms. Set aside.
 		{"serial server at p99", 10, 10, on, lateBy(0.05, 1.8), 0.99, false, true, "head", true},
 	} {
-		ck := verdict.CheckLateness(tc.baseMS, tc.headMS, verdict.DefaultTolerance, tc.latB, tc.latH, tc.q, tc.behindB, tc.behindH)
+		ck := verdict.CheckLateness(tc.baseMS, tc.headMS, verdict.DefaultTolerance, tc.latB, tc.latH, 0, 0, tc.q, tc.behindB, tc.behindH)
 		if ck.Explains != tc.explains || ck.Side != tc.side {
 			t.Errorf("%s: explains %v (side %s, lateness %v ms, bar %v ms), want %v (side %s)",
 				tc.name, ck.Explains, ck.Side, ck.LatenessMS, ck.BarMS, tc.explains, tc.side)
