@@ -38,6 +38,8 @@ type waiter struct {
 	abortOnce sync.Once
 	aborted   chan struct{} // closed by abort
 
+	oneP int8 // onlyP: 0 not read yet, 1 GOMAXPROCS is 1, -1 more
+
 	// beforePark (tests only) runs between arming the timerfd and parking.
 	beforePark func()
 }
@@ -150,9 +152,17 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 			return err
 		}
 		if woke := w.clock(); woke < due {
-			// Awake before due: keep the core, yield it to nothing (a goroutine let in now
-			// could run past the due time); at most half the wait, at most marginMax.
-			for w.clock() < due {
+			// Awake before due: keep the core (at most half the wait, at most marginMax).
+			// With other Ps, yield it to nothing (a goroutine let in now could run past the
+			// due time); alone on one P, let the readers in: a response they stamp late
+			// would carry the generator's spin in its latency.
+			if w.onlyP() {
+				for w.clock() < due {
+					runtime.Gosched()
+				}
+			} else {
+				for w.clock() < due {
+				}
 			}
 			w.spun += w.clock() - woke
 			w.early++
@@ -166,6 +176,18 @@ func (w *waiter) until(ctx context.Context, due time.Duration) error {
 		return errAborted
 	}
 	return nil
+}
+
+// onlyP reports whether the generator runs on one P (GOMAXPROCS 1), read once:
+// GOMAXPROCS(0) takes the scheduler's lock, too dear for every wait.
+func (w *waiter) onlyP() bool {
+	if w.oneP == 0 {
+		w.oneP = -1
+		if runtime.GOMAXPROCS(0) == 1 {
+			w.oneP = 1
+		}
+	}
+	return w.oneP == 1
 }
 
 // sleepUntil sleeps until wake on a runtime timer to coarseSlack before, then a timerfd (or
