@@ -21,6 +21,7 @@ require (
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/mod v0.41.0
 	golang.org/x/sys v0.50.0
+	gonum.org/v1/gonum v0.17.0
 	google.golang.org/grpc v1.78.0
 	google.golang.org/protobuf v1.36.10
 	gopkg.in/yaml.v3 v3.0.1

@@ -1,6 +1,8 @@
 package history
 
 import (
+	"gonum.org/v1/gonum/stat"
+
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -130,10 +132,4 @@ func bestSplit(xs []float64, minSize int) (int, float64) {
 	return best, bestQ
 }
 
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
+func mean(xs []float64) float64 { return stat.Mean(xs, nil) }

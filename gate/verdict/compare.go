@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"gonum.org/v1/gonum/stat"
+
 	"errors"
 	"fmt"
 	"math"
@@ -1206,13 +1208,7 @@ func minSucceeded(sets ...[]sideRound) int64 {
 	return m
 }
 
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
+func mean(xs []float64) float64 { return stat.Mean(xs, nil) }
 
 // RoundSD is the sample sd of a comparison's log RoundRatios (NaN below two).
 func RoundSD(c Comparison) float64 {

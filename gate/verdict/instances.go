@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"gonum.org/v1/gonum/stat"
+
 	"math"
 
 	"github.com/loadgate/loadgate/gate/result"
@@ -149,6 +151,5 @@ func variance(xs []float64) float64 {
 	if len(xs) < 2 {
 		return 0
 	}
-	s := stddev(xs, mean(xs))
-	return s * s
+	return stat.Variance(xs, nil)
 }

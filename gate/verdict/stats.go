@@ -3,9 +3,14 @@ package verdict
 import (
 	"math"
 	"sync"
+
+	"gonum.org/v1/gonum/mathext"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// The statistics of a comparison, without a statistics library.
+// The distributions of a comparison, from gonum (distuv, mathext); what no
+// library offers (the group-sequential boundary, the exact signed-rank test,
+// Wilson and Newcombe intervals) is here and beside it.
 
 // normQuantile returns z with Φ(z) = p for 0 < p < 1 (±Inf at 0 and 1).
 func normQuantile(p float64) float64 {
@@ -15,19 +20,10 @@ func normQuantile(p float64) float64 {
 	case p >= 1:
 		return math.Inf(1)
 	}
-	if p < 1e-8 || p > 1-1e-8 {
-		// 2p−1 loses digits near ±1: refine with Newton on Φ (erfc keeps them).
-		z := math.Sqrt2 * math.Erfinv(2*p-1)
-		for range 3 {
-			f := 0.5*math.Erfc(-z/math.Sqrt2) - p
-			z -= f / (math.Exp(-z*z/2) / math.Sqrt(2*math.Pi))
-		}
-		return z
-	}
-	return math.Sqrt2 * math.Erfinv(2*p-1)
+	return distuv.UnitNormal.Quantile(p)
 }
 
-// betaInc is the regularized incomplete beta I_x(a, b) (continued fraction, Lentz).
+// betaInc is the regularized incomplete beta I_x(a, b).
 func betaInc(x, a, b float64) float64 {
 	switch {
 	case x <= 0:
@@ -35,105 +31,34 @@ func betaInc(x, a, b float64) float64 {
 	case x >= 1:
 		return 1
 	}
-	la, _ := math.Lgamma(a)
-	lb, _ := math.Lgamma(b)
-	lab, _ := math.Lgamma(a + b)
-	front := math.Exp(lab - la - lb + a*math.Log(x) + b*math.Log1p(-x))
-	if x < (a+1)/(a+b+2) {
-		return front * betaCF(x, a, b) / a
-	}
-	return 1 - front*betaCF(1-x, b, a)/b
-}
-
-// betaCF evaluates the continued fraction of betaInc by modified Lentz.
-func betaCF(x, a, b float64) float64 {
-	const tiny = 1e-300
-	qab, qap, qam := a+b, a+1, a-1
-	c, d := 1.0, 1-qab*x/qap
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
-	d = 1 / d
-	h := d
-	// step takes one term aa into c and d and returns the factor for h.
-	step := func(aa float64) float64 {
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		return d * c
-	}
-	for m := 1; m <= 10000; m++ {
-		fm := float64(m)
-		m2 := 2 * fm
-		h *= step(fm * (b - fm) * x / ((qam + m2) * (a + m2)))
-		del := step(-(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2)))
-		h *= del
-		if math.Abs(del-1) < 1e-15 {
-			break
-		}
-	}
-	return h
+	return mathext.RegIncBeta(a, b, x)
 }
 
 // tCDF is P(T ≤ t) for Student's t with df > 0 degrees of freedom.
 func tCDF(t, df float64) float64 {
-	if math.IsInf(t, 0) {
-		if t > 0 {
-			return 1
-		}
-		return 0
-	}
-	tail := 0.5 * betaInc(df/(df+t*t), df/2, 0.5)
-	if t >= 0 {
-		return 1 - tail
-	}
-	return tail
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(t)
 }
 
 type tKey struct{ p, df float64 }
 
 var tCache sync.Map // tKey → float64
 
-// tQuantile returns t with P(T ≤ t) = p (df ≥ 1), cached.
+// tQuantile returns t with P(T ≤ t) = p (df ≥ 1), cached: the simulations ask
+// for a few quantiles millions of times.
 func tQuantile(p, df float64) float64 {
-	if p == 0.5 {
+	switch {
+	case p == 0.5:
 		return 0
-	}
-	if p < 0.5 {
-		return -tQuantile(1-p, df)
-	}
-	if p >= 1 {
+	case p <= 0:
+		return math.Inf(-1)
+	case p >= 1:
 		return math.Inf(1)
 	}
 	k := tKey{p, df}
 	if v, ok := tCache.Load(k); ok {
 		return v.(float64)
 	}
-	lo, hi := 0.0, math.Max(2*normQuantile(p), 1)
-	for tCDF(hi, df) < p {
-		lo, hi = hi, hi*2
-		if hi > 1e12 {
-			break
-		}
-	}
-	for range 200 {
-		mid := (lo + hi) / 2
-		if tCDF(mid, df) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-		if hi-lo <= 1e-13*math.Max(1, hi) {
-			break
-		}
-	}
-	t := (lo + hi) / 2
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
 	tCache.Store(k, t)
 	return t
 }
