@@ -44,6 +44,14 @@ func commentCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return action.CommentCommand(ctx, args, parser(stderr), stdout, stderr)
 }
 
+func acceptCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return action.AcceptCommand(ctx, args, parser(stderr), stdout)
+}
+
+func ondemandCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return action.OnDemandCmd(ctx, args, parser(stderr), stdout)
+}
+
 func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	v, judged, err := action.HistoryCommand(ctx, args, parser(stderr), stdout, stderr)
 	if err != nil || !judged {

@@ -94,6 +94,7 @@ func TestActionEndToEnd(t *testing.T) {
 		"github.action_repository": "",
 		"github.server_url":        "https://github.com",
 		"github.token":             token,
+		"github.event_name":        "pull_request",
 		"runner.os":                "Linux",
 		"runner.arch":              e2eRunnerArch(),
 		"runner.temp":              h.runnerTemp,
@@ -353,7 +354,7 @@ type e2eHarness struct {
 var (
 	exprRE    = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
 	stepOutRE = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
-	ifRE      = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*(==|!=)\s*'([^']*)'$`)
+	ifRE      = regexp.MustCompile(`^((?:steps\.[A-Za-z_][A-Za-z0-9_-]*\.outputs|inputs|github)\.[A-Za-z_][A-Za-z0-9_-]*)\s*(==|!=)\s*'([^']*)'$`)
 )
 
 // eval evaluates the expressions this harness provides; anything else is
@@ -395,7 +396,8 @@ func (h *e2eHarness) expand(s, where string) string {
 }
 
 // cond evaluates a step's if: a conjunction (&&) of !cancelled(),
-// always(), success() and steps.<id>.outputs.<name> == or != '<value>'.
+// always(), success() and steps.<id>.outputs.<name>, inputs.<name> or
+// github.<name> == or != '<value>'.
 // Without a status function, success() is implied: the step runs only when
 // no earlier one failed.
 func (h *e2eHarness) cond(st *actionStep) bool {
@@ -416,11 +418,11 @@ func (h *e2eHarness) cond(st *actionStep) bool {
 			continue
 		}
 		m := ifRE.FindStringSubmatch(c)
-		v, err := h.eval("steps." + m[1] + ".outputs." + m[2])
+		v, err := h.eval(m[1])
 		if err != nil {
 			h.t.Fatalf("step %q: if: %v", st.label(), err)
 		}
-		ok = ok && (v == m[4]) == (m[3] == "==")
+		ok = ok && (v == m[3]) == (m[2] == "==")
 	}
 	if !status && h.failed {
 		return false
@@ -444,7 +446,7 @@ func parseCond(s string) ([]string, error) {
 		case t == "!cancelled()" || t == "always()" || t == "success()" || ifRE.MatchString(t):
 			terms = append(terms, t)
 		default:
-			return nil, fmt.Errorf("if: %q: %q is not a term this harness evaluates (!cancelled(), always(), success(), steps.<id>.outputs.<name> == or != '<value>')", s, t)
+			return nil, fmt.Errorf("if: %q: %q is not a term this harness evaluates (!cancelled(), always(), success(), steps.<id>.outputs.<name>, inputs.<name> or github.<name> == or != '<value>')", s, t)
 		}
 	}
 	return terms, nil
@@ -1070,7 +1072,7 @@ func TestActionHarness(t *testing.T) {
 	act := loadActionFile(t, filepath.Join(e2eRepoRoot(t), "action.yml"))
 	h := &e2eHarness{t: t, act: act, outputs: map[string]map[string]string{}, contexts: map[string]string{
 		"github.action_path": "/a", "github.action_ref": "", "github.action_repository": "",
-		"github.server_url": "https://github.com", "github.token": "x", "runner.os": "Linux", "runner.arch": "X64", "runner.temp": "/t",
+		"github.server_url": "https://github.com", "github.token": "x", "github.event_name": "pull_request", "runner.os": "Linux", "runner.arch": "X64", "runner.temp": "/t",
 	}}
 	h.resolveInputs(map[string]string{"scenario": "s.yaml"})
 	check := func(where, s string) {

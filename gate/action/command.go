@@ -143,3 +143,35 @@ func CommentCommand(ctx context.Context, args []string, parse ParseFunc, stdout,
 	}
 	return nil
 }
+
+// AcceptCommand is `loadgate accept --github`, the Action's step before the gate (AcceptStep).
+func AcceptCommand(ctx context.Context, args []string, parse ParseFunc, stdout io.Writer) error {
+	fs := flag.NewFlagSet("accept", flag.ContinueOnError)
+	step := fs.Bool("github", false, "the Action's accept step: check the "+verdict.AcceptLabel+" label of this pull_request event, with the github-token input")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if !*step {
+		return rounds.Usagef("accept: only the Action's step, --github, is implemented (see loadgate accept -h)")
+	}
+	if err := AcceptStep(ctx, stdout, os.Getenv, nil); err != nil {
+		return rounds.Usagef("accept: %w", err)
+	}
+	return nil
+}
+
+// OnDemandCmd is `loadgate ondemand --github`, the on-demand workflow's first step (OnDemandStep).
+func OnDemandCmd(ctx context.Context, args []string, parse ParseFunc, stdout io.Writer) error {
+	fs := flag.NewFlagSet("ondemand", flag.ContinueOnError)
+	step := fs.Bool("github", false, "the on-demand workflow's step: check this issue_comment event's "+SlashCommand+" and pin the pull request's commits, with the github-token input")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if !*step {
+		return rounds.Usagef("ondemand: only the workflow's step, --github, is implemented (see loadgate ondemand -h)")
+	}
+	if err := OnDemandStep(ctx, stdout, os.Getenv, nil); err != nil {
+		return rounds.Usagef("ondemand: %w", err)
+	}
+	return nil
+}

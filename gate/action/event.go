@@ -33,6 +33,17 @@ type Event struct {
 	RunEvent      string // the triggering run's event, e.g. pull_request
 	RunConclusion string // success, failure, …
 	HeadRepo      string // the head repository's owner/name
+
+	Comment *IssueComment // issue_comment: the comment; PR is its pull request's number, 0 on an issue
+}
+
+// IssueComment is an issue_comment event's comment, as GitHub wrote it.
+type IssueComment struct {
+	ID          int64
+	Body        string
+	Login       string // its author
+	UserType    string // "User", "Bot"
+	Association string // author_association: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, …
 }
 
 // ReadEvent parses the payload at env.EventPath; without one only Name is set.
@@ -84,6 +95,14 @@ func ParseEvent(name string, data []byte) (Event, error) {
 	case *github.WorkflowRunEvent:
 		ev.Action = p.GetAction()
 		err = ev.workflowRun(p.WorkflowRun)
+	case *github.IssueCommentEvent:
+		ev.Action = p.GetAction()
+		if is := p.GetIssue(); is != nil && is.IsPullRequest() { // (a value receiver)
+			ev.PR = is.GetNumber()
+		}
+		c := p.GetComment()
+		ev.Comment = &IssueComment{ID: c.GetID(), Body: c.GetBody(), Login: c.GetUser().GetLogin(),
+			UserType: c.GetUser().GetType(), Association: c.GetAuthorAssociation()}
 	case *github.WorkflowDispatchEvent:
 		ev.Inputs, err = dispatchInputs(p.Inputs)
 		ev.DefaultBranch = p.GetRepo().GetDefaultBranch()

@@ -14,7 +14,7 @@ import (
 func TestExampleWorkflows(t *testing.T) {
 	declared := map[string]map[string]bool{}
 	for uses, file := range map[string]string{"loadgate/loadgate@v1": "../../action.yml", "loadgate/loadgate/comment@v1": "../../comment/action.yml",
-		"loadgate/loadgate/history@v1": "../../history/action.yml"} {
+		"loadgate/loadgate/history@v1": "../../history/action.yml", "loadgate/loadgate/ondemand@v1": "../../ondemand/action.yml"} {
 		var a struct{ Inputs map[string]any }
 		readYAML(t, file, &a)
 		declared[uses] = map[string]bool{}

@@ -17,11 +17,15 @@ const forkRows = 100
 // ForkComment is the fork comment's Markdown, built from the artifact's verdict.json, never
 // its Markdown: every artifact string is escaped, the provenance line first so nothing hides
 // it. head is the commit the triggering run measured, runURL and artifactURL its links.
+// f.Accepted is shown: set it from the API (PublishFromDir confirms it), never the artifact.
 func ForkComment(f *report.GateVerdictFile, head, runURL, artifactURL string) string {
 	var b strings.Builder
 	b.WriteString(forkProvenance(head, runURL, artifactURL))
 	b.WriteString("\n\n")
 	forkHeadline(&b, f)
+	if f.Accepted != nil {
+		b.WriteString("\n> **" + inert(report.AcceptedText(*f.Accepted)) + "**\n")
+	}
 	forkTable(&b, f)
 	for i, list := range [][]string{f.Reasons, f.Notes} {
 		if len(list) == 0 {

@@ -36,11 +36,15 @@ var titleRE = regexp.MustCompile(`^# (loadgate[A-Za-z ]*):`)
 
 // Titled puts the verdict in the report's title ("# loadgate gate: NAME — REGRESSION"), or adds one.
 func Titled(md, scenario string, v verdict.Value) string {
+	return titledWord(md, scenario, VerdictWord(v))
+}
+
+// titledWord is Titled with the title's word given ("REGRESSION, ACCEPTED").
+func titledWord(md, scenario, word string) string {
 	name := EscapeMarkdown(scenario)
 	if name == "" {
 		name = "(unnamed scenario)"
 	}
-	word := VerdictWord(v)
 	lines := strings.SplitAfter(md, "\n")
 	for i, l := range lines {
 		if i >= 12 || strings.HasPrefix(l, "## ") {

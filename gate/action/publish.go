@@ -23,13 +23,14 @@ import (
 
 // Publication is what a gate run publishes.
 type Publication struct {
-	Scenario     string          // the scenario's name: one comment per scenario
-	ScenarioFile string          // the scenario file, relative to the repository: annotations point at it
-	Verdict      verdict.Verdict // the verdict; its value and workloads give outputs and annotations
-	Markdown     string          // the Markdown summary (report.CompareSummary): summary and comment
-	ReportPath   string          // the report file: the report output
-	CommentPath  string          // the file holding Markdown, in ResultsDir: the fork comment workflow's comment ("": ReportPath)
-	ResultsDir   string          // the results directory: the results-dir output; the manifest goes there
+	Scenario     string              // the scenario's name: one comment per scenario
+	ScenarioFile string              // the scenario file, relative to the repository: annotations point at it
+	Verdict      verdict.Verdict     // the verdict; its value and workloads give outputs and annotations
+	Accepted     *verdict.Acceptance // the failing verdict accepted by label (exit 0); nil when not
+	Markdown     string              // the Markdown summary (report.CompareSummary): summary and comment
+	ReportPath   string              // the report file: the report output
+	CommentPath  string              // the file holding Markdown, in ResultsDir: the fork comment workflow's comment ("": ReportPath)
+	ResultsDir   string              // the results directory: the results-dir output; the manifest goes there
 }
 
 // Outcome is what Publish did; Notices and Warnings were also printed.
@@ -64,6 +65,9 @@ func (o *Outcome) warning(a *githubactions.Action, format string, args ...any) {
 // never nil.
 func Publish(a *githubactions.Action, env *Env, ev Event, in Inputs, p Publication) (*Outcome, error) {
 	out := &Outcome{ExitCode: ExitCode(p.Verdict, in.FailOn), Regressions: Regressions(p.Verdict)}
+	if p.Accepted != nil && verdict.Acceptable(p.Verdict, out.ExitCode) {
+		out.ExitCode = 0
+	}
 	var errs []error
 
 	if p.ResultsDir != "" {
@@ -120,7 +124,11 @@ func PublishComment(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	out.Regressions = m.Regressions
 	runURL := env.RunURL()
 	footer := commentFooter(ev.HeadSHA, runURL, ArtifactURL(in.ArtifactURL, runURL), "")
-	comment(ctx, a, env, in.Token, ev.PR, m.Scenario, m.Verdict, md, footer, hc, ev.Fork, out)
+	word := VerdictWord(m.Verdict)
+	if m.AcceptedBy != "" {
+		word += ", ACCEPTED"
+	}
+	comment(ctx, a, env, in.Token, ev.PR, m.Scenario, word, md, footer, hc, ev.Fork, out)
 	return out
 }
 
@@ -136,7 +144,7 @@ func ArtifactURL(given, runURL string) string {
 }
 
 // comment creates or edits the scenario's comment, recording the outcome in out.
-func comment(ctx context.Context, a *githubactions.Action, env *Env, token string, pr int, scenario string, value verdict.Value, markdown, footer string, hc *http.Client, fork bool, out *Outcome) {
+func comment(ctx context.Context, a *githubactions.Action, env *Env, token string, pr int, scenario, word, markdown, footer string, hc *http.Client, fork bool, out *Outcome) {
 	if !validName(scenario) {
 		// A marker only from the scenario's name: any other is another comment.
 		out.warning(a, "loadgate: no comment on #%d: the scenario name %q is not a valid scenario name", pr, clipName(scenario))
@@ -155,7 +163,7 @@ func comment(ctx context.Context, a *githubactions.Action, env *Env, token strin
 		out.warning(a, "loadgate: no comment on #%d: %v", pr, err)
 		return
 	}
-	body, cut := CommentBody(scenario, Titled(markdown, scenario, value), footer)
+	body, cut := CommentBody(scenario, titledWord(markdown, scenario, word), footer)
 	out.CommentCut = cut
 	me, err := WhoAmI(ctx, c, env.GraphQL())
 	var up Upserted
@@ -291,7 +299,7 @@ func annotate(a *githubactions.Action, p Publication, failOn FailOn) {
 	anns := annotations(p.Verdict)
 	var errs, warns []annotation
 	for _, an := range anns {
-		if failsGate(an.value, failOn) {
+		if failsGate(an.value, failOn) && p.Accepted == nil {
 			errs = append(errs, an)
 		} else {
 			warns = append(warns, an)
@@ -336,6 +344,7 @@ type Manifest struct {
 	Regressions []string      `json:"regressions"`
 	Report      string        `json:"report"` // the Markdown report, relative to the results directory
 	RunID       int64         `json:"run_id"`
+	AcceptedBy  string        `json:"accepted_by,omitempty"` // who accepted the failing verdict (exit_code then 0)
 }
 
 func writeManifest(p Publication, ev Event, env *Env, out *Outcome) error {
@@ -362,6 +371,9 @@ func writeManifest(p Publication, ev Event, env *Env, out *Outcome) error {
 	m := Manifest{
 		Schema: ManifestSchema, Scenario: p.Scenario, PR: ev.PR, HeadSHA: ev.HeadSHA,
 		Verdict: p.Verdict.Value, ExitCode: out.ExitCode, Regressions: out.Regressions, Report: rel,
+	}
+	if p.Accepted != nil && out.ExitCode == 0 {
+		m.AcceptedBy = p.Accepted.By
 	}
 	if env != nil {
 		m.RunID = env.RunID
@@ -397,6 +409,8 @@ func ReadManifest(dir string) (Manifest, string, error) {
 		return m, "", fmt.Errorf("%s: head_sha %q is not a commit", ManifestFile, clipName(m.HeadSHA))
 	case m.PR < 0:
 		return m, "", fmt.Errorf("%s: bad pull request number %d", ManifestFile, m.PR)
+	case m.AcceptedBy != "" && !loginRE.MatchString(m.AcceptedBy):
+		return m, "", fmt.Errorf("%s: accepted_by %q is not a login", ManifestFile, clipName(m.AcceptedBy))
 	case !filepath.IsLocal(filepath.FromSlash(m.Report)):
 		return m, "", fmt.Errorf("%s: report %q is not inside the results directory", ManifestFile, m.Report)
 	}
@@ -504,9 +518,43 @@ func PublishFromDir(ctx context.Context, a *githubactions.Action, env *Env, ev E
 	if ev.RunID != 0 && env.Repository != "" {
 		runURL = fmt.Sprintf("%s/%s/actions/runs/%d", env.ServerURL, env.Repository, ev.RunID)
 	}
+	word := VerdictWord(vf.Value)
+	if vf.Accepted = confirmAccept(ctx, a, c, env, ev, pr, want, vf, m); vf.Accepted != nil {
+		word += ", ACCEPTED"
+	}
 	md := ForkComment(vf, want, runURL, ArtifactURL(artifactURL, runURL))
-	comment(ctx, a, env, token, pr, m.Scenario, vf.Value, md, "", hc, false, out)
+	comment(ctx, a, env, token, pr, m.Scenario, word, md, "", hc, false, out)
 	return out, nil
+}
+
+// confirmAccept is the artifact's claimed acceptance checked again through the API
+// (CheckAccept, of the triggering run, which must have succeeded); nil when there is
+// none or it does not hold. The artifact's own claim is never shown.
+func confirmAccept(ctx context.Context, a *githubactions.Action, c *github.Client, env *Env, ev Event, pr int, head string, vf *report.GateVerdictFile, m Manifest) *verdict.Acceptance {
+	if vf.Accepted == nil && m.AcceptedBy == "" {
+		return nil
+	}
+	claim := m.AcceptedBy
+	if vf.Accepted != nil {
+		claim = vf.Accepted.By
+	}
+	if ev.Name != "workflow_run" || ev.RunConclusion != "success" {
+		a.Noticef("loadgate: the artifact says accepted by %q, but its run concluded %q: not shown", clipName(claim), ev.RunConclusion)
+		return nil
+	}
+	acc, why, err := CheckAccept(ctx, c, AcceptQuery{Owner: env.Owner, Repo: env.Repo, PR: pr, HeadSHA: head, RunID: ev.RunID})
+	switch {
+	case err != nil:
+		why = err.Error()
+	case acc == nil && why == "":
+		why = "no " + verdict.AcceptLabel + " label"
+	}
+	if acc == nil {
+		a.Noticef("loadgate: the artifact says accepted by %q, which the API does not confirm (%s): not shown", clipName(claim), why)
+		return nil
+	}
+	acc.VerdictExitCode = vf.ExitCode
+	return acc
 }
 
 // readForkArtifact reads and checks the artifact's manifest and verdict.json.
@@ -582,7 +630,18 @@ func CommentStep(ctx context.Context, w io.Writer, getenv func(string) string, d
 	if err != nil {
 		return nil, err
 	}
-	return PublishComment(ctx, a, env, ev, in, dir, nil), nil
+	ws := env.Workspace
+	if ws == "" {
+		ws = "."
+	}
+	onDemandHead(ctx, ws, &ev)
+	out := PublishComment(ctx, a, env, ev, in, dir, nil)
+	if dir != "" {
+		if m, _, err := ReadManifest(dir); err == nil && m.RunID == env.RunID && m.PR == ev.PR && strings.EqualFold(m.HeadSHA, ev.HeadSHA) {
+			postStatus(ctx, a, env, in.Token, ev, m, nil, out)
+		}
+	}
+	return out, nil
 }
 
 func envAndEvent(getenv func(string) string) (*Env, Event, error) {

@@ -67,6 +67,7 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	if dir == "" {
 		dir = "."
 	}
+	onDemandHead(ctx, dir, &ev)
 	if keys := PersistedCredentials(ctx, dir); len(keys) > 0 {
 		a.Warningf("loadgate: the checkout keeps a token in its git config (%s), within reach of the pull request's code the gate runs; check out with persist-credentials: false", strings.Join(keys, ", "))
 	}
@@ -96,6 +97,7 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	if code := res.ExitCode; code != gr.Verdict.ExitCode() {
 		gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteFailOn, FailOn: string(in.FailOn), ExitCode: code, VerdictExitCode: gr.Verdict.ExitCode()})
 	}
+	s.accept(a, ev, &gr, &res)
 	if gr.Verdict.Value == verdict.Inconclusive {
 		a.Warningf("loadgate %s: inconclusive: the difference is within the noise; the report says what would decide it (more rounds, a longer sustain)", name)
 	}
@@ -104,7 +106,7 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 		return res, err
 	}
 	outcome, err := Publish(a, env, ev, in, Publication{
-		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Markdown: string(md),
+		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Accepted: gr.Accepted, Markdown: string(md),
 		ReportPath: filepath.Join(out, "report.md"), CommentPath: filepath.Join(out, "comment.md"), ResultsDir: out,
 	})
 	if err != nil {
@@ -112,6 +114,23 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	}
 	res.Outcome, res.ExitCode = outcome, outcome.ExitCode
 	return res, nil
+}
+
+// accept applies the accept step's checked label (AcceptedEnv) to a failing verdict:
+// the step exits 0 and the reports say who accepted it; the verdict is unchanged.
+func (s Step) accept(a *githubactions.Action, ev Event, gr *rounds.Outcome, res *StepResult) {
+	acc, why := acceptedFor(s.Getenv, ev)
+	switch {
+	case why != "":
+		a.Warningf("loadgate: %s: not accepted", why)
+	case acc == nil:
+	case !verdict.Acceptable(gr.Verdict, res.ExitCode):
+		a.Infof("loadgate: %s by @%s: nothing to accept (verdict %s, exit %d); only a failing verdict that measured something is accepted", acc.Label, acc.By, gr.Verdict.Value, res.ExitCode)
+	default:
+		acc.ExitCode, acc.VerdictExitCode = 0, res.ExitCode
+		gr.Accepted, res.ExitCode = acc, 0
+		a.Noticef("loadgate: %s", report.AcceptedText(*acc))
+	}
 }
 
 // inputs reads the environment, event and inputs, warning of a token given to this step.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/verdict"
 )
@@ -319,6 +320,10 @@ func mdAnswer(b *md, g *gateReport) {
 	a := answerOf(g)
 	b.line("**%s**", mdEscKeep(a.headline(mdStyle)))
 	b.line("")
+	if g.Accepted != nil {
+		b.line("> **%s**", mdEscKeep(AcceptedText(*g.Accepted)))
+		b.line("")
+	}
 	if len(a.rows) > 0 {
 		conf := Confidence(g.Verdict.Confidence)
 		b.header("llrrlrl", "workload", "measure", g.Base.Name, g.Head.Name, "change ("+conf+" interval)", "rounds · requests", "verdict")
@@ -373,6 +378,9 @@ func mdEscKeep(s string) string {
 func textAnswer(b *txt, g *gateReport) {
 	a := answerOf(g)
 	b.line("%s", a.headline(textStyle))
+	if g.Accepted != nil {
+		b.line("%s", AcceptedText(*g.Accepted))
+	}
 	for _, l := range a.limits(textStyle) {
 		b.line("  %s", l)
 	}
@@ -488,4 +496,10 @@ func mdMeaning(b *md, g *gateReport) {
 		b.line("- **rounds**: each round ran base and head one after the other, alternating which went first, so a drift of the machine falls on both ([how](%s#duet-or-abba-rounds)).", DocsURL)
 	}
 	b.line("")
+}
+
+// AcceptedText says who accepted a failing verdict, on which head, and what it changes.
+func AcceptedText(a verdict.Acceptance) string {
+	return fmt.Sprintf("Accepted by @%s (%s access) with the label %s on head %s, %s: this check passes (exit %d, the verdict's %d); the verdict and its numbers are as measured.",
+		a.By, a.Permission, a.Label, result.ShortHash(a.HeadSHA), a.LabeledAt.UTC().Format("2006-01-02 15:04 UTC"), a.ExitCode, a.VerdictExitCode)
 }

@@ -46,6 +46,8 @@ type GateVerdictFile struct {
 	Sides            []GateSideFile           `json:"sides"`
 	Notes            []string                 `json:"notes"`
 	Shards           []rounds.ShardInfo       `json:"shards,omitempty"` // a merged gate's, by K
+	// Accepted: the failing verdict accepted by label; value and exit_code stay the verdict's.
+	Accepted *verdict.Acceptance `json:"accepted,omitempty"`
 }
 
 type GateScenario struct {
@@ -85,7 +87,7 @@ func CompareJSON(w io.Writer, out rounds.Outcome) error {
 		Rounds:   g.Rounds, Order: o.label(), Paused: o.paused,
 		Tolerance: v.Tolerance, ToleranceFloorMs: v.ToleranceFloorMs, Confidence: v.Confidence, Percentile: v.Percentile,
 		UntrustedRounds: v.Untrusted, LeftOutRounds: v.LeftOut, Noise: v.Noise, Sequential: v.Sequential, Notes: g.warnings(),
-		Shards: g.Shards,
+		Shards: g.Shards, Accepted: g.Accepted,
 	}
 	for _, bf := range o.baseFirst {
 		if bf {

@@ -21,6 +21,7 @@ type Outcome struct {
 	Head     SideResults
 	Rounds   int // paired rounds; 0: len(Head.Results)
 	Verdict  verdict.Verdict
-	Notes    []verdict.Note // the caller's notes (a gate's set-up and plan), worded by NoteText with the verdict's
-	Shards   []ShardInfo    // a merged gate's shards, by K (Merge); nil for one runner
+	Notes    []verdict.Note      // the caller's notes (a gate's set-up and plan), worded by NoteText with the verdict's
+	Shards   []ShardInfo         // a merged gate's shards, by K (Merge); nil for one runner
+	Accepted *verdict.Acceptance // a failing verdict accepted by label (the Action's accept step); nil when not
 }

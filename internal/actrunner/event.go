@@ -78,6 +78,32 @@ func PushPayload(repo, ref, before, after string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// Comment is a new comment on pull request PR of Repo.
+type Comment struct {
+	PR          int
+	Repo        string // "owner/name"
+	Body        string
+	Login       string // its author, a User
+	Association string // author_association: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE
+}
+
+// IssueCommentPayload is an issue_comment event (created) for c.
+func IssueCommentPayload(c Comment) ([]byte, error) {
+	m, err := template("issue_comment-created.json")
+	if err != nil {
+		return nil, err
+	}
+	m["action"] = "created"
+	setRepo(m, "repository", c.Repo, "main")
+	is := m["issue"].(map[string]any)
+	is["number"], is["state"] = c.PR, "open"
+	is["pull_request"] = map[string]any{"url": fmt.Sprintf("https://api.github.com/repos/%s/pulls/%d", c.Repo, c.PR)}
+	cm := m["comment"].(map[string]any)
+	cm["body"], cm["author_association"] = c.Body, c.Association
+	cm["user"] = map[string]any{"login": c.Login, "type": "User"}
+	return json.Marshal(m)
+}
+
 // Run is a completed workflow run, as a workflow_run event tells of it.
 type Run struct {
 	ID         int64

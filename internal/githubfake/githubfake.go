@@ -2,7 +2,9 @@
 // (under "" or GHES's "/api/v3") and downloads that loadgate's action and
 // workflows use, storing what they write for the test to read back: GET /user,
 // GraphQL's viewer, issue comments (list, create, edit, delete), a pull
-// request, releases, tags, a run's artifacts, release downloads.
+// request (its labels and base), an issue's timeline, a collaborator's
+// permission, a workflow run, commit statuses, releases, tags, a run's
+// artifacts, release downloads.
 //
 // Where it differs from GitHub:
 //
@@ -17,6 +19,9 @@
 //     rate limits, ETags or conditional requests. GraphQL answers only the viewer.
 //   - per_page defaults to 30, at most 100; Link URLs name this server.
 //   - objects carry only the fields loadgate reads.
+//   - a timeline holds only AddTimeline's events; a permission is
+//     SetPermission's, "none" for any other user and 404 for a "[bot]" login
+//     (GitHub: "not a user"); a run is SetRun's, else 404.
 //   - an artifact's zip is at /_artifacts/{id}, tokenless (no signed blob URL).
 //   - only AddRelease and AddArtifact add releases, tags and artifacts.
 //
@@ -65,6 +70,35 @@ type Pull struct {
 	HeadSHA  string
 	HeadRef  string // default "master"
 	HeadRepo string // "owner/name" of the head; default "forker/<Repo>"
+	BaseSHA  string
+	BaseRef  string   // default "main"
+	Labels   []string // the labels' names
+	State    string   // default "open"
+}
+
+// TimelineEvent is one event of an issue's timeline (GET …/issues/{n}/timeline).
+type TimelineEvent struct {
+	Event     string    // "labeled", "unlabeled", "head_ref_force_pushed", …
+	Actor     User      // who did it
+	Label     string    // labeled, unlabeled: the label's name
+	CommitID  string    // head_ref_force_pushed: the new head
+	CreatedAt time.Time // when
+	ViaApp    string    // performed_via_github_app's slug, "" when none
+}
+
+// Run is a workflow run as GET …/actions/runs/{id} tells it.
+type Run struct {
+	HeadSHA   string
+	Event     string
+	CreatedAt time.Time // the run's first attempt
+}
+
+// Status is a commit status as POSTed.
+type Status struct {
+	State       string `json:"state"`
+	Context     string `json:"context"`
+	Description string `json:"description"`
+	TargetURL   string `json:"target_url"`
 }
 
 // Release is a release: its tag, flags and assets (name → content).
@@ -109,6 +143,10 @@ type Server struct {
 	releases  map[string][]Release // "owner/name" → newest first
 	tags      map[string][]map[string]any
 	artifacts []Artifact
+	timeline  map[int][]TimelineEvent
+	perms     map[string]string
+	runs      map[int64]Run
+	statuses  map[string][]Status
 	requests  []string
 	edited    []int64
 	deleted   []int64
@@ -119,7 +157,8 @@ type Server struct {
 func New(owner, repo, token, apiPrefix string) *Server {
 	s := &Server{Owner: owner, Repo: repo, Token: token, apiPrefix: strings.TrimRight(apiPrefix, "/"),
 		comments: map[int][]*Comment{}, nextID: 1000, pulls: map[int]Pull{},
-		releases: map[string][]Release{}, tags: map[string][]map[string]any{}, now: time.Now}
+		releases: map[string][]Release{}, tags: map[string][]map[string]any{}, now: time.Now,
+		timeline: map[int][]TimelineEvent{}, perms: map[string]string{}, runs: map[int64]Run{}, statuses: map[string][]Status{}}
 	api := http.NewServeMux()
 	api.HandleFunc("GET /user", s.user)
 	api.HandleFunc("POST /graphql", s.graphql)
@@ -128,6 +167,10 @@ func New(owner, repo, token, apiPrefix string) *Server {
 	api.HandleFunc("PATCH /repos/{o}/{r}/issues/comments/{id}", s.edit)
 	api.HandleFunc("DELETE /repos/{o}/{r}/issues/comments/{id}", s.del)
 	api.HandleFunc("GET /repos/{o}/{r}/pulls/{n}", s.pull)
+	api.HandleFunc("GET /repos/{o}/{r}/issues/{n}/timeline", s.timelineList)
+	api.HandleFunc("GET /repos/{o}/{r}/collaborators/{u}/permission", s.permission)
+	api.HandleFunc("GET /repos/{o}/{r}/actions/runs/{id}", s.run)
+	api.HandleFunc("POST /repos/{o}/{r}/statuses/{sha}", s.createStatus)
 	api.HandleFunc("GET /repos/{o}/{r}/releases", s.releaseList)
 	api.HandleFunc("GET /repos/{o}/{r}/tags", s.tagList)
 	api.HandleFunc("GET /repos/{o}/{r}/actions/runs/{id}/artifacts", s.artifactList)
@@ -256,6 +299,35 @@ func (s *Server) DeletePull(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.pulls, n)
+}
+
+// AddTimeline appends events to issue n's timeline (keep them in time order).
+func (s *Server) AddTimeline(n int, evs ...TimelineEvent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timeline[n] = append(s.timeline[n], evs...)
+}
+
+// SetPermission gives login the permission ("admin", "write", "read", "none";
+// "maintain" and "triage" answer as write and read, with role_name kept).
+func (s *Server) SetPermission(login, perm string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.perms[login] = perm
+}
+
+// SetRun makes workflow run id.
+func (s *Server) SetRun(id int64, r Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs[id] = r
+}
+
+// Statuses is the commit statuses POSTed on sha, in order.
+func (s *Server) Statuses(sha string) []Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Status(nil), s.statuses[sha]...)
 }
 
 // AddRelease adds a release of full ("owner/name") and its tag on commit, as the newest.
@@ -505,8 +577,106 @@ func (s *Server) pull(w http.ResponseWriter, r *http.Request) {
 	if ref == "" {
 		ref = "master"
 	}
-	reply(w, 200, map[string]any{"number": n, "state": "open",
-		"head": map[string]any{"sha": p.HeadSHA, "ref": ref, "repo": map[string]any{"full_name": repo}}})
+	baseRef, state := p.BaseRef, p.State
+	if baseRef == "" {
+		baseRef = "main"
+	}
+	if state == "" {
+		state = "open"
+	}
+	labels := []map[string]any{}
+	for _, l := range p.Labels {
+		labels = append(labels, map[string]any{"name": l})
+	}
+	reply(w, 200, map[string]any{"number": n, "state": state, "labels": labels,
+		"head": map[string]any{"sha": p.HeadSHA, "ref": ref, "repo": map[string]any{"full_name": repo}},
+		"base": map[string]any{"sha": p.BaseSHA, "ref": baseRef, "repo": map[string]any{"full_name": s.Owner + "/" + s.Repo}}})
+}
+
+func (s *Server) timelineList(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	all := s.timeline[n]
+	lo, hi := s.page(w, r, len(all))
+	out := []map[string]any{}
+	for _, e := range all[lo:hi] {
+		m := map[string]any{"event": e.Event, "created_at": e.CreatedAt.UTC().Format(time.RFC3339),
+			"actor": e.Actor}
+		if e.Label != "" {
+			m["label"] = map[string]any{"name": e.Label}
+		}
+		if e.CommitID != "" {
+			m["commit_id"] = e.CommitID
+		}
+		if e.ViaApp != "" {
+			m["performed_via_github_app"] = map[string]any{"slug": e.ViaApp}
+		}
+		out = append(out, m)
+	}
+	reply(w, 200, out)
+}
+
+func (s *Server) permission(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	u := r.PathValue("u")
+	if strings.HasSuffix(u, "[bot]") {
+		fail(w, 404, u+" is not a user")
+		return
+	}
+	role, ok := s.perms[u]
+	if !ok {
+		role = "none"
+	}
+	perm := role
+	switch role {
+	case "maintain":
+		perm = "write"
+	case "triage":
+		perm = "read"
+	}
+	reply(w, 200, map[string]any{"permission": perm, "role_name": role, "user": User{Login: u, Type: "User"}})
+}
+
+func (s *Server) run(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	run, ok := s.runs[id]
+	if !ok {
+		fail(w, 404, "Not Found")
+		return
+	}
+	reply(w, 200, map[string]any{"id": id, "head_sha": run.HeadSHA, "event": run.Event,
+		"created_at": run.CreatedAt.UTC().Format(time.RFC3339)})
+}
+
+func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	var st Status
+	if err := json.NewDecoder(r.Body).Decode(&st); err != nil {
+		fail(w, 400, "Problems parsing JSON")
+		return
+	}
+	switch st.State {
+	case "pending", "success", "failure", "error":
+	default:
+		fail(w, 422, "Validation Failed: state")
+		return
+	}
+	if len(st.Description) > 140 {
+		fail(w, 422, "Validation Failed: description is too long (maximum is 140 characters)")
+		return
+	}
+	sha := r.PathValue("sha")
+	s.statuses[sha] = append(s.statuses[sha], st)
+	reply(w, 201, st)
 }
 
 func (s *Server) releaseList(w http.ResponseWriter, r *http.Request) {
