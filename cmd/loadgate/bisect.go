@@ -36,6 +36,13 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := validateGates(f); err != nil {
 		return err
 	}
+	// A gate's generator pins this process to its cpus and keeps it there: planned
+	// once, every gate runs on the first one's stack and generator cpus.
+	plan, err := f.stack.PlanCPUs()
+	if err != nil {
+		return usageErr("bisect: %w", err)
+	}
+	f.stack.StackCPUs, f.stack.LoadCPUs = plan.Stack.String(), plan.Load.String()
 	wd, err := os.Getwd()
 	if err != nil {
 		return usageErr("bisect: %w", err)

@@ -109,6 +109,10 @@ func Run(ctx context.Context, cfg Config, gate GateFunc) (Outcome, error) {
 		start := now()
 		v, err := gate(ctx, g.Base.SHA, g.Head.SHA, g.Dir)
 		g.Seconds = now().Sub(start).Seconds()
+		if err == nil && v.Value == verdict.Unusable { // an interrupted or failed gate: exit 3, as loadgate gate's
+			g.Verdict = v.Value
+			err = rounds.Unusable(&rounds.NotesError{Op: "gate", Notes: v.Notes})
+		}
 		if err != nil {
 			g.Error, o.Error = err.Error(), err.Error()
 			o.Gates = append(o.Gates, g)

@@ -119,6 +119,19 @@ func TestRunStopsOnAGateError(t *testing.T) {
 	}
 }
 
+// Regression: a gate interrupted mid-load returns an unusable verdict and
+// no error; the bisection went on as if it were inconclusive (exit 1). It
+// stops as unusable (exit 3), as loadgate gate does.
+func TestRunStopsOnAnUnusableVerdict(t *testing.T) {
+	good, cs := history(4)
+	o, err := bisect.Run(context.Background(), bisect.Config{Good: good, Commits: cs}, func(context.Context, string, string, string) (verdict.Verdict, error) {
+		return verdict.Verdict{Value: verdict.Unusable, Notes: []verdict.Note{{Code: verdict.NoteInterrupted}}}, nil
+	})
+	if !errors.Is(rounds.KindOf(err), rounds.ErrUnusable) || len(o.Gates) != 1 || o.Gates[0].Verdict != verdict.Unusable || o.Answer != "" {
+		t.Errorf("err %v, outcome %+v; want unusable after one gate, no answer", err, o)
+	}
+}
+
 // The clock seam times each gate.
 func TestRunTimesGates(t *testing.T) {
 	good, cs := history(1)

@@ -28,7 +28,7 @@ func BisectProgress(g bisect.Gate, est, n int, done bool) string {
 	}
 	took := (time.Duration(g.Seconds) * time.Second).String()
 	if g.Error != "" {
-		return head + fmt.Sprintf("%s: no verdict after %s", commitText(g.Head.SHA), took)
+		return head + fmt.Sprintf("%s: %s after %s", commitText(g.Head.SHA), gateEnd(g), took)
 	}
 	return head + fmt.Sprintf("%s %s: %s in %s", commitText(g.Head.SHA), callWord(g.Call), bisectLead(g, textStyle), took)
 }
@@ -60,7 +60,7 @@ func BisectMarkdown(w io.Writer, o bisect.Outcome, out string) error {
 		}
 		v, call := string(g.Verdict), callWord(g.Call)
 		if g.Error != "" {
-			v, call = "no verdict", dash
+			v, call = gateEnd(g), dash
 		}
 		line("| %d | %s %s (%d of %d) | %s %s | %s | %s | %s | %s | `%s` |", g.K, mdCommit(g.Head.SHA), mdEsc(oneLine(g.Head.Subject)), g.Pair.Head, o.N,
 			againstWord(g.Pair), mdCommit(g.Base.SHA), v, call, bisectLead(g, mdStyle), seconds(g.Seconds), strings.ReplaceAll(filepath.ToSlash(dir), "`", "'"))
@@ -141,7 +141,7 @@ func bisectAnswer(o bisect.Outcome, st style) string {
 	if st.mark {
 		why = mdEsc(why)
 	}
-	return fmt.Sprintf("**STOPPED:** gate %d (%s against %s) ended without a verdict (%s); %s.", last.K, commitCode(last.Head.SHA, st), commitCode(last.Base.SHA, st), why, left)
+	return fmt.Sprintf("**STOPPED:** gate %d (%s against %s) ended without a decision (%s); %s.", last.K, commitCode(last.Head.SHA, st), commitCode(last.Base.SHA, st), why, left)
 }
 
 // bisectLead is the comparison that decided a gate: "api_read p95 +25.0% (+21.3% … +28.9%)".
@@ -159,6 +159,14 @@ func bisectLead(g bisect.Gate, st style) string {
 		s += " " + string(c.Value)
 	}
 	return s
+}
+
+// gateEnd is how a gate that stopped the bisection ended: unusable, or no verdict.
+func gateEnd(g bisect.Gate) string {
+	if g.Verdict == "" {
+		return "no verdict"
+	}
+	return string(g.Verdict)
 }
 
 func callWord(c bisect.Call) string {
