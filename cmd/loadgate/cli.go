@@ -49,7 +49,7 @@ func moduleVersion(def string) string {
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
 	"run": runCmd, "report": reportCmd, "up": upCmd, "down": downCmd, "gate": gateCmd, "compare": compareCmd,
 	"calibrate": calibrateCmd, "baseline": baselineCmd, "comment": commentCmd, "sweep": sweepCmd, "soak": soakCmd, "stub": stubCmd, "history": historyCmd, "merge": mergeCmd, "check": checkCmd,
-	"accept": acceptCmd, "ondemand": ondemandCmd,
+	"accept": acceptCmd, "ondemand": ondemandCmd, "bisect": bisectCmd,
 }
 
 // run is the whole program but for the process: args without the program name.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loadgate/loadgate/gate/bisect"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/soak"
@@ -65,6 +66,15 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitUsage
+}
+
+// bisectExit is a finished bisection's exit: 0 when it named the commit, else 1
+// (not attributable, not reproduced, or a gate undecided), its answer the message.
+func bisectExit(o bisect.Outcome) error {
+	if o.Answer == bisect.Found {
+		return nil
+	}
+	return &codedError{"bisect: " + report.BisectAnswer(o), exitFail}
 }
 
 // soakOutcome is soak's verdictExit; a pass's summary goes to stderr.

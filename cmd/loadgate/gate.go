@@ -31,27 +31,15 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.Head, "head", "", "the head git `ref` (default: the working tree)")
 	fs.StringVar(&f.Against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
 	fs.StringVar(&f.ScenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base) or head (UNSAFE for a required check: the change judged sets its own bar)")
-	f.Auto = true // the default (bench/gate-quality.md)
-	fs.Var(rounds.CountFlag{N: &f.Rounds, Auto: &f.Auto}, "rounds", "paired rounds: a number, or auto (the default: sequential, judged after every pair from the 4th round, stopping when decided, at --max-rounds or at --budget)")
-	fs.IntVar(&f.MaxRounds, "max-rounds", rounds.DefaultMaxRounds, "with --rounds auto: the most paired rounds")
-	fs.StringVar(&f.Shape, "round-shape", "", "how a round is cut: windows (each stack instance runs the warm-up and earlier phases once, then judged windows of the judged phase; each side's stack brought up 3 times) or scenario (every round the whole scenario, one instance); default: windows for --rounds auto against a base where the scenario allows, else scenario")
-	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: --rounds auto stops before a pair would overrun it; with a fixed --rounds it caps what an inconclusive comparison asks for")
-	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
+	f.addRoundFlags(fs)
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
-	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants every round, both stacks up, so both share the machine's noise (--duet=false: ABBA rounds, the idle side paused; off against a baseline)")
-	fs.DurationVar(&f.Compare.ToleranceFloor, "tolerance-floor", verdict.DefaultToleranceFloor, "absolute floor of the tolerance: a latency change within ±max(tolerance × base, floor) is no change (default: base's scenario's tolerance_floor, else 50µs; can only lower it)")
 	fs.StringVar(&f.failOn, "fail-on", "regression", "which verdicts exit 1: regression (and fail, not measured), inconclusive (those and inconclusive too), threshold (absolute thresholds only) or never")
 	fs.StringVar(&f.Continue, "continue", "", "with --rounds auto: a `dir` of an earlier attempt's rounds; those of the same base, head, scenario and policy are this gate's first looks of one sequential test, and this attempt's rounds are written back to it")
 	fs.Var(&f.Shard, "shard", "run shard `K/N` of the rounds on this runner and write them with no verdict (shard.json); `loadgate merge` judges the shards together")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	f.ToolVersion = rounds.ToolVersion(version)
-	// Unset, both are base's scenario's (else the defaults); set, they can only tighten it.
-	if !cliflag.IsSet(fs, "tolerance") {
-		f.Compare.Tolerance = 0
-	}
-	f.ToleranceFloorSet = cliflag.IsSet(fs, "tolerance-floor")
+	f.settle(fs)
 	failOn, err := action.ParseFailOn(f.failOn)
 	if err != nil {
 		return usageErr("gate: --fail-on %q: %v", f.failOn, err)

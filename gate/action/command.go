@@ -35,8 +35,23 @@ func HistoryCommand(ctx context.Context, args []string, parse ParseFunc, stdout,
 	fs.TextVar((*verdict.Tolerance)(&opt.Tolerance), "tolerance", verdict.Tolerance(history.DefaultTolerance), "cumulative tolerance since --since (15% or 0.15)")
 	out := fs.String("out", "loadgate-out/history", "write history.md, history.json and one SVG per series to this `dir`")
 	format := fs.String("format", "markdown", "stdout: markdown or json")
+	direct := fs.String("direct", "", "the results `dir` of a gate of the last entry's commit against --since's: it, not the chain, decides the cumulative rule")
 	if err := parse(fs, args); err != nil {
 		return v, false, err
+	}
+	if *direct != "" {
+		if opt.Since == "" {
+			return v, false, rounds.Usagef("history: --direct needs --since, the commit the direct gate ran against")
+		}
+		o, err := report.ReadGate(*direct)
+		if err != nil {
+			return v, false, rounds.Usagef("history: --direct: %w", err)
+		}
+		d, err := history.DirectFromGate(o)
+		if err != nil {
+			return v, false, rounds.Usagef("history: --direct %s: %w", *direct, err)
+		}
+		opt.Direct = &d
 	}
 	if *scenario == "" {
 		return v, false, rounds.Usagef("history: --scenario NAME is required")

@@ -17,6 +17,9 @@ type Options struct {
 	Tolerance  float64 // of the cumulative change (0: DefaultTolerance)
 	Confidence float64 // of the cumulative intervals (0: 95%)
 	Detect     DetectOptions
+	// Direct, when set, is the last entry gated straight against Since's
+	// commit: its calls decide the cumulative rule; the chain stays the trend.
+	Direct *Direct
 }
 
 // Analysis is a history read: every series with its chain, change and change points.
@@ -26,6 +29,7 @@ type Analysis struct {
 	Tolerance  float64       `json:"tolerance"`
 	Confidence float64       `json:"confidence"`
 	Detect     DetectOptions `json:"detect"`
+	Direct     *Direct       `json:"direct,omitempty"` // the direct gate, when one decides
 	Chain      Chain         `json:"-"`
 	Series     []Series      `json:"series"`
 }
@@ -33,9 +37,11 @@ type Analysis struct {
 // Series is one workload's percentile over the history.
 type Series struct {
 	Key          Key           `json:"key"`
-	Points       []Point       `json:"points"`        // one per entry, in order
-	Total        Change        `json:"total"`         // from the Since entry to the last
-	ChangePoints []ChangePoint `json:"change_points"` // over the entries' absolute values
+	Points       []Point       `json:"points"`           // one per entry, in order
+	Total        Change        `json:"total"`            // from the Since entry to the last, chained
+	Direct       *Step         `json:"direct,omitempty"` // the direct gate's comparison of the same change
+	Rule         verdict.Value `json:"rule"`             // the cumulative rule's call: Direct's, else Total's
+	ChangePoints []ChangePoint `json:"change_points"`    // over the entries' absolute values
 }
 
 // Point is one entry of a series.
@@ -65,6 +71,12 @@ func Analyze(c Chain, opt Options) (Analysis, error) {
 		if a.Since = c.Index(opt.Since); a.Since < 0 {
 			return a, fmt.Errorf("history: since %s: no entry of that commit", opt.Since)
 		}
+	}
+	if opt.Direct != nil {
+		if err := opt.Direct.check(c, a.Since); err != nil {
+			return a, err
+		}
+		a.Direct = opt.Direct
 	}
 	for _, k := range c.seriesKeys() {
 		s, err := c.series(k, a)
@@ -121,6 +133,10 @@ func (c Chain) series(k Key, a Analysis) (Series, error) {
 		s.Points = append(s.Points, p)
 	}
 	s.Total = c.Cumulative(k, a.Since, len(c.Entries)-1, a.Confidence, a.Tolerance)
+	s.Rule = s.Total.Value
+	if s.Direct = a.Direct.step(k); s.Direct != nil {
+		s.Rule = s.Direct.Value
+	}
 	for _, cp := range Detect(logs, a.Detect) {
 		cp.Index = at[cp.Index]
 		s.ChangePoints = append(s.ChangePoints, cp)
@@ -154,10 +170,11 @@ func machine(m result.Machine) string {
 	return m.Host + " · " + m.CPUModel
 }
 
-// Value is regression if a series' cumulative change is one or its level rose past tolerance after Since.
+// Value is regression if a series' cumulative rule calls one (Series.Rule) or its level rose
+// past tolerance after Since.
 func (a Analysis) Value() verdict.Value {
 	for _, s := range a.Series {
-		if s.Total.Value == verdict.Regression {
+		if s.Rule == verdict.Regression {
 			return verdict.Regression
 		}
 		for _, cp := range s.ChangePoints {

@@ -29,11 +29,22 @@ func HistoryMarkdown(w io.Writer, a history.Analysis) error {
 		plural(len(es), "entry", "entries"), es[0].Date.Format("2006-01-02"), es[len(es)-1].Date.Format("2006-01-02"),
 		mdCommit(since.Commit), since.Date.Format("2006-01-02"), Confidence(a.Confidence), Percent(a.Tolerance),
 		Percent(a.Detect.Significance), Count(int64(a.Detect.Permutations)), a.Detect.Seed)
+	if d := a.Direct; d != nil {
+		line("")
+		line("The cumulative rule is decided by a direct paired gate of %s against %s (at the gate's tolerance, %s, from %s's scenario), "+
+			"not by the chain, whose interval widens with every link: the chain stays as the per-push trend.",
+			mdCommit(d.Head), mdCommit(d.Base), tolerancePM(d.Tolerance), mdCommit(d.Base))
+	}
 	for _, s := range a.Series {
 		line("")
 		line("### %s · %s %s", mdEsc(s.Key.Phase), mdEsc(s.Key.Workload), mdEsc(s.Key.Metric))
 		line("")
-		line("**%s** since %s: %s", strings.ToUpper(string(s.Total.Value)), mdCommit(since.Commit), changeText(s.Total, es))
+		if d := s.Direct; d != nil {
+			line("**%s** since %s, measured directly: %s. Chained: %s, %s against +%s (the trend).", strings.ToUpper(string(s.Rule)), mdCommit(since.Commit),
+				directText(*d), changeText(s.Total, es), s.Total.Value, Percent(a.Tolerance))
+		} else {
+			line("**%s** since %s: %s", strings.ToUpper(string(s.Rule)), mdCommit(since.Commit), changeText(s.Total, es))
+		}
 		for _, cp := range s.ChangePoints {
 			line("")
 			line("- change point at entry %d, %s: %s", cp.Index+1, commitRange(es, cp.Index), changePointText(cp))
@@ -68,6 +79,22 @@ func HistoryMarkdown(w io.Writer, a history.Analysis) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// directText is a direct gate's comparison: "+22.0% (+17.1% … +27.2%) in 12 paired rounds, regression".
+func directText(d history.Step) string {
+	if d.Ratio == 0 {
+		return fmt.Sprintf("%s, %s", dash, d.Value)
+	}
+	return fmt.Sprintf("%s in %s, %s", intervalText(d.Ratio, d.CILow, d.CIHigh), plural(d.Rounds, "paired round", "paired rounds"), d.Value)
+}
+
+// tolerancePM is a gate's tolerance, "±10%"; the default when unset.
+func tolerancePM(t float64) string {
+	if t == 0 {
+		t = verdict.DefaultTolerance
+	}
+	return "±" + Percent(t)
 }
 
 func mdCommit(c string) string { return "`" + commitText(c) + "`" }

@@ -30,7 +30,7 @@ func HistorySVG(w io.Writer, a history.Analysis, k history.Key) error {
 	h.since = commitText(h.es[a.Since].Commit)
 	h.n = len(s.Points)
 	h.every = max(1, (h.n+11)/12) // at most about twelve x labels
-	h.d.verdictTitle(historyColor(s.Total.Value), strings.ToUpper(string(s.Total.Value)), "· history "+a.Scenario+" · "+k.Phase+" · "+k.Workload+" "+k.Metric)
+	h.d.verdictTitle(historyColor(s.Rule), strings.ToUpper(string(s.Rule)), "· history "+a.Scenario+" · "+k.Phase+" · "+k.Workload+" "+k.Metric)
 	h.legend()
 	h.cumulativePanel()
 	h.absolutePanel()

@@ -13,8 +13,8 @@ var Stages = [][]string{
 	{"gate/verdict"},
 	// 3 one measured run, shared by every command that loads.
 	{"gate/session"},
-	// 4 orchestrate runs: the gate's rounds, the sweep, the soak, history.
-	{"gate/rounds", "gate/sweep", "gate/soak", "gate/history"},
+	// 4 orchestrate runs: the gate's rounds, the sweep, the soak, history, bisection.
+	{"gate/rounds", "gate/sweep", "gate/soak", "gate/history", "gate/bisect"},
 	// 5 words: every format and rendering.
 	{"gate/report"},
 	// 6 surfaces: the Action and stored baselines.

@@ -26,11 +26,11 @@ import (
 // Mode is the permission of every file written.
 const Mode fs.FileMode = 0o644
 
-// ResultFiles mark a directory as already holding a run's or gate's result.
-var ResultFiles = []string{"result.json", "verdict.json"}
+// ResultFiles mark a directory as already holding a run's, gate's or bisection's result.
+var ResultFiles = []string{"result.json", "verdict.json", "bisect.json"}
 
 // staleFiles are removed from a forced directory so no earlier file reads as the new result's.
-var staleFiles = []string{"result.json", "verdict.json", "report.md", "latency.svg", "snapshots.jsonl", "stats.jsonl"}
+var staleFiles = []string{"result.json", "verdict.json", "report.md", "latency.svg", "snapshots.jsonl", "stats.jsonl", "bisect.json", "bisect.md"}
 
 // ExistsError is Dir's error for a directory already holding a result.
 type ExistsError struct {
