@@ -61,8 +61,8 @@ func uploadedFile(t *testing.T, res *actrunner.Result, name string) string {
 
 // TestAcceptLabel: the quick start (examples/workflows/load-gate.yml) on
 // pull request #9, whose head makes the demo's backend slower, after a
-// maintainer (write access) added loadgate:accept to it, once the run had
-// begun: the accept step (with the token) finds the label, the gate step
+// maintainer (write access) added loadgate:accept to it once the run's
+// first attempt had ended, and re-ran it (attempt 2): the accept step (with the token) finds the label, the gate step
 // (without) judges the regression as measured and exits 0, and the job
 // passes. The comment's title says ACCEPTED, the comment and the job
 // summary name the maintainer and the head, and the artifact's verdict.json
@@ -80,12 +80,13 @@ func TestAcceptLabel(t *testing.T) {
 	defer api.Close()
 	began := time.Now().Add(-time.Minute).UTC()
 	api.SetRun(runID, githubfake.Run{HeadSHA: head, Event: "pull_request", CreatedAt: began})
+	api.SetAttempt(runID, 1, githubfake.Attempt{HeadSHA: head, UpdatedAt: began.Add(15 * time.Second)})
 	api.SetPull(pr, githubfake.Pull{HeadSHA: head, HeadRef: "slower", HeadRepo: userRepoName, BaseSHA: u.base, Labels: []string{verdict.AcceptLabel}})
 	api.SetPermission("maintainer", "write")
 	api.AddTimeline(pr, githubfake.TimelineEvent{Event: "labeled", Label: verdict.AcceptLabel,
 		Actor: githubfake.User{Login: "maintainer", Type: "User"}, CreatedAt: began.Add(30 * time.Second)})
 	res := u.run(t, ctx, api, actrunner.Spec{Workflow: ".github/workflows/load-gate.yml", Event: "pull_request", Payload: payload,
-		Env: map[string]string{"GITHUB_RUN_ID": strconv.Itoa(runID)}})
+		Env: map[string]string{"GITHUB_RUN_ID": strconv.Itoa(runID), "GITHUB_RUN_ATTEMPT": "2"}})
 
 	v := res.Output("gate", "verdict")
 	if !slices.Contains([]string{"regression", "fail"}, v) {
@@ -117,7 +118,7 @@ func TestAcceptLabel(t *testing.T) {
 // "/loadgate" comment on pull request #11: the ondemand action checks the
 // commenter and pins the head and base, the gate judges that head against
 // that base and comments, and the verdict is set as the commit status
-// loadgate/e2e-api on the head. A reader's "/loadgate" runs no gate.
+// loadgate/main/e2e-api on the head. A reader's "/loadgate" runs no gate.
 //
 // act runs actions/checkout for real when it names a ref (and offline it
 // cannot fetch), so here the workflow's checkout has no ref: the head is
@@ -161,8 +162,8 @@ func TestOnDemandComment(t *testing.T) {
 		t.Errorf("the comment does not name the head %s", result.ShortHash(head))
 	}
 	st := api.Statuses(head)
-	if len(st) != 1 || st[0].State != "success" || st[0].Context != action.StatusContext(scenarioName) {
-		t.Errorf("statuses on the head: %+v; want one success, %s", st, action.StatusContext(scenarioName))
+	if len(st) != 1 || st[0].State != "success" || st[0].Context != action.StatusContext("main", scenarioName) {
+		t.Errorf("statuses on the head: %+v; want one success, %s", st, action.StatusContext("main", scenarioName))
 	}
 
 	// A collaborator with read access: the ondemand step refuses, nothing runs.
