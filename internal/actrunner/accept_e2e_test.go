@@ -117,8 +117,8 @@ func TestAcceptLabel(t *testing.T) {
 // TestOnDemandComment: load-gate-on-demand.yml on a maintainer's
 // "/loadgate" comment on pull request #11: the ondemand action checks the
 // commenter and pins the head and base, the gate judges that head against
-// that base and comments, and the verdict is set as the commit status
-// loadgate/main/e2e-api on the head. A reader's "/loadgate" runs no gate.
+// that base and comments, the workflow replies naming the commit gated, and
+// the verdict is set as the commit status loadgate/main/e2e-api on the head. A reader's "/loadgate" runs no gate.
 //
 // act runs actions/checkout for real when it names a ref (and offline it
 // cannot fetch), so here the workflow's checkout has no ref: the head is
@@ -156,10 +156,16 @@ func TestOnDemandComment(t *testing.T) {
 		t.Errorf("verdict %q, job %q; want pass (or inconclusive), success", v, res.JobResult)
 	}
 	noTokenInGateStep(t, res)
-	c := oneComment(t, api, pr)
-	titled(t, c.Body, v)
-	if !strings.Contains(c.Body, result.ShortHash(head)) {
+	cs := api.Comments(pr)
+	if len(cs) != 2 || !strings.HasPrefix(cs[0].Body, action.Marker(scenarioName)+"\n") {
+		t.Fatalf("#%d has %d comments, want the gate's and the reply", pr, len(cs))
+	}
+	titled(t, cs[0].Body, v)
+	if !strings.Contains(cs[0].Body, result.ShortHash(head)) {
 		t.Errorf("the comment does not name the head %s", result.ShortHash(head))
+	}
+	if want := "gated head " + head + " against main (" + u.base + "): " + v + "."; !strings.Contains(cs[1].Body, want) {
+		t.Errorf("the reply %q does not say %q", cs[1].Body, want)
 	}
 	st := api.Statuses(head)
 	if len(st) != 1 || st[0].State != "success" || st[0].Context != action.StatusContext("main", scenarioName) {
@@ -172,8 +178,8 @@ func TestOnDemandComment(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = u.run(t, ctx, api, actrunner.Spec{Workflow: wf, Event: "issue_comment", Payload: payload, Env: map[string]string{"GITHUB_RUN_ID": "1101"}})
-	if res.Output("pr", "run") != "false" || res.Output("gate", "verdict") != "" || len(api.Statuses(head)) != 1 || len(api.Comments(pr)) != 1 {
-		t.Errorf("a reader's /loadgate: run %q, verdict %q, %d statuses, %d comments; want false, none, 1, 1",
+	if res.Output("pr", "run") != "false" || res.Output("gate", "verdict") != "" || len(api.Statuses(head)) != 1 || len(api.Comments(pr)) != 2 {
+		t.Errorf("a reader's /loadgate: run %q, verdict %q, %d statuses, %d comments; want false, none, 1, 2",
 			res.Output("pr", "run"), res.Output("gate", "verdict"), len(api.Statuses(head)), len(api.Comments(pr)))
 	}
 	if len(res.Grep("@reader has read access")) == 0 {
