@@ -155,8 +155,9 @@ func headMovedSince(ctx context.Context, c *github.Client, owner, repo string, p
 
 // OnDemandStep is `loadgate ondemand --github`, the first step of the on-demand
 // workflow (ondemand/action.yml), with the github-token input: CheckOnDemand, then
-// the outputs the workflow checks out and gates with. It fails only on a bad
-// environment; a refused comment sets run=false and says why.
+// the outputs the workflow checks out and gates with, its API work bounded by
+// apiTimeout. It fails on a bad environment, or unusable (exit 3) on an API that
+// did not answer; a refused comment sets run=false and says why.
 func OnDemandStep(ctx context.Context, w io.Writer, getenv func(string) string, hc *http.Client) error {
 	a := githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(getenv))
 	token := a.GetInput(InToken)
