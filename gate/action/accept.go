@@ -30,15 +30,21 @@ type AcceptQuery struct {
 	Owner, Repo string
 	PR          int
 	HeadSHA     string // the event's head: what the gate judges
-	RunID       int64  // this workflow run: a label counts only if added after it began
+	RunID       int64  // this workflow run
+	Attempt     int    // its attempt (GITHUB_RUN_ATTEMPT): only a re-run is accepted
 }
 
 // maxTimelinePages bounds the timeline read (100 events a page).
 const maxTimelinePages = 30
 
+// errTimelineTooLong: the timeline has more pages than maxTimelinePages; what was not
+// read was not checked, so nothing is accepted or pinned on it.
+var errTimelineTooLong = fmt.Errorf("timeline too long: not checked (over %d events)", maxTimelinePages*100)
+
 // CheckAccept reports whether q's pull request carries verdict.AcceptLabel, added by a
-// person with write access while q.HeadSHA was its head and after run q.RunID began
-// (so a new push needs a new label). why says why a label present does not accept
+// person with write access after the previous attempt of run q.RunID ended, on a re-run
+// (q.Attempt > 1) of the same head q.HeadSHA, with no force-push since the run began: the
+// label accepts the verdict its author saw. why says why a label present does not accept
 // ("" when there is no label, or it accepts); err is for an API that did not answer.
 func CheckAccept(ctx context.Context, c *github.Client, q AcceptQuery) (acc *verdict.Acceptance, why string, err error) {
 	pr, _, err := c.PullRequests.Get(ctx, q.Owner, q.Repo, q.PR)
@@ -55,6 +61,9 @@ func CheckAccept(ctx context.Context, c *github.Client, q AcceptQuery) (acc *ver
 	if h := pr.GetHead().GetSHA(); !strings.EqualFold(h, q.HeadSHA) {
 		return nil, fmt.Sprintf("#%d's head is now %s, this run judges %s: a label accepts only the head it was added on", q.PR, result.ShortHash(h), result.ShortHash(q.HeadSHA)), nil
 	}
+	if q.Attempt < 2 {
+		return nil, fmt.Sprintf("this is attempt %d of run %d: the label accepts only a re-run, once added after the failing attempt ended", max(q.Attempt, 1), q.RunID), nil
+	}
 	run, _, err := c.Actions.GetWorkflowRunByID(ctx, q.Owner, q.Repo, q.RunID)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading run %d (the token needs actions: read): %w", q.RunID, err)
@@ -66,6 +75,17 @@ func CheckAccept(ctx context.Context, c *github.Client, q AcceptQuery) (acc *ver
 	if began.IsZero() {
 		return nil, fmt.Sprintf("run %d has no start time", q.RunID), nil
 	}
+	prev, _, err := c.Actions.GetWorkflowRunAttempt(ctx, q.Owner, q.Repo, q.RunID, q.Attempt-1, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading attempt %d of run %d (the token needs actions: read): %w", q.Attempt-1, q.RunID, err)
+	}
+	ended := prev.GetUpdatedAt().Time
+	switch {
+	case !strings.EqualFold(prev.GetHeadSHA(), q.HeadSHA):
+		return nil, fmt.Sprintf("attempt %d of run %d is of head %s, not %s", q.Attempt-1, q.RunID, result.ShortHash(prev.GetHeadSHA()), result.ShortHash(q.HeadSHA)), nil
+	case prev.GetStatus() != "completed" || ended.IsZero():
+		return nil, fmt.Sprintf("attempt %d of run %d has not ended (%s)", q.Attempt-1, q.RunID, orWord(prev.GetStatus(), "no status")), nil
+	}
 	label, pushed, err := lastLabel(ctx, c, q, began)
 	if err != nil {
 		return nil, "", err
@@ -75,10 +95,10 @@ func CheckAccept(ctx context.Context, c *github.Client, q AcceptQuery) (acc *ver
 	switch {
 	case label == nil:
 		return nil, fmt.Sprintf("no event of #%d's timeline adds the label", q.PR), nil
-	case !at.After(began):
-		return nil, fmt.Sprintf("the label was added %s, before this run began (%s) for head %s: remove it and add it again to accept this head", stamp(at), stamp(began), result.ShortHash(q.HeadSHA)), nil
 	case pushed != nil:
-		return nil, fmt.Sprintf("the head was force-pushed (%s, to %s) between this run's start and the label", stamp(pushed.GetCreatedAt().Time), result.ShortHash(pushed.GetCommitID())), nil
+		return nil, fmt.Sprintf("the head was force-pushed (%s, to %s) after this run began", stamp(pushed.GetCreatedAt().Time), result.ShortHash(pushed.GetCommitID())), nil
+	case !at.After(ended):
+		return nil, fmt.Sprintf("the label was added %s, before attempt %d of this run ended (%s): remove it, add it again and re-run to accept head %s", stamp(at), q.Attempt-1, stamp(ended), result.ShortHash(q.HeadSHA)), nil
 	case who == nil || !loginRE.MatchString(who.GetLogin()):
 		return nil, "the label's event names no user", nil
 	case who.GetType() != "User":
@@ -105,40 +125,45 @@ func CheckAccept(ctx context.Context, c *github.Client, q AcceptQuery) (acc *ver
 	}
 }
 
-// lastLabel is the timeline's last event adding the label, and a force-push after began and
-// before it (nil when none).
+// lastLabel is the timeline's last event adding the label, and the last force-push after
+// began (nil when none), whatever the label's time.
 func lastLabel(ctx context.Context, c *github.Client, q AcceptQuery, began time.Time) (label, pushed *github.Timeline, err error) {
-	var pushes []*github.Timeline
-	opt := &github.ListOptions{PerPage: 100}
-	for page := 0; page < maxTimelinePages; page++ {
-		evs, resp, err := c.Issues.ListIssueTimeline(ctx, q.Owner, q.Repo, q.PR, opt)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading #%d's timeline: %w", q.PR, err)
-		}
-		for _, e := range evs {
-			switch e.GetEvent() {
-			case "labeled":
-				if strings.EqualFold(e.GetLabel().GetName(), verdict.AcceptLabel) {
-					label = e
-				}
-			case "head_ref_force_pushed":
-				pushes = append(pushes, e)
+	err = readTimeline(ctx, c, q.Owner, q.Repo, q.PR, func(e *github.Timeline) {
+		switch e.GetEvent() {
+		case "labeled":
+			if strings.EqualFold(e.GetLabel().GetName(), verdict.AcceptLabel) {
+				label = e
+			}
+		case "head_ref_force_pushed":
+			if e.GetCreatedAt().Time.After(began) {
+				pushed = e
 			}
 		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return label, pushed, nil
+}
+
+// readTimeline calls fn on each event of pr's timeline, oldest first. A timeline of more
+// than maxTimelinePages pages is errTimelineTooLong: fail closed.
+func readTimeline(ctx context.Context, c *github.Client, owner, repo string, pr int, fn func(*github.Timeline)) error {
+	opt := &github.ListOptions{PerPage: 100}
+	for page := 0; page < maxTimelinePages; page++ {
+		evs, resp, err := c.Issues.ListIssueTimeline(ctx, owner, repo, pr, opt)
+		if err != nil {
+			return fmt.Errorf("reading #%d's timeline: %w", pr, err)
+		}
+		for _, e := range evs {
+			fn(e)
+		}
 		if resp == nil || resp.NextPage == 0 {
-			break
+			return nil
 		}
 		opt.Page = resp.NextPage
 	}
-	if label == nil {
-		return nil, nil, nil
-	}
-	for _, p := range pushes {
-		if t := p.GetCreatedAt().Time; t.After(began) && !t.After(label.GetCreatedAt().Time) {
-			pushed = p
-		}
-	}
-	return label, pushed, nil
+	return fmt.Errorf("reading #%d's timeline: %w", pr, errTimelineTooLong)
 }
 
 // loginRE is a GitHub login (a bot's with its "[bot]").
@@ -176,7 +201,9 @@ func AcceptStep(ctx context.Context, w io.Writer, getenv func(string) string, hc
 	if err != nil {
 		return err
 	}
-	acc, why, err := CheckAccept(ctx, c, AcceptQuery{Owner: env.Owner, Repo: env.Repo, PR: ev.PR, HeadSHA: ev.HeadSHA, RunID: env.RunID})
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	acc, why, err := CheckAccept(ctx, c, AcceptQuery{Owner: env.Owner, Repo: env.Repo, PR: ev.PR, HeadSHA: ev.HeadSHA, RunID: env.RunID, Attempt: env.RunAttempt})
 	switch {
 	case err != nil:
 		a.Warningf("loadgate: the %s label is not checked: %v", verdict.AcceptLabel, err)

@@ -24,15 +24,21 @@ const (
 	runID     = 4242
 )
 
-var runBegan = time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+// runBegan is when run 4242 began; its first attempt ended 10 minutes later (firstEnded).
+var (
+	runBegan   = time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	firstEnded = runBegan.Add(10 * time.Minute)
+)
 
-// acceptWorld is #2 judged at headSHA by run 4242, begun at runBegan, and
-// labelled loadgate:accept 20 minutes later by "maintainer" (write access).
+// acceptWorld is #2 judged at headSHA by attempt 2 of run 4242, begun at runBegan, its
+// first attempt ended at firstEnded, and labelled loadgate:accept 20 minutes after the
+// run began by "maintainer" (write access).
 func acceptWorld(t *testing.T) *fakeGitHub {
 	t.Helper()
 	f := newFake(t)
 	f.SetPull(prNum, githubfake.Pull{HeadSHA: headSHA, Labels: []string{"bug", verdict.AcceptLabel}})
 	f.SetRun(runID, githubfake.Run{HeadSHA: headSHA, Event: "pull_request", CreatedAt: runBegan})
+	f.SetAttempt(runID, 1, githubfake.Attempt{HeadSHA: headSHA, UpdatedAt: firstEnded})
 	f.SetPermission("maintainer", "write")
 	f.SetPermission("reader", "read")
 	f.SetPermission("owner", "admin")
@@ -43,15 +49,20 @@ func acceptWorld(t *testing.T) *fakeGitHub {
 
 func checkAccept(t *testing.T, f *fakeGitHub, head string) (*verdict.Acceptance, string, error) {
 	t.Helper()
+	return checkAcceptAttempt(t, f, head, 2)
+}
+
+func checkAcceptAttempt(t *testing.T, f *fakeGitHub, head string, attempt int) (*verdict.Acceptance, string, error) {
+	t.Helper()
 	c, err := action.NewClient(&action.Env{APIURL: f.URL()}, token, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return action.CheckAccept(context.Background(), c, action.AcceptQuery{Owner: owner, Repo: repo, PR: prNum, HeadSHA: head, RunID: runID})
+	return action.CheckAccept(context.Background(), c, action.AcceptQuery{Owner: owner, Repo: repo, PR: prNum, HeadSHA: head, RunID: runID, Attempt: attempt})
 }
 
 // A person with write access who labels the pull request after the judged
-// run began accepts that run's head; the acceptance names them, the head and when.
+// run's failing attempt ended accepts that run's head on its re-run; the acceptance names them, the head and when.
 func TestAcceptByAWriterAfterTheRunBegan(t *testing.T) {
 	f := acceptWorld(t)
 	acc, why, err := checkAccept(t, f, headSHA)
@@ -63,7 +74,7 @@ func TestAcceptByAWriterAfterTheRunBegan(t *testing.T) {
 	if *acc != want {
 		t.Errorf("acceptance %+v, want %+v", *acc, want)
 	}
-	for _, r := range []string{"/collaborators/maintainer/permission", "/actions/runs/4242", "/issues/2/timeline"} {
+	for _, r := range []string{"/collaborators/maintainer/permission", "/actions/runs/4242", "/actions/runs/4242/attempts/1", "/issues/2/timeline"} {
 		if !strings.Contains(strings.Join(f.Requests(), "\n"), r) {
 			t.Errorf("no request for %s: %v", r, f.Requests())
 		}
@@ -93,7 +104,14 @@ func TestAcceptRefusesWhatIsNotAWritersLabelOnTheJudgedHead(t *testing.T) {
 		}, headSHA, "through the app labeler"},
 		{"the label is of an earlier head (a new push since)", func(f *fakeGitHub) {
 			f.SetRun(runID, githubfake.Run{HeadSHA: headSHA, Event: "pull_request", CreatedAt: runBegan.Add(time.Hour)})
-		}, headSHA, "before this run began"},
+			f.SetAttempt(runID, 1, githubfake.Attempt{HeadSHA: headSHA, UpdatedAt: runBegan.Add(70 * time.Minute)})
+		}, headSHA, "before attempt 1 of this run ended"},
+		{"the previous attempt is of another head", func(f *fakeGitHub) {
+			f.SetAttempt(runID, 1, githubfake.Attempt{HeadSHA: otherHead, UpdatedAt: firstEnded})
+		}, headSHA, "attempt 1 of run 4242 is of head 111111111111"},
+		{"the previous attempt has not ended", func(f *fakeGitHub) {
+			f.SetAttempt(runID, 1, githubfake.Attempt{HeadSHA: headSHA, Status: "in_progress", UpdatedAt: firstEnded})
+		}, headSHA, "attempt 1 of run 4242 has not ended (in_progress)"},
 		{"the pull request's head moved on", func(f *fakeGitHub) {
 			f.SetPull(prNum, githubfake.Pull{HeadSHA: otherHead, Labels: []string{verdict.AcceptLabel}})
 		}, headSHA, "#2's head is now 111111111111, this run judges ec26c3e57ca3"},
@@ -117,7 +135,7 @@ func TestAcceptRefusesWhatIsNotAWritersLabelOnTheJudgedHead(t *testing.T) {
 			if head == "" { // the last case: #3, whose timeline is empty
 				c, _ := action.NewClient(&action.Env{APIURL: f.URL()}, token, nil)
 				f.SetRun(runID, githubfake.Run{HeadSHA: headSHA, CreatedAt: runBegan})
-				acc, why, err := action.CheckAccept(context.Background(), c, action.AcceptQuery{Owner: owner, Repo: repo, PR: prNum + 1, HeadSHA: headSHA, RunID: runID})
+				acc, why, err := action.CheckAccept(context.Background(), c, action.AcceptQuery{Owner: owner, Repo: repo, PR: prNum + 1, HeadSHA: headSHA, RunID: runID, Attempt: 2})
 				if acc != nil || err != nil || !strings.Contains(why, "no event of #3's timeline adds the label") {
 					t.Errorf("CheckAccept: %+v, %q, %v; want no acceptance, why", acc, why, err)
 				}
@@ -150,7 +168,7 @@ func TestAcceptRunNotReadableIsAnError(t *testing.T) {
 	f := acceptWorld(t)
 	f.SetRun(runID+1, githubfake.Run{})
 	c, _ := action.NewClient(&action.Env{APIURL: f.URL()}, token, nil)
-	acc, _, err := action.CheckAccept(context.Background(), c, action.AcceptQuery{Owner: owner, Repo: repo, PR: prNum, HeadSHA: headSHA, RunID: 999})
+	acc, _, err := action.CheckAccept(context.Background(), c, action.AcceptQuery{Owner: owner, Repo: repo, PR: prNum, HeadSHA: headSHA, RunID: 999, Attempt: 2})
 	if acc != nil || err == nil || !strings.Contains(err.Error(), "actions: read") {
 		t.Errorf("CheckAccept: %+v, %v; want an error naming actions: read", acc, err)
 	}
@@ -175,6 +193,7 @@ func TestAcceptStepOutput(t *testing.T) {
 	f := acceptWorld(t)
 	r := newRunner(t, f, "pull_request", "pull_request-opened.json")
 	r.env[action.InputEnv(action.InToken)] = token
+	r.env["GITHUB_RUN_ATTEMPT"] = "2"
 	if err := action.AcceptStep(context.Background(), &r.stdout, r.getenv, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -186,6 +205,7 @@ func TestAcceptStepOutput(t *testing.T) {
 	f.SetPermission("maintainer", "triage")
 	r = newRunner(t, f, "pull_request", "pull_request-opened.json")
 	r.env[action.InputEnv(action.InToken)] = token
+	r.env["GITHUB_RUN_ATTEMPT"] = "2"
 	if err := action.AcceptStep(context.Background(), &r.stdout, r.getenv, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +226,7 @@ func TestStepAcceptedRegressionExitsZeroAndSaysWho(t *testing.T) {
 	if err := os.MkdirAll(results, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g := &fakeGate{out: results, gr: rounds.Outcome{Scenario: result.Scenario{Name: "demo-api"}, Verdict: regressed()}}
+	g := &fakeGate{out: results, gr: rounds.Outcome{Scenario: result.Scenario{Name: "demo-api"}, Verdict: regressed(), Head: rounds.SideResults{Commit: headSHA}}}
 	s := newStep(t, f, "", g)
 	acc := verdict.Acceptance{By: "maintainer", Permission: "write", Label: verdict.AcceptLabel, HeadSHA: headSHA, LabeledAt: runBegan.Add(20 * time.Minute)}
 	b, _ := json.Marshal(acc)
@@ -291,9 +311,12 @@ func TestForkCommentShowsOnlyAConfirmedAcceptance(t *testing.T) {
 		t.Errorf("no notice of the unconfirmed claim:\n%s", a.wr.stdout.String())
 	}
 
-	// Now the label is real: owner (admin) added it after the run began.
+	// Now the label is real: owner (admin) added it after the run's first attempt ended,
+	// and the run's second attempt is the one commented.
 	f.SetPull(prNum, githubfake.Pull{HeadSHA: headSHA, Labels: []string{verdict.AcceptLabel}})
 	f.SetRun(a.ev.RunID, githubfake.Run{HeadSHA: headSHA, Event: "pull_request", CreatedAt: runBegan})
+	f.SetAttempt(a.ev.RunID, 1, githubfake.Attempt{HeadSHA: headSHA, UpdatedAt: firstEnded})
+	a.ev.RunAttempt = 2
 	f.SetPermission("owner", "admin")
 	f.AddTimeline(prNum, githubfake.TimelineEvent{Event: "labeled", Label: verdict.AcceptLabel, Actor: githubfake.User{Login: "owner", Type: "User"}, CreatedAt: runBegan.Add(20 * time.Minute)})
 	if _, err := a.comment(t); err != nil {
@@ -302,5 +325,141 @@ func TestForkCommentShowsOnlyAConfirmedAcceptance(t *testing.T) {
 	body = f.ours(prNum, "demo-api")[0].Body
 	if !strings.Contains(unescape(body), "Accepted by @owner (admin access)") || !strings.Contains(body, "— FAIL, ACCEPTED\n") {
 		t.Errorf("a confirmed acceptance is not shown:\n%s", body)
+	}
+}
+
+// A writer who read H1's failing comment labels while run 4242 on a new head is
+// queued: the label was added before that run's verdict existed, so its first
+// attempt is not accepted, nor is a re-run while the label predates the failing
+// attempt's end. Before the fix, any label after the run's created_at accepted.
+func TestRegression_LabelAcceptsAHeadNobodySaw(t *testing.T) {
+	f := acceptWorld(t)
+	acc, why, err := checkAcceptAttempt(t, f, headSHA, 1)
+	if acc != nil || err != nil || !strings.Contains(why, "this is attempt 1 of run 4242: the label accepts only a re-run") {
+		t.Errorf("first attempt: %+v, %q, %v; want refused, a re-run needed", acc, why, err)
+	}
+	acc, why, err = checkAcceptAttempt(t, f, headSHA, 0) // no GITHUB_RUN_ATTEMPT
+	if acc != nil || err != nil || !strings.Contains(why, "this is attempt 1") {
+		t.Errorf("no attempt: %+v, %q, %v; want refused", acc, why, err)
+	}
+	// The label was added during the first attempt (5 minutes in), before its verdict.
+	f.SetAttempt(runID, 1, githubfake.Attempt{HeadSHA: headSHA, UpdatedAt: runBegan.Add(25 * time.Minute)})
+	acc, why, err = checkAccept(t, f, headSHA)
+	if acc != nil || err != nil || !strings.Contains(why, "the label was added 2026-12-07 10:20:00 UTC, before attempt 1 of this run ended (2026-12-07 10:25:00 UTC)") {
+		t.Errorf("label before the failing attempt ended: %+v, %q, %v; want refused", acc, why, err)
+	}
+}
+
+// A force-push after the run began refuses whatever the label's time: before
+// the fix only one between the run's start and the label did.
+func TestRegression_ForcePushAfterTheLabelWasIgnored(t *testing.T) {
+	f := acceptWorld(t)
+	f.AddTimeline(prNum, githubfake.TimelineEvent{Event: "head_ref_force_pushed", CommitID: headSHA, Actor: githubfake.User{Login: "author", Type: "User"}, CreatedAt: runBegan.Add(40 * time.Minute)})
+	acc, why, err := checkAccept(t, f, headSHA)
+	if acc != nil || err != nil || !strings.Contains(why, "the head was force-pushed (2026-12-07 10:40:00 UTC, to ec26c3e57ca3) after this run began") {
+		t.Errorf("CheckAccept: %+v, %q, %v; want refused for the force-push", acc, why, err)
+	}
+}
+
+// A timeline longer than the 30 pages read fails closed: before the fix the
+// rest was silently not read (a later force-push or relabel unseen).
+func TestRegression_TimelineCutOffAfter30Pages(t *testing.T) {
+	f := acceptWorld(t)
+	evs := make([]githubfake.TimelineEvent, 3000)
+	for i := range evs {
+		evs[i] = githubfake.TimelineEvent{Event: "commented", Actor: githubfake.User{Login: "reader", Type: "User"}, CreatedAt: runBegan.Add(21 * time.Minute)}
+	}
+	f.AddTimeline(prNum, evs...)
+	acc, _, err := checkAccept(t, f, headSHA)
+	if acc != nil || err == nil || !strings.Contains(err.Error(), "reading #2's timeline: timeline too long: not checked") {
+		t.Errorf("CheckAccept: %+v, %v; want an error, timeline too long", acc, err)
+	}
+}
+
+// acceptedStep is the gate step, failing, with a writer's acceptance of head
+// (also the pull_request event's head) and the gate's measured head commit measured
+// ("": none, the checkout's HEAD in dir counts).
+func acceptedStep(t *testing.T, dir, head, measured string) *stepHarness {
+	t.Helper()
+	results := filepath.Join(t.TempDir(), "results")
+	if err := os.MkdirAll(results, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := &fakeGate{out: results, gr: rounds.Outcome{Scenario: result.Scenario{Name: "demo-api"}, Verdict: regressed(), Head: rounds.SideResults{Commit: measured}}}
+	s := newStep(t, nil, dir, g)
+	b, err := os.ReadFile("testdata/pull_request-opened.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(ev, bytes.ReplaceAll(b, []byte(headSHA), []byte(head)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.r.env["GITHUB_EVENT_PATH"] = ev
+	acc, _ := json.Marshal(verdict.Acceptance{By: "maintainer", Permission: "write", Label: verdict.AcceptLabel, HeadSHA: head, LabeledAt: runBegan})
+	s.r.env[action.AcceptedEnv] = string(acc)
+	return s
+}
+
+// The acceptance applies only to the commit the gate measured: the accepted
+// head itself, or a merge commit whose second parent it is (checkout's
+// refs/pull/N/merge). Before the fix any measured commit was accepted.
+func TestRegression_AcceptAppliedToACommitNotMeasured(t *testing.T) {
+	s := acceptedStep(t, "", headSHA, otherHead)
+	if res := s.run(t); res.ExitCode != 1 {
+		t.Errorf("another commit measured: exit %d, want 1", res.ExitCode)
+	}
+	if !strings.Contains(s.stdout.String(), "the commit measured, 111111111111, is not the accepted head ec26c3e57ca3 nor a merge of it: not accepted") {
+		t.Errorf("no warning naming the measured commit:\n%s", s.stdout.String())
+	}
+	s = acceptedStep(t, "", headSHA, headSHA+"+dirty")
+	if res := s.run(t); res.ExitCode != 1 || !strings.Contains(s.stdout.String(), "had uncommitted changes: not accepted") {
+		t.Errorf("a dirty head: exit %d; want 1 and why:\n%s", res.ExitCode, s.stdout.String())
+	}
+
+	// A checkout of the merge commit (base, head): HEAD^2 is the accepted head.
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := rounds.Git(context.Background(), dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if err != nil {
+			t.Skip("git:", err)
+		}
+		return out
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "base")
+	git("checkout", "-q", "-b", "feature")
+	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(demoScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	git("commit", "-qm", "head")
+	head := git("rev-parse", "HEAD")
+	git("checkout", "-q", "main")
+	git("merge", "-q", "--no-ff", "-m", "merge", "feature")
+	merge := git("rev-parse", "HEAD")
+	if s := acceptedStep(t, dir, head, ""); s.run(t).ExitCode != 0 {
+		t.Errorf("a merge commit of the accepted head: not accepted:\n%s", s.stdout.String())
+	}
+	if s := acceptedStep(t, dir, merge, ""); s.run(t).ExitCode != 0 {
+		t.Errorf("the accepted head itself checked out: not accepted:\n%s", s.stdout.String())
+	}
+	base := git("rev-parse", "HEAD^1")
+	s = acceptedStep(t, dir, base, "")
+	if res := s.run(t); res.ExitCode != 1 || !strings.Contains(s.stdout.String(), "merges "+result.ShortHash(head)+", not the accepted head "+result.ShortHash(base)) {
+		t.Errorf("a merge of another head: exit %d; want 1 and why:\n%s", res.ExitCode, s.stdout.String())
+	}
+
+	// The shards' merge job has no checkout: the shards' measured commit is GITHUB_SHA,
+	// GitHub's merge commit of the event's head; another is refused.
+	s = acceptedStep(t, "", head, merge)
+	s.r.env["GITHUB_SHA"] = merge
+	if res := s.run(t); res.ExitCode != 0 {
+		t.Errorf("GITHUB_SHA measured, no git: exit %d, want 0:\n%s", res.ExitCode, s.stdout.String())
+	}
+	s = acceptedStep(t, "", head, merge)
+	if res := s.run(t); res.ExitCode != 1 {
+		t.Errorf("a commit neither GITHUB_SHA nor in git: exit %d, want 1", res.ExitCode)
 	}
 }

@@ -159,6 +159,10 @@ func CommentCommand(ctx context.Context, args []string, parse ParseFunc, stdout,
 	return nil
 }
 
+// apiTimeout bounds the API work of the accept and on-demand steps (and the on-demand
+// commit status): GitHub answering slowly or not at all must not hold the job.
+var apiTimeout = 2 * time.Minute
+
 // AcceptCommand is `loadgate accept --github`, the Action's step before the gate (AcceptStep).
 func AcceptCommand(ctx context.Context, args []string, parse ParseFunc, stdout io.Writer) error {
 	fs := flag.NewFlagSet("accept", flag.ContinueOnError)
@@ -186,6 +190,9 @@ func OnDemandCmd(ctx context.Context, args []string, parse ParseFunc, stdout io.
 		return rounds.Usagef("ondemand: only the workflow's step, --github, is implemented (see loadgate ondemand -h)")
 	}
 	if err := OnDemandStep(ctx, stdout, os.Getenv, nil); err != nil {
+		if rounds.KindOf(err) != nil { // an API that did not answer: unusable, exit 3
+			return fmt.Errorf("ondemand: %w", err)
+		}
 		return rounds.Usagef("ondemand: %w", err)
 	}
 	return nil

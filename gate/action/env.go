@@ -21,6 +21,7 @@ type Env struct {
 	Output      string // GITHUB_OUTPUT: the outputs file
 	SHA         string // GITHUB_SHA
 	RunID       int64  // GITHUB_RUN_ID
+	RunAttempt  int    // GITHUB_RUN_ATTEMPT: 1, 2 on the first re-run, …
 	Workspace   string // GITHUB_WORKSPACE
 }
 
@@ -67,7 +68,10 @@ func FromEnv(getenv func(string) string) (*Env, error) {
 	if c.RunID < 0 {
 		return nil, fmt.Errorf("GITHUB_RUN_ID %d: not a run id", c.RunID)
 	}
-	e.RunID = c.RunID
+	if c.RunAttempt < 0 || c.RunAttempt > 1<<20 {
+		return nil, fmt.Errorf("GITHUB_RUN_ATTEMPT %d: not a run attempt", c.RunAttempt)
+	}
+	e.RunID, e.RunAttempt = c.RunID, int(c.RunAttempt)
 	return e, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -30,6 +31,7 @@ type Event struct {
 
 	// Of the triggering run, for workflow_run.
 	RunID         int64
+	RunAttempt    int    // the triggering run's attempt
 	RunEvent      string // the triggering run's event, e.g. pull_request
 	RunConclusion string // success, failure, …
 	HeadRepo      string // the head repository's owner/name
@@ -44,6 +46,7 @@ type IssueComment struct {
 	Login       string // its author
 	UserType    string // "User", "Bot"
 	Association string // author_association: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, …
+	CreatedAt   time.Time
 }
 
 // ReadEvent parses the payload at env.EventPath; without one only Name is set.
@@ -102,7 +105,7 @@ func ParseEvent(name string, data []byte) (Event, error) {
 		}
 		c := p.GetComment()
 		ev.Comment = &IssueComment{ID: c.GetID(), Body: c.GetBody(), Login: c.GetUser().GetLogin(),
-			UserType: c.GetUser().GetType(), Association: c.GetAuthorAssociation()}
+			UserType: c.GetUser().GetType(), Association: c.GetAuthorAssociation(), CreatedAt: c.GetCreatedAt().Time}
 	case *github.WorkflowDispatchEvent:
 		ev.Inputs, err = dispatchInputs(p.Inputs)
 		ev.DefaultBranch = p.GetRepo().GetDefaultBranch()
@@ -146,6 +149,7 @@ func (ev *Event) workflowRun(wr *github.WorkflowRun) error {
 		return errors.New("no workflow_run")
 	}
 	ev.RunID, ev.RunEvent, ev.RunConclusion = wr.GetID(), wr.GetEvent(), wr.GetConclusion()
+	ev.RunAttempt = wr.GetRunAttempt()
 	ev.HeadSHA, ev.HeadRef = wr.GetHeadSHA(), wr.GetHeadBranch()
 	ev.HeadRepo = wr.GetHeadRepository().GetFullName()
 	ev.Fork = isFork(wr.GetHeadRepository(), wr.GetRepository())

@@ -2,11 +2,13 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/sethvargo/go-githubactions"
@@ -66,7 +68,9 @@ func parseOnDemand(body string) (commit string, ok bool, why string) {
 // have one: a new /loadgate comment on an open pull request, by a person whose
 // author_association is OWNER, MEMBER or COLLABORATOR and whose permission (read
 // through the API) is write or more. The head is pinned at the pull request's head
-// now, which a COMMIT argument must match. nil and "" when the comment is no command.
+// now, which a COMMIT argument must match; a bare /loadgate is refused when the
+// timeline shows a push after the comment (headMovedSince). nil and "" when the
+// comment is no command.
 func CheckOnDemand(ctx context.Context, c *github.Client, owner, repo string, ev Event) (*OnDemand, string, error) {
 	if ev.Name != "issue_comment" || ev.Comment == nil {
 		return nil, fmt.Sprintf("%s is not an issue_comment event", orNone(ev.Name)), nil
@@ -111,13 +115,49 @@ func CheckOnDemand(ctx context.Context, c *github.Client, owner, repo string, ev
 	case commit != "" && !strings.HasPrefix(head, commit):
 		return nil, fmt.Sprintf("#%d's head is %s, not %s: a new push since? Comment again with the head you read", ev.PR, result.ShortHash(head), commit), nil
 	}
+	if commit == "" {
+		moved, err := headMovedSince(ctx, c, owner, repo, ev.PR, ev.Comment.CreatedAt)
+		switch {
+		case errors.Is(err, errTimelineTooLong):
+			return nil, fmt.Sprintf("#%d's %v: write %s COMMIT with the head you read", ev.PR, errTimelineTooLong, SlashCommand), nil
+		case err != nil:
+			return nil, "", err
+		case moved != "":
+			return nil, fmt.Sprintf("#%d's head changed after the comment (%s): comment again, or write %s COMMIT with the head you read", ev.PR, moved, SlashCommand), nil
+		}
+	}
 	return &OnDemand{PR: ev.PR, HeadSHA: head, BaseSHA: base, BaseRef: pr.GetBase().GetRef(), By: ev.Comment.Login}, "", nil
+}
+
+// headMovedSince says how pr's head changed after t, as far as the timeline tells: a
+// force-push (its time is GitHub's) or a commit dated after t (a git date, which the
+// pusher sets: so a /loadgate COMMIT pins exactly, a bare /loadgate only this far); ""
+// when neither, or t is unknown.
+func headMovedSince(ctx context.Context, c *github.Client, owner, repo string, pr int, t time.Time) (string, error) {
+	if t.IsZero() {
+		return "", nil
+	}
+	moved := ""
+	err := readTimeline(ctx, c, owner, repo, pr, func(e *github.Timeline) {
+		switch e.GetEvent() {
+		case "head_ref_force_pushed":
+			if at := e.GetCreatedAt().Time; at.After(t) {
+				moved = fmt.Sprintf("force-pushed %s", stamp(at))
+			}
+		case "committed":
+			if at := e.GetCommitter().GetDate().Time; at.After(t) {
+				moved = fmt.Sprintf("commit %s dated %s", result.ShortHash(e.GetSHA()), stamp(at))
+			}
+		}
+	})
+	return moved, err
 }
 
 // OnDemandStep is `loadgate ondemand --github`, the first step of the on-demand
 // workflow (ondemand/action.yml), with the github-token input: CheckOnDemand, then
-// the outputs the workflow checks out and gates with. It fails only on a bad
-// environment; a refused comment sets run=false and says why.
+// the outputs the workflow checks out and gates with, its API work bounded by
+// apiTimeout. It fails on a bad environment, or unusable (exit 3) on an API that
+// did not answer; a refused comment sets run=false and says why.
 func OnDemandStep(ctx context.Context, w io.Writer, getenv func(string) string, hc *http.Client) error {
 	a := githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(getenv))
 	token := a.GetInput(InToken)
@@ -133,9 +173,11 @@ func OnDemandStep(ctx context.Context, w io.Writer, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
 	od, why, err := CheckOnDemand(ctx, c, env.Owner, env.Repo, ev)
 	if err != nil {
-		return err
+		return rounds.Unusable(fmt.Errorf("GitHub API: %w", err))
 	}
 	if od == nil {
 		if why != "" {
@@ -145,7 +187,7 @@ func OnDemandStep(ctx context.Context, w io.Writer, getenv func(string) string, 
 		}
 		return setOutputs(a, &Outcome{}, [][2]string{{OutRun, "false"}})
 	}
-	a.Infof("loadgate: %s by @%s on #%d: head %s (pinned), base %s (%s)", SlashCommand, od.By, od.PR, od.HeadSHA, od.BaseSHA, od.BaseRef)
+	a.Noticef("loadgate: %s by @%s on #%d: gating head %s (pinned: #%d's head now) against base %s (%s)", SlashCommand, od.By, od.PR, od.HeadSHA, od.PR, od.BaseSHA, od.BaseRef)
 	return setOutputs(a, &Outcome{}, [][2]string{{OutRun, "true"}, {OutPR, strconv.Itoa(od.PR)},
 		{OutHeadSHA, od.HeadSHA}, {OutBaseSHA, od.BaseSHA}, {OutBaseRef, od.BaseRef}})
 }
@@ -169,8 +211,9 @@ func onDemandHead(ctx context.Context, dir string, ev *Event) {
 	}
 }
 
-// StatusContext is the commit status an on-demand gate sets on the head commit.
-func StatusContext(scenario string) string { return "loadgate/" + scenario }
+// StatusContext is the commit status an on-demand gate sets on the head commit,
+// per base branch: a status of a gate against another base does not satisfy it.
+func StatusContext(baseRef, scenario string) string { return "loadgate/" + baseRef + "/" + scenario }
 
 // postStatus sets the on-demand gate's commit status on its head (an issue_comment
 // run's check belongs to the default branch's commit, not the pull request's), so a
@@ -184,6 +227,17 @@ func postStatus(ctx context.Context, a *githubactions.Action, env *Env, token st
 		out.warning(a, "loadgate: no commit status: %v", err)
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	pr, _, err := c.PullRequests.Get(ctx, env.Owner, env.Repo, ev.PR)
+	if err == nil && pr.GetBase().GetRef() == "" {
+		err = errors.New("no base branch in the API's answer")
+	}
+	if err != nil {
+		out.notice(a, "loadgate: no commit status on %s: reading #%d's base branch: %v", result.ShortHash(m.HeadSHA), ev.PR, err)
+		return
+	}
+	sc := StatusContext(pr.GetBase().GetRef(), m.Scenario)
 	state := "success"
 	switch {
 	case m.Verdict == verdict.Unusable:
@@ -195,7 +249,8 @@ func postStatus(ctx context.Context, a *githubactions.Action, env *Env, token st
 	if m.AcceptedBy != "" {
 		desc = fmt.Sprintf("%s, accepted by @%s (exit %d)", m.Verdict, m.AcceptedBy, m.ExitCode)
 	}
-	st := &github.RepoStatus{State: github.String(state), Context: github.String(StatusContext(m.Scenario)),
+	desc = fmt.Sprintf("%s: head %s against %s", desc, result.ShortHash(m.HeadSHA), pr.GetBase().GetRef())
+	st := &github.RepoStatus{State: github.String(state), Context: github.String(sc),
 		Description: github.String(clipName(desc))}
 	if u := linkURL(env.RunURL()); u != "" {
 		st.TargetURL = github.String(u)
@@ -204,5 +259,5 @@ func postStatus(ctx context.Context, a *githubactions.Action, env *Env, token st
 		out.notice(a, "loadgate: no commit status on %s (the token needs statuses: write): %v", result.ShortHash(m.HeadSHA), err)
 		return
 	}
-	a.Infof("loadgate: commit status %s %s on %s", StatusContext(m.Scenario), state, result.ShortHash(m.HeadSHA))
+	a.Infof("loadgate: commit status %s %s on %s", sc, state, result.ShortHash(m.HeadSHA))
 }

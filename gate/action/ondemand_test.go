@@ -3,10 +3,13 @@ package action_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/result"
@@ -144,10 +147,38 @@ func TestOnDemandStepOutputs(t *testing.T) {
 
 // The gate and comment steps on the issue_comment event, the head checked out
 // by SHA into the workspace: the manifest and comment name that head, and the
-// verdict is set as the commit status loadgate/<scenario> on it, where a
-// ruleset can require it (the run's own check is the default branch's).
+// verdict is set as the commit status loadgate/<base-ref>/<scenario> on it,
+// naming the head and base, where a ruleset can require it (the run's own
+// check is the default branch's).
 func TestOnDemandGateCommentsAndSetsTheStatus(t *testing.T) {
 	f := onDemandWorld(t)
+	head := onDemandGate(t, f)
+	cs := f.ours(prNum, "demo-api")
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, result.ShortHash(head)) {
+		t.Fatalf("comments %v; want one naming head %s", cs, result.ShortHash(head))
+	}
+	st := f.Statuses(head)
+	if want := "fail (exit 1): head " + result.ShortHash(head) + " against main"; len(st) != 1 || st[0].State != "failure" || st[0].Context != "loadgate/main/demo-api" || st[0].Description != want {
+		t.Errorf("statuses on %s: %+v; want one failure, loadgate/main/demo-api, %q", head, st, want)
+	}
+}
+
+// The status context names the base branch: a pass against release/1 must not
+// satisfy main's required loadgate/main/demo-api. Before the fix both were
+// loadgate/demo-api.
+func TestRegression_StatusContextIgnoredTheBase(t *testing.T) {
+	f := onDemandWorld(t)
+	f.SetPull(prNum, githubfake.Pull{HeadSHA: headSHA, BaseSHA: baseHead, BaseRef: "release/1"})
+	head := onDemandGate(t, f)
+	if st := f.Statuses(head); len(st) != 1 || st[0].Context != "loadgate/release/1/demo-api" {
+		t.Errorf("statuses on %s: %+v; want one, loadgate/release/1/demo-api", head, st)
+	}
+}
+
+// onDemandGate runs the gate and comment steps of a maintainer's /loadgate on a
+// fresh commit checked out in the workspace, the gate failing; it returns the commit.
+func onDemandGate(t *testing.T, f *fakeGitHub) string {
+	t.Helper()
 	dir := t.TempDir()
 	git := func(args ...string) string {
 		t.Helper()
@@ -175,16 +206,92 @@ func TestOnDemandGateCommentsAndSetsTheStatus(t *testing.T) {
 	s.r.env["GITHUB_EVENT_PATH"] = commentEvent(t, "created", "/loadgate", "maintainer", "User", "OWNER")
 	s.r.env["GITHUB_WORKSPACE"] = dir
 	s.r.env[action.InputEnv(action.InBase)] = baseHead
-	res := s.run(t)
-	if res.ExitCode != 1 {
+	if res := s.run(t); res.ExitCode != 1 {
 		t.Errorf("exit %d, want 1 (the verdict fails)", res.ExitCode)
 	}
-	cs := f.ours(prNum, "demo-api")
-	if len(cs) != 1 || !strings.Contains(cs[0].Body, result.ShortHash(head)) {
-		t.Fatalf("comments %v; want one naming head %s", cs, result.ShortHash(head))
+	return head
+}
+
+// The fixture's comment was created at 2019-05-15T15:20:21Z.
+var commentAt = time.Date(2019, 5, 15, 15, 20, 21, 0, time.UTC)
+
+// A bare /loadgate pins the head when the step runs: a push after the comment
+// (a force-push, or a commit dated after it) is refused, as the commenter did
+// not read that head; /loadgate COMMIT still pins exactly. Before the fix the
+// new head was gated.
+func TestRegression_BareLoadgateGatesAHeadPushedAfterTheComment(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ev   githubfake.TimelineEvent
+		why  string
+	}{
+		{"a commit after the comment", githubfake.TimelineEvent{Event: "committed", CommitID: headSHA, Actor: githubfake.User{Login: "author"}, CreatedAt: commentAt.Add(time.Minute)},
+			"#2's head changed after the comment (commit ec26c3e57ca3 dated 2019-05-15 15:21:21 UTC)"},
+		{"a force-push after the comment", githubfake.TimelineEvent{Event: "head_ref_force_pushed", CommitID: headSHA, Actor: githubfake.User{Login: "author", Type: "User"}, CreatedAt: commentAt.Add(time.Second)},
+			"#2's head changed after the comment (force-pushed 2019-05-15 15:20:22 UTC)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := onDemandWorld(t)
+			f.AddTimeline(prNum, githubfake.TimelineEvent{Event: "committed", CommitID: baseHead, Actor: githubfake.User{Login: "author"}, CreatedAt: commentAt.Add(-time.Hour)}, tc.ev)
+			od, why, err := checkOnDemand(t, f, commentEvent(t, "created", "/loadgate", "maintainer", "User", "MEMBER"))
+			if od != nil || err != nil || !strings.Contains(why, tc.why) || !strings.Contains(why, "/loadgate COMMIT") {
+				t.Errorf("bare: %+v, %q, %v; want refused, %q", od, why, err, tc.why)
+			}
+			od, why, err = checkOnDemand(t, f, commentEvent(t, "created", "/loadgate ec26c3e5", "maintainer", "User", "MEMBER"))
+			if od == nil || err != nil || od.HeadSHA != headSHA {
+				t.Errorf("/loadgate COMMIT: %+v, %q, %v; want the named head", od, why, err)
+			}
+		})
 	}
-	st := f.Statuses(head)
-	if len(st) != 1 || st[0].State != "failure" || st[0].Context != "loadgate/demo-api" || st[0].Description != "fail (exit 1)" {
-		t.Errorf("statuses on %s: %+v; want one failure, loadgate/demo-api", head, st)
+	// Commits dated before the comment: the gate runs.
+	f := onDemandWorld(t)
+	f.AddTimeline(prNum, githubfake.TimelineEvent{Event: "committed", CommitID: headSHA, Actor: githubfake.User{Login: "author"}, CreatedAt: commentAt.Add(-time.Minute)})
+	if od, why, err := checkOnDemand(t, f, commentEvent(t, "created", "/loadgate", "maintainer", "User", "MEMBER")); od == nil || err != nil {
+		t.Errorf("no push after the comment: %+v, %q, %v; want the gate", od, why, err)
+	}
+}
+
+// GitHub answering nothing: the on-demand step is bounded (2 minutes; here
+// 200 ms) and fails as unusable naming the call, the accept step warns. Before
+// the fix neither had a deadline.
+func TestRegression_AcceptAndOnDemandStepsHadNoDeadline(t *testing.T) {
+	defer action.SetAPITimeout(200 * time.Millisecond)()
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}))
+	defer hang.Close()
+	done := make(chan error, 2)
+	od := newRunner(t, nil, "issue_comment", "")
+	od.env["GITHUB_API_URL"] = hang.URL
+	od.env["GITHUB_EVENT_PATH"] = commentEvent(t, "created", "/loadgate", "maintainer", "User", "OWNER")
+	od.env[action.InputEnv(action.InToken)] = token
+	acc := newRunner(t, nil, "pull_request", "pull_request-opened.json")
+	acc.env["GITHUB_API_URL"] = hang.URL
+	acc.env[action.InputEnv(action.InToken)] = token
+	go func() { done <- action.OnDemandStep(context.Background(), &od.stdout, od.getenv, nil) }()
+	go func() { done <- action.AcceptStep(context.Background(), &acc.stdout, acc.getenv, nil) }()
+	var errs []error
+	for range 2 {
+		select {
+		case err := <-done:
+			errs = append(errs, err)
+		case <-time.After(20 * time.Second):
+			t.Fatal("a step still waits on the API after 20 s")
+		}
+	}
+	var odErr error
+	for _, err := range errs {
+		if err != nil {
+			odErr = err
+		}
+	}
+	if odErr == nil || rounds.KindOf(odErr) != rounds.ErrUnusable || !strings.Contains(odErr.Error(), "reading @maintainer's permission") || !strings.Contains(odErr.Error(), "deadline exceeded") {
+		t.Errorf("ondemand: %v; want unusable, naming the permission read, deadline exceeded", odErr)
+	}
+	if !strings.Contains(acc.stdout.String(), "::warning::loadgate: the loadgate:accept label is not checked: reading #2") {
+		t.Errorf("accept: no warning of the API not answering:\n%s", acc.stdout.String())
 	}
 }

@@ -542,7 +542,7 @@ func confirmAccept(ctx context.Context, a *githubactions.Action, c *github.Clien
 		a.Noticef("loadgate: the artifact says accepted by %q, but its run concluded %q: not shown", clipName(claim), ev.RunConclusion)
 		return nil
 	}
-	acc, why, err := CheckAccept(ctx, c, AcceptQuery{Owner: env.Owner, Repo: env.Repo, PR: pr, HeadSHA: head, RunID: ev.RunID})
+	acc, why, err := CheckAccept(ctx, c, AcceptQuery{Owner: env.Owner, Repo: env.Repo, PR: pr, HeadSHA: head, RunID: ev.RunID, Attempt: ev.RunAttempt})
 	switch {
 	case err != nil:
 		why = err.Error()

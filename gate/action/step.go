@@ -97,7 +97,7 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	if code := res.ExitCode; code != gr.Verdict.ExitCode() {
 		gr.Notes = append(gr.Notes, verdict.Note{Code: verdict.NoteFailOn, FailOn: string(in.FailOn), ExitCode: code, VerdictExitCode: gr.Verdict.ExitCode()})
 	}
-	s.accept(a, ev, &gr, &res)
+	s.accept(ctx, a, dir, env, ev, &gr, &res)
 	if gr.Verdict.Value == verdict.Inconclusive {
 		a.Warningf("loadgate %s: inconclusive: the difference is within the noise; the report says what would decide it (more rounds, a longer sustain)", name)
 	}
@@ -116,10 +116,14 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	return res, nil
 }
 
-// accept applies the accept step's checked label (AcceptedEnv) to a failing verdict:
-// the step exits 0 and the reports say who accepted it; the verdict is unchanged.
-func (s Step) accept(a *githubactions.Action, ev Event, gr *rounds.Outcome, res *StepResult) {
+// accept applies the accept step's checked label (AcceptedEnv) to a failing verdict of
+// the accepted head: the step exits 0 and the reports say who accepted it; the verdict
+// is unchanged.
+func (s Step) accept(ctx context.Context, a *githubactions.Action, dir string, env *Env, ev Event, gr *rounds.Outcome, res *StepResult) {
 	acc, why := acceptedFor(s.Getenv, ev)
+	if acc != nil && why == "" {
+		why = measuredHead(ctx, dir, env, *gr, acc.HeadSHA)
+	}
 	switch {
 	case why != "":
 		a.Warningf("loadgate: %s: not accepted", why)
@@ -131,6 +135,40 @@ func (s Step) accept(a *githubactions.Action, ev Event, gr *rounds.Outcome, res 
 		gr.Accepted, res.ExitCode = acc, 0
 		a.Noticef("loadgate: %s", report.AcceptedText(*acc))
 	}
+}
+
+// measuredHead says why the commit the gate measured is not head ("" when it is): the
+// gate's head commit (else the checkout's HEAD) must be head, or a merge commit whose
+// second parent is head (a pull_request checkout of refs/pull/N/merge). Where git has
+// no such commit (a merge job without a checkout), it must be GITHUB_SHA, the merge
+// commit GitHub made of this event's head.
+func measuredHead(ctx context.Context, dir string, env *Env, gr rounds.Outcome, head string) string {
+	measured := gr.Head.Commit
+	if measured == "" {
+		c, err := rounds.Git(ctx, dir, "rev-parse", "--verify", "HEAD^{commit}")
+		if err != nil {
+			return fmt.Sprintf("the commit measured is unknown (git rev-parse HEAD: %v)", oneLineReason(err))
+		}
+		measured = c
+	}
+	switch {
+	case strings.HasSuffix(measured, "+dirty"):
+		return fmt.Sprintf("the head measured, %s, had uncommitted changes", result.ShortHash(strings.TrimSuffix(measured, "+dirty")))
+	case !shaRE.MatchString(measured):
+		return fmt.Sprintf("the commit measured, %q, is not a commit hash", clipName(measured))
+	case strings.EqualFold(measured, head):
+		return ""
+	}
+	if p2, err := rounds.Git(ctx, dir, "rev-parse", "--verify", "--end-of-options", measured+"^2"); err == nil {
+		if strings.EqualFold(p2, head) {
+			return ""
+		}
+		return fmt.Sprintf("the commit measured, %s, merges %s, not the accepted head %s", result.ShortHash(measured), result.ShortHash(p2), result.ShortHash(head))
+	}
+	if _, err := rounds.Git(ctx, dir, "cat-file", "-e", "--end-of-options", measured+"^{commit}"); err != nil && env != nil && strings.EqualFold(measured, env.SHA) {
+		return "" // GITHUB_SHA: GitHub's merge commit of the event's head, not in this job's git
+	}
+	return fmt.Sprintf("the commit measured, %s, is not the accepted head %s nor a merge of it", result.ShortHash(measured), result.ShortHash(head))
 }
 
 // inputs reads the environment, event and inputs, warning of a token given to this step.

@@ -61,8 +61,8 @@ func uploadedFile(t *testing.T, res *actrunner.Result, name string) string {
 
 // TestAcceptLabel: the quick start (examples/workflows/load-gate.yml) on
 // pull request #9, whose head makes the demo's backend slower, after a
-// maintainer (write access) added loadgate:accept to it, once the run had
-// begun: the accept step (with the token) finds the label, the gate step
+// maintainer (write access) added loadgate:accept to it once the run's
+// first attempt had ended, and re-ran it (attempt 2): the accept step (with the token) finds the label, the gate step
 // (without) judges the regression as measured and exits 0, and the job
 // passes. The comment's title says ACCEPTED, the comment and the job
 // summary name the maintainer and the head, and the artifact's verdict.json
@@ -80,12 +80,13 @@ func TestAcceptLabel(t *testing.T) {
 	defer api.Close()
 	began := time.Now().Add(-time.Minute).UTC()
 	api.SetRun(runID, githubfake.Run{HeadSHA: head, Event: "pull_request", CreatedAt: began})
+	api.SetAttempt(runID, 1, githubfake.Attempt{HeadSHA: head, UpdatedAt: began.Add(15 * time.Second)})
 	api.SetPull(pr, githubfake.Pull{HeadSHA: head, HeadRef: "slower", HeadRepo: userRepoName, BaseSHA: u.base, Labels: []string{verdict.AcceptLabel}})
 	api.SetPermission("maintainer", "write")
 	api.AddTimeline(pr, githubfake.TimelineEvent{Event: "labeled", Label: verdict.AcceptLabel,
 		Actor: githubfake.User{Login: "maintainer", Type: "User"}, CreatedAt: began.Add(30 * time.Second)})
 	res := u.run(t, ctx, api, actrunner.Spec{Workflow: ".github/workflows/load-gate.yml", Event: "pull_request", Payload: payload,
-		Env: map[string]string{"GITHUB_RUN_ID": strconv.Itoa(runID)}})
+		Env: map[string]string{"GITHUB_RUN_ID": strconv.Itoa(runID), "GITHUB_RUN_ATTEMPT": "2"}})
 
 	v := res.Output("gate", "verdict")
 	if !slices.Contains([]string{"regression", "fail"}, v) {
@@ -116,8 +117,8 @@ func TestAcceptLabel(t *testing.T) {
 // TestOnDemandComment: load-gate-on-demand.yml on a maintainer's
 // "/loadgate" comment on pull request #11: the ondemand action checks the
 // commenter and pins the head and base, the gate judges that head against
-// that base and comments, and the verdict is set as the commit status
-// loadgate/e2e-api on the head. A reader's "/loadgate" runs no gate.
+// that base and comments, the workflow replies naming the commit gated, and
+// the verdict is set as the commit status loadgate/main/e2e-api on the head. A reader's "/loadgate" runs no gate.
 //
 // act runs actions/checkout for real when it names a ref (and offline it
 // cannot fetch), so here the workflow's checkout has no ref: the head is
@@ -155,14 +156,20 @@ func TestOnDemandComment(t *testing.T) {
 		t.Errorf("verdict %q, job %q; want pass (or inconclusive), success", v, res.JobResult)
 	}
 	noTokenInGateStep(t, res)
-	c := oneComment(t, api, pr)
-	titled(t, c.Body, v)
-	if !strings.Contains(c.Body, result.ShortHash(head)) {
+	cs := api.Comments(pr)
+	if len(cs) != 2 || !strings.HasPrefix(cs[0].Body, action.Marker(scenarioName)+"\n") {
+		t.Fatalf("#%d has %d comments, want the gate's and the reply", pr, len(cs))
+	}
+	titled(t, cs[0].Body, v)
+	if !strings.Contains(cs[0].Body, result.ShortHash(head)) {
 		t.Errorf("the comment does not name the head %s", result.ShortHash(head))
 	}
+	if want := "gated head " + head + " against main (" + u.base + "): " + v + "."; !strings.Contains(cs[1].Body, want) {
+		t.Errorf("the reply %q does not say %q", cs[1].Body, want)
+	}
 	st := api.Statuses(head)
-	if len(st) != 1 || st[0].State != "success" || st[0].Context != action.StatusContext(scenarioName) {
-		t.Errorf("statuses on the head: %+v; want one success, %s", st, action.StatusContext(scenarioName))
+	if len(st) != 1 || st[0].State != "success" || st[0].Context != action.StatusContext("main", scenarioName) {
+		t.Errorf("statuses on the head: %+v; want one success, %s", st, action.StatusContext("main", scenarioName))
 	}
 
 	// A collaborator with read access: the ondemand step refuses, nothing runs.
@@ -171,8 +178,8 @@ func TestOnDemandComment(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = u.run(t, ctx, api, actrunner.Spec{Workflow: wf, Event: "issue_comment", Payload: payload, Env: map[string]string{"GITHUB_RUN_ID": "1101"}})
-	if res.Output("pr", "run") != "false" || res.Output("gate", "verdict") != "" || len(api.Statuses(head)) != 1 || len(api.Comments(pr)) != 1 {
-		t.Errorf("a reader's /loadgate: run %q, verdict %q, %d statuses, %d comments; want false, none, 1, 1",
+	if res.Output("pr", "run") != "false" || res.Output("gate", "verdict") != "" || len(api.Statuses(head)) != 1 || len(api.Comments(pr)) != 2 {
+		t.Errorf("a reader's /loadgate: run %q, verdict %q, %d statuses, %d comments; want false, none, 1, 2",
 			res.Output("pr", "run"), res.Output("gate", "verdict"), len(api.Statuses(head)), len(api.Comments(pr)))
 	}
 	if len(res.Grep("@reader has read access")) == 0 {

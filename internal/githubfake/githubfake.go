@@ -3,7 +3,7 @@
 // workflows use, storing what they write for the test to read back: GET /user,
 // GraphQL's viewer, issue comments (list, create, edit, delete), a pull
 // request (its labels and base), an issue's timeline, a collaborator's
-// permission, a workflow run, commit statuses, releases, tags, a run's
+// permission, a workflow run and its attempts, commit statuses, releases, tags, a run's
 // artifacts, release downloads.
 //
 // Where it differs from GitHub:
@@ -21,7 +21,10 @@
 //   - objects carry only the fields loadgate reads.
 //   - a timeline holds only AddTimeline's events; a permission is
 //     SetPermission's, "none" for any other user and 404 for a "[bot]" login
-//     (GitHub: "not a user"); a run is SetRun's, else 404.
+//     (GitHub: "not a user"); a run is SetRun's, an attempt SetAttempt's, else 404.
+//   - a "committed" timeline event has GitHub's shape: sha, and author and
+//     committer dated CreatedAt (a git date, set by the pusher), no created_at
+//     or actor.
 //   - an artifact's zip is at /_artifacts/{id}, tokenless (no signed blob URL).
 //   - only AddRelease and AddArtifact add releases, tags and artifacts.
 //
@@ -81,8 +84,8 @@ type TimelineEvent struct {
 	Event     string    // "labeled", "unlabeled", "head_ref_force_pushed", …
 	Actor     User      // who did it
 	Label     string    // labeled, unlabeled: the label's name
-	CommitID  string    // head_ref_force_pushed: the new head
-	CreatedAt time.Time // when
+	CommitID  string    // head_ref_force_pushed: the new head; committed: the commit
+	CreatedAt time.Time // when; committed: the commit's author and committer date
 	ViaApp    string    // performed_via_github_app's slug, "" when none
 }
 
@@ -91,6 +94,13 @@ type Run struct {
 	HeadSHA   string
 	Event     string
 	CreatedAt time.Time // the run's first attempt
+}
+
+// Attempt is one attempt of a workflow run as GET …/actions/runs/{id}/attempts/{n} tells it.
+type Attempt struct {
+	HeadSHA   string
+	Status    string    // default "completed"
+	UpdatedAt time.Time // when it last changed: for a completed attempt, its end
 }
 
 // Status is a commit status as POSTed.
@@ -146,6 +156,7 @@ type Server struct {
 	timeline  map[int][]TimelineEvent
 	perms     map[string]string
 	runs      map[int64]Run
+	attempts  map[int64]map[int]Attempt
 	statuses  map[string][]Status
 	requests  []string
 	edited    []int64
@@ -158,7 +169,7 @@ func New(owner, repo, token, apiPrefix string) *Server {
 	s := &Server{Owner: owner, Repo: repo, Token: token, apiPrefix: strings.TrimRight(apiPrefix, "/"),
 		comments: map[int][]*Comment{}, nextID: 1000, pulls: map[int]Pull{},
 		releases: map[string][]Release{}, tags: map[string][]map[string]any{}, now: time.Now,
-		timeline: map[int][]TimelineEvent{}, perms: map[string]string{}, runs: map[int64]Run{}, statuses: map[string][]Status{}}
+		timeline: map[int][]TimelineEvent{}, perms: map[string]string{}, runs: map[int64]Run{}, attempts: map[int64]map[int]Attempt{}, statuses: map[string][]Status{}}
 	api := http.NewServeMux()
 	api.HandleFunc("GET /user", s.user)
 	api.HandleFunc("POST /graphql", s.graphql)
@@ -170,6 +181,7 @@ func New(owner, repo, token, apiPrefix string) *Server {
 	api.HandleFunc("GET /repos/{o}/{r}/issues/{n}/timeline", s.timelineList)
 	api.HandleFunc("GET /repos/{o}/{r}/collaborators/{u}/permission", s.permission)
 	api.HandleFunc("GET /repos/{o}/{r}/actions/runs/{id}", s.run)
+	api.HandleFunc("GET /repos/{o}/{r}/actions/runs/{id}/attempts/{n}", s.attempt)
 	api.HandleFunc("POST /repos/{o}/{r}/statuses/{sha}", s.createStatus)
 	api.HandleFunc("GET /repos/{o}/{r}/releases", s.releaseList)
 	api.HandleFunc("GET /repos/{o}/{r}/tags", s.tagList)
@@ -321,6 +333,16 @@ func (s *Server) SetRun(id int64, r Run) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runs[id] = r
+}
+
+// SetAttempt makes attempt n of workflow run id.
+func (s *Server) SetAttempt(id int64, n int, a Attempt) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.attempts[id] == nil {
+		s.attempts[id] = map[int]Attempt{}
+	}
+	s.attempts[id][n] = a
 }
 
 // Statuses is the commit statuses POSTed on sha, in order.
@@ -604,6 +626,11 @@ func (s *Server) timelineList(w http.ResponseWriter, r *http.Request) {
 	for _, e := range all[lo:hi] {
 		m := map[string]any{"event": e.Event, "created_at": e.CreatedAt.UTC().Format(time.RFC3339),
 			"actor": e.Actor}
+		if e.Event == "committed" {
+			who := map[string]any{"name": e.Actor.Login, "email": e.Actor.Login + "@example.com", "date": e.CreatedAt.UTC().Format(time.RFC3339)}
+			out = append(out, map[string]any{"event": e.Event, "sha": e.CommitID, "author": who, "committer": who})
+			continue
+		}
 		if e.Label != "" {
 			m["label"] = map[string]any{"name": e.Label}
 		}
@@ -653,6 +680,25 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	}
 	reply(w, 200, map[string]any{"id": id, "head_sha": run.HeadSHA, "event": run.Event,
 		"created_at": run.CreatedAt.UTC().Format(time.RFC3339)})
+}
+
+func (s *Server) attempt(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	a, ok := s.attempts[id][n]
+	if !ok {
+		fail(w, 404, "Not Found")
+		return
+	}
+	status := a.Status
+	if status == "" {
+		status = "completed"
+	}
+	reply(w, 200, map[string]any{"id": id, "run_attempt": n, "head_sha": a.HeadSHA, "status": status,
+		"updated_at": a.UpdatedAt.UTC().Format(time.RFC3339)})
 }
 
 func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadgate/loadgate/internal/githubfake"
 )
@@ -131,5 +132,33 @@ func TestReleasesAndArtifacts(t *testing.T) {
 	}
 	if _, b = do(t, s, "GET", r.Header.Get("Location"), "", ""); string(b) != "PK zip" {
 		t.Errorf("archive %q", b)
+	}
+}
+
+// A run's attempt answers in GitHub's shape (head_sha, status, updated_at, the end of a
+// completed attempt); an attempt not set is 404. A committed timeline event carries its
+// commit's git dates, not created_at.
+func TestRunAttemptsAndCommittedEvents(t *testing.T) {
+	s := githubfake.New("o", "r", "tok", "")
+	defer s.Close()
+	ended := time.Date(2026, 12, 7, 10, 5, 0, 0, time.UTC)
+	s.SetAttempt(7, 1, githubfake.Attempt{HeadSHA: "abc", UpdatedAt: ended})
+	r, b := do(t, s, "GET", s.APIURL()+"/repos/o/r/actions/runs/7/attempts/1", "Bearer tok", "")
+	var a struct {
+		HeadSHA   string    `json:"head_sha"`
+		Status    string    `json:"status"`
+		Attempt   int       `json:"run_attempt"`
+		UpdatedAt time.Time `json:"updated_at"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil || r.StatusCode != 200 || a.HeadSHA != "abc" || a.Status != "completed" || a.Attempt != 1 || !a.UpdatedAt.Equal(ended) {
+		t.Errorf("attempt 1: %d %s (%v)", r.StatusCode, b, err)
+	}
+	if r, _ := do(t, s, "GET", s.APIURL()+"/repos/o/r/actions/runs/7/attempts/2", "Bearer tok", ""); r.StatusCode != 404 {
+		t.Errorf("attempt 2, not set: %d, want 404", r.StatusCode)
+	}
+	s.AddTimeline(3, githubfake.TimelineEvent{Event: "committed", CommitID: "def", Actor: githubfake.User{Login: "dev"}, CreatedAt: ended})
+	_, b = do(t, s, "GET", s.APIURL()+"/repos/o/r/issues/3/timeline", "Bearer tok", "")
+	if !strings.Contains(string(b), `"sha":"def"`) || !strings.Contains(string(b), `"date":"2026-12-07T10:05:00Z"`) || strings.Contains(string(b), "created_at") {
+		t.Errorf("committed event: %s", b)
 	}
 }
