@@ -103,7 +103,20 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	if fs.NArg() > 0 && fs.Name() != "report" && fs.Name() != "merge" {
 		return &unexpectedArgError{rounds.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
-	return nil
+	return dry("flags", fs)
+}
+
+// dryRun is set only by the test of the documented command lines
+// (docs_test.go): a command ends with its error before it builds, starts or
+// sends anything, at "flags" (parsed) or, for run, sweep and soak, at
+// "planned" (scenario, ceilings and target checked).
+var dryRun func(point string, fs *flag.FlagSet) error
+
+func dry(point string, fs *flag.FlagSet) error {
+	if dryRun == nil {
+		return nil
+	}
+	return dryRun(point, fs)
 }
 
 // parser is parseFlags for the commands whose flags live in gate/action.
