@@ -54,6 +54,10 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	format := fs.String("format", "text", "stdout: text, markdown or json")
 	if err := parseFlags(fs, args, stderr); err != nil && !isUnexpectedArg(err) {
 		return err
+	} else if err != nil {
+		if err := dry("flags", fs); err != nil { // BASE.json HEAD.json: parseFlags stopped short of it
+			return err
+		}
 	}
 	if fs.NArg() == 2 && len(bases) == 0 && len(heads) == 0 {
 		bases, heads = cliflag.Strings{fs.Arg(0)}, cliflag.Strings{fs.Arg(1)}

@@ -43,6 +43,9 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := sc.CheckOperatorLimits(limits); err != nil {
 		problems = append(problems, errorLines(err)...)
 	}
+	for _, old := range sc.OldSpellings {
+		fmt.Fprintf(stderr, "loadgate: check: warning: %v\n", old)
+	}
 	if _, err := sc.ResolveEnv(os.LookupEnv); err != nil {
 		fmt.Fprintf(stderr, "loadgate: check: warning: %v (a run needs it; CI may set it)\n", err)
 	}

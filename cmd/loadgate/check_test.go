@@ -58,3 +58,27 @@ func TestCheckAcceptsTheDemo(t *testing.T) {
 		t.Errorf("the README's scenario plans %d rounds (%v), want >= 10:\n%s", rounds, err, out)
 	}
 }
+
+// A scenario with the deprecated top-level tolerance keys passes check, which
+// names each by its line; with a gate: block beside one, check refuses it.
+func TestCheckNamesTheOldToleranceKeys(t *testing.T) {
+	dir := t.TempDir()
+	body := "phases:\n  - {name: a, rate: 5, duration: 1s}\nworkloads:\n  - {name: w, http: {path: /}}\n"
+	path := filepath.Join(dir, "s.yaml")
+	for _, c := range []struct {
+		head, want string
+		code       int
+	}{
+		{"name: x\ntolerance: 5%\n", "s.yaml:2: tolerance: a top-level key is deprecated: write it as gate: {tolerance: …}", 0},
+		{"name: x\ngate: {tolerance: 5%}\ntolerance: 5%\n", "s.yaml:3: tolerance: given twice, here and as gate.tolerance (line 2)", 2},
+	} {
+		if err := os.WriteFile(path, []byte(c.head+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{"check", "--scenario", path}, &stdout, &stderr)
+		if got := exitCode(err, &stderr); got != c.code || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%q: exit %d, want %d and %q:\n%s", c.head, got, c.code, c.want, stderr.String())
+		}
+	}
+}

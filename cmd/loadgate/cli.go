@@ -34,12 +34,20 @@ func orUnusable(err error) error {
 
 func unusable(err error) error { return rounds.Unusable(err) }
 
-// version is set by the release build (-ldflags -X main.version=...); a
-// `go install ...@vX.Y.Z` build reports its module version instead of "dev".
-var version = moduleVersion("dev")
+// stamped is set by the release build (scripts/release.sh: -ldflags -X
+// main.stamped=vX.Y.Z). The linker sets only a variable that no function
+// call initializes, so the build info's version is read apart, in version.
+var stamped string
 
-// moduleVersion is the main module's version from the build info, or def.
-func moduleVersion(def string) string {
+// version is the release's stamp, else (`go install ...@vX.Y.Z`) the main
+// module's version from the build info, else "dev".
+var version = moduleVersion(stamped, "dev")
+
+// moduleVersion is stamp when set, else the main module's version, else def.
+func moduleVersion(stamp, def string) string {
+	if stamp != "" {
+		return stamp
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
@@ -96,7 +104,20 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	if fs.NArg() > 0 && fs.Name() != "report" && fs.Name() != "merge" {
 		return &unexpectedArgError{rounds.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
-	return nil
+	return dry("flags", fs)
+}
+
+// dryRun is set only by the test of the documented command lines
+// (docs_test.go): a command ends with its error before it builds, starts or
+// sends anything, at "flags" (parsed) or, for run, sweep and soak, at
+// "planned" (scenario, ceilings and target checked).
+var dryRun func(point string, fs *flag.FlagSet) error
+
+func dry(point string, fs *flag.FlagSet) error {
+	if dryRun == nil {
+		return nil
+	}
+	return dryRun(point, fs)
 }
 
 // parser is parseFlags for the commands whose flags live in gate/action.

@@ -28,6 +28,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if err := dry("planned", fs); err != nil {
+		return err
+	}
 	if err := outfile.Dir(p.Out, f.force, "--force"); err != nil {
 		return usageErr("run: --out %w", err)
 	}

@@ -32,6 +32,9 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if err := dry("planned", fs); err != nil {
+		return err
+	}
 	if duration < soak.MinWindow*4/3 {
 		fmt.Fprintf(stderr, "loadgate: WARNING: %s\n", report.SoakTooShort(duration, cfg.Scenario.Warmup))
 	}

@@ -45,6 +45,9 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if err := dry("planned", fs); err != nil {
+		return err
+	}
 	if err := sweep.PrepareOut(p.Out, f.force); err != nil {
 		return err
 	}

@@ -9,9 +9,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/loadgate/loadgate/gate/result"
 )
@@ -81,7 +78,7 @@ func newWaiter(clock func() time.Duration) *waiter {
 	w := &waiter{clock: clock, timer: time.NewTimer(time.Hour), fd: -1, aborted: make(chan struct{}), delays: newWakeDelays()}
 	w.timer.Stop()
 	w.asleep.Store(-1)
-	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	fd, err := newTimerfd()
 	if err == nil {
 		w.fd = fd
 		w.tfd = os.NewFile(uintptr(fd), "timerfd") // non-blocking: registered with the poller
@@ -118,14 +115,7 @@ func (w *waiter) abort() {
 }
 
 // arm sets the timerfd by a raw system call that neither blocks nor wakes sysmon (see rawConn).
-func (w *waiter) arm(d time.Duration) error {
-	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	_, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(w.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
-}
+func (w *waiter) arm(d time.Duration) error { return armTimerfd(w.fd, d) }
 
 func (w *waiter) close() {
 	w.timer.Stop()
@@ -237,12 +227,7 @@ func (w *waiter) fine(wake, d time.Duration) {
 		}
 		// settime or the poller failed: sleep the rest
 	}
-	ts := unix.NsecToTimespec(int64(wake - w.clock()))
-	for ts.Nano() > 0 {
-		if err := unix.Nanosleep(&ts, &ts); err != unix.EINTR {
-			break
-		}
-	}
+	nanosleep(wake - w.clock())
 }
 
 // quietFor says whether the dispatcher is asleep for at least need more: a background

@@ -554,8 +554,9 @@ func TestRegression_AdoptingPullRequestFailsItself(t *testing.T) {
 // Issue 48/45: the tolerance is a bar like the thresholds. Base's scenario
 // sets it; head's file cannot loosen it, and an operator's flag or input (on
 // a pull request, the change's own workflow) can only tighten it.
+// Base spells it in a gate: block, head in the deprecated top-level keys.
 func TestToleranceOnlyTightens(t *testing.T) {
-	base := "name: demo-api\ntolerance: 5%\ntolerance_floor: 100us\n"
+	base := "name: demo-api\ngate: {tolerance: 5%, tolerance_floor: 100us}\n"
 	f := newFixture(t, strings.Replace(scenarioWithStack, "name: demo-api\n", base, 1))
 	writeFiles(t, f.repo.root, map[string]string{"load/scenario.yaml": strings.Replace(scenarioWithStack, "name: demo-api\n",
 		"name: demo-api\ntolerance: 50%\ntolerance_floor: 900ms\n", 1)})

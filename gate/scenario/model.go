@@ -20,7 +20,8 @@ type Scenario struct {
 	Ceilings Ceilings
 	// Tolerance is the relative change of a latency percentile that is no
 	// change (0.1 for "10%"; 0: not given). ToleranceFloor is its absolute
-	// floor (ToleranceFloorSet: given, 0 included). A gate takes both from
+	// floor (ToleranceFloorSet: given, 0 included). Both are the `gate:`
+	// block's (or their deprecated top-level keys'). A gate takes both from
 	// base's file; an operator's flag or input can only tighten them.
 	Tolerance         float64
 	ToleranceFloor    time.Duration
@@ -28,6 +29,9 @@ type Scenario struct {
 	Phases            []Phase
 	Workloads         []Workload
 	Count             *Count // count: a service's counter of every workload's requests (count.go); nil when none
+	// OldSpellings: the keys the file spells in a deprecated way, by line
+	// (loadgate check warns); it loads as the current spelling would.
+	OldSpellings []error
 
 	File string // "" in memory
 	// Hash: two scenarios with equal Hash issue the same requests on the same

@@ -158,7 +158,7 @@ func yamlError(err error, file string) *Error {
 	return &Error{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Err: err}
 }
 
-var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "max_body", "ceilings", "tolerance", "tolerance_floor", "phases", "workloads", "openapi", "count"}
+var topKeys = []string{"name", "stack", "warmup", "timeout", "max_in_flight", "late_after", "drain", "http_version", "max_body", "ceilings", "gate", "tolerance", "tolerance_floor", "phases", "workloads", "openapi", "count"}
 
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
 	if root = deref(root); root.Kind != yaml.MappingNode {
@@ -181,6 +181,7 @@ func (d *decoder) scenario(root *yaml.Node) *Scenario {
 		d.scoped(func() { s.Stack = d.stack(n, "stack") })
 	}
 	d.scoped(func() { d.settings(f, s) })
+	d.scoped(func() { d.gateBar(f, s) })
 	if n := f.get("ceilings"); n != nil {
 		d.scoped(func() { d.ceilings(n, "ceilings", &s.Ceilings) })
 	}
@@ -221,12 +222,41 @@ func (d *decoder) settings(f *fields, s *Scenario) {
 	if n := f.get("max_body"); n != nil {
 		s.MaxBody = d.byteSize(n, "max_body")
 	}
-	if n := f.get("tolerance"); n != nil {
-		s.Tolerance = d.fraction(n, "tolerance")
+}
+
+// gateKeys are the keys of the `gate:` block: the gate's bar, read from base's
+// file like the thresholds.
+var gateKeys = []string{"tolerance", "tolerance_floor"}
+
+// gateBar reads gate.tolerance and gate.tolerance_floor, or their deprecated
+// top-level spellings (noted in OldSpellings); a key in both places is an error.
+func (d *decoder) gateBar(f *fields, s *Scenario) {
+	src := f
+	if n := f.get("gate"); n != nil {
+		src = d.mapping(n, "gate", gateKeys)
 	}
-	if n := f.get("tolerance_floor"); n != nil {
-		s.ToleranceFloor, s.ToleranceFloorSet = d.duration(n, "tolerance_floor"), true
-		d.check(s.ToleranceFloor >= 0 && s.ToleranceFloor <= MaxToleranceFloor, n, "tolerance_floor", "must be from 0 to %s", MaxToleranceFloor)
+	for _, k := range gateKeys {
+		old, ok := f.keys[k]
+		switch {
+		case !ok:
+		case src != f:
+			if g := src.keys[k]; g != nil {
+				d.failf(old.Line, k, "given twice, here and as gate.%s (line %d): keep gate.%s; the top-level key is its deprecated spelling", k, g.Line, k)
+			} else {
+				d.failf(old.Line, k, "a deprecated top-level key beside a gate: block: move it into the block, as gate.%s", k)
+			}
+			return
+		default:
+			s.OldSpellings = append(s.OldSpellings, &Error{File: d.file, Line: old.Line, Field: k,
+				Msg: fmt.Sprintf("a top-level key is deprecated: write it as gate: {%s: …}", k)})
+		}
+	}
+	if n := src.get("tolerance"); n != nil {
+		s.Tolerance = d.fraction(n, src.sub("tolerance"))
+	}
+	if n := src.get("tolerance_floor"); n != nil {
+		s.ToleranceFloor, s.ToleranceFloorSet = d.duration(n, src.sub("tolerance_floor")), true
+		d.check(s.ToleranceFloor >= 0 && s.ToleranceFloor <= MaxToleranceFloor, n, src.sub("tolerance_floor"), "must be from 0 to %s", MaxToleranceFloor)
 	}
 }
 

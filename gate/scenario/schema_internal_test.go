@@ -32,6 +32,7 @@ var schemaKeys = map[string][]string{
 	"":                 topKeys,
 	"stack":            stackKeys,
 	"ceilings":         ceilingKeys,
+	"gate":             gateKeys,
 	"phase":            phaseKeys,
 	"fault":            faultKeys,
 	"recovery":         recoveryKeys,
@@ -48,7 +49,7 @@ var schemaKeys = map[string][]string{
 // keyListNames are the package variables schemaKeys uses, by name: every
 // d.mapping call must pass one of them (TestSchemaCoversEveryMapping).
 var keyListNames = []string{
-	"topKeys", "stackKeys", "ceilingKeys", "phaseKeys", "faultKeys", "recoveryKeys", "workloadKeys",
+	"topKeys", "stackKeys", "ceilingKeys", "gateKeys", "phaseKeys", "faultKeys", "recoveryKeys", "workloadKeys",
 	"httpKeys", "wsKeys", "grpcKeys", "oapiKeys", "expectKeys", "thresholdKeys", "countKeys",
 }
 

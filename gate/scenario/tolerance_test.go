@@ -35,3 +35,34 @@ func TestToleranceKeys(t *testing.T) {
 		}
 	}
 }
+
+// The documented form is a gate: block; the top-level keys still load, each
+// noted as a deprecated spelling by its line.
+func TestGateBlock(t *testing.T) {
+	s := mustParse(t, "name: api\ngate: {tolerance: 5%, tolerance_floor: 200us}\n"+tolBody, scenario.Options{})
+	if s.Tolerance != 0.05 || s.ToleranceFloor != 200*time.Microsecond || !s.ToleranceFloorSet || len(s.OldSpellings) != 0 {
+		t.Errorf("gate block: tolerance %v floor %v set %t, old spellings %v; want 0.05, 200µs, set, none", s.Tolerance, s.ToleranceFloor, s.ToleranceFloorSet, s.OldSpellings)
+	}
+	old := mustParse(t, "name: api\ntolerance: 5%\ntolerance_floor: 200us\n"+tolBody, scenario.Options{})
+	if old.Tolerance != s.Tolerance || old.ToleranceFloor != s.ToleranceFloor || old.Hash != s.Hash {
+		t.Errorf("top-level keys load otherwise than the gate block: %v %v", old.Tolerance, old.ToleranceFloor)
+	}
+	if len(old.OldSpellings) != 2 || !strings.Contains(old.OldSpellings[0].Error(), "scenario.yaml:2: tolerance: a top-level key is deprecated: write it as gate: {tolerance: …}") ||
+		!strings.Contains(old.OldSpellings[1].Error(), "scenario.yaml:3: tolerance_floor:") {
+		t.Errorf("old spellings %v; want tolerance at line 2 and tolerance_floor at line 3", old.OldSpellings)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{"gate:\n  tolerance: 150%", "scenario.yaml:3: gate.tolerance: want a percentage"},
+		{"gate:\n  tolerance_floor: 2s", "scenario.yaml:3: gate.tolerance_floor: must be from 0 to 1s"},
+		{"gate:\n  tolerence: 5%", "scenario.yaml:3: gate.tolerence: unknown field"},
+		{"gate: 5%", "scenario.yaml:2: gate: must be a mapping"},
+		// Both at once: the top-level key's line, naming the block's.
+		{"gate: {tolerance: 5%}\ntolerance: 20%", "scenario.yaml:3: tolerance: given twice, here and as gate.tolerance (line 2)"},
+		{"tolerance_floor: 1ms\ngate: {tolerance: 5%}", "scenario.yaml:2: tolerance_floor: a deprecated top-level key beside a gate: block"},
+	} {
+		_, err := scenario.Parse([]byte("name: api\n"+c.yaml+"\n"+tolBody), "scenario.yaml", scenario.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want %q", c.yaml, err, c.want)
+		}
+	}
+}

@@ -689,8 +689,9 @@ func noTokenInGateStep(t *testing.T, res *actrunner.Result) {
 
 // releaseAssets runs this repository's release workflow
 // (.github/workflows/release.yml) on a push of tag, and returns the assets
-// its build step made (dist/: loadgate-linux-amd64, -arm64, SHA256SUMS),
-// checked: every binary has its one line in SHA256SUMS, and says tag as its
+// its build step (scripts/release.sh) made in dist/: loadgate-linux-amd64,
+// -arm64, loadgate-darwin-amd64, -arm64 and SHA256SUMS, checked: every
+// binary has its one line in SHA256SUMS, and this machine's says tag as its
 // version. Offline, three parts of the workflow cannot run and are left
 // out of the copy that runs: actions/attest-build-provenance (GitHub's OIDC
 // token and Sigstore), and the Publish and major-tag steps (gh against
@@ -760,15 +761,14 @@ func releaseAssets(t *testing.T, ctx context.Context, tmp, tag string) map[strin
 	}
 	sums := string(assets["SHA256SUMS"])
 	t.Logf("the release workflow's SHA256SUMS:\n%s", sums)
-	for _, arch := range []string{"amd64", "arm64"} {
-		name := "loadgate-linux-" + arch
+	for _, name := range []string{"loadgate-linux-amd64", "loadgate-linux-arm64", "loadgate-darwin-amd64", "loadgate-darwin-arm64"} {
 		sum := sha256.Sum256(assets[name])
 		if len(assets[name]) == 0 || strings.Count(sums, "  "+name+"\n") != 1 || !strings.Contains(sums, hex.EncodeToString(sum[:])+"  "+name+"\n") {
 			t.Errorf("%s (%d bytes) does not match its one line in SHA256SUMS", name, len(assets[name]))
 		}
 	}
-	if len(assets) != 3 {
-		t.Errorf("dist holds %d files, want the two binaries and SHA256SUMS", len(assets))
+	if len(assets) != 5 {
+		t.Errorf("dist holds %d files, want the four binaries and SHA256SUMS", len(assets))
 	}
 	bin := filepath.Join(tmp, "loadgate-"+tag)
 	if err := os.WriteFile(bin, assets["loadgate-linux-"+runtime.GOARCH], 0o755); err != nil {
