@@ -5,7 +5,6 @@ import (
 	"flag"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/report"
@@ -16,11 +15,12 @@ import (
 )
 
 type gateFlags struct {
-	rounds.Config // Compose is the stack's
-	progress      report.ProgressMode
-	github, force bool
-	stack         stackFlags
-	failOn        string // "" or regression: the verdict's exit code; inconclusive, threshold, never: action.ExitCode
+	rounds.Config   // Compose is the stack's
+	progress        report.ProgressMode
+	github, force   bool
+	stack           stackFlags
+	failOn          string // "" or regression: the verdict's exit code; inconclusive, threshold, never: action.ExitCode
+	baselineMissing string // refuse or record (Config.RecordMissing)
 }
 
 func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -29,7 +29,8 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.addShared(fs, stderr)
 	fs.StringVar(&f.Base, "base", "", "the base git `ref` (against a baseline: the commit whose scenario and baseline are read, not run)")
 	fs.StringVar(&f.Head, "head", "", "the head git `ref` (default: the working tree)")
-	fs.StringVar(&f.Against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
+	fs.StringVar(&f.Against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`: its commit runs beside head where the clone has it, else its stored numbers)")
+	fs.StringVar(&f.baselineMissing, "baseline-missing", "refuse", "against a baseline the protected side lacks: refuse (exit 2) or record (head alone, judged on its thresholds, to be stored as the baseline)")
 	fs.StringVar(&f.ScenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base) or head (UNSAFE for a required check: the change judged sets its own bar)")
 	f.Auto = true // the default (bench/gate-quality.md)
 	fs.Var(rounds.CountFlag{N: &f.Rounds, Auto: &f.Auto}, "rounds", "paired rounds: a number, or auto (the default: sequential, judged after every pair from the 4th round, stopping when decided, at --max-rounds or at --budget)")
@@ -38,7 +39,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: --rounds auto stops before a pair would overrun it; with a fixed --rounds it caps what an inconclusive comparison asks for")
 	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
-	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants every round, both stacks up, so both share the machine's noise (--duet=false: ABBA rounds, the idle side paused; off against a baseline)")
+	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants every round, both stacks up, so both share the machine's noise (--duet=false: ABBA rounds, the idle side paused; off where a baseline's stored numbers stand alone)")
 	fs.DurationVar(&f.Compare.ToleranceFloor, "tolerance-floor", verdict.DefaultToleranceFloor, "absolute floor of the tolerance: a latency change within ±max(tolerance × base, floor) is no change (default: base's scenario's tolerance_floor, else 50µs; can only lower it)")
 	fs.StringVar(&f.failOn, "fail-on", "regression", "which verdicts exit 1: regression (and fail, not measured), inconclusive (those and inconclusive too), threshold (absolute thresholds only) or never")
 	fs.StringVar(&f.Continue, "continue", "", "with --rounds auto: a `dir` of an earlier attempt's rounds; those of the same base, head, scenario and policy are this gate's first looks of one sequential test, and this attempt's rounds are written back to it")
@@ -56,8 +57,12 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usageErr("gate: --fail-on %q: %v", f.failOn, err)
 	}
-	if !cliflag.IsSet(fs, "duet") && strings.HasPrefix(f.Against, "baseline:") {
-		f.Duet = false // the default: a baseline has no second side to run beside (an explicit --duet is refused)
+	switch f.baselineMissing {
+	case "refuse":
+	case "record":
+		f.RecordMissing = true
+	default:
+		return usageErr("gate: --baseline-missing must be refuse or record, not %q", f.baselineMissing)
 	}
 	if f.github {
 		return gateGitHub(ctx, f, stdout, stderr)
