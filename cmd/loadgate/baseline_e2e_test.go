@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/result"
 	"github.com/loadgate/loadgate/gate/verdict"
 	"github.com/loadgate/loadgate/internal/enginetest"
@@ -165,13 +165,14 @@ workloads: [{name: profile, http: {path: "/profile/{n}"}, thresholds: {p95: 2s}}
 // the figure to compare) and returns its verdict.
 func logIntervals(t *testing.T, what, out string) verdict.Value {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(out, "verdict.json"))
-	var v verdict.Verdict
-	if err == nil {
-		err = json.Unmarshal(b, &v)
-	}
+	fh, err := os.Open(filepath.Join(out, "verdict.json"))
 	if err != nil {
-		t.Fatalf("%s: verdict.json: %v", what, err)
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	v, err := report.DecodeGateVerdict(fh)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
 	for _, wv := range v.Workloads {
 		for _, c := range wv.Comparisons {
