@@ -549,8 +549,8 @@ func forkComment(t *testing.T, ctx context.Context, u *user, api *actrunner.API,
 //     baseline release, and the summary says so (exit 0);
 //  2. a harmless change: gated against the baseline, whose recorded commit
 //     (push 1's) is checked out and run beside it: a pass, nothing stored;
-//  3. a change that slows the demo's backend from 20 to 30 ms: the same gate,
-//     a regression, the job fails.
+//  3. a change that makes the demo api's /profile do 10× the CPU work: the
+//     same gate, a regression, the job fails.
 //
 // loadgate/loadgate has a release, v1.9.0, whose assets this repository's
 // release workflow built (releaseAssets): the binary step resolves v1 to it,
@@ -654,12 +654,15 @@ func TestReleasePush(t *testing.T) {
 		t.Errorf("push 2: remote tip %q: a baseline stays until it is deleted", subject)
 	}
 
-	// 3. The backend 10 ms slower: a regression against the baseline's commit.
+	// 3. The api's /profile does 10× the CPU work: a regression against the
+	// baseline's commit. (A backend 10 ms slower, 20 → 30 ms, was called a
+	// pass here on 7 December at a load average of 13–15, p95 1.9 s: under
+	// such CPU starvation queueing hides a wait; CPU work is not hidden.)
 	compose, err := os.ReadFile(filepath.Join(u.Dir, "examples", "demo", "compose.yaml"))
-	if err != nil || !strings.Contains(string(compose), "${DEMO_DELAY_MS:-20}ms") {
-		t.Fatalf("examples/demo/compose.yaml: %v, or no ${DEMO_DELAY_MS:-20}ms to slow", err)
+	if err != nil || !strings.Contains(string(compose), "PROFILE_CPU_ROUNDS: 950\n") {
+		t.Fatalf("examples/demo/compose.yaml: %v, or no PROFILE_CPU_ROUNDS: 950 to slow", err)
 	}
-	slowed := strings.Replace(string(compose), "${DEMO_DELAY_MS:-20}ms", "${DEMO_DELAY_MS:-30}ms", 1)
+	slowed := strings.Replace(string(compose), "PROFILE_CPU_ROUNDS: 950\n", "PROFILE_CPU_ROUNDS: 9500\n", 1)
 	_, res = push(3, map[string]string{"examples/demo/compose.yaml": slowed})
 	if v := res.Output("gate", "verdict"); res.JobResult != "failure" || v != "regression" || res.Output("gate", "baseline") != "re-measured" {
 		t.Errorf("push 3: job %q, verdict %q, baseline %q; want failure, regression, re-measured", res.JobResult, v, res.Output("gate", "baseline"))
