@@ -34,9 +34,19 @@ func orUnusable(err error) error {
 
 func unusable(err error) error { return rounds.Unusable(err) }
 
-// version is set by the release build (-ldflags -X main.version=...); a
-// `go install ...@vX.Y.Z` build reports its module version instead of "dev".
-var version = moduleVersion("dev")
+// version is set by the release build (-ldflags -X main.version=...), which
+// sets only a string variable without an initializer that calls a function;
+// toolVersion falls back on the module version.
+var version string
+
+// toolVersion is the release's version, else a `go install ...@vX.Y.Z`
+// build's module version, else "dev".
+func toolVersion() string {
+	if version != "" {
+		return version
+	}
+	return moduleVersion("dev")
+}
 
 // moduleVersion is the main module's version from the build info, or def.
 func moduleVersion(def string) string {
@@ -60,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch cmd := args[0]; cmd {
 	case "version", "--version":
-		fmt.Fprintln(stdout, "loadgate", version)
+		fmt.Fprintln(stdout, "loadgate", toolVersion())
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

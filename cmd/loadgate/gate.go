@@ -47,7 +47,7 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	f.ToolVersion = rounds.ToolVersion(version)
+	f.ToolVersion = rounds.ToolVersion(toolVersion())
 	// Unset, both are base's scenario's (else the defaults); set, they can only tighten it.
 	if !cliflag.IsSet(fs, "tolerance") {
 		f.Compare.Tolerance = 0

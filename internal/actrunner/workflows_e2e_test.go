@@ -664,8 +664,11 @@ func TestReleasePush(t *testing.T) {
 	}
 	slowed := strings.Replace(string(compose), "PROFILE_CPU_ROUNDS: 950\n", "PROFILE_CPU_ROUNDS: 9500\n", 1)
 	_, res = push(3, map[string]string{"examples/demo/compose.yaml": slowed})
-	if v := res.Output("gate", "verdict"); res.JobResult != "failure" || v != "regression" || res.Output("gate", "baseline") != "re-measured" {
-		t.Errorf("push 3: job %q, verdict %q, baseline %q; want failure, regression, re-measured", res.JobResult, v, res.Output("gate", "baseline"))
+	// A regression; fail where an absolute threshold broke too (fail outranks it).
+	if v := res.Output("gate", "verdict"); res.JobResult != "failure" || (v != "regression" && v != "fail") ||
+		res.Output("gate", "regressions") != `["profile"]` || res.Output("gate", "baseline") != "re-measured" {
+		t.Errorf("push 3: job %q, verdict %q, regressions %s, baseline %q; want failure, regression of profile, re-measured",
+			res.JobResult, v, res.Output("gate", "regressions"), res.Output("gate", "baseline"))
 	}
 	if n := api.Count("POST"); n != 0 {
 		t.Errorf("%d POSTs: comment is false here", n)
