@@ -5,14 +5,12 @@ import (
 	"flag"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/loadgate/loadgate/gate/action"
 	"github.com/loadgate/loadgate/gate/report"
 	"github.com/loadgate/loadgate/gate/rounds"
 	"github.com/loadgate/loadgate/gate/session"
 	"github.com/loadgate/loadgate/gate/verdict"
-	"github.com/loadgate/loadgate/internal/cliflag"
 )
 
 type gateFlags struct {
@@ -21,6 +19,8 @@ type gateFlags struct {
 	github, force bool
 	stack         stackFlags
 	failOn        string // "" or regression: the verdict's exit code; inconclusive, threshold, never: action.ExitCode
+	// baselineMissing: refuse or record (Config.RecordMissing).
+	baselineMissing string
 }
 
 func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -29,7 +29,8 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.addShared(fs, stderr)
 	fs.StringVar(&f.Base, "base", "", "the base git `ref` (against a baseline: the commit whose scenario and baseline are read, not run)")
 	fs.StringVar(&f.Head, "head", "", "the head git `ref` (default: the working tree)")
-	fs.StringVar(&f.Against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`)")
+	fs.StringVar(&f.Against, "against", "base", "compare head with a fresh base run (base) or a stored baseline (baseline:`name`: its commit runs beside head where the clone has it, else its stored numbers)")
+	fs.StringVar(&f.baselineMissing, "baseline-missing", "refuse", "against a baseline the protected side lacks: refuse (exit 2) or record (head alone, judged on its thresholds, to be stored as the baseline)")
 	fs.StringVar(&f.ScenarioFrom, "scenario-from", "", "whose scenario file (load, thresholds, ceilings) is used: base (the default with --base) or head (UNSAFE for a required check: the change judged sets its own bar)")
 	f.addRoundFlags(fs)
 	fs.BoolVar(&f.github, "github", false, "run as the GitHub Action: inputs from INPUT_* variables, verdict to the step summary, outputs, annotations and the pull request comment")
@@ -44,8 +45,12 @@ func gateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usageErr("gate: --fail-on %q: %v", f.failOn, err)
 	}
-	if !cliflag.IsSet(fs, "duet") && strings.HasPrefix(f.Against, "baseline:") {
-		f.Duet = false // the default: a baseline has no second side to run beside (an explicit --duet is refused)
+	switch f.baselineMissing {
+	case "refuse":
+	case "record":
+		f.RecordMissing = true
+	default:
+		return usageErr("gate: --baseline-missing must be refuse or record, not %q", f.baselineMissing)
 	}
 	if f.github {
 		return gateGitHub(ctx, f, stdout, stderr)

@@ -257,7 +257,8 @@ func TestGateRefusals(t *testing.T) {
 		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--rounds", "auto", "--budget", "-1m"}, "--budget must be positive"},
 		{[]string{"gate", "--scenario", "x.yaml", "--against", "nonsense"}, "--against must be base or baseline:NAME"},
 		{[]string{"gate", "--scenario", "x.yaml", "--against", "baseline:x", "--scenario-from", "base"}, "--scenario-from base needs --base"},
-		{[]string{"gate", "--scenario", "x.yaml", "--against", "baseline:x", "--duet"}, "--duet runs base and head at the same instants: it needs a base side"},
+		{[]string{"gate", "--scenario", "x.yaml", "--against", "baseline:x", "--baseline-missing", "store"}, "--baseline-missing must be refuse or record"},
+		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--baseline-missing", "record"}, "--baseline-missing record needs --against baseline:NAME"},
 		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--fail-on", "always"}, `--fail-on "always": want regression, inconclusive, threshold or never`},
 		{[]string{"gate", "--scenario", "x.yaml", "--base", "main", "--tolerance-floor", "2s"}, "--tolerance-floor 2s: must be from 0 to 1s"},
 	} {

@@ -16,7 +16,7 @@ func (f *gateFlags) addRoundFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.Shape, "round-shape", "", "how a round is cut: windows (each stack instance runs the warm-up and earlier phases once, then judged windows of the judged phase; each side's stack brought up 3 times) or scenario (every round the whole scenario, one instance); default: windows for --rounds auto against a base where the scenario allows, else scenario")
 	fs.DurationVar(&f.Budget, "budget", rounds.DefaultBudget, "the gate's wall time, set-up included: --rounds auto stops before a pair would overrun it; with a fixed --rounds it caps what an inconclusive comparison asks for")
 	fs.StringVar(&f.Compare.Percentile, "percentile", "", "judged latency percentile for every workload (default: each workload's threshold percentiles, else p95)")
-	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants every round, both stacks up, so both share the machine's noise (--duet=false: ABBA rounds, the idle side paused; off against a baseline)")
+	fs.BoolVar(&f.Duet, "duet", true, "run base and head at the same instants every round, both stacks up, so both share the machine's noise (--duet=false: ABBA rounds, the idle side paused; off where a baseline's stored numbers stand alone)")
 	fs.DurationVar(&f.Compare.ToleranceFloor, "tolerance-floor", verdict.DefaultToleranceFloor, "absolute floor of the tolerance: a latency change within ±max(tolerance × base, floor) is no change (default: base's scenario's tolerance_floor, else 50µs; can only lower it)")
 }
 

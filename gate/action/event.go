@@ -24,6 +24,7 @@ type Event struct {
 	BaseRef, HeadRef string // branch names
 
 	DefaultBranch string // workflow_dispatch, push: outside a pull request, base is its tip
+	Before        string // push: the branch's tip before it ("" when the push created the branch)
 
 	Fork bool // the head repository is another (or gone): read-only token, no secrets
 
@@ -113,6 +114,9 @@ func ParseEvent(name string, data []byte) (Event, error) {
 	case *github.PushEvent:
 		ev.Action = p.GetAction()
 		ev.HeadSHA = p.GetAfter()
+		if b := p.GetBefore(); strings.Trim(b, "0") != "" {
+			ev.Before = b
+		}
 		ev.HeadRef = strings.TrimPrefix(p.GetRef(), "refs/heads/")
 		ev.DefaultBranch = p.GetRepo().GetDefaultBranch()
 	default:

@@ -75,8 +75,12 @@ func TestParseEventOthers(t *testing.T) {
 		t.Errorf("schedule: %+v, %v", ev, err)
 	}
 	ev, err = action.ParseEvent("push", []byte(`{"ref":"refs/heads/main","before":"aaaa","after":"bbbb","repository":{"full_name":"o/r"}}`))
-	if err != nil || ev.HeadSHA != "bbbb" || ev.HeadRef != "main" || ev.BaseSHA != "" || ev.PR != 0 {
+	if err != nil || ev.HeadSHA != "bbbb" || ev.HeadRef != "main" || ev.BaseSHA != "" || ev.Before != "aaaa" || ev.PR != 0 {
 		t.Errorf("push: %+v, %v", ev, err)
+	}
+	ev, err = action.ParseEvent("push", []byte(`{"ref":"refs/heads/release/1.x","before":"0000000000000000000000000000000000000000","after":"bbbb","created":true}`))
+	if err != nil || ev.Before != "" || ev.HeadSHA != "bbbb" {
+		t.Errorf("push that creates a branch: before %q, %v; want none", ev.Before, err)
 	}
 	ev, err = action.ParseEvent("pull_request_target", []byte(mustRead(t, "testdata/pull_request-opened.json")))
 	if err != nil || ev.PR != 2 || ev.Action != "opened" || ev.BaseRef != "master" {

@@ -15,10 +15,33 @@ const (
 	OutRegressions = "regressions" // JSON array of workload names, see Regressions
 	OutReport      = "report"      // path of the Markdown report
 	OutResultsDir  = "results-dir" // path of the results directory
+	OutBaseline    = "baseline"    // against a baseline: BaselineUse
 )
 
 // OutputNames are exactly action.yml's outputs (a test checks it).
-var OutputNames = []string{OutVerdict, OutRegressions, OutReport, OutResultsDir}
+var OutputNames = []string{OutVerdict, OutRegressions, OutReport, OutResultsDir, OutBaseline}
+
+// BaselineUse is how a gate against a stored baseline used it, for the
+// baseline output: "re-measured" (its commit ran beside head), "stored" (its
+// stored numbers alone), "record" (none yet, head passed: store its results as
+// it), "not recorded" (none yet, head did not pass), "" (no baseline).
+func BaselineUse(notes ...[]verdict.Note) string {
+	for _, ns := range notes {
+		for _, n := range ns {
+			switch n.Code {
+			case verdict.NoteBaselineRerun:
+				return "re-measured"
+			case verdict.NoteBaselineStoredOnly:
+				return "stored"
+			case verdict.NoteBaselineFirst:
+				return "record"
+			case verdict.NoteBaselineFirstFailed:
+				return "not recorded"
+			}
+		}
+	}
+	return ""
+}
 
 // ExitCode is the exit code for v under fail-on: regression is v.ExitCode(), inconclusive
 // fails an inconclusive verdict too, threshold lets a regression exit 0, never is 0. Unusable

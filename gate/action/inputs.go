@@ -25,6 +25,7 @@ const (
 	InCompose              = "compose"
 	InBase                 = "base"
 	InAgainst              = "against"
+	InBaselineMissing      = "baseline-missing"
 	InStackCPUs            = "stack-cpus"
 	InLoadCPUs             = "load-cpus"
 	InLoadPriority         = "load-priority"
@@ -59,7 +60,7 @@ const (
 
 // InputNames are exactly action.yml's inputs (a test checks it).
 var InputNames = []string{
-	InScenario, InCompose, InBase, InAgainst, InStackCPUs, InLoadCPUs, InLoadPriority,
+	InScenario, InCompose, InBase, InAgainst, InBaselineMissing, InStackCPUs, InLoadCPUs, InLoadPriority,
 	InRounds, InBudget, InTolerance, InToleranceFloor, InScale, InFailOn, InComment, InToken, InResultsDir, InArtifactURL,
 	InMaxRate, InMaxDuration, InMaxInFlight, InScenarioFrom, InAllowWorkflowChanges, InDuet,
 	InPullRequestTarget, InShard, InMerge, InContinue,
@@ -108,6 +109,8 @@ type Inputs struct {
 	BaseDefaulted bool          // Resolve took the default branch's tip
 	Against       string        // "base" or "baseline:<name>"
 	Baseline      string        // <name> of against: baseline:<name>, else ""
+	RecordMissing bool          // baseline-missing: record (head alone, to be stored as the baseline)
+	BaseOfPush    bool          // Resolve took the branch as it was before the push (or the pushed commit's parent)
 	StackCPUs     string        // cpu list ("0-1"), "" for the command's split
 	LoadCPUs      string        // cpu list, "" for the command's split
 	Rounds        int           // 0: the command's default
@@ -206,6 +209,16 @@ func readSides(in *Inputs, get func(string) string) error {
 			return inputErr(InAgainst, s, "want %q or \"baseline:<name>\" (letters, digits, . _ -)", AgainstBase)
 		}
 		in.Against = s
+	}
+	switch s := get(InBaselineMissing); s {
+	case "", "refuse":
+	case "record":
+		if in.Baseline == "" {
+			return inputErr(InBaselineMissing, s, "record needs against: baseline:<name>")
+		}
+		in.RecordMissing = true
+	default:
+		return inputErr(InBaselineMissing, s, "want refuse (the default) or record")
 	}
 	return nil
 }
@@ -390,6 +403,12 @@ func (in *Inputs) Resolve(ev Event) error {
 	if in.Base == "" {
 		in.Base = ev.BaseSHA
 	}
+	if in.Base == "" && in.Baseline != "" && ev.Name == "push" { // the protected side: what this push cannot have changed
+		in.Base, in.BaseOfPush = ev.Before, true
+		if in.Base == "" && ev.HeadSHA != "" { // the push created the branch
+			in.Base = ev.HeadSHA + "^"
+		}
+	}
 	if in.Base == "" && ev.DefaultBranch != "" && in.Against == AgainstBase {
 		in.Base, in.BaseDefaulted = "origin/"+ev.DefaultBranch, true
 	}
@@ -519,7 +538,8 @@ func (in Inputs) Apply(cfg rounds.Config, st session.StackOptions) (rounds.Confi
 	}
 	cfg.Limits = in.Limits // the operator's ceilings, bounded by default
 	cfg.GuardWorkflows, cfg.AllowWorkflowChanges = in.GuardWorkflows, in.AllowWorkflowChanges
-	cfg.Duet = in.Duet && in.Baseline == "" // the duet input (action.yml's default "true"); a baseline has no second side
+	cfg.Duet = in.Duet // the duet input (action.yml's default "true"); off where a baseline's stored numbers stand alone
+	cfg.RecordMissing = in.RecordMissing
 	if in.ScenarioFrom != "" {
 		cfg.ScenarioFrom = in.ScenarioFrom // the unsafe opt-in: the report warns
 	}

@@ -121,6 +121,38 @@ func TestReadInputs(t *testing.T) {
 	}
 }
 
+// On a push, a baseline is read from the branch as it was before the push
+// (the pushed commit's parent when the push created the branch), never from
+// the pushed commit itself: the change cannot replace its own bar.
+func TestPushAgainstBaselineReadsTheBranchBeforeIt(t *testing.T) {
+	a, _ := actionWith(map[string]string{"INPUT_SCENARIO": "s.yaml", "INPUT_AGAINST": "baseline:release", "INPUT_BASELINE-MISSING": "record"})
+	in, err := action.ReadInputs(a)
+	if err != nil || !in.RecordMissing {
+		t.Fatalf("%+v, %v: want baseline-missing record read", in, err)
+	}
+	for _, c := range []struct {
+		ev   action.Event
+		want string
+	}{
+		{action.Event{Name: "push", Before: "aaaa", HeadSHA: "bbbb", DefaultBranch: "main"}, "aaaa"},
+		{action.Event{Name: "push", HeadSHA: "bbbb", DefaultBranch: "main"}, "bbbb^"}, // the push created the branch
+		{action.Event{Name: "pull_request", BaseSHA: "f95f852b", HeadSHA: "bbbb"}, "f95f852b"},
+	} {
+		in := in
+		if err := in.Resolve(c.ev); err != nil || in.Base != c.want || in.BaseOfPush != (c.ev.Name == "push") {
+			t.Errorf("%s before %q: base %q (of push %v), %v; want %q", c.ev.Name, c.ev.Before, in.Base, in.BaseOfPush, err, c.want)
+		}
+		cfg, _ := in.Apply(rounds.Config{}, session.StackOptions{})
+		if cfg.Base != c.want || cfg.Against != "baseline:release" || !cfg.RecordMissing {
+			t.Errorf("%s: config base %q against %q record %v", c.ev.Name, cfg.Base, cfg.Against, cfg.RecordMissing)
+		}
+	}
+	in.Base = "v1.4.0" // given: kept
+	if err := in.Resolve(action.Event{Name: "push", Before: "aaaa"}); err != nil || in.Base != "v1.4.0" || in.BaseOfPush {
+		t.Errorf("base input on a push: %q, %v", in.Base, err)
+	}
+}
+
 func equalInputs(a, b action.Inputs) bool {
 	return reflect.DeepEqual(a, b)
 }
@@ -163,6 +195,8 @@ func TestReadInputsErrorsNameTheInput(t *testing.T) {
 		{"max-in-flight", "1.5", "input max-in-flight"},
 		{"scenario-from", "pr", "input scenario-from: \"pr\": want base (the default) or head"},
 		{"duet", "yes", "input duet: \"yes\": want true (the default) or false"},
+		{"baseline-missing", "store", "input baseline-missing: \"store\": want refuse (the default) or record"},
+		{"baseline-missing", "record", "record needs against: baseline:<name>"},
 		{"load-priority", "fifo", "input load-priority: \"fifo\": want auto (the default), rt or normal"},
 	}
 	for _, c := range cases {

@@ -31,6 +31,7 @@ type Publication struct {
 	ReportPath   string              // the report file: the report output
 	CommentPath  string              // the file holding Markdown, in ResultsDir: the fork comment workflow's comment ("": ReportPath)
 	ResultsDir   string              // the results directory: the results-dir output; the manifest goes there
+	Baseline     string              // the baseline output (BaselineUse)
 }
 
 // Outcome is what Publish did; Notices and Warnings were also printed.
@@ -83,6 +84,7 @@ func Publish(a *githubactions.Action, env *Env, ev Event, in Inputs, p Publicati
 		{OutRegressions, regressionsJSON(out.Regressions)},
 		{OutReport, p.ReportPath},
 		{OutResultsDir, p.ResultsDir},
+		{OutBaseline, p.Baseline},
 	}); err != nil {
 		errs = append(errs, err)
 	}

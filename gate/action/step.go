@@ -108,6 +108,7 @@ func (s Step) Run(ctx context.Context) (StepResult, error) {
 	outcome, err := Publish(a, env, ev, in, Publication{
 		Scenario: name, ScenarioFile: in.Scenario, Verdict: gr.Verdict, Accepted: gr.Accepted, Markdown: string(md),
 		ReportPath: filepath.Join(out, "report.md"), CommentPath: filepath.Join(out, "comment.md"), ResultsDir: out,
+		Baseline: BaselineUse(gr.Notes, gr.Verdict.Notes),
 	})
 	if err != nil {
 		fmt.Fprintln(s.Stderr, "loadgate:", err)
@@ -195,6 +196,9 @@ func (s Step) inputs(a *githubactions.Action) (*Env, Event, Inputs, error) {
 	}
 	if in.BaseDefaulted {
 		a.Noticef("base: %s, the default branch's tip (no pull request; set the base input to choose another)", in.Base)
+	}
+	if in.BaseOfPush {
+		a.Noticef("base: %s, the branch before this push: the baseline and scenario are read from it (set the base input to choose another)", in.Base)
 	}
 	return env, ev, in, nil
 }

@@ -313,6 +313,7 @@ func (g *gateReport) notes(full bool) []string {
 		}
 		add(NoteText(n))
 	}
+	add(storedNote(g.Stored, g.Verdict))
 	if g.Verdict.Value != verdict.Unusable {
 		for _, s := range NoteTexts(g.Verdict.Notes) {
 			add(s)
@@ -335,6 +336,34 @@ func (g *gateReport) notes(full bool) []string {
 		}
 	}
 	return ws
+}
+
+// storedNote shows a re-measured baseline's numbers as recorded, beside the
+// gate's, one per latency comparison: shown, never judged.
+func storedNote(b *result.Result, v verdict.Verdict) string {
+	if b == nil {
+		return ""
+	}
+	var figs []string
+	for _, wv := range v.Workloads {
+		for _, c := range wv.Comparisons {
+			q, ok := verdict.Quantile(c.Metric)
+			if !ok {
+				continue
+			}
+			h, err := result.PoolMetric([]*result.Result{b}, c.Phase, c.Workload, c.Metric)
+			if err != nil || h.TotalCount() == 0 {
+				figs = append(figs, fmt.Sprintf("%s %s not measured", c.Workload, c.Metric))
+				continue
+			}
+			figs = append(figs, fmt.Sprintf("%s %s %s ms (n=%s)", c.Workload, c.Metric, MS(float64(result.Quantile(h, q))/1000), Count(h.TotalCount())))
+		}
+	}
+	if len(figs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the baseline as stored, at recording time, on %s (%s, commit %s): %s; shown, not judged (both sides above ran here)",
+		machineText(b.Machine), date(b.StartedAt), result.ShortHash(b.Commit), strings.Join(figs, ", "))
 }
 
 func warmupNote(s rounds.SideResults) string {

@@ -251,10 +251,30 @@ func baselineNoteText(n verdict.Note) (s string, ok bool) {
 		b, h := orZero(n.BaseTopology), orZero(n.HeadTopology)
 		s = fmt.Sprintf("WARNING: the baseline's topology differs (stack cpus %q, load cpus %q, pinned %v, generator %s) from head's (%q, %q, %v, %s)",
 			b.StackCPUs, b.LoadCPUs, b.Pinned, b.Scheduling(), h.StackCPUs, h.LoadCPUs, h.Pinned, h.Scheduling())
+	case verdict.NoteBaselineRerun:
+		s = fmt.Sprintf("baseline %s is re-measured: its commit %s ran here as the base side, beside head in paired rounds", n.Name, result.ShortHash(n.Commit))
+	case verdict.NoteBaselineStoredOnly:
+		s = fmt.Sprintf("WARNING: baseline %s's commit could not be run here (%s): head is judged against its stored numbers from another run, with the noise bound below", n.Name, baselineUnrunText(n))
+	case verdict.NoteBaselineFirst:
+		s = fmt.Sprintf("no baseline `%s` yet: this run's results are stored as it (head alone, judged on its thresholds)", n.Name)
+	case verdict.NoteBaselineFirstFailed:
+		s = fmt.Sprintf("no baseline `%s` yet: this run did not pass its thresholds, so its results are not stored as it", n.Name)
 	default:
 		return "", false
 	}
 	return s, true
+}
+
+func baselineUnrunText(n verdict.Note) string {
+	switch n.Unrun {
+	case verdict.BaselineNoCommit:
+		return "it records no commit"
+	case verdict.BaselineDirty:
+		return fmt.Sprintf("it was measured on %s, a working tree with uncommitted changes", result.ShortHash(strings.TrimSuffix(n.Commit, "+dirty")))
+	case verdict.BaselineNotInClone:
+		return fmt.Sprintf("commit %s is not in this clone; a shallow checkout lacks it: fetch-depth: 0", result.ShortHash(n.Commit))
+	}
+	return string(n.Unrun)
 }
 
 func orZero[T any](p *T) T {

@@ -2,6 +2,7 @@ package rounds
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -118,15 +119,23 @@ func loadBaselineFile(root, name string) (*result.Result, string, error) {
 func (g *gate) loadBaseline(name string) error {
 	if g.prot == nil {
 		b, err := LoadBaseline(g.head.Root, name, g.cfg.Scenario)
+		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteBaselineFromHead, Name: name})
+		if errors.Is(err, errNoBaseline) && g.cfg.RecordMissing {
+			g.first = name
+			return nil
+		}
 		if err != nil {
 			return Usagef("gate: %w", err)
 		}
 		g.baseline = b
-		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteBaselineFromHead, Name: name})
 		return nil
 	}
 	b, p, err := loadBaselineFile(g.prot.Root, name)
 	if err != nil {
+		if errors.Is(err, errNoBaseline) && g.cfg.RecordMissing {
+			g.first = name // head's copy, if any, is not applied: the protected side has none
+			return nil
+		}
 		if errors.Is(err, errNoBaseline) {
 			if _, hp, herr := loadBaselineFile(g.head.Root, name); hp != "" || herr == nil {
 				return Usagef("gate: baseline %s is new in head (%s): not applied; a baseline is read from the protected side, base %s, which has none: store it there first", name, relTo(g.head, hp), result.ShortHash(g.prot.Commit))
@@ -148,6 +157,43 @@ func (g *gate) loadBaseline(name string) error {
 		g.notes = append(g.notes, verdict.Note{Code: verdict.NoteBaselineChangedInHead, Name: name, Path: rel})
 	}
 	return nil
+}
+
+// BaselineRun decides how a gate uses stored baseline name (b): its commit,
+// where repo has it, runs beside head as the base side (NoteBaselineRerun);
+// else the stored numbers stand alone (NoteBaselineStoredOnly, Unrun says why).
+func BaselineRun(ctx context.Context, repo Repo, name string, b *result.Result) verdict.Note {
+	n := verdict.Note{Code: verdict.NoteBaselineRerun, Name: name, Commit: b.Commit}
+	unrun := func(why verdict.BaselineUnrun) verdict.Note {
+		n.Code, n.Unrun = verdict.NoteBaselineStoredOnly, why
+		return n
+	}
+	switch {
+	case b.Commit == "":
+		return unrun(verdict.BaselineNoCommit)
+	case strings.HasSuffix(b.Commit, "+dirty"):
+		return unrun(verdict.BaselineDirty)
+	case !isCommitID(b.Commit):
+		return unrun(verdict.BaselineNoCommit)
+	}
+	c, err := repo.Commit(ctx, b.Commit)
+	if err != nil || c != b.Commit {
+		return unrun(verdict.BaselineNotInClone)
+	}
+	return n
+}
+
+// isCommitID: a full SHA-1 or SHA-256 object name, nothing git would read otherwise.
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // relTo is p relative to s's checkout; outside it, its last two elements,

@@ -244,20 +244,6 @@ func TestDuetResultsSayTheGeneratorFigureIsBothSides(t *testing.T) {
 	}
 }
 
-// A duet needs two sides: against a stored baseline it is refused
-// (ErrUsage: exit 2) before anything is checked out.
-func TestDuetAgainstABaselineIsRefused(t *testing.T) {
-	f := newFixture(t, scenarioWithStack)
-	f.cfg.Base, f.cfg.Against, f.cfg.Duet = "", "baseline:main", true
-	_, err, _ := f.run(t)
-	if rounds.KindOf(err) != rounds.ErrUsage || !strings.Contains(err.Error(), "--duet") || !strings.Contains(err.Error(), "baseline:main") {
-		t.Fatalf("err %v, want a usage error naming --duet and the baseline", err)
-	}
-	if ev := f.ev.String(); strings.Contains(ev, "worktree") || strings.Contains(ev, "up ") {
-		t.Errorf("events %s: something was checked out or brought up", ev)
-	}
-}
-
 // A noise calibration is of rounds run one side at a time: a duet gate
 // does not use it, and says so.
 func TestDuetDoesNotUseAnABBACalibration(t *testing.T) {

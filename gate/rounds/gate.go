@@ -1,7 +1,9 @@
 // Package rounds runs a gate: the same load on base and head, each a
 // checkout with its own stack, in ABBA rounds with the idle side paused (or
-// both at once, Config.Duet), or head against a stored baseline; gate/verdict
-// judges. Repo, Stacks and Runner are its ways to the world, faked in tests.
+// both at once, Config.Duet); against a stored baseline its recorded commit
+// is the base side where the clone has it, else head runs against its stored
+// numbers. gate/verdict judges. Repo, Stacks and Runner are its ways to the
+// world, faked in tests.
 // Every error is ErrUsage (exit 2) or ErrUnusable (exit 3), never a verdict.
 package rounds
 
@@ -34,13 +36,16 @@ var ErrFaultsRefused = errors.New("gate: the scenario injects faults (phase inje
 type Config struct {
 	Scenario     string   // the scenario file, relative to the repository root
 	Base, Head   string   // git refs; Head "" is the working tree. Against a baseline Base is the protected side's commit: the scenario and the baseline are read from it (not run)
-	Against      string   // "base" (default: a fresh base run) or "baseline:NAME"
+	Against      string   // "base" (default: a fresh base run) or "baseline:NAME": its commit runs as base where the clone has it
 	ScenarioFrom string   // whose scenario file is used: "base" (default with a Base) or "head" (unsafe for a required check; the default against a baseline without a Base)
 	Rounds       int      // paired rounds (fixed); ignored when Auto
 	Scale        float64  // --scale, both sides (0: 1)
 	Compose      []string // compose files instead of the scenario's stack.compose (relative: to each side's root)
 	Target       string   // service:port instead of the scenario's stack.target
 	Out          string   // the results directory
+	// RecordMissing: against a baseline the protected side does not have yet,
+	// head runs alone, judged on its thresholds, so its results can be stored as it.
+	RecordMissing bool
 	// Compare: the operator's options. Tolerance 0 and ToleranceFloorSet
 	// false leave them to the protected scenario (ResolveTolerance).
 	Compare           verdict.CompareOptions
@@ -61,7 +66,7 @@ type Config struct {
 	// only a record of the same run is continued (docs/action.md, "Re-runs").
 	RunID string
 
-	Duet bool // both stacks stay up and both loads run on one schedule; needs a base side, not a baseline
+	Duet bool // both stacks stay up and both loads run on one schedule; needs a base side (off where a baseline's stored numbers stand alone)
 	// Shape is how rounds are cut (windows.go): ShapeWindows, ShapeScenario,
 	// or "" (windows for --rounds auto against a base side where the scenario
 	// allows, else scenario).
@@ -115,14 +120,14 @@ func (c *Config) Validate() error {
 	default:
 		return Usagef("gate: --against must be base or baseline:NAME, not %q", c.Against)
 	}
-	if c.Duet && isBaseline {
-		return Usagef("gate: --duet runs base and head at the same instants: it needs a base side to run, not --against baseline:%s (one side)", name)
+	if c.RecordMissing && !isBaseline {
+		return Usagef("gate: --baseline-missing record needs --against baseline:NAME, not --against %s", c.Against)
 	}
 	if err := c.validateShard(); err != nil {
 		return err
 	}
-	if c.Shape == ShapeWindows && (isBaseline || c.Shard.On()) {
-		return Usagef("gate: --round-shape windows brings both sides' stacks up again between windows: it needs a base side on one runner, not --against baseline: or --shard; use --round-shape scenario")
+	if c.Shape == ShapeWindows && c.Shard.On() {
+		return Usagef("gate: --round-shape windows brings both sides' stacks up again between windows: it needs a base side on one runner, not --shard; use --round-shape scenario")
 	}
 	if c.ScenarioFrom == "" { // the protected side's, where there is one
 		c.ScenarioFrom = "base"
@@ -220,6 +225,7 @@ type gate struct {
 	base, head *Side
 	prot       *Side // whose scenario and baselines bind head (nil: none)
 	baseline   *result.Result
+	first      string           // RecordMissing: the baseline none has yet; head runs alone
 	notes      []verdict.Note   // the set-up's and plan's notes, worded by report
 	start      time.Time        // Run's start: the budget counts from here
 	seq        *verdict.Verdict // Auto: the look that stopped the gate
@@ -296,6 +302,9 @@ func (g *gate) setup(ctx context.Context) error {
 	}
 	if isBaseline {
 		if err := g.loadBaseline(name); err != nil {
+			return err
+		}
+		if err := g.baselineSides(ctx, name); err != nil {
 			return err
 		}
 	}
@@ -447,7 +456,44 @@ func (g *gate) loadScenario() (*scenario.Scenario, error) {
 	return bsc, nil
 }
 
+// baselineSides makes a stored baseline's commit the base side where the
+// clone has it (BaselineRun); else, or with no baseline yet, head runs alone.
+func (g *gate) baselineSides(ctx context.Context, name string) error {
+	if g.baseline == nil { // RecordMissing: whole-scenario rounds of head alone
+		g.cfg.Duet, g.cfg.Shape = false, ShapeScenario
+		if g.cfg.Auto {
+			g.cfg.Auto, g.cfg.Rounds = false, 1
+		}
+		return nil
+	}
+	n := BaselineRun(ctx, g.d.Repo, name, g.baseline)
+	g.notes = append(g.notes, n)
+	if n.Code != verdict.NoteBaselineRerun {
+		fmt.Fprintf(g.d.Log, "loadgate: %s\n", g.d.Words.Note(n))
+		g.cfg.Duet = false // one side: rounds one at a time, whole scenario
+		if g.cfg.Shape == ShapeWindows {
+			g.cfg.Shape = ShapeScenario
+		}
+		return nil
+	}
+	var err error
+	if g.prot != nil && g.prot.Commit == n.Commit { // one checkout: read, then run
+		g.base = &Side{Name: "base", Ref: g.cfg.Against, Commit: n.Commit, Root: g.prot.Root, Worktree: true}
+		return nil
+	}
+	g.base, err = g.materializeIn(ctx, "base", "baseline", n.Commit)
+	if g.base != nil {
+		g.base.Ref = g.cfg.Against
+	}
+	return err
+}
+
 func (g *gate) materialize(ctx context.Context, name, ref string) (*Side, error) {
+	return g.materializeIn(ctx, name, name, ref)
+}
+
+// materializeIn is side name at ref, its worktree in directory dir.
+func (g *gate) materializeIn(ctx context.Context, name, dir, ref string) (*Side, error) {
 	s := &Side{Name: name, Ref: ref}
 	if ref == "" {
 		s.Ref, s.Root = "working tree", g.d.Repo.Root()
@@ -467,7 +513,7 @@ func (g *gate) materialize(ctx context.Context, name, ref string) (*Side, error)
 		return nil, Usagef("gate: %s: %q is not a commit: %w", name, ref, err)
 	}
 	s.Commit = c
-	if s.Root, err = g.d.Repo.AddWorktree(ctx, name, c); err != nil {
+	if s.Root, err = g.d.Repo.AddWorktree(ctx, dir, c); err != nil {
 		return s, Unusablef("gate: %s: %w", name, err)
 	}
 	s.Worktree = true
@@ -512,8 +558,8 @@ func (g *gate) spec(s *Side) StackSpec {
 
 func (g *gate) prepareHide(s *Side) []string {
 	hide := []string{g.cfg.Out, filepath.Join(g.d.Repo.Root(), ".git", "config")}
-	for _, o := range []*Side{g.base, g.head} {
-		if o != nil && o != s && o.Root != "" {
+	for _, o := range []*Side{g.base, g.head, g.prot} {
+		if o != nil && o.Root != "" && o.Root != s.Root {
 			hide = append(hide, o.Root)
 		}
 	}
@@ -609,10 +655,12 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		if seq != nil {
 			seq.roundTime = max(seq.roundTime, took)
 		}
-		if rerun, err := g.stalled(len(sides), planned, longest); err != nil {
-			return Outcome{}, err
-		} else if rerun {
-			continue
+		if g.first == "" { // head alone has no pair to find a stall in
+			if rerun, err := g.stalled(len(sides), planned, longest); err != nil {
+				return Outcome{}, err
+			} else if rerun {
+				continue
+			}
 		}
 		if seq != nil && !g.cfg.Shard.On() { // a shard takes no looks: the merge judges
 			stop, err := g.look(seq)
@@ -888,6 +936,9 @@ func (g *gate) describeSides() string {
 	if g.base != nil {
 		return fmt.Sprintf("base %s (%s) vs %s", g.base.Ref, result.ShortHash(g.base.Commit), h)
 	}
+	if g.first != "" {
+		return fmt.Sprintf("%s alone (no baseline %s yet)", h, g.first)
+	}
 	if g.prot != nil {
 		return fmt.Sprintf("baseline %s from base %s (%s) vs %s", g.cfg.Against, g.prot.Ref, result.ShortHash(g.prot.Commit), h)
 	}
@@ -920,10 +971,12 @@ func (g *gate) finish(interrupted bool) (Outcome, error) {
 	g.down()
 	gr := g.partialReport()
 	base := g.baseResults()
-	if g.baseline != nil {
+	if g.baseline != nil && g.base == nil {
 		gr.Notes = append(gr.Notes, BaselineNotes(g.baseline, g.head.Results)...)
 	}
 	switch {
+	case g.first != "" && !interrupted && len(g.head.Results) > 0:
+		gr.Verdict = g.firstVerdict()
 	case interrupted:
 		gr.Verdict = UnusableVerdict(verdict.Note{Code: verdict.NoteGateInterrupted})
 	case len(base) != len(g.head.Results) || len(base) == 0:
@@ -961,10 +1014,29 @@ func (g *gate) baseResults() []*result.Result {
 		return g.base.Results
 	}
 	var base []*result.Result
+	if g.baseline == nil { // no baseline yet: head alone
+		return nil
+	}
 	for range g.head.Results {
 		base = append(base, g.baseline)
 	}
 	return base
+}
+
+// firstVerdict judges head's rounds, merged, on their thresholds alone: there
+// is no baseline yet, and one that passes is to be stored as it.
+func (g *gate) firstVerdict() verdict.Verdict {
+	merged, err := result.MergeAll(g.head.Results)
+	if err != nil {
+		return UnusableVerdict(verdict.Note{Code: verdict.NoteMerge, Side: "head", Detail: err.Error()})
+	}
+	v := verdict.Thresholds(merged)
+	code := verdict.NoteBaselineFirstFailed
+	if v.Value == verdict.Pass {
+		code = verdict.NoteBaselineFirst
+	}
+	v.Notes = append(v.Notes, verdict.Note{Code: code, Name: g.first})
+	return v
 }
 
 // partialReport is what is known of a gate, even one stopped early.
@@ -988,6 +1060,11 @@ func (g *gate) partialReport() Outcome {
 		gr.Base = SideResults{Name: "base", Ref: g.base.Ref, Commit: g.base.Commit, Results: g.base.Results}
 	case g.baseline != nil:
 		gr.Base = SideResults{Name: "baseline", Ref: g.cfg.Against, Commit: g.baseline.Commit, Results: []*result.Result{g.baseline}}
+	case g.first != "":
+		gr.Base = SideResults{Name: "baseline", Ref: g.cfg.Against}
+	}
+	if g.base != nil && g.baseline != nil {
+		gr.Stored = g.baseline
 	}
 	return gr
 }

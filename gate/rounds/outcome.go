@@ -24,4 +24,7 @@ type Outcome struct {
 	Notes    []verdict.Note      // the caller's notes (a gate's set-up and plan), worded by NoteText with the verdict's
 	Shards   []ShardInfo         // a merged gate's shards, by K (Merge); nil for one runner
 	Accepted *verdict.Acceptance // a failing verdict accepted by label (the Action's accept step); nil when not
+	// Stored is a re-measured baseline's numbers as recorded (on another
+	// machine, perhaps): shown beside, never judged. Nil otherwise.
+	Stored *result.Result
 }

@@ -235,9 +235,9 @@ func TestWindowsRefusedWhereTheScenarioCannot(t *testing.T) {
 	if err != nil || !strings.Contains(log, "rounds run the whole scenario: phases follow") {
 		t.Errorf("err %v, log %s", err, log)
 	}
-	cfg := rounds.Config{Scenario: "x", Auto: true, Against: "baseline:main", Shape: rounds.ShapeWindows}
+	cfg := rounds.Config{Scenario: "x", Auto: true, Base: "main", Shape: rounds.ShapeWindows, Shard: rounds.Shard{K: 1, N: 2}}
 	if err := cfg.Validate(); rounds.KindOf(err) != rounds.ErrUsage {
-		t.Errorf("windows against a baseline: %v", err)
+		t.Errorf("windows on a shard: %v", err)
 	}
 }
 

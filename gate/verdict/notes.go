@@ -72,6 +72,10 @@ const (
 	NoteBaselineFixed         NoteCode = "baseline_fixed"           // a stored baseline: the interval is head's noise only
 	NoteBaselineMachine       NoteCode = "baseline_machine"         // BaseMachine, HeadMachine differ
 	NoteBaselineTopology      NoteCode = "baseline_topology"        // BaseTopology, HeadTopology differ
+	NoteBaselineRerun         NoteCode = "baseline_rerun"           // Name, Commit: the baseline's commit ran beside head as the base side
+	NoteBaselineStoredOnly    NoteCode = "baseline_stored_only"     // Name, Commit, Unrun: the commit could not be run; its stored numbers stand alone
+	NoteBaselineFirst         NoteCode = "baseline_first"           // Name: none yet; head ran alone and passed, its results are to be stored as it
+	NoteBaselineFirstFailed   NoteCode = "baseline_first_failed"    // Name: none yet; head ran alone and did not pass: nothing to store
 	NoteWorkflowChange        NoteCode = "workflow_change"          // Path, How (Detail: why it cannot be compared)
 	NoteWorkflowAllowed       NoteCode = "workflow_allowed"         // --allow-workflow-changes: the verdict stands
 	NoteGateAdopted           NoteCode = "gate_adopted"             // head adds the gate's workflow Paths to a base that runs none: not enforced yet
@@ -164,7 +168,18 @@ type Note struct {
 	Windows         *WindowPlan      `json:"windows,omitempty"`
 	Attempts        int              `json:"attempts,omitempty"`
 	Replayed        bool             `json:"replayed,omitempty"`
+	Unrun           BaselineUnrun    `json:"unrun,omitempty"` // NoteBaselineStoredOnly
 }
+
+// BaselineUnrun is why a stored baseline's commit could not be run beside head.
+type BaselineUnrun string
+
+// Why a baseline's commit is not run.
+const (
+	BaselineNoCommit   BaselineUnrun = "no_commit"    // the baseline records no commit
+	BaselineDirty      BaselineUnrun = "dirty"        // measured on a working tree with uncommitted changes
+	BaselineNotInClone BaselineUnrun = "not_in_clone" // the commit is not in this clone (shallow, or another repository's)
+)
 
 // PolicyKind says which bar head's scenario sets otherwise than base's;
 // Base and Head hold the PolicyValue field named with each kind (None: no bar).
