@@ -191,12 +191,15 @@ func TestSimInstances(t *testing.T) {
 	// power of rotated gates (σ_W 0.083: the sd of these rounds' r_i), and
 	// its limit with endless rounds, the instances' σ_B²/I alone at the
 	// last look's critical value.
-	t.Log("| σ_B | instances | at most | power, variances known | endless rounds |")
+	t.Log("| σ_B | instances | at most | power, variances known | at 90% confidence | endless rounds |")
 	for _, sB := range []float64{0.03, 0.04} {
-		for _, c := range []struct{ I, most int }{{3, 14}, {3, 20}, {5, 20}, {6, 18}} {
+		for _, c := range []struct{ I, most int }{{3, 14}, {3, 20}, {5, 14}, {5, 20}, {6, 12}, {6, 18}} {
 			cK := verdict.SeqBound(verdict.SpendOBF, 0.05, max(verdict.DefaultSeqMinRounds, 2*c.I), 2, c.most, c.most, false)
 			limit := 0.5 * math.Erfc(-((math.Log(1.2)-math.Log(1.1))/(sB/math.Sqrt(float64(c.I)))-cK)/math.Sqrt2)
-			t.Logf("| %.2f | %d | %d | %.1f%% | %.1f%% (c %.2f) |", sB, c.I, c.most, 100*knownPower(sB, 0.083, c.I, c.most, math.Log(1.2), math.Log(1.1)), 100*limit, cK)
+			p := func(alpha float64) float64 {
+				return 100 * knownPower(sB, 0.083, c.I, c.most, math.Log(1.2), math.Log(1.1), alpha)
+			}
+			t.Logf("| %.2f | %d | %d | %.1f%% | %.1f%% | %.1f%% (c %.2f) |", sB, c.I, c.most, p(0.05), p(0.10), 100*limit, cK)
 		}
 	}
 	t.Log("| change | schedule | model | regression | pass | at the first look | rounds (mean) |")
@@ -310,8 +313,8 @@ func TestRotatedLooksSpendAtMostAlpha(t *testing.T) {
 // gate's own boundary at each look (first = 2I, every 2, at most most).
 // No t quantiles and no moderated σ_B: an upper bound on what the gate,
 // which estimates both, can do.
-func knownPower(sB, sW float64, I, most int, delta, tau float64) float64 {
-	const alpha, paths = 0.05, 20000
+func knownPower(sB, sW float64, I, most int, delta, tau, alpha float64) float64 {
+	const paths = 20000
 	first := max(verdict.DefaultSeqMinRounds, 2*I)
 	rng := rand.New(rand.NewPCG(45, uint64(1000*sB)+uint64(I)<<20+uint64(most)<<30))
 	caught := 0
