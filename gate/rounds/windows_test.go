@@ -301,3 +301,39 @@ func TestWindowsRerunContinuesWithItsOwnInstances(t *testing.T) {
 		t.Errorf("the re-run did not continue the earlier windows: %q", report.NoteTexts(second.Notes))
 	}
 }
+
+// An ABBA windows gate takes its instances in turn too, and each
+// instance's own rounds alternate which side goes first: with 3 instances
+// the rounds' order is ABBA as ever, with 2 it runs A B B A by turns (so
+// instance 1 gets A B A B, not A A A A).
+func TestABBAWindowsAlternateOnEachInstance(t *testing.T) {
+	for _, c := range []struct {
+		max       int
+		instances string
+		baseFirst string
+	}{
+		{6, "[1 2 3 1 2 3]", "[true false true false true false]"},
+		{4, "[1 2 1 2]", "[true false false true]"},
+	} {
+		f := newFixture(t, readmeScenario)
+		f.cfg.MaxRounds, f.cfg.Duet = c.max, false
+		f.runner.edit = func(_ int, r *result.Result) {
+			if r.Round.Number > 0 {
+				clean(t, r)
+			}
+		}
+		gr, log, err := seqRun(t, f, time.Second)
+		if err != nil {
+			t.Fatal(err, log)
+		}
+		var inst []int
+		var first []bool
+		for i, r := range gr.Head.Results {
+			inst = append(inst, r.Round.Instance)
+			first = append(first, gr.Base.Results[i].Round.First)
+		}
+		if fmt.Sprint(inst) != c.instances || fmt.Sprint(first) != c.baseFirst {
+			t.Errorf("at most %d rounds: instances %v, base first %v; want %s and %s\n%s", c.max, inst, first, c.instances, c.baseFirst, log)
+		}
+	}
+}
