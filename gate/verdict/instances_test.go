@@ -239,8 +239,11 @@ func TestSimInstances(t *testing.T) {
 		if c.ratio == 1.2 && float64(row.pass) > 0.01*float64(gates) {
 			t.Errorf("%s: a real +20%% passed in more than 1%%", line)
 		}
-		if c.ratio == 3 && c.rotate && row.atFirst < gates {
-			t.Errorf("%s: a 3× change not called at the first look in every gate", line)
+		// The first look (after 6) has 3 df within instances: where one
+		// instance's two rounds sit far apart its t quantile is wide, and
+		// the next look (after 8) calls it.
+		if c.ratio == 3 && c.rotate && (row.regression < gates || float64(row.atFirst) < 0.99*float64(gates)) {
+			t.Errorf("%s: a 3× change not called in every gate, at the first look in 99%%", line)
 		}
 	}
 }
