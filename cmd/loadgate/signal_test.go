@@ -331,6 +331,41 @@ workloads: [{name: list, http: {path: "/items?page={n}"}}]
 	}
 }
 
+// demoRepo is a committed git repository of files, beside the demo
+// service's binary and Dockerfile under service/ (build: ./service).
+func demoRepo(t *testing.T, root string, files map[string]string) string {
+	t.Helper()
+	repo := t.TempDir()
+	svc := filepath.Join(repo, "service")
+	if err := os.MkdirAll(filepath.Join(svc, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(svc, "bin", "service"), "./examples/demo/service")
+	build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the demo service: %v\n%s", err, out)
+	}
+	df, err := os.ReadFile(filepath.Join(root, "examples", "demo", "service", "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["service/Dockerfile"] = string(df)
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "demo"}} {
+		c := exec.Command("git", args...)
+		c.Dir, c.Env = repo, gitEnv
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return repo
+}
+
 // A gate killed with SIGKILL mid-round leaves two stacks and a git worktree;
 // `loadgate down --all` (run from outside the repository) removes every
 // container, network, volume and image carrying the dead gate's owner label
@@ -346,22 +381,7 @@ func TestKilledGateThenDownAll(t *testing.T) {
 
 	// A repository of its own (the gate adds worktrees to it): the demo
 	// service's binary and a compose file with a named volume, committed.
-	repo := t.TempDir()
-	svc := filepath.Join(repo, "service")
-	if err := os.MkdirAll(filepath.Join(svc, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(svc, "bin", "service"), "./examples/demo/service")
-	build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the demo service: %v\n%s", err, out)
-	}
-	df, err := os.ReadFile(filepath.Join(root, "examples", "demo", "service", "Dockerfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
-		"service/Dockerfile": string(df),
+	repo := demoRepo(t, root, map[string]string{
 		"compose.yaml": `x-service: &service
   build: {context: ./service}
 services:
@@ -384,20 +404,7 @@ stack: {compose: [compose.yaml], target: "api:8080"}
 phases: [{name: sustain, rate: 20, duration: 2m}]
 workloads: [{name: list, http: {path: "/items?page={n}"}}]
 `,
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "demo"}} {
-		c := exec.Command("git", args...)
-		c.Dir, c.Env = repo, gitEnv
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	})
 	// The gate's worktree root follows TMPDIR: a private one.
 	tmp := t.TempDir()
 	env := append(os.Environ(), "TMPDIR="+tmp)

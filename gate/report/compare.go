@@ -59,6 +59,7 @@ func (g *gateReport) sides() []rounds.SideResults { return []rounds.SideResults{
 type roundOrder struct {
 	baseFirst []bool // per paired round; nil when any round's order is unknown
 	alternate bool   // the first side alternated (ABBA)
+	perInst   bool   // not alternate, but within each stack instance it did (a windows gate of 2 instances)
 	byTime    bool   // some round's order comes from start times, not result.Round
 	paused    bool   // every round says the other side's stack was paused
 	oneBase   bool   // one base result paired with every head round (a stored baseline)
@@ -106,7 +107,25 @@ func (g *gateReport) order() roundOrder {
 	for i := 1; i < n; i++ {
 		o.alternate = o.alternate && first[i] != first[i-1]
 	}
+	if !o.alternate && n > 1 {
+		o.perInst = alternatesPerInstance(g.Head.Results[:n], first)
+	}
 	return o
+}
+
+// alternatesPerInstance: each instance's rounds alternate which side went first.
+func alternatesPerInstance(head []*result.Result, first []bool) bool {
+	last := map[int]bool{}
+	for i, h := range head {
+		if h.Round == nil || h.Round.Instance <= 0 {
+			return false
+		}
+		if f, ok := last[h.Round.Instance]; ok && f == first[i] {
+			return false
+		}
+		last[h.Round.Instance] = first[i]
+	}
+	return len(last) > 1
 }
 
 func (o roundOrder) label() string {
@@ -119,6 +138,8 @@ func (o roundOrder) label() string {
 		return "order not recorded"
 	case o.alternate:
 		return "ABBA"
+	case o.perInst:
+		return "ABBA on each stack instance"
 	case !slices.Contains(o.baseFirst, false):
 		return "base first"
 	case !slices.Contains(o.baseFirst, true):
@@ -134,6 +155,8 @@ func (o roundOrder) plain() string {
 		return "both sides at once (duet)"
 	case "ABBA":
 		return "alternating which side ran first"
+	case "ABBA on each stack instance":
+		return "alternating which side ran first on each stack instance"
 	default:
 		return l
 	}
@@ -163,6 +186,8 @@ func (o roundOrder) sentence(g *gateReport) string {
 		s = "The results do not record in what order the sides ran"
 	case o.alternate:
 		s = "Each round ran both sides one after the other, alternating which went first (ABBA)"
+	case o.perInst:
+		s = "Each round ran both sides one after the other, alternating which went first on each stack instance"
 	default:
 		s = fmt.Sprintf("Each round ran both sides one after the other, %s", o.label())
 	}
@@ -173,6 +198,26 @@ func (o roundOrder) sentence(g *gateReport) string {
 		return s + "; the idle side's stack was paused."
 	}
 	return s + "; the results do not say that the idle side's stack was paused."
+}
+
+// instancesText says on which stack instances the rounds ran, when more
+// than one ("" otherwise, or when a round does not record it).
+func (g *gateReport) instancesText() string {
+	n := min(len(g.Base.Results), len(g.Head.Results))
+	ids := make([]string, 0, n)
+	seen := map[int]bool{}
+	for i := range n {
+		h := g.Head.Results[i]
+		if h == nil || h.Round == nil || h.Round.Instance <= 0 {
+			return ""
+		}
+		seen[h.Round.Instance] = true
+		ids = append(ids, strconv.Itoa(h.Round.Instance))
+	}
+	if len(seen) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" The rounds ran on %d stack instances a side (each round's instance: %s); the interval carries the variance between them.", len(seen), strings.Join(ids, " "))
 }
 
 func (g *gateReport) judgedPhases() []result.Phase {
@@ -570,7 +615,7 @@ func CompareMarkdown(w io.Writer, o rounds.Outcome) error {
 			targets(s), strconv.Itoa(len(s.Results)))
 	}
 	b.line("")
-	b.line("%s", g.order().sentence(&g))
+	b.line("%s%s", g.order().sentence(&g), g.instancesText())
 	b.line("")
 
 	for _, p := range g.judgedPhases() {

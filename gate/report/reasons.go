@@ -393,6 +393,15 @@ func factorText(f float64) string {
 	return strconv.FormatFloat(math.Floor(f*10)/10, 'f', 1, 64) + "×"
 }
 
+// turnText is the instances' turn: "instance 1, 2, 3, 1".
+func turnText(n int) string {
+	s := "instance 1"
+	for k := 2; k <= n; k++ {
+		s += fmt.Sprintf(", %d", k)
+	}
+	return s + ", 1"
+}
+
 // windowsText words a windows gate's plan: how the judged phase was cut.
 func windowsText(w *verdict.WindowPlan) string {
 	if w == nil {
@@ -404,6 +413,9 @@ func windowsText(w *verdict.WindowPlan) string {
 	}
 	s := fmt.Sprintf("judged windows: %s %s cut into %s windows (%d in the phase), %d per stack instance after %s; %d instance(s) a side",
 		w.Phase, seconds(w.PhaseS), seconds(w.WindowS), w.InPhase, w.PerInstance, warm, w.Instances)
+	if w.Instances > 1 {
+		s += fmt.Sprintf(", all up from the start, the rounds taken in turn (%s, …)", turnText(w.Instances))
+	}
 	if w.FirstLook > 0 {
 		s += fmt.Sprintf("; first look after %d rounds", w.FirstLook)
 	}

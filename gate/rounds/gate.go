@@ -159,6 +159,9 @@ type StackSpec struct {
 	Out         string             // OUT/<side>: the services' logs go here at teardown
 	Scenario    *scenario.Scenario // the protected side's; counters and stubs resolve once up
 	Secrets     []string           // the scenario's ${ENV} values, scrubbed from saved logs
+	// Instance is a windows gate's stack instance when > 1: its stacks are
+	// up beside the first's, so they are a project of their own.
+	Instance int
 }
 
 // Stacks brings a side's stack up, healthy, target resolved. Errors are
@@ -204,7 +207,8 @@ type Side struct {
 	Name, Ref, Commit, Root string
 	Worktree                bool
 	Results                 []*result.Result
-	stack                   Stack
+	stack                   Stack   // the running instance's
+	insts                   []Stack // this attempt's instances, in order (windows.go); every one is torn down
 }
 
 // Order returns the sides of round i: A B, then B A, then A B ... (ABBA).
@@ -529,9 +533,12 @@ func inSide(s *Side, from, p string) string {
 
 func (g *gate) spec(s *Side) StackSpec {
 	sp := StackSpec{Side: s.Name, Commit: s.Commit, Root: s.Root, Target: g.target, Out: filepath.Join(g.cfg.Out, s.Name), Scenario: g.sc}
-	later := g.win != nil && g.win.instance > 1
-	if later { // each instance's services' logs apart
+	// A later instance of this attempt: fresh containers of what its first built.
+	// (A continued attempt's first instance is its first: a fresh checkout, prepared.)
+	later := g.win != nil && g.win.instance > g.win.first
+	if g.win != nil && g.win.instance > 1 { // each instance's services' logs apart, its own project
 		sp.Out = filepath.Join(sp.Out, fmt.Sprintf("instance-%d", g.win.instance))
+		sp.Instance = g.win.instance
 	}
 	for _, v := range g.env {
 		sp.Secrets = append(sp.Secrets, v)
@@ -581,6 +588,7 @@ func (g *gate) up(ctx context.Context, s *Side) error {
 		return Unusablef("gate: %s side (%s) is unusable: %w", s.Name, result.ShortHash(s.Commit), err)
 	}
 	s.stack = st
+	s.insts = append(s.insts, st)
 	if g.cfg.Duet {
 		return nil
 	}
@@ -602,7 +610,7 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	began := g.d.Now()
 	g.instance0 = 1 + lastInstance(g.head.Results, 0) // after a continued attempt's instances
 	if g.win != nil {
-		g.win.offset = len(g.head.Results)
+		g.win.offset, g.win.first = len(g.head.Results), g.instance0
 	}
 	if err := g.upAll(ctx, sides, g.instance0); err != nil {
 		return Outcome{}, err
@@ -624,6 +632,11 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	if err := g.primeInstance(ctx, sides); err != nil {
 		return Outcome{}, err
 	}
+	if g.win != nil { // every instance up and primed before round 1: the rounds take them in turn
+		if err := g.upRest(ctx, sides); err != nil {
+			return Outcome{}, err
+		}
+	}
 	g.stall.rerun = -1
 	var longest time.Duration
 	// n counts the planned rounds run (an earlier attempt's first); a stalled round is run again in its slot.
@@ -632,14 +645,9 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 		if g.stall.rerun >= 0 {
 			i, g.stall.rerun = g.stall.rerun, -1
 		} else {
-			if g.win != nil && g.win.boundary(n) {
-				if err := g.nextInstance(ctx, sides); err != nil {
-					return Outcome{}, err
-				}
-			}
 			n++
 		}
-		took, interrupted, err := g.timedRound(ctx, i, planned)
+		took, interrupted, err := g.timedRound(ctx, sides, i, planned)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -675,8 +683,14 @@ func (g *gate) run(ctx context.Context) (Outcome, error) {
 	return g.finish(false)
 }
 
-func (g *gate) timedRound(ctx context.Context, i, planned int) (time.Duration, bool, error) {
+// timedRound runs round i on its instance (switched to first, in the time).
+func (g *gate) timedRound(ctx context.Context, sides []*Side, i, planned int) (time.Duration, bool, error) {
 	began := g.d.Now()
+	if g.win != nil {
+		if err := g.switchTo(ctx, sides, g.win.pairOf(i)); err != nil {
+			return 0, false, err
+		}
+	}
 	var interrupted bool
 	var err error
 	if g.cfg.Duet {
@@ -720,7 +734,7 @@ func (g *gate) plan(n int) (int, *seqLoop, error) {
 func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 	pair := [2]*Side{g.head, nil}
 	if g.base != nil {
-		pair = Order(i, g.base, g.head)
+		pair = Order(g.orderOf(i), g.base, g.head)
 	}
 	first := true
 	for _, s := range pair {
@@ -728,7 +742,7 @@ func (g *gate) pairRound(ctx context.Context, i, planned int) (bool, error) {
 			continue
 		}
 		fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: %s (%s)\n", i+1, planned, s.Name, result.ShortHash(s.Commit))
-		res, err := g.round(ctx, s, g.roundRecord(result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil}, first))
+		res, err := g.round(ctx, s, g.roundRecord(result.Round{Number: i + 1, First: first, OtherPaused: g.base != nil}))
 		first = false
 		if err != nil {
 			return false, err
@@ -756,7 +770,7 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 	fmt.Fprintf(g.d.Log, "loadgate: round %d/%d: base (%s) and head (%s) at the same instants (duet)\n", i+1, planned, result.ShortHash(g.base.Commit), result.ShortHash(g.head.Commit))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	sides := Order(i, g.base, g.head) // the launch order
+	sides := Order(g.orderOf(i), g.base, g.head) // the launch order
 	fail := func(k int, err error, other string) error {
 		if KindOf(err) == nil {
 			err = Unusable(err)
@@ -765,7 +779,7 @@ func (g *gate) duetRound(ctx context.Context, i, planned int) (bool, error) {
 	}
 	var ps [2]*prepared
 	for k, s := range sides {
-		p, err := g.prepare(ctx, s, g.roundRecord(result.Round{Number: i + 1, Mode: result.RoundDuet}, k == 0))
+		p, err := g.prepare(ctx, s, g.roundRecord(result.Round{Number: i + 1, Mode: result.RoundDuet}))
 		if err != nil {
 			if k == 1 {
 				ps[0].abandon()
@@ -945,18 +959,29 @@ func (g *gate) describeSides() string {
 	return fmt.Sprintf("baseline %s vs %s", g.cfg.Against, h)
 }
 
+// down tears down every side's every instance (each Down on its own context).
 func (g *gate) down() {
 	for _, s := range []*Side{g.base, g.head} {
-		if s == nil || s.stack == nil {
+		if s == nil {
 			continue
 		}
-		took, err := s.stack.Down()
-		s.stack = nil
-		if err != nil {
-			g.notes = append(g.notes, verdict.Note{Code: verdict.NoteTeardown, Side: s.Name, Detail: err.Error()})
-		} else {
-			fmt.Fprintf(g.d.Log, "loadgate: %s stack torn down in %s\n", s.Name, took.Round(time.Millisecond))
+		sts := s.insts
+		if len(sts) == 0 && s.stack != nil {
+			sts = []Stack{s.stack}
 		}
+		for k, st := range sts {
+			which := ""
+			if len(sts) > 1 {
+				which = fmt.Sprintf(" (instance %d)", g.instance0+k)
+			}
+			took, err := st.Down()
+			if err != nil {
+				g.notes = append(g.notes, verdict.Note{Code: verdict.NoteTeardown, Side: s.Name, Detail: err.Error()})
+			} else {
+				fmt.Fprintf(g.d.Log, "loadgate: %s stack%s torn down in %s\n", s.Name, which, took.Round(time.Millisecond))
+			}
+		}
+		s.stack, s.insts = nil, nil
 	}
 }
 

@@ -103,7 +103,7 @@ type composeStacks struct {
 func (c *composeStacks) Up(ctx context.Context, sp StackSpec) (Stack, error) {
 	cs, err := c.o.Up(ctx, compose.Spec{Files: sp.Files, Root: sp.Root, Target: sp.Target, Prepare: sp.Prepare, PrepareDir: sp.PrepareDir,
 		PrepareBoxed: true, PrepareHide: sp.PrepareHide, PrepareRoot: sp.PrepareRoot,
-		OutDir: sp.Out, RunID: c.runID, Side: sp.Side, Allow: allowOf(sp.Scenario), Secrets: sp.Secrets}, c.plan)
+		OutDir: sp.Out, RunID: c.runID, Side: projectSide(sp), Allow: allowOf(sp.Scenario), Secrets: sp.Secrets}, c.plan)
 	if errors.Is(err, compose.ErrNoBox) {
 		return nil, Usage(err) // the system's setting, not the change: exit 2
 	}
@@ -118,6 +118,15 @@ func (c *composeStacks) Up(ctx context.Context, sp StackSpec) (Stack, error) {
 		}
 	}
 	return cs, nil
+}
+
+// projectSide is the compose project's suffix: the side, and a later
+// instance's number (its stacks are up beside the first's): base, base-2, …
+func projectSide(sp StackSpec) string {
+	if sp.Instance > 1 {
+		return fmt.Sprintf("%s-%d", sp.Side, sp.Instance)
+	}
+	return sp.Side
 }
 
 func allowOf(sc *scenario.Scenario) []string {

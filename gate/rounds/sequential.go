@@ -48,17 +48,22 @@ func RoundEstimate(sc *scenario.Scenario, sides int, duet bool) time.Duration {
 	return time.Duration(sides) * per
 }
 
-// left is the budget's time still free for rounds.
+// left is the budget's time still free for rounds: the teardown kept, a
+// windows gate's later instances' too (instanceCost counted it).
 func (g *gate) left(sides int) time.Duration {
-	return g.cfg.Budget - g.d.Now().Sub(g.start) - time.Duration(sides)*teardownMargin
+	left := g.cfg.Budget - g.d.Now().Sub(g.start) - time.Duration(sides)*teardownMargin
+	if g.win != nil && g.win.up > 1 {
+		left -= time.Duration((g.win.up-1)*sides) * downEstimate
+	}
+	return left
 }
 
 // budgetRounds is how many paired rounds of length round still fit in the
-// budget; a windows gate's instances still to come are paid for first.
+// budget; a windows gate's instances not yet up are paid for first.
 func (g *gate) budgetRounds(sides int, round time.Duration) int {
 	left := g.left(sides)
-	if w := g.win; w != nil && w.instances > w.instance {
-		left -= time.Duration(w.instances-w.instance) * w.instanceCost(sides, g.cfg.Duet)
+	if w := g.win; w != nil && w.instances > w.up {
+		left -= time.Duration(w.instances-w.up) * w.instanceCost(sides, g.cfg.Duet)
 	}
 	if left <= 0 || round <= 0 {
 		return 0
@@ -99,7 +104,7 @@ func (g *gate) planSequential(sides int) (*seqLoop, error) {
 }
 
 // firstLook is the first look's rounds: DefaultSeqMinRounds, or for a windows
-// gate of several instances two rounds into the second.
+// gate of several instances two rounds on each.
 func (g *gate) firstLook(maxR int) int {
 	if g.win != nil {
 		return g.win.firstLook(maxR)
@@ -193,10 +198,6 @@ func (g *gate) look(s *seqLoop) (bool, error) {
 	}
 	plan := s.plan
 	plan.Final = g.budgetRounds(sides, s.roundTime) < 2
-	if w := g.win; w != nil && R < plan.MaxRounds && (w.boundary(R) || w.boundary(R+1)) {
-		// the next pair brings an instance up: it must fit too
-		plan.Final = plan.Final || g.left(sides)-w.instanceCost(sides, g.cfg.Duet) < 2*s.roundTime
-	}
 	v, err := verdict.Sequential(g.baseResults(), g.head.Results, g.compareOptions(), plan)
 	if err != nil {
 		return false, Usagef("gate: %w", err)

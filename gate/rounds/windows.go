@@ -42,7 +42,10 @@ const (
 	windowLevel    = 0.998 // two-sided, of the bound the window's samples must allow
 )
 
-// windowPlan is how a windows gate cuts the judged phase and brings stacks up.
+// windowPlan is how a windows gate cuts the judged phase and brings stacks
+// up: every planned instance pair is brought up and primed before round 1,
+// and the rounds are taken in turn on them (round 1 on pair 1, 2 on pair 2,
+// …), all but the running pair paused, so every look sees every instance.
 type windowPlan struct {
 	phase     scenario.Phase
 	k         int           // windows the judged phase is cut into
@@ -50,12 +53,12 @@ type windowPlan struct {
 	window    *scenario.Scenario
 	prime     *scenario.Scenario // warm-up and earlier phases, once per instance; nil: none
 	instances int                // planned
-	per       int                // windows per instance (the last may have fewer)
+	per       int                // windows per instance (some may have one fewer)
 	upTook    time.Duration      // the first instance's bring-up (stack.prepare included), measured
 	upLater   time.Duration      // a later instance's bring-up, measured (0: not yet)
-	instance  int                // the instance running now (1-based)
-	index     int                // windows run on it
-	cur       *result.Window     // the round running now
+	first     int                // this attempt's first instance (after a continued attempt's)
+	instance  int                // the instance whose stacks run now (1-based; 0: none yet)
+	up        int                // instances brought up in this attempt
 	offset    int                // rounds of an earlier attempt this gate continues (continue.go)
 }
 
@@ -184,8 +187,9 @@ func (wp *windowPlan) firstLeft(left time.Duration, sides int, duet bool) time.D
 	return left - time.Duration(sides)*wp.primeTime()
 }
 
-// instanceCost is what bringing up one more instance costs: both sides' stacks
-// down and up again, and its warm-up run (sides in sequence unless duet).
+// instanceCost is what one more instance costs: both sides' stacks up (and,
+// at the end, down beside the others), and its warm-up run (sides in
+// sequence unless duet).
 func (wp *windowPlan) instanceCost(sides int, duet bool) time.Duration {
 	prime := wp.primeTime()
 	if !duet {
@@ -219,33 +223,43 @@ func (wp *windowPlan) fit(left, round time.Duration, sides int, duet bool, maxRo
 	return 0, 1
 }
 
-// setPlan fixes instances and windows per instance for rounds.
+// setPlan fixes instances and windows per instance for rounds; once the
+// instances are up, only the windows per instance follow rounds.
 func (wp *windowPlan) setPlan(rounds, instances int) {
-	wp.instances = max(1, min(instances, rounds/2))
+	if wp.up <= 1 {
+		wp.instances = max(1, min(instances, rounds/2))
+	}
 	wp.per = max(1, int(math.Ceil(float64(rounds)/float64(wp.instances))))
 }
 
-// boundary: planned round n (0-based, an earlier attempt's counted) starts a new instance.
-func (wp *windowPlan) boundary(n int) bool {
-	m := n - wp.offset
-	return m > 0 && m%wp.per == 0
+// pairOf is the instance that runs round i (0-based, an earlier attempt's
+// counted): this attempt's instances in turn.
+func (wp *windowPlan) pairOf(i int) int {
+	return wp.first + (i-wp.offset)%max(1, wp.instances)
 }
 
-// firstLook is the first look's rounds: two rounds into the second instance,
-// so no look sees one instance alone (even, at least DefaultSeqMinRounds).
+// order is the ABBA index of round i (Order): i itself where the instances
+// are odd in number (each instance's rounds then alternate too), else i's
+// turn and pass, so that each instance's rounds still alternate which side
+// goes first (with two instances: A B B A A B B A …, each pair A B A B).
+func (wp *windowPlan) order(i int) int {
+	m, n := i-wp.offset, max(1, wp.instances)
+	return wp.offset + m/n + m%n
+}
+
+// firstLook is the first look's rounds: two rounds on every instance (one
+// of each start order), so every look sees every instance and the spread
+// within them has a degree of freedom an instance (even, at least
+// DefaultSeqMinRounds).
 func (wp *windowPlan) firstLook(maxRounds int) int {
-	if wp.instances < 2 {
-		return min(verdict.DefaultSeqMinRounds, maxRounds)
-	}
-	f := max(verdict.DefaultSeqMinRounds, wp.per+2)
+	f := max(verdict.DefaultSeqMinRounds, 2*wp.instances)
 	f += f % 2
 	return min(f, maxRounds)
 }
 
-// round is the next window's record on the current instance.
-func (wp *windowPlan) round() *result.Window {
-	wp.index++
-	return &result.Window{Phase: wp.phase.Name, Index: wp.index, Of: wp.per,
+// record is round i's window: its index among its instance's rounds.
+func (wp *windowPlan) record(i int) *result.Window {
+	return &result.Window{Phase: wp.phase.Name, Index: (i-wp.offset)/max(1, wp.instances) + 1, Of: wp.per,
 		DurationS: wp.w.Seconds(), PhaseS: wp.phase.Duration.Seconds(), SettleS: windowSettle.Seconds()}
 }
 
@@ -265,8 +279,12 @@ func (wp *windowPlan) describe() string {
 	if wp.prime != nil {
 		pre = fmt.Sprintf("one warm-up run of %s", wp.prime.TotalDuration())
 	}
-	return fmt.Sprintf("%s %s cut into windows of %s (%d in the phase), %d per instance after %s; %d instance(s) per side",
-		wp.phase.Name, wp.phase.Duration, wp.w, wp.k, wp.per, pre, wp.instances)
+	turn := ""
+	if wp.instances > 1 {
+		turn = ", all up from the start, the rounds in turn on them"
+	}
+	return fmt.Sprintf("%s %s cut into windows of %s (%d in the phase), %d per instance after %s; %d instance(s) per side%s",
+		wp.phase.Name, wp.phase.Duration, wp.w, wp.k, wp.per, pre, wp.instances, turn)
 }
 
 // roundScenario is what a round runs: a window of the judged phase, or the scenario.
@@ -277,20 +295,23 @@ func (g *gate) roundScenario() *scenario.Scenario {
 	return g.sc
 }
 
-// roundRecord adds the instance and, for a windows gate, the window to rd;
-// the window is counted once per round (on its first side).
-func (g *gate) roundRecord(rd result.Round, first bool) result.Round {
+// roundRecord adds the instance and, for a windows gate, the window to rd.
+func (g *gate) roundRecord(rd result.Round) result.Round {
 	rd.Instance = max(1, g.instance0)
 	if g.win == nil {
 		return rd
 	}
 	rd.Instance = g.win.instance
-	if first {
-		g.win.cur = g.win.round()
-	}
-	w := *g.win.cur
-	rd.Window = &w
+	rd.Window = g.win.record(rd.Number - 1)
 	return rd
+}
+
+// orderOf is round i's ABBA index (Order): i, or a windows gate's (windowPlan.order).
+func (g *gate) orderOf(i int) int {
+	if g.win == nil {
+		return i
+	}
+	return g.win.order(i)
 }
 
 // upAll brings instance k of every side up; even instances start head first,
@@ -301,7 +322,8 @@ func (g *gate) upAll(ctx context.Context, sides []*Side, k int) error {
 		order = []*Side{sides[1], sides[0]}
 	}
 	if g.win != nil {
-		g.win.instance, g.win.index = k, 0
+		g.win.instance = k
+		g.win.up++
 	}
 	for _, s := range order {
 		if err := g.up(ctx, s); err != nil {
@@ -311,17 +333,63 @@ func (g *gate) upAll(ctx context.Context, sides []*Side, k int) error {
 	return nil
 }
 
-// nextInstance tears both sides' stacks down and brings fresh ones up, warmed up.
-func (g *gate) nextInstance(ctx context.Context, sides []*Side) error {
-	k := g.win.instance + 1
-	fmt.Fprintf(g.d.Log, "loadgate: instance %d/%d: both sides' stacks down, fresh ones up\n", k, g.instance0-1+g.win.instances)
-	g.down()
-	began := g.d.Now()
-	if err := g.upAll(ctx, sides, k); err != nil {
+// upRest brings up every planned instance pair after the first, each primed
+// once, pausing the pair before it (a duet's; ABBA stacks are paused between
+// loads already), so all but one pair sit paused, taking no CPU.
+func (g *gate) upRest(ctx context.Context, sides []*Side) error {
+	for g.win.up < g.win.instances {
+		k := g.win.instance + 1
+		fmt.Fprintf(g.d.Log, "loadgate: instance %d/%d: both sides' stacks up beside the paused ones\n", k, g.win.first-1+g.win.instances)
+		if err := g.pausePair(ctx, sides); err != nil {
+			return err
+		}
+		began := g.d.Now()
+		if err := g.upAll(ctx, sides, k); err != nil {
+			return err
+		}
+		g.win.upLater = max(g.win.upLater, g.d.Now().Sub(began)) // the budget's later checks
+		if err := g.primeInstance(ctx, sides); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pausePair pauses a duet's running pair (its stacks are never paused between rounds).
+func (g *gate) pausePair(ctx context.Context, sides []*Side) error {
+	if !g.cfg.Duet {
+		return nil
+	}
+	for _, s := range sides {
+		if err := s.stack.Pause(ctx); err != nil {
+			return Unusablef("gate: %s side: pause: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// switchTo makes instance k's stacks the sides' running ones: a duet's
+// pair before it paused and k's unpaused; ABBA's are unpaused per load.
+func (g *gate) switchTo(ctx context.Context, sides []*Side, k int) error {
+	if g.win == nil || g.win.instance == k {
+		return nil
+	}
+	if err := g.pausePair(ctx, sides); err != nil {
 		return err
 	}
-	g.win.upLater = max(g.win.upLater, g.d.Now().Sub(began)) // the budget's later checks
-	return g.primeInstance(ctx, sides)
+	for _, s := range sides {
+		s.stack = s.insts[k-g.win.first]
+	}
+	g.win.instance = k
+	if !g.cfg.Duet {
+		return nil
+	}
+	for _, s := range sides {
+		if err := s.stack.Unpause(ctx); err != nil {
+			return Unusablef("gate: %s side: unpause: %w", s.Name, err)
+		}
+	}
+	return nil
 }
 
 // primeInstance runs the instance's warm-up and earlier phases once per

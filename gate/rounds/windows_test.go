@@ -52,10 +52,11 @@ func (c *windowClock) Now() time.Time {
 // The README's scenario in the default budget: the warm-up and ramp run once
 // per instance, the judged phase is cut into 20 s windows (182 samples of
 // create_item's p95 at 10/s), each side's stack is brought up three times
-// (start order swapped on the second; once when a slow build leaves fewer
-// than 10 rounds for more), ≥ 10 rounds are planned within the budget, and
-// the looks begin inside the second instance. Every round's result says its
-// instance and window.
+// before round 1 (start order swapped on the second, the pairs before it
+// paused; once when a slow build leaves fewer than 10 rounds for more),
+// ≥ 10 rounds are planned within the budget, taken in turn on the
+// instances, and the looks begin after two rounds on each. Every round's
+// result says its instance and window.
 func TestWindowsGateOfTheREADMEScenario(t *testing.T) {
 	for _, c := range []struct {
 		name      string
@@ -63,7 +64,7 @@ func TestWindowsGateOfTheREADMEScenario(t *testing.T) {
 		plan      verdict.WindowPlan
 		instances string
 	}{
-		{"a quick build", 10 * time.Second, verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 20, InPhase: 3, PerInstance: 5, Instances: 3, WarmupS: 40, FirstLook: 8},
+		{"a quick build", 10 * time.Second, verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 20, InPhase: 3, PerInstance: 5, Instances: 3, WarmupS: 40, FirstLook: 6},
 			"5 per instance after one warm-up run of 40s; 3 instance(s) per side"},
 		{"a 2-minute build (a busy machine): one instance, every round to windows", 2 * time.Minute, verdict.WindowPlan{Phase: "sustain", PhaseS: 60, WindowS: 20, InPhase: 3, PerInstance: 12, Instances: 1, WarmupS: 40, FirstLook: 4},
 			"12 per instance after one warm-up run of 40s; 1 instance(s) per side"},
@@ -121,8 +122,12 @@ func windowsGate(t *testing.T, prepare time.Duration, wantPlan verdict.WindowPla
 	}
 	ev := f.ev.String()
 	instances := strings.Count(ev, "up base")
-	if instances > wantPlan.Instances || instances < min(2, wantPlan.Instances) || (instances > 1 && !strings.Contains(ev, "down base; down head; up head; up base")) {
-		t.Errorf("base brought up %d times, want %d at most, at least 2 if planned, with the start order swapped on the second: %s", instances, wantPlan.Instances, ev)
+	if instances != wantPlan.Instances || (instances > 1 && !strings.Contains(ev, "pause base; pause head; up head; up base")) {
+		t.Errorf("base brought up %d times, want %d, with the start order swapped on the second and the pair before it paused: %s", instances, wantPlan.Instances, ev)
+	}
+	// Every instance is up before round 1 and torn down once, at the end.
+	if i, j := strings.LastIndex(ev, "up "), strings.Index(ev, "down "); j >= 0 && j < i || strings.Count(ev, "down base") != instances {
+		t.Errorf("a stack torn down before the last came up, or not once each: %s", ev)
 	}
 	// Every load: the instance's warm-up (10s + the ramp), or one window.
 	var primes, windows int
@@ -158,6 +163,9 @@ func windowsGate(t *testing.T, prepare time.Duration, wantPlan verdict.WindowPla
 		seen[r.Round.Instance]++
 		if w.Index != seen[r.Round.Instance] {
 			t.Errorf("round %d: window %d of its instance, want %d", i+1, w.Index, seen[r.Round.Instance])
+		}
+		if want := i%instances + 1; r.Round.Instance != want {
+			t.Errorf("round %d on instance %d, want %d: the rounds take the instances in turn", i+1, r.Round.Instance, want)
 		}
 	}
 	if len(seen) != instances {
@@ -246,8 +254,9 @@ func TestWindowsRefusedWhereTheScenarioCannot(t *testing.T) {
 // bring-ups are other instances), and cuts its own instances from its first round.
 func TestWindowsRerunContinuesWithItsOwnInstances(t *testing.T) {
 	dir := t.TempDir()
+	var f *fixture
 	run := func() rounds.Outcome {
-		f := newFixture(t, readmeScenario)
+		f = newFixture(t, readmeScenario)
 		f.cfg.MaxRounds, f.cfg.Continue, f.cfg.Duet = 4, dir, true
 		slowerEveryRound(t, f, 1.65, swing)
 		edit := f.runner.editSide
@@ -274,8 +283,15 @@ func TestWindowsRerunContinuesWithItsOwnInstances(t *testing.T) {
 		}
 		got = append(got, r.Round.Instance)
 	}
-	if fmt.Sprint(got[:min(len(got), 6)]) != "[1 1 2 2 3 3]" || len(got) < 6 {
-		t.Errorf("instances of the rounds %v, want [1 1 2 2 3 3 …]: the earlier attempt's two, then this one's from 3", got)
+	if fmt.Sprint(got[:min(len(got), 6)]) != "[1 2 1 2 3 4]" || len(got) < 6 {
+		t.Errorf("instances of the rounds %v, want [1 2 1 2 3 4 …]: the earlier attempt's two in turn, then this one's from 3", got)
+	}
+	// Regression: a re-run's first instance (3) skipped stack.prepare as a
+	// "later" instance, though a re-run is a fresh checkout that never ran it.
+	for i, sp := range f.stacks.specs {
+		if (i < 2) != (len(sp.Prepare) > 0) {
+			t.Errorf("the re-run's bring-up %d (%s, instance %d): prepare %q, want it on its first instance only", i+1, sp.Side, sp.Instance, sp.Prepare)
+		}
 	}
 	continued := false
 	for _, n := range second.Notes {
@@ -283,5 +299,41 @@ func TestWindowsRerunContinuesWithItsOwnInstances(t *testing.T) {
 	}
 	if !continued {
 		t.Errorf("the re-run did not continue the earlier windows: %q", report.NoteTexts(second.Notes))
+	}
+}
+
+// An ABBA windows gate takes its instances in turn too, and each
+// instance's own rounds alternate which side goes first: with 3 instances
+// the rounds' order is ABBA as ever, with 2 it runs A B B A by turns (so
+// instance 1 gets A B A B, not A A A A).
+func TestABBAWindowsAlternateOnEachInstance(t *testing.T) {
+	for _, c := range []struct {
+		max       int
+		instances string
+		baseFirst string
+	}{
+		{6, "[1 2 3 1 2 3]", "[true false true false true false]"},
+		{4, "[1 2 1 2]", "[true false false true]"},
+	} {
+		f := newFixture(t, readmeScenario)
+		f.cfg.MaxRounds, f.cfg.Duet = c.max, false
+		f.runner.edit = func(_ int, r *result.Result) {
+			if r.Round.Number > 0 {
+				clean(t, r)
+			}
+		}
+		gr, log, err := seqRun(t, f, time.Second)
+		if err != nil {
+			t.Fatal(err, log)
+		}
+		var inst []int
+		var first []bool
+		for i, r := range gr.Head.Results {
+			inst = append(inst, r.Round.Instance)
+			first = append(first, gr.Base.Results[i].Round.First)
+		}
+		if fmt.Sprint(inst) != c.instances || fmt.Sprint(first) != c.baseFirst {
+			t.Errorf("at most %d rounds: instances %v, base first %v; want %s and %s\n%s", c.max, inst, first, c.instances, c.baseFirst, log)
+		}
 	}
 }

@@ -61,7 +61,6 @@ type instanceFit struct {
 	est      float64 // the gate's own estimate (≥ 0), on I − 1 df
 	dfB      float64 // sB2's df: DefaultInstanceDF + I − 1
 	invN     float64 // Σ 1/n_k over the instances
-	perInst  float64 // rounds per instance (R/I), for future looks
 	floorSD2 float64
 }
 
@@ -76,7 +75,7 @@ func fitInstances(logs []float64, ids []int, floor float64) instanceFit {
 		groups[ids[i]] = append(groups[ids[i]], x)
 	}
 	R, I := len(logs), len(order)
-	f := instanceFit{I: I, perInst: float64(R) / float64(I), floorSD2: floor * floor}
+	f := instanceFit{I: I, floorSD2: floor * floor}
 	means := make([]float64, I)
 	var ssw float64
 	for k, id := range order {
@@ -122,14 +121,14 @@ func (f instanceFit) part() *part {
 	return &part{se: math.Sqrt(a + b), df: df, what: IntervalInstances}
 }
 
-// future is the fit after r rounds at the same rounds per instance and spreads.
+// future is the fit after r rounds on the same instances, spreads unchanged:
+// a windows gate takes its instances in turn, so more rounds shrink only the
+// within part, and σ_B²/I stays (gate/rounds, windows.go).
 func (f instanceFit) future(r int) *part {
-	I := max(1, int(math.Ceil(float64(r)/f.perInst)))
 	g := f
-	g.I = I
-	g.invN = float64(I) / (float64(r) / float64(I))
-	g.pool()
-	g.dfW = math.Max(f.dfW, float64(r-I))
+	I := float64(f.I)
+	g.invN = I * I / float64(r) // r/I rounds on each
+	g.dfW = math.Max(f.dfW, float64(r-f.I))
 	return g.part()
 }
 
