@@ -80,7 +80,7 @@ func TestRegression_NoTokenInTheGatesProcessTree(t *testing.T) {
 	}
 	h.contexts = map[string]string{
 		"github.action_path": root, "github.action_ref": "", "github.action_repository": "",
-		"github.server_url": "https://github.com", "github.token": token,
+		"github.server_url": "https://github.com", "github.token": token, "github.event_name": "pull_request",
 		"runner.os": "Linux", "runner.arch": e2eRunnerArch(), "runner.temp": h.runnerTemp,
 	}
 	const oidc = "oidc-request-secret-4711"
